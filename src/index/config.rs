@@ -1,0 +1,124 @@
+//! `control-room.toml`: paths and diagnostic settings.
+//!
+//! Every key is optional; a missing file means the defaults of the manuscript
+//! format. A broken file is reported (with its line) and the defaults are used.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+
+use crate::text::TextRange;
+
+pub const CONFIG_FILE: &str = "control-room.toml";
+
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(default)]
+pub struct Config {
+    pub paths: PathsConfig,
+    pub diagnostics: DiagnosticsConfig,
+    /// Sections owned by other parts of the product (`[llm]`, `[recipes]`…),
+    /// kept so that a setting for them is not an error here.
+    #[serde(flatten)]
+    pub other: BTreeMap<String, toml::Value>,
+}
+
+/// Where the manuscript's parts live, relative to the workspace root.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PathsConfig {
+    pub scenes: String,
+    pub outline: String,
+    pub compendium: String,
+    pub characters: String,
+    pub locations: String,
+    pub anti_patterns: String,
+}
+
+impl Default for PathsConfig {
+    fn default() -> Self {
+        Self {
+            scenes: "Story/Scenes".into(),
+            outline: "Story/SCN-outline.md".into(),
+            compendium: "Compendium".into(),
+            characters: "Compendium/Characters".into(),
+            locations: "Compendium/Locations".into(),
+            anti_patterns: "Compendium/Voice/anti-patterns.md".into(),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct DiagnosticsConfig {
+    /// Delay between the last edit and recomputed diagnostics, in milliseconds.
+    pub debounce_ms: u64,
+    /// Severity per diagnostic code: `error`, `warning`, `information`, `hint` or `off`.
+    pub severity: BTreeMap<String, String>,
+}
+
+impl Default for DiagnosticsConfig {
+    fn default() -> Self {
+        Self { debounce_ms: 150, severity: BTreeMap::new() }
+    }
+}
+
+/// A problem with `control-room.toml`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConfigError {
+    pub range: TextRange,
+    pub message: String,
+}
+
+impl Config {
+    /// Parses the configuration file's text; on error, the defaults and the error.
+    pub fn parse(text: &str) -> (Config, Option<ConfigError>) {
+        match toml::from_str::<Config>(text) {
+            Ok(config) => match config.validate() {
+                Ok(()) => (config, None),
+                Err(message) => (config, Some(ConfigError { range: TextRange::empty(0), message })),
+            },
+            Err(error) => {
+                let range = error.span().map_or(TextRange::empty(0), TextRange::from);
+                let message = format!("{CONFIG_FILE} is not valid: {}", error.message());
+                (Config::default(), Some(ConfigError { range, message }))
+            }
+        }
+    }
+
+    fn validate(&self) -> Result<(), String> {
+        for (code, severity) in &self.diagnostics.severity {
+            if !matches!(severity.as_str(), "error" | "warning" | "information" | "hint" | "off") {
+                return Err(format!(
+                    "{CONFIG_FILE}: severity of `{code}` is `{severity}`; use error, warning, information, hint or off"
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_override_defaults_and_other_sections_are_kept() {
+        let (config, error) = Config::parse(
+            "[paths]\nscenes = \"Draft\"\n[diagnostics]\ndebounce_ms = 40\n[llm]\nmodel = \"x\"\n",
+        );
+        assert_eq!(error, None);
+        assert_eq!(config.paths.scenes, "Draft");
+        assert_eq!(config.paths.outline, "Story/SCN-outline.md");
+        assert_eq!(config.diagnostics.debounce_ms, 40);
+        assert!(config.other.contains_key("llm"));
+    }
+
+    #[test]
+    fn a_broken_file_names_the_place() {
+        let (config, error) = Config::parse("[paths]\nscenes = \n");
+        assert_eq!(config, Config::default());
+        let error = error.unwrap();
+        assert!(error.message.starts_with("control-room.toml is not valid"), "{}", error.message);
+        assert!(error.range.start > 0);
+    }
+}

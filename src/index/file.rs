@@ -1,0 +1,277 @@
+//! One manuscript file, read and understood on its own.
+//!
+//! A [`SourceFile`] depends only on its path, its text and the configured
+//! paths; everything that needs other files (names, outline order) lives in
+//! the [`super::Catalog`].
+
+use std::path::Path;
+use std::sync::Arc;
+
+use crate::syntax::{front_matter, FrontMatter, MarkdownParser, MarkdownSyntax};
+use crate::text::{LineIndex, TextRange};
+
+use super::config::PathsConfig;
+use super::model::{self, AntiPattern, Card, CardKind, FieldProblem, Outline, Scene};
+
+/// A file's path relative to the workspace root, with `/` separators.
+pub type FilePath = Arc<str>;
+
+/// Files larger than this are not indexed (a scene is rarely above 100 kB).
+pub const MAX_FILE_BYTES: u64 = 8 * 1024 * 1024;
+
+/// What a file is to the manuscript.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FileKind {
+    Scene,
+    Outline,
+    Card { kind: CardKind, type_name: String },
+    AntiPatterns,
+    Other,
+}
+
+/// What was read from a file, by kind.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FileContent {
+    Scene(Scene),
+    Outline(Outline),
+    Card(Card),
+    AntiPatterns(Vec<AntiPattern>),
+    Other,
+}
+
+#[derive(Debug, PartialEq)]
+pub struct SourceFile {
+    pub path: FilePath,
+    pub text: Arc<str>,
+    pub line_index: LineIndex,
+    pub front_matter: Option<FrontMatter>,
+    pub syntax: MarkdownSyntax,
+    pub content: FileContent,
+    /// Front matter that could not be read or used.
+    pub problems: Vec<FieldProblem>,
+    /// Why the file could not be read at all; its text is then empty.
+    pub load_error: Option<String>,
+}
+
+impl SourceFile {
+    /// Reads and understands a file from disk. Never fails: an unreadable,
+    /// binary, non-UTF-8 or oversized file becomes an empty file with a `load_error`.
+    pub fn read(root: &Path, path: FilePath, paths: &PathsConfig) -> SourceFile {
+        match read_text(&root.join(&*path)) {
+            Ok(text) => SourceFile::parse(path, text.into(), paths),
+            Err(reason) => SourceFile::unreadable(path, reason),
+        }
+    }
+
+    /// Understands `text` with a fresh parse.
+    pub fn parse(path: FilePath, text: Arc<str>, paths: &PathsConfig) -> SourceFile {
+        let syntax = MarkdownParser::parse_fresh(&text);
+        SourceFile::with_syntax(path, text, syntax, paths)
+    }
+
+    /// Understands `text` whose Markdown syntax is already known (open documents
+    /// parse incrementally).
+    pub fn with_syntax(path: FilePath, text: Arc<str>, syntax: MarkdownSyntax, paths: &PathsConfig) -> SourceFile {
+        let front_matter = front_matter::parse(&text);
+        let mut problems: Vec<FieldProblem> = front_matter
+            .iter()
+            .flat_map(|front| &front.errors)
+            .map(|error| FieldProblem { range: error.range, message: error.message.clone() })
+            .collect();
+        let declared_type = front_matter
+            .as_ref()
+            .and_then(|front| front.get("type"))
+            .and_then(|entry| entry.value.as_scalar_text(&text))
+            .map(|value| value.trim().to_ascii_lowercase());
+        let kind = classify(&path, declared_type.as_deref(), paths);
+        let stem = file_stem(&path);
+        let content = match &kind {
+            FileKind::Scene => FileContent::Scene(model::read_scene(
+                stem,
+                &text,
+                front_matter.as_ref(),
+                &syntax,
+                &mut problems,
+            )),
+            FileKind::Outline => FileContent::Outline(model::read_outline(&text, &syntax)),
+            FileKind::Card { kind, type_name } => FileContent::Card(model::read_card(
+                stem,
+                *kind,
+                type_name,
+                &text,
+                front_matter.as_ref(),
+                &syntax,
+                &mut problems,
+            )),
+            FileKind::AntiPatterns => FileContent::AntiPatterns(model::read_anti_patterns(&text, &syntax)),
+            FileKind::Other => FileContent::Other,
+        };
+        SourceFile {
+            line_index: LineIndex::new(&text),
+            path,
+            text,
+            front_matter,
+            syntax,
+            content,
+            problems,
+            load_error: None,
+        }
+    }
+
+    pub fn unreadable(path: FilePath, reason: String) -> SourceFile {
+        SourceFile {
+            path,
+            text: Arc::from(""),
+            line_index: LineIndex::new(""),
+            front_matter: None,
+            syntax: MarkdownSyntax::default(),
+            content: FileContent::Other,
+            problems: Vec::new(),
+            load_error: Some(reason),
+        }
+    }
+
+    pub fn scene(&self) -> Option<&Scene> {
+        match &self.content {
+            FileContent::Scene(scene) => Some(scene),
+            _ => None,
+        }
+    }
+
+    pub fn card(&self) -> Option<&Card> {
+        match &self.content {
+            FileContent::Card(card) => Some(card),
+            _ => None,
+        }
+    }
+
+    pub fn outline(&self) -> Option<&Outline> {
+        match &self.content {
+            FileContent::Outline(outline) => Some(outline),
+            _ => None,
+        }
+    }
+
+    /// The range just after the front matter: where a file-level diagnostic goes
+    /// when nothing more precise exists (the title heading if there is one).
+    pub fn head_range(&self) -> TextRange {
+        if let Some(block) = self.syntax.blocks.iter().find(|block| {
+            matches!(block.kind, crate::syntax::BlockKind::Heading { .. })
+                && self.front_matter.as_ref().is_none_or(|front| block.range.start >= front.range.end)
+        }) {
+            return block.inline;
+        }
+        let first_line = self.line_index.line_range(0, &self.text).unwrap_or_default();
+        first_line
+    }
+}
+
+/// Decides a file's kind from its declared `type:` or, failing that, its folder.
+pub fn classify(path: &str, declared_type: Option<&str>, paths: &PathsConfig) -> FileKind {
+    match declared_type {
+        Some("scene") => return FileKind::Scene,
+        Some("outline") => return FileKind::Outline,
+        Some("character") => return FileKind::Card { kind: CardKind::Character, type_name: "character".into() },
+        Some("location") => return FileKind::Card { kind: CardKind::Location, type_name: "location".into() },
+        Some(other) if !other.is_empty() => {
+            return FileKind::Card { kind: CardKind::Other, type_name: other.to_owned() };
+        }
+        _ => {}
+    }
+    if path == paths.outline {
+        FileKind::Outline
+    } else if path == paths.anti_patterns {
+        FileKind::AntiPatterns
+    } else if is_under(path, &paths.characters) {
+        FileKind::Card { kind: CardKind::Character, type_name: "character".into() }
+    } else if is_under(path, &paths.locations) {
+        FileKind::Card { kind: CardKind::Location, type_name: "location".into() }
+    } else if is_under(path, &paths.scenes) {
+        FileKind::Scene
+    } else if let Some(rest) = under(path, &paths.compendium) {
+        // `Compendium/Items/…` is other canon of type `item`; files directly in
+        // the compendium and the voice folder are notes, not canon.
+        match rest.split_once('/') {
+            Some((folder, _)) if !folder.eq_ignore_ascii_case("voice") => FileKind::Card {
+                kind: CardKind::Other,
+                type_name: folder.trim_end_matches('s').to_lowercase(),
+            },
+            _ => FileKind::Other,
+        }
+    } else {
+        FileKind::Other
+    }
+}
+
+fn under<'a>(path: &'a str, folder: &str) -> Option<&'a str> {
+    let folder = folder.trim_end_matches('/');
+    path.strip_prefix(folder)?.strip_prefix('/')
+}
+
+fn is_under(path: &str, folder: &str) -> bool {
+    under(path, folder).is_some()
+}
+
+pub fn file_stem(path: &str) -> &str {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    name.rsplit_once('.').map_or(name, |(stem, _)| stem)
+}
+
+/// Reads a file as text, or says in a writer's words why it cannot be.
+pub fn read_text(path: &Path) -> Result<String, String> {
+    let metadata = std::fs::metadata(path).map_err(|error| format!("cannot read the file: {error}"))?;
+    if metadata.len() > MAX_FILE_BYTES {
+        return Err(format!(
+            "the file is too large to index ({:.1} MB; the limit is {} MB)",
+            metadata.len() as f64 / 1_048_576.0,
+            MAX_FILE_BYTES / 1_048_576
+        ));
+    }
+    let bytes = std::fs::read(path).map_err(|error| format!("cannot read the file: {error}"))?;
+    text_from_bytes(bytes)
+}
+
+pub fn text_from_bytes(bytes: Vec<u8>) -> Result<String, String> {
+    if memchr::memchr(0, &bytes).is_some() {
+        return Err("the file looks binary (it contains NUL bytes), so it is not indexed".into());
+    }
+    let mut text = String::from_utf8(bytes).map_err(|error| {
+        format!("the file is not UTF-8 text (invalid byte at offset {}), so it is not indexed", error.utf8_error().valid_up_to())
+    })?;
+    if text.starts_with('\u{feff}') {
+        // A byte order mark would hide the front matter; positions stay right
+        // because editors drop it too.
+        text.drain(..'\u{feff}'.len_utf8());
+    }
+    Ok(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kind_comes_from_type_then_folder() {
+        let paths = PathsConfig::default();
+        assert_eq!(classify("Story/Scenes/a/SCN-x.md", None, &paths), FileKind::Scene);
+        assert_eq!(classify("Story/SCN-outline.md", None, &paths), FileKind::Outline);
+        assert_eq!(
+            classify("Story/Scenes/SCN-x.md", Some("character"), &paths),
+            FileKind::Card { kind: CardKind::Character, type_name: "character".into() }
+        );
+        assert_eq!(
+            classify("Compendium/Items/ITEM-key.md", None, &paths),
+            FileKind::Card { kind: CardKind::Other, type_name: "item".into() }
+        );
+        assert_eq!(classify("Compendium/Voice/anti-patterns.md", None, &paths), FileKind::AntiPatterns);
+        assert_eq!(classify("Compendium/Voice/style.md", None, &paths), FileKind::Other);
+        assert_eq!(classify("README.md", None, &paths), FileKind::Other);
+    }
+
+    #[test]
+    fn bad_bytes_are_reasons_not_panics() {
+        assert!(text_from_bytes(vec![0xff, 0xfe, b'a']).unwrap_err().contains("not UTF-8"));
+        assert!(text_from_bytes(vec![b'a', 0, b'b']).unwrap_err().contains("binary"));
+        assert_eq!(text_from_bytes("\u{feff}---\n".into()).unwrap(), "---\n");
+    }
+}

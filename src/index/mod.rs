@@ -1,0 +1,19 @@
+//! The workspace index: files, the writer's model of them, and cross-file lookups.
+//!
+//! Architecture invariant: nothing here knows about LSP. Positions are byte
+//! offsets ([`crate::text::TextRange`]); paths are relative to the root.
+
+pub mod catalog;
+pub mod config;
+pub mod discover;
+pub mod file;
+pub mod mentions;
+pub mod model;
+pub mod workspace;
+
+pub use catalog::Catalog;
+pub use config::Config;
+pub use file::{FileContent, FileKind, FilePath, SourceFile};
+pub use mentions::Mention;
+pub use model::{Card, CardKind, LifeStatus, Outline, OutlineEntry, Scene};
+pub use workspace::Workspace;

@@ -1,0 +1,469 @@
+//! The writer's nouns: scenes, the outline, canon cards, the anti-pattern sheet.
+//!
+//! Each is read from one file's front matter and Markdown structure. Reading
+//! never fails: a value of the wrong kind becomes a [`FieldProblem`] and the
+//! field is left empty, so the rest of the file still counts.
+
+use crate::syntax::{BlockKind, FrontMatter, MarkdownSyntax, YamlKind, YamlValue};
+use crate::text::TextRange;
+
+/// A piece of text from a file with where it was written.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Spanned {
+    pub text: String,
+    pub range: TextRange,
+}
+
+/// A front matter value that could not be used, at the value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FieldProblem {
+    pub range: TextRange,
+    pub message: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Scene {
+    /// The front matter `id`, or the file stem.
+    pub id: String,
+    /// Where the id is written, when it is in the front matter.
+    pub id_range: Option<TextRange>,
+    pub title: Option<String>,
+    pub pov: Option<Spanned>,
+    pub location: Option<Spanned>,
+    pub characters: Vec<Spanned>,
+    pub date: Option<Spanned>,
+    pub flashback: bool,
+    pub words_target: Option<u32>,
+    /// Where the `words:` target is written.
+    pub words_target_range: Option<TextRange>,
+    /// Words of prose in the body.
+    pub word_count: usize,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum CardKind {
+    Character,
+    Location,
+    Other,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum LifeStatus {
+    #[default]
+    Alive,
+    Dead,
+    Missing,
+    Unknown,
+}
+
+impl LifeStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LifeStatus::Alive => "alive",
+            LifeStatus::Dead => "dead",
+            LifeStatus::Missing => "missing",
+            LifeStatus::Unknown => "unknown",
+        }
+    }
+}
+
+/// A canon card: a character, a location, or any other canon (items, lore…).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Card {
+    /// The file stem, `CHAR-kael-maren`.
+    pub id: String,
+    pub kind: CardKind,
+    /// The `type:` value or the folder's name, for other canon.
+    pub type_name: String,
+    pub name: Option<Spanned>,
+    pub aliases: Vec<Spanned>,
+    pub status: LifeStatus,
+    pub died_in: Option<Spanned>,
+    /// Every other scalar key, in source order (`eyes`, `hair`, `age`…).
+    pub attributes: Vec<(String, Spanned)>,
+    /// The first paragraph of the body, for hovers.
+    pub summary: Option<String>,
+}
+
+impl Card {
+    /// The name and every alias.
+    pub fn names(&self) -> impl Iterator<Item = &Spanned> {
+        self.name.iter().chain(&self.aliases)
+    }
+
+    pub fn display_name(&self) -> &str {
+        self.name.as_ref().map_or(&self.id, |name| &name.text)
+    }
+
+    pub fn attribute(&self, key: &str) -> Option<&Spanned> {
+        self.attributes.iter().find(|(name, _)| name == key).map(|(_, value)| value)
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Outline {
+    pub headings: Vec<OutlineHeading>,
+    pub entries: Vec<OutlineEntry>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OutlineHeading {
+    pub title: String,
+    pub level: u8,
+    /// The heading line.
+    pub range: TextRange,
+    /// The heading and everything up to the next heading of the same or a higher level.
+    pub section: TextRange,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OutlineEntry {
+    pub scene_id: String,
+    pub id_range: TextRange,
+    /// The text after the id: the entry's one-line beat.
+    pub beat: String,
+    /// Nested list items under the entry: further beats.
+    pub sub_beats: Vec<String>,
+    /// The whole list item.
+    pub range: TextRange,
+    /// Index into [`Outline::headings`] of the nearest heading above.
+    pub heading: Option<usize>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tolerance {
+    Zero,
+    Deduction,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AntiPattern {
+    pub phrase: String,
+    pub tolerance: Tolerance,
+    pub range: TextRange,
+}
+
+/// Reads a scene from its front matter and body.
+pub fn read_scene(
+    stem: &str,
+    text: &str,
+    front: Option<&FrontMatter>,
+    syntax: &MarkdownSyntax,
+    problems: &mut Vec<FieldProblem>,
+) -> Scene {
+    let mut fields = Fields { text, front, problems };
+    let id = fields.string("id");
+    let words_target = fields.integer("words");
+    Scene {
+        id_range: id.as_ref().map(|id| id.range),
+        id: id.map_or_else(|| stem.to_owned(), |id| id.text),
+        title: fields.string("title").map(|title| title.text),
+        pov: fields.string("pov"),
+        location: fields.string("location"),
+        characters: fields.string_list("characters"),
+        date: fields.string("date"),
+        flashback: fields.boolean("flashback").unwrap_or(false),
+        words_target: words_target.as_ref().map(|(words, _)| *words),
+        words_target_range: words_target.map(|(_, range)| range),
+        word_count: count_words(text, syntax),
+    }
+}
+
+/// Reads a canon card.
+pub fn read_card(
+    stem: &str,
+    kind: CardKind,
+    type_name: &str,
+    text: &str,
+    front: Option<&FrontMatter>,
+    syntax: &MarkdownSyntax,
+    problems: &mut Vec<FieldProblem>,
+) -> Card {
+    let mut fields = Fields { text, front, problems };
+    let name = fields.string("name");
+    if name.is_none() && kind != CardKind::Other {
+        let range = front.map_or(TextRange::empty(0), |front| TextRange::new(0, 3.min(front.range.end)));
+        fields.problems.push(FieldProblem {
+            range,
+            message: format!("a {type_name} card needs a `name:`"),
+        });
+    }
+    let status = fields.string("status").map_or(LifeStatus::Alive, |status| {
+        match status.text.to_ascii_lowercase().as_str() {
+            "alive" => LifeStatus::Alive,
+            "dead" | "deceased" => LifeStatus::Dead,
+            "missing" => LifeStatus::Missing,
+            "unknown" => LifeStatus::Unknown,
+            other => {
+                fields.problems.push(FieldProblem {
+                    range: status.range,
+                    message: format!("`status: {other}` is not one of alive, dead, missing, unknown"),
+                });
+                LifeStatus::Unknown
+            }
+        }
+    });
+    let card = Card {
+        id: stem.to_owned(),
+        kind,
+        type_name: type_name.to_owned(),
+        name,
+        aliases: fields.string_list("aliases"),
+        status,
+        died_in: fields.string("died_in"),
+        attributes: fields.other_scalars(&["type", "name", "aliases", "status", "died_in"]),
+        summary: first_paragraph(text, syntax),
+    };
+    card
+}
+
+/// Reads the outline's headings and scene entries.
+pub fn read_outline(text: &str, syntax: &MarkdownSyntax) -> Outline {
+    let mut outline = Outline::default();
+    let mut current_entry: Option<(usize, u16)> = None;
+    for block in &syntax.blocks {
+        match block.kind {
+            BlockKind::Heading { level } => {
+                outline.headings.push(OutlineHeading {
+                    title: block.inline.slice(text).trim().to_owned(),
+                    level,
+                    range: block.range,
+                    section: block.range,
+                });
+                current_entry = None;
+            }
+            BlockKind::ListItem => {
+                let line = block.inline.slice(text);
+                if let Some((id, rest)) = split_scene_id(line) {
+                    let id_start = block.inline.start + (line.len() - line.trim_start().len());
+                    outline.entries.push(OutlineEntry {
+                        scene_id: id.to_owned(),
+                        id_range: TextRange::new(id_start, id_start + id.len()),
+                        beat: rest.to_owned(),
+                        sub_beats: Vec::new(),
+                        range: trim_trailing_newlines(text, block.range),
+                        heading: outline.headings.len().checked_sub(1),
+                    });
+                    current_entry = Some((outline.entries.len() - 1, block.list_depth));
+                } else if let Some((entry, depth)) = current_entry
+                    && block.list_depth > depth
+                    && outline.entries[entry].range.contains_range(block.range)
+                {
+                    outline.entries[entry].sub_beats.push(line.trim().to_owned());
+                }
+            }
+            _ => {}
+        }
+    }
+    // A heading's section runs to the next heading of the same or a higher level.
+    let end = text.len();
+    for index in 0..outline.headings.len() {
+        let level = outline.headings[index].level;
+        let section_end = outline.headings[index + 1..]
+            .iter()
+            .find(|next| next.level <= level)
+            .map_or(end, |next| next.range.start);
+        let heading = &mut outline.headings[index];
+        heading.section = trim_trailing_newlines(text, TextRange::new(heading.range.start, section_end));
+    }
+    outline
+}
+
+/// Reads the anti-pattern sheet: list items under "zero tolerance" or "deduction" headings.
+pub fn read_anti_patterns(text: &str, syntax: &MarkdownSyntax) -> Vec<AntiPattern> {
+    let mut tolerance = None;
+    let mut patterns = Vec::new();
+    for block in &syntax.blocks {
+        match block.kind {
+            BlockKind::Heading { .. } => {
+                let title = block.inline.slice(text).to_lowercase();
+                tolerance = if title.contains("zero tolerance") {
+                    Some(Tolerance::Zero)
+                } else if title.contains("deduction") {
+                    Some(Tolerance::Deduction)
+                } else {
+                    None
+                };
+            }
+            BlockKind::ListItem => {
+                let Some(tolerance) = tolerance else { continue };
+                let raw = block.inline.slice(text);
+                let phrase = raw.trim().trim_matches(|c| matches!(c, '"' | '“' | '”' | '`' | '\'' | '*'));
+                if phrase.is_empty() {
+                    continue;
+                }
+                let start = block.inline.start + raw.find(phrase).unwrap_or(0);
+                patterns.push(AntiPattern {
+                    phrase: phrase.to_owned(),
+                    tolerance,
+                    range: TextRange::new(start, start + phrase.len()),
+                });
+            }
+            _ => {}
+        }
+    }
+    patterns
+}
+
+/// `SCN-the-gate: beat` → (`SCN-the-gate`, `beat`). Also accepts `SCN-x — beat`
+/// and a bare id.
+pub fn split_scene_id(line: &str) -> Option<(&str, &str)> {
+    let line = line.trim_start();
+    if !line.starts_with("SCN-") {
+        return None;
+    }
+    let id_len = line
+        .find(|c: char| !(c.is_alphanumeric() || c == '-' || c == '_' || c == '.'))
+        .unwrap_or(line.len());
+    let id = line[..id_len].trim_end_matches('.');
+    if id.len() <= "SCN-".len() {
+        return None;
+    }
+    let rest = line[id.len()..].trim_start_matches(|c: char| c == ':' || c == '.' || c == '—' || c == '–' || c == '-' || c.is_whitespace());
+    Some((id, rest.trim_end()))
+}
+
+/// Words of prose outside headings.
+pub fn count_words(text: &str, syntax: &MarkdownSyntax) -> usize {
+    let headings: Vec<TextRange> = syntax
+        .blocks
+        .iter()
+        .filter(|block| matches!(block.kind, BlockKind::Heading { .. }))
+        .map(|block| block.range)
+        .collect();
+    syntax
+        .prose
+        .iter()
+        .filter(|prose| !headings.iter().any(|heading| heading.contains_range(**prose)))
+        .map(|prose| {
+            prose
+                .slice(text)
+                .split(|c: char| c.is_whitespace() || c == '—' || c == '–')
+                .filter(|word| word.chars().any(char::is_alphanumeric))
+                .count()
+        })
+        .sum()
+}
+
+fn first_paragraph(text: &str, syntax: &MarkdownSyntax) -> Option<String> {
+    let block = syntax.blocks.iter().find(|block| block.kind == BlockKind::Paragraph && block.list_depth == 0)?;
+    let paragraph: Vec<&str> = block.range.slice(text).lines().map(str::trim).collect();
+    Some(paragraph.join(" "))
+}
+
+fn trim_trailing_newlines(text: &str, range: TextRange) -> TextRange {
+    let trimmed = range.slice(text).trim_end();
+    TextRange::new(range.start, range.start + trimmed.len())
+}
+
+/// Typed access to front matter values that records wrong kinds as problems.
+struct Fields<'a> {
+    text: &'a str,
+    front: Option<&'a FrontMatter>,
+    problems: &'a mut Vec<FieldProblem>,
+}
+
+impl Fields<'_> {
+    fn value(&self, key: &str) -> Option<&YamlValue> {
+        self.front?.get(key).map(|entry| &entry.value)
+    }
+
+    fn wrong_kind(&mut self, key: &str, value: &YamlValue, wanted: &str) {
+        self.problems.push(FieldProblem {
+            range: value.range,
+            message: format!("`{key}` should be {wanted}, not {}", value.kind_name()),
+        });
+    }
+
+    fn string(&mut self, key: &str) -> Option<Spanned> {
+        let value = self.value(key)?.clone();
+        match value.as_scalar_text(self.text) {
+            Some(text) if !text.trim().is_empty() => Some(Spanned { text: text.trim().to_owned(), range: value.range }),
+            Some(_) => None,
+            None if value.kind == YamlKind::Null => None,
+            None => {
+                self.wrong_kind(key, &value, "text");
+                None
+            }
+        }
+    }
+
+    fn string_list(&mut self, key: &str) -> Vec<Spanned> {
+        let Some(value) = self.value(key).cloned() else { return Vec::new() };
+        match &value.kind {
+            YamlKind::Null => Vec::new(),
+            YamlKind::Sequence(items) => {
+                let mut list = Vec::with_capacity(items.len());
+                for item in items {
+                    match item.as_scalar_text(self.text) {
+                        Some(text) if !text.trim().is_empty() => {
+                            list.push(Spanned { text: text.trim().to_owned(), range: item.range });
+                        }
+                        Some(_) => {}
+                        None => self.wrong_kind(key, item, "a list of names"),
+                    }
+                }
+                list
+            }
+            _ => match value.as_scalar_text(self.text) {
+                // `aliases: Kael` is a list of one.
+                Some(text) => vec![Spanned { text: text.trim().to_owned(), range: value.range }],
+                None => {
+                    self.wrong_kind(key, &value, "a list");
+                    Vec::new()
+                }
+            },
+        }
+    }
+
+    fn boolean(&mut self, key: &str) -> Option<bool> {
+        let value = self.value(key)?.clone();
+        match value.kind {
+            YamlKind::Bool(flag) => Some(flag),
+            YamlKind::Null => None,
+            _ => {
+                self.wrong_kind(key, &value, "true or false");
+                None
+            }
+        }
+    }
+
+    fn integer(&mut self, key: &str) -> Option<(u32, TextRange)> {
+        let value = self.value(key)?.clone();
+        match value.kind {
+            YamlKind::Integer(number) if (0..=u32::MAX as i64).contains(&number) => Some((number as u32, value.range)),
+            YamlKind::Null => None,
+            _ => {
+                self.wrong_kind(key, &value, "a whole number");
+                None
+            }
+        }
+    }
+
+    fn other_scalars(&mut self, known: &[&str]) -> Vec<(String, Spanned)> {
+        let Some(front) = self.front else { return Vec::new() };
+        front
+            .entries
+            .iter()
+            .filter(|entry| !known.contains(&entry.key.as_str()))
+            .filter_map(|entry| {
+                let text = entry.value.as_scalar_text(self.text)?;
+                Some((entry.key.clone(), Spanned { text: text.trim().to_owned(), range: entry.value.range }))
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scene_ids_split_from_beats() {
+        assert_eq!(split_scene_id("SCN-the-gate: Iria lets him in."), Some(("SCN-the-gate", "Iria lets him in.")));
+        assert_eq!(split_scene_id("SCN-a — beat"), Some(("SCN-a", "beat")));
+        assert_eq!(split_scene_id("SCN-a."), Some(("SCN-a", "")));
+        assert_eq!(split_scene_id("Intro"), None);
+        assert_eq!(split_scene_id("SCN-: nothing"), None);
+    }
+}

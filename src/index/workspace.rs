@@ -1,0 +1,151 @@
+//! The whole manuscript: every file, the catalog, and the mention index.
+//!
+//! A [`Workspace`] is a value: cloning it is cheap (maps of `Arc`s) and gives
+//! an immutable snapshot that checks and queries can use off the server's
+//! lock while the next edit is applied to the original.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use rayon::prelude::*;
+
+use super::catalog::Catalog;
+use super::config::{Config, ConfigError, CONFIG_FILE};
+use super::file::{FilePath, SourceFile};
+use super::mentions::Mention;
+
+#[derive(Clone, Debug, Default)]
+pub struct Workspace {
+    root: Arc<PathBuf>,
+    config: Arc<Config>,
+    config_error: Option<ConfigError>,
+    files: BTreeMap<FilePath, Arc<SourceFile>>,
+    mentions: HashMap<FilePath, Arc<[Mention]>>,
+    catalog: Arc<Catalog>,
+}
+
+impl Workspace {
+    /// An empty workspace at `root` with its configuration read.
+    pub fn new(root: &Path) -> Workspace {
+        let (config, config_error) = match std::fs::read_to_string(root.join(CONFIG_FILE)) {
+            Ok(text) => Config::parse(&text),
+            Err(_) => (Config::default(), None),
+        };
+        Workspace {
+            root: Arc::new(root.to_path_buf()),
+            config: Arc::new(config),
+            config_error,
+            ..Workspace::default()
+        }
+    }
+
+    /// Discovers, reads and indexes every manuscript file under `root`.
+    pub fn load(root: &Path) -> Workspace {
+        let mut workspace = Workspace::new(root);
+        let paths = workspace.discover();
+        let files = workspace.read_files(&paths);
+        workspace.insert_files(files);
+        workspace
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    pub fn config_error(&self) -> Option<&ConfigError> {
+        self.config_error.as_ref()
+    }
+
+    pub fn catalog(&self) -> &Catalog {
+        &self.catalog
+    }
+
+    /// The Markdown files under the root, respecting `.gitignore`, without
+    /// hidden folders (`.control-room/`, `.git/`).
+    pub fn discover(&self) -> Vec<FilePath> {
+        super::discover::markdown_files(&self.root)
+    }
+
+    /// Reads and parses files in parallel; never fails (see [`SourceFile::read`]).
+    pub fn read_files(&self, paths: &[FilePath]) -> Vec<SourceFile> {
+        let paths_config = &self.config.paths;
+        paths
+            .par_iter()
+            .map(|path| SourceFile::read(&self.root, path.clone(), paths_config))
+            .collect()
+    }
+
+    /// Adds or replaces files, then brings the catalog and mentions up to date.
+    pub fn insert_files(&mut self, files: Vec<SourceFile>) {
+        for file in files {
+            self.mentions.remove(&file.path);
+            self.files.insert(file.path.clone(), Arc::new(file));
+        }
+        self.refresh();
+    }
+
+    /// Adds or replaces one file.
+    pub fn insert_file(&mut self, file: SourceFile) {
+        self.insert_files(vec![file]);
+    }
+
+    pub fn remove_file(&mut self, path: &str) -> Option<Arc<SourceFile>> {
+        let removed = self.files.remove(path)?;
+        self.mentions.remove(path);
+        self.refresh();
+        Some(removed)
+    }
+
+    pub fn file(&self, path: &str) -> Option<&Arc<SourceFile>> {
+        self.files.get(path)
+    }
+
+    /// Every file, in path order.
+    pub fn files(&self) -> impl ExactSizeIterator<Item = &Arc<SourceFile>> {
+        self.files.values()
+    }
+
+    /// The mentions of card names in one file's prose.
+    pub fn mentions(&self, path: &str) -> &[Mention] {
+        self.mentions.get(path).map_or(&[], |mentions| mentions)
+    }
+
+    /// Every mention of `card` across the manuscript, in path order.
+    pub fn mentions_of<'a>(&'a self, card: &'a str) -> impl Iterator<Item = (&'a FilePath, &'a Mention)> + 'a {
+        self.files.keys().flat_map(move |path| {
+            self.mentions(path).iter().filter(move |mention| &*mention.card == card).map(move |mention| (path, mention))
+        })
+    }
+
+    /// The path of `absolute` relative to the root, with `/` separators.
+    pub fn relative_path(&self, absolute: &Path) -> Option<FilePath> {
+        let relative = absolute.strip_prefix(&*self.root).ok()?;
+        let parts: Vec<&str> = relative.iter().map(|part| part.to_str()).collect::<Option<_>>()?;
+        Some(parts.join("/").into())
+    }
+
+    pub fn absolute_path(&self, path: &str) -> PathBuf {
+        self.root.join(path)
+    }
+
+    fn refresh(&mut self) {
+        let catalog = Catalog::build(&self.files, Some(&self.catalog));
+        if !catalog.same_names_as(&self.catalog) {
+            self.mentions.clear();
+        }
+        self.catalog = Arc::new(catalog);
+        let matcher = self.catalog.matcher();
+        let missing: Vec<&Arc<SourceFile>> =
+            self.files.values().filter(|file| !self.mentions.contains_key(&file.path)).collect();
+        let computed: Vec<(FilePath, Arc<[Mention]>)> = missing
+            .par_iter()
+            .map(|file| (file.path.clone(), matcher.find(&file.text, &file.syntax).into()))
+            .collect();
+        self.mentions.extend(computed);
+    }
+}

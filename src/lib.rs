@@ -1,0 +1,9 @@
+//! control-room: a language server and command-line checker for novels kept
+//! as Markdown.
+//!
+//! The core (`text`, `syntax`, `index`, `checks`) knows nothing of LSP; the
+//! `lsp` module adapts it to the protocol and `cli` to the terminal.
+
+pub mod index;
+pub mod syntax;
+pub mod text;

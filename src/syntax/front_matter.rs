@@ -1,0 +1,371 @@
+//! YAML front matter with the source range of every key and value.
+//!
+//! The block is the text between a first line `---` and the next line `---`
+//! (or `...`). It is parsed with serde-saphyr, which reports errors with a
+//! location instead of panicking. When the block as a whole is not valid
+//! YAML, each top-level entry is parsed on its own, so one bad line costs
+//! that entry only and the rest of the card or scene is still indexed.
+
+use std::fmt;
+
+use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_saphyr::Spanned;
+
+use crate::text::TextRange;
+
+/// A parsed front matter block.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FrontMatter {
+    /// The block with its delimiter lines.
+    pub range: TextRange,
+    /// The YAML between the delimiter lines.
+    pub content: TextRange,
+    /// Top-level entries in source order.
+    pub entries: Vec<FrontMatterEntry>,
+    pub errors: Vec<FrontMatterError>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct FrontMatterEntry {
+    pub key: String,
+    pub key_range: TextRange,
+    pub value: YamlValue,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct YamlValue {
+    pub range: TextRange,
+    pub kind: YamlKind,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum YamlKind {
+    Null,
+    Bool(bool),
+    Integer(i64),
+    Float(f64),
+    String(String),
+    Sequence(Vec<YamlValue>),
+    Mapping(Vec<(String, YamlValue)>),
+}
+
+/// A syntax error in the block, at the offending range.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FrontMatterError {
+    pub range: TextRange,
+    pub message: String,
+}
+
+impl FrontMatter {
+    pub fn get(&self, key: &str) -> Option<&FrontMatterEntry> {
+        self.entries.iter().find(|entry| entry.key == key)
+    }
+}
+
+impl YamlValue {
+    /// The value as text when it is a scalar (numbers and dates keep their spelling).
+    pub fn as_scalar_text<'a>(&'a self, source: &'a str) -> Option<&'a str> {
+        match &self.kind {
+            YamlKind::String(text) => Some(text),
+            YamlKind::Integer(_) | YamlKind::Float(_) | YamlKind::Bool(_) => {
+                Some(self.range.slice(source).trim())
+            }
+            YamlKind::Null | YamlKind::Sequence(_) | YamlKind::Mapping(_) => None,
+        }
+    }
+
+    pub fn kind_name(&self) -> &'static str {
+        match self.kind {
+            YamlKind::Null => "nothing",
+            YamlKind::Bool(_) => "a true/false value",
+            YamlKind::Integer(_) => "a whole number",
+            YamlKind::Float(_) => "a number",
+            YamlKind::String(_) => "text",
+            YamlKind::Sequence(_) => "a list",
+            YamlKind::Mapping(_) => "a mapping",
+        }
+    }
+}
+
+/// Finds and parses the front matter at the start of `text`.
+///
+/// Returns `None` when the file does not start with `---`. An opening line
+/// without a closing one is reported as an error on the opening line, and the
+/// block is taken to be empty, so the body is not swallowed.
+pub fn parse(text: &str) -> Option<FrontMatter> {
+    let first_line_end = text.find('\n').unwrap_or(text.len());
+    if text[..first_line_end].trim_end() != "---" {
+        return None;
+    }
+    let content_start = (first_line_end + 1).min(text.len());
+    let mut line_start = content_start;
+    while line_start < text.len() {
+        let line_end = text[line_start..].find('\n').map_or(text.len(), |n| line_start + n);
+        let line = text[line_start..line_end].trim_end();
+        if line == "---" || line == "..." {
+            let content = TextRange::new(content_start, line_start);
+            let range = TextRange::new(0, (line_end + 1).min(text.len()));
+            let (entries, errors) = parse_content(text, content);
+            return Some(FrontMatter { range, content, entries, errors });
+        }
+        line_start = line_end + 1;
+    }
+    Some(FrontMatter {
+        range: TextRange::new(0, first_line_end),
+        content: TextRange::empty(content_start),
+        entries: Vec::new(),
+        errors: vec![FrontMatterError {
+            range: TextRange::new(0, first_line_end),
+            message: "front matter is not closed: add a line `---` after its last entry".into(),
+        }],
+    })
+}
+
+fn parse_content(text: &str, content: TextRange) -> (Vec<FrontMatterEntry>, Vec<FrontMatterError>) {
+    let yaml = content.slice(text);
+    if yaml.trim().is_empty() {
+        return (Vec::new(), Vec::new());
+    }
+    match parse_mapping(yaml, content.start) {
+        Ok(entries) => (entries, Vec::new()),
+        Err(whole_error) => salvage(text, content, whole_error),
+    }
+}
+
+/// Parses each top-level entry (a line at column 0 and its indented
+/// continuation lines) on its own, keeping those that parse.
+fn salvage(
+    text: &str,
+    content: TextRange,
+    whole_error: FrontMatterError,
+) -> (Vec<FrontMatterEntry>, Vec<FrontMatterError>) {
+    let mut chunks: Vec<TextRange> = Vec::new();
+    let mut offset = content.start;
+    for line in content.slice(text).split_inclusive('\n') {
+        let starts_entry = line.starts_with(|c: char| !c.is_whitespace() && c != '#' && c != '-');
+        match chunks.last_mut() {
+            Some(chunk) if !starts_entry => chunk.end = offset + line.len(),
+            _ => chunks.push(TextRange::new(offset, offset + line.len())),
+        }
+        offset += line.len();
+    }
+    let mut entries = Vec::new();
+    let mut errors = Vec::new();
+    for chunk in chunks {
+        match parse_mapping(chunk.slice(text), chunk.start) {
+            Ok(mut parsed) => entries.append(&mut parsed),
+            Err(error) => errors.push(error),
+        }
+    }
+    if errors.is_empty() {
+        // The entries are fine on their own but not together, for instance a
+        // duplicated key: report what the parser said about the whole block.
+        errors.push(whole_error);
+    }
+    (entries, errors)
+}
+
+fn parse_mapping(yaml: &str, base: usize) -> Result<Vec<FrontMatterEntry>, FrontMatterError> {
+    let options = serde_saphyr::options! { strict_booleans: true };
+    let raw: Option<RawMapping> = serde_saphyr::from_str_with_options(yaml, options).map_err(|error| {
+        let range = error
+            .location()
+            .and_then(|location| location.span().byte_offset())
+            .map_or(TextRange::new(base, base + yaml.len()), |offset| {
+                let start = base + (offset as usize).min(yaml.len());
+                let line_end = yaml[start - base..].find('\n').map_or(base + yaml.len(), |n| start + n);
+                TextRange::new(start, line_end.max(start))
+            });
+        FrontMatterError { range, message: describe_error(&error) }
+    })?;
+    let Some(raw) = raw else { return Ok(Vec::new()) };
+    Ok(raw
+        .0
+        .into_iter()
+        .map(|(key, value)| FrontMatterEntry {
+            key_range: span_range(&key, base, yaml),
+            key: key.value,
+            value: value.into_value(base, yaml),
+        })
+        .collect())
+}
+
+fn describe_error(error: &serde_saphyr::Error) -> String {
+    let rendered = error.without_snippet().to_string();
+    let first_line = rendered.lines().next().unwrap_or("invalid YAML").trim();
+    format!("front matter is not valid YAML: {first_line}")
+}
+
+fn span_range<T>(spanned: &Spanned<T>, base: usize, yaml: &str) -> TextRange {
+    let span = spanned.referenced.span();
+    let start = span.byte_offset().map_or(0, |offset| offset as usize).min(yaml.len());
+    let length = span.byte_len().map_or(0, |length| length as usize);
+    let end = (start + length).min(yaml.len());
+    TextRange::new(base + start, base + end)
+}
+
+/// A top-level mapping with spanned keys and values, in source order.
+struct RawMapping(Vec<(Spanned<String>, Spanned<RawValue>)>);
+
+enum RawValue {
+    Null,
+    Bool(bool),
+    Integer(i64),
+    Float(f64),
+    String(String),
+    Sequence(Vec<Spanned<RawValue>>),
+    Mapping(Vec<(Spanned<String>, Spanned<RawValue>)>),
+}
+
+trait IntoValue {
+    fn into_value(self, base: usize, yaml: &str) -> YamlValue;
+}
+
+impl IntoValue for Spanned<RawValue> {
+    fn into_value(self, base: usize, yaml: &str) -> YamlValue {
+        let mut range = span_range(&self, base, yaml);
+        let kind = match self.value {
+            RawValue::Null => YamlKind::Null,
+            RawValue::Bool(value) => YamlKind::Bool(value),
+            RawValue::Integer(value) => YamlKind::Integer(value),
+            RawValue::Float(value) => YamlKind::Float(value),
+            RawValue::String(value) => YamlKind::String(value),
+            RawValue::Sequence(items) => {
+                let items: Vec<YamlValue> = items.into_iter().map(|item| item.into_value(base, yaml)).collect();
+                if let (Some(first), Some(last)) = (items.first(), items.last()) {
+                    range = TextRange::new(range.start.min(first.range.start), range.end.max(last.range.end));
+                }
+                YamlKind::Sequence(items)
+            }
+            RawValue::Mapping(entries) => YamlKind::Mapping(
+                entries
+                    .into_iter()
+                    .map(|(key, value)| (key.value, value.into_value(base, yaml)))
+                    .collect(),
+            ),
+        };
+        YamlValue { range, kind }
+    }
+}
+
+impl<'de> de::Deserialize<'de> for RawMapping {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct MappingVisitor;
+        impl<'de> Visitor<'de> for MappingVisitor {
+            type Value = RawMapping;
+            fn expecting(&self, formatter: &mut fmt::Formatter) -> fmt::Result {
+                formatter.write_str("a mapping of keys to values")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawMapping, A::Error> {
+                let mut entries = Vec::new();
+                while let Some(entry) = map.next_entry()? {
+                    entries.push(entry);
+                }
+                Ok(RawMapping(entries))
+            }
+        }
+        deserializer.deserialize_map(MappingVisitor)
+    }
+}
+
+impl<'de> de::Deserialize<'de> for RawValue {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(RawValueVisitor)
+    }
+}
+
+struct RawValueVisitor;
+
+impl<'de> Visitor<'de> for RawValueVisitor {
+    type Value = RawValue;
+
+    fn expecting(&self, formatter: &mut fmt::Formatter) -> fmt::Result {
+        formatter.write_str("any YAML value")
+    }
+    fn visit_unit<E>(self) -> Result<RawValue, E> {
+        Ok(RawValue::Null)
+    }
+    fn visit_none<E>(self) -> Result<RawValue, E> {
+        Ok(RawValue::Null)
+    }
+    fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<RawValue, D::Error> {
+        de::Deserialize::deserialize(deserializer)
+    }
+    fn visit_bool<E>(self, value: bool) -> Result<RawValue, E> {
+        Ok(RawValue::Bool(value))
+    }
+    fn visit_i64<E>(self, value: i64) -> Result<RawValue, E> {
+        Ok(RawValue::Integer(value))
+    }
+    fn visit_u64<E>(self, value: u64) -> Result<RawValue, E> {
+        Ok(i64::try_from(value).map_or(RawValue::Float(value as f64), RawValue::Integer))
+    }
+    fn visit_f64<E>(self, value: f64) -> Result<RawValue, E> {
+        Ok(RawValue::Float(value))
+    }
+    fn visit_str<E>(self, value: &str) -> Result<RawValue, E> {
+        Ok(RawValue::String(value.to_owned()))
+    }
+    fn visit_string<E>(self, value: String) -> Result<RawValue, E> {
+        Ok(RawValue::String(value))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<RawValue, A::Error> {
+        let mut items = Vec::new();
+        while let Some(item) = seq.next_element()? {
+            items.push(item);
+        }
+        Ok(RawValue::Sequence(items))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawValue, A::Error> {
+        let mut entries = Vec::new();
+        while let Some(entry) = map.next_entry()? {
+            entries.push(entry);
+        }
+        Ok(RawValue::Mapping(entries))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entries_carry_the_ranges_of_their_values() {
+        let text = "---\nname: Kael Maren\naliases: [Kael, the Warden]\nage: 34\nstatus: dead\n---\nBody";
+        let front = parse(text).unwrap();
+        assert!(front.errors.is_empty(), "{:?}", front.errors);
+        let name = front.get("name").unwrap();
+        assert_eq!(name.key_range.slice(text), "name");
+        assert_eq!(name.value.range.slice(text), "Kael Maren");
+        let YamlKind::Sequence(aliases) = &front.get("aliases").unwrap().value.kind else { panic!() };
+        let spelled: Vec<_> = aliases.iter().map(|alias| alias.range.slice(text)).collect();
+        assert_eq!(spelled, ["Kael", "the Warden"]);
+        assert_eq!(front.get("age").unwrap().value.kind, YamlKind::Integer(34));
+        assert_eq!(&text[front.range.end..], "Body");
+    }
+
+    #[test]
+    fn a_broken_line_costs_only_its_entry() {
+        let text = "---\nname: Kael\neyes: [grey\nhair: black\n---\n";
+        let front = parse(text).unwrap();
+        let keys: Vec<_> = front.entries.iter().map(|entry| entry.key.as_str()).collect();
+        assert_eq!(keys, ["name", "hair"]);
+        assert_eq!(front.errors.len(), 1);
+        let error_line = text[..front.errors[0].range.start].matches('\n').count();
+        assert!((2..=3).contains(&error_line), "error on line {error_line}: {:?}", front.errors);
+        assert!(front.errors[0].message.starts_with("front matter is not valid YAML"));
+    }
+
+    #[test]
+    fn unclosed_block_is_an_error_and_swallows_nothing() {
+        let front = parse("---\nname: Kael\n\nProse").unwrap();
+        assert_eq!(front.range, TextRange::new(0, 3));
+        assert!(front.errors[0].message.contains("not closed"));
+    }
+
+    #[test]
+    fn no_block_without_an_opening_line() {
+        assert!(parse("# Title\n---\n").is_none());
+        assert!(parse("").is_none());
+    }
+}

@@ -1,0 +1,456 @@
+//! Markdown structure and prose ranges, from tree-sitter-md.
+//!
+//! tree-sitter-md has two grammars: a block grammar for the document and an
+//! inline grammar run on each `inline` node. We drive both ourselves instead
+//! of using `tree_sitter_md::MarkdownParser` because incremental re-parsing
+//! of its inline trees does not reproduce a fresh parse (about a third of
+//! random edits differ). Here the block tree is edited and re-parsed
+//! incrementally, and inline content is analysed per block and memoised by
+//! the block's exact text, so the result after any edit is, by construction,
+//! what a fresh parse gives.
+//!
+//! Architecture invariant: [`MarkdownSyntax`] is a pure function of the text.
+//! The incremental path exists only for speed; a property test holds it equal
+//! to a fresh parse.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use tree_sitter::{InputEdit, Node, Parser, Point, Range, Tree};
+
+use crate::text::TextRange;
+
+/// One block of the document, in document order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Block {
+    pub kind: BlockKind,
+    /// The whole block, markers included.
+    pub range: TextRange,
+    /// The block's first line of inline text: a heading's title, a paragraph or
+    /// list item's text. Empty for blocks without inline content.
+    pub inline: TextRange,
+    /// How many list items enclose this block (0 at top level).
+    pub list_depth: u16,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BlockKind {
+    Heading { level: u8 },
+    Paragraph,
+    ListItem,
+    CodeBlock,
+    HtmlBlock,
+    Quote,
+    Table,
+    ThematicBreak,
+    FrontMatter,
+}
+
+/// What the core needs from a Markdown document.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MarkdownSyntax {
+    pub blocks: Vec<Block>,
+    /// Sorted, non-overlapping byte ranges of prose: inline text outside code,
+    /// link destinations, autolinks, bare URLs, HTML and comments.
+    pub prose: Vec<TextRange>,
+}
+
+impl MarkdownSyntax {
+    /// The prose ranges that intersect `range`, clipped to it.
+    pub fn prose_in(&self, range: TextRange) -> impl Iterator<Item = TextRange> + '_ {
+        let first = self.prose.partition_point(|prose| prose.end <= range.start);
+        self.prose[first..]
+            .iter()
+            .take_while(move |prose| prose.start < range.end)
+            .map(move |prose| {
+                TextRange::new(prose.start.max(range.start), prose.end.min(range.end))
+            })
+    }
+
+    /// Whether the whole of `range` is prose.
+    pub fn is_prose(&self, range: TextRange) -> bool {
+        let index = self.prose.partition_point(|prose| prose.end < range.end);
+        self.prose.get(index).is_some_and(|prose| prose.contains_range(range))
+    }
+}
+
+/// An edit of a text, in byte offsets of the text before the edit.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TextEdit {
+    pub range: TextRange,
+    pub new_text: String,
+}
+
+/// Inline analysis of one inline node: prose ranges relative to the node start.
+type InlineProse = Arc<[TextRange]>;
+
+/// A parser that keeps what it needs to re-parse one document incrementally.
+///
+/// Closed files are parsed with [`MarkdownParser::parse_fresh`] and keep
+/// nothing; open documents keep a `MarkdownParser` with their tree.
+pub struct MarkdownParser {
+    block_parser: Parser,
+    inline_parser: Parser,
+    tree: Option<Tree>,
+    /// Inline results of the last parse keyed by the inline node's text and cut
+    /// points. Only the last parse's entries are kept.
+    inline_memo: HashMap<InlineKey, InlineProse>,
+}
+
+#[derive(Clone, PartialEq, Eq, Hash)]
+struct InlineKey {
+    text: Box<str>,
+    cuts: Box<[(u32, u32)]>,
+}
+
+impl Default for MarkdownParser {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl MarkdownParser {
+    pub fn new() -> Self {
+        let mut block_parser = Parser::new();
+        block_parser
+            .set_language(&tree_sitter_md::LANGUAGE.into())
+            .expect("the bundled tree-sitter-md block grammar matches the tree-sitter ABI");
+        let mut inline_parser = Parser::new();
+        inline_parser
+            .set_language(&tree_sitter_md::INLINE_LANGUAGE.into())
+            .expect("the bundled tree-sitter-md inline grammar matches the tree-sitter ABI");
+        Self { block_parser, inline_parser, tree: None, inline_memo: HashMap::new() }
+    }
+
+    /// Parses `text` from scratch and keeps the tree for later edits.
+    pub fn parse(&mut self, text: &str) -> MarkdownSyntax {
+        self.tree = None;
+        self.inline_memo.clear();
+        self.reparse(text, true)
+    }
+
+    /// Parses `text` without keeping any state: the path for closed files.
+    pub fn parse_fresh(text: &str) -> MarkdownSyntax {
+        let mut parser = Self::new();
+        parser.reparse(text, false)
+    }
+
+    /// Re-parses after `edit` turned `old_text` into `new_text`.
+    pub fn apply_edit(&mut self, old_text: &str, edit: &TextEdit, new_text: &str) -> MarkdownSyntax {
+        if let Some(tree) = &mut self.tree {
+            let start = edit.range.start;
+            let old_end = edit.range.end;
+            let new_end = start + edit.new_text.len();
+            tree.edit(&InputEdit {
+                start_byte: start,
+                old_end_byte: old_end,
+                new_end_byte: new_end,
+                start_position: point_at(old_text, start),
+                old_end_position: point_at(old_text, old_end),
+                new_end_position: point_at(new_text, new_end),
+            });
+        }
+        self.reparse(new_text, true)
+    }
+
+    fn reparse(&mut self, text: &str, remember: bool) -> MarkdownSyntax {
+        let tree = self
+            .block_parser
+            .parse(text, self.tree.as_ref())
+            .expect("tree-sitter returns a tree when no timeout or cancellation is set");
+        let mut memo = if remember { Some(HashMap::new()) } else { None };
+        let syntax = extract(text, &tree, &mut self.inline_parser, &self.inline_memo, memo.as_mut());
+        if remember {
+            self.tree = Some(tree);
+            self.inline_memo = memo.unwrap_or_default();
+        }
+        syntax
+    }
+}
+
+fn point_at(text: &str, offset: usize) -> Point {
+    let before = &text.as_bytes()[..offset];
+    let row = memchr::memchr_iter(b'\n', before).count();
+    let line_start = memchr::memrchr(b'\n', before).map_or(0, |newline| newline + 1);
+    Point { row, column: offset - line_start }
+}
+
+struct Extractor<'a> {
+    text: &'a str,
+    inline_parser: &'a mut Parser,
+    old_memo: &'a HashMap<InlineKey, InlineProse>,
+    new_memo: Option<&'a mut HashMap<InlineKey, InlineProse>>,
+    syntax: MarkdownSyntax,
+}
+
+fn extract(
+    text: &str,
+    tree: &Tree,
+    inline_parser: &mut Parser,
+    old_memo: &HashMap<InlineKey, InlineProse>,
+    new_memo: Option<&mut HashMap<InlineKey, InlineProse>>,
+) -> MarkdownSyntax {
+    let mut extractor = Extractor {
+        text,
+        inline_parser,
+        old_memo,
+        new_memo,
+        syntax: MarkdownSyntax::default(),
+    };
+    extractor.visit(tree.root_node(), 0);
+    let mut syntax = extractor.syntax;
+    syntax.prose = remove_bare_urls(text, syntax.prose);
+    syntax
+}
+
+impl Extractor<'_> {
+    fn visit(&mut self, node: Node<'_>, list_depth: u16) {
+        let range = TextRange::new(node.start_byte(), node.end_byte());
+        let kind = match node.kind() {
+            "atx_heading" | "setext_heading" => Some(BlockKind::Heading { level: heading_level(node) }),
+            "paragraph" => Some(BlockKind::Paragraph),
+            "list_item" => Some(BlockKind::ListItem),
+            "fenced_code_block" | "indented_code_block" => Some(BlockKind::CodeBlock),
+            "html_block" => Some(BlockKind::HtmlBlock),
+            "block_quote" => Some(BlockKind::Quote),
+            "pipe_table" => Some(BlockKind::Table),
+            "thematic_break" => Some(BlockKind::ThematicBreak),
+            "minus_metadata" | "plus_metadata" => Some(BlockKind::FrontMatter),
+            "inline" | "pipe_table_cell" => {
+                self.inline(node);
+                return;
+            }
+            _ => None,
+        };
+        if let Some(kind) = kind {
+            let inline = first_inline(node).map_or(TextRange::empty(range.start), |inline| {
+                TextRange::new(inline.start_byte(), first_line_end(self.text, inline))
+            });
+            self.syntax.blocks.push(Block { kind, range, inline, list_depth });
+        }
+        if matches!(
+            kind,
+            Some(BlockKind::CodeBlock | BlockKind::HtmlBlock | BlockKind::FrontMatter | BlockKind::ThematicBreak)
+        ) {
+            return;
+        }
+        let child_depth = list_depth + u16::from(kind == Some(BlockKind::ListItem));
+        let mut cursor = node.walk();
+        for child in node.children(&mut cursor) {
+            self.visit(child, child_depth);
+        }
+    }
+
+    /// Adds the prose of one inline node, from the memo when its text was seen.
+    fn inline(&mut self, node: Node<'_>) {
+        let ranges = included_ranges(node);
+        let base = node.start_byte();
+        let key = InlineKey {
+            text: self.text[base..node.end_byte()].into(),
+            cuts: ranges
+                .iter()
+                .map(|range| ((range.start_byte - base) as u32, (range.end_byte - base) as u32))
+                .collect(),
+        };
+        let prose = match self.old_memo.get(&key) {
+            Some(prose) => prose.clone(),
+            None => self.analyse_inline(&ranges, base),
+        };
+        self.syntax.prose.extend(prose.iter().map(|range| range.shifted(base)));
+        if let Some(memo) = self.new_memo.as_deref_mut() {
+            memo.insert(key, prose);
+        }
+    }
+
+    fn analyse_inline(&mut self, ranges: &[Range], base: usize) -> InlineProse {
+        let mut prose: Vec<TextRange> = ranges
+            .iter()
+            .filter(|range| range.end_byte > range.start_byte)
+            .map(|range| TextRange::new(range.start_byte - base, range.end_byte - base))
+            .collect();
+        // Only these bytes can open an inline construct that is not prose (code
+        // spans, links, images, autolinks, HTML, LaTeX). Without them the
+        // inline grammar's answer is known, and skipping it is most of why a
+        // cold index costs little more than the block parse.
+        let has_non_prose_syntax = ranges.iter().any(|range| {
+            let bytes = &self.text.as_bytes()[range.start_byte..range.end_byte];
+            memchr::memchr3(b'`', b'<', b'[', bytes).is_some() || memchr::memchr(b'$', bytes).is_some()
+        });
+        if !has_non_prose_syntax {
+            return prose.into();
+        }
+        if self.inline_parser.set_included_ranges(ranges).is_err() {
+            return prose.into();
+        }
+        let Some(tree) = self.inline_parser.parse(self.text, None) else {
+            return prose.into();
+        };
+        let mut excluded = Vec::new();
+        collect_non_prose(tree.root_node(), &mut excluded);
+        for range in excluded {
+            let relative = TextRange::new(range.start - base, range.end - base);
+            prose = subtract(prose, relative);
+        }
+        prose.into()
+    }
+}
+
+/// The ranges of an inline node without its block continuation markers
+/// (the `> ` of a quote, the indentation of a list item), as tree-sitter-md does.
+fn included_ranges(node: Node<'_>) -> Vec<Range> {
+    let mut ranges = Vec::new();
+    let mut range = node.range();
+    let mut cursor = node.walk();
+    for child in node.named_children(&mut cursor) {
+        let child_range = child.range();
+        ranges.push(Range {
+            start_byte: range.start_byte,
+            start_point: range.start_point,
+            end_byte: child_range.start_byte,
+            end_point: child_range.start_point,
+        });
+        range.start_byte = child_range.end_byte;
+        range.start_point = child_range.end_point;
+    }
+    ranges.push(range);
+    ranges
+}
+
+fn collect_non_prose(node: Node<'_>, excluded: &mut Vec<TextRange>) {
+    match node.kind() {
+        "code_span" | "link_destination" | "link_title" | "link_label" | "uri_autolink"
+        | "email_autolink" | "html_tag" | "latex_block" | "image" => {
+            excluded.push(TextRange::new(node.start_byte(), node.end_byte()));
+        }
+        _ => {
+            let mut cursor = node.walk();
+            for child in node.children(&mut cursor) {
+                collect_non_prose(child, excluded);
+            }
+        }
+    }
+}
+
+fn subtract(prose: Vec<TextRange>, cut: TextRange) -> Vec<TextRange> {
+    let mut result = Vec::with_capacity(prose.len() + 1);
+    for range in prose {
+        if !range.intersects(cut) {
+            result.push(range);
+            continue;
+        }
+        if range.start < cut.start {
+            result.push(TextRange::new(range.start, cut.start));
+        }
+        if cut.end < range.end {
+            result.push(TextRange::new(cut.end, range.end));
+        }
+    }
+    result
+}
+
+/// Bare URLs (`https://…`, `www.…`) in prose are not prose; the inline grammar
+/// only knows `<…>` autolinks.
+fn remove_bare_urls(text: &str, prose: Vec<TextRange>) -> Vec<TextRange> {
+    let finder = aho_corasick::AhoCorasick::new(["http://", "https://", "www."])
+        .expect("three literal patterns build an automaton");
+    let mut result = Vec::with_capacity(prose.len());
+    for range in prose {
+        let mut pieces = vec![range];
+        for found in finder.find_iter(range.slice(text)) {
+            let start = range.start + found.start();
+            let preceded_by_word = text[..start].chars().next_back().is_some_and(char::is_alphanumeric);
+            if preceded_by_word {
+                continue;
+            }
+            let end = text[start..range.end]
+                .find(char::is_whitespace)
+                .map_or(range.end, |length| start + length);
+            pieces = pieces.into_iter().flat_map(|piece| subtract(vec![piece], TextRange::new(start, end))).collect();
+        }
+        result.extend(pieces);
+    }
+    result
+}
+
+fn heading_level(node: Node<'_>) -> u8 {
+    let mut cursor = node.walk();
+    for child in node.children(&mut cursor) {
+        let level = match child.kind() {
+            "atx_h1_marker" | "setext_h1_underline" => 1,
+            "atx_h2_marker" | "setext_h2_underline" => 2,
+            "atx_h3_marker" => 3,
+            "atx_h4_marker" => 4,
+            "atx_h5_marker" => 5,
+            "atx_h6_marker" => 6,
+            _ => continue,
+        };
+        return level;
+    }
+    1
+}
+
+/// The first `inline` node that belongs to this block (not to a nested list).
+fn first_inline(node: Node<'_>) -> Option<Node<'_>> {
+    let mut cursor = node.walk();
+    for child in node.children(&mut cursor) {
+        match child.kind() {
+            "inline" => return Some(child),
+            "paragraph" => return first_inline(child),
+            _ => {}
+        }
+    }
+    None
+}
+
+fn first_line_end(text: &str, inline: Node<'_>) -> usize {
+    let start = inline.start_byte();
+    let end = inline.end_byte();
+    memchr::memchr(b'\n', &text.as_bytes()[start..end]).map_or(end, |newline| start + newline)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn prose_text(text: &str) -> Vec<&str> {
+        MarkdownParser::parse_fresh(text).prose.iter().map(|range| range.slice(text)).collect()
+    }
+
+    #[test]
+    fn code_links_comments_and_urls_are_not_prose() {
+        let text = "---\nname: Kael\n---\n\nKael saw `Kael` and [Iria](http://x.y \"t\") at <http://a.b> <!-- Kael --> see https://k.example/Kael now.\n\n```\nKael\n```\n\n<!-- Kael -->\n";
+        let prose = prose_text(text).concat();
+        assert_eq!(prose.matches("Kael").count(), 1, "{prose:?}");
+        assert!(prose.contains("Iria"));
+        assert!(prose.contains(" now."));
+    }
+
+    #[test]
+    fn blocks_have_kinds_levels_and_first_lines() {
+        let text = "# Act One\n\n## Chapter 1\n\n- SCN-a: first\n  more\n- SCN-b: second\n\nPlain.\n";
+        let syntax = MarkdownParser::parse_fresh(text);
+        let summary: Vec<_> = syntax
+            .blocks
+            .iter()
+            .map(|block| (block.kind, block.inline.slice(text), block.list_depth))
+            .collect();
+        assert_eq!(
+            summary,
+            vec![
+                (BlockKind::Heading { level: 1 }, "Act One", 0),
+                (BlockKind::Heading { level: 2 }, "Chapter 1", 0),
+                (BlockKind::ListItem, "SCN-a: first", 0),
+                (BlockKind::Paragraph, "SCN-a: first", 1),
+                (BlockKind::ListItem, "SCN-b: second", 0),
+                (BlockKind::Paragraph, "SCN-b: second", 1),
+                (BlockKind::Paragraph, "Plain.", 0),
+            ]
+        );
+    }
+
+    #[test]
+    fn quote_markers_are_not_prose() {
+        let text = "> Kael said\n> Iria left\n";
+        assert_eq!(prose_text(text).concat(), "Kael said\nIria left");
+    }
+}
