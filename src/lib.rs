@@ -4,6 +4,9 @@
 //! The core (`text`, `syntax`, `index`, `checks`) knows nothing of LSP; the
 //! `lsp` module adapts it to the protocol and `cli` to the terminal.
 
+pub mod checks;
 pub mod index;
 pub mod syntax;
 pub mod text;
+pub mod cli;
+pub mod lsp;

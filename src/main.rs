@@ -1,1 +1,92 @@
-fn main() {}
+//! The `control-room` binary: the language server and the command-line checker.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::{Parser, Subcommand, ValueEnum};
+
+use control_room::checks;
+use control_room::cli::check::{exit_status, write_human, write_json, FailOn};
+use control_room::index::Workspace;
+
+/// A language server and checker for novels kept as Markdown.
+#[derive(Parser)]
+#[command(name = "control-room", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the language server over stdio (what editors start).
+    Lsp,
+    /// Check a manuscript and print its diagnostics.
+    Check {
+        /// The manuscript's root folder.
+        #[arg(default_value = ".")]
+        dir: PathBuf,
+        /// Output for people (like rustc) or for scripts (one JSON object).
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+        /// Also fail (exit 1) on warnings.
+        #[arg(long, value_enum)]
+        deny: Option<Deny>,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Format {
+    Human,
+    Json,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Deny {
+    Warnings,
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) => {
+            let _ = error.print();
+            // clap uses 2 for usage errors already; help and version are success.
+            return ExitCode::from(if error.use_stderr() { 2 } else { 0 });
+        }
+    };
+    let result = match cli.command {
+        Command::Lsp => control_room::lsp::run_stdio().map(|()| 0),
+        Command::Check { dir, format, deny } => check(dir, format, deny),
+    };
+    match result {
+        Ok(status) => ExitCode::from(status as u8),
+        Err(error) => {
+            eprintln!("control-room: {error:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn check(dir: PathBuf, format: Format, deny: Option<Deny>) -> anyhow::Result<i32> {
+    let metadata = std::fs::metadata(&dir).with_context(|| format!("cannot read the workspace {}", dir.display()))?;
+    anyhow::ensure!(metadata.is_dir(), "{} is not a folder", dir.display());
+    let root = dir.canonicalize().with_context(|| format!("cannot resolve {}", dir.display()))?;
+    std::fs::read_dir(&root).with_context(|| format!("cannot list the workspace {}", root.display()))?;
+    let workspace = Workspace::load(&root);
+    let diagnostics = checks::check_workspace(&workspace);
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    match format {
+        Format::Human => write_human(&mut out, &workspace, &diagnostics)?,
+        Format::Json => write_json(&mut out, &workspace, &diagnostics)?,
+    }
+    out.flush()?;
+    let fail_on = match deny {
+        Some(Deny::Warnings) => FailOn::Warnings,
+        None => FailOn::Errors,
+    };
+    Ok(exit_status(&diagnostics, fail_on))
+}

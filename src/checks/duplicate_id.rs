@@ -1,0 +1,56 @@
+//! `duplicate-id`: two files claim the same scene id or card id, or two cards
+//! the same name or alias (a name must point at one card, or mentions and
+//! references become guesses). Reported on every file involved, each pointing
+//! at the others.
+
+use super::{Code, Diagnostic, Severity};
+use crate::index::{FileContent, FilePath, SourceFile, Workspace};
+use crate::text::TextRange;
+
+pub(super) fn check(workspace: &Workspace, file: &SourceFile, diagnostics: &mut Vec<Diagnostic>) {
+    let catalog = workspace.catalog();
+    match &file.content {
+        FileContent::Scene(scene) => {
+            let range = scene.id_range.unwrap_or_else(|| file.head_range());
+            let message = format!("scene id `{}` is also claimed by", scene.id);
+            report(workspace, file, catalog.scene_files(&scene.id), range, &message, diagnostics);
+        }
+        FileContent::Card(card) => {
+            let range = card.name.as_ref().map_or_else(|| file.head_range(), |name| name.range);
+            let message = format!("card id `{}` is also used by", card.id);
+            report(workspace, file, catalog.cards_with_id(&card.id), range, &message, diagnostics);
+            for name in card.names() {
+                let message = format!("the name “{}” also belongs to", name.text);
+                report(workspace, file, catalog.cards_named(&name.text), name.range, &message, diagnostics);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn report(
+    workspace: &Workspace,
+    file: &SourceFile,
+    claimants: &[FilePath],
+    range: TextRange,
+    message: &str,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    let others: Vec<&FilePath> = claimants.iter().filter(|path| **path != file.path).collect();
+    if others.is_empty() {
+        return;
+    }
+    let listed: Vec<&str> = others.iter().map(|path| &***path).collect();
+    let mut diagnostic = Diagnostic::new(
+        file,
+        range,
+        Severity::Error,
+        Code::DuplicateId,
+        format!("{message} {}", listed.join(", ")),
+    );
+    for other in others {
+        let other_range = workspace.file(other).map_or(TextRange::empty(0), |other| other.head_range());
+        diagnostic = diagnostic.with_related(other, other_range, "also claimed here");
+    }
+    diagnostics.push(diagnostic);
+}

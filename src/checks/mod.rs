@@ -1,0 +1,192 @@
+//! Diagnostics: one file per code, each a pure function of the workspace.
+//!
+//! A check reads a [`Workspace`] snapshot and returns [`Diagnostic`]s with
+//! byte ranges; the CLI and the LSP adapter turn them into lines and columns.
+//! Checks never fail: whatever they cannot understand, they leave alone.
+//! Severity comes from the code's default, overridden by
+//! `[diagnostics.severity]` in `control-room.toml` (or `off`).
+
+mod duplicate_id;
+mod front_matter;
+mod missing_scene;
+mod orphan_scene;
+mod unknown_reference;
+mod unreadable;
+
+use std::fmt;
+
+use crate::index::{FilePath, SourceFile, Workspace};
+use crate::text::TextRange;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Severity {
+    Error,
+    Warning,
+    Information,
+    Hint,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Information => "information",
+            Severity::Hint => "hint",
+        }
+    }
+
+    fn parse(name: &str) -> Option<Severity> {
+        Some(match name {
+            "error" => Severity::Error,
+            "warning" => Severity::Warning,
+            "information" => Severity::Information,
+            "hint" => Severity::Hint,
+            _ => return None,
+        })
+    }
+}
+
+/// Every diagnostic code the server reports, as in the manuscript format's table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Code {
+    FrontMatter,
+    UnknownReference,
+    DuplicateId,
+    MissingScene,
+    OrphanScene,
+    /// A file that could not be read as text, or a broken `control-room.toml`.
+    Unreadable,
+}
+
+impl Code {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Code::FrontMatter => "front-matter",
+            Code::UnknownReference => "unknown-reference",
+            Code::DuplicateId => "duplicate-id",
+            Code::MissingScene => "missing-scene",
+            Code::OrphanScene => "orphan-scene",
+            Code::Unreadable => "unreadable",
+        }
+    }
+}
+
+impl fmt::Display for Code {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A place in another file that explains a diagnostic.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Related {
+    pub path: FilePath,
+    pub range: TextRange,
+    pub message: String,
+}
+
+/// A text replacement in one file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileEdit {
+    pub path: FilePath,
+    pub range: TextRange,
+    pub new_text: String,
+}
+
+/// A certain fix for a diagnostic.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fix {
+    pub title: String,
+    pub edits: Vec<FileEdit>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Diagnostic {
+    pub path: FilePath,
+    pub range: TextRange,
+    pub severity: Severity,
+    pub code: Code,
+    pub message: String,
+    pub related: Vec<Related>,
+    pub fixes: Vec<Fix>,
+}
+
+impl Diagnostic {
+    fn new(file: &SourceFile, range: TextRange, severity: Severity, code: Code, message: impl Into<String>) -> Self {
+        Diagnostic {
+            path: file.path.clone(),
+            range,
+            severity,
+            code,
+            message: message.into(),
+            related: Vec::new(),
+            fixes: Vec::new(),
+        }
+    }
+
+    fn with_related(mut self, path: &FilePath, range: TextRange, message: impl Into<String>) -> Self {
+        self.related.push(Related { path: path.clone(), range, message: message.into() });
+        self
+    }
+
+    fn with_fix(mut self, fix: Fix) -> Self {
+        self.fixes.push(fix);
+        self
+    }
+}
+
+/// The diagnostics of one file, sorted by position.
+pub fn check_file(workspace: &Workspace, path: &str) -> Vec<Diagnostic> {
+    let Some(file) = workspace.file(path) else { return Vec::new() };
+    let mut diagnostics = Vec::new();
+    unreadable::check(file, &mut diagnostics);
+    front_matter::check(file, &mut diagnostics);
+    unknown_reference::check(workspace, file, &mut diagnostics);
+    duplicate_id::check(workspace, file, &mut diagnostics);
+    missing_scene::check(workspace, file, &mut diagnostics);
+    orphan_scene::check(workspace, file, &mut diagnostics);
+    apply_severity_settings(workspace, &mut diagnostics);
+    diagnostics.sort_by(|a, b| (a.range.start, a.range.end, a.code).cmp(&(b.range.start, b.range.end, b.code)));
+    diagnostics
+}
+
+/// Diagnostics about the workspace's configuration file, which is not Markdown.
+pub fn check_config(workspace: &Workspace) -> Option<Diagnostic> {
+    let error = workspace.config_error()?;
+    Some(Diagnostic {
+        path: crate::index::config::CONFIG_FILE.into(),
+        range: error.range,
+        severity: Severity::Error,
+        code: Code::Unreadable,
+        message: error.message.clone(),
+        related: Vec::new(),
+        fixes: Vec::new(),
+    })
+}
+
+/// Every diagnostic of the workspace, by path then position.
+pub fn check_workspace(workspace: &Workspace) -> Vec<Diagnostic> {
+    use rayon::prelude::*;
+    let files: Vec<_> = workspace.files().collect();
+    let mut diagnostics: Vec<Diagnostic> = check_config(workspace).into_iter().collect();
+    diagnostics.extend(files.par_iter().flat_map_iter(|file| check_file(workspace, &file.path)).collect::<Vec<_>>());
+    diagnostics
+}
+
+fn apply_severity_settings(workspace: &Workspace, diagnostics: &mut Vec<Diagnostic>) {
+    let settings = &workspace.config().diagnostics.severity;
+    if settings.is_empty() {
+        return;
+    }
+    diagnostics.retain_mut(|diagnostic| match settings.get(diagnostic.code.as_str()).map(String::as_str) {
+        Some("off") => false,
+        Some(name) => {
+            if let Some(severity) = Severity::parse(name) {
+                diagnostic.severity = severity;
+            }
+            true
+        }
+        None => true,
+    });
+}
