@@ -5,6 +5,7 @@
 //! `lsp` module adapts it to the protocol and `cli` to the terminal.
 
 pub mod checks;
+pub mod ide;
 pub mod index;
 pub mod syntax;
 pub mod text;

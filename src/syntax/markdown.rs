@@ -81,6 +81,18 @@ pub struct TextEdit {
     pub new_text: String,
 }
 
+/// One edit of the text in the terms tree-sitter needs: byte offsets and
+/// (row, byte column) points before and after.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TreeEdit {
+    pub start_byte: usize,
+    pub old_end_byte: usize,
+    pub new_end_byte: usize,
+    pub start_position: (usize, usize),
+    pub old_end_position: (usize, usize),
+    pub new_end_position: (usize, usize),
+}
+
 /// Inline analysis of one inline node: prose ranges relative to the node start.
 type InlineProse = Arc<[TextRange]>;
 
@@ -137,20 +149,38 @@ impl MarkdownParser {
 
     /// Re-parses after `edit` turned `old_text` into `new_text`.
     pub fn apply_edit(&mut self, old_text: &str, edit: &TextEdit, new_text: &str) -> MarkdownSyntax {
+        let start = edit.range.start;
+        let new_end = start + edit.new_text.len();
+        self.edit_tree(&TreeEdit {
+            start_byte: start,
+            old_end_byte: edit.range.end,
+            new_end_byte: new_end,
+            start_position: point_at(old_text, start),
+            old_end_position: point_at(old_text, edit.range.end),
+            new_end_position: point_at(new_text, new_end),
+        });
+        self.reparse_after_edits(new_text)
+    }
+
+    /// Tells the kept tree about one edit; call [`Self::reparse_after_edits`]
+    /// once after the last of a batch.
+    pub fn edit_tree(&mut self, edit: &TreeEdit) {
         if let Some(tree) = &mut self.tree {
-            let start = edit.range.start;
-            let old_end = edit.range.end;
-            let new_end = start + edit.new_text.len();
+            let point = |(row, column): (usize, usize)| Point { row, column };
             tree.edit(&InputEdit {
-                start_byte: start,
-                old_end_byte: old_end,
-                new_end_byte: new_end,
-                start_position: point_at(old_text, start),
-                old_end_position: point_at(old_text, old_end),
-                new_end_position: point_at(new_text, new_end),
+                start_byte: edit.start_byte,
+                old_end_byte: edit.old_end_byte,
+                new_end_byte: edit.new_end_byte,
+                start_position: point(edit.start_position),
+                old_end_position: point(edit.old_end_position),
+                new_end_position: point(edit.new_end_position),
             });
         }
-        self.reparse(new_text, true)
+    }
+
+    /// Re-parses `text` reusing the edited tree and the inline memo.
+    pub fn reparse_after_edits(&mut self, text: &str) -> MarkdownSyntax {
+        self.reparse(text, true)
     }
 
     fn reparse(&mut self, text: &str, remember: bool) -> MarkdownSyntax {
@@ -168,11 +198,12 @@ impl MarkdownParser {
     }
 }
 
-fn point_at(text: &str, offset: usize) -> Point {
+/// (row, byte column) of `offset`.
+fn point_at(text: &str, offset: usize) -> (usize, usize) {
     let before = &text.as_bytes()[..offset];
     let row = memchr::memchr_iter(b'\n', before).count();
     let line_start = memchr::memrchr(b'\n', before).map_or(0, |newline| newline + 1);
-    Point { row, column: offset - line_start }
+    (row, offset - line_start)
 }
 
 struct Extractor<'a> {
@@ -452,5 +483,75 @@ mod tests {
     fn quote_markers_are_not_prose() {
         let text = "> Kael said\n> Iria left\n";
         assert_eq!(prose_text(text).concat(), "Kael said\nIria left");
+    }
+
+    mod incremental {
+        use super::super::*;
+        use proptest::prelude::*;
+
+        const SNIPPETS: &[&str] = &[
+            "Kael", " said", ", \"Go.\"", "\n", "\n\n", "# ", "## Chapter\n", "- ", "  ", "`", "code`", "[", "](x)",
+            "<!-- ", " -->", "<b>", "> ", "```\n", "*", "_", "https://e.x/a ", "---\n", "| a | b |\n", "\\", "’s",
+            "Iria", "1. ", "$", "www.k ", "é😀",
+        ];
+
+        fn document() -> impl Strategy<Value = String> {
+            proptest::collection::vec(proptest::sample::select(SNIPPETS), 0..40).prop_map(|parts| parts.concat())
+        }
+
+        fn edits() -> impl Strategy<Value = Vec<(usize, usize, String)>> {
+            proptest::collection::vec(
+                (any::<usize>(), 0usize..12, proptest::collection::vec(proptest::sample::select(SNIPPETS), 0..3)),
+                1..12,
+            )
+            .prop_map(|edits| edits.into_iter().map(|(at, len, insert)| (at, len, insert.concat())).collect())
+        }
+
+        fn floor_boundary(text: &str, mut offset: usize) -> usize {
+            offset = offset.min(text.len());
+            while !text.is_char_boundary(offset) {
+                offset -= 1;
+            }
+            offset
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(300))]
+
+            /// After any sequence of edits, the incremental result equals a fresh parse.
+            #[test]
+            fn incremental_parse_equals_fresh_parse(initial in document(), edits in edits()) {
+                let mut parser = MarkdownParser::new();
+                let mut text = initial;
+                parser.parse(&text);
+                for (at, len, insert) in edits {
+                    let start = floor_boundary(&text, at % (text.len() + 1));
+                    let end = floor_boundary(&text, start + len);
+                    let edit = TextEdit { range: TextRange::new(start, end), new_text: insert };
+                    let mut new_text = text.clone();
+                    new_text.replace_range(start..end, &edit.new_text);
+                    let incremental = parser.apply_edit(&text, &edit, &new_text);
+                    prop_assert_eq!(&incremental, &MarkdownParser::parse_fresh(&new_text), "after editing into {:?}", new_text);
+                    text = new_text;
+                }
+            }
+
+            /// Skipping the inline grammar for text without inline syntax changes nothing.
+            #[test]
+            fn inline_shortcut_equals_inline_grammar(text in document()) {
+                let syntax = MarkdownParser::parse_fresh(&text);
+                let mut full = tree_sitter_md::MarkdownParser::default();
+                let tree = full.parse(text.as_bytes(), None).unwrap();
+                let mut excluded = Vec::new();
+                for inline in tree.inline_trees() {
+                    collect_non_prose(inline.root_node(), &mut excluded);
+                }
+                for range in &syntax.prose {
+                    for cut in &excluded {
+                        prop_assert!(!range.intersects(*cut), "prose {:?} overlaps non-prose {:?} in {:?}", range, cut, text);
+                    }
+                }
+            }
+        }
     }
 }

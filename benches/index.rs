@@ -1,0 +1,363 @@
+//! Indexing benchmarks on synthetic manuscripts.
+//!
+//! Run with `cargo bench --bench index` (the whole run takes about two to three
+//! minutes on two cores, corpus generation included). Pass a filter to run a
+//! subset, e.g. `cargo bench --bench index -- cold_index`; `cargo test --benches`
+//! runs every benchmark once as a smoke test.
+//!
+//! The corpora are written by `benches/support/corpus.rs` into one temporary
+//! folder per bench process, on first use and only for the sizes a selected
+//! benchmark needs: medium (200 scenes, ~400k words, ~2.4 MB) and large
+//! (500 scenes, ~1M words, ~5.9 MB), plus cards and the outline. Files are read
+//! from the OS page cache after the first iteration, so "cold" means a cold
+//! process (no parser, catalog or mention state), not a cold disk.
+//!
+//! | Benchmark | What is timed | Target |
+//! |---|---|---|
+//! | `parse_floor/discover/{medium,large}` | walking the root for Markdown files (`index::discover::markdown_files`) | (breakdown only) |
+//! | `parse_floor/block_only/{medium,large}` | tree-sitter-md block grammar parse of every file, texts in memory, parallel across files (rayon) | the floor |
+//! | `parse_floor/block_and_inline/{medium,large}` | `tree_sitter_md::MarkdownParser` (block tree plus every inline tree) on every file, parallel | (reference) |
+//! | `parse_floor/ours/{medium,large}` | `MarkdownParser::parse_fresh` on every file, parallel | (reference) |
+//! | `parse_floor/read_and_block_only/{medium,large}` | reading every file (`index::file::read_text`) and block-parsing it, parallel | the floor `cold_index` is compared with |
+//! | `cold_index/{medium,large}` | `Workspace::load(root)`: discover, read, parse, front matter, catalog, mentions | large ≤ 1.0 s and ≤ 1.3 × `parse_floor/read_and_block_only/large` |
+//! | `check/large` | `Workspace::load` then `checks::check_workspace` | (reference) |
+//! | `references/large` | `workspace.mentions_of(protagonist card).count()` | ≤ 5 ms |
+//! | `workspace_symbols/large` | every scene and card name containing "ar", case-insensitively | ≤ 5 ms |
+//! | `incremental/sentence_edit_5k_words` | one iteration = insert, then delete, a sentence in the middle of a ~5,000-word scene in the large workspace; each edit is `MarkdownParser::apply_edit`, `SourceFile::with_syntax`, `Workspace::insert_file` and `checks::check_file` | median ≤ 10 ms |
+//!
+//! Outputs of the timed routines are dropped inside the timing except for
+//! `cold_index`, whose workspaces are dropped outside it (a server never drops
+//! its index).
+
+use std::cell::OnceCell;
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use control_room::checks;
+use control_room::index::{FilePath, SourceFile, Workspace, discover, file::read_text};
+use control_room::syntax::{MarkdownParser, TextEdit};
+use control_room::text::TextRange;
+use criterion::{BenchmarkId, Criterion, SamplingMode};
+use rayon::prelude::*;
+
+#[path = "support/corpus.rs"]
+mod corpus;
+
+use corpus::{CorpusSpec, GeneratedCorpus};
+
+#[derive(Clone, Copy)]
+enum Size {
+    Medium,
+    Large,
+}
+
+impl Size {
+    const ALL: [Size; 2] = [Size::Medium, Size::Large];
+
+    fn name(self) -> &'static str {
+        match self {
+            Size::Medium => "medium",
+            Size::Large => "large",
+        }
+    }
+
+    fn spec(self) -> CorpusSpec {
+        match self {
+            Size::Medium => CorpusSpec::medium(),
+            Size::Large => CorpusSpec::large(),
+        }
+    }
+}
+
+/// One generated manuscript and what the benchmarks preload from it.
+struct Corpus {
+    root: PathBuf,
+    generated: GeneratedCorpus,
+    /// Absolute paths of every Markdown file, as discovery finds them.
+    paths: Vec<PathBuf>,
+    /// The text of every file in `paths`.
+    texts: Vec<String>,
+    /// The workspace loaded once, for the query benchmarks (built on first use).
+    workspace: OnceCell<Workspace>,
+}
+
+impl Corpus {
+    fn generate(size: Size, root: PathBuf) -> Corpus {
+        let generated = corpus::generate(&size.spec(), &root).expect("the corpus generator writes into a temp dir");
+        let paths: Vec<PathBuf> = discover::markdown_files(&root).iter().map(|path| root.join(&**path)).collect();
+        assert_eq!(paths.len(), generated.files, "discovery finds every generated file");
+        let texts = paths.iter().map(|path| read_text(path).expect("generated files are UTF-8 text")).collect();
+        eprintln!(
+            "corpus {}: {} files, {} words, {:.1} MB at {}",
+            size.name(),
+            generated.files,
+            generated.words,
+            generated.bytes as f64 / 1e6,
+            root.display()
+        );
+        Corpus { root, generated, paths, texts, workspace: OnceCell::new() }
+    }
+
+    fn workspace(&self) -> &Workspace {
+        self.workspace.get_or_init(|| Workspace::load(&self.root))
+    }
+}
+
+/// The temp dir and the corpora generated into it, each on first use.
+struct Fixtures {
+    dir: tempfile::TempDir,
+    medium: OnceCell<Corpus>,
+    large: OnceCell<Corpus>,
+}
+
+impl Fixtures {
+    fn new() -> Fixtures {
+        Fixtures {
+            dir: tempfile::tempdir().expect("a temp dir for the corpora"),
+            medium: OnceCell::new(),
+            large: OnceCell::new(),
+        }
+    }
+
+    fn corpus(&self, size: Size) -> &Corpus {
+        let cell = match size {
+            Size::Medium => &self.medium,
+            Size::Large => &self.large,
+        };
+        cell.get_or_init(|| Corpus::generate(size, self.dir.path().join(size.name())))
+    }
+}
+
+fn block_parser() -> tree_sitter::Parser {
+    let mut parser = tree_sitter::Parser::new();
+    parser.set_language(&tree_sitter_md::LANGUAGE.into()).expect("the block grammar matches the tree-sitter ABI");
+    parser
+}
+
+/// Block-parses `text` and keeps only a number, so the tree is dropped inside the timing.
+fn block_parse(parser: &mut tree_sitter::Parser, text: &str) -> usize {
+    let tree = parser.parse(text, None).expect("no timeout or cancellation is set");
+    tree.root_node().child_count()
+}
+
+fn parse_floor(c: &mut Criterion, fixtures: &Fixtures) {
+    let mut group = c.benchmark_group("parse_floor");
+    group
+        .sample_size(10)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(3))
+        .sampling_mode(SamplingMode::Flat);
+    for size in Size::ALL {
+        group.bench_function(BenchmarkId::new("discover", size.name()), |b| {
+            let corpus = fixtures.corpus(size);
+            b.iter(|| discover::markdown_files(black_box(&corpus.root)).len());
+        });
+        group.bench_function(BenchmarkId::new("block_only", size.name()), |b| {
+            let texts = &fixtures.corpus(size).texts;
+            b.iter(|| -> usize {
+                texts.par_iter().map_init(block_parser, |parser, text| block_parse(parser, text)).sum()
+            });
+        });
+        group.bench_function(BenchmarkId::new("block_and_inline", size.name()), |b| {
+            let texts = &fixtures.corpus(size).texts;
+            b.iter(|| -> usize {
+                texts
+                    .par_iter()
+                    .map_init(tree_sitter_md::MarkdownParser::default, |parser, text| {
+                        let tree = parser.parse(text.as_bytes(), None).expect("no timeout or cancellation is set");
+                        tree.inline_trees().len()
+                    })
+                    .sum()
+            });
+        });
+        group.bench_function(BenchmarkId::new("ours", size.name()), |b| {
+            let texts = &fixtures.corpus(size).texts;
+            b.iter(|| -> usize { texts.par_iter().map(|text| MarkdownParser::parse_fresh(text).prose.len()).sum() });
+        });
+        group.bench_function(BenchmarkId::new("read_and_block_only", size.name()), |b| {
+            let paths = &fixtures.corpus(size).paths;
+            b.iter(|| -> usize {
+                paths
+                    .par_iter()
+                    .map_init(block_parser, |parser, path| {
+                        let text = read_text(path).expect("generated files are UTF-8 text");
+                        block_parse(parser, &text)
+                    })
+                    .sum()
+            });
+        });
+    }
+    group.finish();
+}
+
+fn cold_index(c: &mut Criterion, fixtures: &Fixtures) {
+    let mut group = c.benchmark_group("cold_index");
+    group
+        .sample_size(10)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(8))
+        .sampling_mode(SamplingMode::Flat);
+    for size in Size::ALL {
+        group.bench_function(size.name(), |b| {
+            let root = &fixtures.corpus(size).root;
+            b.iter_with_large_drop(|| Workspace::load(black_box(root)));
+        });
+    }
+    group.finish();
+}
+
+fn check(c: &mut Criterion, fixtures: &Fixtures) {
+    let mut group = c.benchmark_group("check");
+    group
+        .sample_size(10)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(10))
+        .sampling_mode(SamplingMode::Flat);
+    group.bench_function("large", |b| {
+        let root = &fixtures.corpus(Size::Large).root;
+        b.iter(|| {
+            let workspace = Workspace::load(black_box(root));
+            checks::check_workspace(&workspace).len()
+        });
+    });
+    group.finish();
+}
+
+/// The path of the protagonist's card (the generator's cast member 0).
+fn protagonist_card(corpus: &Corpus) -> FilePath {
+    let name = &corpus.generated.character_names[0];
+    let (path, _) = corpus
+        .workspace()
+        .catalog()
+        .cards()
+        .find(|(_, card)| card.display_name() == name)
+        .expect("the protagonist has a card");
+    path.clone()
+}
+
+fn queries(c: &mut Criterion, fixtures: &Fixtures) {
+    let mut group = c.benchmark_group("references");
+    group.warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(2));
+    group.bench_function("large", |b| {
+        let corpus = fixtures.corpus(Size::Large);
+        let workspace = corpus.workspace();
+        let card = protagonist_card(corpus);
+        assert!(workspace.mentions_of(&card).count() > 0, "the protagonist is mentioned");
+        b.iter(|| workspace.mentions_of(black_box(&card)).count());
+    });
+    group.finish();
+
+    let mut group = c.benchmark_group("workspace_symbols");
+    group.warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(2));
+    group.bench_function("large", |b| {
+        let workspace = fixtures.corpus(Size::Large).workspace();
+        assert!(!workspace_symbols(workspace, "ar").is_empty(), "some names contain \"ar\"");
+        b.iter(|| workspace_symbols(workspace, black_box("ar")).len());
+    });
+    group.finish();
+}
+
+/// The names of scenes (title, else id) and cards that contain `query`, ignoring case.
+fn workspace_symbols<'a>(workspace: &'a Workspace, query: &str) -> Vec<(&'a str, &'a FilePath)> {
+    let query = query.to_lowercase();
+    let matches = |name: &str| name.to_lowercase().contains(&query);
+    let catalog = workspace.catalog();
+    let scenes = catalog.scenes().map(|(file, scene)| (scene.title.as_deref().unwrap_or(&scene.id), &file.path));
+    let cards = catalog.cards().map(|(path, card)| (card.display_name(), path));
+    scenes.chain(cards).filter(|(name, _)| matches(name)).collect()
+}
+
+/// A scene of at least `words` words of prose: the first scene's front matter
+/// and body, then the bodies of the following scenes.
+fn long_scene(corpus: &Corpus, words: usize) -> String {
+    let mut scenes = corpus.generated.scene_paths.iter().map(|path| read_text(path).expect("scenes are text"));
+    let mut text = scenes.next().expect("the corpus has scenes");
+    let body_start = |text: &str| text[3..].find("\n---\n").map_or(0, |end| 3 + end + "\n---\n".len());
+    let mut count = text[body_start(&text)..].split_whitespace().count();
+    for scene in scenes {
+        if count >= words {
+            break;
+        }
+        let body = scene[body_start(&scene)..].trim();
+        text.push('\n');
+        text.push_str(body);
+        text.push('\n');
+        count += body.split_whitespace().count();
+    }
+    text
+}
+
+/// Where to insert a sentence: just after the first sentence end past the middle.
+fn sentence_boundary(text: &str) -> usize {
+    let middle = text.len() / 2;
+    let after = text[middle..].find(". ").expect("prose has sentences past the middle");
+    middle + after + ". ".len()
+}
+
+struct EditedFile {
+    path: FilePath,
+    text: Arc<str>,
+    parser: MarkdownParser,
+}
+
+impl EditedFile {
+    /// Applies `edit` the way the server does for an open document and returns
+    /// the file's diagnostics.
+    fn apply(&mut self, workspace: &mut Workspace, edit: TextEdit) -> usize {
+        let mut new_text = String::with_capacity(self.text.len() + edit.new_text.len());
+        new_text.push_str(&self.text[..edit.range.start]);
+        new_text.push_str(&edit.new_text);
+        new_text.push_str(&self.text[edit.range.end..]);
+        let syntax = self.parser.apply_edit(&self.text, &edit, &new_text);
+        self.text = new_text.into();
+        let file = SourceFile::with_syntax(self.path.clone(), self.text.clone(), syntax, &workspace.config().paths);
+        workspace.insert_file(file);
+        checks::check_file(workspace, &self.path).len()
+    }
+}
+
+fn incremental(c: &mut Criterion, fixtures: &Fixtures) {
+    let mut group = c.benchmark_group("incremental");
+    group
+        .sample_size(30)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(4))
+        .sampling_mode(SamplingMode::Flat);
+    group.bench_function("sentence_edit_5k_words", |b| {
+        let corpus = fixtures.corpus(Size::Large);
+        let mut workspace = corpus.workspace().clone();
+        let text = long_scene(corpus, 5_000);
+        let path = workspace.relative_path(&corpus.generated.scene_paths[0]).expect("the scene is under the root");
+        let mut parser = MarkdownParser::new();
+        let syntax = parser.parse(&text);
+        let text: Arc<str> = text.into();
+        let paths = &workspace.config().paths;
+        workspace.insert_file(SourceFile::with_syntax(path.clone(), text.clone(), syntax, paths));
+        let words = workspace.file(&path).and_then(|file| file.scene()).map_or(0, |scene| scene.word_count);
+        assert!((5_000..6_500).contains(&words), "the long scene has {words} words");
+
+        let first_name = corpus.generated.character_names[0].split(' ').next().expect("a first name");
+        let sentence = format!("{first_name} stopped at the door and listened for a long moment. ");
+        let at = sentence_boundary(&text);
+        let mut file = EditedFile { path, text, parser };
+        b.iter(|| {
+            let inserted = TextEdit { range: TextRange::empty(at), new_text: sentence.clone() };
+            let deleted = TextEdit { range: TextRange::new(at, at + sentence.len()), new_text: String::new() };
+            file.apply(&mut workspace, inserted) + file.apply(&mut workspace, deleted)
+        });
+    });
+    group.finish();
+}
+
+fn main() {
+    let fixtures = Fixtures::new();
+    let mut c = Criterion::default().configure_from_args();
+    parse_floor(&mut c, &fixtures);
+    cold_index(&mut c, &fixtures);
+    check(&mut c, &fixtures);
+    queries(&mut c, &fixtures);
+    incremental(&mut c, &fixtures);
+    c.final_summary();
+}

@@ -1,0 +1,82 @@
+//! Hover: a card's essentials for a name, a scene's for a scene id.
+
+use std::fmt::Write;
+
+use super::{target_at, Target};
+use crate::index::{CardKind, LifeStatus, Workspace};
+use crate::text::TextRange;
+
+/// Markdown describing what is under the cursor, and the range it describes.
+pub fn hover(workspace: &Workspace, path: &str, offset: usize) -> Option<(TextRange, String)> {
+    let target = target_at(workspace, path, offset)?;
+    let catalog = workspace.catalog();
+    let mut text = String::new();
+    match &target {
+        Target::Card { card, .. } => {
+            let card = catalog.card(card)?.card()?;
+            let kind = match card.kind {
+                CardKind::Character => "character",
+                CardKind::Location => "location",
+                CardKind::Other => &card.type_name,
+            };
+            let _ = writeln!(text, "**{}** · {kind}", card.display_name());
+            if !card.aliases.is_empty() {
+                let aliases: Vec<&str> = card.aliases.iter().map(|alias| alias.text.as_str()).collect();
+                let _ = writeln!(text, "\nAlso: {}", aliases.join(", "));
+            }
+            if card.kind == CardKind::Character || card.status != LifeStatus::Alive {
+                let _ = write!(text, "\nStatus: {}", card.status.as_str());
+                if let Some(died_in) = &card.died_in {
+                    let _ = write!(text, " (died in {})", died_in.text);
+                }
+                text.push('\n');
+            }
+            if !card.attributes.is_empty() {
+                text.push('\n');
+                for (key, value) in &card.attributes {
+                    let _ = writeln!(text, "- {key}: {}", value.text);
+                }
+            }
+            if let Some(summary) = &card.summary {
+                let _ = writeln!(text, "\n{summary}");
+            }
+        }
+        Target::Scene { id, .. } => {
+            let _ = write!(text, "**{id}**");
+            let scene_file = catalog.scene(id);
+            let scene = scene_file.and_then(|file| file.scene());
+            if let Some(title) = scene.and_then(|scene| scene.title.as_ref()) {
+                let _ = write!(text, " · {title}");
+            }
+            text.push('\n');
+            let entry = catalog
+                .outline()
+                .and_then(|outline| outline.outline())
+                .and_then(|outline| outline.entries.iter().find(|entry| &entry.scene_id == id));
+            if let Some(entry) = entry.filter(|entry| !entry.beat.is_empty()) {
+                let _ = writeln!(text, "\n{}", entry.beat);
+            }
+            match scene {
+                Some(scene) => {
+                    let mut facts = Vec::new();
+                    if let Some(pov) = &scene.pov {
+                        facts.push(format!("POV {}", pov.text));
+                    }
+                    if let Some(location) = &scene.location {
+                        facts.push(format!("at {}", location.text));
+                    }
+                    if let Some(date) = &scene.date {
+                        facts.push(date.text.clone());
+                    }
+                    facts.push(match scene.words_target {
+                        Some(target) => format!("{} of {target} words", scene.word_count),
+                        None => format!("{} words", scene.word_count),
+                    });
+                    let _ = writeln!(text, "\n{}", facts.join(" · "));
+                }
+                None => text.push_str("\nNo scene file yet.\n"),
+            }
+        }
+    }
+    Some((target.range(), text.trim_end().to_owned()))
+}

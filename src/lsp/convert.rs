@@ -1,0 +1,105 @@
+//! Conversions between the core's byte offsets and paths and LSP's
+//! positions and URIs. The only place where columns meet encodings.
+
+use std::path::Path;
+
+use tower_lsp_server::ls_types::{self as lsp, Uri};
+
+use crate::checks::{self, Severity};
+use crate::index::{FilePath, SourceFile, Workspace};
+use crate::text::{LineCol, LineIndex, PositionEncoding, TextRange};
+
+pub fn position(file: &SourceFile, offset: usize, encoding: PositionEncoding) -> lsp::Position {
+    let LineCol { line, col } = file.line_index.position(&file.text, offset, encoding);
+    lsp::Position { line, character: col }
+}
+
+pub fn range(file: &SourceFile, range: TextRange, encoding: PositionEncoding) -> lsp::Range {
+    lsp::Range { start: position(file, range.start, encoding), end: position(file, range.end, encoding) }
+}
+
+pub fn offset(file: &SourceFile, position: lsp::Position, encoding: PositionEncoding) -> usize {
+    file.line_index.offset(&file.text, LineCol { line: position.line, col: position.character }, encoding)
+}
+
+/// A range in a text that is not (yet) a [`SourceFile`], such as the config file.
+pub fn range_in_text(text: &str, range: TextRange, encoding: PositionEncoding) -> lsp::Range {
+    let index = LineIndex::new(text);
+    let at = |offset| {
+        let LineCol { line, col } = index.position(text, offset, encoding);
+        lsp::Position { line, character: col }
+    };
+    lsp::Range { start: at(range.start), end: at(range.end) }
+}
+
+pub fn uri_for(workspace: &Workspace, path: &str) -> Option<Uri> {
+    uri_for_absolute(&workspace.absolute_path(path))
+}
+
+pub fn uri_for_absolute(path: &Path) -> Option<Uri> {
+    Uri::from_file_path(path).or_else(|| {
+        // `from_file_path` canonicalises, which fails for a file that is gone.
+        let text = format!("file://{}", percent_encode_path(&path.to_string_lossy()));
+        text.parse().ok()
+    })
+}
+
+fn percent_encode_path(path: &str) -> String {
+    let mut encoded = String::with_capacity(path.len());
+    for byte in path.bytes() {
+        if byte.is_ascii_alphanumeric() || b"/-_.~".contains(&byte) {
+            encoded.push(byte as char);
+        } else {
+            encoded.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    encoded
+}
+
+/// The workspace-relative path of a `file:` URI under the root.
+pub fn path_for(workspace: &Workspace, uri: &Uri) -> Option<FilePath> {
+    let path = uri.to_file_path()?;
+    workspace.relative_path(&path).or_else(|| {
+        let canonical = path.canonicalize().ok()?;
+        workspace.relative_path(&canonical)
+    })
+}
+
+pub fn severity(severity: Severity) -> lsp::DiagnosticSeverity {
+    match severity {
+        Severity::Error => lsp::DiagnosticSeverity::ERROR,
+        Severity::Warning => lsp::DiagnosticSeverity::WARNING,
+        Severity::Information => lsp::DiagnosticSeverity::INFORMATION,
+        Severity::Hint => lsp::DiagnosticSeverity::HINT,
+    }
+}
+
+pub fn diagnostic(workspace: &Workspace, diagnostic: &checks::Diagnostic, encoding: PositionEncoding) -> lsp::Diagnostic {
+    let lsp_range = match workspace.file(&diagnostic.path) {
+        Some(file) => range(file, diagnostic.range, encoding),
+        None => {
+            let text = std::fs::read_to_string(workspace.absolute_path(&diagnostic.path)).unwrap_or_default();
+            range_in_text(&text, diagnostic.range, encoding)
+        }
+    };
+    let related: Vec<lsp::DiagnosticRelatedInformation> = diagnostic
+        .related
+        .iter()
+        .filter_map(|related| {
+            let file = workspace.file(&related.path)?;
+            Some(lsp::DiagnosticRelatedInformation {
+                location: lsp::Location { uri: uri_for(workspace, &related.path)?, range: range(file, related.range, encoding) },
+                message: related.message.clone(),
+            })
+        })
+        .collect();
+    lsp::Diagnostic {
+        range: lsp_range,
+        severity: Some(severity(diagnostic.severity)),
+        code: Some(lsp::NumberOrString::String(diagnostic.code.as_str().to_owned())),
+        source: Some("control-room".to_owned()),
+        message: diagnostic.message.clone(),
+        related_information: (!related.is_empty()).then_some(related),
+        ..lsp::Diagnostic::default()
+    }
+}
