@@ -1,4 +1,25 @@
-//! The language server: the only module that knows LSP.
+//! The language server: the only module that knows LSP and its framework.
+//!
+//! `session` owns the mutable state (applied in arrival order), `handlers`
+//! answer requests on snapshots, `diagnostics` caches and publishes, and
+//! `convert` is where byte offsets become line/column positions.
+
+mod convert;
+mod diagnostics;
+mod handlers;
+mod server;
+mod session;
+
+use tower_lsp_server::{LspService, Server as Transport};
+
+/// Serves LSP over stdin/stdout until the client says `exit`.
 pub fn run_stdio() -> anyhow::Result<()> {
-    anyhow::bail!("not yet")
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    runtime.block_on(async {
+        let (service, socket) = LspService::build(server::Server::new)
+            .custom_method("controlRoom/documentState", server::Server::document_state)
+            .finish();
+        Transport::new(tokio::io::stdin(), tokio::io::stdout(), socket).serve(service).await;
+    });
+    Ok(())
 }

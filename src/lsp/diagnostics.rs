@@ -1,0 +1,126 @@
+//! Diagnostics for the editor: cached per file, recomputed on snapshots,
+//! pushed debounced with the document version, or pulled.
+//!
+//! A file's cached diagnostics stay valid while the file (the same `Arc`) and
+//! the catalog's fingerprint are unchanged, so an edit re-checks the edited
+//! file, and only a change that other files depend on (a card's names, the
+//! outline, a scene id) re-checks everything.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use rayon::prelude::*;
+use tower_lsp_server::ls_types as lsp;
+
+use super::convert;
+use crate::checks;
+use crate::index::{FilePath, SourceFile, Workspace};
+use crate::text::PositionEncoding;
+
+struct CacheEntry {
+    file: Arc<SourceFile>,
+    fingerprint: u64,
+    diagnostics: Arc<Vec<lsp::Diagnostic>>,
+}
+
+#[derive(Default)]
+pub struct DiagnosticsCache {
+    entries: HashMap<FilePath, CacheEntry>,
+    /// What the client was last sent, per file (push mode).
+    published: HashMap<FilePath, Arc<Vec<lsp::Diagnostic>>>,
+    /// Set when the configuration file's problem was last published.
+    config_published: Option<Vec<lsp::Diagnostic>>,
+}
+
+impl DiagnosticsCache {
+    /// The diagnostics of the given files (all files when `None`), recomputing
+    /// only what the cache cannot vouch for.
+    pub fn compute(
+        &mut self,
+        workspace: &Workspace,
+        only: Option<&[FilePath]>,
+        encoding: PositionEncoding,
+    ) -> Vec<(FilePath, Arc<Vec<lsp::Diagnostic>>)> {
+        let fingerprint = workspace.catalog().fingerprint();
+        let files: Vec<&Arc<SourceFile>> = match only {
+            Some(paths) => paths.iter().filter_map(|path| workspace.file(path)).collect(),
+            None => workspace.files().collect(),
+        };
+        let stale: Vec<&Arc<SourceFile>> = files
+            .iter()
+            .copied()
+            .filter(|file| {
+                !self
+                    .entries
+                    .get(&file.path)
+                    .is_some_and(|entry| Arc::ptr_eq(&entry.file, file) && entry.fingerprint == fingerprint)
+            })
+            .collect();
+        let fresh: Vec<(FilePath, CacheEntry)> = stale
+            .par_iter()
+            .map(|file| {
+                let diagnostics = checks::check_file(workspace, &file.path)
+                    .iter()
+                    .map(|diagnostic| convert::diagnostic(workspace, diagnostic, encoding))
+                    .collect();
+                (
+                    file.path.clone(),
+                    CacheEntry { file: Arc::clone(file), fingerprint, diagnostics: Arc::new(diagnostics) },
+                )
+            })
+            .collect();
+        self.entries.extend(fresh);
+        if only.is_none() {
+            self.entries.retain(|path, _| workspace.file(path).is_some());
+        }
+        files
+            .iter()
+            .map(|file| (file.path.clone(), self.entries[&file.path].diagnostics.clone()))
+            .collect()
+    }
+
+    /// Of `computed`, what differs from what the client last saw, plus empty
+    /// lists for files that vanished (push mode bookkeeping).
+    pub fn changes_to_publish(
+        &mut self,
+        workspace: &Workspace,
+        computed: Vec<(FilePath, Arc<Vec<lsp::Diagnostic>>)>,
+        complete: bool,
+    ) -> Vec<(FilePath, Arc<Vec<lsp::Diagnostic>>)> {
+        let mut changes = Vec::new();
+        for (path, diagnostics) in computed {
+            let previous = self.published.get(&path);
+            let unchanged = match previous {
+                Some(previous) => previous == &diagnostics,
+                None => diagnostics.is_empty(),
+            };
+            if !unchanged {
+                self.published.insert(path.clone(), diagnostics.clone());
+                changes.push((path, diagnostics));
+            }
+        }
+        if complete {
+            let gone: Vec<FilePath> =
+                self.published.keys().filter(|path| workspace.file(path).is_none()).cloned().collect();
+            for path in gone {
+                self.published.remove(&path);
+                changes.push((path, Arc::new(Vec::new())));
+            }
+        }
+        changes
+    }
+
+    /// The configuration file's diagnostics if they changed since last time.
+    pub fn config_change(&mut self, workspace: &Workspace, encoding: PositionEncoding) -> Option<Vec<lsp::Diagnostic>> {
+        let current: Vec<lsp::Diagnostic> = checks::check_config(workspace)
+            .iter()
+            .map(|diagnostic| convert::diagnostic(workspace, diagnostic, encoding))
+            .collect();
+        let previous = self.config_published.clone().unwrap_or_default();
+        if previous == current {
+            return None;
+        }
+        self.config_published = Some(current.clone());
+        Some(current)
+    }
+}

@@ -1,0 +1,212 @@
+//! Request handlers: `from_proto` → an `ide` feature → `to_proto`, each on a
+//! snapshot of the workspace, never on the live session.
+
+use std::collections::HashMap;
+
+use tower_lsp_server::ls_types::{self as lsp, Uri};
+
+use super::convert::{self, offset, path_for, range, uri_for};
+use crate::checks::{self, FileEdit};
+use crate::ide::{self, CompletionKind, SymbolKind};
+use crate::index::{SourceFile, Workspace};
+use crate::text::PositionEncoding;
+
+/// What a request handler works on: an immutable workspace and the encoding.
+pub struct Snapshot {
+    pub workspace: Workspace,
+    pub encoding: PositionEncoding,
+}
+
+impl Snapshot {
+    fn file(&self, uri: &Uri) -> Option<&std::sync::Arc<SourceFile>> {
+        let path = path_for(&self.workspace, uri)?;
+        self.workspace.file(&path)
+    }
+
+    fn at(&self, position: &lsp::TextDocumentPositionParams) -> Option<(&std::sync::Arc<SourceFile>, usize)> {
+        let file = self.file(&position.text_document.uri)?;
+        Some((file, offset(file, position.position, self.encoding)))
+    }
+
+    fn location(&self, location: &ide::Location) -> Option<lsp::Location> {
+        let file = self.workspace.file(&location.path)?;
+        Some(lsp::Location { uri: uri_for(&self.workspace, &location.path)?, range: range(file, location.range, self.encoding) })
+    }
+
+    fn workspace_edit(&self, edits: &[FileEdit]) -> lsp::WorkspaceEdit {
+        let mut changes: HashMap<Uri, Vec<lsp::TextEdit>> = HashMap::new();
+        for edit in edits {
+            let (Some(file), Some(uri)) = (self.workspace.file(&edit.path), uri_for(&self.workspace, &edit.path)) else {
+                continue;
+            };
+            changes
+                .entry(uri)
+                .or_default()
+                .push(lsp::TextEdit { range: range(file, edit.range, self.encoding), new_text: edit.new_text.clone() });
+        }
+        lsp::WorkspaceEdit { changes: Some(changes), ..lsp::WorkspaceEdit::default() }
+    }
+}
+
+pub fn hover(snapshot: &Snapshot, params: &lsp::HoverParams) -> Option<lsp::Hover> {
+    let (file, offset) = snapshot.at(&params.text_document_position_params)?;
+    let (target_range, markdown) = ide::hover(&snapshot.workspace, &file.path, offset)?;
+    Some(lsp::Hover {
+        contents: lsp::HoverContents::Markup(lsp::MarkupContent { kind: lsp::MarkupKind::Markdown, value: markdown }),
+        range: Some(range(file, target_range, snapshot.encoding)),
+    })
+}
+
+pub fn definition(snapshot: &Snapshot, params: &lsp::GotoDefinitionParams) -> Option<lsp::GotoDefinitionResponse> {
+    let (file, offset) = snapshot.at(&params.text_document_position_params)?;
+    let target = ide::definition(&snapshot.workspace, &file.path, offset)?;
+    Some(lsp::GotoDefinitionResponse::Scalar(snapshot.location(&target)?))
+}
+
+pub fn references(snapshot: &Snapshot, params: &lsp::ReferenceParams) -> Vec<lsp::Location> {
+    let Some((file, offset)) = snapshot.at(&params.text_document_position) else { return Vec::new() };
+    ide::references(&snapshot.workspace, &file.path, offset, params.context.include_declaration)
+        .iter()
+        .filter_map(|location| snapshot.location(location))
+        .collect()
+}
+
+pub fn prepare_rename(
+    snapshot: &Snapshot,
+    params: &lsp::TextDocumentPositionParams,
+) -> Result<Option<lsp::PrepareRenameResponse>, String> {
+    let Some((file, offset)) = snapshot.at(params) else { return Ok(None) };
+    match ide::prepare_rename(&snapshot.workspace, &file.path, offset) {
+        Ok((target, placeholder)) => Ok(Some(lsp::PrepareRenameResponse::RangeWithPlaceholder {
+            range: range(file, target, snapshot.encoding),
+            placeholder,
+        })),
+        Err(error) => Err(error.to_string()),
+    }
+}
+
+pub fn rename(snapshot: &Snapshot, params: &lsp::RenameParams) -> Result<Option<lsp::WorkspaceEdit>, String> {
+    let Some((file, offset)) = snapshot.at(&params.text_document_position) else { return Ok(None) };
+    let edits = ide::rename(&snapshot.workspace, &file.path, offset, &params.new_name).map_err(|error| error.to_string())?;
+    Ok(Some(snapshot.workspace_edit(&edits)))
+}
+
+pub fn document_symbols(snapshot: &Snapshot, params: &lsp::DocumentSymbolParams) -> Option<lsp::DocumentSymbolResponse> {
+    let file = snapshot.file(&params.text_document.uri)?;
+    #[allow(deprecated)] // `deprecated` is a required field of the protocol type.
+    fn to_proto(file: &SourceFile, symbol: &ide::Symbol, encoding: PositionEncoding) -> lsp::DocumentSymbol {
+        lsp::DocumentSymbol {
+            name: if symbol.name.is_empty() { "(untitled)".to_owned() } else { symbol.name.clone() },
+            detail: symbol.detail.clone(),
+            kind: symbol_kind(symbol.kind),
+            tags: None,
+            deprecated: None,
+            range: range(file, symbol.range, encoding),
+            selection_range: range(file, symbol.selection, encoding),
+            children: Some(symbol.children.iter().map(|child| to_proto(file, child, encoding)).collect()),
+        }
+    }
+    let symbols = ide::document_symbols(file);
+    Some(lsp::DocumentSymbolResponse::Nested(symbols.iter().map(|symbol| to_proto(file, symbol, snapshot.encoding)).collect()))
+}
+
+pub fn workspace_symbols(snapshot: &Snapshot, params: &lsp::WorkspaceSymbolParams) -> Vec<lsp::SymbolInformation> {
+    ide::workspace_symbols(&snapshot.workspace, &params.query)
+        .into_iter()
+        .filter_map(|symbol| {
+            let location = snapshot.location(&ide::Location { path: symbol.path.clone(), range: symbol.selection })?;
+            #[allow(deprecated)] // `deprecated` is a required field of the protocol type.
+            Some(lsp::SymbolInformation {
+                name: symbol.name,
+                kind: symbol_kind(symbol.kind),
+                tags: None,
+                deprecated: None,
+                location,
+                container_name: symbol.detail,
+            })
+        })
+        .collect()
+}
+
+fn symbol_kind(kind: SymbolKind) -> lsp::SymbolKind {
+    match kind {
+        SymbolKind::Heading => lsp::SymbolKind::NAMESPACE,
+        SymbolKind::Scene => lsp::SymbolKind::EVENT,
+        SymbolKind::Character => lsp::SymbolKind::CLASS,
+        SymbolKind::Location => lsp::SymbolKind::PACKAGE,
+        SymbolKind::Canon => lsp::SymbolKind::OBJECT,
+    }
+}
+
+pub fn completion(snapshot: &Snapshot, params: &lsp::CompletionParams) -> Option<lsp::CompletionResponse> {
+    let (file, offset) = snapshot.at(&params.text_document_position)?;
+    let items = ide::completions(&snapshot.workspace, &file.path, offset)
+        .into_iter()
+        .map(|completion| lsp::CompletionItem {
+            kind: Some(match completion.kind {
+                CompletionKind::Character => lsp::CompletionItemKind::CLASS,
+                CompletionKind::Location => lsp::CompletionItemKind::MODULE,
+                CompletionKind::Canon => lsp::CompletionItemKind::VALUE,
+                CompletionKind::Scene => lsp::CompletionItemKind::EVENT,
+            }),
+            detail: (!completion.detail.is_empty()).then_some(completion.detail),
+            sort_text: Some(format!("{}{}", if completion.preferred { 0 } else { 1 }, completion.label)),
+            label: completion.label,
+            ..lsp::CompletionItem::default()
+        })
+        .collect();
+    Some(lsp::CompletionResponse::Array(items))
+}
+
+pub fn folding_ranges(snapshot: &Snapshot, params: &lsp::FoldingRangeParams) -> Vec<lsp::FoldingRange> {
+    let Some(file) = snapshot.file(&params.text_document.uri) else { return Vec::new() };
+    ide::folding_ranges(file)
+        .into_iter()
+        .filter_map(|folded| {
+            let range = range(file, folded, snapshot.encoding);
+            (range.end.line > range.start.line).then(|| lsp::FoldingRange {
+                start_line: range.start.line,
+                end_line: range.end.line,
+                kind: Some(lsp::FoldingRangeKind::Region),
+                ..lsp::FoldingRange::default()
+            })
+        })
+        .collect()
+}
+
+pub fn code_lenses(snapshot: &Snapshot, params: &lsp::CodeLensParams) -> Vec<lsp::CodeLens> {
+    let Some(file) = snapshot.file(&params.text_document.uri) else { return Vec::new() };
+    ide::word_counts(&snapshot.workspace, file)
+        .into_iter()
+        .map(|count| lsp::CodeLens {
+            range: range(file, count.range, snapshot.encoding),
+            command: Some(lsp::Command { title: count.label(), command: String::new(), arguments: None }),
+            data: None,
+        })
+        .collect()
+}
+
+/// Quick fixes of the diagnostics under the cursor.
+pub fn code_actions(snapshot: &Snapshot, params: &lsp::CodeActionParams) -> Vec<lsp::CodeActionOrCommand> {
+    let Some(file) = snapshot.file(&params.text_document.uri) else { return Vec::new() };
+    let start = offset(file, params.range.start, snapshot.encoding);
+    let end = offset(file, params.range.end, snapshot.encoding);
+    let mut actions = Vec::new();
+    for diagnostic in checks::check_file(&snapshot.workspace, &file.path) {
+        if diagnostic.range.end < start || diagnostic.range.start > end {
+            continue;
+        }
+        let lsp_diagnostic = convert::diagnostic(&snapshot.workspace, &diagnostic, snapshot.encoding);
+        for fix in &diagnostic.fixes {
+            actions.push(lsp::CodeActionOrCommand::CodeAction(lsp::CodeAction {
+                title: fix.title.clone(),
+                kind: Some(lsp::CodeActionKind::QUICKFIX),
+                diagnostics: Some(vec![lsp_diagnostic.clone()]),
+                edit: Some(snapshot.workspace_edit(&fix.edits)),
+                is_preferred: Some(true),
+                ..lsp::CodeAction::default()
+            }));
+        }
+    }
+    actions
+}

@@ -1,0 +1,204 @@
+//! The server's state: the workspace and the documents open in the editor.
+//!
+//! Architecture invariant: the session is mutated only by state-changing
+//! notifications, synchronously, in the order they arrived (each handler
+//! takes the lock before its first `.await`). Queries and diagnostics work on
+//! snapshots (`Workspace` clones) taken under the lock and used after it.
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use ropey::Rope;
+use tower_lsp_server::ls_types::{Position, TextDocumentContentChangeEvent};
+
+use crate::index::{FilePath, SourceFile, Workspace};
+use crate::syntax::markdown::TreeEdit;
+use crate::syntax::MarkdownParser;
+use crate::text::PositionEncoding;
+
+/// A document open in the editor: its text as a rope, its version and the
+/// parser that re-parses it incrementally.
+pub struct Document {
+    pub rope: Rope,
+    pub version: i32,
+    parser: MarkdownParser,
+}
+
+pub struct Session {
+    pub workspace: Workspace,
+    pub documents: HashMap<FilePath, Document>,
+    pub encoding: PositionEncoding,
+    /// Whether the initial index has finished; until then only open documents
+    /// and the priority files (cards, outline) are indexed.
+    pub indexed: bool,
+    /// Bumped on every change, so a debounced diagnostics run can tell it is stale.
+    pub generation: u64,
+    /// Open documents whose version went backwards or repeated: a client bug
+    /// or reordering, which must never happen (kept for tests and logs).
+    pub out_of_order: Vec<(FilePath, i32, i32)>,
+}
+
+impl Session {
+    pub fn new(root: &Path, encoding: PositionEncoding) -> Session {
+        Session {
+            workspace: Workspace::new(root),
+            documents: HashMap::new(),
+            encoding,
+            indexed: false,
+            generation: 0,
+            out_of_order: Vec::new(),
+        }
+    }
+
+    pub fn open(&mut self, path: FilePath, text: String, version: i32) {
+        let mut parser = MarkdownParser::new();
+        let syntax = parser.parse(&text);
+        let rope = Rope::from_str(&text);
+        let file = SourceFile::with_syntax(path.clone(), text.into(), syntax, &self.workspace.config().paths);
+        self.documents.insert(path, Document { rope, version, parser });
+        self.workspace.insert_file(file);
+        self.generation += 1;
+    }
+
+    /// Applies one `didChange` in order. Returns false if the document is not open.
+    pub fn change(&mut self, path: &FilePath, version: i32, changes: Vec<TextDocumentContentChangeEvent>) -> bool {
+        let encoding = self.encoding;
+        let Some(document) = self.documents.get_mut(path) else { return false };
+        if version <= document.version {
+            self.out_of_order.push((path.clone(), document.version, version));
+        }
+        let mut replaced = false;
+        for change in changes {
+            match change.range {
+                Some(range) => {
+                    let start = char_index(&document.rope, range.start, encoding);
+                    let end = char_index(&document.rope, range.end, encoding).max(start);
+                    let edit = tree_edit(&document.rope, start, end, &change.text);
+                    document.rope.remove(start..end);
+                    document.rope.insert(start, &change.text);
+                    document.parser.edit_tree(&edit);
+                }
+                None => {
+                    document.rope = Rope::from_str(&change.text);
+                    replaced = true;
+                }
+            }
+        }
+        document.version = version;
+        let text = document.rope.to_string();
+        let syntax = if replaced { document.parser.parse(&text) } else { document.parser.reparse_after_edits(&text) };
+        let file = SourceFile::with_syntax(path.clone(), text.into(), syntax, &self.workspace.config().paths);
+        self.workspace.insert_file(file);
+        self.generation += 1;
+        true
+    }
+
+    /// Closes a document; the file on disk is the truth again.
+    pub fn close(&mut self, path: &FilePath) {
+        if self.documents.remove(path).is_some() {
+            self.reload_from_disk(path);
+        }
+    }
+
+    /// Re-reads a file changed outside the editor (ignored while it is open:
+    /// the editor's buffer wins until it is saved or closed).
+    pub fn reload_from_disk(&mut self, path: &FilePath) {
+        if self.documents.contains_key(path) {
+            return;
+        }
+        let absolute = self.workspace.absolute_path(path);
+        if absolute.is_file() {
+            let file = SourceFile::read(self.workspace.root(), path.clone(), &self.workspace.config().paths);
+            self.workspace.insert_file(file);
+        } else {
+            self.workspace.remove_file(path);
+        }
+        self.generation += 1;
+    }
+
+    /// Inserts files read by the initial index, without clobbering open documents.
+    pub fn insert_indexed(&mut self, files: Vec<SourceFile>) {
+        let files: Vec<SourceFile> = files.into_iter().filter(|file| !self.documents.contains_key(&file.path)).collect();
+        self.workspace.insert_files(files);
+        self.generation += 1;
+    }
+
+    /// Re-reads the configuration and every file (after `control-room.toml` changed).
+    pub fn reload_all(&mut self) {
+        let root: PathBuf = self.workspace.root().to_path_buf();
+        let mut workspace = Workspace::new(&root);
+        let paths = workspace.discover();
+        let files = workspace.read_files(&paths);
+        workspace.insert_files(files);
+        let open: Vec<(FilePath, Arc<str>)> =
+            self.documents.keys().filter_map(|path| Some((path.clone(), self.workspace.file(path)?.text.clone()))).collect();
+        self.workspace = workspace;
+        for (path, text) in open {
+            let syntax = MarkdownParser::parse_fresh(&text);
+            let file = SourceFile::with_syntax(path, text, syntax, &self.workspace.config().paths);
+            self.workspace.insert_file(file);
+        }
+        self.generation += 1;
+    }
+
+    pub fn open_paths(&self) -> HashSet<FilePath> {
+        self.documents.keys().cloned().collect()
+    }
+
+    pub fn version(&self, path: &str) -> Option<i32> {
+        self.documents.get(path).map(|document| document.version)
+    }
+}
+
+/// The char index of an LSP position in `rope`, clamped to the line's end.
+fn char_index(rope: &Rope, position: Position, encoding: PositionEncoding) -> usize {
+    let line = position.line as usize;
+    if line >= rope.len_lines() {
+        return rope.len_chars();
+    }
+    let line_start = rope.line_to_char(line);
+    let wanted = position.character as usize;
+    let mut units = 0;
+    let mut chars = 0;
+    for ch in rope.line(line).chars() {
+        if ch == '\n' || ch == '\r' {
+            break;
+        }
+        let width = match encoding {
+            PositionEncoding::Utf8 => ch.len_utf8(),
+            PositionEncoding::Utf16 => ch.len_utf16(),
+            PositionEncoding::Utf32 => 1,
+        };
+        if units + width > wanted {
+            break;
+        }
+        units += width;
+        chars += 1;
+    }
+    line_start + chars
+}
+
+/// The tree edit for replacing chars `start..end` of `rope` with `new_text`.
+fn tree_edit(rope: &Rope, start: usize, end: usize, new_text: &str) -> TreeEdit {
+    let point = |char_index: usize| {
+        let byte = rope.char_to_byte(char_index);
+        let line = rope.byte_to_line(byte);
+        (line, byte - rope.line_to_byte(line))
+    };
+    let start_byte = rope.char_to_byte(start);
+    let start_position = point(start);
+    let newlines = new_text.matches('\n').count();
+    let new_end_position = match new_text.rfind('\n') {
+        Some(last) => (start_position.0 + newlines, new_text.len() - last - 1),
+        None => (start_position.0, start_position.1 + new_text.len()),
+    };
+    TreeEdit {
+        start_byte,
+        old_end_byte: rope.char_to_byte(end),
+        new_end_byte: start_byte + new_text.len(),
+        start_position,
+        old_end_position: point(end),
+        new_end_position,
+    }
+}

@@ -1,0 +1,390 @@
+//! End-to-end tests of `control-room check`: the real binary on temporary
+//! copies of the fixtures, held to the command-line contract of the
+//! manuscript format (one JSON object, UTF-16 positions, exit statuses).
+
+mod support;
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::process::{Command, Output};
+
+use serde_json::{json, Value};
+
+use control_room::checks::{check_workspace, Severity};
+use control_room::index::Workspace;
+use control_room::text::{LineIndex, PositionEncoding};
+
+fn control_room(args: &[&str], dir: Option<&Path>) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_control-room"));
+    command.args(args);
+    if let Some(dir) = dir {
+        command.current_dir(dir);
+    }
+    command.output().expect("the control-room binary runs")
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8(output.stdout.clone()).expect("stdout is UTF-8")
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8(output.stderr.clone()).expect("stderr is UTF-8")
+}
+
+fn exit_code(output: &Output) -> i32 {
+    output.status.code().expect("the binary exits with a status, not a signal")
+}
+
+/// Runs `check --format json` on `dir` and returns the exit status and the one JSON value printed.
+fn check_json(dir: &Path, extra: &[&str]) -> (i32, Value) {
+    let dir = dir.to_str().expect("temporary paths are UTF-8");
+    let mut args = vec!["check", dir, "--format", "json"];
+    args.extend_from_slice(extra);
+    let output = control_room(&args, None);
+    let text = stdout(&output);
+    let values: Vec<Value> = serde_json::Deserializer::from_str(&text)
+        .into_iter::<Value>()
+        .collect::<Result<_, _>>()
+        .unwrap_or_else(|error| panic!("stdout is not JSON ({error}):\n{text}"));
+    assert_eq!(values.len(), 1, "stdout holds exactly one JSON value:\n{text}");
+    assert_eq!(stderr(&output), "", "nothing on stderr when the check runs");
+    (exit_code(&output), values.into_iter().next().expect("one value"))
+}
+
+fn canonical(path: &Path) -> String {
+    path.canonicalize().expect("the folder exists").to_str().expect("UTF-8 path").to_owned()
+}
+
+/// The diagnostic of `code` in `path` whose message contains `needle`.
+fn find<'a>(report: &'a Value, path: &str, code: &str, needle: &str) -> &'a Value {
+    report["diagnostics"]
+        .as_array()
+        .expect("diagnostics is an array")
+        .iter()
+        .find(|diagnostic| {
+            diagnostic["path"] == path
+                && diagnostic["code"] == code
+                && diagnostic["message"].as_str().is_some_and(|message| message.contains(needle))
+        })
+        .unwrap_or_else(|| panic!("no {code} diagnostic in {path} mentioning {needle:?} in {report:#}"))
+}
+
+fn range(start_line: u32, start_character: u32, end_line: u32, end_character: u32) -> Value {
+    json!({
+        "start": {"line": start_line, "character": start_character},
+        "end": {"line": end_line, "character": end_character},
+    })
+}
+
+fn keys(value: &Value) -> BTreeSet<&str> {
+    value.as_object().expect("an object").keys().map(String::as_str).collect()
+}
+
+#[test]
+fn json_report_has_the_documented_shape() {
+    let copy = support::materialise("unknown-reference");
+    let (status, report) = check_json(copy.path(), &[]);
+    assert_eq!(status, 1, "errors make the check fail");
+    assert_eq!(keys(&report), BTreeSet::from(["version", "root", "files_indexed", "diagnostics"]));
+    assert_eq!(report["version"], 1);
+    let root = report["root"].as_str().expect("root is a string");
+    assert!(Path::new(root).is_absolute(), "root {root} is absolute");
+    assert_eq!(root, canonical(copy.path()));
+    assert_eq!(report["files_indexed"], 6);
+    let diagnostics = report["diagnostics"].as_array().expect("diagnostics is an array");
+    assert_eq!(diagnostics.len(), 9);
+    for diagnostic in diagnostics {
+        assert_eq!(keys(diagnostic), BTreeSet::from(["path", "range", "severity", "code", "message", "source"]));
+        let path = diagnostic["path"].as_str().expect("path is a string");
+        assert!(!path.starts_with('/') && !path.contains('\\'), "path {path} is relative with `/` separators");
+        assert_eq!(keys(&diagnostic["range"]), BTreeSet::from(["start", "end"]));
+        for end in ["start", "end"] {
+            assert_eq!(keys(&diagnostic["range"][end]), BTreeSet::from(["line", "character"]));
+            assert!(diagnostic["range"][end]["line"].is_u64() && diagnostic["range"][end]["character"].is_u64());
+        }
+        let severity = diagnostic["severity"].as_str().expect("severity is a string");
+        assert!(["error", "warning", "information", "hint"].contains(&severity), "severity {severity}");
+        assert!(diagnostic["code"].as_str().is_some_and(|code| !code.is_empty()));
+        assert!(diagnostic["message"].as_str().is_some_and(|message| !message.is_empty()));
+        assert_eq!(diagnostic["source"], "control-room");
+    }
+    let brannoc = find(&report, "Story/Scenes/SCN-the-arrival.md", "unknown-reference", "Brannoc");
+    assert_eq!(
+        *brannoc,
+        json!({
+            "path": "Story/Scenes/SCN-the-arrival.md",
+            "range": range(2, 5, 2, 12),
+            "severity": "error",
+            "code": "unknown-reference",
+            "message": "“Brannoc” is not a known character: add a card under Compendium/Characters/ or use a name or alias from one",
+            "source": "control-room",
+        })
+    );
+    let missing = find(&report, "Story/SCN-outline.md", "missing-scene", "SCN-the-flood");
+    assert_eq!(missing["severity"], "information");
+    assert_eq!(missing["range"], range(4, 2, 4, 15));
+}
+
+#[test]
+fn json_positions_count_utf16_code_units() {
+    let copy = support::materialise("unicode");
+    let (_, report) = check_json(copy.path(), &[]);
+    // `characters: [Zoë Ångström, 🐉, Bränn]`: the dragon is two UTF-16 units
+    // (four bytes, one character), so each encoding gives other columns.
+    let dragon = find(&report, "Story/Scenes/SCN-café.md", "unknown-reference", "🐉");
+    assert_eq!(dragon["range"], range(4, 27, 4, 29));
+    let branne = find(&report, "Story/Scenes/SCN-café.md", "unknown-reference", "Bränn");
+    assert_eq!(branne["range"], range(4, 31, 4, 36));
+    let castle = find(&report, "Story/Scenes/SCN-rêve.md", "unknown-reference", "Château");
+    assert_eq!(castle["range"], range(3, 10, 3, 25));
+}
+
+#[test]
+fn json_positions_skip_a_byte_order_mark_and_carriage_returns() {
+    let copy = support::materialise("bad-files");
+    let (status, report) = check_json(copy.path(), &[]);
+    assert_eq!(status, 1);
+    let bom = find(&report, "Story/Scenes/SCN-bom.md", "unknown-reference", "Brannoc");
+    assert_eq!(bom["range"], range(2, 5, 2, 12));
+    let crlf = find(&report, "Story/Scenes/SCN-crlf.md", "unknown-reference", "Brannoc");
+    assert_eq!(crlf["range"], range(3, 19, 3, 26));
+    let binary = find(&report, "Compendium/Characters/CHAR-binary.md", "unreadable", "binary");
+    assert_eq!(binary["severity"], "warning");
+    assert_eq!(binary["range"], range(0, 0, 0, 0));
+}
+
+#[test]
+fn json_reports_a_broken_configuration_file_at_its_line() {
+    let copy = support::materialise("config-invalid");
+    let (status, report) = check_json(copy.path(), &[]);
+    assert_eq!(status, 1);
+    let config = find(&report, "control-room.toml", "unreadable", "unknown field `scene`");
+    assert_eq!(config["severity"], "error");
+    assert_eq!(config["range"], range(3, 0, 3, 5));
+}
+
+#[test]
+fn a_clean_manuscript_exits_0() {
+    let copy = support::materialise("clean");
+    let (status, report) = check_json(copy.path(), &["--deny", "warnings"]);
+    assert_eq!(status, 0);
+    assert_eq!(report["diagnostics"], json!([]));
+    assert_eq!(report["files_indexed"], 11);
+
+    let output = control_room(&["check", copy.path().to_str().expect("UTF-8 path")], None);
+    assert_eq!(exit_code(&output), 0);
+    let text = stdout(&output);
+    assert!(text.ends_with(": 0 errors, 0 warnings, 0 notes in a clean manuscript (11 files)\n"), "{text}");
+}
+
+#[test]
+fn warnings_fail_only_with_deny_warnings() {
+    let copy = support::materialise("missing-and-orphan");
+    let (status, report) = check_json(copy.path(), &[]);
+    let severities: BTreeSet<&str> = report["diagnostics"]
+        .as_array()
+        .expect("diagnostics is an array")
+        .iter()
+        .map(|diagnostic| diagnostic["severity"].as_str().expect("severity is a string"))
+        .collect();
+    assert_eq!(severities, BTreeSet::from(["information", "warning"]));
+    assert_eq!(status, 0, "warnings alone do not fail the check");
+    let (status, _) = check_json(copy.path(), &["--deny", "warnings"]);
+    assert_eq!(status, 1, "--deny warnings fails on a warning");
+}
+
+#[test]
+fn information_does_not_fail_even_with_deny_warnings() {
+    let workspace = tempfile::tempdir().expect("a temporary folder");
+    let outline = workspace.path().join("Story");
+    std::fs::create_dir_all(&outline).expect("folders can be created");
+    std::fs::write(outline.join("SCN-outline.md"), "# Outline\n\n- SCN-not-yet: To be written.\n").expect("writable");
+    let (status, report) = check_json(workspace.path(), &["--deny", "warnings"]);
+    let only = find(&report, "Story/SCN-outline.md", "missing-scene", "SCN-not-yet");
+    assert_eq!(only["severity"], "information");
+    assert_eq!(report["diagnostics"].as_array().map(Vec::len), Some(1));
+    assert_eq!(status, 0);
+}
+
+#[test]
+fn an_error_fails_the_check_in_both_formats() {
+    let copy = support::materialise("duplicate-id");
+    let dir = copy.path().to_str().expect("UTF-8 path");
+    assert_eq!(exit_code(&control_room(&["check", dir], None)), 1);
+    assert_eq!(exit_code(&control_room(&["check", dir, "--format", "json"], None)), 1);
+    assert_eq!(exit_code(&control_room(&["check", "--format", "human", dir], None)), 1);
+}
+
+#[test]
+fn the_workspace_defaults_to_the_current_folder() {
+    let copy = support::materialise("clean");
+    let output = control_room(&["check", "--format", "json"], Some(copy.path()));
+    assert_eq!(exit_code(&output), 0, "{}", stderr(&output));
+    let report: Value = serde_json::from_str(&stdout(&output)).expect("one JSON object");
+    assert_eq!(report["root"], canonical(copy.path()));
+}
+
+#[test]
+fn a_missing_folder_exits_2_with_the_reason_on_stderr() {
+    let parent = tempfile::tempdir().expect("a temporary folder");
+    let missing = parent.path().join("no-such-novel");
+    let output = control_room(&["check", missing.to_str().expect("UTF-8 path"), "--format", "json"], None);
+    assert_eq!(exit_code(&output), 2);
+    assert_eq!(stdout(&output), "", "no report when the check could not run");
+    let reason = stderr(&output);
+    assert!(reason.contains("cannot read the workspace") && reason.contains("no-such-novel"), "{reason}");
+}
+
+#[test]
+fn a_file_instead_of_a_folder_exits_2() {
+    let parent = tempfile::tempdir().expect("a temporary folder");
+    let file = parent.path().join("chapter.md");
+    std::fs::write(&file, "# Not a workspace\n").expect("writable");
+    let output = control_room(&["check", file.to_str().expect("UTF-8 path")], None);
+    assert_eq!(exit_code(&output), 2);
+    assert_eq!(stdout(&output), "");
+    assert!(stderr(&output).contains("is not a folder"), "{}", stderr(&output));
+}
+
+#[test]
+fn bad_arguments_exit_2_with_the_reason_on_stderr() {
+    let copy = support::materialise("clean");
+    let dir = copy.path().to_str().expect("UTF-8 path");
+    let cases: [(&[&str], &str); 6] = [
+        (&["check", dir, "--format", "xml"], "xml"),
+        (&["check", dir, "--deny", "errors"], "errors"),
+        (&["check", dir, "--no-such-flag"], "--no-such-flag"),
+        (&["check", dir, dir], "unexpected argument"),
+        (&["no-such-command"], "no-such-command"),
+        (&[], "Usage"),
+    ];
+    for (args, reason) in cases {
+        let output = control_room(args, None);
+        assert_eq!(exit_code(&output), 2, "control-room {args:?}");
+        assert_eq!(stdout(&output), "", "control-room {args:?} prints nothing on stdout");
+        assert!(stderr(&output).contains(reason), "control-room {args:?}: stderr lacks {reason:?}:\n{}", stderr(&output));
+    }
+}
+
+#[test]
+fn human_output_points_at_the_source_with_carets() {
+    let copy = support::materialise("unknown-reference");
+    let output = control_room(&["check", copy.path().to_str().expect("UTF-8 path")], None);
+    assert_eq!(exit_code(&output), 1);
+    let text = stdout(&output);
+    let expected = "\
+error[unknown-reference]: “Brannoc” is not a known character: add a card under Compendium/Characters/ or use a name or alias from one
+ --> Story/Scenes/SCN-the-arrival.md:3:6
+  |
+3 | pov: Brannoc
+  |      ^^^^^^^
+";
+    assert!(text.contains(expected), "human output lacks\n{expected}\nin\n{text}");
+    let summary = text.lines().last().expect("a summary line");
+    assert!(summary.ends_with(": 8 errors, 0 warnings, 1 note in the manuscript (6 files)"), "{summary}");
+}
+
+#[test]
+fn human_output_shows_related_places() {
+    let copy = support::materialise("duplicate-id");
+    let output = control_room(&["check", copy.path().to_str().expect("UTF-8 path")], None);
+    let text = stdout(&output);
+    let expected = "\
+error[duplicate-id]: scene id `SCN-the-gate` is also claimed by Story/Scenes/SCN-the-gate.md
+ --> Story/Scenes/drafts/SCN-the-gate-v2.md:2:5
+  |
+2 | id: SCN-the-gate
+  |     ^^^^^^^^^^^^
+  = note: also claimed here (Story/Scenes/SCN-the-gate.md:6:3)
+";
+    assert!(text.contains(expected), "human output lacks\n{expected}\nin\n{text}");
+}
+
+#[test]
+fn human_columns_count_characters() {
+    let copy = support::materialise("unicode");
+    let output = control_room(&["check", copy.path().to_str().expect("UTF-8 path")], None);
+    let text = stdout(&output);
+    // Bränn is the 31st character of its line (the 32nd UTF-16 unit, the 34th byte).
+    assert!(text.contains(" --> Story/Scenes/SCN-café.md:5:31\n"), "{text}");
+    assert!(text.contains("5 | characters: [Zoë Ångström, 🐉, Bränn]\n  | "), "{text}");
+}
+
+#[test]
+fn help_and_version_succeed() {
+    let help = control_room(&["--help"], None);
+    assert_eq!(exit_code(&help), 0);
+    let text = stdout(&help);
+    assert!(text.contains("Usage: control-room") && text.contains("check") && text.contains("lsp"), "{text}");
+
+    let check_help = control_room(&["check", "--help"], None);
+    assert_eq!(exit_code(&check_help), 0);
+    let text = stdout(&check_help);
+    for option in ["--format", "--deny", "[DIR]", "human", "json"] {
+        assert!(text.contains(option), "check --help lacks {option}:\n{text}");
+    }
+
+    let version = control_room(&["--version"], None);
+    assert_eq!(exit_code(&version), 0);
+    assert_eq!(stdout(&version), format!("control-room {}\n", env!("CARGO_PKG_VERSION")));
+}
+
+/// The bundled example's structural problems, as the foundation's checks find
+/// them. Later checks add more diagnostics, so these are looked for, not counted.
+#[test]
+fn the_salt_road_example_reports_its_structural_problems() {
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples").join("salt-road");
+    let (status, report) = check_json(&example, &[]);
+    assert_eq!(status, 1, "Brannoc is an error");
+    assert_eq!(report["root"], canonical(&example));
+    assert_eq!(report["files_indexed"], 15);
+
+    let missing = find(&report, "Story/SCN-outline.md", "missing-scene", "SCN-the-reckoning");
+    assert_eq!(missing["severity"], "information");
+    assert_eq!(missing["range"], range(13, 2, 13, 19), "line 14, column 3 for people");
+
+    let orphan = find(&report, "Story/Scenes/SCN-deleted-dream.md", "orphan-scene", "SCN-deleted-dream");
+    assert_eq!(orphan["severity"], "warning");
+    assert_eq!(orphan["range"], range(9, 2, 9, 11), "at the title heading, as the file has no `id:`");
+
+    let brannoc = find(&report, "Story/Scenes/SCN-the-arrival.md", "unknown-reference", "Brannoc");
+    assert_eq!(brannoc["severity"], "error");
+    assert_eq!(brannoc["range"], range(4, 25, 4, 32));
+}
+
+/// The binary and the library agree on every fixture: same diagnostics, same
+/// UTF-16 positions, and an exit status that follows the errors.
+#[test]
+fn the_binary_reports_what_the_library_finds_on_every_fixture() {
+    for case in support::case_names() {
+        assert!(!support::description(&case).is_empty(), "case {case} says what it is about");
+        let copy = support::materialise(&case);
+        let (status, report) = check_json(copy.path(), &[]);
+        let workspace = Workspace::load(&copy.path().canonicalize().expect("the copy exists"));
+        let diagnostics = check_workspace(&workspace);
+        let expected: Vec<Value> = diagnostics
+            .iter()
+            .map(|diagnostic| {
+                let text = match workspace.file(&diagnostic.path) {
+                    Some(file) => file.text.to_string(),
+                    None => std::fs::read_to_string(workspace.absolute_path(&diagnostic.path)).unwrap_or_default(),
+                };
+                let index = LineIndex::new(&text);
+                let start = index.position(&text, diagnostic.range.start, PositionEncoding::Utf16);
+                let end = index.position(&text, diagnostic.range.end, PositionEncoding::Utf16);
+                json!({
+                    "path": &*diagnostic.path,
+                    "range": range(start.line, start.col, end.line, end.col),
+                    "severity": diagnostic.severity.as_str(),
+                    "code": diagnostic.code.as_str(),
+                    "message": diagnostic.message,
+                    "source": "control-room",
+                })
+            })
+            .collect();
+        assert_eq!(report["diagnostics"], Value::Array(expected), "case {case}");
+        assert_eq!(report["files_indexed"], workspace.files().len(), "case {case}");
+        let has_error = diagnostics.iter().any(|diagnostic| diagnostic.severity == Severity::Error);
+        assert_eq!(status, i32::from(has_error), "case {case}");
+    }
+}

@@ -1,0 +1,214 @@
+//! A minimal LSP client for end-to-end tests: spawns the real binary and
+//! speaks JSON-RPC over its stdio.
+
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+pub const TIMEOUT: Duration = Duration::from_secs(20);
+
+pub struct Client {
+    child: Child,
+    stdin: ChildStdin,
+    incoming: Receiver<Value>,
+    next_id: i64,
+    /// Notifications and server requests seen so far, in order.
+    pub seen: Vec<Value>,
+}
+
+impl Client {
+    pub fn spawn(envs: &[(&str, &str)]) -> Client {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_control-room"));
+        command.arg("lsp").stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::inherit());
+        for (key, value) in envs {
+            command.env(key, value);
+        }
+        let mut child = command.spawn().expect("the control-room binary starts");
+        let stdin = child.stdin.take().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (sender, incoming) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut reader = BufReader::new(stdout);
+            loop {
+                let mut length = None;
+                loop {
+                    let mut line = String::new();
+                    if reader.read_line(&mut line).unwrap_or(0) == 0 {
+                        return;
+                    }
+                    let line = line.trim_end();
+                    if line.is_empty() {
+                        break;
+                    }
+                    if let Some(value) = line.strip_prefix("Content-Length: ") {
+                        length = value.parse::<usize>().ok();
+                    }
+                }
+                let mut body = vec![0; length.expect("every message has a Content-Length")];
+                if reader.read_exact(&mut body).is_err() {
+                    return;
+                }
+                let message: Value = serde_json::from_slice(&body).expect("the server sends JSON");
+                if sender.send(message).is_err() {
+                    return;
+                }
+            }
+        });
+        Client { child, stdin, incoming, next_id: 1, seen: Vec::new() }
+    }
+
+    pub fn send(&mut self, message: &Value) {
+        let body = serde_json::to_vec(message).unwrap();
+        write!(self.stdin, "Content-Length: {}\r\n\r\n", body.len()).unwrap();
+        self.stdin.write_all(&body).unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    pub fn notify(&mut self, method: &str, params: Value) {
+        self.send(&json!({"jsonrpc": "2.0", "method": method, "params": params}));
+    }
+
+    /// Sends a request and returns its whole response (`result` or `error`).
+    pub fn request_raw(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        self.wait_for(|message| message.get("id") == Some(&json!(id)) && message.get("method").is_none())
+    }
+
+    pub fn request(&mut self, method: &str, params: Value) -> Value {
+        let response = self.request_raw(method, params);
+        assert!(response.get("error").is_none(), "{method} failed: {response}");
+        response["result"].clone()
+    }
+
+    /// Receives messages until one matches, answering server requests on the way.
+    pub fn wait_for(&mut self, mut wanted: impl FnMut(&Value) -> bool) -> Value {
+        let deadline = Instant::now() + TIMEOUT;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let message = match self.incoming.recv_timeout(left) {
+                Ok(message) => message,
+                Err(RecvTimeoutError::Timeout) => panic!("timed out; seen: {:#?}", self.seen),
+                Err(RecvTimeoutError::Disconnected) => panic!("the server closed its output; seen: {:#?}", self.seen),
+            };
+            if message.get("method").is_some() && message.get("id").is_some() {
+                // A request from the server: accept it.
+                let reply = json!({"jsonrpc": "2.0", "id": message["id"], "result": null});
+                self.send(&reply);
+            }
+            let matched = wanted(&message);
+            if message.get("method").is_some() {
+                self.seen.push(message.clone());
+            }
+            if matched {
+                return message;
+            }
+        }
+    }
+
+    /// Waits until the initial index has ended (its progress `end`), whether
+    /// or not that was already received.
+    pub fn wait_for_index(&mut self) {
+        let is_end = |message: &Value| message["method"] == "$/progress" && message["params"]["value"]["kind"] == "end";
+        if !self.seen.iter().any(is_end) {
+            self.wait_for(is_end);
+        }
+    }
+
+    /// Waits for `publishDiagnostics` for `uri` that satisfies `wanted`.
+    pub fn diagnostics_for(&mut self, uri: &str, mut wanted: impl FnMut(&[Value]) -> bool) -> Value {
+        self.wait_for(|message| {
+            message["method"] == "textDocument/publishDiagnostics"
+                && message["params"]["uri"] == uri
+                && wanted(message["params"]["diagnostics"].as_array().map_or(&[], Vec::as_slice))
+        })["params"]
+            .clone()
+    }
+
+    pub fn initialize(&mut self, root: &Path, capabilities: Value) -> Value {
+        let result = self.request(
+            "initialize",
+            json!({"processId": null, "rootUri": uri(root), "capabilities": capabilities}),
+        );
+        self.notify("initialized", json!({}));
+        result
+    }
+
+    pub fn open(&mut self, path: &Path, version: i32) -> String {
+        let text = std::fs::read_to_string(path).unwrap();
+        self.notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {"uri": uri(path), "languageId": "markdown", "version": version, "text": text}}),
+        );
+        text
+    }
+
+    /// Shuts down and exits, asserting a clean exit.
+    pub fn shutdown(mut self) {
+        self.request("shutdown", Value::Null);
+        self.notify("exit", Value::Null);
+        let deadline = Instant::now() + TIMEOUT;
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                assert!(status.success(), "server exited with {status}");
+                return;
+            }
+            assert!(Instant::now() < deadline, "server did not exit");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    pub fn is_running(&mut self) -> bool {
+        self.child.try_wait().unwrap().is_none()
+    }
+}
+
+impl Drop for Client {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+    }
+}
+
+pub fn uri(path: &Path) -> String {
+    let path = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+    format!("file://{}", path.display()).replace(' ', "%20")
+}
+
+/// A copy of the bundled example in a temporary folder.
+pub fn example_copy() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("salt-road");
+    copy_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/salt-road"), &root);
+    let root = root.canonicalize().unwrap();
+    (dir, root)
+}
+
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+/// The LSP position (UTF-16) of the `nth` occurrence of `needle` in `text`.
+pub fn position_of(text: &str, needle: &str, nth: usize) -> Value {
+    let offset = text.match_indices(needle).nth(nth).unwrap_or_else(|| panic!("{needle:?} #{nth} not found")).0;
+    let before = &text[..offset];
+    let line = before.matches('\n').count();
+    let line_start = before.rfind('\n').map_or(0, |newline| newline + 1);
+    let character: usize = text[line_start..offset].chars().map(char::len_utf16).sum();
+    json!({"line": line, "character": character})
+}
