@@ -85,10 +85,21 @@ struct Corpus {
 
 impl Corpus {
     fn generate(size: Size, root: PathBuf) -> Corpus {
-        let generated = corpus::generate(&size.spec(), &root).expect("the corpus generator writes into a temp dir");
-        let paths: Vec<PathBuf> = discover::markdown_files(&root).iter().map(|path| root.join(&**path)).collect();
-        assert_eq!(paths.len(), generated.files, "discovery finds every generated file");
-        let texts = paths.iter().map(|path| read_text(path).expect("generated files are UTF-8 text")).collect();
+        let generated = corpus::generate(&size.spec(), &root)
+            .expect("the corpus generator writes into a temp dir");
+        let paths: Vec<PathBuf> = discover::markdown_files(&root)
+            .iter()
+            .map(|path| root.join(&**path))
+            .collect();
+        assert_eq!(
+            paths.len(),
+            generated.files,
+            "discovery finds every generated file"
+        );
+        let texts = paths
+            .iter()
+            .map(|path| read_text(path).expect("generated files are UTF-8 text"))
+            .collect();
         eprintln!(
             "corpus {}: {} files, {} words, {:.1} MB at {}",
             size.name(),
@@ -97,7 +108,13 @@ impl Corpus {
             generated.bytes as f64 / 1e6,
             root.display()
         );
-        Corpus { root, generated, paths, texts, workspace: OnceCell::new() }
+        Corpus {
+            root,
+            generated,
+            paths,
+            texts,
+            workspace: OnceCell::new(),
+        }
     }
 
     fn workspace(&self) -> &Workspace {
@@ -132,13 +149,17 @@ impl Fixtures {
 
 fn block_parser() -> tree_sitter::Parser {
     let mut parser = tree_sitter::Parser::new();
-    parser.set_language(&tree_sitter_md::LANGUAGE.into()).expect("the block grammar matches the tree-sitter ABI");
+    parser
+        .set_language(&tree_sitter_md::LANGUAGE.into())
+        .expect("the block grammar matches the tree-sitter ABI");
     parser
 }
 
 /// Block-parses `text` and keeps only a number, so the tree is dropped inside the timing.
 fn block_parse(parser: &mut tree_sitter::Parser, text: &str) -> usize {
-    let tree = parser.parse(text, None).expect("no timeout or cancellation is set");
+    let tree = parser
+        .parse(text, None)
+        .expect("no timeout or cancellation is set");
     tree.root_node().end_byte()
 }
 
@@ -157,7 +178,10 @@ fn parse_floor(c: &mut Criterion, fixtures: &Fixtures) {
         group.bench_function(BenchmarkId::new("block_only", size.name()), |b| {
             let texts = &fixtures.corpus(size).texts;
             b.iter(|| -> usize {
-                texts.par_iter().map_init(block_parser, |parser, text| block_parse(parser, text)).sum()
+                texts
+                    .par_iter()
+                    .map_init(block_parser, |parser, text| block_parse(parser, text))
+                    .sum()
             });
         });
         group.bench_function(BenchmarkId::new("block_and_inline", size.name()), |b| {
@@ -166,7 +190,9 @@ fn parse_floor(c: &mut Criterion, fixtures: &Fixtures) {
                 texts
                     .par_iter()
                     .map_init(tree_sitter_md::MarkdownParser::default, |parser, text| {
-                        let tree = parser.parse(text.as_bytes(), None).expect("no timeout or cancellation is set");
+                        let tree = parser
+                            .parse(text.as_bytes(), None)
+                            .expect("no timeout or cancellation is set");
                         tree.inline_trees().len()
                     })
                     .sum()
@@ -174,7 +200,12 @@ fn parse_floor(c: &mut Criterion, fixtures: &Fixtures) {
         });
         group.bench_function(BenchmarkId::new("ours", size.name()), |b| {
             let texts = &fixtures.corpus(size).texts;
-            b.iter(|| -> usize { texts.par_iter().map(|text| MarkdownParser::parse_fresh(text).prose.len()).sum() });
+            b.iter(|| -> usize {
+                texts
+                    .par_iter()
+                    .map(|text| MarkdownParser::parse_fresh(text).prose.len())
+                    .sum()
+            });
         });
         group.bench_function(BenchmarkId::new("read_and_block_only", size.name()), |b| {
             let paths = &fixtures.corpus(size).paths;
@@ -239,21 +270,31 @@ fn protagonist_card(corpus: &Corpus) -> FilePath {
 
 fn queries(c: &mut Criterion, fixtures: &Fixtures) {
     let mut group = c.benchmark_group("references");
-    group.warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(2));
+    group
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(2));
     group.bench_function("large", |b| {
         let corpus = fixtures.corpus(Size::Large);
         let workspace = corpus.workspace();
         let card = protagonist_card(corpus);
-        assert!(workspace.mentions_of(&card).count() > 0, "the protagonist is mentioned");
+        assert!(
+            workspace.mentions_of(&card).count() > 0,
+            "the protagonist is mentioned"
+        );
         b.iter(|| workspace.mentions_of(black_box(&card)).count());
     });
     group.finish();
 
     let mut group = c.benchmark_group("workspace_symbols");
-    group.warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(2));
+    group
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(2));
     group.bench_function("large", |b| {
         let workspace = fixtures.corpus(Size::Large).workspace();
-        assert!(!workspace_symbols(workspace, "ar").is_empty(), "some names contain \"ar\"");
+        assert!(
+            !workspace_symbols(workspace, "ar").is_empty(),
+            "some names contain \"ar\""
+        );
         b.iter(|| workspace_symbols(workspace, black_box("ar")).len());
     });
     group.finish();
@@ -264,17 +305,32 @@ fn workspace_symbols<'a>(workspace: &'a Workspace, query: &str) -> Vec<(&'a str,
     let query = query.to_lowercase();
     let matches = |name: &str| name.to_lowercase().contains(&query);
     let catalog = workspace.catalog();
-    let scenes = catalog.scenes().map(|(file, scene)| (scene.title.as_deref().unwrap_or(&scene.id), &file.path));
-    let cards = catalog.cards().map(|(path, card)| (card.display_name(), path));
-    scenes.chain(cards).filter(|(name, _)| matches(name)).collect()
+    let scenes = catalog
+        .scenes()
+        .map(|(file, scene)| (scene.title.as_deref().unwrap_or(&scene.id), &file.path));
+    let cards = catalog
+        .cards()
+        .map(|(path, card)| (card.display_name(), path));
+    scenes
+        .chain(cards)
+        .filter(|(name, _)| matches(name))
+        .collect()
 }
 
 /// A scene of at least `words` words of prose: the first scene's front matter
 /// and body, then the bodies of the following scenes.
 fn long_scene(corpus: &Corpus, words: usize) -> String {
-    let mut scenes = corpus.generated.scene_paths.iter().map(|path| read_text(path).expect("scenes are text"));
+    let mut scenes = corpus
+        .generated
+        .scene_paths
+        .iter()
+        .map(|path| read_text(path).expect("scenes are text"));
     let mut text = scenes.next().expect("the corpus has scenes");
-    let body_start = |text: &str| text[3..].find("\n---\n").map_or(0, |end| 3 + end + "\n---\n".len());
+    let body_start = |text: &str| {
+        text[3..]
+            .find("\n---\n")
+            .map_or(0, |end| 3 + end + "\n---\n".len())
+    };
     let mut count = text[body_start(&text)..].split_whitespace().count();
     for scene in scenes {
         if count >= words {
@@ -292,7 +348,9 @@ fn long_scene(corpus: &Corpus, words: usize) -> String {
 /// Where to insert a sentence: just after the first sentence end past the middle.
 fn sentence_boundary(text: &str) -> usize {
     let middle = text.len() / 2;
-    let after = text[middle..].find(". ").expect("prose has sentences past the middle");
+    let after = text[middle..]
+        .find(". ")
+        .expect("prose has sentences past the middle");
     middle + after + ". ".len()
 }
 
@@ -312,7 +370,12 @@ impl EditedFile {
         new_text.push_str(&self.text[edit.range.end..]);
         let syntax = self.parser.apply_edit(&self.text, &edit, &new_text);
         self.text = new_text.into();
-        let file = SourceFile::with_syntax(self.path.clone(), self.text.clone(), syntax, &workspace.config().paths);
+        let file = SourceFile::with_syntax(
+            self.path.clone(),
+            self.text.clone(),
+            syntax,
+            &workspace.config().paths,
+        );
         workspace.insert_file(file);
         checks::check_file(workspace, &self.path).len()
     }
@@ -329,22 +392,44 @@ fn incremental(c: &mut Criterion, fixtures: &Fixtures) {
         let corpus = fixtures.corpus(Size::Large);
         let mut workspace = corpus.workspace().clone();
         let text = long_scene(corpus, 5_000);
-        let path = workspace.relative_path(&corpus.generated.scene_paths[0]).expect("the scene is under the root");
+        let path = workspace
+            .relative_path(&corpus.generated.scene_paths[0])
+            .expect("the scene is under the root");
         let mut parser = MarkdownParser::new();
         let syntax = parser.parse(&text);
         let text: Arc<str> = text.into();
         let paths = &workspace.config().paths;
-        workspace.insert_file(SourceFile::with_syntax(path.clone(), text.clone(), syntax, paths));
-        let words = workspace.file(&path).and_then(|file| file.scene()).map_or(0, |scene| scene.word_count);
-        assert!((5_000..6_500).contains(&words), "the long scene has {words} words");
+        workspace.insert_file(SourceFile::with_syntax(
+            path.clone(),
+            text.clone(),
+            syntax,
+            paths,
+        ));
+        let words = workspace
+            .file(&path)
+            .and_then(|file| file.scene())
+            .map_or(0, |scene| scene.word_count);
+        assert!(
+            (5_000..6_500).contains(&words),
+            "the long scene has {words} words"
+        );
 
-        let first_name = corpus.generated.character_names[0].split(' ').next().expect("a first name");
+        let first_name = corpus.generated.character_names[0]
+            .split(' ')
+            .next()
+            .expect("a first name");
         let sentence = format!("{first_name} stopped at the door and listened for a long moment. ");
         let at = sentence_boundary(&text);
         let mut file = EditedFile { path, text, parser };
         b.iter(|| {
-            let inserted = TextEdit { range: TextRange::empty(at), new_text: sentence.clone() };
-            let deleted = TextEdit { range: TextRange::new(at, at + sentence.len()), new_text: String::new() };
+            let inserted = TextEdit {
+                range: TextRange::empty(at),
+                new_text: sentence.clone(),
+            };
+            let deleted = TextEdit {
+                range: TextRange::new(at, at + sentence.len()),
+                new_text: String::new(),
+            };
             file.apply(&mut workspace, inserted) + file.apply(&mut workspace, deleted)
         });
     });

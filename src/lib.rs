@@ -5,9 +5,9 @@
 //! `lsp` module adapts it to the protocol and `cli` to the terminal.
 
 pub mod checks;
+pub mod cli;
 pub mod ide;
 pub mod index;
+pub mod lsp;
 pub mod syntax;
 pub mod text;
-pub mod cli;
-pub mod lsp;

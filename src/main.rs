@@ -8,7 +8,7 @@ use anyhow::Context;
 use clap::{Parser, Subcommand, ValueEnum};
 
 use control_room::checks;
-use control_room::cli::check::{exit_status, write_human, write_json, FailOn};
+use control_room::cli::check::{FailOn, exit_status, write_human, write_json};
 use control_room::index::Workspace;
 
 /// A language server and checker for novels kept as Markdown.
@@ -71,10 +71,14 @@ fn main() -> ExitCode {
 }
 
 fn check(dir: PathBuf, format: Format, deny: Option<Deny>) -> anyhow::Result<i32> {
-    let metadata = std::fs::metadata(&dir).with_context(|| format!("cannot read the workspace {}", dir.display()))?;
+    let metadata = std::fs::metadata(&dir)
+        .with_context(|| format!("cannot read the workspace {}", dir.display()))?;
     anyhow::ensure!(metadata.is_dir(), "{} is not a folder", dir.display());
-    let root = dir.canonicalize().with_context(|| format!("cannot resolve {}", dir.display()))?;
-    std::fs::read_dir(&root).with_context(|| format!("cannot list the workspace {}", root.display()))?;
+    let root = dir
+        .canonicalize()
+        .with_context(|| format!("cannot resolve {}", dir.display()))?;
+    std::fs::read_dir(&root)
+        .with_context(|| format!("cannot list the workspace {}", root.display()))?;
     let workspace = Workspace::load(&root);
     let diagnostics = checks::check_workspace(&workspace);
     let stdout = std::io::stdout();

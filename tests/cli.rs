@@ -8,9 +8,9 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::{Command, Output};
 
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
-use control_room::checks::{check_workspace, Severity};
+use control_room::checks::{Severity, check_workspace};
 use control_room::index::Workspace;
 use control_room::text::{LineIndex, PositionEncoding};
 
@@ -32,7 +32,10 @@ fn stderr(output: &Output) -> String {
 }
 
 fn exit_code(output: &Output) -> i32 {
-    output.status.code().expect("the binary exits with a status, not a signal")
+    output
+        .status
+        .code()
+        .expect("the binary exits with a status, not a signal")
 }
 
 /// Runs `check --format json` on `dir` and returns the exit status and the one JSON value printed.
@@ -46,13 +49,24 @@ fn check_json(dir: &Path, extra: &[&str]) -> (i32, Value) {
         .into_iter::<Value>()
         .collect::<Result<_, _>>()
         .unwrap_or_else(|error| panic!("stdout is not JSON ({error}):\n{text}"));
-    assert_eq!(values.len(), 1, "stdout holds exactly one JSON value:\n{text}");
+    assert_eq!(
+        values.len(),
+        1,
+        "stdout holds exactly one JSON value:\n{text}"
+    );
     assert_eq!(stderr(&output), "", "nothing on stderr when the check runs");
-    (exit_code(&output), values.into_iter().next().expect("one value"))
+    (
+        exit_code(&output),
+        values.into_iter().next().expect("one value"),
+    )
 }
 
 fn canonical(path: &Path) -> String {
-    path.canonicalize().expect("the folder exists").to_str().expect("UTF-8 path").to_owned()
+    path.canonicalize()
+        .expect("the folder exists")
+        .to_str()
+        .expect("UTF-8 path")
+        .to_owned()
 }
 
 /// The diagnostic of `code` in `path` whose message contains `needle`.
@@ -64,9 +78,13 @@ fn find<'a>(report: &'a Value, path: &str, code: &str, needle: &str) -> &'a Valu
         .find(|diagnostic| {
             diagnostic["path"] == path
                 && diagnostic["code"] == code
-                && diagnostic["message"].as_str().is_some_and(|message| message.contains(needle))
+                && diagnostic["message"]
+                    .as_str()
+                    .is_some_and(|message| message.contains(needle))
         })
-        .unwrap_or_else(|| panic!("no {code} diagnostic in {path} mentioning {needle:?} in {report:#}"))
+        .unwrap_or_else(|| {
+            panic!("no {code} diagnostic in {path} mentioning {needle:?} in {report:#}")
+        })
 }
 
 fn range(start_line: u32, start_character: u32, end_line: u32, end_character: u32) -> Value {
@@ -77,7 +95,12 @@ fn range(start_line: u32, start_character: u32, end_line: u32, end_character: u3
 }
 
 fn keys(value: &Value) -> BTreeSet<&str> {
-    value.as_object().expect("an object").keys().map(String::as_str).collect()
+    value
+        .as_object()
+        .expect("an object")
+        .keys()
+        .map(String::as_str)
+        .collect()
 }
 
 #[test]
@@ -85,30 +108,65 @@ fn json_report_has_the_documented_shape() {
     let copy = support::materialise("unknown-reference");
     let (status, report) = check_json(copy.path(), &[]);
     assert_eq!(status, 1, "errors make the check fail");
-    assert_eq!(keys(&report), BTreeSet::from(["version", "root", "files_indexed", "diagnostics"]));
+    assert_eq!(
+        keys(&report),
+        BTreeSet::from(["version", "root", "files_indexed", "diagnostics"])
+    );
     assert_eq!(report["version"], 1);
     let root = report["root"].as_str().expect("root is a string");
     assert!(Path::new(root).is_absolute(), "root {root} is absolute");
     assert_eq!(root, canonical(copy.path()));
     assert_eq!(report["files_indexed"], 6);
-    let diagnostics = report["diagnostics"].as_array().expect("diagnostics is an array");
+    let diagnostics = report["diagnostics"]
+        .as_array()
+        .expect("diagnostics is an array");
     assert_eq!(diagnostics.len(), 9);
     for diagnostic in diagnostics {
-        assert_eq!(keys(diagnostic), BTreeSet::from(["path", "range", "severity", "code", "message", "source"]));
+        assert_eq!(
+            keys(diagnostic),
+            BTreeSet::from(["path", "range", "severity", "code", "message", "source"])
+        );
         let path = diagnostic["path"].as_str().expect("path is a string");
-        assert!(!path.starts_with('/') && !path.contains('\\'), "path {path} is relative with `/` separators");
+        assert!(
+            !path.starts_with('/') && !path.contains('\\'),
+            "path {path} is relative with `/` separators"
+        );
         assert_eq!(keys(&diagnostic["range"]), BTreeSet::from(["start", "end"]));
         for end in ["start", "end"] {
-            assert_eq!(keys(&diagnostic["range"][end]), BTreeSet::from(["line", "character"]));
-            assert!(diagnostic["range"][end]["line"].is_u64() && diagnostic["range"][end]["character"].is_u64());
+            assert_eq!(
+                keys(&diagnostic["range"][end]),
+                BTreeSet::from(["line", "character"])
+            );
+            assert!(
+                diagnostic["range"][end]["line"].is_u64()
+                    && diagnostic["range"][end]["character"].is_u64()
+            );
         }
-        let severity = diagnostic["severity"].as_str().expect("severity is a string");
-        assert!(["error", "warning", "information", "hint"].contains(&severity), "severity {severity}");
-        assert!(diagnostic["code"].as_str().is_some_and(|code| !code.is_empty()));
-        assert!(diagnostic["message"].as_str().is_some_and(|message| !message.is_empty()));
+        let severity = diagnostic["severity"]
+            .as_str()
+            .expect("severity is a string");
+        assert!(
+            ["error", "warning", "information", "hint"].contains(&severity),
+            "severity {severity}"
+        );
+        assert!(
+            diagnostic["code"]
+                .as_str()
+                .is_some_and(|code| !code.is_empty())
+        );
+        assert!(
+            diagnostic["message"]
+                .as_str()
+                .is_some_and(|message| !message.is_empty())
+        );
         assert_eq!(diagnostic["source"], "control-room");
     }
-    let brannoc = find(&report, "Story/Scenes/SCN-the-arrival.md", "unknown-reference", "Brannoc");
+    let brannoc = find(
+        &report,
+        "Story/Scenes/SCN-the-arrival.md",
+        "unknown-reference",
+        "Brannoc",
+    );
     assert_eq!(
         *brannoc,
         json!({
@@ -120,7 +178,12 @@ fn json_report_has_the_documented_shape() {
             "source": "control-room",
         })
     );
-    let missing = find(&report, "Story/SCN-outline.md", "missing-scene", "SCN-the-flood");
+    let missing = find(
+        &report,
+        "Story/SCN-outline.md",
+        "missing-scene",
+        "SCN-the-flood",
+    );
     assert_eq!(missing["severity"], "information");
     assert_eq!(missing["range"], range(4, 2, 4, 15));
 }
@@ -131,11 +194,26 @@ fn json_positions_count_utf16_code_units() {
     let (_, report) = check_json(copy.path(), &[]);
     // `characters: [Zoë Ångström, 🐉, Bränn]`: the dragon is two UTF-16 units
     // (four bytes, one character), so each encoding gives other columns.
-    let dragon = find(&report, "Story/Scenes/SCN-café.md", "unknown-reference", "🐉");
+    let dragon = find(
+        &report,
+        "Story/Scenes/SCN-café.md",
+        "unknown-reference",
+        "🐉",
+    );
     assert_eq!(dragon["range"], range(4, 27, 4, 29));
-    let branne = find(&report, "Story/Scenes/SCN-café.md", "unknown-reference", "Bränn");
+    let branne = find(
+        &report,
+        "Story/Scenes/SCN-café.md",
+        "unknown-reference",
+        "Bränn",
+    );
     assert_eq!(branne["range"], range(4, 31, 4, 36));
-    let castle = find(&report, "Story/Scenes/SCN-rêve.md", "unknown-reference", "Château");
+    let castle = find(
+        &report,
+        "Story/Scenes/SCN-rêve.md",
+        "unknown-reference",
+        "Château",
+    );
     assert_eq!(castle["range"], range(3, 10, 3, 25));
 }
 
@@ -144,11 +222,26 @@ fn json_positions_skip_a_byte_order_mark_and_carriage_returns() {
     let copy = support::materialise("bad-files");
     let (status, report) = check_json(copy.path(), &[]);
     assert_eq!(status, 1);
-    let bom = find(&report, "Story/Scenes/SCN-bom.md", "unknown-reference", "Brannoc");
+    let bom = find(
+        &report,
+        "Story/Scenes/SCN-bom.md",
+        "unknown-reference",
+        "Brannoc",
+    );
     assert_eq!(bom["range"], range(2, 5, 2, 12));
-    let crlf = find(&report, "Story/Scenes/SCN-crlf.md", "unknown-reference", "Brannoc");
+    let crlf = find(
+        &report,
+        "Story/Scenes/SCN-crlf.md",
+        "unknown-reference",
+        "Brannoc",
+    );
     assert_eq!(crlf["range"], range(3, 19, 3, 26));
-    let binary = find(&report, "Compendium/Characters/CHAR-binary.md", "unreadable", "binary");
+    let binary = find(
+        &report,
+        "Compendium/Characters/CHAR-binary.md",
+        "unreadable",
+        "binary",
+    );
     assert_eq!(binary["severity"], "warning");
     assert_eq!(binary["range"], range(0, 0, 0, 0));
 }
@@ -158,7 +251,12 @@ fn json_reports_a_broken_configuration_file_at_its_line() {
     let copy = support::materialise("config-invalid");
     let (status, report) = check_json(copy.path(), &[]);
     assert_eq!(status, 1);
-    let config = find(&report, "control-room.toml", "unreadable", "unknown field `scene`");
+    let config = find(
+        &report,
+        "control-room.toml",
+        "unreadable",
+        "unknown field `scene`",
+    );
     assert_eq!(config["severity"], "error");
     assert_eq!(config["range"], range(3, 0, 3, 5));
 }
@@ -174,7 +272,10 @@ fn a_clean_manuscript_exits_0() {
     let output = control_room(&["check", copy.path().to_str().expect("UTF-8 path")], None);
     assert_eq!(exit_code(&output), 0);
     let text = stdout(&output);
-    assert!(text.ends_with(": 0 errors, 0 warnings, 0 notes in a clean manuscript (11 files)\n"), "{text}");
+    assert!(
+        text.ends_with(": 0 errors, 0 warnings, 0 notes in a clean manuscript (11 files)\n"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -185,7 +286,11 @@ fn warnings_fail_only_with_deny_warnings() {
         .as_array()
         .expect("diagnostics is an array")
         .iter()
-        .map(|diagnostic| diagnostic["severity"].as_str().expect("severity is a string"))
+        .map(|diagnostic| {
+            diagnostic["severity"]
+                .as_str()
+                .expect("severity is a string")
+        })
         .collect();
     assert_eq!(severities, BTreeSet::from(["information", "warning"]));
     assert_eq!(status, 0, "warnings alone do not fail the check");
@@ -198,9 +303,18 @@ fn information_does_not_fail_even_with_deny_warnings() {
     let workspace = tempfile::tempdir().expect("a temporary folder");
     let outline = workspace.path().join("Story");
     std::fs::create_dir_all(&outline).expect("folders can be created");
-    std::fs::write(outline.join("SCN-outline.md"), "# Outline\n\n- SCN-not-yet: To be written.\n").expect("writable");
+    std::fs::write(
+        outline.join("SCN-outline.md"),
+        "# Outline\n\n- SCN-not-yet: To be written.\n",
+    )
+    .expect("writable");
     let (status, report) = check_json(workspace.path(), &["--deny", "warnings"]);
-    let only = find(&report, "Story/SCN-outline.md", "missing-scene", "SCN-not-yet");
+    let only = find(
+        &report,
+        "Story/SCN-outline.md",
+        "missing-scene",
+        "SCN-not-yet",
+    );
     assert_eq!(only["severity"], "information");
     assert_eq!(report["diagnostics"].as_array().map(Vec::len), Some(1));
     assert_eq!(status, 0);
@@ -211,8 +325,14 @@ fn an_error_fails_the_check_in_both_formats() {
     let copy = support::materialise("duplicate-id");
     let dir = copy.path().to_str().expect("UTF-8 path");
     assert_eq!(exit_code(&control_room(&["check", dir], None)), 1);
-    assert_eq!(exit_code(&control_room(&["check", dir, "--format", "json"], None)), 1);
-    assert_eq!(exit_code(&control_room(&["check", "--format", "human", dir], None)), 1);
+    assert_eq!(
+        exit_code(&control_room(&["check", dir, "--format", "json"], None)),
+        1
+    );
+    assert_eq!(
+        exit_code(&control_room(&["check", "--format", "human", dir], None)),
+        1
+    );
 }
 
 #[test]
@@ -228,11 +348,26 @@ fn the_workspace_defaults_to_the_current_folder() {
 fn a_missing_folder_exits_2_with_the_reason_on_stderr() {
     let parent = tempfile::tempdir().expect("a temporary folder");
     let missing = parent.path().join("no-such-novel");
-    let output = control_room(&["check", missing.to_str().expect("UTF-8 path"), "--format", "json"], None);
+    let output = control_room(
+        &[
+            "check",
+            missing.to_str().expect("UTF-8 path"),
+            "--format",
+            "json",
+        ],
+        None,
+    );
     assert_eq!(exit_code(&output), 2);
-    assert_eq!(stdout(&output), "", "no report when the check could not run");
+    assert_eq!(
+        stdout(&output),
+        "",
+        "no report when the check could not run"
+    );
     let reason = stderr(&output);
-    assert!(reason.contains("cannot read the workspace") && reason.contains("no-such-novel"), "{reason}");
+    assert!(
+        reason.contains("cannot read the workspace") && reason.contains("no-such-novel"),
+        "{reason}"
+    );
 }
 
 #[test]
@@ -243,7 +378,11 @@ fn a_file_instead_of_a_folder_exits_2() {
     let output = control_room(&["check", file.to_str().expect("UTF-8 path")], None);
     assert_eq!(exit_code(&output), 2);
     assert_eq!(stdout(&output), "");
-    assert!(stderr(&output).contains("is not a folder"), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("is not a folder"),
+        "{}",
+        stderr(&output)
+    );
 }
 
 #[test]
@@ -261,8 +400,16 @@ fn bad_arguments_exit_2_with_the_reason_on_stderr() {
     for (args, reason) in cases {
         let output = control_room(args, None);
         assert_eq!(exit_code(&output), 2, "control-room {args:?}");
-        assert_eq!(stdout(&output), "", "control-room {args:?} prints nothing on stdout");
-        assert!(stderr(&output).contains(reason), "control-room {args:?}: stderr lacks {reason:?}:\n{}", stderr(&output));
+        assert_eq!(
+            stdout(&output),
+            "",
+            "control-room {args:?} prints nothing on stdout"
+        );
+        assert!(
+            stderr(&output).contains(reason),
+            "control-room {args:?}: stderr lacks {reason:?}:\n{}",
+            stderr(&output)
+        );
     }
 }
 
@@ -279,9 +426,15 @@ error[unknown-reference]: “Brannoc” is not a known character: add a card und
 3 | pov: Brannoc
   |      ^^^^^^^
 ";
-    assert!(text.contains(expected), "human output lacks\n{expected}\nin\n{text}");
+    assert!(
+        text.contains(expected),
+        "human output lacks\n{expected}\nin\n{text}"
+    );
     let summary = text.lines().last().expect("a summary line");
-    assert!(summary.ends_with(": 8 errors, 0 warnings, 1 note in the manuscript (6 files)"), "{summary}");
+    assert!(
+        summary.ends_with(": 8 errors, 0 warnings, 1 note in the manuscript (6 files)"),
+        "{summary}"
+    );
 }
 
 #[test]
@@ -297,7 +450,10 @@ error[duplicate-id]: scene id `SCN-the-gate` is also claimed by Story/Scenes/SCN
   |     ^^^^^^^^^^^^
   = note: also claimed here (Story/Scenes/SCN-the-gate.md:6:3)
 ";
-    assert!(text.contains(expected), "human output lacks\n{expected}\nin\n{text}");
+    assert!(
+        text.contains(expected),
+        "human output lacks\n{expected}\nin\n{text}"
+    );
 }
 
 #[test]
@@ -306,8 +462,14 @@ fn human_columns_count_characters() {
     let output = control_room(&["check", copy.path().to_str().expect("UTF-8 path")], None);
     let text = stdout(&output);
     // Bränn is the 31st character of its line (the 32nd UTF-16 unit, the 34th byte).
-    assert!(text.contains(" --> Story/Scenes/SCN-café.md:5:31\n"), "{text}");
-    assert!(text.contains("5 | characters: [Zoë Ångström, 🐉, Bränn]\n  | "), "{text}");
+    assert!(
+        text.contains(" --> Story/Scenes/SCN-café.md:5:31\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("5 | characters: [Zoë Ångström, 🐉, Bränn]\n  | "),
+        "{text}"
+    );
 }
 
 #[test]
@@ -315,39 +477,73 @@ fn help_and_version_succeed() {
     let help = control_room(&["--help"], None);
     assert_eq!(exit_code(&help), 0);
     let text = stdout(&help);
-    assert!(text.contains("Usage: control-room") && text.contains("check") && text.contains("lsp"), "{text}");
+    assert!(
+        text.contains("Usage: control-room") && text.contains("check") && text.contains("lsp"),
+        "{text}"
+    );
 
     let check_help = control_room(&["check", "--help"], None);
     assert_eq!(exit_code(&check_help), 0);
     let text = stdout(&check_help);
     for option in ["--format", "--deny", "[DIR]", "human", "json"] {
-        assert!(text.contains(option), "check --help lacks {option}:\n{text}");
+        assert!(
+            text.contains(option),
+            "check --help lacks {option}:\n{text}"
+        );
     }
 
     let version = control_room(&["--version"], None);
     assert_eq!(exit_code(&version), 0);
-    assert_eq!(stdout(&version), format!("control-room {}\n", env!("CARGO_PKG_VERSION")));
+    assert_eq!(
+        stdout(&version),
+        format!("control-room {}\n", env!("CARGO_PKG_VERSION"))
+    );
 }
 
 /// The bundled example's structural problems, as the foundation's checks find
 /// them. Later checks add more diagnostics, so these are looked for, not counted.
 #[test]
 fn the_salt_road_example_reports_its_structural_problems() {
-    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples").join("salt-road");
+    let example = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("examples")
+        .join("salt-road");
     let (status, report) = check_json(&example, &[]);
     assert_eq!(status, 1, "Brannoc is an error");
     assert_eq!(report["root"], canonical(&example));
     assert_eq!(report["files_indexed"], 15);
 
-    let missing = find(&report, "Story/SCN-outline.md", "missing-scene", "SCN-the-reckoning");
+    let missing = find(
+        &report,
+        "Story/SCN-outline.md",
+        "missing-scene",
+        "SCN-the-reckoning",
+    );
     assert_eq!(missing["severity"], "information");
-    assert_eq!(missing["range"], range(13, 2, 13, 19), "line 14, column 3 for people");
+    assert_eq!(
+        missing["range"],
+        range(13, 2, 13, 19),
+        "line 14, column 3 for people"
+    );
 
-    let orphan = find(&report, "Story/Scenes/SCN-deleted-dream.md", "orphan-scene", "SCN-deleted-dream");
+    let orphan = find(
+        &report,
+        "Story/Scenes/SCN-deleted-dream.md",
+        "orphan-scene",
+        "SCN-deleted-dream",
+    );
     assert_eq!(orphan["severity"], "warning");
-    assert_eq!(orphan["range"], range(9, 2, 9, 11), "at the title heading, as the file has no `id:`");
+    assert_eq!(
+        orphan["range"],
+        range(9, 2, 9, 11),
+        "at the title heading, as the file has no `id:`"
+    );
 
-    let brannoc = find(&report, "Story/Scenes/SCN-the-arrival.md", "unknown-reference", "Brannoc");
+    let brannoc = find(
+        &report,
+        "Story/Scenes/SCN-the-arrival.md",
+        "unknown-reference",
+        "Brannoc",
+    );
     assert_eq!(brannoc["severity"], "error");
     assert_eq!(brannoc["range"], range(4, 25, 4, 32));
 }
@@ -357,7 +553,10 @@ fn the_salt_road_example_reports_its_structural_problems() {
 #[test]
 fn the_binary_reports_what_the_library_finds_on_every_fixture() {
     for case in support::case_names() {
-        assert!(!support::description(&case).is_empty(), "case {case} says what it is about");
+        assert!(
+            !support::description(&case).is_empty(),
+            "case {case} says what it is about"
+        );
         let copy = support::materialise(&case);
         let (status, report) = check_json(copy.path(), &[]);
         let workspace = Workspace::load(&copy.path().canonicalize().expect("the copy exists"));
@@ -367,7 +566,8 @@ fn the_binary_reports_what_the_library_finds_on_every_fixture() {
             .map(|diagnostic| {
                 let text = match workspace.file(&diagnostic.path) {
                     Some(file) => file.text.to_string(),
-                    None => std::fs::read_to_string(workspace.absolute_path(&diagnostic.path)).unwrap_or_default(),
+                    None => std::fs::read_to_string(workspace.absolute_path(&diagnostic.path))
+                        .unwrap_or_default(),
                 };
                 let index = LineIndex::new(&text);
                 let start = index.position(&text, diagnostic.range.start, PositionEncoding::Utf16);
@@ -383,8 +583,14 @@ fn the_binary_reports_what_the_library_finds_on_every_fixture() {
             })
             .collect();
         assert_eq!(report["diagnostics"], Value::Array(expected), "case {case}");
-        assert_eq!(report["files_indexed"], workspace.files().len(), "case {case}");
-        let has_error = diagnostics.iter().any(|diagnostic| diagnostic.severity == Severity::Error);
+        assert_eq!(
+            report["files_indexed"],
+            workspace.files().len(),
+            "case {case}"
+        );
+        let has_error = diagnostics
+            .iter()
+            .any(|diagnostic| diagnostic.severity == Severity::Error);
         assert_eq!(status, i32::from(has_error), "case {case}");
     }
 }

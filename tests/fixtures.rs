@@ -21,14 +21,17 @@ mod support;
 use std::fmt::Write as _;
 use std::path::Path;
 
-use control_room::checks::{check_workspace, Diagnostic};
+use control_room::checks::{Diagnostic, check_workspace};
 use control_room::index::{FileContent, SourceFile, Workspace};
 use control_room::text::{LineIndex, PositionEncoding, TextRange};
 
 #[test]
 fn every_fixture_matches_its_snapshot() {
     let cases = support::case_names();
-    assert!(cases.len() >= 10, "expected the fixture folders, found {cases:?}");
+    assert!(
+        cases.len() >= 10,
+        "expected the fixture folders, found {cases:?}"
+    );
     let mut failed = Vec::new();
     for case in &cases {
         let outcome = std::panic::catch_unwind(|| check_case(case));
@@ -36,7 +39,10 @@ fn every_fixture_matches_its_snapshot() {
             failed.push(case.as_str());
         }
     }
-    assert!(failed.is_empty(), "fixture cases that failed (see above): {failed:?}");
+    assert!(
+        failed.is_empty(),
+        "fixture cases that failed (see above): {failed:?}"
+    );
 }
 
 /// Snapshots must not outlive their case, or a renamed fixture would leave
@@ -44,14 +50,28 @@ fn every_fixture_matches_its_snapshot() {
 #[test]
 fn every_snapshot_has_a_fixture() {
     let cases = support::case_names();
-    let snapshots = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests").join("snapshots");
-    let Ok(entries) = std::fs::read_dir(&snapshots) else { return };
+    let snapshots = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests")
+        .join("snapshots");
+    let Ok(entries) = std::fs::read_dir(&snapshots) else {
+        return;
+    };
     for entry in entries {
-        let name = entry.expect("snapshot entries can be read").file_name().into_string().expect("UTF-8 names");
-        let Some(case) = name.strip_prefix("fixtures__").and_then(|rest| rest.strip_suffix(".snap")) else {
+        let name = entry
+            .expect("snapshot entries can be read")
+            .file_name()
+            .into_string()
+            .expect("UTF-8 names");
+        let Some(case) = name
+            .strip_prefix("fixtures__")
+            .and_then(|rest| rest.strip_suffix(".snap"))
+        else {
             continue;
         };
-        assert!(cases.iter().any(|known| known == case), "snapshot {name} has no folder tests/fixtures/{case}");
+        assert!(
+            cases.iter().any(|known| known == case),
+            "snapshot {name} has no folder tests/fixtures/{case}"
+        );
     }
 }
 
@@ -62,7 +82,10 @@ fn check_case(case: &str) {
         .join(format!("fixtures__{case}.snap"));
     // insta already fails on a missing snapshot unless told to write it; this
     // also holds under INSTA_FORCE_PASS, so a new case is never silently green.
-    let writing = matches!(std::env::var("INSTA_UPDATE").as_deref(), Ok("always" | "1" | "force"));
+    let writing = matches!(
+        std::env::var("INSTA_UPDATE").as_deref(),
+        Ok("always" | "1" | "force")
+    );
     assert!(
         writing || snapshot.exists(),
         "fixture `{case}` has no snapshot {}: run `INSTA_UPDATE=always cargo test --test fixtures`, then review it",
@@ -87,7 +110,9 @@ fn check_invariants(workspace: &Workspace, diagnostics: &[Diagnostic]) {
         let text = file_text(workspace, &diagnostic.path);
         assert_valid_range(&text, diagnostic.range, &diagnostic.path);
         for related in &diagnostic.related {
-            let file = workspace.file(&related.path).unwrap_or_else(|| panic!("related path {} is not indexed", related.path));
+            let file = workspace
+                .file(&related.path)
+                .unwrap_or_else(|| panic!("related path {} is not indexed", related.path));
             assert_valid_range(&file.text, related.range, &related.path);
         }
         for fix in &diagnostic.fixes {
@@ -101,10 +126,18 @@ fn check_invariants(workspace: &Workspace, diagnostics: &[Diagnostic]) {
     let mut seen_paths: Vec<&str> = Vec::new();
     for pair in diagnostics.windows(2) {
         if pair[0].path == pair[1].path {
-            assert!(pair[0].range.start <= pair[1].range.start, "{} is not in position order", pair[0].path);
+            assert!(
+                pair[0].range.start <= pair[1].range.start,
+                "{} is not in position order",
+                pair[0].path
+            );
         } else {
             seen_paths.push(&pair[0].path);
-            assert!(!seen_paths.contains(&&*pair[1].path), "diagnostics of {} are not together", pair[1].path);
+            assert!(
+                !seen_paths.contains(&&*pair[1].path),
+                "diagnostics of {} are not together",
+                pair[1].path
+            );
         }
     }
 }
@@ -139,7 +172,12 @@ fn position(workspace: &Workspace, path: &str, offset: usize) -> String {
 }
 
 fn span(workspace: &Workspace, path: &str, range: TextRange) -> String {
-    format!("{}:{}-{}", path, position(workspace, path, range.start), position(workspace, path, range.end))
+    format!(
+        "{}:{}-{}",
+        path,
+        position(workspace, path, range.start),
+        position(workspace, path, range.end)
+    )
 }
 
 fn render(workspace: &Workspace, diagnostics: &[Diagnostic]) -> String {
@@ -160,12 +198,24 @@ fn render(workspace: &Workspace, diagnostics: &[Diagnostic]) -> String {
         )
         .unwrap();
         for related in &diagnostic.related {
-            writeln!(out, "    related {}: {}", span(workspace, &related.path, related.range), related.message).unwrap();
+            writeln!(
+                out,
+                "    related {}: {}",
+                span(workspace, &related.path, related.range),
+                related.message
+            )
+            .unwrap();
         }
         for fix in &diagnostic.fixes {
             writeln!(out, "    fix: {}", fix.title).unwrap();
             for edit in &fix.edits {
-                writeln!(out, "      edit {} {:?}", span(workspace, &edit.path, edit.range), edit.new_text).unwrap();
+                writeln!(
+                    out,
+                    "      edit {} {:?}",
+                    span(workspace, &edit.path, edit.range),
+                    edit.new_text
+                )
+                .unwrap();
             }
         }
     }
@@ -177,7 +227,13 @@ fn describe_file(file: &SourceFile) -> String {
     if let Some(reason) = &file.load_error {
         return format!("not indexed ({reason})");
     }
-    let quoted = |texts: Vec<&str>| texts.iter().map(|text| format!("“{text}”")).collect::<Vec<_>>().join(", ");
+    let quoted = |texts: Vec<&str>| {
+        texts
+            .iter()
+            .map(|text| format!("“{text}”"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
     match &file.content {
         FileContent::Scene(scene) => {
             let mut line = format!("scene {}", scene.id);
@@ -188,7 +244,11 @@ fn describe_file(file: &SourceFile) -> String {
                 write!(line, "; location “{}”", location.text).unwrap();
             }
             if !scene.characters.is_empty() {
-                let names = scene.characters.iter().map(|name| name.text.as_str()).collect();
+                let names = scene
+                    .characters
+                    .iter()
+                    .map(|name| name.text.as_str())
+                    .collect();
                 write!(line, "; characters {}", quoted(names)).unwrap();
             }
             if let Some(words) = scene.words_target {
@@ -200,7 +260,11 @@ fn describe_file(file: &SourceFile) -> String {
             line
         }
         FileContent::Outline(outline) => {
-            let ids: Vec<&str> = outline.entries.iter().map(|entry| entry.scene_id.as_str()).collect();
+            let ids: Vec<&str> = outline
+                .entries
+                .iter()
+                .map(|entry| entry.scene_id.as_str())
+                .collect();
             format!("outline of {}", ids.join(", "))
         }
         FileContent::Card(card) => {
@@ -209,7 +273,11 @@ fn describe_file(file: &SourceFile) -> String {
                 write!(line, "; name “{}”", name.text).unwrap();
             }
             if !card.aliases.is_empty() {
-                let aliases = card.aliases.iter().map(|alias| alias.text.as_str()).collect();
+                let aliases = card
+                    .aliases
+                    .iter()
+                    .map(|alias| alias.text.as_str())
+                    .collect();
                 write!(line, "; aliases {}", quoted(aliases)).unwrap();
             }
             write!(line, "; {}", card.status.as_str()).unwrap();
@@ -219,8 +287,10 @@ fn describe_file(file: &SourceFile) -> String {
             line
         }
         FileContent::AntiPatterns(patterns) => {
-            let phrases: Vec<String> =
-                patterns.iter().map(|pattern| format!("“{}” ({:?})", pattern.phrase, pattern.tolerance)).collect();
+            let phrases: Vec<String> = patterns
+                .iter()
+                .map(|pattern| format!("“{}” ({:?})", pattern.phrase, pattern.tolerance))
+                .collect();
             format!("anti-patterns {}", phrases.join(", "))
         }
         FileContent::Other => "other".to_owned(),
@@ -239,8 +309,12 @@ fn mentions_are_names_in_prose_only() {
         .mentions(path)
         .iter()
         .map(|mention| {
-            let start = file.line_index.position(&file.text, mention.range.start, PositionEncoding::Utf16);
-            let end = file.line_index.position(&file.text, mention.range.end, PositionEncoding::Utf16);
+            let start =
+                file.line_index
+                    .position(&file.text, mention.range.start, PositionEncoding::Utf16);
+            let end =
+                file.line_index
+                    .position(&file.text, mention.range.end, PositionEncoding::Utf16);
             let mut line = format!(
                 "{}:{}-{}:{} {} -> {}#{}",
                 start.line + 1,
@@ -288,13 +362,21 @@ fn mentions_are_names_in_prose_only() {
 
     // Nothing in the front matter, code, comments, URLs, images or HTML.
     let prose_only = |range: TextRange| file.syntax.is_prose(range);
-    assert!(workspace.mentions(path).iter().all(|mention| prose_only(mention.range)));
+    assert!(
+        workspace
+            .mentions(path)
+            .iter()
+            .all(|mention| prose_only(mention.range))
+    );
 
     // Mentions are per file: the outline's beat names Kael Maren and Darcy too.
     let across: Vec<(String, String)> = workspace
         .mentions_of(darcy)
         .map(|(path, mention)| {
-            let text = &workspace.file(path).expect("a mention's file is indexed").text;
+            let text = &workspace
+                .file(path)
+                .expect("a mention's file is indexed")
+                .text;
             (path.to_string(), mention.range.slice(text).to_owned())
         })
         .collect();
@@ -324,8 +406,18 @@ fn unclosed_front_matter_leaves_the_body_indexed() {
     let named: Vec<(&str, u32)> = workspace
         .mentions(path)
         .iter()
-        .map(|mention| (mention.range.slice(&file.text), file.line_index.line_of(mention.range.start) + 1))
+        .map(|mention| {
+            (
+                mention.range.slice(&file.text),
+                file.line_index.line_of(mention.range.start) + 1,
+            )
+        })
         .collect();
     assert_eq!(named, [("Iria", 7)], "mentions in {path}");
-    assert!(workspace.mentions(path).iter().all(|mention| &*mention.card == iria));
+    assert!(
+        workspace
+            .mentions(path)
+            .iter()
+            .all(|mention| &*mention.card == iria)
+    );
 }

@@ -4,19 +4,30 @@ mod lsp_support;
 
 use std::path::Path;
 
-use lsp_support::{example_copy, position_of, uri, Client};
-use serde_json::{json, Value};
+use lsp_support::{Client, example_copy, position_of, uri};
+use serde_json::{Value, json};
 use sha2::Digest;
 
 fn codes(diagnostics: &[Value]) -> Vec<String> {
-    diagnostics.iter().map(|diagnostic| diagnostic["code"].as_str().unwrap_or("").to_owned()).collect()
+    diagnostics
+        .iter()
+        .map(|diagnostic| diagnostic["code"].as_str().unwrap_or("").to_owned())
+        .collect()
 }
 
 /// The text a location points at, read from disk.
 fn text_at(location: &Value) -> String {
-    let path = location["uri"].as_str().unwrap().strip_prefix("file://").unwrap().replace("%20", " ");
+    let path = location["uri"]
+        .as_str()
+        .unwrap()
+        .strip_prefix("file://")
+        .unwrap()
+        .replace("%20", " ");
     let text = std::fs::read_to_string(path).unwrap();
-    let line = text.lines().nth(location["range"]["start"]["line"].as_u64().unwrap() as usize).unwrap();
+    let line = text
+        .lines()
+        .nth(location["range"]["start"]["line"].as_u64().unwrap() as usize)
+        .unwrap();
     let utf16: Vec<u16> = line.encode_utf16().collect();
     let start = location["range"]["start"]["character"].as_u64().unwrap() as usize;
     let end = location["range"]["end"]["character"].as_u64().unwrap() as usize;
@@ -29,7 +40,10 @@ fn initialize_open_navigate_rename_and_exit() {
     let mut client = Client::spawn(&[]);
     let init = client.initialize(&root, json!({"window": {"workDoneProgress": true}}));
     assert_eq!(init["capabilities"]["positionEncoding"], "utf-16");
-    assert_eq!(init["capabilities"]["textDocumentSync"]["change"], 2, "incremental sync");
+    assert_eq!(
+        init["capabilities"]["textDocumentSync"]["change"], 2,
+        "incremental sync"
+    );
 
     let arrival = root.join("Story/Scenes/SCN-the-arrival.md");
     let arrival_uri = uri(&arrival);
@@ -37,9 +51,18 @@ fn initialize_open_navigate_rename_and_exit() {
     let published = client.diagnostics_for(&arrival_uri, |diagnostics| !diagnostics.is_empty());
     assert_eq!(published["version"], 1);
     let diagnostics = published["diagnostics"].as_array().unwrap();
-    assert!(codes(diagnostics).contains(&"unknown-reference".to_owned()), "{diagnostics:#?}");
-    let unknown = diagnostics.iter().find(|d| d["code"] == "unknown-reference").unwrap();
-    assert_eq!(unknown["range"]["start"], json!({"line": 4, "character": 25}));
+    assert!(
+        codes(diagnostics).contains(&"unknown-reference".to_owned()),
+        "{diagnostics:#?}"
+    );
+    let unknown = diagnostics
+        .iter()
+        .find(|d| d["code"] == "unknown-reference")
+        .unwrap();
+    assert_eq!(
+        unknown["range"]["start"],
+        json!({"line": 4, "character": 25})
+    );
     assert_eq!(unknown["source"], "control-room");
 
     // Queries see the whole manuscript once the initial index has ended.
@@ -47,20 +70,41 @@ fn initialize_open_navigate_rename_and_exit() {
 
     // Hover on a prose mention shows the card.
     let kael = position_of(&text, "Kael had walked", 0);
-    let hover = client.request("textDocument/hover", json!({"textDocument": {"uri": arrival_uri}, "position": kael}));
+    let hover = client.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": arrival_uri}, "position": kael}),
+    );
     let markdown = hover["contents"]["value"].as_str().unwrap();
-    assert!(markdown.contains("**Kael Maren** · character"), "{markdown}");
+    assert!(
+        markdown.contains("**Kael Maren** · character"),
+        "{markdown}"
+    );
     assert!(markdown.contains("eyes: grey"), "{markdown}");
 
     // Definition: the name goes to the card's alias; `location:` to the location card.
-    let definition =
-        client.request("textDocument/definition", json!({"textDocument": {"uri": arrival_uri}, "position": kael}));
-    assert!(definition["uri"].as_str().unwrap().ends_with("Compendium/Characters/CHAR-kael-maren.md"));
+    let definition = client.request(
+        "textDocument/definition",
+        json!({"textDocument": {"uri": arrival_uri}, "position": kael}),
+    );
+    assert!(
+        definition["uri"]
+            .as_str()
+            .unwrap()
+            .ends_with("Compendium/Characters/CHAR-kael-maren.md")
+    );
     assert_eq!(text_at(&definition), "Kael");
     let location = position_of(&text, "The Glass Flats", 0);
-    let definition =
-        client.request("textDocument/definition", json!({"textDocument": {"uri": arrival_uri}, "position": location}));
-    assert!(definition["uri"].as_str().unwrap().ends_with("LOC-the-glass-flats.md"), "{definition}");
+    let definition = client.request(
+        "textDocument/definition",
+        json!({"textDocument": {"uri": arrival_uri}, "position": location}),
+    );
+    assert!(
+        definition["uri"]
+            .as_str()
+            .unwrap()
+            .ends_with("LOC-the-glass-flats.md"),
+        "{definition}"
+    );
 
     // References to Iria, from the front matter list: prose, front matter and the card.
     let iria = position_of(&text, "Iria", 0);
@@ -72,9 +116,15 @@ fn initialize_open_navigate_rename_and_exit() {
     assert!(references.len() >= 10, "{references:#?}");
     for reference in references {
         let written = text_at(reference);
-        assert!(written == "Iria" || written == "Iria Vell", "{written:?} at {reference}");
+        assert!(
+            written == "Iria" || written == "Iria Vell",
+            "{written:?} at {reference}"
+        );
     }
-    let files: Vec<&str> = references.iter().map(|reference| reference["uri"].as_str().unwrap()).collect();
+    let files: Vec<&str> = references
+        .iter()
+        .map(|reference| reference["uri"].as_str().unwrap())
+        .collect();
     assert!(files.iter().any(|file| file.ends_with("CHAR-iria-vell.md")));
     assert!(files.iter().any(|file| file.ends_with("SCN-the-gate.md")));
 
@@ -87,27 +137,66 @@ fn initialize_open_navigate_rename_and_exit() {
     let card_uri = uri(&root.join("Compendium/Characters/CHAR-iria-vell.md"));
     assert!(changes.contains_key(&card_uri), "{edit:#}");
     assert!(changes.contains_key(&arrival_uri));
-    let edit_count: usize = changes.values().map(|edits| edits.as_array().unwrap().len()).sum();
-    let alias_references = references.iter().filter(|reference| text_at(reference) == "Iria").count();
-    assert_eq!(edit_count, alias_references, "every use of the alias, and nothing else, is renamed");
+    let edit_count: usize = changes
+        .values()
+        .map(|edits| edits.as_array().unwrap().len())
+        .sum();
+    let alias_references = references
+        .iter()
+        .filter(|reference| text_at(reference) == "Iria")
+        .count();
+    assert_eq!(
+        edit_count, alias_references,
+        "every use of the alias, and nothing else, is renamed"
+    );
 
     // Symbols, completion, folding and word counts answer on the outline and the scene.
     let outline_uri = uri(&root.join("Story/SCN-outline.md"));
-    let symbols = client.request("textDocument/documentSymbol", json!({"textDocument": {"uri": outline_uri}}));
+    let symbols = client.request(
+        "textDocument/documentSymbol",
+        json!({"textDocument": {"uri": outline_uri}}),
+    );
     let chapters = symbols[0]["children"].as_array().unwrap();
-    assert!(chapters[0]["name"].as_str().unwrap().starts_with("Chapter 1"), "{symbols:#}");
+    assert!(
+        chapters[0]["name"]
+            .as_str()
+            .unwrap()
+            .starts_with("Chapter 1"),
+        "{symbols:#}"
+    );
     assert_eq!(chapters[0]["children"][0]["name"], "SCN-the-arrival");
     let found = client.request("workspace/symbol", json!({"query": "tomas"}));
-    assert!(found.as_array().unwrap().iter().any(|symbol| symbol["name"] == "Old Tomas"), "{found:#}");
+    assert!(
+        found
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|symbol| symbol["name"] == "Old Tomas"),
+        "{found:#}"
+    );
     let completion = client.request(
         "textDocument/completion",
         json!({"textDocument": {"uri": arrival_uri}, "position": {"line": 2, "character": 7}}),
     );
-    let labels: Vec<&str> = completion.as_array().unwrap().iter().filter_map(|item| item["label"].as_str()).collect();
-    assert!(labels.contains(&"Kael Maren") && !labels.contains(&"The Salt Fortress"), "pov offers characters: {labels:?}");
-    let folds = client.request("textDocument/foldingRange", json!({"textDocument": {"uri": arrival_uri}}));
+    let labels: Vec<&str> = completion
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|item| item["label"].as_str())
+        .collect();
+    assert!(
+        labels.contains(&"Kael Maren") && !labels.contains(&"The Salt Fortress"),
+        "pov offers characters: {labels:?}"
+    );
+    let folds = client.request(
+        "textDocument/foldingRange",
+        json!({"textDocument": {"uri": arrival_uri}}),
+    );
     assert_eq!(folds[0]["startLine"], 0);
-    let lenses = client.request("textDocument/codeLens", json!({"textDocument": {"uri": arrival_uri}}));
+    let lenses = client.request(
+        "textDocument/codeLens",
+        json!({"textDocument": {"uri": arrival_uri}}),
+    );
     let title = lenses[0]["command"]["title"].as_str().unwrap();
     assert!(title.contains("/ 400 words"), "{title}");
 
@@ -129,13 +218,27 @@ fn a_thousand_fast_edits_arrive_in_order() {
         seed ^= seed << 17;
         seed
     };
-    let words = ["Kael ", "é", "said", "\n", "“Go,”", "😀", " the Warden", "", "`x`"];
+    let words = [
+        "Kael ",
+        "é",
+        "said",
+        "\n",
+        "“Go,”",
+        "😀",
+        " the Warden",
+        "",
+        "`x`",
+    ];
     for version in 1..=1000 {
         // A random char range of the current text, replaced by a random word.
         let chars: Vec<(usize, char)> = text.char_indices().collect();
         let start_char = (next() as usize) % (chars.len() + 1);
         let end_char = (start_char + (next() as usize) % 4).min(chars.len());
-        let offset = |char_index: usize| chars.get(char_index).map_or(text.len(), |(offset, _)| *offset);
+        let offset = |char_index: usize| {
+            chars
+                .get(char_index)
+                .map_or(text.len(), |(offset, _)| *offset)
+        };
         let (start, end) = (offset(start_char), offset(end_char));
         let insert = words[(next() as usize) % words.len()];
         let range = json!({"start": position_at(&text, start), "end": position_at(&text, end)});
@@ -148,7 +251,10 @@ fn a_thousand_fast_edits_arrive_in_order() {
     let state = client.request("controlRoom/documentState", json!({"uri": file_uri}));
     assert_eq!(state["version"], 1000);
     assert_eq!(state["length"], text.len());
-    let expected: String = sha2::Sha256::digest(text.as_bytes()).iter().map(|byte| format!("{byte:02x}")).collect();
+    let expected: String = sha2::Sha256::digest(text.as_bytes())
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect();
     assert_eq!(state["sha256"], expected);
     client.shutdown();
 }
@@ -164,20 +270,28 @@ fn position_at(text: &str, offset: usize) -> Value {
 fn diagnostics_follow_edits_and_files_changed_on_disk() {
     let (_dir, root) = example_copy();
     let mut client = Client::spawn(&[]);
-    client.initialize(&root, json!({"workspace": {"didChangeWatchedFiles": {"dynamicRegistration": true}}}));
+    client.initialize(
+        &root,
+        json!({"workspace": {"didChangeWatchedFiles": {"dynamicRegistration": true}}}),
+    );
     let arrival = root.join("Story/Scenes/SCN-the-arrival.md");
     let arrival_uri = uri(&arrival);
     let text = client.open(&arrival, 1);
-    client.diagnostics_for(&arrival_uri, |diagnostics| codes(diagnostics).contains(&"unknown-reference".to_owned()));
+    client.diagnostics_for(&arrival_uri, |diagnostics| {
+        codes(diagnostics).contains(&"unknown-reference".to_owned())
+    });
 
     // Fix the reference in the editor: the diagnostic goes, published for version 2.
     let brannoc = position_of(&text, "Brannoc", 0);
-    let end = json!({"line": brannoc["line"], "character": brannoc["character"].as_u64().unwrap() + 7});
+    let end =
+        json!({"line": brannoc["line"], "character": brannoc["character"].as_u64().unwrap() + 7});
     client.notify(
         "textDocument/didChange",
         json!({"textDocument": {"uri": arrival_uri, "version": 2}, "contentChanges": [{"range": {"start": brannoc, "end": end}, "text": "Ysolde"}]}),
     );
-    let published = client.diagnostics_for(&arrival_uri, |diagnostics| !codes(diagnostics).contains(&"unknown-reference".to_owned()));
+    let published = client.diagnostics_for(&arrival_uri, |diagnostics| {
+        !codes(diagnostics).contains(&"unknown-reference".to_owned())
+    });
     assert_eq!(published["version"], 2);
 
     // A card written by another program: the scene's reference to it resolves.
@@ -186,12 +300,22 @@ fn diagnostics_follow_edits_and_files_changed_on_disk() {
     let broken = gate_text.replacen("pov: Iria Vell", "pov: Marit", 1);
     assert_ne!(broken, gate_text, "the gate scene's pov is Iria");
     std::fs::write(&gate, &broken).unwrap();
-    client.notify("workspace/didChangeWatchedFiles", json!({"changes": [{"uri": uri(&gate), "type": 2}]}));
-    client.diagnostics_for(&uri(&gate), |diagnostics| codes(diagnostics).contains(&"unknown-reference".to_owned()));
+    client.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": uri(&gate), "type": 2}]}),
+    );
+    client.diagnostics_for(&uri(&gate), |diagnostics| {
+        codes(diagnostics).contains(&"unknown-reference".to_owned())
+    });
     let card = root.join("Compendium/Characters/CHAR-marit.md");
     std::fs::write(&card, "---\ntype: character\nname: Marit\n---\n\n# Marit\n").unwrap();
-    client.notify("workspace/didChangeWatchedFiles", json!({"changes": [{"uri": uri(&card), "type": 1}]}));
-    client.diagnostics_for(&uri(&gate), |diagnostics| !codes(diagnostics).contains(&"unknown-reference".to_owned()));
+    client.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": uri(&card), "type": 1}]}),
+    );
+    client.diagnostics_for(&uri(&gate), |diagnostics| {
+        !codes(diagnostics).contains(&"unknown-reference".to_owned())
+    });
     client.shutdown();
 }
 
@@ -206,16 +330,38 @@ fn pull_diagnostics_and_progress_when_the_client_supports_them() {
     assert_eq!(init["capabilities"]["positionEncoding"], "utf-8");
     assert!(init["capabilities"]["diagnosticProvider"].is_object());
     client.wait_for_index();
-    assert!(client.seen.iter().any(|message| message["method"] == "window/workDoneProgress/create"));
-    assert!(client.seen.iter().any(|message| message["method"] == "$/progress" && message["params"]["value"]["kind"] == "begin"));
+    assert!(
+        client
+            .seen
+            .iter()
+            .any(|message| message["method"] == "window/workDoneProgress/create")
+    );
+    assert!(
+        client
+            .seen
+            .iter()
+            .any(|message| message["method"] == "$/progress"
+                && message["params"]["value"]["kind"] == "begin")
+    );
     let outline = root.join("Story/SCN-outline.md");
     client.open(&outline, 1);
-    let report = client.request("textDocument/diagnostic", json!({"textDocument": {"uri": uri(&outline)}}));
+    let report = client.request(
+        "textDocument/diagnostic",
+        json!({"textDocument": {"uri": uri(&outline)}}),
+    );
     assert_eq!(report["kind"], "full");
     let items = report["items"].as_array().unwrap();
     assert_eq!(codes(items), ["missing-scene"]);
-    assert_eq!(items[0]["range"]["start"], json!({"line": 13, "character": 2}));
-    assert!(!client.seen.iter().any(|message| message["method"] == "textDocument/publishDiagnostics"));
+    assert_eq!(
+        items[0]["range"]["start"],
+        json!({"line": 13, "character": 2})
+    );
+    assert!(
+        !client
+            .seen
+            .iter()
+            .any(|message| message["method"] == "textDocument/publishDiagnostics")
+    );
     client.shutdown();
 }
 
@@ -228,21 +374,35 @@ fn bad_files_and_panicking_handlers_do_not_kill_the_server() {
     std::fs::write(scenes.join("SCN-empty.md"), b"").unwrap();
     let huge = "Kael walked on. ".repeat(10 * 1024 * 1024 / 16);
     std::fs::write(scenes.join("SCN-huge.md"), huge).unwrap();
-    std::fs::write(root.join("Compendium/Characters/CHAR-broken.md"), "---\nname: [unclosed\n---\n").unwrap();
+    std::fs::write(
+        root.join("Compendium/Characters/CHAR-broken.md"),
+        "---\nname: [unclosed\n---\n",
+    )
+    .unwrap();
 
     let mut client = Client::spawn(&[("CONTROL_ROOM_TEST_PANIC_IN", "hover")]);
     client.initialize(&root, json!({}));
     // Each bad file gets a diagnostic saying why it is not indexed, in any order.
-    let expected = [("SCN-binary.md", "binary"), ("SCN-latin1.md", "not UTF-8"), ("SCN-huge.md", "too large")];
-    let mut pending: Vec<(String, &str)> =
-        expected.iter().map(|(name, reason)| (uri(&scenes.join(name)), *reason)).collect();
+    let expected = [
+        ("SCN-binary.md", "binary"),
+        ("SCN-latin1.md", "not UTF-8"),
+        ("SCN-huge.md", "too large"),
+    ];
+    let mut pending: Vec<(String, &str)> = expected
+        .iter()
+        .map(|(name, reason)| (uri(&scenes.join(name)), *reason))
+        .collect();
     while !pending.is_empty() {
-        let message = client.wait_for(|message| message["method"] == "textDocument/publishDiagnostics");
+        let message =
+            client.wait_for(|message| message["method"] == "textDocument/publishDiagnostics");
         pending.retain(|(file_uri, reason)| {
             let diagnostics = &message["params"]["diagnostics"];
             !(message["params"]["uri"] == file_uri.as_str()
                 && diagnostics[0]["code"] == "unreadable"
-                && diagnostics[0]["message"].as_str().unwrap_or("").contains(reason))
+                && diagnostics[0]["message"]
+                    .as_str()
+                    .unwrap_or("")
+                    .contains(reason))
         });
     }
     let arrival = root.join("Story/Scenes/SCN-the-arrival.md");
@@ -251,21 +411,40 @@ fn bad_files_and_panicking_handlers_do_not_kill_the_server() {
         "textDocument/hover",
         json!({"textDocument": {"uri": uri(&arrival)}, "position": position_of(&text, "Kael", 1)}),
     );
-    assert!(hover["error"]["message"].as_str().unwrap().contains("panic requested in hover"), "{hover}");
+    assert!(
+        hover["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("panic requested in hover"),
+        "{hover}"
+    );
     assert!(client.is_running());
     let definition = client.request(
         "textDocument/definition",
         json!({"textDocument": {"uri": uri(&arrival)}, "position": position_of(&text, "Kael", 1)}),
     );
-    assert!(definition["uri"].as_str().unwrap().ends_with("CHAR-kael-maren.md"));
+    assert!(
+        definition["uri"]
+            .as_str()
+            .unwrap()
+            .ends_with("CHAR-kael-maren.md")
+    );
     client.shutdown();
 }
 
 #[test]
 fn requests_before_initialize_are_errors_not_crashes() {
     let mut client = Client::spawn(&[]);
-    let reply = client.request_raw("textDocument/hover", json!({"textDocument": {"uri": "file:///x.md"}, "position": {"line": 0, "character": 0}}));
+    let reply = client.request_raw(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": "file:///x.md"}, "position": {"line": 0, "character": 0}}),
+    );
     assert!(reply.get("error").is_some());
-    client.initialize(Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/salt-road").as_path(), json!({}));
+    client.initialize(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("examples/salt-road")
+            .as_path(),
+        json!({}),
+    );
     client.shutdown();
 }

@@ -13,15 +13,39 @@ pub(super) fn check(workspace: &Workspace, file: &SourceFile, diagnostics: &mut 
         FileContent::Scene(scene) => {
             let range = scene.id_range.unwrap_or_else(|| file.head_range());
             let message = format!("scene id `{}` is also claimed by", scene.id);
-            report(workspace, file, catalog.scene_files(&scene.id), range, &message, diagnostics);
+            report(
+                workspace,
+                file,
+                catalog.scene_files(&scene.id),
+                range,
+                &message,
+                diagnostics,
+            );
         }
         FileContent::Card(card) => {
-            let range = card.name.as_ref().map_or_else(|| file.head_range(), |name| name.range);
+            let range = card
+                .name
+                .as_ref()
+                .map_or_else(|| file.head_range(), |name| name.range);
             let message = format!("card id `{}` is also used by", card.id);
-            report(workspace, file, catalog.cards_with_id(&card.id), range, &message, diagnostics);
+            report(
+                workspace,
+                file,
+                catalog.cards_with_id(&card.id),
+                range,
+                &message,
+                diagnostics,
+            );
             for name in card.names() {
                 let message = format!("the name “{}” also belongs to", name.text);
-                report(workspace, file, catalog.cards_named(&name.text), name.range, &message, diagnostics);
+                report(
+                    workspace,
+                    file,
+                    catalog.cards_named(&name.text),
+                    name.range,
+                    &message,
+                    diagnostics,
+                );
             }
         }
         _ => {}
@@ -36,7 +60,10 @@ fn report(
     message: &str,
     diagnostics: &mut Vec<Diagnostic>,
 ) {
-    let others: Vec<&FilePath> = claimants.iter().filter(|path| **path != file.path).collect();
+    let others: Vec<&FilePath> = claimants
+        .iter()
+        .filter(|path| **path != file.path)
+        .collect();
     if others.is_empty() {
         return;
     }
@@ -49,7 +76,9 @@ fn report(
         format!("{message} {}", listed.join(", ")),
     );
     for other in others {
-        let other_range = workspace.file(other).map_or(TextRange::empty(0), |other| other.head_range());
+        let other_range = workspace
+            .file(other)
+            .map_or(TextRange::empty(0), |other| other.head_range());
         diagnostic = diagnostic.with_related(other, other_range, "also claimed here");
     }
     diagnostics.push(diagnostic);

@@ -8,6 +8,12 @@ use crate::index::SourceFile;
 
 pub(super) fn check(file: &SourceFile, diagnostics: &mut Vec<Diagnostic>) {
     for problem in &file.problems {
-        diagnostics.push(Diagnostic::new(file, problem.range, Severity::Error, Code::FrontMatter, problem.message.clone()));
+        diagnostics.push(Diagnostic::new(
+            file,
+            problem.range,
+            Severity::Error,
+            Code::FrontMatter,
+            problem.message.clone(),
+        ));
     }
 }

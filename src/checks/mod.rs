@@ -113,7 +113,13 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
-    fn new(file: &SourceFile, range: TextRange, severity: Severity, code: Code, message: impl Into<String>) -> Self {
+    fn new(
+        file: &SourceFile,
+        range: TextRange,
+        severity: Severity,
+        code: Code,
+        message: impl Into<String>,
+    ) -> Self {
         Diagnostic {
             path: file.path.clone(),
             range,
@@ -125,8 +131,17 @@ impl Diagnostic {
         }
     }
 
-    fn with_related(mut self, path: &FilePath, range: TextRange, message: impl Into<String>) -> Self {
-        self.related.push(Related { path: path.clone(), range, message: message.into() });
+    fn with_related(
+        mut self,
+        path: &FilePath,
+        range: TextRange,
+        message: impl Into<String>,
+    ) -> Self {
+        self.related.push(Related {
+            path: path.clone(),
+            range,
+            message: message.into(),
+        });
         self
     }
 
@@ -138,7 +153,9 @@ impl Diagnostic {
 
 /// The diagnostics of one file, sorted by position.
 pub fn check_file(workspace: &Workspace, path: &str) -> Vec<Diagnostic> {
-    let Some(file) = workspace.file(path) else { return Vec::new() };
+    let Some(file) = workspace.file(path) else {
+        return Vec::new();
+    };
     let mut diagnostics = Vec::new();
     unreadable::check(file, &mut diagnostics);
     front_matter::check(file, &mut diagnostics);
@@ -147,7 +164,9 @@ pub fn check_file(workspace: &Workspace, path: &str) -> Vec<Diagnostic> {
     missing_scene::check(workspace, file, &mut diagnostics);
     orphan_scene::check(workspace, file, &mut diagnostics);
     apply_severity_settings(workspace, &mut diagnostics);
-    diagnostics.sort_by(|a, b| (a.range.start, a.range.end, a.code).cmp(&(b.range.start, b.range.end, b.code)));
+    diagnostics.sort_by(|a, b| {
+        (a.range.start, a.range.end, a.code).cmp(&(b.range.start, b.range.end, b.code))
+    });
     diagnostics
 }
 
@@ -170,7 +189,12 @@ pub fn check_workspace(workspace: &Workspace) -> Vec<Diagnostic> {
     use rayon::prelude::*;
     let files: Vec<_> = workspace.files().collect();
     let mut diagnostics: Vec<Diagnostic> = check_config(workspace).into_iter().collect();
-    diagnostics.extend(files.par_iter().flat_map_iter(|file| check_file(workspace, &file.path)).collect::<Vec<_>>());
+    diagnostics.extend(
+        files
+            .par_iter()
+            .flat_map_iter(|file| check_file(workspace, &file.path))
+            .collect::<Vec<_>>(),
+    );
     diagnostics
 }
 
@@ -179,14 +203,16 @@ fn apply_severity_settings(workspace: &Workspace, diagnostics: &mut Vec<Diagnost
     if settings.is_empty() {
         return;
     }
-    diagnostics.retain_mut(|diagnostic| match settings.get(diagnostic.code.as_str()).map(String::as_str) {
-        Some("off") => false,
-        Some(name) => {
-            if let Some(severity) = Severity::parse(name) {
-                diagnostic.severity = severity;
+    diagnostics.retain_mut(|diagnostic| {
+        match settings.get(diagnostic.code.as_str()).map(String::as_str) {
+            Some("off") => false,
+            Some(name) => {
+                if let Some(severity) = Severity::parse(name) {
+                    diagnostic.severity = severity;
+                }
+                true
             }
-            true
+            None => true,
         }
-        None => true,
     });
 }

@@ -9,7 +9,9 @@ use crate::text::TextRange;
 pub(super) fn check(workspace: &Workspace, file: &SourceFile, diagnostics: &mut Vec<Diagnostic>) {
     let Some(scene) = file.scene() else { return };
     let catalog = workspace.catalog();
-    let Some(outline_file) = catalog.outline() else { return };
+    let Some(outline_file) = catalog.outline() else {
+        return;
+    };
     if catalog.outline_position(&scene.id).is_some() {
         return;
     }
@@ -20,12 +22,19 @@ pub(super) fn check(workspace: &Workspace, file: &SourceFile, diagnostics: &mut 
         range,
         Severity::Warning,
         Code::OrphanScene,
-        format!("`{}` is not in the outline ({outline_path}), so it has no place in story order", scene.id),
+        format!(
+            "`{}` is not in the outline ({outline_path}), so it has no place in story order",
+            scene.id
+        ),
     );
     let text = &outline_file.text;
     let end = text.trim_end().len();
     let beat = scene.title.as_deref().unwrap_or("");
-    let entry = if beat.is_empty() { format!("- {}", scene.id) } else { format!("- {}: {beat}", scene.id) };
+    let entry = if beat.is_empty() {
+        format!("- {}", scene.id)
+    } else {
+        format!("- {}: {beat}", scene.id)
+    };
     diagnostic = diagnostic.with_fix(Fix {
         title: format!("Add {} to the outline", scene.id),
         edits: vec![FileEdit {

@@ -15,7 +15,13 @@ pub(super) fn check(workspace: &Workspace, file: &SourceFile, diagnostics: &mut 
                 "“{}” is not a known {what}: add a card under {folder}/ or use a name or alias from one",
                 reference.text
             );
-            diagnostics.push(Diagnostic::new(file, reference.range, Severity::Error, Code::UnknownReference, message));
+            diagnostics.push(Diagnostic::new(
+                file,
+                reference.range,
+                Severity::Error,
+                Code::UnknownReference,
+                message,
+            ));
         }
     };
     let paths = &workspace.config().paths;
@@ -25,18 +31,37 @@ pub(super) fn check(workspace: &Workspace, file: &SourceFile, diagnostics: &mut 
                 unknown(pov, &[CardKind::Character], "character", &paths.characters);
             }
             if let Some(location) = &scene.location {
-                unknown(location, &[CardKind::Location], "location", &paths.locations);
+                unknown(
+                    location,
+                    &[CardKind::Location],
+                    "location",
+                    &paths.locations,
+                );
             }
             for character in &scene.characters {
-                unknown(character, &[CardKind::Character], "character", &paths.characters);
+                unknown(
+                    character,
+                    &[CardKind::Character],
+                    "character",
+                    &paths.characters,
+                );
             }
         }
         FileContent::Card(card) => {
             if let Some(died_in) = &card.died_in
                 && catalog.scene_files(&died_in.text).is_empty()
             {
-                let message = format!("`died_in: {}` names no scene: use the id of a scene file", died_in.text);
-                diagnostics.push(Diagnostic::new(file, died_in.range, Severity::Error, Code::UnknownReference, message));
+                let message = format!(
+                    "`died_in: {}` names no scene: use the id of a scene file",
+                    died_in.text
+                );
+                diagnostics.push(Diagnostic::new(
+                    file,
+                    died_in.range,
+                    Severity::Error,
+                    Code::UnknownReference,
+                    message,
+                ));
             }
         }
         _ => {}

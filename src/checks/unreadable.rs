@@ -8,6 +8,12 @@ use crate::text::TextRange;
 
 pub(super) fn check(file: &SourceFile, diagnostics: &mut Vec<Diagnostic>) {
     if let Some(reason) = &file.load_error {
-        diagnostics.push(Diagnostic::new(file, TextRange::empty(0), Severity::Warning, Code::Unreadable, reason.clone()));
+        diagnostics.push(Diagnostic::new(
+            file,
+            TextRange::empty(0),
+            Severity::Warning,
+            Code::Unreadable,
+            reason.clone(),
+        ));
     }
 }

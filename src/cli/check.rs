@@ -62,27 +62,48 @@ pub struct JsonPosition {
 
 impl From<LineCol> for JsonPosition {
     fn from(position: LineCol) -> Self {
-        JsonPosition { line: position.line, character: position.col }
+        JsonPosition {
+            line: position.line,
+            character: position.col,
+        }
     }
 }
 
 /// Line and column of a diagnostic's ends in its file (the config file is read on demand).
-fn positions(workspace: &Workspace, diagnostic: &Diagnostic, encoding: PositionEncoding) -> (LineCol, LineCol, Option<String>) {
+fn positions(
+    workspace: &Workspace,
+    diagnostic: &Diagnostic,
+    encoding: PositionEncoding,
+) -> (LineCol, LineCol, Option<String>) {
     if let Some(file) = workspace.file(&diagnostic.path) {
-        let start = file.line_index.position(&file.text, diagnostic.range.start, encoding);
-        let end = file.line_index.position(&file.text, diagnostic.range.end, encoding);
-        let line = file.line_index.line_range(start.line, &file.text).map(|range| range.slice(&file.text).to_owned());
+        let start = file
+            .line_index
+            .position(&file.text, diagnostic.range.start, encoding);
+        let end = file
+            .line_index
+            .position(&file.text, diagnostic.range.end, encoding);
+        let line = file
+            .line_index
+            .line_range(start.line, &file.text)
+            .map(|range| range.slice(&file.text).to_owned());
         return (start, end, line);
     }
-    let text = std::fs::read_to_string(workspace.absolute_path(&diagnostic.path)).unwrap_or_default();
+    let text =
+        std::fs::read_to_string(workspace.absolute_path(&diagnostic.path)).unwrap_or_default();
     let index = crate::text::LineIndex::new(&text);
     let start = index.position(&text, diagnostic.range.start, encoding);
     let end = index.position(&text, diagnostic.range.end, encoding);
-    let line = index.line_range(start.line, &text).map(|range| range.slice(&text).to_owned());
+    let line = index
+        .line_range(start.line, &text)
+        .map(|range| range.slice(&text).to_owned());
     (start, end, line)
 }
 
-pub fn write_json(out: &mut impl Write, workspace: &Workspace, diagnostics: &[Diagnostic]) -> io::Result<()> {
+pub fn write_json(
+    out: &mut impl Write,
+    workspace: &Workspace,
+    diagnostics: &[Diagnostic],
+) -> io::Result<()> {
     let report = CheckReport {
         version: 1,
         root: workspace.root().display().to_string(),
@@ -93,7 +114,10 @@ pub fn write_json(out: &mut impl Write, workspace: &Workspace, diagnostics: &[Di
                 let (start, end, _) = positions(workspace, diagnostic, PositionEncoding::Utf16);
                 JsonDiagnostic {
                     path: &diagnostic.path,
-                    range: JsonRange { start: start.into(), end: end.into() },
+                    range: JsonRange {
+                        start: start.into(),
+                        end: end.into(),
+                    },
                     severity: diagnostic.severity.as_str(),
                     code: diagnostic.code.as_str(),
                     message: &diagnostic.message,
@@ -106,33 +130,76 @@ pub fn write_json(out: &mut impl Write, workspace: &Workspace, diagnostics: &[Di
     writeln!(out)
 }
 
-pub fn write_human(out: &mut impl Write, workspace: &Workspace, diagnostics: &[Diagnostic]) -> io::Result<()> {
+pub fn write_human(
+    out: &mut impl Write,
+    workspace: &Workspace,
+    diagnostics: &[Diagnostic],
+) -> io::Result<()> {
     for diagnostic in diagnostics {
         let (start, end, line) = positions(workspace, diagnostic, PositionEncoding::Utf32);
-        writeln!(out, "{}[{}]: {}", diagnostic.severity.as_str(), diagnostic.code, diagnostic.message)?;
+        writeln!(
+            out,
+            "{}[{}]: {}",
+            diagnostic.severity.as_str(),
+            diagnostic.code,
+            diagnostic.message
+        )?;
         let gutter = " ".repeat((start.line + 1).to_string().len());
-        writeln!(out, "{gutter}--> {}:{}:{}", diagnostic.path, start.line + 1, start.col + 1)?;
+        writeln!(
+            out,
+            "{gutter}--> {}:{}:{}",
+            diagnostic.path,
+            start.line + 1,
+            start.col + 1
+        )?;
         if let Some(line) = line {
             let shown = line.trim_end();
-            let width = if end.line == start.line { (end.col - start.col).max(1) } else { 1 };
+            let width = if end.line == start.line {
+                (end.col - start.col).max(1)
+            } else {
+                1
+            };
             // Tabs are kept so the caret line lines up under them in a terminal.
-            let pad: String = shown.chars().take(start.col as usize).map(|c| if c == '\t' { '\t' } else { ' ' }).collect();
+            let pad: String = shown
+                .chars()
+                .take(start.col as usize)
+                .map(|c| if c == '\t' { '\t' } else { ' ' })
+                .collect();
             writeln!(out, "{gutter} |")?;
             writeln!(out, "{} | {shown}", start.line + 1)?;
             writeln!(out, "{gutter} | {pad}{}", "^".repeat(width as usize))?;
         }
         for related in &diagnostic.related {
             let position = workspace.file(&related.path).map(|file| {
-                file.line_index.position(&file.text, related.range.start, PositionEncoding::Utf32)
+                file.line_index
+                    .position(&file.text, related.range.start, PositionEncoding::Utf32)
             });
             if let Some(position) = position {
-                writeln!(out, "{gutter} = note: {} ({}:{}:{})", related.message, related.path, position.line + 1, position.col + 1)?;
+                writeln!(
+                    out,
+                    "{gutter} = note: {} ({}:{}:{})",
+                    related.message,
+                    related.path,
+                    position.line + 1,
+                    position.col + 1
+                )?;
             }
         }
         writeln!(out)?;
     }
-    let count = |severity: Severity| diagnostics.iter().filter(|diagnostic| diagnostic.severity == severity).count();
-    let plural = |n: usize, word: &str| if n == 1 { format!("{n} {word}") } else { format!("{n} {word}s") };
+    let count = |severity: Severity| {
+        diagnostics
+            .iter()
+            .filter(|diagnostic| diagnostic.severity == severity)
+            .count()
+    };
+    let plural = |n: usize, word: &str| {
+        if n == 1 {
+            format!("{n} {word}")
+        } else {
+            format!("{n} {word}s")
+        }
+    };
     writeln!(
         out,
         "{}: {}, {}, {} in {} ({} files)",
@@ -140,11 +207,18 @@ pub fn write_human(out: &mut impl Write, workspace: &Workspace, diagnostics: &[D
         plural(count(Severity::Error), "error"),
         plural(count(Severity::Warning), "warning"),
         plural(count(Severity::Information) + count(Severity::Hint), "note"),
-        if diagnostics.is_empty() { "a clean manuscript" } else { "the manuscript" },
+        if diagnostics.is_empty() {
+            "a clean manuscript"
+        } else {
+            "the manuscript"
+        },
         workspace.files().len()
     )
 }
 
 fn display_root(root: &Path) -> String {
-    root.file_name().map_or_else(|| root.display().to_string(), |name| name.to_string_lossy().into_owned())
+    root.file_name().map_or_else(
+        || root.display().to_string(),
+        |name| name.to_string_lossy().into_owned(),
+    )
 }

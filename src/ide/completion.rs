@@ -22,8 +22,13 @@ pub struct Completion {
 }
 
 pub fn completions(workspace: &Workspace, path: &str, offset: usize) -> Vec<Completion> {
-    let Some(file) = workspace.file(path) else { return Vec::new() };
-    let in_front_matter = file.front_matter.as_ref().is_some_and(|front| front.content.touches(offset));
+    let Some(file) = workspace.file(path) else {
+        return Vec::new();
+    };
+    let in_front_matter = file
+        .front_matter
+        .as_ref()
+        .is_some_and(|front| front.content.touches(offset));
     if in_front_matter {
         let key = front_matter_key_at(&file.text, offset);
         return match key.as_deref() {
@@ -34,13 +39,18 @@ pub fn completions(workspace: &Workspace, path: &str, offset: usize) -> Vec<Comp
         };
     }
     if let FileContent::Outline(_) = &file.content {
-        let line_start = file.text[..offset].rfind('\n').map_or(0, |newline| newline + 1);
+        let line_start = file.text[..offset]
+            .rfind('\n')
+            .map_or(0, |newline| newline + 1);
         let before = file.text[line_start..offset].trim_start();
         if before.starts_with(['-', '*', '+']) && !before.contains(':') {
             return scene_ids(workspace, true);
         }
     }
-    names(workspace, &[CardKind::Character, CardKind::Location, CardKind::Other])
+    names(
+        workspace,
+        &[CardKind::Character, CardKind::Location, CardKind::Other],
+    )
 }
 
 /// The top-level key of the front matter entry holding `offset`.
@@ -68,7 +78,11 @@ fn names(workspace: &Workspace, kinds: &[CardKind]) -> Vec<Completion> {
         for (index, name) in card.names().enumerate() {
             completions.push(Completion {
                 label: name.text.clone(),
-                detail: if index == 0 { card.type_name.clone() } else { format!("{} ({})", card.display_name(), card.type_name) },
+                detail: if index == 0 {
+                    card.type_name.clone()
+                } else {
+                    format!("{} ({})", card.display_name(), card.type_name)
+                },
                 kind,
                 preferred: index == 0,
             });

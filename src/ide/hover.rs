@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use super::{target_at, Target};
+use super::{Target, target_at};
 use crate::index::{CardKind, LifeStatus, Workspace};
 use crate::text::TextRange;
 
@@ -21,7 +21,11 @@ pub fn hover(workspace: &Workspace, path: &str, offset: usize) -> Option<(TextRa
             };
             let _ = writeln!(text, "**{}** · {kind}", card.display_name());
             if !card.aliases.is_empty() {
-                let aliases: Vec<&str> = card.aliases.iter().map(|alias| alias.text.as_str()).collect();
+                let aliases: Vec<&str> = card
+                    .aliases
+                    .iter()
+                    .map(|alias| alias.text.as_str())
+                    .collect();
                 let _ = writeln!(text, "\nAlso: {}", aliases.join(", "));
             }
             if card.kind == CardKind::Character || card.status != LifeStatus::Alive {

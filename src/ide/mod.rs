@@ -9,11 +9,13 @@ mod navigation;
 mod outline_view;
 mod rename;
 
-pub use completion::{completions, Completion, CompletionKind};
+pub use completion::{Completion, CompletionKind, completions};
 pub use hover::hover;
-pub use navigation::{definition, references, Location};
-pub use outline_view::{document_symbols, folding_ranges, word_counts, workspace_symbols, Symbol, SymbolKind, WordCount};
-pub use rename::{prepare_rename, rename, RenameError};
+pub use navigation::{Location, definition, references};
+pub use outline_view::{
+    Symbol, SymbolKind, WordCount, document_symbols, folding_ranges, word_counts, workspace_symbols,
+};
+pub use rename::{RenameError, prepare_rename, rename};
 
 use crate::index::{CardKind, FileContent, FilePath, SourceFile, Workspace};
 use crate::text::TextRange;
@@ -22,7 +24,11 @@ use crate::text::TextRange;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Target {
     /// A card, through one of its names (0 is `name`, 1.. the aliases).
-    Card { card: FilePath, name_index: usize, range: TextRange },
+    Card {
+        card: FilePath,
+        name_index: usize,
+        range: TextRange,
+    },
     /// A scene, through its id (in the outline, a `died_in`, or its own front matter).
     Scene { id: String, range: TextRange },
 }
@@ -39,42 +45,87 @@ impl Target {
 /// scene id, a card's own name or alias, or an outline entry's id.
 pub fn target_at(workspace: &Workspace, path: &str, offset: usize) -> Option<Target> {
     let file = workspace.file(path)?;
-    if let Some(mention) = workspace.mentions(path).iter().find(|mention| mention.range.touches(offset)) {
-        return Some(Target::Card { card: mention.card.clone(), name_index: mention.name_index, range: mention.range });
+    if let Some(mention) = workspace
+        .mentions(path)
+        .iter()
+        .find(|mention| mention.range.touches(offset))
+    {
+        return Some(Target::Card {
+            card: mention.card.clone(),
+            name_index: mention.name_index,
+            range: mention.range,
+        });
     }
     let catalog = workspace.catalog();
     let card_reference = |text: &str, range: TextRange, kinds: &[CardKind]| {
         let card_file = catalog.resolve_card(text, kinds)?;
         let card = card_file.card()?;
         let name_index = card.names().position(|name| name.text == text).unwrap_or(0);
-        Some(Target::Card { card: card_file.path.clone(), name_index, range })
+        Some(Target::Card {
+            card: card_file.path.clone(),
+            name_index,
+            range,
+        })
     };
     match &file.content {
         FileContent::Scene(scene) => {
             let characters = scene.pov.iter().chain(&scene.characters);
             for reference in characters {
                 if reference.range.touches(offset) {
-                    return card_reference(&reference.text, reference.range, &[CardKind::Character]);
+                    return card_reference(
+                        &reference.text,
+                        reference.range,
+                        &[CardKind::Character],
+                    );
                 }
             }
-            if let Some(location) = scene.location.as_ref().filter(|location| location.range.touches(offset)) {
+            if let Some(location) = scene
+                .location
+                .as_ref()
+                .filter(|location| location.range.touches(offset))
+            {
                 return card_reference(&location.text, location.range, &[CardKind::Location]);
             }
             if let Some(range) = scene.id_range.filter(|range| range.touches(offset)) {
-                return Some(Target::Scene { id: scene.id.clone(), range });
+                return Some(Target::Scene {
+                    id: scene.id.clone(),
+                    range,
+                });
             }
         }
         FileContent::Card(card) => {
-            if let Some((name_index, name)) = card.names().enumerate().find(|(_, name)| name.range.touches(offset)) {
-                return Some(Target::Card { card: file.path.clone(), name_index, range: name.range });
+            if let Some((name_index, name)) = card
+                .names()
+                .enumerate()
+                .find(|(_, name)| name.range.touches(offset))
+            {
+                return Some(Target::Card {
+                    card: file.path.clone(),
+                    name_index,
+                    range: name.range,
+                });
             }
-            if let Some(died_in) = card.died_in.as_ref().filter(|died_in| died_in.range.touches(offset)) {
-                return Some(Target::Scene { id: died_in.text.clone(), range: died_in.range });
+            if let Some(died_in) = card
+                .died_in
+                .as_ref()
+                .filter(|died_in| died_in.range.touches(offset))
+            {
+                return Some(Target::Scene {
+                    id: died_in.text.clone(),
+                    range: died_in.range,
+                });
             }
         }
         FileContent::Outline(outline) => {
-            if let Some(entry) = outline.entries.iter().find(|entry| entry.id_range.touches(offset)) {
-                return Some(Target::Scene { id: entry.scene_id.clone(), range: entry.id_range });
+            if let Some(entry) = outline
+                .entries
+                .iter()
+                .find(|entry| entry.id_range.touches(offset))
+            {
+                return Some(Target::Scene {
+                    id: entry.scene_id.clone(),
+                    range: entry.id_range,
+                });
             }
         }
         FileContent::AntiPatterns(_) | FileContent::Other => {}

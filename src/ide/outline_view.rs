@@ -29,7 +29,10 @@ pub struct Symbol {
 /// Headings nested by level; in the outline, scene entries under their headings.
 pub fn document_symbols(file: &SourceFile) -> Vec<Symbol> {
     let mut flat: Vec<(u8, Symbol)> = Vec::new();
-    let body_start = file.front_matter.as_ref().map_or(0, |front| front.range.end);
+    let body_start = file
+        .front_matter
+        .as_ref()
+        .map_or(0, |front| front.range.end);
     for block in &file.syntax.blocks {
         if let BlockKind::Heading { level } = block.kind
             && block.range.start >= body_start
@@ -73,21 +76,24 @@ pub fn document_symbols(file: &SourceFile) -> Vec<Symbol> {
 fn nest(flat: Vec<(u8, Symbol)>, end: usize) -> Vec<Symbol> {
     let mut roots: Vec<Symbol> = Vec::new();
     let mut stack: Vec<(u8, Symbol)> = Vec::new();
-    let close = |stack: &mut Vec<(u8, Symbol)>, roots: &mut Vec<Symbol>, until_level: u8, at: usize| {
-        while let Some((level, _)) = stack.last() {
-            if *level < until_level {
-                break;
+    let close =
+        |stack: &mut Vec<(u8, Symbol)>, roots: &mut Vec<Symbol>, until_level: u8, at: usize| {
+            while let Some((level, _)) = stack.last() {
+                if *level < until_level {
+                    break;
+                }
+                let (_, mut symbol) = stack
+                    .pop()
+                    .expect("the loop checked the stack is not empty");
+                if symbol.kind == SymbolKind::Heading {
+                    symbol.range.end = symbol.range.end.max(at);
+                }
+                match stack.last_mut() {
+                    Some((_, parent)) => parent.children.push(symbol),
+                    None => roots.push(symbol),
+                }
             }
-            let (_, mut symbol) = stack.pop().expect("the loop checked the stack is not empty");
-            if symbol.kind == SymbolKind::Heading {
-                symbol.range.end = symbol.range.end.max(at);
-            }
-            match stack.last_mut() {
-                Some((_, parent)) => parent.children.push(symbol),
-                None => roots.push(symbol),
-            }
-        }
-    };
+        };
     for (level, symbol) in flat {
         close(&mut stack, &mut roots, level, symbol.range.start);
         stack.push((level, symbol));
@@ -99,7 +105,11 @@ fn nest(flat: Vec<(u8, Symbol)>, end: usize) -> Vec<Symbol> {
 /// Scenes (by id and title) and cards (by name and alias) matching `query`:
 /// its characters in order, ignoring case ("kmar" finds "Kael Maren").
 pub fn workspace_symbols(workspace: &Workspace, query: &str) -> Vec<Symbol> {
-    let query: Vec<char> = query.to_lowercase().chars().filter(|c| !c.is_whitespace()).collect();
+    let query: Vec<char> = query
+        .to_lowercase()
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect();
     let matches = |text: &str| {
         let mut wanted = query.iter().peekable();
         for c in text.chars().flat_map(char::to_lowercase) {
@@ -128,11 +138,19 @@ pub fn workspace_symbols(workspace: &Workspace, query: &str) -> Vec<Symbol> {
     }
     for (path, card) in catalog.cards() {
         if card.names().any(|name| matches(&name.text)) || matches(&card.id) {
-            let selection = card.name.as_ref().map_or(TextRange::empty(0), |name| name.range);
+            let selection = card
+                .name
+                .as_ref()
+                .map_or(TextRange::empty(0), |name| name.range);
             symbols.push(Symbol {
                 name: card.display_name().to_owned(),
-                detail: (!card.aliases.is_empty())
-                    .then(|| card.aliases.iter().map(|alias| alias.text.as_str()).collect::<Vec<_>>().join(", ")),
+                detail: (!card.aliases.is_empty()).then(|| {
+                    card.aliases
+                        .iter()
+                        .map(|alias| alias.text.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                }),
                 kind: match card.kind {
                     CardKind::Character => SymbolKind::Character,
                     CardKind::Location => SymbolKind::Location,
@@ -177,7 +195,7 @@ impl WordCount {
             let digits = n.to_string();
             let mut grouped = String::new();
             for (index, digit) in digits.chars().enumerate() {
-                if index > 0 && (digits.len() - index) % 3 == 0 {
+                if index > 0 && (digits.len() - index).is_multiple_of(3) {
                     grouped.push(',');
                 }
                 grouped.push(digit);
@@ -188,7 +206,11 @@ impl WordCount {
             (None, _) => "no scene file yet".to_owned(),
             (Some(count), Some(target)) if target > 0 => {
                 let percent = (count as f64 / f64::from(target) * 100.0).round();
-                format!("{} / {} words ({percent}%)", words(count), words(target as usize))
+                format!(
+                    "{} / {} words ({percent}%)",
+                    words(count),
+                    words(target as usize)
+                )
             }
             (Some(count), _) => format!("{} words", words(count)),
         }
@@ -207,7 +229,10 @@ pub fn word_counts(workspace: &Workspace, file: &SourceFile) -> Vec<WordCount> {
             .entries
             .iter()
             .map(|entry| {
-                let scene = workspace.catalog().scene(&entry.scene_id).and_then(|file| file.scene());
+                let scene = workspace
+                    .catalog()
+                    .scene(&entry.scene_id)
+                    .and_then(|file| file.scene());
                 WordCount {
                     range: entry.id_range,
                     words: scene.map(|scene| scene.word_count),

@@ -33,7 +33,10 @@ pub struct Catalog {
 
 impl Catalog {
     /// Builds the catalog of `files`, reusing `previous`'s matcher when no name changed.
-    pub fn build(files: &BTreeMap<FilePath, Arc<SourceFile>>, previous: Option<&Catalog>) -> Catalog {
+    pub fn build(
+        files: &BTreeMap<FilePath, Arc<SourceFile>>,
+        previous: Option<&Catalog>,
+    ) -> Catalog {
         let mut catalog = Catalog::default();
         for file in files.values() {
             match &file.content {
@@ -44,14 +47,24 @@ impl Catalog {
                             owners.push(file.path.clone());
                         }
                     }
-                    catalog.by_card_id.entry(card.id.clone()).or_default().push(file.path.clone());
+                    catalog
+                        .by_card_id
+                        .entry(card.id.clone())
+                        .or_default()
+                        .push(file.path.clone());
                     catalog.cards.push(file.clone());
                 }
                 FileContent::Scene(scene) => {
-                    catalog.scenes_by_id.entry(scene.id.clone()).or_default().push(file.path.clone());
+                    catalog
+                        .scenes_by_id
+                        .entry(scene.id.clone())
+                        .or_default()
+                        .push(file.path.clone());
                     catalog.scenes.push(file.clone());
                 }
-                FileContent::Outline(_) if catalog.outline.is_none() => catalog.outline = Some(file.clone()),
+                FileContent::Outline(_) if catalog.outline.is_none() => {
+                    catalog.outline = Some(file.clone())
+                }
                 FileContent::AntiPatterns(_) if catalog.anti_patterns.is_none() => {
                     catalog.anti_patterns = Some(file.clone());
                 }
@@ -60,7 +73,10 @@ impl Catalog {
         }
         if let Some(outline) = catalog.outline.as_ref().and_then(|file| file.outline()) {
             for (position, entry) in outline.entries.iter().enumerate() {
-                catalog.outline_position.entry(entry.scene_id.clone()).or_insert(position);
+                catalog
+                    .outline_position
+                    .entry(entry.scene_id.clone())
+                    .or_insert(position);
             }
         }
         catalog.matcher_names = catalog
@@ -73,10 +89,12 @@ impl Catalog {
             })
             .collect();
         catalog.matcher = match previous {
-            Some(previous) if previous.matcher_names == catalog.matcher_names => previous.matcher.clone(),
-            _ => Arc::new(NameMatcher::new(catalog.matcher_names.iter().map(|(card, names)| {
-                (card.clone(), names.iter().map(String::as_str).collect())
-            }))),
+            Some(previous) if previous.matcher_names == catalog.matcher_names => {
+                previous.matcher.clone()
+            }
+            _ => Arc::new(NameMatcher::new(catalog.matcher_names.iter().map(
+                |(card, names)| (card.clone(), names.iter().map(String::as_str).collect()),
+            ))),
         };
         catalog.fingerprint = catalog.compute_fingerprint();
         catalog
@@ -97,11 +115,16 @@ impl Catalog {
 
     /// Every card, in path order.
     pub fn cards(&self) -> impl Iterator<Item = (&FilePath, &Card)> {
-        self.cards.iter().filter_map(|file| Some((&file.path, file.card()?)))
+        self.cards
+            .iter()
+            .filter_map(|file| Some((&file.path, file.card()?)))
     }
 
     pub fn card(&self, path: &str) -> Option<&Arc<SourceFile>> {
-        let index = self.cards.binary_search_by(|file| (*file.path).cmp(path)).ok()?;
+        let index = self
+            .cards
+            .binary_search_by(|file| (*file.path).cmp(path))
+            .ok()?;
         Some(&self.cards[index])
     }
 
@@ -127,7 +150,9 @@ impl Catalog {
 
     /// Every scene file, in path order.
     pub fn scenes(&self) -> impl Iterator<Item = (&Arc<SourceFile>, &Scene)> {
-        self.scenes.iter().filter_map(|file| Some((file, file.scene()?)))
+        self.scenes
+            .iter()
+            .filter_map(|file| Some((file, file.scene()?)))
     }
 
     pub fn scene_files(&self, id: &str) -> &[FilePath] {
@@ -136,7 +161,10 @@ impl Catalog {
 
     pub fn scene(&self, id: &str) -> Option<&Arc<SourceFile>> {
         let path = self.scene_files(id).first()?;
-        let index = self.scenes.binary_search_by(|file| (*file.path).cmp(path)).ok()?;
+        let index = self
+            .scenes
+            .binary_search_by(|file| (*file.path).cmp(path))
+            .ok()?;
         Some(&self.scenes[index])
     }
 
@@ -160,13 +188,28 @@ impl Catalog {
         let mut hasher = DefaultHasher::new();
         for file in &self.cards {
             if let Some(card) = file.card() {
-                (&file.path, card.kind, &card.name, &card.aliases, card.status, &card.died_in, &card.attributes)
+                (
+                    &file.path,
+                    card.kind,
+                    &card.name,
+                    &card.aliases,
+                    card.status,
+                    &card.died_in,
+                    &card.attributes,
+                )
                     .hash(&mut hasher);
             }
         }
         for file in &self.scenes {
             if let Some(scene) = file.scene() {
-                (&file.path, &scene.id, &scene.date, scene.flashback, &scene.title).hash(&mut hasher);
+                (
+                    &file.path,
+                    &scene.id,
+                    &scene.date,
+                    scene.flashback,
+                    &scene.title,
+                )
+                    .hash(&mut hasher);
             }
         }
         if let Some(outline) = &self.outline {

@@ -58,7 +58,10 @@ pub struct DiagnosticsConfig {
 
 impl Default for DiagnosticsConfig {
     fn default() -> Self {
-        Self { debounce_ms: 150, severity: BTreeMap::new() }
+        Self {
+            debounce_ms: 150,
+            severity: BTreeMap::new(),
+        }
     }
 }
 
@@ -75,7 +78,13 @@ impl Config {
         match toml::from_str::<Config>(text) {
             Ok(config) => match config.validate() {
                 Ok(()) => (config, None),
-                Err(message) => (config, Some(ConfigError { range: TextRange::empty(0), message })),
+                Err(message) => (
+                    config,
+                    Some(ConfigError {
+                        range: TextRange::empty(0),
+                        message,
+                    }),
+                ),
             },
             Err(error) => {
                 let range = error.span().map_or(TextRange::empty(0), TextRange::from);
@@ -87,7 +96,10 @@ impl Config {
 
     fn validate(&self) -> Result<(), String> {
         for (code, severity) in &self.diagnostics.severity {
-            if !matches!(severity.as_str(), "error" | "warning" | "information" | "hint" | "off") {
+            if !matches!(
+                severity.as_str(),
+                "error" | "warning" | "information" | "hint" | "off"
+            ) {
                 return Err(format!(
                     "{CONFIG_FILE}: severity of `{code}` is `{severity}`; use error, warning, information, hint or off"
                 ));
@@ -118,7 +130,11 @@ mod tests {
         let (config, error) = Config::parse("[paths]\nscenes = \n");
         assert_eq!(config, Config::default());
         let error = error.unwrap();
-        assert!(error.message.starts_with("control-room.toml is not valid"), "{}", error.message);
+        assert!(
+            error.message.starts_with("control-room.toml is not valid"),
+            "{}",
+            error.message
+        );
         assert!(error.range.start > 0);
     }
 }

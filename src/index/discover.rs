@@ -16,7 +16,8 @@ pub fn markdown_files(root: &Path) -> Vec<FilePath> {
         .require_git(false)
         .filter_entry(|entry| {
             let name = entry.file_name().to_string_lossy();
-            !(entry.file_type().is_some_and(|kind| kind.is_dir()) && SKIPPED_DIRS.contains(&name.as_ref()))
+            !(entry.file_type().is_some_and(|kind| kind.is_dir())
+                && SKIPPED_DIRS.contains(&name.as_ref()))
         })
         .build();
     let mut files: Vec<FilePath> = walker
@@ -27,11 +28,17 @@ pub fn markdown_files(root: &Path) -> Vec<FilePath> {
                 .path()
                 .extension()
                 .and_then(|extension| extension.to_str())
-                .is_some_and(|extension| extension.eq_ignore_ascii_case("md") || extension.eq_ignore_ascii_case("markdown"))
+                .is_some_and(|extension| {
+                    extension.eq_ignore_ascii_case("md")
+                        || extension.eq_ignore_ascii_case("markdown")
+                })
         })
         .filter_map(|entry| {
             let relative = entry.path().strip_prefix(root).ok()?;
-            let parts: Vec<&str> = relative.iter().map(|part| part.to_str()).collect::<Option<_>>()?;
+            let parts: Vec<&str> = relative
+                .iter()
+                .map(|part| part.to_str())
+                .collect::<Option<_>>()?;
             Some(FilePath::from(parts.join("/")))
         })
         .collect();

@@ -7,7 +7,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use crate::syntax::{front_matter, FrontMatter, MarkdownParser, MarkdownSyntax};
+use crate::syntax::{FrontMatter, MarkdownParser, MarkdownSyntax, front_matter};
 use crate::text::{LineIndex, TextRange};
 
 use super::config::PathsConfig;
@@ -71,12 +71,20 @@ impl SourceFile {
 
     /// Understands `text` whose Markdown syntax is already known (open documents
     /// parse incrementally).
-    pub fn with_syntax(path: FilePath, text: Arc<str>, syntax: MarkdownSyntax, paths: &PathsConfig) -> SourceFile {
+    pub fn with_syntax(
+        path: FilePath,
+        text: Arc<str>,
+        syntax: MarkdownSyntax,
+        paths: &PathsConfig,
+    ) -> SourceFile {
         let front_matter = front_matter::parse(&text);
         let mut problems: Vec<FieldProblem> = front_matter
             .iter()
             .flat_map(|front| &front.errors)
-            .map(|error| FieldProblem { range: error.range, message: error.message.clone() })
+            .map(|error| FieldProblem {
+                range: error.range,
+                message: error.message.clone(),
+            })
             .collect();
         let declared_type = front_matter
             .as_ref()
@@ -103,7 +111,9 @@ impl SourceFile {
                 &syntax,
                 &mut problems,
             )),
-            FileKind::AntiPatterns => FileContent::AntiPatterns(model::read_anti_patterns(&text, &syntax)),
+            FileKind::AntiPatterns => {
+                FileContent::AntiPatterns(model::read_anti_patterns(&text, &syntax))
+            }
             FileKind::Other => FileContent::Other,
         };
         SourceFile {
@@ -157,12 +167,16 @@ impl SourceFile {
     pub fn head_range(&self) -> TextRange {
         if let Some(block) = self.syntax.blocks.iter().find(|block| {
             matches!(block.kind, crate::syntax::BlockKind::Heading { .. })
-                && self.front_matter.as_ref().is_none_or(|front| block.range.start >= front.range.end)
+                && self
+                    .front_matter
+                    .as_ref()
+                    .is_none_or(|front| block.range.start >= front.range.end)
         }) {
             return block.inline;
         }
-        let first_line = self.line_index.line_range(0, &self.text).unwrap_or_default();
-        first_line
+        self.line_index
+            .line_range(0, &self.text)
+            .unwrap_or_default()
     }
 }
 
@@ -171,10 +185,23 @@ pub fn classify(path: &str, declared_type: Option<&str>, paths: &PathsConfig) ->
     match declared_type {
         Some("scene") => return FileKind::Scene,
         Some("outline") => return FileKind::Outline,
-        Some("character") => return FileKind::Card { kind: CardKind::Character, type_name: "character".into() },
-        Some("location") => return FileKind::Card { kind: CardKind::Location, type_name: "location".into() },
+        Some("character") => {
+            return FileKind::Card {
+                kind: CardKind::Character,
+                type_name: "character".into(),
+            };
+        }
+        Some("location") => {
+            return FileKind::Card {
+                kind: CardKind::Location,
+                type_name: "location".into(),
+            };
+        }
         Some(other) if !other.is_empty() => {
-            return FileKind::Card { kind: CardKind::Other, type_name: other.to_owned() };
+            return FileKind::Card {
+                kind: CardKind::Other,
+                type_name: other.to_owned(),
+            };
         }
         _ => {}
     }
@@ -183,9 +210,15 @@ pub fn classify(path: &str, declared_type: Option<&str>, paths: &PathsConfig) ->
     } else if path == paths.anti_patterns {
         FileKind::AntiPatterns
     } else if is_under(path, &paths.characters) {
-        FileKind::Card { kind: CardKind::Character, type_name: "character".into() }
+        FileKind::Card {
+            kind: CardKind::Character,
+            type_name: "character".into(),
+        }
     } else if is_under(path, &paths.locations) {
-        FileKind::Card { kind: CardKind::Location, type_name: "location".into() }
+        FileKind::Card {
+            kind: CardKind::Location,
+            type_name: "location".into(),
+        }
     } else if is_under(path, &paths.scenes) {
         FileKind::Scene
     } else if let Some(rest) = under(path, &paths.compendium) {
@@ -219,7 +252,8 @@ pub fn file_stem(path: &str) -> &str {
 
 /// Reads a file as text, or says in a writer's words why it cannot be.
 pub fn read_text(path: &Path) -> Result<String, String> {
-    let metadata = std::fs::metadata(path).map_err(|error| format!("cannot read the file: {error}"))?;
+    let metadata =
+        std::fs::metadata(path).map_err(|error| format!("cannot read the file: {error}"))?;
     if metadata.len() > MAX_FILE_BYTES {
         return Err(format!(
             "the file is too large to index ({:.1} MB; the limit is {} MB)",
@@ -236,7 +270,10 @@ pub fn text_from_bytes(bytes: Vec<u8>) -> Result<String, String> {
         return Err("the file looks binary (it contains NUL bytes), so it is not indexed".into());
     }
     let mut text = String::from_utf8(bytes).map_err(|error| {
-        format!("the file is not UTF-8 text (invalid byte at offset {}), so it is not indexed", error.utf8_error().valid_up_to())
+        format!(
+            "the file is not UTF-8 text (invalid byte at offset {}), so it is not indexed",
+            error.utf8_error().valid_up_to()
+        )
     })?;
     if text.starts_with('\u{feff}') {
         // A byte order mark would hide the front matter; positions stay right
@@ -253,25 +290,51 @@ mod tests {
     #[test]
     fn kind_comes_from_type_then_folder() {
         let paths = PathsConfig::default();
-        assert_eq!(classify("Story/Scenes/a/SCN-x.md", None, &paths), FileKind::Scene);
-        assert_eq!(classify("Story/SCN-outline.md", None, &paths), FileKind::Outline);
+        assert_eq!(
+            classify("Story/Scenes/a/SCN-x.md", None, &paths),
+            FileKind::Scene
+        );
+        assert_eq!(
+            classify("Story/SCN-outline.md", None, &paths),
+            FileKind::Outline
+        );
         assert_eq!(
             classify("Story/Scenes/SCN-x.md", Some("character"), &paths),
-            FileKind::Card { kind: CardKind::Character, type_name: "character".into() }
+            FileKind::Card {
+                kind: CardKind::Character,
+                type_name: "character".into()
+            }
         );
         assert_eq!(
             classify("Compendium/Items/ITEM-key.md", None, &paths),
-            FileKind::Card { kind: CardKind::Other, type_name: "item".into() }
+            FileKind::Card {
+                kind: CardKind::Other,
+                type_name: "item".into()
+            }
         );
-        assert_eq!(classify("Compendium/Voice/anti-patterns.md", None, &paths), FileKind::AntiPatterns);
-        assert_eq!(classify("Compendium/Voice/style.md", None, &paths), FileKind::Other);
+        assert_eq!(
+            classify("Compendium/Voice/anti-patterns.md", None, &paths),
+            FileKind::AntiPatterns
+        );
+        assert_eq!(
+            classify("Compendium/Voice/style.md", None, &paths),
+            FileKind::Other
+        );
         assert_eq!(classify("README.md", None, &paths), FileKind::Other);
     }
 
     #[test]
     fn bad_bytes_are_reasons_not_panics() {
-        assert!(text_from_bytes(vec![0xff, 0xfe, b'a']).unwrap_err().contains("not UTF-8"));
-        assert!(text_from_bytes(vec![b'a', 0, b'b']).unwrap_err().contains("binary"));
+        assert!(
+            text_from_bytes(vec![0xff, 0xfe, b'a'])
+                .unwrap_err()
+                .contains("not UTF-8")
+        );
+        assert!(
+            text_from_bytes(vec![b'a', 0, b'b'])
+                .unwrap_err()
+                .contains("binary")
+        );
         assert_eq!(text_from_bytes("\u{feff}---\n".into()).unwrap(), "---\n");
     }
 }

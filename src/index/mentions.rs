@@ -33,9 +33,37 @@ pub struct Mention {
 
 /// Titles recognised before a name.
 const TITLES: &[&str] = &[
-    "Mr.", "Mrs.", "Ms.", "Mr", "Mrs", "Ms", "Miss", "Dr.", "Dr", "Lady", "Lord", "Sir", "Dame", "Madam",
-    "Master", "Mistress", "Captain", "Colonel", "Father", "Mother", "Sister", "Brother", "Aunt", "Uncle",
-    "Professor", "King", "Queen", "Prince", "Princess", "Old", "Young",
+    "Mr.",
+    "Mrs.",
+    "Ms.",
+    "Mr",
+    "Mrs",
+    "Ms",
+    "Miss",
+    "Dr.",
+    "Dr",
+    "Lady",
+    "Lord",
+    "Sir",
+    "Dame",
+    "Madam",
+    "Master",
+    "Mistress",
+    "Captain",
+    "Colonel",
+    "Father",
+    "Mother",
+    "Sister",
+    "Brother",
+    "Aunt",
+    "Uncle",
+    "Professor",
+    "King",
+    "Queen",
+    "Prince",
+    "Princess",
+    "Old",
+    "Young",
 ];
 
 /// The automaton over every name of every card.
@@ -71,12 +99,17 @@ impl NameMatcher {
             .match_kind(MatchKind::LeftmostLongest)
             .build(&patterns)
             .expect("names are short literals, well inside the automaton's limits");
-        Self { automaton: Some(automaton), owners }
+        Self {
+            automaton: Some(automaton),
+            owners,
+        }
     }
 
     /// Every mention in the prose of `text`, in order.
     pub fn find(&self, text: &str, syntax: &MarkdownSyntax) -> Vec<Mention> {
-        let Some(automaton) = &self.automaton else { return Vec::new() };
+        let Some(automaton) = &self.automaton else {
+            return Vec::new();
+        };
         let bytes = text.as_bytes();
         let mut mentions = Vec::new();
         for prose in &syntax.prose {
@@ -151,7 +184,10 @@ fn title_before(text: &str, start: usize) -> Option<TextRange> {
     TITLES.iter().find_map(|title| {
         let title_start = before.len().checked_sub(title.len())?;
         let candidate = before.get(title_start..)?;
-        let boundary = !before[..title_start].chars().next_back().is_some_and(is_word_char);
+        let boundary = !before[..title_start]
+            .chars()
+            .next_back()
+            .is_some_and(is_word_char);
         (candidate == *title && boundary).then(|| TextRange::new(title_start, before.len()))
     })
 }
@@ -163,8 +199,14 @@ mod tests {
 
     fn mentions(text: &str) -> Vec<(String, &str, bool, Option<&str>)> {
         let matcher = NameMatcher::new([
-            (FilePath::from("CHAR-kael"), vec!["Kael Maren", "Kael", "the Warden"]),
-            (FilePath::from("CHAR-darcy"), vec!["Fitzwilliam Darcy", "Darcy"]),
+            (
+                FilePath::from("CHAR-kael"),
+                vec!["Kael Maren", "Kael", "the Warden"],
+            ),
+            (
+                FilePath::from("CHAR-darcy"),
+                vec!["Fitzwilliam Darcy", "Darcy"],
+            ),
             (FilePath::from("CHAR-silas"), vec!["Silas"]),
         ]);
         let syntax = MarkdownParser::parse_fresh(text);
@@ -172,14 +214,20 @@ mod tests {
             .find(text, &syntax)
             .into_iter()
             .map(|mention| {
-                (mention.card.to_string(), mention.range.slice(text), mention.possessive, mention.title.map(|title| title.slice(text)))
+                (
+                    mention.card.to_string(),
+                    mention.range.slice(text),
+                    mention.possessive,
+                    mention.title.map(|title| title.slice(text)),
+                )
             })
             .collect()
     }
 
     #[test]
     fn longest_name_wins_and_possessives_and_titles_are_noted() {
-        let found = mentions("Kael Maren met Mr. Darcy. Kael's sword and Silas' hat. The Warden nodded.\n");
+        let found =
+            mentions("Kael Maren met Mr. Darcy. Kael's sword and Silas' hat. The Warden nodded.\n");
         assert_eq!(
             found,
             vec![

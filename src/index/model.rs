@@ -96,7 +96,10 @@ impl Card {
     }
 
     pub fn attribute(&self, key: &str) -> Option<&Spanned> {
-        self.attributes.iter().find(|(name, _)| name == key).map(|(_, value)| value)
+        self.attributes
+            .iter()
+            .find(|(name, _)| name == key)
+            .map(|(_, value)| value)
     }
 }
 
@@ -151,7 +154,11 @@ pub fn read_scene(
     syntax: &MarkdownSyntax,
     problems: &mut Vec<FieldProblem>,
 ) -> Scene {
-    let mut fields = Fields { text, front, problems };
+    let mut fields = Fields {
+        text,
+        front,
+        problems,
+    };
     let id = fields.string("id");
     let words_target = fields.integer("words");
     Scene {
@@ -179,10 +186,16 @@ pub fn read_card(
     syntax: &MarkdownSyntax,
     problems: &mut Vec<FieldProblem>,
 ) -> Card {
-    let mut fields = Fields { text, front, problems };
+    let mut fields = Fields {
+        text,
+        front,
+        problems,
+    };
     let name = fields.string("name");
     if name.is_none() && kind != CardKind::Other {
-        let range = front.map_or(TextRange::empty(0), |front| TextRange::new(0, 3.min(front.range.end)));
+        let range = front.map_or(TextRange::empty(0), |front| {
+            TextRange::new(0, 3.min(front.range.end))
+        });
         fields.problems.push(FieldProblem {
             range,
             message: format!("a {type_name} card needs a `name:`"),
@@ -197,13 +210,15 @@ pub fn read_card(
             other => {
                 fields.problems.push(FieldProblem {
                     range: status.range,
-                    message: format!("`status: {other}` is not one of alive, dead, missing, unknown"),
+                    message: format!(
+                        "`status: {other}` is not one of alive, dead, missing, unknown"
+                    ),
                 });
                 LifeStatus::Unknown
             }
         }
     });
-    let card = Card {
+    Card {
         id: stem.to_owned(),
         kind,
         type_name: type_name.to_owned(),
@@ -213,8 +228,7 @@ pub fn read_card(
         died_in: fields.string("died_in"),
         attributes: fields.other_scalars(&["type", "name", "aliases", "status", "died_in"]),
         summary: first_paragraph(text, syntax),
-    };
-    card
+    }
 }
 
 /// Reads the outline's headings and scene entries.
@@ -249,7 +263,9 @@ pub fn read_outline(text: &str, syntax: &MarkdownSyntax) -> Outline {
                     && block.list_depth > depth
                     && outline.entries[entry].range.contains_range(block.range)
                 {
-                    outline.entries[entry].sub_beats.push(line.trim().to_owned());
+                    outline.entries[entry]
+                        .sub_beats
+                        .push(line.trim().to_owned());
                 }
             }
             _ => {}
@@ -264,7 +280,8 @@ pub fn read_outline(text: &str, syntax: &MarkdownSyntax) -> Outline {
             .find(|next| next.level <= level)
             .map_or(end, |next| next.range.start);
         let heading = &mut outline.headings[index];
-        heading.section = trim_trailing_newlines(text, TextRange::new(heading.range.start, section_end));
+        heading.section =
+            trim_trailing_newlines(text, TextRange::new(heading.range.start, section_end));
     }
     outline
 }
@@ -288,7 +305,9 @@ pub fn read_anti_patterns(text: &str, syntax: &MarkdownSyntax) -> Vec<AntiPatter
             BlockKind::ListItem => {
                 let Some(tolerance) = tolerance else { continue };
                 let raw = block.inline.slice(text);
-                let phrase = raw.trim().trim_matches(|c| matches!(c, '"' | '“' | '”' | '`' | '\'' | '*'));
+                let phrase = raw
+                    .trim()
+                    .trim_matches(|c| matches!(c, '"' | '“' | '”' | '`' | '\'' | '*'));
                 if phrase.is_empty() {
                     continue;
                 }
@@ -319,7 +338,9 @@ pub fn split_scene_id(line: &str) -> Option<(&str, &str)> {
     if id.len() <= "SCN-".len() {
         return None;
     }
-    let rest = line[id.len()..].trim_start_matches(|c: char| c == ':' || c == '.' || c == '—' || c == '–' || c == '-' || c.is_whitespace());
+    let rest = line[id.len()..].trim_start_matches(|c: char| {
+        c == ':' || c == '.' || c == '—' || c == '–' || c == '-' || c.is_whitespace()
+    });
     Some((id, rest.trim_end()))
 }
 
@@ -334,7 +355,11 @@ pub fn count_words(text: &str, syntax: &MarkdownSyntax) -> usize {
     syntax
         .prose
         .iter()
-        .filter(|prose| !headings.iter().any(|heading| heading.contains_range(**prose)))
+        .filter(|prose| {
+            !headings
+                .iter()
+                .any(|heading| heading.contains_range(**prose))
+        })
         .map(|prose| {
             prose
                 .slice(text)
@@ -346,7 +371,10 @@ pub fn count_words(text: &str, syntax: &MarkdownSyntax) -> usize {
 }
 
 fn first_paragraph(text: &str, syntax: &MarkdownSyntax) -> Option<String> {
-    let block = syntax.blocks.iter().find(|block| block.kind == BlockKind::Paragraph && block.list_depth == 0)?;
+    let block = syntax
+        .blocks
+        .iter()
+        .find(|block| block.kind == BlockKind::Paragraph && block.list_depth == 0)?;
     let paragraph: Vec<&str> = block.range.slice(text).lines().map(str::trim).collect();
     Some(paragraph.join(" "))
 }
@@ -378,7 +406,10 @@ impl Fields<'_> {
     fn string(&mut self, key: &str) -> Option<Spanned> {
         let value = self.value(key)?.clone();
         match value.as_scalar_text(self.text) {
-            Some(text) if !text.trim().is_empty() => Some(Spanned { text: text.trim().to_owned(), range: value.range }),
+            Some(text) if !text.trim().is_empty() => Some(Spanned {
+                text: text.trim().to_owned(),
+                range: value.range,
+            }),
             Some(_) => None,
             None if value.kind == YamlKind::Null => None,
             None => {
@@ -389,7 +420,9 @@ impl Fields<'_> {
     }
 
     fn string_list(&mut self, key: &str) -> Vec<Spanned> {
-        let Some(value) = self.value(key).cloned() else { return Vec::new() };
+        let Some(value) = self.value(key).cloned() else {
+            return Vec::new();
+        };
         match &value.kind {
             YamlKind::Null => Vec::new(),
             YamlKind::Sequence(items) => {
@@ -397,7 +430,10 @@ impl Fields<'_> {
                 for item in items {
                     match item.as_scalar_text(self.text) {
                         Some(text) if !text.trim().is_empty() => {
-                            list.push(Spanned { text: text.trim().to_owned(), range: item.range });
+                            list.push(Spanned {
+                                text: text.trim().to_owned(),
+                                range: item.range,
+                            });
                         }
                         Some(_) => {}
                         None => self.wrong_kind(key, item, "a list of names"),
@@ -407,7 +443,10 @@ impl Fields<'_> {
             }
             _ => match value.as_scalar_text(self.text) {
                 // `aliases: Kael` is a list of one.
-                Some(text) => vec![Spanned { text: text.trim().to_owned(), range: value.range }],
+                Some(text) => vec![Spanned {
+                    text: text.trim().to_owned(),
+                    range: value.range,
+                }],
                 None => {
                     self.wrong_kind(key, &value, "a list");
                     Vec::new()
@@ -431,7 +470,9 @@ impl Fields<'_> {
     fn integer(&mut self, key: &str) -> Option<(u32, TextRange)> {
         let value = self.value(key)?.clone();
         match value.kind {
-            YamlKind::Integer(number) if (0..=u32::MAX as i64).contains(&number) => Some((number as u32, value.range)),
+            YamlKind::Integer(number) if (0..=u32::MAX as i64).contains(&number) => {
+                Some((number as u32, value.range))
+            }
             YamlKind::Null => None,
             _ => {
                 self.wrong_kind(key, &value, "a whole number");
@@ -441,14 +482,22 @@ impl Fields<'_> {
     }
 
     fn other_scalars(&mut self, known: &[&str]) -> Vec<(String, Spanned)> {
-        let Some(front) = self.front else { return Vec::new() };
+        let Some(front) = self.front else {
+            return Vec::new();
+        };
         front
             .entries
             .iter()
             .filter(|entry| !known.contains(&entry.key.as_str()))
             .filter_map(|entry| {
                 let text = entry.value.as_scalar_text(self.text)?;
-                Some((entry.key.clone(), Spanned { text: text.trim().to_owned(), range: entry.value.range }))
+                Some((
+                    entry.key.clone(),
+                    Spanned {
+                        text: text.trim().to_owned(),
+                        range: entry.value.range,
+                    },
+                ))
             })
             .collect()
     }
@@ -460,7 +509,10 @@ mod tests {
 
     #[test]
     fn scene_ids_split_from_beats() {
-        assert_eq!(split_scene_id("SCN-the-gate: Iria lets him in."), Some(("SCN-the-gate", "Iria lets him in.")));
+        assert_eq!(
+            split_scene_id("SCN-the-gate: Iria lets him in."),
+            Some(("SCN-the-gate", "Iria lets him in."))
+        );
         assert_eq!(split_scene_id("SCN-a — beat"), Some(("SCN-a", "beat")));
         assert_eq!(split_scene_id("SCN-a."), Some(("SCN-a", "")));
         assert_eq!(split_scene_id("Intro"), None);

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use rayon::prelude::*;
 
 use super::catalog::Catalog;
-use super::config::{Config, ConfigError, CONFIG_FILE};
+use super::config::{CONFIG_FILE, Config, ConfigError};
 use super::file::{FilePath, SourceFile};
 use super::mentions::Mention;
 
@@ -116,16 +116,25 @@ impl Workspace {
     }
 
     /// Every mention of `card` across the manuscript, in path order.
-    pub fn mentions_of<'a>(&'a self, card: &'a str) -> impl Iterator<Item = (&'a FilePath, &'a Mention)> + 'a {
+    pub fn mentions_of<'a>(
+        &'a self,
+        card: &'a str,
+    ) -> impl Iterator<Item = (&'a FilePath, &'a Mention)> + 'a {
         self.files.keys().flat_map(move |path| {
-            self.mentions(path).iter().filter(move |mention| &*mention.card == card).map(move |mention| (path, mention))
+            self.mentions(path)
+                .iter()
+                .filter(move |mention| &*mention.card == card)
+                .map(move |mention| (path, mention))
         })
     }
 
     /// The path of `absolute` relative to the root, with `/` separators.
     pub fn relative_path(&self, absolute: &Path) -> Option<FilePath> {
         let relative = absolute.strip_prefix(&*self.root).ok()?;
-        let parts: Vec<&str> = relative.iter().map(|part| part.to_str()).collect::<Option<_>>()?;
+        let parts: Vec<&str> = relative
+            .iter()
+            .map(|part| part.to_str())
+            .collect::<Option<_>>()?;
         Some(parts.join("/").into())
     }
 
@@ -140,11 +149,19 @@ impl Workspace {
         }
         self.catalog = Arc::new(catalog);
         let matcher = self.catalog.matcher();
-        let missing: Vec<&Arc<SourceFile>> =
-            self.files.values().filter(|file| !self.mentions.contains_key(&file.path)).collect();
+        let missing: Vec<&Arc<SourceFile>> = self
+            .files
+            .values()
+            .filter(|file| !self.mentions.contains_key(&file.path))
+            .collect();
         let computed: Vec<(FilePath, Arc<[Mention]>)> = missing
             .par_iter()
-            .map(|file| (file.path.clone(), matcher.find(&file.text, &file.syntax).into()))
+            .map(|file| {
+                (
+                    file.path.clone(),
+                    matcher.find(&file.text, &file.syntax).into(),
+                )
+            })
             .collect();
         self.mentions.extend(computed);
     }

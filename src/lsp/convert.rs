@@ -11,15 +11,28 @@ use crate::text::{LineCol, LineIndex, PositionEncoding, TextRange};
 
 pub fn position(file: &SourceFile, offset: usize, encoding: PositionEncoding) -> lsp::Position {
     let LineCol { line, col } = file.line_index.position(&file.text, offset, encoding);
-    lsp::Position { line, character: col }
+    lsp::Position {
+        line,
+        character: col,
+    }
 }
 
 pub fn range(file: &SourceFile, range: TextRange, encoding: PositionEncoding) -> lsp::Range {
-    lsp::Range { start: position(file, range.start, encoding), end: position(file, range.end, encoding) }
+    lsp::Range {
+        start: position(file, range.start, encoding),
+        end: position(file, range.end, encoding),
+    }
 }
 
 pub fn offset(file: &SourceFile, position: lsp::Position, encoding: PositionEncoding) -> usize {
-    file.line_index.offset(&file.text, LineCol { line: position.line, col: position.character }, encoding)
+    file.line_index.offset(
+        &file.text,
+        LineCol {
+            line: position.line,
+            col: position.character,
+        },
+        encoding,
+    )
 }
 
 /// A range in a text that is not (yet) a [`SourceFile`], such as the config file.
@@ -27,9 +40,15 @@ pub fn range_in_text(text: &str, range: TextRange, encoding: PositionEncoding) -
     let index = LineIndex::new(text);
     let at = |offset| {
         let LineCol { line, col } = index.position(text, offset, encoding);
-        lsp::Position { line, character: col }
+        lsp::Position {
+            line,
+            character: col,
+        }
     };
-    lsp::Range { start: at(range.start), end: at(range.end) }
+    lsp::Range {
+        start: at(range.start),
+        end: at(range.end),
+    }
 }
 
 pub fn uri_for(workspace: &Workspace, path: &str) -> Option<Uri> {
@@ -74,11 +93,16 @@ pub fn severity(severity: Severity) -> lsp::DiagnosticSeverity {
     }
 }
 
-pub fn diagnostic(workspace: &Workspace, diagnostic: &checks::Diagnostic, encoding: PositionEncoding) -> lsp::Diagnostic {
+pub fn diagnostic(
+    workspace: &Workspace,
+    diagnostic: &checks::Diagnostic,
+    encoding: PositionEncoding,
+) -> lsp::Diagnostic {
     let lsp_range = match workspace.file(&diagnostic.path) {
         Some(file) => range(file, diagnostic.range, encoding),
         None => {
-            let text = std::fs::read_to_string(workspace.absolute_path(&diagnostic.path)).unwrap_or_default();
+            let text = std::fs::read_to_string(workspace.absolute_path(&diagnostic.path))
+                .unwrap_or_default();
             range_in_text(&text, diagnostic.range, encoding)
         }
     };
@@ -88,7 +112,10 @@ pub fn diagnostic(workspace: &Workspace, diagnostic: &checks::Diagnostic, encodi
         .filter_map(|related| {
             let file = workspace.file(&related.path)?;
             Some(lsp::DiagnosticRelatedInformation {
-                location: lsp::Location { uri: uri_for(workspace, &related.path)?, range: range(file, related.range, encoding) },
+                location: lsp::Location {
+                    uri: uri_for(workspace, &related.path)?,
+                    range: range(file, related.range, encoding),
+                },
                 message: related.message.clone(),
             })
         })
@@ -96,7 +123,9 @@ pub fn diagnostic(workspace: &Workspace, diagnostic: &checks::Diagnostic, encodi
     lsp::Diagnostic {
         range: lsp_range,
         severity: Some(severity(diagnostic.severity)),
-        code: Some(lsp::NumberOrString::String(diagnostic.code.as_str().to_owned())),
+        code: Some(lsp::NumberOrString::String(
+            diagnostic.code.as_str().to_owned(),
+        )),
         source: Some("control-room".to_owned()),
         message: diagnostic.message.clone(),
         related_information: (!related.is_empty()).then_some(related),

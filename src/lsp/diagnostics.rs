@@ -43,17 +43,19 @@ impl DiagnosticsCache {
     ) -> Vec<(FilePath, Arc<Vec<lsp::Diagnostic>>)> {
         let fingerprint = workspace.catalog().fingerprint();
         let files: Vec<&Arc<SourceFile>> = match only {
-            Some(paths) => paths.iter().filter_map(|path| workspace.file(path)).collect(),
+            Some(paths) => paths
+                .iter()
+                .filter_map(|path| workspace.file(path))
+                .collect(),
             None => workspace.files().collect(),
         };
         let stale: Vec<&Arc<SourceFile>> = files
             .iter()
             .copied()
             .filter(|file| {
-                !self
-                    .entries
-                    .get(&file.path)
-                    .is_some_and(|entry| Arc::ptr_eq(&entry.file, file) && entry.fingerprint == fingerprint)
+                !self.entries.get(&file.path).is_some_and(|entry| {
+                    Arc::ptr_eq(&entry.file, file) && entry.fingerprint == fingerprint
+                })
             })
             .collect();
         let fresh: Vec<(FilePath, CacheEntry)> = stale
@@ -65,17 +67,27 @@ impl DiagnosticsCache {
                     .collect();
                 (
                     file.path.clone(),
-                    CacheEntry { file: Arc::clone(file), fingerprint, diagnostics: Arc::new(diagnostics) },
+                    CacheEntry {
+                        file: Arc::clone(file),
+                        fingerprint,
+                        diagnostics: Arc::new(diagnostics),
+                    },
                 )
             })
             .collect();
         self.entries.extend(fresh);
         if only.is_none() {
-            self.entries.retain(|path, _| workspace.file(path).is_some());
+            self.entries
+                .retain(|path, _| workspace.file(path).is_some());
         }
         files
             .iter()
-            .map(|file| (file.path.clone(), self.entries[&file.path].diagnostics.clone()))
+            .map(|file| {
+                (
+                    file.path.clone(),
+                    self.entries[&file.path].diagnostics.clone(),
+                )
+            })
             .collect()
     }
 
@@ -100,8 +112,12 @@ impl DiagnosticsCache {
             }
         }
         if complete {
-            let gone: Vec<FilePath> =
-                self.published.keys().filter(|path| workspace.file(path).is_none()).cloned().collect();
+            let gone: Vec<FilePath> = self
+                .published
+                .keys()
+                .filter(|path| workspace.file(path).is_none())
+                .cloned()
+                .collect();
             for path in gone {
                 self.published.remove(&path);
                 changes.push((path, Arc::new(Vec::new())));
@@ -111,7 +127,11 @@ impl DiagnosticsCache {
     }
 
     /// The configuration file's diagnostics if they changed since last time.
-    pub fn config_change(&mut self, workspace: &Workspace, encoding: PositionEncoding) -> Option<Vec<lsp::Diagnostic>> {
+    pub fn config_change(
+        &mut self,
+        workspace: &Workspace,
+        encoding: PositionEncoding,
+    ) -> Option<Vec<lsp::Diagnostic>> {
         let current: Vec<lsp::Diagnostic> = checks::check_config(workspace)
             .iter()
             .map(|diagnostic| convert::diagnostic(workspace, diagnostic, encoding))

@@ -23,28 +23,40 @@ impl Snapshot {
         self.workspace.file(&path)
     }
 
-    fn at(&self, position: &lsp::TextDocumentPositionParams) -> Option<(&std::sync::Arc<SourceFile>, usize)> {
+    fn at(
+        &self,
+        position: &lsp::TextDocumentPositionParams,
+    ) -> Option<(&std::sync::Arc<SourceFile>, usize)> {
         let file = self.file(&position.text_document.uri)?;
         Some((file, offset(file, position.position, self.encoding)))
     }
 
     fn location(&self, location: &ide::Location) -> Option<lsp::Location> {
         let file = self.workspace.file(&location.path)?;
-        Some(lsp::Location { uri: uri_for(&self.workspace, &location.path)?, range: range(file, location.range, self.encoding) })
+        Some(lsp::Location {
+            uri: uri_for(&self.workspace, &location.path)?,
+            range: range(file, location.range, self.encoding),
+        })
     }
 
     fn workspace_edit(&self, edits: &[FileEdit]) -> lsp::WorkspaceEdit {
         let mut changes: HashMap<Uri, Vec<lsp::TextEdit>> = HashMap::new();
         for edit in edits {
-            let (Some(file), Some(uri)) = (self.workspace.file(&edit.path), uri_for(&self.workspace, &edit.path)) else {
+            let (Some(file), Some(uri)) = (
+                self.workspace.file(&edit.path),
+                uri_for(&self.workspace, &edit.path),
+            ) else {
                 continue;
             };
-            changes
-                .entry(uri)
-                .or_default()
-                .push(lsp::TextEdit { range: range(file, edit.range, self.encoding), new_text: edit.new_text.clone() });
+            changes.entry(uri).or_default().push(lsp::TextEdit {
+                range: range(file, edit.range, self.encoding),
+                new_text: edit.new_text.clone(),
+            });
         }
-        lsp::WorkspaceEdit { changes: Some(changes), ..lsp::WorkspaceEdit::default() }
+        lsp::WorkspaceEdit {
+            changes: Some(changes),
+            ..lsp::WorkspaceEdit::default()
+        }
     }
 }
 
@@ -52,30 +64,47 @@ pub fn hover(snapshot: &Snapshot, params: &lsp::HoverParams) -> Option<lsp::Hove
     let (file, offset) = snapshot.at(&params.text_document_position_params)?;
     let (target_range, markdown) = ide::hover(&snapshot.workspace, &file.path, offset)?;
     Some(lsp::Hover {
-        contents: lsp::HoverContents::Markup(lsp::MarkupContent { kind: lsp::MarkupKind::Markdown, value: markdown }),
+        contents: lsp::HoverContents::Markup(lsp::MarkupContent {
+            kind: lsp::MarkupKind::Markdown,
+            value: markdown,
+        }),
         range: Some(range(file, target_range, snapshot.encoding)),
     })
 }
 
-pub fn definition(snapshot: &Snapshot, params: &lsp::GotoDefinitionParams) -> Option<lsp::GotoDefinitionResponse> {
+pub fn definition(
+    snapshot: &Snapshot,
+    params: &lsp::GotoDefinitionParams,
+) -> Option<lsp::GotoDefinitionResponse> {
     let (file, offset) = snapshot.at(&params.text_document_position_params)?;
     let target = ide::definition(&snapshot.workspace, &file.path, offset)?;
-    Some(lsp::GotoDefinitionResponse::Scalar(snapshot.location(&target)?))
+    Some(lsp::GotoDefinitionResponse::Scalar(
+        snapshot.location(&target)?,
+    ))
 }
 
 pub fn references(snapshot: &Snapshot, params: &lsp::ReferenceParams) -> Vec<lsp::Location> {
-    let Some((file, offset)) = snapshot.at(&params.text_document_position) else { return Vec::new() };
-    ide::references(&snapshot.workspace, &file.path, offset, params.context.include_declaration)
-        .iter()
-        .filter_map(|location| snapshot.location(location))
-        .collect()
+    let Some((file, offset)) = snapshot.at(&params.text_document_position) else {
+        return Vec::new();
+    };
+    ide::references(
+        &snapshot.workspace,
+        &file.path,
+        offset,
+        params.context.include_declaration,
+    )
+    .iter()
+    .filter_map(|location| snapshot.location(location))
+    .collect()
 }
 
 pub fn prepare_rename(
     snapshot: &Snapshot,
     params: &lsp::TextDocumentPositionParams,
 ) -> Result<Option<lsp::PrepareRenameResponse>, String> {
-    let Some((file, offset)) = snapshot.at(params) else { return Ok(None) };
+    let Some((file, offset)) = snapshot.at(params) else {
+        return Ok(None);
+    };
     match ide::prepare_rename(&snapshot.workspace, &file.path, offset) {
         Ok((target, placeholder)) => Ok(Some(lsp::PrepareRenameResponse::RangeWithPlaceholder {
             range: range(file, target, snapshot.encoding),
@@ -85,36 +114,70 @@ pub fn prepare_rename(
     }
 }
 
-pub fn rename(snapshot: &Snapshot, params: &lsp::RenameParams) -> Result<Option<lsp::WorkspaceEdit>, String> {
-    let Some((file, offset)) = snapshot.at(&params.text_document_position) else { return Ok(None) };
-    let edits = ide::rename(&snapshot.workspace, &file.path, offset, &params.new_name).map_err(|error| error.to_string())?;
+pub fn rename(
+    snapshot: &Snapshot,
+    params: &lsp::RenameParams,
+) -> Result<Option<lsp::WorkspaceEdit>, String> {
+    let Some((file, offset)) = snapshot.at(&params.text_document_position) else {
+        return Ok(None);
+    };
+    let edits = ide::rename(&snapshot.workspace, &file.path, offset, &params.new_name)
+        .map_err(|error| error.to_string())?;
     Ok(Some(snapshot.workspace_edit(&edits)))
 }
 
-pub fn document_symbols(snapshot: &Snapshot, params: &lsp::DocumentSymbolParams) -> Option<lsp::DocumentSymbolResponse> {
+pub fn document_symbols(
+    snapshot: &Snapshot,
+    params: &lsp::DocumentSymbolParams,
+) -> Option<lsp::DocumentSymbolResponse> {
     let file = snapshot.file(&params.text_document.uri)?;
     #[allow(deprecated)] // `deprecated` is a required field of the protocol type.
-    fn to_proto(file: &SourceFile, symbol: &ide::Symbol, encoding: PositionEncoding) -> lsp::DocumentSymbol {
+    fn to_proto(
+        file: &SourceFile,
+        symbol: &ide::Symbol,
+        encoding: PositionEncoding,
+    ) -> lsp::DocumentSymbol {
         lsp::DocumentSymbol {
-            name: if symbol.name.is_empty() { "(untitled)".to_owned() } else { symbol.name.clone() },
+            name: if symbol.name.is_empty() {
+                "(untitled)".to_owned()
+            } else {
+                symbol.name.clone()
+            },
             detail: symbol.detail.clone(),
             kind: symbol_kind(symbol.kind),
             tags: None,
             deprecated: None,
             range: range(file, symbol.range, encoding),
             selection_range: range(file, symbol.selection, encoding),
-            children: Some(symbol.children.iter().map(|child| to_proto(file, child, encoding)).collect()),
+            children: Some(
+                symbol
+                    .children
+                    .iter()
+                    .map(|child| to_proto(file, child, encoding))
+                    .collect(),
+            ),
         }
     }
     let symbols = ide::document_symbols(file);
-    Some(lsp::DocumentSymbolResponse::Nested(symbols.iter().map(|symbol| to_proto(file, symbol, snapshot.encoding)).collect()))
+    Some(lsp::DocumentSymbolResponse::Nested(
+        symbols
+            .iter()
+            .map(|symbol| to_proto(file, symbol, snapshot.encoding))
+            .collect(),
+    ))
 }
 
-pub fn workspace_symbols(snapshot: &Snapshot, params: &lsp::WorkspaceSymbolParams) -> Vec<lsp::SymbolInformation> {
+pub fn workspace_symbols(
+    snapshot: &Snapshot,
+    params: &lsp::WorkspaceSymbolParams,
+) -> Vec<lsp::SymbolInformation> {
     ide::workspace_symbols(&snapshot.workspace, &params.query)
         .into_iter()
         .filter_map(|symbol| {
-            let location = snapshot.location(&ide::Location { path: symbol.path.clone(), range: symbol.selection })?;
+            let location = snapshot.location(&ide::Location {
+                path: symbol.path.clone(),
+                range: symbol.selection,
+            })?;
             #[allow(deprecated)] // `deprecated` is a required field of the protocol type.
             Some(lsp::SymbolInformation {
                 name: symbol.name,
@@ -138,7 +201,10 @@ fn symbol_kind(kind: SymbolKind) -> lsp::SymbolKind {
     }
 }
 
-pub fn completion(snapshot: &Snapshot, params: &lsp::CompletionParams) -> Option<lsp::CompletionResponse> {
+pub fn completion(
+    snapshot: &Snapshot,
+    params: &lsp::CompletionParams,
+) -> Option<lsp::CompletionResponse> {
     let (file, offset) = snapshot.at(&params.text_document_position)?;
     let items = ide::completions(&snapshot.workspace, &file.path, offset)
         .into_iter()
@@ -150,7 +216,11 @@ pub fn completion(snapshot: &Snapshot, params: &lsp::CompletionParams) -> Option
                 CompletionKind::Scene => lsp::CompletionItemKind::EVENT,
             }),
             detail: (!completion.detail.is_empty()).then_some(completion.detail),
-            sort_text: Some(format!("{}{}", if completion.preferred { 0 } else { 1 }, completion.label)),
+            sort_text: Some(format!(
+                "{}{}",
+                if completion.preferred { 0 } else { 1 },
+                completion.label
+            )),
             label: completion.label,
             ..lsp::CompletionItem::default()
         })
@@ -158,8 +228,13 @@ pub fn completion(snapshot: &Snapshot, params: &lsp::CompletionParams) -> Option
     Some(lsp::CompletionResponse::Array(items))
 }
 
-pub fn folding_ranges(snapshot: &Snapshot, params: &lsp::FoldingRangeParams) -> Vec<lsp::FoldingRange> {
-    let Some(file) = snapshot.file(&params.text_document.uri) else { return Vec::new() };
+pub fn folding_ranges(
+    snapshot: &Snapshot,
+    params: &lsp::FoldingRangeParams,
+) -> Vec<lsp::FoldingRange> {
+    let Some(file) = snapshot.file(&params.text_document.uri) else {
+        return Vec::new();
+    };
     ide::folding_ranges(file)
         .into_iter()
         .filter_map(|folded| {
@@ -175,20 +250,31 @@ pub fn folding_ranges(snapshot: &Snapshot, params: &lsp::FoldingRangeParams) -> 
 }
 
 pub fn code_lenses(snapshot: &Snapshot, params: &lsp::CodeLensParams) -> Vec<lsp::CodeLens> {
-    let Some(file) = snapshot.file(&params.text_document.uri) else { return Vec::new() };
+    let Some(file) = snapshot.file(&params.text_document.uri) else {
+        return Vec::new();
+    };
     ide::word_counts(&snapshot.workspace, file)
         .into_iter()
         .map(|count| lsp::CodeLens {
             range: range(file, count.range, snapshot.encoding),
-            command: Some(lsp::Command { title: count.label(), command: String::new(), arguments: None }),
+            command: Some(lsp::Command {
+                title: count.label(),
+                command: String::new(),
+                arguments: None,
+            }),
             data: None,
         })
         .collect()
 }
 
 /// Quick fixes of the diagnostics under the cursor.
-pub fn code_actions(snapshot: &Snapshot, params: &lsp::CodeActionParams) -> Vec<lsp::CodeActionOrCommand> {
-    let Some(file) = snapshot.file(&params.text_document.uri) else { return Vec::new() };
+pub fn code_actions(
+    snapshot: &Snapshot,
+    params: &lsp::CodeActionParams,
+) -> Vec<lsp::CodeActionOrCommand> {
+    let Some(file) = snapshot.file(&params.text_document.uri) else {
+        return Vec::new();
+    };
     let start = offset(file, params.range.start, snapshot.encoding);
     let end = offset(file, params.range.end, snapshot.encoding);
     let mut actions = Vec::new();
@@ -196,7 +282,8 @@ pub fn code_actions(snapshot: &Snapshot, params: &lsp::CodeActionParams) -> Vec<
         if diagnostic.range.end < start || diagnostic.range.start > end {
             continue;
         }
-        let lsp_diagnostic = convert::diagnostic(&snapshot.workspace, &diagnostic, snapshot.encoding);
+        let lsp_diagnostic =
+            convert::diagnostic(&snapshot.workspace, &diagnostic, snapshot.encoding);
         for fix in &diagnostic.fixes {
             actions.push(lsp::CodeActionOrCommand::CodeAction(lsp::CodeAction {
                 title: fix.title.clone(),

@@ -14,12 +14,16 @@ use tower_lsp_server::{LspService, Server as Transport};
 
 /// Serves LSP over stdin/stdout until the client says `exit`.
 pub fn run_stdio() -> anyhow::Result<()> {
-    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
     runtime.block_on(async {
         let (service, socket) = LspService::build(server::Server::new)
             .custom_method("controlRoom/documentState", server::Server::document_state)
             .finish();
-        Transport::new(tokio::io::stdin(), tokio::io::stdout(), socket).serve(service).await;
+        Transport::new(tokio::io::stdin(), tokio::io::stdout(), socket)
+            .serve(service)
+            .await;
     });
     Ok(())
 }

@@ -1,7 +1,7 @@
 //! The `LanguageServer` implementation: lifecycle, document sync, the initial
 //! index, diagnostics scheduling, and dispatch of requests to handlers.
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::Duration;
@@ -68,7 +68,10 @@ impl Server {
 
     fn snapshot(&self) -> Option<Snapshot> {
         let session = self.session()?;
-        Some(Snapshot { workspace: session.workspace.clone(), encoding: session.encoding })
+        Some(Snapshot {
+            workspace: session.workspace.clone(),
+            encoding: session.encoding,
+        })
     }
 
     /// Runs a query on a snapshot, turning a panic into an error reply.
@@ -77,11 +80,15 @@ impl Server {
         name: &'static str,
         handler: impl FnOnce(&Snapshot) -> T + Send + 'static,
     ) -> RpcResult<T> {
-        let Some(snapshot) = self.snapshot() else { return Err(RpcError::invalid_request()) };
+        let Some(snapshot) = self.snapshot() else {
+            return Err(RpcError::invalid_request());
+        };
         match catch_unwind(AssertUnwindSafe(|| {
             // Debug builds can be told to panic in one handler, so the tests can
             // prove that a panic becomes an error reply and the server lives on.
-            if cfg!(debug_assertions) && std::env::var("CONTROL_ROOM_TEST_PANIC_IN").is_ok_and(|wanted| wanted == name) {
+            if cfg!(debug_assertions)
+                && std::env::var("CONTROL_ROOM_TEST_PANIC_IN").is_ok_and(|wanted| wanted == name)
+            {
                 panic!("panic requested in {name}");
             }
             handler(&snapshot)
@@ -89,32 +96,48 @@ impl Server {
             Ok(result) => Ok(result),
             Err(panic) => {
                 let message = format!("{name} failed: {}", panic_message(&panic));
-                self.client.log_message(lsp::MessageType::ERROR, &message).await;
-                Err(RpcError { code: tower_lsp_server::jsonrpc::ErrorCode::InternalError, message: message.into(), data: None })
+                self.client
+                    .log_message(lsp::MessageType::ERROR, &message)
+                    .await;
+                Err(RpcError {
+                    code: tower_lsp_server::jsonrpc::ErrorCode::InternalError,
+                    message: message.into(),
+                    data: None,
+                })
             }
         }
     }
 
     /// Applies a state change synchronously; a panic is logged, never fatal.
     fn mutate(&self, name: &str, change: impl FnOnce(&mut Session)) -> Result<(), String> {
-        let Some(session) = self.session.get() else { return Ok(()) };
+        let Some(session) = self.session.get() else {
+            return Ok(());
+        };
         let mut session = lock(session);
-        catch_unwind(AssertUnwindSafe(|| change(&mut session))).map_err(|panic| format!("{name} failed: {}", panic_message(&panic)))
+        catch_unwind(AssertUnwindSafe(|| change(&mut session)))
+            .map_err(|panic| format!("{name} failed: {}", panic_message(&panic)))
     }
 
     async fn report_failure(&self, result: Result<(), String>) {
         if let Err(message) = result {
-            self.client.log_message(lsp::MessageType::ERROR, message).await;
+            self.client
+                .log_message(lsp::MessageType::ERROR, message)
+                .await;
         }
     }
 
     /// Recomputes and publishes diagnostics after the debounce delay, unless
     /// another change arrives meanwhile.
     fn schedule_diagnostics(&self) {
-        let Some(session) = self.session.get().cloned() else { return };
+        let Some(session) = self.session.get().cloned() else {
+            return;
+        };
         let (generation, delay) = {
             let session = lock(&session);
-            (session.generation, Duration::from_millis(session.workspace.config().diagnostics.debounce_ms))
+            (
+                session.generation,
+                Duration::from_millis(session.workspace.config().diagnostics.debounce_ms),
+            )
         };
         let diagnostics = self.diagnostics.clone();
         let client = self.client.clone();
@@ -133,7 +156,9 @@ impl Server {
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     // A panic while holding the lock leaves the data as consistent as the
     // panicking step left it; serving on beats dying.
-    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
@@ -171,7 +196,10 @@ async fn publish_diagnostics(
             .into_iter()
             .filter(|path| {
                 indexed
-                    || session.workspace.file(path).is_some_and(|file| file.scene().is_some() || file.card().is_some())
+                    || session
+                        .workspace
+                        .file(path)
+                        .is_some_and(|file| file.scene().is_some() || file.card().is_some())
             })
             .collect()
     };
@@ -181,13 +209,21 @@ async fn publish_diagnostics(
         let only = (!indexed).then_some(open_documents.as_slice());
         let computed = cache.compute(&task_workspace, only, encoding);
         let changes = cache.changes_to_publish(&task_workspace, computed, indexed);
-        let config = if indexed { cache.config_change(&task_workspace, encoding) } else { None };
+        let config = if indexed {
+            cache.config_change(&task_workspace, encoding)
+        } else {
+            None
+        };
         (changes, config)
     })
     .await;
-    let Ok((changes, config)) = computed else { return };
+    let Ok((changes, config)) = computed else {
+        return;
+    };
     for (path, diagnostics) in changes {
-        let Some(uri) = uri_for(&workspace, &path) else { continue };
+        let Some(uri) = uri_for(&workspace, &path) else {
+            continue;
+        };
         // Publish with the version the diagnostics were computed for, and only
         // if the document has not moved on since.
         let current_version = lock(&session).version(&path);
@@ -195,7 +231,9 @@ async fn publish_diagnostics(
         if current_version != snapshot_version {
             continue;
         }
-        client.publish_diagnostics(uri, (*diagnostics).clone(), current_version).await;
+        client
+            .publish_diagnostics(uri, (*diagnostics).clone(), current_version)
+            .await;
     }
     if let Some(config) = config
         && let Some(uri) = uri_for_absolute(&workspace.root().join(CONFIG_FILE))
@@ -206,7 +244,8 @@ async fn publish_diagnostics(
 
 impl LanguageServer for Server {
     async fn initialize(&self, params: lsp::InitializeParams) -> RpcResult<lsp::InitializeResult> {
-        let root = workspace_root(&params).unwrap_or_else(|| std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")));
+        let root = workspace_root(&params)
+            .unwrap_or_else(|| std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")));
         let root = root.canonicalize().unwrap_or(root);
         let capabilities = &params.capabilities;
         let offers_utf8 = capabilities
@@ -214,11 +253,27 @@ impl LanguageServer for Server {
             .as_ref()
             .and_then(|general| general.position_encodings.as_ref())
             .is_some_and(|encodings| encodings.contains(&lsp::PositionEncodingKind::UTF8));
-        let encoding = if offers_utf8 { PositionEncoding::Utf8 } else { PositionEncoding::Utf16 };
-        let pull = capabilities.text_document.as_ref().and_then(|text| text.diagnostic.as_ref()).is_some();
-        let _ = self.mode.set(if pull { DiagnosticsMode::Pull } else { DiagnosticsMode::Push });
+        let encoding = if offers_utf8 {
+            PositionEncoding::Utf8
+        } else {
+            PositionEncoding::Utf16
+        };
+        let pull = capabilities
+            .text_document
+            .as_ref()
+            .and_then(|text| text.diagnostic.as_ref())
+            .is_some();
+        let _ = self.mode.set(if pull {
+            DiagnosticsMode::Pull
+        } else {
+            DiagnosticsMode::Push
+        });
         let _ = self.support.set(ClientSupport {
-            work_done_progress: capabilities.window.as_ref().and_then(|window| window.work_done_progress).unwrap_or(false),
+            work_done_progress: capabilities
+                .window
+                .as_ref()
+                .and_then(|window| window.work_done_progress)
+                .unwrap_or(false),
             watched_files_registration: capabilities
                 .workspace
                 .as_ref()
@@ -232,7 +287,9 @@ impl LanguageServer for Server {
                 .and_then(|diagnostics| diagnostics.refresh_support)
                 .unwrap_or(false),
         });
-        let _ = self.session.set(Arc::new(Mutex::new(Session::new(&root, encoding))));
+        let _ = self
+            .session
+            .set(Arc::new(Mutex::new(Session::new(&root, encoding))));
         Ok(lsp::InitializeResult {
             capabilities: capabilities_for(encoding, pull),
             server_info: Some(lsp::ServerInfo {
@@ -247,7 +304,10 @@ impl LanguageServer for Server {
         if self.support().watched_files_registration {
             let watchers = ["**/*.md", "**/*.markdown", &format!("**/{CONFIG_FILE}")]
                 .into_iter()
-                .map(|glob| lsp::FileSystemWatcher { glob_pattern: lsp::GlobPattern::String(glob.to_owned()), kind: None })
+                .map(|glob| lsp::FileSystemWatcher {
+                    glob_pattern: lsp::GlobPattern::String(glob.to_owned()),
+                    kind: None,
+                })
                 .collect();
             let options = lsp::DidChangeWatchedFilesRegistrationOptions { watchers };
             let registration = lsp::Registration {
@@ -299,7 +359,10 @@ impl LanguageServer for Server {
     async fn did_change_watched_files(&self, params: lsp::DidChangeWatchedFilesParams) {
         let result = self.mutate("didChangeWatchedFiles", |session| {
             let config_changed = params.changes.iter().any(|change| {
-                change.uri.to_file_path().is_some_and(|path| path.file_name().is_some_and(|name| name == CONFIG_FILE))
+                change
+                    .uri
+                    .to_file_path()
+                    .is_some_and(|path| path.file_name().is_some_and(|name| name == CONFIG_FILE))
             });
             if config_changed {
                 session.reload_all();
@@ -320,61 +383,121 @@ impl LanguageServer for Server {
     }
 
     async fn hover(&self, params: lsp::HoverParams) -> RpcResult<Option<lsp::Hover>> {
-        self.query("hover", move |snapshot| handlers::hover(snapshot, &params)).await
-    }
-
-    async fn goto_definition(&self, params: lsp::GotoDefinitionParams) -> RpcResult<Option<lsp::GotoDefinitionResponse>> {
-        self.query("definition", move |snapshot| handlers::definition(snapshot, &params)).await
-    }
-
-    async fn references(&self, params: lsp::ReferenceParams) -> RpcResult<Option<Vec<lsp::Location>>> {
-        self.query("references", move |snapshot| Some(handlers::references(snapshot, &params))).await
-    }
-
-    async fn prepare_rename(&self, params: lsp::TextDocumentPositionParams) -> RpcResult<Option<lsp::PrepareRenameResponse>> {
-        self.query("prepareRename", move |snapshot| handlers::prepare_rename(snapshot, &params))
+        self.query("hover", move |snapshot| handlers::hover(snapshot, &params))
             .await
-            .and_then(|result| result.map_err(RpcError::invalid_params))
     }
 
-    async fn rename(&self, params: lsp::RenameParams) -> RpcResult<Option<lsp::WorkspaceEdit>> {
-        self.query("rename", move |snapshot| handlers::rename(snapshot, &params))
-            .await
-            .and_then(|result| result.map_err(RpcError::invalid_params))
-    }
-
-    async fn document_symbol(&self, params: lsp::DocumentSymbolParams) -> RpcResult<Option<lsp::DocumentSymbolResponse>> {
-        self.query("documentSymbol", move |snapshot| handlers::document_symbols(snapshot, &params)).await
-    }
-
-    async fn symbol(&self, params: lsp::WorkspaceSymbolParams) -> RpcResult<Option<lsp::WorkspaceSymbolResponse>> {
-        self.query("workspaceSymbol", move |snapshot| {
-            Some(lsp::WorkspaceSymbolResponse::Flat(handlers::workspace_symbols(snapshot, &params)))
+    async fn goto_definition(
+        &self,
+        params: lsp::GotoDefinitionParams,
+    ) -> RpcResult<Option<lsp::GotoDefinitionResponse>> {
+        self.query("definition", move |snapshot| {
+            handlers::definition(snapshot, &params)
         })
         .await
     }
 
-    async fn completion(&self, params: lsp::CompletionParams) -> RpcResult<Option<lsp::CompletionResponse>> {
-        self.query("completion", move |snapshot| handlers::completion(snapshot, &params)).await
+    async fn references(
+        &self,
+        params: lsp::ReferenceParams,
+    ) -> RpcResult<Option<Vec<lsp::Location>>> {
+        self.query("references", move |snapshot| {
+            Some(handlers::references(snapshot, &params))
+        })
+        .await
     }
 
-    async fn folding_range(&self, params: lsp::FoldingRangeParams) -> RpcResult<Option<Vec<lsp::FoldingRange>>> {
-        self.query("foldingRange", move |snapshot| Some(handlers::folding_ranges(snapshot, &params))).await
+    async fn prepare_rename(
+        &self,
+        params: lsp::TextDocumentPositionParams,
+    ) -> RpcResult<Option<lsp::PrepareRenameResponse>> {
+        self.query("prepareRename", move |snapshot| {
+            handlers::prepare_rename(snapshot, &params)
+        })
+        .await
+        .and_then(|result| result.map_err(RpcError::invalid_params))
     }
 
-    async fn code_lens(&self, params: lsp::CodeLensParams) -> RpcResult<Option<Vec<lsp::CodeLens>>> {
-        self.query("codeLens", move |snapshot| Some(handlers::code_lenses(snapshot, &params))).await
+    async fn rename(&self, params: lsp::RenameParams) -> RpcResult<Option<lsp::WorkspaceEdit>> {
+        self.query("rename", move |snapshot| {
+            handlers::rename(snapshot, &params)
+        })
+        .await
+        .and_then(|result| result.map_err(RpcError::invalid_params))
     }
 
-    async fn code_action(&self, params: lsp::CodeActionParams) -> RpcResult<Option<lsp::CodeActionResponse>> {
-        self.query("codeAction", move |snapshot| Some(handlers::code_actions(snapshot, &params))).await
+    async fn document_symbol(
+        &self,
+        params: lsp::DocumentSymbolParams,
+    ) -> RpcResult<Option<lsp::DocumentSymbolResponse>> {
+        self.query("documentSymbol", move |snapshot| {
+            handlers::document_symbols(snapshot, &params)
+        })
+        .await
     }
 
-    async fn diagnostic(&self, params: lsp::DocumentDiagnosticParams) -> RpcResult<lsp::DocumentDiagnosticReportResult> {
+    async fn symbol(
+        &self,
+        params: lsp::WorkspaceSymbolParams,
+    ) -> RpcResult<Option<lsp::WorkspaceSymbolResponse>> {
+        self.query("workspaceSymbol", move |snapshot| {
+            Some(lsp::WorkspaceSymbolResponse::Flat(
+                handlers::workspace_symbols(snapshot, &params),
+            ))
+        })
+        .await
+    }
+
+    async fn completion(
+        &self,
+        params: lsp::CompletionParams,
+    ) -> RpcResult<Option<lsp::CompletionResponse>> {
+        self.query("completion", move |snapshot| {
+            handlers::completion(snapshot, &params)
+        })
+        .await
+    }
+
+    async fn folding_range(
+        &self,
+        params: lsp::FoldingRangeParams,
+    ) -> RpcResult<Option<Vec<lsp::FoldingRange>>> {
+        self.query("foldingRange", move |snapshot| {
+            Some(handlers::folding_ranges(snapshot, &params))
+        })
+        .await
+    }
+
+    async fn code_lens(
+        &self,
+        params: lsp::CodeLensParams,
+    ) -> RpcResult<Option<Vec<lsp::CodeLens>>> {
+        self.query("codeLens", move |snapshot| {
+            Some(handlers::code_lenses(snapshot, &params))
+        })
+        .await
+    }
+
+    async fn code_action(
+        &self,
+        params: lsp::CodeActionParams,
+    ) -> RpcResult<Option<lsp::CodeActionResponse>> {
+        self.query("codeAction", move |snapshot| {
+            Some(handlers::code_actions(snapshot, &params))
+        })
+        .await
+    }
+
+    async fn diagnostic(
+        &self,
+        params: lsp::DocumentDiagnosticParams,
+    ) -> RpcResult<lsp::DocumentDiagnosticReportResult> {
         let cache = self.diagnostics.clone();
         let items = self
             .query("diagnostic", move |snapshot| {
-                let Some(path) = path_for(&snapshot.workspace, &params.text_document.uri) else { return Vec::new() };
+                let Some(path) = path_for(&snapshot.workspace, &params.text_document.uri) else {
+                    return Vec::new();
+                };
                 let mut cache = lock(&cache);
                 cache
                     .compute(&snapshot.workspace, Some(&[path]), snapshot.encoding)
@@ -383,12 +506,15 @@ impl LanguageServer for Server {
                     .collect()
             })
             .await?;
-        Ok(lsp::DocumentDiagnosticReportResult::Report(lsp::DocumentDiagnosticReport::Full(
-            lsp::RelatedFullDocumentDiagnosticReport {
+        Ok(lsp::DocumentDiagnosticReportResult::Report(
+            lsp::DocumentDiagnosticReport::Full(lsp::RelatedFullDocumentDiagnosticReport {
                 related_documents: None,
-                full_document_diagnostic_report: lsp::FullDocumentDiagnosticReport { result_id: None, items },
-            },
-        )))
+                full_document_diagnostic_report: lsp::FullDocumentDiagnosticReport {
+                    result_id: None,
+                    items,
+                },
+            }),
+        ))
     }
 
     async fn workspace_diagnostic(
@@ -398,7 +524,13 @@ impl LanguageServer for Server {
         let cache = self.diagnostics.clone();
         let versions: Vec<(FilePath, i32)> = self
             .session()
-            .map(|session| session.documents.iter().map(|(path, document)| (path.clone(), document.version)).collect())
+            .map(|session| {
+                session
+                    .documents
+                    .iter()
+                    .map(|(path, document)| (path.clone(), document.version))
+                    .collect()
+            })
             .unwrap_or_default();
         let items = self
             .query("workspaceDiagnostic", move |snapshot| {
@@ -409,20 +541,28 @@ impl LanguageServer for Server {
                     .filter(|(_, diagnostics)| !diagnostics.is_empty())
                     .filter_map(|(path, diagnostics)| {
                         let uri = uri_for(&snapshot.workspace, &path)?;
-                        let version = versions.iter().find(|(open, _)| *open == path).map(|(_, version)| i64::from(*version));
-                        Some(lsp::WorkspaceDocumentDiagnosticReport::Full(lsp::WorkspaceFullDocumentDiagnosticReport {
-                            uri,
-                            version,
-                            full_document_diagnostic_report: lsp::FullDocumentDiagnosticReport {
-                                result_id: None,
-                                items: (*diagnostics).clone(),
+                        let version = versions
+                            .iter()
+                            .find(|(open, _)| *open == path)
+                            .map(|(_, version)| i64::from(*version));
+                        Some(lsp::WorkspaceDocumentDiagnosticReport::Full(
+                            lsp::WorkspaceFullDocumentDiagnosticReport {
+                                uri,
+                                version,
+                                full_document_diagnostic_report:
+                                    lsp::FullDocumentDiagnosticReport {
+                                        result_id: None,
+                                        items: (*diagnostics).clone(),
+                                    },
                             },
-                        }))
+                        ))
                     })
                     .collect()
             })
             .await?;
-        Ok(lsp::WorkspaceDiagnosticReportResult::Report(lsp::WorkspaceDiagnosticReport { items }))
+        Ok(lsp::WorkspaceDiagnosticReportResult::Report(
+            lsp::WorkspaceDiagnosticReport { items },
+        ))
     }
 }
 
@@ -443,14 +583,27 @@ pub struct DocumentStateParams {
 impl Server {
     /// `controlRoom/documentState`: the version, length and SHA-256 of the
     /// server's copy of a document.
-    pub async fn document_state(&self, params: DocumentStateParams) -> RpcResult<Option<DocumentState>> {
+    pub async fn document_state(
+        &self,
+        params: DocumentStateParams,
+    ) -> RpcResult<Option<DocumentState>> {
         use sha2::Digest;
-        let Some(session) = self.session() else { return Err(RpcError::invalid_request()) };
-        let Some(path) = path_for(&session.workspace, &params.uri) else { return Ok(None) };
-        let Some(file) = session.workspace.file(&path) else { return Ok(None) };
+        let Some(session) = self.session() else {
+            return Err(RpcError::invalid_request());
+        };
+        let Some(path) = path_for(&session.workspace, &params.uri) else {
+            return Ok(None);
+        };
+        let Some(file) = session.workspace.file(&path) else {
+            return Ok(None);
+        };
         let digest = sha2::Sha256::digest(file.text.as_bytes());
         let sha256 = digest.iter().map(|byte| format!("{byte:02x}")).collect();
-        Ok(Some(DocumentState { version: session.version(&path), length: file.text.len(), sha256 }))
+        Ok(Some(DocumentState {
+            version: session.version(&path),
+            length: file.text.len(),
+            sha256,
+        }))
     }
 
     /// Builds the index in priority order (cards, outline and anti-pattern
@@ -458,10 +611,24 @@ impl Server {
     /// in batches, reporting progress; requests are answered meanwhile from
     /// what is indexed so far.
     async fn index_workspace(&self) {
-        let Some(session) = self.session.get().cloned() else { return };
+        let Some(session) = self.session.get().cloned() else {
+            return;
+        };
         let token = lsp::ProgressToken::String("control-room/index".to_owned());
-        let progress = if self.support().work_done_progress && self.client.create_work_done_progress(token.clone()).await.is_ok() {
-            Some(self.client.progress(token, "Indexing manuscript").with_percentage(0).begin().await)
+        let progress = if self.support().work_done_progress
+            && self
+                .client
+                .create_work_done_progress(token.clone())
+                .await
+                .is_ok()
+        {
+            Some(
+                self.client
+                    .progress(token, "Indexing manuscript")
+                    .with_percentage(0)
+                    .begin()
+                    .await,
+            )
         } else {
             None
         };
@@ -469,12 +636,13 @@ impl Server {
         let discovered = tokio::task::spawn_blocking(move || {
             let paths = workspace.discover();
             let config = workspace.config().paths.clone();
-            let (priority, rest): (Vec<FilePath>, Vec<FilePath>) = paths.into_iter().partition(|path| {
-                matches!(
-                    crate::index::file::classify(path, None, &config),
-                    FileKind::Card { .. } | FileKind::Outline | FileKind::AntiPatterns
-                )
-            });
+            let (priority, rest): (Vec<FilePath>, Vec<FilePath>) =
+                paths.into_iter().partition(|path| {
+                    matches!(
+                        crate::index::file::classify(path, None, &config),
+                        FileKind::Card { .. } | FileKind::Outline | FileKind::AntiPatterns
+                    )
+                });
             let files = workspace.read_files(&priority);
             (files, rest)
         })
@@ -501,26 +669,46 @@ impl Server {
         for batch in rest.chunks(INDEX_BATCH) {
             let workspace = lock(&session).workspace.clone();
             let batch = batch.to_vec();
-            let Ok(files) = tokio::task::spawn_blocking(move || workspace.read_files(&batch)).await else { continue };
+            let Ok(files) = tokio::task::spawn_blocking(move || workspace.read_files(&batch)).await
+            else {
+                continue;
+            };
             done += files.len();
             lock(&session).insert_indexed(files);
             if let Some(progress) = &progress {
-                progress.report_with_message(format!("{done}/{total} files"), (done * 100 / total) as u32).await;
+                progress
+                    .report_with_message(
+                        format!("{done}/{total} files"),
+                        (done * 100 / total) as u32,
+                    )
+                    .await;
             }
         }
         lock(&session).indexed = true;
         if let Some(progress) = progress {
             let files = lock(&session).workspace.files().len();
-            progress.finish_with_message(format!("{files} files indexed")).await;
+            progress
+                .finish_with_message(format!("{files} files indexed"))
+                .await;
         }
-        publish_diagnostics(self.client.clone(), session, self.diagnostics.clone(), self.mode(), self.support().diagnostic_refresh)
-            .await;
+        publish_diagnostics(
+            self.client.clone(),
+            session,
+            self.diagnostics.clone(),
+            self.mode(),
+            self.support().diagnostic_refresh,
+        )
+        .await;
     }
 }
 
 #[allow(deprecated)] // `root_uri` is how older clients name the workspace.
 fn workspace_root(params: &lsp::InitializeParams) -> Option<PathBuf> {
-    let from_folders = params.workspace_folders.as_ref().and_then(|folders| folders.first()).map(|folder| &folder.uri);
+    let from_folders = params
+        .workspace_folders
+        .as_ref()
+        .and_then(|folders| folders.first())
+        .map(|folder| &folder.uri);
     let uri = from_folders.or(params.root_uri.as_ref())?;
     uri.to_file_path().map(|path| path.into_owned())
 }
@@ -528,7 +716,10 @@ fn workspace_root(params: &lsp::InitializeParams) -> Option<PathBuf> {
 fn deleted_path(root: &Path, uri: &Uri) -> Option<FilePath> {
     let path = uri.to_file_path()?;
     let relative = path.strip_prefix(root).ok()?;
-    let parts: Vec<&str> = relative.iter().map(|part| part.to_str()).collect::<Option<_>>()?;
+    let parts: Vec<&str> = relative
+        .iter()
+        .map(|part| part.to_str())
+        .collect::<Option<_>>()?;
     Some(parts.join("/").into())
 }
 
@@ -538,11 +729,13 @@ fn capabilities_for(encoding: PositionEncoding, pull: bool) -> lsp::ServerCapabi
             PositionEncoding::Utf8 => lsp::PositionEncodingKind::UTF8,
             _ => lsp::PositionEncodingKind::UTF16,
         }),
-        text_document_sync: Some(lsp::TextDocumentSyncCapability::Options(lsp::TextDocumentSyncOptions {
-            open_close: Some(true),
-            change: Some(lsp::TextDocumentSyncKind::INCREMENTAL),
-            ..lsp::TextDocumentSyncOptions::default()
-        })),
+        text_document_sync: Some(lsp::TextDocumentSyncCapability::Options(
+            lsp::TextDocumentSyncOptions {
+                open_close: Some(true),
+                change: Some(lsp::TextDocumentSyncKind::INCREMENTAL),
+                ..lsp::TextDocumentSyncOptions::default()
+            },
+        )),
         hover_provider: Some(lsp::HoverProviderCapability::Simple(true)),
         definition_provider: Some(lsp::OneOf::Left(true)),
         references_provider: Some(lsp::OneOf::Left(true)),
@@ -554,11 +747,15 @@ fn capabilities_for(encoding: PositionEncoding, pull: bool) -> lsp::ServerCapabi
         workspace_symbol_provider: Some(lsp::OneOf::Left(true)),
         completion_provider: Some(lsp::CompletionOptions::default()),
         folding_range_provider: Some(lsp::FoldingRangeProviderCapability::Simple(true)),
-        code_lens_provider: Some(lsp::CodeLensOptions { resolve_provider: Some(false) }),
-        code_action_provider: Some(lsp::CodeActionProviderCapability::Options(lsp::CodeActionOptions {
-            code_action_kinds: Some(vec![lsp::CodeActionKind::QUICKFIX]),
-            ..lsp::CodeActionOptions::default()
-        })),
+        code_lens_provider: Some(lsp::CodeLensOptions {
+            resolve_provider: Some(false),
+        }),
+        code_action_provider: Some(lsp::CodeActionProviderCapability::Options(
+            lsp::CodeActionOptions {
+                code_action_kinds: Some(vec![lsp::CodeActionKind::QUICKFIX]),
+                ..lsp::CodeActionOptions::default()
+            },
+        )),
         diagnostic_provider: pull.then(|| {
             lsp::DiagnosticServerCapabilities::Options(lsp::DiagnosticOptions {
                 identifier: Some("control-room".to_owned()),

@@ -13,8 +13,8 @@ use ropey::Rope;
 use tower_lsp_server::ls_types::{Position, TextDocumentContentChangeEvent};
 
 use crate::index::{FilePath, SourceFile, Workspace};
-use crate::syntax::markdown::TreeEdit;
 use crate::syntax::MarkdownParser;
+use crate::syntax::markdown::TreeEdit;
 use crate::text::PositionEncoding;
 
 /// A document open in the editor: its text as a rope, its version and the
@@ -55,18 +55,38 @@ impl Session {
         let mut parser = MarkdownParser::new();
         let syntax = parser.parse(&text);
         let rope = Rope::from_str(&text);
-        let file = SourceFile::with_syntax(path.clone(), text.into(), syntax, &self.workspace.config().paths);
-        self.documents.insert(path, Document { rope, version, parser });
+        let file = SourceFile::with_syntax(
+            path.clone(),
+            text.into(),
+            syntax,
+            &self.workspace.config().paths,
+        );
+        self.documents.insert(
+            path,
+            Document {
+                rope,
+                version,
+                parser,
+            },
+        );
         self.workspace.insert_file(file);
         self.generation += 1;
     }
 
     /// Applies one `didChange` in order. Returns false if the document is not open.
-    pub fn change(&mut self, path: &FilePath, version: i32, changes: Vec<TextDocumentContentChangeEvent>) -> bool {
+    pub fn change(
+        &mut self,
+        path: &FilePath,
+        version: i32,
+        changes: Vec<TextDocumentContentChangeEvent>,
+    ) -> bool {
         let encoding = self.encoding;
-        let Some(document) = self.documents.get_mut(path) else { return false };
+        let Some(document) = self.documents.get_mut(path) else {
+            return false;
+        };
         if version <= document.version {
-            self.out_of_order.push((path.clone(), document.version, version));
+            self.out_of_order
+                .push((path.clone(), document.version, version));
         }
         let mut replaced = false;
         for change in changes {
@@ -87,8 +107,17 @@ impl Session {
         }
         document.version = version;
         let text = document.rope.to_string();
-        let syntax = if replaced { document.parser.parse(&text) } else { document.parser.reparse_after_edits(&text) };
-        let file = SourceFile::with_syntax(path.clone(), text.into(), syntax, &self.workspace.config().paths);
+        let syntax = if replaced {
+            document.parser.parse(&text)
+        } else {
+            document.parser.reparse_after_edits(&text)
+        };
+        let file = SourceFile::with_syntax(
+            path.clone(),
+            text.into(),
+            syntax,
+            &self.workspace.config().paths,
+        );
         self.workspace.insert_file(file);
         self.generation += 1;
         true
@@ -109,7 +138,11 @@ impl Session {
         }
         let absolute = self.workspace.absolute_path(path);
         if absolute.is_file() {
-            let file = SourceFile::read(self.workspace.root(), path.clone(), &self.workspace.config().paths);
+            let file = SourceFile::read(
+                self.workspace.root(),
+                path.clone(),
+                &self.workspace.config().paths,
+            );
             self.workspace.insert_file(file);
         } else {
             self.workspace.remove_file(path);
@@ -119,7 +152,10 @@ impl Session {
 
     /// Inserts files read by the initial index, without clobbering open documents.
     pub fn insert_indexed(&mut self, files: Vec<SourceFile>) {
-        let files: Vec<SourceFile> = files.into_iter().filter(|file| !self.documents.contains_key(&file.path)).collect();
+        let files: Vec<SourceFile> = files
+            .into_iter()
+            .filter(|file| !self.documents.contains_key(&file.path))
+            .collect();
         self.workspace.insert_files(files);
         self.generation += 1;
     }
@@ -131,8 +167,11 @@ impl Session {
         let paths = workspace.discover();
         let files = workspace.read_files(&paths);
         workspace.insert_files(files);
-        let open: Vec<(FilePath, Arc<str>)> =
-            self.documents.keys().filter_map(|path| Some((path.clone(), self.workspace.file(path)?.text.clone()))).collect();
+        let open: Vec<(FilePath, Arc<str>)> = self
+            .documents
+            .keys()
+            .filter_map(|path| Some((path.clone(), self.workspace.file(path)?.text.clone())))
+            .collect();
         self.workspace = workspace;
         for (path, text) in open {
             let syntax = MarkdownParser::parse_fresh(&text);

@@ -100,13 +100,20 @@ pub fn parse(text: &str) -> Option<FrontMatter> {
     let content_start = (first_line_end + 1).min(text.len());
     let mut line_start = content_start;
     while line_start < text.len() {
-        let line_end = text[line_start..].find('\n').map_or(text.len(), |n| line_start + n);
+        let line_end = text[line_start..]
+            .find('\n')
+            .map_or(text.len(), |n| line_start + n);
         let line = text[line_start..line_end].trim_end();
         if line == "---" || line == "..." {
             let content = TextRange::new(content_start, line_start);
             let range = TextRange::new(0, (line_end + 1).min(text.len()));
             let (entries, errors) = parse_content(text, content);
-            return Some(FrontMatter { range, content, entries, errors });
+            return Some(FrontMatter {
+                range,
+                content,
+                entries,
+                errors,
+            });
         }
         line_start = line_end + 1;
     }
@@ -167,18 +174,26 @@ fn salvage(
 
 fn parse_mapping(yaml: &str, base: usize) -> Result<Vec<FrontMatterEntry>, FrontMatterError> {
     let options = serde_saphyr::options! { strict_booleans: true };
-    let raw: Option<RawMapping> = serde_saphyr::from_str_with_options(yaml, options).map_err(|error| {
-        let range = error
-            .location()
-            .and_then(|location| location.span().byte_offset())
-            .map_or(TextRange::new(base, base + yaml.len()), |offset| {
-                let start = base + (offset as usize).min(yaml.len());
-                let line_end = yaml[start - base..].find('\n').map_or(base + yaml.len(), |n| start + n);
-                TextRange::new(start, line_end.max(start))
-            });
-        FrontMatterError { range, message: describe_error(&error) }
-    })?;
-    let Some(raw) = raw else { return Ok(Vec::new()) };
+    let raw: Option<RawMapping> =
+        serde_saphyr::from_str_with_options(yaml, options).map_err(|error| {
+            let range = error
+                .location()
+                .and_then(|location| location.span().byte_offset())
+                .map_or(TextRange::new(base, base + yaml.len()), |offset| {
+                    let start = base + (offset as usize).min(yaml.len());
+                    let line_end = yaml[start - base..]
+                        .find('\n')
+                        .map_or(base + yaml.len(), |n| start + n);
+                    TextRange::new(start, line_end.max(start))
+                });
+            FrontMatterError {
+                range,
+                message: describe_error(&error),
+            }
+        })?;
+    let Some(raw) = raw else {
+        return Ok(Vec::new());
+    };
     Ok(raw
         .0
         .into_iter()
@@ -198,7 +213,10 @@ fn describe_error(error: &serde_saphyr::Error) -> String {
 
 fn span_range<T>(spanned: &Spanned<T>, base: usize, yaml: &str) -> TextRange {
     let span = spanned.referenced.span();
-    let start = span.byte_offset().map_or(0, |offset| offset as usize).min(yaml.len());
+    let start = span
+        .byte_offset()
+        .map_or(0, |offset| offset as usize)
+        .min(yaml.len());
     let length = span.byte_len().map_or(0, |length| length as usize);
     let end = (start + length).min(yaml.len());
     TextRange::new(base + start, base + end)
@@ -231,9 +249,15 @@ impl IntoValue for Spanned<RawValue> {
             RawValue::Float(value) => YamlKind::Float(value),
             RawValue::String(value) => YamlKind::String(value),
             RawValue::Sequence(items) => {
-                let items: Vec<YamlValue> = items.into_iter().map(|item| item.into_value(base, yaml)).collect();
+                let items: Vec<YamlValue> = items
+                    .into_iter()
+                    .map(|item| item.into_value(base, yaml))
+                    .collect();
                 if let (Some(first), Some(last)) = (items.first(), items.last()) {
-                    range = TextRange::new(range.start.min(first.range.start), range.end.max(last.range.end));
+                    range = TextRange::new(
+                        range.start.min(first.range.start),
+                        range.end.max(last.range.end),
+                    );
                 }
                 YamlKind::Sequence(items)
             }
@@ -331,14 +355,20 @@ mod tests {
 
     #[test]
     fn entries_carry_the_ranges_of_their_values() {
-        let text = "---\nname: Kael Maren\naliases: [Kael, the Warden]\nage: 34\nstatus: dead\n---\nBody";
+        let text =
+            "---\nname: Kael Maren\naliases: [Kael, the Warden]\nage: 34\nstatus: dead\n---\nBody";
         let front = parse(text).unwrap();
         assert!(front.errors.is_empty(), "{:?}", front.errors);
         let name = front.get("name").unwrap();
         assert_eq!(name.key_range.slice(text), "name");
         assert_eq!(name.value.range.slice(text), "Kael Maren");
-        let YamlKind::Sequence(aliases) = &front.get("aliases").unwrap().value.kind else { panic!() };
-        let spelled: Vec<_> = aliases.iter().map(|alias| alias.range.slice(text)).collect();
+        let YamlKind::Sequence(aliases) = &front.get("aliases").unwrap().value.kind else {
+            panic!()
+        };
+        let spelled: Vec<_> = aliases
+            .iter()
+            .map(|alias| alias.range.slice(text))
+            .collect();
         assert_eq!(spelled, ["Kael", "the Warden"]);
         assert_eq!(front.get("age").unwrap().value.kind, YamlKind::Integer(34));
         assert_eq!(&text[front.range.end..], "Body");
@@ -348,12 +378,24 @@ mod tests {
     fn a_broken_line_costs_only_its_entry() {
         let text = "---\nname: Kael\neyes: [grey\nhair: black\n---\n";
         let front = parse(text).unwrap();
-        let keys: Vec<_> = front.entries.iter().map(|entry| entry.key.as_str()).collect();
+        let keys: Vec<_> = front
+            .entries
+            .iter()
+            .map(|entry| entry.key.as_str())
+            .collect();
         assert_eq!(keys, ["name", "hair"]);
         assert_eq!(front.errors.len(), 1);
         let error_line = text[..front.errors[0].range.start].matches('\n').count();
-        assert!((2..=3).contains(&error_line), "error on line {error_line}: {:?}", front.errors);
-        assert!(front.errors[0].message.starts_with("front matter is not valid YAML"));
+        assert!(
+            (2..=3).contains(&error_line),
+            "error on line {error_line}: {:?}",
+            front.errors
+        );
+        assert!(
+            front.errors[0]
+                .message
+                .starts_with("front matter is not valid YAML")
+        );
     }
 
     #[test]

@@ -70,7 +70,9 @@ impl MarkdownSyntax {
     /// Whether the whole of `range` is prose.
     pub fn is_prose(&self, range: TextRange) -> bool {
         let index = self.prose.partition_point(|prose| prose.end < range.end);
-        self.prose.get(index).is_some_and(|prose| prose.contains_range(range))
+        self.prose
+            .get(index)
+            .is_some_and(|prose| prose.contains_range(range))
     }
 }
 
@@ -131,7 +133,12 @@ impl MarkdownParser {
         inline_parser
             .set_language(&tree_sitter_md::INLINE_LANGUAGE.into())
             .expect("the bundled tree-sitter-md inline grammar matches the tree-sitter ABI");
-        Self { block_parser, inline_parser, tree: None, inline_memo: HashMap::new() }
+        Self {
+            block_parser,
+            inline_parser,
+            tree: None,
+            inline_memo: HashMap::new(),
+        }
     }
 
     /// Parses `text` from scratch and keeps the tree for later edits.
@@ -148,7 +155,12 @@ impl MarkdownParser {
     }
 
     /// Re-parses after `edit` turned `old_text` into `new_text`.
-    pub fn apply_edit(&mut self, old_text: &str, edit: &TextEdit, new_text: &str) -> MarkdownSyntax {
+    pub fn apply_edit(
+        &mut self,
+        old_text: &str,
+        edit: &TextEdit,
+        new_text: &str,
+    ) -> MarkdownSyntax {
         let start = edit.range.start;
         let new_end = start + edit.new_text.len();
         self.edit_tree(&TreeEdit {
@@ -189,7 +201,13 @@ impl MarkdownParser {
             .parse(text, self.tree.as_ref())
             .expect("tree-sitter returns a tree when no timeout or cancellation is set");
         let mut memo = if remember { Some(HashMap::new()) } else { None };
-        let syntax = extract(text, &tree, &mut self.inline_parser, &self.inline_memo, memo.as_mut());
+        let syntax = extract(
+            text,
+            &tree,
+            &mut self.inline_parser,
+            &self.inline_memo,
+            memo.as_mut(),
+        );
         if remember {
             self.tree = Some(tree);
             self.inline_memo = memo.unwrap_or_default();
@@ -238,7 +256,9 @@ impl Extractor<'_> {
     fn visit(&mut self, node: Node<'_>, list_depth: u16) {
         let range = TextRange::new(node.start_byte(), node.end_byte());
         let kind = match node.kind() {
-            "atx_heading" | "setext_heading" => Some(BlockKind::Heading { level: heading_level(node) }),
+            "atx_heading" | "setext_heading" => Some(BlockKind::Heading {
+                level: heading_level(node),
+            }),
             "paragraph" => Some(BlockKind::Paragraph),
             "list_item" => Some(BlockKind::ListItem),
             "fenced_code_block" | "indented_code_block" => Some(BlockKind::CodeBlock),
@@ -257,11 +277,21 @@ impl Extractor<'_> {
             let inline = first_inline(node).map_or(TextRange::empty(range.start), |inline| {
                 TextRange::new(inline.start_byte(), first_line_end(self.text, inline))
             });
-            self.syntax.blocks.push(Block { kind, range, inline, list_depth });
+            self.syntax.blocks.push(Block {
+                kind,
+                range,
+                inline,
+                list_depth,
+            });
         }
         if matches!(
             kind,
-            Some(BlockKind::CodeBlock | BlockKind::HtmlBlock | BlockKind::FrontMatter | BlockKind::ThematicBreak)
+            Some(
+                BlockKind::CodeBlock
+                    | BlockKind::HtmlBlock
+                    | BlockKind::FrontMatter
+                    | BlockKind::ThematicBreak
+            )
         ) {
             return;
         }
@@ -280,14 +310,21 @@ impl Extractor<'_> {
             text: self.text[base..node.end_byte()].into(),
             cuts: ranges
                 .iter()
-                .map(|range| ((range.start_byte - base) as u32, (range.end_byte - base) as u32))
+                .map(|range| {
+                    (
+                        (range.start_byte - base) as u32,
+                        (range.end_byte - base) as u32,
+                    )
+                })
                 .collect(),
         };
         let prose = match self.old_memo.get(&key) {
             Some(prose) => prose.clone(),
             None => self.analyse_inline(&ranges, base),
         };
-        self.syntax.prose.extend(prose.iter().map(|range| range.shifted(base)));
+        self.syntax
+            .prose
+            .extend(prose.iter().map(|range| range.shifted(base)));
         if let Some(memo) = self.new_memo.as_deref_mut() {
             memo.insert(key, prose);
         }
@@ -305,7 +342,8 @@ impl Extractor<'_> {
         // cold index costs little more than the block parse.
         let has_non_prose_syntax = ranges.iter().any(|range| {
             let bytes = &self.text.as_bytes()[range.start_byte..range.end_byte];
-            memchr::memchr3(b'`', b'<', b'[', bytes).is_some() || memchr::memchr(b'$', bytes).is_some()
+            memchr::memchr3(b'`', b'<', b'[', bytes).is_some()
+                || memchr::memchr(b'$', bytes).is_some()
         });
         if !has_non_prose_syntax {
             return prose.into();
@@ -389,14 +427,20 @@ fn remove_bare_urls(text: &str, prose: Vec<TextRange>) -> Vec<TextRange> {
         let mut pieces = vec![range];
         for found in finder.find_iter(range.slice(text)) {
             let start = range.start + found.start();
-            let preceded_by_word = text[..start].chars().next_back().is_some_and(char::is_alphanumeric);
+            let preceded_by_word = text[..start]
+                .chars()
+                .next_back()
+                .is_some_and(char::is_alphanumeric);
             if preceded_by_word {
                 continue;
             }
             let end = text[start..range.end]
                 .find(char::is_whitespace)
                 .map_or(range.end, |length| start + length);
-            pieces = pieces.into_iter().flat_map(|piece| subtract(vec![piece], TextRange::new(start, end))).collect();
+            pieces = pieces
+                .into_iter()
+                .flat_map(|piece| subtract(vec![piece], TextRange::new(start, end)))
+                .collect();
         }
         result.extend(pieces);
     }
@@ -444,7 +488,11 @@ mod tests {
     use super::*;
 
     fn prose_text(text: &str) -> Vec<&str> {
-        MarkdownParser::parse_fresh(text).prose.iter().map(|range| range.slice(text)).collect()
+        MarkdownParser::parse_fresh(text)
+            .prose
+            .iter()
+            .map(|range| range.slice(text))
+            .collect()
     }
 
     #[test]
@@ -458,7 +506,8 @@ mod tests {
 
     #[test]
     fn blocks_have_kinds_levels_and_first_lines() {
-        let text = "# Act One\n\n## Chapter 1\n\n- SCN-a: first\n  more\n- SCN-b: second\n\nPlain.\n";
+        let text =
+            "# Act One\n\n## Chapter 1\n\n- SCN-a: first\n  more\n- SCN-b: second\n\nPlain.\n";
         let syntax = MarkdownParser::parse_fresh(text);
         let summary: Vec<_> = syntax
             .blocks
@@ -490,21 +539,58 @@ mod tests {
         use proptest::prelude::*;
 
         const SNIPPETS: &[&str] = &[
-            "Kael", " said", ", \"Go.\"", "\n", "\n\n", "# ", "## Chapter\n", "- ", "  ", "`", "code`", "[", "](x)",
-            "<!-- ", " -->", "<b>", "> ", "```\n", "*", "_", "https://e.x/a ", "---\n", "| a | b |\n", "\\", "’s",
-            "Iria", "1. ", "$", "www.k ", "é😀",
+            "Kael",
+            " said",
+            ", \"Go.\"",
+            "\n",
+            "\n\n",
+            "# ",
+            "## Chapter\n",
+            "- ",
+            "  ",
+            "`",
+            "code`",
+            "[",
+            "](x)",
+            "<!-- ",
+            " -->",
+            "<b>",
+            "> ",
+            "```\n",
+            "*",
+            "_",
+            "https://e.x/a ",
+            "---\n",
+            "| a | b |\n",
+            "\\",
+            "’s",
+            "Iria",
+            "1. ",
+            "$",
+            "www.k ",
+            "é😀",
         ];
 
         fn document() -> impl Strategy<Value = String> {
-            proptest::collection::vec(proptest::sample::select(SNIPPETS), 0..40).prop_map(|parts| parts.concat())
+            proptest::collection::vec(proptest::sample::select(SNIPPETS), 0..40)
+                .prop_map(|parts| parts.concat())
         }
 
         fn edits() -> impl Strategy<Value = Vec<(usize, usize, String)>> {
             proptest::collection::vec(
-                (any::<usize>(), 0usize..12, proptest::collection::vec(proptest::sample::select(SNIPPETS), 0..3)),
+                (
+                    any::<usize>(),
+                    0usize..12,
+                    proptest::collection::vec(proptest::sample::select(SNIPPETS), 0..3),
+                ),
                 1..12,
             )
-            .prop_map(|edits| edits.into_iter().map(|(at, len, insert)| (at, len, insert.concat())).collect())
+            .prop_map(|edits| {
+                edits
+                    .into_iter()
+                    .map(|(at, len, insert)| (at, len, insert.concat()))
+                    .collect()
+            })
         }
 
         fn floor_boundary(text: &str, mut offset: usize) -> usize {

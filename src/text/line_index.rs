@@ -34,10 +34,11 @@ impl LineIndex {
     pub fn new(text: &str) -> Self {
         let mut line_starts = Vec::with_capacity(text.len() / 48 + 1);
         line_starts.push(0);
-        line_starts.extend(
-            memchr_iter(b'\n', text.as_bytes()).map(|newline| (newline + 1) as u32),
-        );
-        Self { line_starts, len: text.len() as u32 }
+        line_starts.extend(memchr_iter(b'\n', text.as_bytes()).map(|newline| (newline + 1) as u32));
+        Self {
+            line_starts,
+            len: text.len() as u32,
+        }
     }
 
     pub fn line_count(&self) -> usize {
@@ -68,7 +69,9 @@ impl LineIndex {
     }
 
     pub fn line_start(&self, line: u32) -> Option<usize> {
-        self.line_starts.get(line as usize).map(|&start| start as usize)
+        self.line_starts
+            .get(line as usize)
+            .map(|&start| start as usize)
     }
 
     /// The position of byte `offset` in `text`, with columns in `encoding`.
@@ -82,7 +85,10 @@ impl LineIndex {
             PositionEncoding::Utf16 => prefix.chars().map(char::len_utf16).sum(),
             PositionEncoding::Utf32 => prefix.chars().count(),
         };
-        LineCol { line, col: col as u32 }
+        LineCol {
+            line,
+            col: col as u32,
+        }
     }
 
     /// The byte offset of a position. Positions past the end of a line clamp to
@@ -141,17 +147,29 @@ mod tests {
             index.position(text, b, PositionEncoding::Utf8),
             LineCol { line: 0, col: 5 }
         );
-        assert_eq!(index.offset(text, LineCol { line: 0, col: 3 }, PositionEncoding::Utf16), b);
+        assert_eq!(
+            index.offset(text, LineCol { line: 0, col: 3 }, PositionEncoding::Utf16),
+            b
+        );
         let second = text.find("second").unwrap();
-        assert_eq!(index.offset(text, LineCol { line: 1, col: 0 }, PositionEncoding::Utf16), second);
+        assert_eq!(
+            index.offset(text, LineCol { line: 1, col: 0 }, PositionEncoding::Utf16),
+            second
+        );
     }
 
     #[test]
     fn positions_past_the_end_clamp() {
         let text = "one\r\ntwo";
         let index = LineIndex::new(text);
-        assert_eq!(index.offset(text, LineCol { line: 0, col: 99 }, PositionEncoding::Utf16), 3);
-        assert_eq!(index.offset(text, LineCol { line: 7, col: 0 }, PositionEncoding::Utf16), text.len());
+        assert_eq!(
+            index.offset(text, LineCol { line: 0, col: 99 }, PositionEncoding::Utf16),
+            3
+        );
+        assert_eq!(
+            index.offset(text, LineCol { line: 7, col: 0 }, PositionEncoding::Utf16),
+            text.len()
+        );
         assert_eq!(index.line_range(1, text), Some(TextRange::new(5, 8)));
     }
 
@@ -160,9 +178,17 @@ mod tests {
         let text = "Kael’s “grey” eyes\n\nIria 🜂 said.\n";
         let index = LineIndex::new(text);
         for (offset, _) in text.char_indices() {
-            for encoding in [PositionEncoding::Utf8, PositionEncoding::Utf16, PositionEncoding::Utf32] {
+            for encoding in [
+                PositionEncoding::Utf8,
+                PositionEncoding::Utf16,
+                PositionEncoding::Utf32,
+            ] {
                 let position = index.position(text, offset, encoding);
-                assert_eq!(index.offset(text, position, encoding), offset, "{encoding:?} at {offset}");
+                assert_eq!(
+                    index.offset(text, position, encoding),
+                    offset,
+                    "{encoding:?} at {offset}"
+                );
             }
         }
     }

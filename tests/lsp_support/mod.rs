@@ -9,7 +9,7 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 pub const TIMEOUT: Duration = Duration::from_secs(20);
 
@@ -25,7 +25,11 @@ pub struct Client {
 impl Client {
     pub fn spawn(envs: &[(&str, &str)]) -> Client {
         let mut command = Command::new(env!("CARGO_BIN_EXE_control-room"));
-        command.arg("lsp").stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::inherit());
+        command
+            .arg("lsp")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit());
         for (key, value) in envs {
             command.env(key, value);
         }
@@ -60,7 +64,13 @@ impl Client {
                 }
             }
         });
-        Client { child, stdin, incoming, next_id: 1, seen: Vec::new() }
+        Client {
+            child,
+            stdin,
+            incoming,
+            next_id: 1,
+            seen: Vec::new(),
+        }
     }
 
     pub fn send(&mut self, message: &Value) {
@@ -79,12 +89,17 @@ impl Client {
         let id = self.next_id;
         self.next_id += 1;
         self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-        self.wait_for(|message| message.get("id") == Some(&json!(id)) && message.get("method").is_none())
+        self.wait_for(|message| {
+            message.get("id") == Some(&json!(id)) && message.get("method").is_none()
+        })
     }
 
     pub fn request(&mut self, method: &str, params: Value) -> Value {
         let response = self.request_raw(method, params);
-        assert!(response.get("error").is_none(), "{method} failed: {response}");
+        assert!(
+            response.get("error").is_none(),
+            "{method} failed: {response}"
+        );
         response["result"].clone()
     }
 
@@ -96,7 +111,9 @@ impl Client {
             let message = match self.incoming.recv_timeout(left) {
                 Ok(message) => message,
                 Err(RecvTimeoutError::Timeout) => panic!("timed out; seen: {:#?}", self.seen),
-                Err(RecvTimeoutError::Disconnected) => panic!("the server closed its output; seen: {:#?}", self.seen),
+                Err(RecvTimeoutError::Disconnected) => {
+                    panic!("the server closed its output; seen: {:#?}", self.seen)
+                }
             };
             if message.get("method").is_some() && message.get("id").is_some() {
                 // A request from the server: accept it.
@@ -116,18 +133,28 @@ impl Client {
     /// Waits until the initial index has ended (its progress `end`), whether
     /// or not that was already received.
     pub fn wait_for_index(&mut self) {
-        let is_end = |message: &Value| message["method"] == "$/progress" && message["params"]["value"]["kind"] == "end";
+        let is_end = |message: &Value| {
+            message["method"] == "$/progress" && message["params"]["value"]["kind"] == "end"
+        };
         if !self.seen.iter().any(is_end) {
             self.wait_for(is_end);
         }
     }
 
     /// Waits for `publishDiagnostics` for `uri` that satisfies `wanted`.
-    pub fn diagnostics_for(&mut self, uri: &str, mut wanted: impl FnMut(&[Value]) -> bool) -> Value {
+    pub fn diagnostics_for(
+        &mut self,
+        uri: &str,
+        mut wanted: impl FnMut(&[Value]) -> bool,
+    ) -> Value {
         self.wait_for(|message| {
             message["method"] == "textDocument/publishDiagnostics"
                 && message["params"]["uri"] == uri
-                && wanted(message["params"]["diagnostics"].as_array().map_or(&[], Vec::as_slice))
+                && wanted(
+                    message["params"]["diagnostics"]
+                        .as_array()
+                        .map_or(&[], Vec::as_slice),
+                )
         })["params"]
             .clone()
     }
@@ -185,7 +212,10 @@ pub fn uri(path: &Path) -> String {
 pub fn example_copy() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("salt-road");
-    copy_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/salt-road"), &root);
+    copy_dir(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/salt-road"),
+        &root,
+    );
     let root = root.canonicalize().unwrap();
     (dir, root)
 }
@@ -205,7 +235,11 @@ pub fn copy_dir(from: &Path, to: &Path) {
 
 /// The LSP position (UTF-16) of the `nth` occurrence of `needle` in `text`.
 pub fn position_of(text: &str, needle: &str, nth: usize) -> Value {
-    let offset = text.match_indices(needle).nth(nth).unwrap_or_else(|| panic!("{needle:?} #{nth} not found")).0;
+    let offset = text
+        .match_indices(needle)
+        .nth(nth)
+        .unwrap_or_else(|| panic!("{needle:?} #{nth} not found"))
+        .0;
     let before = &text[..offset];
     let line = before.matches('\n').count();
     let line_start = before.rfind('\n').map_or(0, |newline| newline + 1);

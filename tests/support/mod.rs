@@ -17,7 +17,9 @@ use tempfile::TempDir;
 pub const DESCRIPTION_FILE: &str = "fixture.txt";
 
 pub fn fixtures_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests").join("fixtures")
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests")
+        .join("fixtures")
 }
 
 /// The name of every fixture folder, sorted.
@@ -26,7 +28,12 @@ pub fn case_names() -> Vec<String> {
         .expect("tests/fixtures can be listed")
         .map(|entry| entry.expect("tests/fixtures entries can be read"))
         .filter(|entry| entry.file_type().is_ok_and(|kind| kind.is_dir()))
-        .map(|entry| entry.file_name().into_string().expect("fixture folder names are UTF-8"))
+        .map(|entry| {
+            entry
+                .file_name()
+                .into_string()
+                .expect("fixture folder names are UTF-8")
+        })
         .collect();
     names.sort();
     names
@@ -36,7 +43,12 @@ pub fn case_names() -> Vec<String> {
 pub fn description(case: &str) -> String {
     let path = fixtures_dir().join(case).join(DESCRIPTION_FILE);
     fs::read_to_string(&path)
-        .unwrap_or_else(|error| panic!("{} must say what the case is about: {error}", path.display()))
+        .unwrap_or_else(|error| {
+            panic!(
+                "{} must say what the case is about: {error}",
+                path.display()
+            )
+        })
         .trim()
         .to_owned()
 }
@@ -55,8 +67,11 @@ pub fn materialise(case: &str) -> TempDir {
 }
 
 fn copy_tree(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap_or_else(|error| panic!("cannot create {}: {error}", to.display()));
-    for entry in fs::read_dir(from).unwrap_or_else(|error| panic!("cannot list {}: {error}", from.display())) {
+    fs::create_dir_all(to)
+        .unwrap_or_else(|error| panic!("cannot create {}: {error}", to.display()));
+    for entry in
+        fs::read_dir(from).unwrap_or_else(|error| panic!("cannot list {}: {error}", from.display()))
+    {
         let entry = entry.expect("directory entries can be read");
         let target = to.join(entry.file_name());
         if entry.file_type().expect("file types can be read").is_dir() {
@@ -70,8 +85,10 @@ fn copy_tree(from: &Path, to: &Path) {
 
 fn write(root: &Path, path: &str, bytes: impl AsRef<[u8]>) {
     let path = root.join(path);
-    fs::create_dir_all(path.parent().expect("fixture files live in a folder")).expect("folders can be created");
-    fs::write(&path, bytes).unwrap_or_else(|error| panic!("cannot write {}: {error}", path.display()));
+    fs::create_dir_all(path.parent().expect("fixture files live in a folder"))
+        .expect("folders can be created");
+    fs::write(&path, bytes)
+        .unwrap_or_else(|error| panic!("cannot write {}: {error}", path.display()));
 }
 
 /// Files a case needs that are not committed; see each fixture's description.
@@ -79,12 +96,24 @@ fn write_run_time_files(case: &str, root: &Path) {
     match case {
         "bad-files" => {
             // "Café" in Latin-1: the byte 0xE9 is not UTF-8.
-            write(root, "Story/Scenes/SCN-latin1.md", b"---\ntitle: Caf\xe9\npov: Kael\n---\n\nKael ordered a caf\xe9.\n");
-            write(root, "Compendium/Characters/CHAR-binary.md", b"---\nname: Ghost\n---\n\x00\x00\x01\x02binary");
+            write(
+                root,
+                "Story/Scenes/SCN-latin1.md",
+                b"---\ntitle: Caf\xe9\npov: Kael\n---\n\nKael ordered a caf\xe9.\n",
+            );
+            write(
+                root,
+                "Compendium/Characters/CHAR-binary.md",
+                b"---\nname: Ghost\n---\n\x00\x00\x01\x02binary",
+            );
             let mut huge = b"---\ntitle: Huge\npov: Nobody\n---\n\n".to_vec();
             huge.resize(8 * 1024 * 1024 + 1, b'a');
             write(root, "Story/Scenes/SCN-huge.md", huge);
-            write(root, "Story/Scenes/SCN-bom.md", "\u{feff}---\ntitle: Bom\npov: Brannoc\n---\n\n# Bom\n\nKael.\n");
+            write(
+                root,
+                "Story/Scenes/SCN-bom.md",
+                "\u{feff}---\ntitle: Bom\npov: Brannoc\n---\n\n# Bom\n\nKael.\n",
+            );
             write(
                 root,
                 "Story/Scenes/SCN-crlf.md",
@@ -92,9 +121,14 @@ fn write_run_time_files(case: &str, root: &Path) {
             );
         }
         "gitignore-and-hidden" => {
-            let would_be_a_problem = "---\ntype: scene\ntitle: Not indexed\npov: Nobody\n---\n\n# Not indexed\n";
+            let would_be_a_problem =
+                "---\ntype: scene\ntitle: Not indexed\npov: Nobody\n---\n\n# Not indexed\n";
             write(root, "Story/Scenes/drafts/SCN-draft.md", would_be_a_problem);
-            write(root, "Story/Scenes/SCN-ideas.scratch.md", would_be_a_problem);
+            write(
+                root,
+                "Story/Scenes/SCN-ideas.scratch.md",
+                would_be_a_problem,
+            );
             write(root, "target/SCN-built.md", would_be_a_problem);
         }
         _ => {}
