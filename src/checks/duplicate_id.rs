@@ -13,12 +13,19 @@ pub(super) fn check(workspace: &Workspace, file: &SourceFile, diagnostics: &mut 
         FileContent::Scene(scene) => {
             let range = scene.id_range.unwrap_or_else(|| file.head_range());
             let message = format!("scene id `{}` is also claimed by", scene.id);
+            let scene_id = |other: &SourceFile| {
+                other
+                    .scene()
+                    .and_then(|scene| scene.id_range)
+                    .unwrap_or_else(|| other.head_range())
+            };
             report(
                 workspace,
                 file,
                 catalog.scene_files(&scene.id),
                 range,
                 &message,
+                scene_id,
                 diagnostics,
             );
         }
@@ -28,22 +35,38 @@ pub(super) fn check(workspace: &Workspace, file: &SourceFile, diagnostics: &mut 
                 .as_ref()
                 .map_or_else(|| file.head_range(), |name| name.range);
             let message = format!("card id `{}` is also used by", card.id);
+            let card_name = |other: &SourceFile| {
+                other
+                    .card()
+                    .and_then(|card| card.name.as_ref())
+                    .map_or_else(|| other.head_range(), |name| name.range)
+            };
             report(
                 workspace,
                 file,
                 catalog.cards_with_id(&card.id),
                 range,
                 &message,
+                card_name,
                 diagnostics,
             );
             for name in card.names() {
                 let message = format!("the name “{}” also belongs to", name.text);
+                let same_name = |other: &SourceFile| {
+                    other
+                        .card()
+                        .and_then(|card| {
+                            card.names().find(|other_name| other_name.text == name.text)
+                        })
+                        .map_or_else(|| other.head_range(), |other_name| other_name.range)
+                };
                 report(
                     workspace,
                     file,
                     catalog.cards_named(&name.text),
                     name.range,
                     &message,
+                    same_name,
                     diagnostics,
                 );
             }
@@ -58,6 +81,7 @@ fn report(
     claimants: &[FilePath],
     range: TextRange,
     message: &str,
+    claim_in: impl Fn(&SourceFile) -> TextRange,
     diagnostics: &mut Vec<Diagnostic>,
 ) {
     let others: Vec<&FilePath> = claimants
@@ -78,7 +102,7 @@ fn report(
     for other in others {
         let other_range = workspace
             .file(other)
-            .map_or(TextRange::empty(0), |other| other.head_range());
+            .map_or(TextRange::empty(0), |other| claim_in(other));
         diagnostic = diagnostic.with_related(other, other_range, "also claimed here");
     }
     diagnostics.push(diagnostic);

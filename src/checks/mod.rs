@@ -188,13 +188,15 @@ pub fn check_config(workspace: &Workspace) -> Option<Diagnostic> {
 pub fn check_workspace(workspace: &Workspace) -> Vec<Diagnostic> {
     use rayon::prelude::*;
     let files: Vec<_> = workspace.files().collect();
-    let mut diagnostics: Vec<Diagnostic> = check_config(workspace).into_iter().collect();
-    diagnostics.extend(
-        files
-            .par_iter()
-            .flat_map_iter(|file| check_file(workspace, &file.path))
-            .collect::<Vec<_>>(),
-    );
+    let mut diagnostics: Vec<Diagnostic> = files
+        .par_iter()
+        .flat_map_iter(|file| check_file(workspace, &file.path))
+        .collect();
+    // The configuration file takes its place in path order.
+    if let Some(config) = check_config(workspace) {
+        let at = diagnostics.partition_point(|diagnostic| *diagnostic.path < *config.path);
+        diagnostics.insert(at, config);
+    }
     diagnostics
 }
 

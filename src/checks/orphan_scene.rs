@@ -8,6 +8,10 @@ use crate::text::TextRange;
 
 pub(super) fn check(workspace: &Workspace, file: &SourceFile, diagnostics: &mut Vec<Diagnostic>) {
     let Some(scene) = file.scene() else { return };
+    if file.load_error.is_some() {
+        // One problem at a time: the file cannot be read at all.
+        return;
+    }
     let catalog = workspace.catalog();
     let Some(outline_file) = catalog.outline() else {
         return;

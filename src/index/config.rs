@@ -76,15 +76,9 @@ impl Config {
     /// Parses the configuration file's text; on error, the defaults and the error.
     pub fn parse(text: &str) -> (Config, Option<ConfigError>) {
         match toml::from_str::<Config>(text) {
-            Ok(config) => match config.validate() {
+            Ok(config) => match config.validate(text) {
                 Ok(()) => (config, None),
-                Err(message) => (
-                    config,
-                    Some(ConfigError {
-                        range: TextRange::empty(0),
-                        message,
-                    }),
-                ),
+                Err(error) => (config, Some(error)),
             },
             Err(error) => {
                 let range = error.span().map_or(TextRange::empty(0), TextRange::from);
@@ -94,19 +88,44 @@ impl Config {
         }
     }
 
-    fn validate(&self) -> Result<(), String> {
+    fn validate(&self, text: &str) -> Result<(), ConfigError> {
         for (code, severity) in &self.diagnostics.severity {
             if !matches!(
                 severity.as_str(),
                 "error" | "warning" | "information" | "hint" | "off"
             ) {
-                return Err(format!(
-                    "{CONFIG_FILE}: severity of `{code}` is `{severity}`; use error, warning, information, hint or off"
-                ));
+                return Err(ConfigError {
+                    range: value_range(text, code, severity),
+                    message: format!(
+                        "{CONFIG_FILE}: severity of `{code}` is `{severity}`; use error, warning, information, hint or off"
+                    ),
+                });
             }
         }
         Ok(())
     }
+}
+
+/// Where `key = "value"` is written, for pointing at a setting toml accepted
+/// but we did not; the start of the file if it cannot be found.
+fn value_range(text: &str, key: &str, value: &str) -> TextRange {
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        let trimmed = line.trim_start();
+        let unquoted = trimmed
+            .strip_prefix('"')
+            .and_then(|rest| rest.strip_prefix(key))
+            .and_then(|rest| rest.strip_prefix('"'));
+        let after_key = unquoted.or_else(|| trimmed.strip_prefix(key));
+        if let Some(after_key) = after_key
+            && after_key.trim_start().starts_with('=')
+            && let Some(at) = line.find(value)
+        {
+            return TextRange::new(offset + at, offset + at + value.len());
+        }
+        offset += line.len();
+    }
+    TextRange::empty(0)
 }
 
 #[cfg(test)]

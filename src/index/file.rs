@@ -59,7 +59,7 @@ impl SourceFile {
     pub fn read(root: &Path, path: FilePath, paths: &PathsConfig) -> SourceFile {
         match read_text(&root.join(&*path)) {
             Ok(text) => SourceFile::parse(path, text.into(), paths),
-            Err(reason) => SourceFile::unreadable(path, reason),
+            Err(reason) => SourceFile::unreadable(path, reason, paths),
         }
     }
 
@@ -128,14 +128,26 @@ impl SourceFile {
         }
     }
 
-    pub fn unreadable(path: FilePath, reason: String) -> SourceFile {
+    /// A file that could not be read. A scene file still counts as the scene
+    /// its name says (so the outline does not call it missing), with nothing known about it.
+    pub fn unreadable(path: FilePath, reason: String, paths: &PathsConfig) -> SourceFile {
+        let content = match classify(&path, None, paths) {
+            FileKind::Scene => FileContent::Scene(model::read_scene(
+                file_stem(&path),
+                "",
+                None,
+                &MarkdownSyntax::default(),
+                &mut Vec::new(),
+            )),
+            _ => FileContent::Other,
+        };
         SourceFile {
             path,
             text: Arc::from(""),
             line_index: LineIndex::new(""),
             front_matter: None,
             syntax: MarkdownSyntax::default(),
-            content: FileContent::Other,
+            content,
             problems: Vec::new(),
             load_error: Some(reason),
         }
@@ -256,7 +268,7 @@ pub fn read_text(path: &Path) -> Result<String, String> {
         std::fs::metadata(path).map_err(|error| format!("cannot read the file: {error}"))?;
     if metadata.len() > MAX_FILE_BYTES {
         return Err(format!(
-            "the file is too large to index ({:.1} MB; the limit is {} MB)",
+            "the file is too large to index ({:.1} MiB; the limit is {} MiB)",
             metadata.len() as f64 / 1_048_576.0,
             MAX_FILE_BYTES / 1_048_576
         ));

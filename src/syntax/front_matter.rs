@@ -174,23 +174,8 @@ fn salvage(
 
 fn parse_mapping(yaml: &str, base: usize) -> Result<Vec<FrontMatterEntry>, FrontMatterError> {
     let options = serde_saphyr::options! { strict_booleans: true };
-    let raw: Option<RawMapping> =
-        serde_saphyr::from_str_with_options(yaml, options).map_err(|error| {
-            let range = error
-                .location()
-                .and_then(|location| location.span().byte_offset())
-                .map_or(TextRange::new(base, base + yaml.len()), |offset| {
-                    let start = base + (offset as usize).min(yaml.len());
-                    let line_end = yaml[start - base..]
-                        .find('\n')
-                        .map_or(base + yaml.len(), |n| start + n);
-                    TextRange::new(start, line_end.max(start))
-                });
-            FrontMatterError {
-                range,
-                message: describe_error(&error),
-            }
-        })?;
+    let raw: Option<RawMapping> = serde_saphyr::from_str_with_options(yaml, options)
+        .map_err(|error| describe_error(&error, yaml, base))?;
     let Some(raw) = raw else {
         return Ok(Vec::new());
     };
@@ -205,10 +190,77 @@ fn parse_mapping(yaml: &str, base: usize) -> Result<Vec<FrontMatterEntry>, Front
         .collect())
 }
 
-fn describe_error(error: &serde_saphyr::Error) -> String {
+/// Turns a parser error into a writer's message at the right place in the file.
+///
+/// The parser's own text ends with "at line N, column M" counted inside the
+/// piece it was given, which is not the file's line; the range says where
+/// instead. A duplicated key is reported at its second appearance.
+fn describe_error(error: &serde_saphyr::Error, yaml: &str, base: usize) -> FrontMatterError {
     let rendered = error.without_snippet().to_string();
-    let first_line = rendered.lines().next().unwrap_or("invalid YAML").trim();
-    format!("front matter is not valid YAML: {first_line}")
+    let mut reason = rendered
+        .lines()
+        .next()
+        .unwrap_or("invalid YAML")
+        .trim()
+        .to_owned();
+    if let Some(at) = reason.rfind(" at line ") {
+        reason.truncate(at);
+    }
+    if let Some(rest) = reason.strip_prefix("duplicate mapping key: ") {
+        let key = rest.split(',').next().unwrap_or(rest).trim();
+        let second = line_starts(yaml)
+            .filter(|&start| {
+                yaml[start..]
+                    .strip_prefix(key)
+                    .is_some_and(|after| after.trim_start().starts_with(':'))
+            })
+            .nth(1);
+        if let Some(start) = second {
+            return FrontMatterError {
+                range: TextRange::new(base + start, base + start + key.len()),
+                message: format!("`{key}` is given twice in the front matter: keep one"),
+            };
+        }
+        reason = format!("`{key}` is given twice");
+    }
+    let offset = error.location().map(|location| {
+        let line_start = line_starts(yaml)
+            .nth(location.line().saturating_sub(1) as usize)
+            .unwrap_or(yaml.len());
+        let column = location.column().saturating_sub(1) as usize;
+        yaml[line_start..]
+            .char_indices()
+            .take_while(|(_, c)| *c != '\n')
+            .nth(column)
+            .map_or_else(
+                || {
+                    line_start
+                        + yaml[line_start..]
+                            .find('\n')
+                            .unwrap_or(yaml.len() - line_start)
+                },
+                |(index, _)| line_start + index,
+            )
+    });
+    let range = match offset {
+        Some(start) => {
+            let line_end = yaml[start..].find('\n').map_or(yaml.len(), |n| start + n);
+            TextRange::new(base + start, base + line_end.max(start))
+        }
+        None => TextRange::new(base, base + yaml.trim_end().len()),
+    };
+    FrontMatterError {
+        range,
+        message: format!("front matter is not valid YAML: {reason}"),
+    }
+}
+
+fn line_starts(text: &str) -> impl Iterator<Item = usize> + '_ {
+    std::iter::once(0).chain(
+        text.match_indices('\n')
+            .map(|(index, _)| index + 1)
+            .filter(move |&start| start < text.len()),
+    )
 }
 
 fn span_range<T>(spanned: &Spanned<T>, base: usize, yaml: &str) -> TextRange {
