@@ -448,3 +448,26 @@ fn requests_before_initialize_are_errors_not_crashes() {
     );
     client.shutdown();
 }
+
+#[test]
+fn an_open_clean_scene_gets_an_empty_list_for_each_version() {
+    let (_dir, root) = example_copy();
+    let mut client = Client::spawn(&[]);
+    client.initialize(&root, json!({}));
+    let vigil = root.join("Story/Scenes/SCN-the-high-tide.md");
+    let vigil_uri = uri(&vigil);
+    client.open(&vigil, 7);
+    let published = client.diagnostics_for(&vigil_uri, |_| true);
+    assert_eq!(published["version"], 7);
+    assert_eq!(published["diagnostics"], json!([]));
+    client.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": vigil_uri, "version": 8}, "contentChanges": [{"range": {"start": {"line": 12, "character": 0}, "end": {"line": 12, "character": 0}}, "text": "Rain. "}]}),
+    );
+    let published = client.diagnostics_for(&vigil_uri, |_| true);
+    assert_eq!(
+        published["version"], 8,
+        "diagnostics are republished for the new version"
+    );
+    client.shutdown();
+}

@@ -27,7 +27,8 @@ struct CacheEntry {
 pub struct DiagnosticsCache {
     entries: HashMap<FilePath, CacheEntry>,
     /// What the client was last sent, per file (push mode).
-    published: HashMap<FilePath, Arc<Vec<lsp::Diagnostic>>>,
+    /// What the client was last sent, per file, and for which document version.
+    published: HashMap<FilePath, (Arc<Vec<lsp::Diagnostic>>, Option<i32>)>,
     /// Set when the configuration file's problem was last published.
     config_published: Option<Vec<lsp::Diagnostic>>,
 }
@@ -92,23 +93,29 @@ impl DiagnosticsCache {
     }
 
     /// Of `computed`, what differs from what the client last saw, plus empty
-    /// lists for files that vanished (push mode bookkeeping).
+    /// lists for files that vanished (push mode bookkeeping). An open document
+    /// is also republished when its version moved on, even with the same
+    /// diagnostics, so the client knows they are current for what it shows.
     pub fn changes_to_publish(
         &mut self,
         workspace: &Workspace,
         computed: Vec<(FilePath, Arc<Vec<lsp::Diagnostic>>)>,
         complete: bool,
-    ) -> Vec<(FilePath, Arc<Vec<lsp::Diagnostic>>)> {
+        versions: &HashMap<FilePath, i32>,
+    ) -> Vec<(FilePath, Arc<Vec<lsp::Diagnostic>>, Option<i32>)> {
         let mut changes = Vec::new();
         for (path, diagnostics) in computed {
-            let previous = self.published.get(&path);
-            let unchanged = match previous {
-                Some(previous) => previous == &diagnostics,
-                None => diagnostics.is_empty(),
+            let version = versions.get(&path).copied();
+            let unchanged = match self.published.get(&path) {
+                Some((previous, previous_version)) => {
+                    previous == &diagnostics && *previous_version == version
+                }
+                None => diagnostics.is_empty() && version.is_none(),
             };
             if !unchanged {
-                self.published.insert(path.clone(), diagnostics.clone());
-                changes.push((path, diagnostics));
+                self.published
+                    .insert(path.clone(), (diagnostics.clone(), version));
+                changes.push((path, diagnostics, version));
             }
         }
         if complete {
@@ -120,7 +127,7 @@ impl DiagnosticsCache {
                 .collect();
             for path in gone {
                 self.published.remove(&path);
-                changes.push((path, Arc::new(Vec::new())));
+                changes.push((path, Arc::new(Vec::new()), None));
             }
         }
         changes

@@ -1,6 +1,7 @@
 //! The `LanguageServer` implementation: lifecycle, document sync, the initial
 //! index, diagnostics scheduling, and dispatch of requests to handlers.
 
+use std::collections::HashMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
@@ -177,9 +178,19 @@ async fn publish_diagnostics(
     mode: DiagnosticsMode,
     refresh: bool,
 ) {
-    let (workspace, encoding, indexed) = {
+    let (workspace, encoding, indexed, versions) = {
         let session = lock(&session);
-        (session.workspace.clone(), session.encoding, session.indexed)
+        let versions: HashMap<FilePath, i32> = session
+            .documents
+            .iter()
+            .map(|(path, document)| (path.clone(), document.version))
+            .collect();
+        (
+            session.workspace.clone(),
+            session.encoding,
+            session.indexed,
+            versions,
+        )
     };
     if mode == DiagnosticsMode::Pull {
         if refresh && indexed {
@@ -204,11 +215,12 @@ async fn publish_diagnostics(
             .collect()
     };
     let task_workspace = workspace.clone();
+    let task_versions = versions.clone();
     let computed = tokio::task::spawn_blocking(move || {
         let mut cache = lock(&cache);
         let only = (!indexed).then_some(open_documents.as_slice());
         let computed = cache.compute(&task_workspace, only, encoding);
-        let changes = cache.changes_to_publish(&task_workspace, computed, indexed);
+        let changes = cache.changes_to_publish(&task_workspace, computed, indexed, &task_versions);
         let config = if indexed {
             cache.config_change(&task_workspace, encoding)
         } else {
@@ -220,19 +232,17 @@ async fn publish_diagnostics(
     let Ok((changes, config)) = computed else {
         return;
     };
-    for (path, diagnostics) in changes {
+    for (path, diagnostics, version) in changes {
         let Some(uri) = uri_for(&workspace, &path) else {
             continue;
         };
         // Publish with the version the diagnostics were computed for, and only
-        // if the document has not moved on since.
-        let current_version = lock(&session).version(&path);
-        let snapshot_version = workspace.file(&path).and(current_version);
-        if current_version != snapshot_version {
+        // if the document has not moved on since (a newer run will follow).
+        if lock(&session).version(&path) != version {
             continue;
         }
         client
-            .publish_diagnostics(uri, (*diagnostics).clone(), current_version)
+            .publish_diagnostics(uri, (*diagnostics).clone(), version)
             .await;
     }
     if let Some(config) = config
