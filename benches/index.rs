@@ -1,9 +1,12 @@
 //! Indexing benchmarks on synthetic manuscripts.
 //!
-//! Run with `cargo bench --bench index` (the whole run takes about two to three
-//! minutes on two cores, corpus generation included). Pass a filter to run a
-//! subset, e.g. `cargo bench --bench index -- cold_index`; `cargo test --benches`
-//! runs every benchmark once as a smoke test.
+//! Run with `cargo bench --bench index` (the whole run takes about two minutes on
+//! two cores, corpus generation included). Pass a filter to run a subset, e.g.
+//! `cargo bench --bench index -- cold_index`; `cargo test --benches` runs every
+//! benchmark once as a smoke test. Criterion prints a confidence interval for
+//! the mean; the medians are in `target/criterion/<benchmark>/new/estimates.json`
+//! (`median.point_estimate`, in nanoseconds). HTML plots are off to save time;
+//! add `-- --plotting-backend plotters` to get them.
 //!
 //! The corpora are written by `benches/support/corpus.rs` into one temporary
 //! folder per bench process, on first use and only for the sizes a selected
@@ -23,7 +26,7 @@
 //! | `check/large` | `Workspace::load` then `checks::check_workspace` | (reference) |
 //! | `references/large` | `workspace.mentions_of(protagonist card).count()` | ≤ 5 ms |
 //! | `workspace_symbols/large` | every scene and card name containing "ar", case-insensitively | ≤ 5 ms |
-//! | `incremental/sentence_edit_5k_words` | one iteration = insert, then delete, a sentence in the middle of a ~5,000-word scene in the large workspace; each edit is `MarkdownParser::apply_edit`, `SourceFile::with_syntax`, `Workspace::insert_file` and `checks::check_file` | median ≤ 10 ms |
+//! | `incremental/sentence_edit_5k_words` | one iteration = one edit, alternately inserting and deleting a sentence in the middle of a ~5,000-word scene in the large workspace; each edit is `MarkdownParser::apply_edit`, `SourceFile::with_syntax`, `Workspace::insert_file` and `checks::check_file` | median ≤ 10 ms |
 //!
 //! Outputs of the timed routines are dropped inside the timing except for
 //! `cold_index`, whose workspaces are dropped outside it (a server never drops
@@ -163,18 +166,31 @@ fn block_parse(parser: &mut tree_sitter::Parser, text: &str) -> usize {
     tree.root_node().end_byte()
 }
 
+/// How long to measure a whole-corpus benchmark: enough for ten one-iteration
+/// samples of `large_secs` / 10 seconds at large (medium is about 2.4 × smaller).
+fn measurement(size: Size, large_secs: u64) -> Duration {
+    match size {
+        Size::Medium => {
+            Duration::from_secs_f64(large_secs as f64 / 2.4).max(Duration::from_secs(3))
+        }
+        Size::Large => Duration::from_secs(large_secs),
+    }
+}
+
 fn parse_floor(c: &mut Criterion, fixtures: &Fixtures) {
     let mut group = c.benchmark_group("parse_floor");
     group
-        .sample_size(10)
         .warm_up_time(Duration::from_millis(500))
-        .measurement_time(Duration::from_secs(3))
         .sampling_mode(SamplingMode::Flat);
     for size in Size::ALL {
+        group
+            .sample_size(30)
+            .measurement_time(Duration::from_secs(1));
         group.bench_function(BenchmarkId::new("discover", size.name()), |b| {
             let corpus = fixtures.corpus(size);
             b.iter(|| discover::markdown_files(black_box(&corpus.root)).len());
         });
+        group.sample_size(10).measurement_time(measurement(size, 7));
         group.bench_function(BenchmarkId::new("block_only", size.name()), |b| {
             let texts = &fixtures.corpus(size).texts;
             b.iter(|| -> usize {
@@ -184,6 +200,7 @@ fn parse_floor(c: &mut Criterion, fixtures: &Fixtures) {
                     .sum()
             });
         });
+        group.measurement_time(measurement(size, 12));
         group.bench_function(BenchmarkId::new("block_and_inline", size.name()), |b| {
             let texts = &fixtures.corpus(size).texts;
             b.iter(|| -> usize {
@@ -198,6 +215,7 @@ fn parse_floor(c: &mut Criterion, fixtures: &Fixtures) {
                     .sum()
             });
         });
+        group.measurement_time(measurement(size, 7));
         group.bench_function(BenchmarkId::new("ours", size.name()), |b| {
             let texts = &fixtures.corpus(size).texts;
             b.iter(|| -> usize {
@@ -228,9 +246,9 @@ fn cold_index(c: &mut Criterion, fixtures: &Fixtures) {
     group
         .sample_size(10)
         .warm_up_time(Duration::from_secs(1))
-        .measurement_time(Duration::from_secs(8))
         .sampling_mode(SamplingMode::Flat);
     for size in Size::ALL {
+        group.measurement_time(measurement(size, 8));
         group.bench_function(size.name(), |b| {
             let root = &fixtures.corpus(size).root;
             b.iter_with_large_drop(|| Workspace::load(black_box(root)));
@@ -244,7 +262,7 @@ fn check(c: &mut Criterion, fixtures: &Fixtures) {
     group
         .sample_size(10)
         .warm_up_time(Duration::from_secs(1))
-        .measurement_time(Duration::from_secs(10))
+        .measurement_time(Duration::from_secs(9))
         .sampling_mode(SamplingMode::Flat);
     group.bench_function("large", |b| {
         let root = &fixtures.corpus(Size::Large).root;
@@ -421,16 +439,23 @@ fn incremental(c: &mut Criterion, fixtures: &Fixtures) {
         let sentence = format!("{first_name} stopped at the door and listened for a long moment. ");
         let at = sentence_boundary(&text);
         let mut file = EditedFile { path, text, parser };
+        // One iteration is one didChange: iterations alternate between typing
+        // the sentence and deleting it, so the scene stays the same size.
+        let mut present = false;
         b.iter(|| {
-            let inserted = TextEdit {
-                range: TextRange::empty(at),
-                new_text: sentence.clone(),
+            let edit = if present {
+                TextEdit {
+                    range: TextRange::new(at, at + sentence.len()),
+                    new_text: String::new(),
+                }
+            } else {
+                TextEdit {
+                    range: TextRange::empty(at),
+                    new_text: sentence.clone(),
+                }
             };
-            let deleted = TextEdit {
-                range: TextRange::new(at, at + sentence.len()),
-                new_text: String::new(),
-            };
-            file.apply(&mut workspace, inserted) + file.apply(&mut workspace, deleted)
+            present = !present;
+            file.apply(&mut workspace, edit)
         });
     });
     group.finish();
@@ -438,7 +463,9 @@ fn incremental(c: &mut Criterion, fixtures: &Fixtures) {
 
 fn main() {
     let fixtures = Fixtures::new();
-    let mut c = Criterion::default().configure_from_args();
+    // Plots cost about three seconds per benchmark; `-- --plotting-backend plotters`
+    // turns them back on.
+    let mut c = Criterion::default().without_plots().configure_from_args();
     parse_floor(&mut c, &fixtures);
     cold_index(&mut c, &fixtures);
     check(&mut c, &fixtures);
