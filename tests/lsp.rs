@@ -165,6 +165,18 @@ fn initialize_open_navigate_rename_and_exit() {
         "{symbols:#}"
     );
     assert_eq!(chapters[0]["children"][0]["name"], "SCN-the-arrival");
+    let outline_text = std::fs::read_to_string(root.join("Story/SCN-outline.md")).unwrap();
+    let scene_definition = client.request(
+        "textDocument/definition",
+        json!({"textDocument": {"uri": outline_uri}, "position": position_of(&outline_text, "SCN-the-gate", 0)}),
+    );
+    assert!(
+        scene_definition["uri"]
+            .as_str()
+            .unwrap()
+            .ends_with("Story/Scenes/SCN-the-gate.md"),
+        "{scene_definition}"
+    );
     let found = client.request("workspace/symbol", json!({"query": "tomas"}));
     assert!(
         found

@@ -29,6 +29,8 @@ pub struct DiagnosticsCache {
     /// What the client was last sent, per file (push mode).
     /// What the client was last sent, per file, and for which document version.
     published: HashMap<FilePath, (Arc<Vec<lsp::Diagnostic>>, Option<i32>)>,
+    /// How many files the last `compute` had to check afresh.
+    pub last_recomputed: usize,
     /// Set when the configuration file's problem was last published.
     config_published: Option<Vec<lsp::Diagnostic>>,
 }
@@ -76,6 +78,7 @@ impl DiagnosticsCache {
                 )
             })
             .collect();
+        self.last_recomputed = fresh.len();
         self.entries.extend(fresh);
         if only.is_none() {
             self.entries
@@ -149,5 +152,60 @@ impl DiagnosticsCache {
         }
         self.config_published = Some(current.clone());
         Some(current)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::SourceFile;
+
+    fn example() -> Workspace {
+        Workspace::load(
+            &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/salt-road"),
+        )
+    }
+
+    fn edited(workspace: &mut Workspace, path: &str, edit: impl Fn(&str) -> String) {
+        let text = edit(&workspace.file(path).unwrap().text);
+        let file = SourceFile::parse(path.into(), text.into(), &workspace.config().paths.clone());
+        workspace.insert_file(file);
+    }
+
+    #[test]
+    fn an_edit_rechecks_what_depends_on_it() {
+        let mut workspace = example();
+        let mut cache = DiagnosticsCache::default();
+        let all = cache
+            .compute(&workspace, None, PositionEncoding::Utf16)
+            .len();
+        assert_eq!(cache.last_recomputed, all);
+        cache.compute(&workspace, None, PositionEncoding::Utf16);
+        assert_eq!(
+            cache.last_recomputed, 0,
+            "nothing changed, nothing re-checked"
+        );
+
+        // A card's description is read by no other file: only the card is re-checked.
+        let card = "Compendium/Characters/CHAR-iria-vell.md";
+        edited(&mut workspace, card, |text| {
+            format!("{text}\nShe keeps a salt-cellar of river stones.\n")
+        });
+        cache.compute(&workspace, None, PositionEncoding::Utf16);
+        assert_eq!(cache.last_recomputed, 1);
+
+        // A scene's prose: only the scene.
+        edited(&mut workspace, "Story/Scenes/SCN-the-gate.md", |text| {
+            format!("{text}\nRain.\n")
+        });
+        cache.compute(&workspace, None, PositionEncoding::Utf16);
+        assert_eq!(cache.last_recomputed, 1);
+
+        // A card's name is read everywhere: everything is re-checked.
+        edited(&mut workspace, card, |text| {
+            text.replacen("aliases: [Iria]", "aliases: [Iria, Vell]", 1)
+        });
+        cache.compute(&workspace, None, PositionEncoding::Utf16);
+        assert_eq!(cache.last_recomputed, all);
     }
 }
