@@ -347,12 +347,20 @@ impl LanguageServer for Server {
 
     async fn did_change(&self, params: lsp::DidChangeTextDocumentParams) {
         let document = params.text_document;
+        let mut out_of_order = Vec::new();
         let result = self.mutate("didChange", |session| {
             if let Some(path) = path_for(&session.workspace, &document.uri) {
                 session.change(&path, document.version, params.content_changes);
             }
+            out_of_order = std::mem::take(&mut session.out_of_order);
         });
         self.report_failure(result).await;
+        for (path, previous, version) in out_of_order {
+            let message = format!("{path}: version {version} arrived after version {previous}");
+            self.client
+                .log_message(lsp::MessageType::WARNING, message)
+                .await;
+        }
         self.schedule_diagnostics();
     }
 
@@ -503,11 +511,21 @@ impl LanguageServer for Server {
         params: lsp::DocumentDiagnosticParams,
     ) -> RpcResult<lsp::DocumentDiagnosticReportResult> {
         let cache = self.diagnostics.clone();
+        let indexed = self.session().is_some_and(|session| session.indexed);
         let items = self
             .query("diagnostic", move |snapshot| {
                 let Some(path) = path_for(&snapshot.workspace, &params.text_document.uri) else {
                     return Vec::new();
                 };
+                // Until the index is complete the outline would call every unread
+                // scene missing; the client is asked to pull again when it is.
+                let partial = snapshot
+                    .workspace
+                    .file(&path)
+                    .is_some_and(|file| file.outline().is_some());
+                if !indexed && partial {
+                    return Vec::new();
+                }
                 let mut cache = lock(&cache);
                 cache
                     .compute(&snapshot.workspace, Some(&[path]), snapshot.encoding)
