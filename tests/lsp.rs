@@ -328,6 +328,27 @@ fn diagnostics_follow_edits_and_files_changed_on_disk() {
     client.diagnostics_for(&uri(&gate), |diagnostics| {
         !codes(diagnostics).contains(&"unknown-reference".to_owned())
     });
+
+    // The card deleted by another program: the reference is unknown again.
+    let card_uri = uri(&card);
+    std::fs::remove_file(&card).unwrap();
+    client.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": card_uri, "type": 3}]}),
+    );
+    client.diagnostics_for(&uri(&gate), |diagnostics| {
+        codes(diagnostics).contains(&"unknown-reference".to_owned())
+    });
+
+    // A new setting in control-room.toml applies at once: orphans are not reported.
+    let config = root.join("control-room.toml");
+    std::fs::write(&config, "[diagnostics.severity]\norphan-scene = \"off\"\n").unwrap();
+    client.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": uri(&config), "type": 2}]}),
+    );
+    let orphan = uri(&root.join("Story/Scenes/SCN-deleted-dream.md"));
+    client.diagnostics_for(&orphan, <[Value]>::is_empty);
     client.shutdown();
 }
 

@@ -4,64 +4,57 @@
 //! location matches a location card's name, alias or `LOC-` id.
 
 use super::{Code, Diagnostic, Severity};
-use crate::index::model::Spanned;
 use crate::index::{CardKind, FileContent, SourceFile, Workspace};
 
 pub(super) fn check(workspace: &Workspace, file: &SourceFile, diagnostics: &mut Vec<Diagnostic>) {
     let catalog = workspace.catalog();
-    let mut unknown = |reference: &Spanned, kinds: &[CardKind], what: &str, folder: &str| {
-        if catalog.resolve_card(&reference.text, kinds).is_none() {
-            let message = format!(
-                "“{}” is not a known {what}: add a card under {folder}/ or use a name or alias from one",
-                reference.text
-            );
-            diagnostics.push(Diagnostic::new(
-                file,
-                reference.range,
-                Severity::Error,
-                Code::UnknownReference,
-                message,
-            ));
-        }
-    };
     let paths = &workspace.config().paths;
+    let mut report = |range, message: String| {
+        diagnostics.push(Diagnostic::new(
+            file,
+            range,
+            Severity::Error,
+            Code::UnknownReference,
+            message,
+        ));
+    };
     match &file.content {
         FileContent::Scene(scene) => {
-            if let Some(pov) = &scene.pov {
-                unknown(pov, &[CardKind::Character], "character", &paths.characters);
-            }
-            if let Some(location) = &scene.location {
-                unknown(
-                    location,
-                    &[CardKind::Location],
-                    "location",
-                    &paths.locations,
-                );
-            }
-            for character in &scene.characters {
-                unknown(
-                    character,
-                    &[CardKind::Character],
+            let characters = scene.pov.iter().chain(&scene.characters).map(|reference| {
+                (
+                    reference,
+                    CardKind::Character,
                     "character",
                     &paths.characters,
-                );
+                )
+            });
+            let location = scene
+                .location
+                .iter()
+                .map(|reference| (reference, CardKind::Location, "location", &paths.locations));
+            for (reference, kind, what, folder) in characters.chain(location) {
+                if catalog.resolve_card(&reference.text, &[kind]).is_none() {
+                    report(
+                        reference.range,
+                        format!(
+                            "“{}” is not a known {what}: add a card under {folder}/ or use a name or alias from one",
+                            reference.text
+                        ),
+                    );
+                }
             }
         }
         FileContent::Card(card) => {
             if let Some(died_in) = &card.died_in
                 && catalog.scene_files(&died_in.text).is_empty()
             {
-                let message = format!(
-                    "`died_in: {}` names no scene: use the id of a scene file",
-                    died_in.text
-                );
-                diagnostics.push(Diagnostic::new(
-                    file,
+                report(
                     died_in.range,
-                    Severity::Error,
-                    Code::UnknownReference,
-                    message,
-                ));
+                    format!(
+                        "`died_in: {}` names no scene: use the id of a scene file",
+                        died_in.text
+                    ),
+                );
             }
         }
         _ => {}

@@ -33,14 +33,7 @@ pub fn markdown_files(root: &Path) -> Vec<FilePath> {
                         || extension.eq_ignore_ascii_case("markdown")
                 })
         })
-        .filter_map(|entry| {
-            let relative = entry.path().strip_prefix(root).ok()?;
-            let parts: Vec<&str> = relative
-                .iter()
-                .map(|part| part.to_str())
-                .collect::<Option<_>>()?;
-            Some(FilePath::from(parts.join("/")))
-        })
+        .filter_map(|entry| super::file::relative_path(root, entry.path()))
         .collect();
     files.sort();
     files

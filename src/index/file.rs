@@ -257,6 +257,17 @@ fn is_under(path: &str, folder: &str) -> bool {
     under(path, folder).is_some()
 }
 
+/// `absolute`'s path relative to `root`, with `/` separators; `None` outside
+/// the root or when the path is not valid UTF-8.
+pub fn relative_path(root: &Path, absolute: &Path) -> Option<FilePath> {
+    let relative = absolute.strip_prefix(root).ok()?;
+    let parts: Vec<&str> = relative
+        .iter()
+        .map(|part| part.to_str())
+        .collect::<Option<_>>()?;
+    Some(parts.join("/").into())
+}
+
 pub fn file_stem(path: &str) -> &str {
     let name = path.rsplit('/').next().unwrap_or(path);
     name.rsplit_once('.').map_or(name, |(stem, _)| stem)

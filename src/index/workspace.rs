@@ -130,12 +130,7 @@ impl Workspace {
 
     /// The path of `absolute` relative to the root, with `/` separators.
     pub fn relative_path(&self, absolute: &Path) -> Option<FilePath> {
-        let relative = absolute.strip_prefix(&*self.root).ok()?;
-        let parts: Vec<&str> = relative
-            .iter()
-            .map(|part| part.to_str())
-            .collect::<Option<_>>()?;
-        Some(parts.join("/").into())
+        super::file::relative_path(&self.root, absolute)
     }
 
     pub fn absolute_path(&self, path: &str) -> PathBuf {

@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::Duration;
 
@@ -375,23 +375,22 @@ impl LanguageServer for Server {
     }
 
     async fn did_change_watched_files(&self, params: lsp::DidChangeWatchedFilesParams) {
+        let config_changed = params.changes.iter().any(|change| {
+            change
+                .uri
+                .to_file_path()
+                .is_some_and(|path| path.file_name().is_some_and(|name| name == CONFIG_FILE))
+        });
+        if config_changed {
+            // Paths and settings may all have changed: load everything again,
+            // off the session's lock, then swap it in.
+            self.reload_workspace().await;
+            return;
+        }
         let result = self.mutate("didChangeWatchedFiles", |session| {
-            let config_changed = params.changes.iter().any(|change| {
-                change
-                    .uri
-                    .to_file_path()
-                    .is_some_and(|path| path.file_name().is_some_and(|name| name == CONFIG_FILE))
-            });
-            if config_changed {
-                session.reload_all();
-                return;
-            }
             for change in &params.changes {
+                // Deleted files resolve too: `path_for` needs no file on disk.
                 if let Some(path) = path_for(&session.workspace, &change.uri) {
-                    session.reload_from_disk(&path);
-                } else if change.typ == lsp::FileChangeType::DELETED
-                    && let Some(path) = deleted_path(session.workspace.root(), &change.uri)
-                {
                     session.reload_from_disk(&path);
                 }
             }
@@ -609,6 +608,23 @@ pub struct DocumentStateParams {
 }
 
 impl Server {
+    async fn reload_workspace(&self) {
+        let Some(session) = self.session.get().cloned() else {
+            return;
+        };
+        let root = lock(&session).workspace.root().to_path_buf();
+        match tokio::task::spawn_blocking(move || crate::index::Workspace::load(&root)).await {
+            Ok(workspace) => lock(&session).replace_workspace(workspace),
+            Err(error) => {
+                let message = format!("reloading the manuscript failed: {error}");
+                self.client
+                    .log_message(lsp::MessageType::ERROR, message)
+                    .await;
+            }
+        }
+        self.schedule_diagnostics();
+    }
+
     /// `controlRoom/documentState`: the version, length and SHA-256 of the
     /// server's copy of a document.
     pub async fn document_state(
@@ -739,16 +755,6 @@ fn workspace_root(params: &lsp::InitializeParams) -> Option<PathBuf> {
         .map(|folder| &folder.uri);
     let uri = from_folders.or(params.root_uri.as_ref())?;
     uri.to_file_path().map(|path| path.into_owned())
-}
-
-fn deleted_path(root: &Path, uri: &Uri) -> Option<FilePath> {
-    let path = uri.to_file_path()?;
-    let relative = path.strip_prefix(root).ok()?;
-    let parts: Vec<&str> = relative
-        .iter()
-        .map(|part| part.to_str())
-        .collect::<Option<_>>()?;
-    Some(parts.join("/").into())
 }
 
 fn capabilities_for(encoding: PositionEncoding, pull: bool) -> lsp::ServerCapabilities {

@@ -6,7 +6,7 @@
 //! snapshots (`Workspace` clones) taken under the lock and used after it.
 
 use std::collections::{HashMap, HashSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use ropey::Rope;
@@ -160,24 +160,21 @@ impl Session {
         self.generation += 1;
     }
 
-    /// Re-reads the configuration and every file (after `control-room.toml` changed).
-    pub fn reload_all(&mut self) {
-        let root: PathBuf = self.workspace.root().to_path_buf();
-        let mut workspace = Workspace::new(&root);
-        let paths = workspace.discover();
-        let files = workspace.read_files(&paths);
-        workspace.insert_files(files);
+    /// Swaps in a workspace freshly loaded from disk (after `control-room.toml`
+    /// changed), keeping the editor's text of open documents.
+    pub fn replace_workspace(&mut self, workspace: Workspace) {
         let open: Vec<(FilePath, Arc<str>)> = self
             .documents
             .keys()
             .filter_map(|path| Some((path.clone(), self.workspace.file(path)?.text.clone())))
             .collect();
         self.workspace = workspace;
-        for (path, text) in open {
-            let syntax = MarkdownParser::parse_fresh(&text);
-            let file = SourceFile::with_syntax(path, text, syntax, &self.workspace.config().paths);
-            self.workspace.insert_file(file);
-        }
+        let files = open
+            .into_iter()
+            .map(|(path, text)| SourceFile::parse(path, text, &self.workspace.config().paths))
+            .collect();
+        self.workspace.insert_files(files);
+        self.indexed = true;
         self.generation += 1;
     }
 

@@ -420,8 +420,11 @@ fn subtract(prose: Vec<TextRange>, cut: TextRange) -> Vec<TextRange> {
 /// Bare URLs (`https://…`, `www.…`) in prose are not prose; the inline grammar
 /// only knows `<…>` autolinks.
 fn remove_bare_urls(text: &str, prose: Vec<TextRange>) -> Vec<TextRange> {
-    let finder = aho_corasick::AhoCorasick::new(["http://", "https://", "www."])
-        .expect("three literal patterns build an automaton");
+    static FINDER: std::sync::OnceLock<aho_corasick::AhoCorasick> = std::sync::OnceLock::new();
+    let finder = FINDER.get_or_init(|| {
+        aho_corasick::AhoCorasick::new(["http://", "https://", "www."])
+            .expect("three literal patterns build an automaton")
+    });
     let mut result = Vec::with_capacity(prose.len());
     for range in prose {
         let mut pieces = vec![range];
