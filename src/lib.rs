@@ -9,5 +9,6 @@ pub mod cli;
 pub mod ide;
 pub mod index;
 pub mod lsp;
+pub mod prose;
 pub mod syntax;
 pub mod text;

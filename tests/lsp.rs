@@ -485,9 +485,14 @@ fn requests_before_initialize_are_errors_not_crashes() {
 #[test]
 fn an_open_clean_scene_gets_an_empty_list_for_each_version() {
     let (_dir, root) = example_copy();
+    let vigil = root.join("Story/Scenes/SCN-the-high-tide.md");
+    // The example plants a dead man speaking in this scene; give the line to the living.
+    let text = std::fs::read_to_string(&vigil).expect("the example scene is readable");
+    assert!(text.contains("\" Tomas said."));
+    std::fs::write(&vigil, text.replace("\" Tomas said.", "\" Iria said."))
+        .expect("the copy is writable");
     let mut client = Client::spawn(&[]);
     client.initialize(&root, json!({}));
-    let vigil = root.join("Story/Scenes/SCN-the-high-tide.md");
     let vigil_uri = uri(&vigil);
     client.open(&vigil, 7);
     let published = client.diagnostics_for(&vigil_uri, |_| true);

@@ -6,10 +6,17 @@
 //! Severity comes from the code's default, overridden by
 //! `[diagnostics.severity]` in `control-room.toml` (or `off`).
 
+pub mod allow;
+mod anti_pattern;
+mod attribute_mismatch;
+mod dead_character;
 mod duplicate_id;
 mod front_matter;
 mod missing_scene;
+mod name_typo;
 mod orphan_scene;
+pub mod speech;
+mod timeline_order;
 mod unknown_reference;
 mod unreadable;
 
@@ -53,8 +60,13 @@ pub enum Code {
     FrontMatter,
     UnknownReference,
     DuplicateId,
+    DeadCharacter,
+    AttributeMismatch,
+    NameTypo,
     MissingScene,
     OrphanScene,
+    TimelineOrder,
+    AntiPattern,
     /// A file that could not be read as text, or a broken `control-room.toml`.
     Unreadable,
 }
@@ -65,8 +77,13 @@ impl Code {
             Code::FrontMatter => "front-matter",
             Code::UnknownReference => "unknown-reference",
             Code::DuplicateId => "duplicate-id",
+            Code::DeadCharacter => "dead-character",
+            Code::AttributeMismatch => "attribute-mismatch",
+            Code::NameTypo => "name-typo",
             Code::MissingScene => "missing-scene",
             Code::OrphanScene => "orphan-scene",
+            Code::TimelineOrder => "timeline-order",
+            Code::AntiPattern => "anti-pattern",
             Code::Unreadable => "unreadable",
         }
     }
@@ -163,7 +180,18 @@ pub fn check_file(workspace: &Workspace, path: &str) -> Vec<Diagnostic> {
     duplicate_id::check(workspace, file, &mut diagnostics);
     missing_scene::check(workspace, file, &mut diagnostics);
     orphan_scene::check(workspace, file, &mut diagnostics);
+    dead_character::check(workspace, file, &mut diagnostics);
+    attribute_mismatch::check(workspace, file, &mut diagnostics);
+    name_typo::check(workspace, file, &mut diagnostics);
+    timeline_order::check(workspace, file, &mut diagnostics);
+    anti_pattern::check(workspace, file, &mut diagnostics);
     apply_severity_settings(workspace, &mut diagnostics);
+    diagnostics.retain(|diagnostic| !allow::is_allowed(file, diagnostic));
+    for diagnostic in &mut diagnostics {
+        if let Some(fix) = allow::allow_fix(file, diagnostic) {
+            diagnostic.fixes.push(fix);
+        }
+    }
     diagnostics.sort_by(|a, b| {
         (a.range.start, a.range.end, a.code).cmp(&(b.range.start, b.range.end, b.code))
     });

@@ -13,7 +13,8 @@ use std::sync::Arc;
 
 use super::file::{FileContent, FilePath, SourceFile};
 use super::mentions::NameMatcher;
-use super::model::{AntiPattern, Card, CardKind, Scene};
+use super::model::{AntiPattern, Card, CardKind, Scene, StoryDate};
+use super::names::NameWords;
 
 #[derive(Clone, Debug, Default)]
 pub struct Catalog {
@@ -26,8 +27,12 @@ pub struct Catalog {
     outline_position: HashMap<String, usize>,
     anti_patterns: Option<Arc<SourceFile>>,
     matcher: Arc<NameMatcher>,
+    name_words: Arc<NameWords>,
     /// The names the matcher was built from, to know when to rebuild it.
-    matcher_names: Vec<(FilePath, Vec<String>)>,
+    matcher_names: Vec<(FilePath, CardKind, Vec<String>)>,
+    anti_phrases: PhraseIndex,
+    /// For each outline entry, the latest story date of the entries before it.
+    latest_date_before: Vec<Option<(StoryDate, String)>>,
     fingerprint: u64,
 }
 
@@ -71,12 +76,28 @@ impl Catalog {
                 _ => {}
             }
         }
-        if let Some(outline) = catalog.outline.as_ref().and_then(|file| file.outline()) {
+        if let Some(outline) = catalog.outline.clone()
+            && let Some(outline) = outline.outline()
+        {
+            let mut latest: Option<(StoryDate, String)> = None;
             for (position, entry) in outline.entries.iter().enumerate() {
                 catalog
                     .outline_position
                     .entry(entry.scene_id.clone())
                     .or_insert(position);
+                catalog.latest_date_before.push(latest.clone());
+                let date = catalog
+                    .scene(&entry.scene_id)
+                    .and_then(|file| file.scene())
+                    .filter(|scene| !scene.flashback)
+                    .and_then(|scene| scene.story_date);
+                if let Some(date) = date
+                    && latest
+                        .as_ref()
+                        .is_none_or(|(latest, _)| latest.is_before(&date))
+                {
+                    latest = Some((date, entry.scene_id.clone()));
+                }
             }
         }
         catalog.matcher_names = catalog
@@ -85,17 +106,31 @@ impl Catalog {
             .filter_map(|file| {
                 let card = file.card()?;
                 let names: Vec<String> = card.names().map(|name| name.text.clone()).collect();
-                (!names.is_empty()).then(|| (file.path.clone(), names))
+                (!names.is_empty()).then(|| (file.path.clone(), card.kind, names))
             })
             .collect();
-        catalog.matcher = match previous {
+        match previous {
             Some(previous) if previous.matcher_names == catalog.matcher_names => {
-                previous.matcher.clone()
+                catalog.matcher = previous.matcher.clone();
+                catalog.name_words = previous.name_words.clone();
             }
-            _ => Arc::new(NameMatcher::new(catalog.matcher_names.iter().map(
-                |(card, names)| (card.clone(), names.iter().map(String::as_str).collect()),
-            ))),
-        };
+            _ => {
+                let names = || {
+                    catalog.matcher_names.iter().map(|(card, kind, names)| {
+                        (
+                            card.clone(),
+                            *kind,
+                            names.iter().map(String::as_str).collect::<Vec<_>>(),
+                        )
+                    })
+                };
+                catalog.matcher = Arc::new(NameMatcher::new(
+                    names().map(|(card, _, names)| (card, names)),
+                ));
+                catalog.name_words = Arc::new(NameWords::new(names()));
+            }
+        }
+        catalog.anti_phrases = PhraseIndex::new(catalog.anti_patterns());
         catalog.fingerprint = catalog.compute_fingerprint();
         catalog
     }
@@ -109,8 +144,24 @@ impl Catalog {
         &self.matcher
     }
 
+    /// The words of every name, for the name-typo check.
+    pub fn name_words(&self) -> &NameWords {
+        &self.name_words
+    }
+
+    /// The anti-pattern sheet's phrases as word sequences.
+    pub fn anti_phrases(&self) -> &PhraseIndex {
+        &self.anti_phrases
+    }
+
     pub fn fingerprint(&self) -> u64 {
         self.fingerprint
+    }
+
+    /// The latest story date among the scenes before outline entry `position`
+    /// (flashbacks left out), with the scene that has it.
+    pub fn latest_date_before(&self, position: usize) -> Option<&(StoryDate, String)> {
+        self.latest_date_before.get(position)?.as_ref()
     }
 
     /// Every card, in path order.
@@ -177,6 +228,11 @@ impl Catalog {
         self.outline_position.get(scene_id).copied()
     }
 
+    /// The anti-pattern sheet.
+    pub fn anti_patterns_file(&self) -> Option<&Arc<SourceFile>> {
+        self.anti_patterns.as_ref()
+    }
+
     pub fn anti_patterns(&self) -> &[AntiPattern] {
         match self.anti_patterns.as_ref().map(|file| &file.content) {
             Some(FileContent::AntiPatterns(patterns)) => patterns,
@@ -225,4 +281,55 @@ impl Catalog {
         }
         hasher.finish()
     }
+}
+
+/// Phrases as sequences of lower-case words, looked up by their first word.
+/// Apostrophes are normalised (`’` → `'`), so "didn’t" matches "didn't".
+#[derive(Clone, Debug, Default)]
+pub struct PhraseIndex {
+    by_first_word: HashMap<String, Vec<(Vec<String>, usize)>>,
+}
+
+impl PhraseIndex {
+    /// Indexes the phrases of `patterns`; a phrase's value is its index there.
+    pub fn new(patterns: &[AntiPattern]) -> PhraseIndex {
+        let mut index = PhraseIndex::default();
+        for (position, pattern) in patterns.iter().enumerate() {
+            let words: Vec<String> = phrase_words(&pattern.phrase).collect();
+            if let Some(first) = words.first() {
+                index
+                    .by_first_word
+                    .entry(first.clone())
+                    .or_default()
+                    .push((words, position));
+            }
+        }
+        // Longest phrase first, so the longest match wins.
+        for phrases in index.by_first_word.values_mut() {
+            phrases.sort_by_key(|(words, _)| std::cmp::Reverse(words.len()));
+        }
+        index
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.by_first_word.is_empty()
+    }
+
+    /// The phrases starting with `word` (already normalised), longest first.
+    pub fn starting_with(&self, word: &str) -> &[(Vec<String>, usize)] {
+        self.by_first_word.get(word).map_or(&[], Vec::as_slice)
+    }
+}
+
+/// A word as phrases are compared: lower case, with `’` as `'`.
+pub fn normalise_word(word: &str) -> String {
+    word.to_lowercase().replace('’', "'")
+}
+
+fn phrase_words(phrase: &str) -> impl Iterator<Item = String> + '_ {
+    phrase
+        .split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '’' || c == '-'))
+        .map(|word| word.trim_matches(|c: char| !c.is_alphanumeric()))
+        .filter(|word| !word.is_empty())
+        .map(normalise_word)
 }

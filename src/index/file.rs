@@ -5,8 +5,9 @@
 //! the [`super::Catalog`].
 
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
+use crate::prose::Prose;
 use crate::syntax::{FrontMatter, MarkdownParser, MarkdownSyntax, front_matter};
 use crate::text::{LineIndex, TextRange};
 
@@ -51,6 +52,10 @@ pub struct SourceFile {
     pub problems: Vec<FieldProblem>,
     /// Why the file could not be read at all; its text is then empty.
     pub load_error: Option<String>,
+    /// The codes of front matter `allow: [...]`, silenced in this file.
+    pub allow: Vec<model::Spanned>,
+    /// Words, dialogue and sentences, tokenized on first use.
+    prose: OnceLock<Prose>,
 }
 
 impl SourceFile {
@@ -116,8 +121,10 @@ impl SourceFile {
             }
             FileKind::Other => FileContent::Other,
         };
+        let allow = model::read_allow(&text, front_matter.as_ref(), &mut problems);
         SourceFile {
             line_index: LineIndex::new(&text),
+            allow,
             path,
             text,
             front_matter,
@@ -125,6 +132,7 @@ impl SourceFile {
             content,
             problems,
             load_error: None,
+            prose: OnceLock::new(),
         }
     }
 
@@ -150,7 +158,15 @@ impl SourceFile {
             content,
             problems: Vec::new(),
             load_error: Some(reason),
+            allow: Vec::new(),
+            prose: OnceLock::new(),
         }
+    }
+
+    /// The file's prose as tokens and sentences (computed once, on first use).
+    pub fn prose(&self) -> &Prose {
+        self.prose
+            .get_or_init(|| Prose::analyse(&self.text, &self.syntax))
     }
 
     pub fn scene(&self) -> Option<&Scene> {

@@ -32,7 +32,7 @@ pub struct Mention {
 }
 
 /// Titles recognised before a name.
-const TITLES: &[&str] = &[
+pub(crate) const TITLES: &[&str] = &[
     "Mr.",
     "Mrs.",
     "Ms.",

@@ -9,6 +9,7 @@ pub mod discover;
 pub mod file;
 pub mod mentions;
 pub mod model;
+pub mod names;
 pub mod workspace;
 
 pub use catalog::Catalog;

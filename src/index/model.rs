@@ -32,12 +32,89 @@ pub struct Scene {
     pub location: Option<Spanned>,
     pub characters: Vec<Spanned>,
     pub date: Option<Spanned>,
+    /// The `date` read as a story date, when it is one.
+    pub story_date: Option<StoryDate>,
     pub flashback: bool,
     pub words_target: Option<u32>,
     /// Where the `words:` target is written.
     pub words_target_range: Option<TextRange>,
     /// Words of prose in the body.
     pub word_count: usize,
+}
+
+/// A story date: a year, optionally a month, optionally a day ("1203-04-12",
+/// "1203-4", "-45"). Dates compare field by field; a date that leaves a
+/// field out is equal to every date that shares its other fields.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct StoryDate {
+    pub year: i64,
+    pub month: Option<u8>,
+    pub day: Option<u8>,
+}
+
+impl StoryDate {
+    /// Reads `year[-month[-day]]`, with an optional time after the day
+    /// (`1203-04-12T08:00`, `1203-04-12 08:00`), which is ignored.
+    pub fn parse(text: &str) -> Option<StoryDate> {
+        let text = text.trim();
+        let (negative, text) = match text.strip_prefix('-') {
+            Some(rest) => (true, rest),
+            None => (false, text),
+        };
+        let date = text.split(['T', ' ']).next()?;
+        let mut parts = date.split('-');
+        let year_text = parts.next()?;
+        if year_text.is_empty() || !year_text.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        let year: i64 = year_text.parse().ok()?;
+        let mut field = |max: u8| -> Result<Option<u8>, ()> {
+            match parts.next() {
+                None => Ok(None),
+                Some(part) if (1..=2).contains(&part.len()) => match part.parse::<u8>() {
+                    Ok(value) if (1..=max).contains(&value) => Ok(Some(value)),
+                    _ => Err(()),
+                },
+                Some(_) => Err(()),
+            }
+        };
+        let month = field(12).ok()?;
+        let day = field(31).ok()?;
+        if parts.next().is_some() || (month.is_none() && date.ends_with('-')) {
+            return None;
+        }
+        Some(StoryDate {
+            year: if negative { -year } else { year },
+            month,
+            day,
+        })
+    }
+
+    /// Whether `self` is certainly earlier than `other`.
+    pub fn is_before(&self, other: &StoryDate) -> bool {
+        if self.year != other.year {
+            return self.year < other.year;
+        }
+        match (self.month, other.month) {
+            (Some(a), Some(b)) if a != b => return a < b,
+            (Some(_), Some(_)) => {}
+            _ => return false,
+        }
+        matches!((self.day, other.day), (Some(a), Some(b)) if a < b)
+    }
+}
+
+impl std::fmt::Display for StoryDate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.year)?;
+        if let Some(month) = self.month {
+            write!(f, "-{month:02}")?;
+        }
+        if let Some(day) = self.day {
+            write!(f, "-{day:02}")?;
+        }
+        Ok(())
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -161,6 +238,20 @@ pub fn read_scene(
     };
     let id = fields.string("id");
     let words_target = fields.integer("words");
+    let date = fields.string("date");
+    let story_date = date.as_ref().and_then(|date| {
+        let parsed = StoryDate::parse(&date.text);
+        if parsed.is_none() {
+            fields.problems.push(FieldProblem {
+                range: date.range,
+                message: format!(
+                    "`date: {}` is not a story date: write year-month-day, like 1203-04-12",
+                    date.text
+                ),
+            });
+        }
+        parsed
+    });
     Scene {
         id_range: id.as_ref().map(|id| id.range),
         id: id.map_or_else(|| stem.to_owned(), |id| id.text),
@@ -168,7 +259,8 @@ pub fn read_scene(
         pov: fields.string("pov"),
         location: fields.string("location"),
         characters: fields.string_list("characters"),
-        date: fields.string("date"),
+        date,
+        story_date,
         flashback: fields.boolean("flashback").unwrap_or(false),
         words_target: words_target.as_ref().map(|(words, _)| *words),
         words_target_range: words_target.map(|(_, range)| range),
@@ -226,9 +318,25 @@ pub fn read_card(
         aliases: fields.string_list("aliases"),
         status,
         died_in: fields.string("died_in"),
-        attributes: fields.other_scalars(&["type", "name", "aliases", "status", "died_in"]),
+        attributes: fields
+            .other_scalars(&["type", "name", "aliases", "status", "died_in", "allow"]),
         summary: first_paragraph(text, syntax),
     }
+}
+
+/// Reads a file's `allow: [code, …]`: the diagnostic codes the writer has
+/// marked intentional for the whole file.
+pub fn read_allow(
+    text: &str,
+    front: Option<&FrontMatter>,
+    problems: &mut Vec<FieldProblem>,
+) -> Vec<Spanned> {
+    Fields {
+        text,
+        front,
+        problems,
+    }
+    .string_list("allow")
 }
 
 /// Reads the outline's headings and scene entries.
@@ -442,11 +550,18 @@ impl Fields<'_> {
                 list
             }
             _ => match value.as_scalar_text(self.text) {
-                // `aliases: Kael` is a list of one.
-                Some(text) => vec![Spanned {
-                    text: text.trim().to_owned(),
-                    range: value.range,
-                }],
+                // `characters: Kael` is read as a list of one, and reported.
+                Some(text) => {
+                    let text = text.trim().to_owned();
+                    self.problems.push(FieldProblem {
+                        range: value.range,
+                        message: format!("`{key}` should be a list: write `{key}: [{text}]`"),
+                    });
+                    vec![Spanned {
+                        text,
+                        range: value.range,
+                    }]
+                }
                 None => {
                     self.wrong_kind(key, &value, "a list");
                     Vec::new()
@@ -517,5 +632,27 @@ mod tests {
         assert_eq!(split_scene_id("SCN-a."), Some(("SCN-a", "")));
         assert_eq!(split_scene_id("Intro"), None);
         assert_eq!(split_scene_id("SCN-: nothing"), None);
+    }
+
+    #[test]
+    fn story_dates_parse_and_compare_by_their_known_fields() {
+        let date = |text| StoryDate::parse(text).unwrap_or_else(|| panic!("{text}"));
+        assert_eq!(date("1203-04-12").to_string(), "1203-04-12");
+        assert_eq!(date("1203-4-2T08:00").to_string(), "1203-04-02");
+        assert_eq!(date("-45").year, -45);
+        for bad in [
+            "yesterday",
+            "1203-13-01",
+            "1203-04-32",
+            "1203--01",
+            "12/04/1203",
+            "",
+        ] {
+            assert_eq!(StoryDate::parse(bad), None, "{bad}");
+        }
+        assert!(date("1203-04-12").is_before(&date("1203-04-13")));
+        assert!(date("1202-12-31").is_before(&date("1203")));
+        assert!(!date("1203-04").is_before(&date("1203-04-13")));
+        assert!(!date("1203-04-13").is_before(&date("1203-04-13")));
     }
 }

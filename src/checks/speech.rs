@@ -1,0 +1,270 @@
+//! Who speaks and who acts in a sentence: dialogue attribution and narrated
+//! actions, as the `dead-character` and `name-typo` checks read them.
+//!
+//! A name speaks when it stands beside a verb of speech in an attribution,
+//! in either order (`"…," Kael said`, `Kael said, "…"`, `"…," said Kael`).
+//! A name acts when it is directly followed (past an adverb) by a verb in the
+//! simple past ("Tomas turned", "Tomas quickly stood"); "Tomas had once
+//! stood" (past perfect) and "Tomas was" are not actions.
+
+use crate::prose::{Prose, TokenKind};
+
+/// Verbs of speech, in the past and the present.
+const SPEECH_VERBS: &[&str] = &[
+    "said",
+    "says",
+    "asked",
+    "asks",
+    "replied",
+    "replies",
+    "answered",
+    "answers",
+    "shouted",
+    "shouts",
+    "whispered",
+    "whispers",
+    "murmured",
+    "murmurs",
+    "muttered",
+    "mutters",
+    "called",
+    "calls",
+    "cried",
+    "cries",
+    "yelled",
+    "yells",
+    "screamed",
+    "screams",
+    "snapped",
+    "snaps",
+    "added",
+    "adds",
+    "continued",
+    "continues",
+    "told",
+    "tells",
+    "demanded",
+    "demands",
+    "growled",
+    "growls",
+    "hissed",
+    "hisses",
+    "breathed",
+    "laughed",
+    "laughs",
+    "sighed",
+    "sighs",
+    "insisted",
+    "insists",
+    "repeated",
+    "repeats",
+    "exclaimed",
+    "exclaims",
+    "returned",
+    "observed",
+    "rejoined",
+    "remarked",
+    "agreed",
+    "agrees",
+    "admitted",
+    "announced",
+    "croaked",
+    "stammered",
+    "pleaded",
+    "begged",
+    "warned",
+    "warns",
+    "sobbed",
+    "roared",
+    "bellowed",
+    "grunted",
+    "snarled",
+    "sneered",
+    "retorted",
+    "interrupted",
+    "offered",
+    "suggested",
+    "explained",
+    "protested",
+    "objected",
+    "ventured",
+    "sang",
+    "sings",
+    "promised",
+    "conceded",
+];
+
+/// Irregular verbs in the simple past that narrate an action.
+const IRREGULAR_PAST: &[&str] = &[
+    "ate",
+    "awoke",
+    "bent",
+    "bit",
+    "blew",
+    "bore",
+    "bought",
+    "bound",
+    "broke",
+    "brought",
+    "built",
+    "burnt",
+    "caught",
+    "chose",
+    "clung",
+    "came",
+    "crept",
+    "dealt",
+    "drank",
+    "drew",
+    "drove",
+    "dug",
+    "fed",
+    "fell",
+    "felt",
+    "fled",
+    "flew",
+    "flung",
+    "fought",
+    "found",
+    "forgot",
+    "froze",
+    "gave",
+    "got",
+    "grew",
+    "held",
+    "heard",
+    "hid",
+    "hit",
+    "hung",
+    "kept",
+    "knelt",
+    "knew",
+    "laid",
+    "leapt",
+    "led",
+    "left",
+    "lit",
+    "lost",
+    "made",
+    "meant",
+    "met",
+    "paid",
+    "put",
+    "ran",
+    "rang",
+    "rode",
+    "rose",
+    "sang",
+    "sat",
+    "saw",
+    "sent",
+    "shook",
+    "shot",
+    "shut",
+    "slept",
+    "slid",
+    "slung",
+    "smiled",
+    "sold",
+    "spat",
+    "spent",
+    "spoke",
+    "sprang",
+    "stood",
+    "stole",
+    "strode",
+    "struck",
+    "swam",
+    "swept",
+    "swore",
+    "swung",
+    "taught",
+    "thought",
+    "threw",
+    "told",
+    "took",
+    "tore",
+    "understood",
+    "wept",
+    "went",
+    "woke",
+    "wore",
+    "won",
+    "wound",
+    "wrote",
+    "said",
+];
+
+/// Words ending in "-ed" that are not verbs in the past.
+const NOT_PAST: &[&str] = &[
+    "bed", "bled", "breed", "creed", "deed", "exceed", "feed", "greed", "heed", "hundred",
+    "indeed", "kindred", "naked", "need", "proceed", "red", "reed", "sacred", "seed", "shed",
+    "sled", "speed", "steed", "succeed", "wed", "weed", "wicked", "beloved", "aged", "blessed",
+    "cursed", "ragged", "rugged", "learned", "crooked", "jagged",
+];
+
+/// Words that may stand between a name and its verb ("Tomas slowly turned").
+const BETWEEN: &[&str] = &["then", "still", "also", "again", "just", "only", "now"];
+
+pub fn is_speech_verb(word: &str) -> bool {
+    SPEECH_VERBS.contains(&word)
+}
+
+/// Whether `word` is a verb in the simple past that narrates an action.
+pub fn is_past_action(word: &str) -> bool {
+    if IRREGULAR_PAST.contains(&word) {
+        return true;
+    }
+    word.len() >= 4
+        && word.ends_with("ed")
+        && word.chars().all(|c| c.is_lowercase())
+        && !NOT_PAST.contains(&word)
+}
+
+/// The word after the name (tokens `first..=last`), past one adverb, when
+/// nothing but spaces separate them.
+fn verb_after(text: &str, prose: &Prose, last: usize) -> Option<usize> {
+    for index in last + 1..last + 3 {
+        let token = prose.tokens.get(index)?;
+        if !token.is_word() {
+            return None;
+        }
+        let word = token.text(text);
+        let adverb = (word.ends_with("ly") && word.len() > 4) || BETWEEN.contains(&word);
+        if !adverb {
+            return Some(index);
+        }
+    }
+    None
+}
+
+/// Whether the name at tokens `first..=last` speaks in a dialogue attribution.
+pub fn is_speaker(text: &str, prose: &Prose, first: usize, last: usize) -> bool {
+    if let Some(verb) = verb_after(text, prose, last)
+        && is_speech_verb(prose.tokens[verb].text(text))
+    {
+        return true;
+    }
+    // `"…," said Kael`: the verb before the name, right after the quotation.
+    let Some(before) = first.checked_sub(1).map(|index| &prose.tokens[index]) else {
+        return false;
+    };
+    if !(before.is_word() && is_speech_verb(before.text(text))) {
+        return false;
+    }
+    let ahead = first.checked_sub(2).map(|index| &prose.tokens[index]);
+    match ahead {
+        Some(token) if token.kind == TokenKind::CloseQuote => true,
+        Some(token) if token.is_punct(text, ',') => first
+            .checked_sub(3)
+            .is_some_and(|index| prose.tokens[index].kind == TokenKind::CloseQuote),
+        _ => false,
+    }
+}
+
+/// The verb the name at tokens `first..=last` is the subject of, when it
+/// narrates an action in the simple past.
+pub fn action_verb(text: &str, prose: &Prose, last: usize) -> Option<usize> {
+    let verb = verb_after(text, prose, last)?;
+    is_past_action(prose.tokens[verb].text(text)).then_some(verb)
+}

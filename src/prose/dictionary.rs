@@ -1,0 +1,52 @@
+//! Ordinary English words: the words of SCOWL's American and British lists
+//! (`data/english-words.txt`, about 76,000 words with their inflections,
+//! and 10,000 common proper nouns such as "June", "London" or "Jane" as
+//! they are capitalised), compiled into the binary and loaded once on first use.
+
+use std::collections::HashSet;
+use std::sync::OnceLock;
+
+const WORDS: &str = include_str!("../../data/english-words.txt");
+
+fn words() -> &'static HashSet<&'static str> {
+    static WORDS_SET: OnceLock<HashSet<&'static str>> = OnceLock::new();
+    WORDS_SET.get_or_init(|| WORDS.lines().filter(|line| !line.is_empty()).collect())
+}
+
+/// Whether `word` is an ordinary English word in any case ("kale", "Crows",
+/// "grey") or a common proper noun as capitalised ("June", "London").
+/// Invented names ("Kael", "Bennet") are not.
+pub fn is_ordinary_word(word: &str) -> bool {
+    let words = words();
+    if words.contains(word) {
+        return true;
+    }
+    if word.chars().all(|c| c.is_lowercase() || !c.is_alphabetic()) {
+        return false;
+    }
+    words.contains(word.to_lowercase().as_str())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ordinary_words_in_any_case_and_names_are_not() {
+        for word in [
+            "kale",
+            "Kale",
+            "Crows",
+            "grey",
+            "colour",
+            "neighbour",
+            "Lady",
+            "June",
+        ] {
+            assert!(is_ordinary_word(word), "{word}");
+        }
+        for word in ["Kael", "Iria", "Bennet", "Bingley", "june"] {
+            assert!(!is_ordinary_word(word), "{word}");
+        }
+    }
+}

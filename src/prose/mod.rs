@@ -1,0 +1,397 @@
+//! Prose as the continuity checks read it: words, dialogue and sentences.
+//!
+//! [`Prose::analyse`] walks the paragraphs and headings of a file (only their
+//! prose ranges, so code, comments and link targets are never read) and
+//! produces a flat list of [`Token`]s grouped into [`Sentence`]s. Each token
+//! knows whether it stands inside dialogue and whether it opens a clause (a
+//! sentence start, or the first word after an opening quote), which is what
+//! tells "Crows wheeled" from "Kale said".
+//!
+//! This is a writer's-prose tokenizer, not a linguist's: it knows curly and
+//! straight double quotes, `‘single’` dialogue, apostrophes inside words,
+//! hyphenated compounds, and the abbreviations after which a full stop does
+//! not end a sentence ("Mr.", "Dr.", initials).
+
+pub mod dictionary;
+
+use std::ops::Range;
+
+use crate::syntax::{BlockKind, MarkdownSyntax};
+use crate::text::TextRange;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TokenKind {
+    /// Letters and digits, with inner apostrophes and hyphens ("didn't", "blue-grey").
+    Word,
+    /// A quotation mark that opens dialogue.
+    OpenQuote,
+    /// A quotation mark that closes dialogue.
+    CloseQuote,
+    /// Any other character that is not whitespace.
+    Punct,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Token {
+    pub range: TextRange,
+    pub kind: TokenKind,
+    /// Inside dialogue (between an opening and a closing quote).
+    pub quoted: bool,
+    /// The first word of a sentence or of a quotation.
+    pub clause_start: bool,
+}
+
+impl Token {
+    pub fn text<'a>(&self, text: &'a str) -> &'a str {
+        self.range.slice(text)
+    }
+
+    pub fn is_word(&self) -> bool {
+        self.kind == TokenKind::Word
+    }
+
+    /// Whether this is the single punctuation character `c`.
+    pub fn is_punct(&self, text: &str, c: char) -> bool {
+        self.kind == TokenKind::Punct && self.text(text).starts_with(c)
+    }
+}
+
+/// A sentence: a run of tokens in one paragraph or heading.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Sentence {
+    /// Indices into [`Prose::tokens`].
+    pub tokens: Range<usize>,
+    /// From the first token's start to the last token's end.
+    pub range: TextRange,
+    /// The sentence is (part of) a heading.
+    pub heading: bool,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Prose {
+    pub tokens: Vec<Token>,
+    pub sentences: Vec<Sentence>,
+}
+
+/// Abbreviations after which a full stop does not end the sentence.
+const ABBREVIATIONS: &[&str] = &[
+    "Mr", "Mrs", "Ms", "Mx", "Dr", "St", "Jr", "Sr", "Col", "Capt", "Lt", "Gen", "Sgt", "Rev",
+    "Prof", "Hon", "Gov", "Messrs", "Mme", "Mlle", "vs", "etc", "e.g", "i.e", "cf", "No",
+];
+
+impl Prose {
+    /// Tokenizes the prose of every paragraph and heading of `text`.
+    pub fn analyse(text: &str, syntax: &MarkdownSyntax) -> Prose {
+        let mut prose = Prose::default();
+        for block in &syntax.blocks {
+            let heading = match block.kind {
+                BlockKind::Paragraph => false,
+                BlockKind::Heading { .. } => true,
+                _ => continue,
+            };
+            let mut builder = BlockBuilder::new(&mut prose, heading);
+            for range in syntax.prose_in(block.range) {
+                builder.feed(text, range);
+            }
+            builder.finish();
+        }
+        prose
+    }
+
+    pub fn sentence_tokens(&self, sentence: &Sentence) -> &[Token] {
+        &self.tokens[sentence.tokens.clone()]
+    }
+
+    /// The index of the sentence holding token `index`.
+    pub fn sentence_of(&self, index: usize) -> Option<&Sentence> {
+        let at = self
+            .sentences
+            .partition_point(|sentence| sentence.tokens.end <= index);
+        self.sentences
+            .get(at)
+            .filter(|sentence| sentence.tokens.contains(&index))
+    }
+
+    /// The index of the first token starting at or after `offset`.
+    pub fn token_at(&self, offset: usize) -> usize {
+        self.tokens
+            .partition_point(|token| token.range.start < offset)
+    }
+}
+
+/// Tokenizes one block, cutting it into sentences.
+struct BlockBuilder<'a> {
+    prose: &'a mut Prose,
+    heading: bool,
+    sentence_start: usize,
+    /// The quote character that opened the current dialogue, if any.
+    open_quote: Option<char>,
+    /// The next word opens a clause.
+    at_clause_start: bool,
+    /// A sentence ends before the next word if it starts with a capital.
+    pending_end: bool,
+}
+
+impl<'a> BlockBuilder<'a> {
+    fn new(prose: &'a mut Prose, heading: bool) -> Self {
+        let sentence_start = prose.tokens.len();
+        BlockBuilder {
+            prose,
+            heading,
+            sentence_start,
+            open_quote: None,
+            at_clause_start: true,
+            pending_end: false,
+        }
+    }
+
+    fn feed(&mut self, text: &str, range: TextRange) {
+        let slice = range.slice(text);
+        let mut chars = slice.char_indices().peekable();
+        while let Some((offset, c)) = chars.next() {
+            let start = range.start + offset;
+            if c.is_whitespace() {
+                continue;
+            }
+            if c.is_alphanumeric() {
+                // A word: alphanumerics with inner apostrophes and hyphens.
+                let mut end = start + c.len_utf8();
+                while let Some(&(next_offset, next)) = chars.peek() {
+                    let at = range.start + next_offset;
+                    if next.is_alphanumeric() {
+                        end = at + next.len_utf8();
+                        chars.next();
+                        continue;
+                    }
+                    if matches!(next, '\'' | '’' | '-')
+                        && text[at + next.len_utf8()..range.end]
+                            .chars()
+                            .next()
+                            .is_some_and(char::is_alphanumeric)
+                    {
+                        end = at + next.len_utf8();
+                        chars.next();
+                        continue;
+                    }
+                    break;
+                }
+                self.word(text, TextRange::new(start, end));
+                continue;
+            }
+            let token_range = TextRange::new(start, start + c.len_utf8());
+            let before = text[..start].chars().next_back();
+            let after = text[token_range.end..].chars().next();
+            let kind = self.quote_kind(c, before, after);
+            self.punct(text, token_range, kind, c);
+        }
+    }
+
+    /// Whether `c` opens or closes dialogue here, or is plain punctuation.
+    fn quote_kind(&self, c: char, before: Option<char>, after: Option<char>) -> TokenKind {
+        let word_before = before.is_some_and(char::is_alphanumeric);
+        let word_after = after.is_some_and(char::is_alphanumeric);
+        match (c, self.open_quote) {
+            ('“', None) | ('"', None) => TokenKind::OpenQuote,
+            ('”', Some('“' | '"')) | ('"', Some('“' | '"')) => TokenKind::CloseQuote,
+            // `“` inside dialogue: a nested or unclosed quote reopens.
+            ('“', Some(_)) => TokenKind::OpenQuote,
+            // Single quotes are dialogue only when they open at a word start.
+            ('‘', None) | ('\'', None) if !word_before && word_after => TokenKind::OpenQuote,
+            ('’', Some('‘' | '\'')) | ('\'', Some('‘' | '\'')) if !word_after => {
+                TokenKind::CloseQuote
+            }
+            _ => TokenKind::Punct,
+        }
+    }
+
+    fn word(&mut self, text: &str, range: TextRange) {
+        if self.pending_end {
+            self.pending_end = false;
+            let starts_upper = range
+                .slice(text)
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_uppercase() || c.is_numeric());
+            if starts_upper {
+                self.end_sentence();
+            }
+        }
+        let clause_start = self.at_clause_start;
+        self.at_clause_start = false;
+        self.prose.tokens.push(Token {
+            range,
+            kind: TokenKind::Word,
+            quoted: self.open_quote.is_some(),
+            clause_start,
+        });
+    }
+
+    fn punct(&mut self, text: &str, range: TextRange, kind: TokenKind, c: char) {
+        let quoted = match kind {
+            TokenKind::OpenQuote => {
+                if self.pending_end {
+                    // `…end." "Next` or `…end. "Next`: the quote starts a new sentence.
+                    self.pending_end = false;
+                    self.end_sentence();
+                }
+                self.open_quote = Some(c);
+                self.at_clause_start = true;
+                true
+            }
+            TokenKind::CloseQuote => {
+                self.open_quote = None;
+                true
+            }
+            _ => self.open_quote.is_some(),
+        };
+        let previous_word = self
+            .prose
+            .tokens
+            .last()
+            .filter(|token| token.is_word() && token.range.end == range.start)
+            .map(|token| token.text(text));
+        self.prose.tokens.push(Token {
+            range,
+            kind,
+            quoted,
+            clause_start: false,
+        });
+        match c {
+            '.' if previous_word.is_some_and(is_abbreviation) => {}
+            '.' | '!' | '?' | '…' => self.pending_end = true,
+            _ => {}
+        }
+    }
+
+    fn end_sentence(&mut self) {
+        let end = self.prose.tokens.len();
+        if end > self.sentence_start {
+            let first = self.prose.tokens[self.sentence_start].range.start;
+            let last = self.prose.tokens[end - 1].range.end;
+            self.prose.sentences.push(Sentence {
+                tokens: self.sentence_start..end,
+                range: TextRange::new(first, last),
+                heading: self.heading,
+            });
+        }
+        self.sentence_start = end;
+        self.at_clause_start = true;
+    }
+
+    fn finish(mut self) {
+        self.end_sentence();
+    }
+}
+
+fn is_abbreviation(word: &str) -> bool {
+    ABBREVIATIONS.contains(&word)
+        // An initial: "J. R. Tolkien".
+        || (word.chars().count() == 1 && word.chars().all(char::is_uppercase))
+}
+
+/// A word without a trailing possessive: "Kael's" → "Kael", "Bennets’" → "Bennets".
+pub fn strip_possessive(word: &str) -> &str {
+    for suffix in ["'s", "’s", "'S", "’S"] {
+        if let Some(stem) = word.strip_suffix(suffix) {
+            return stem;
+        }
+    }
+    word
+}
+
+/// A word's range without its possessive ending.
+pub fn without_possessive(text: &str, range: TextRange) -> TextRange {
+    let word = range.slice(text);
+    TextRange::new(range.start, range.start + strip_possessive(word).len())
+}
+
+/// Whether the word carries a possessive ending.
+pub fn is_possessive(word: &str) -> bool {
+    strip_possessive(word).len() != word.len()
+}
+
+/// Whether the word starts with a capital letter and is not in capitals throughout.
+pub fn is_capitalised(word: &str) -> bool {
+    let mut chars = word.chars();
+    chars.next().is_some_and(char::is_uppercase) && chars.any(|c| c.is_lowercase())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::syntax::MarkdownParser;
+
+    fn sentences(text: &str) -> Vec<Vec<String>> {
+        let syntax = MarkdownParser::parse_fresh(text);
+        let prose = Prose::analyse(text, &syntax);
+        prose
+            .sentences
+            .iter()
+            .map(|sentence| {
+                prose
+                    .sentence_tokens(sentence)
+                    .iter()
+                    .map(|token| {
+                        let mut word = token.text(text).to_owned();
+                        if token.quoted {
+                            word.insert(0, '~');
+                        }
+                        if token.clause_start {
+                            word.insert(0, '^');
+                        }
+                        word
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn sentences_end_at_terminal_punctuation_before_a_capital() {
+        let found = sentences("Mr. Darcy bowed. She left! Was it 3 p.m. then? Yes.\n");
+        assert_eq!(
+            found,
+            vec![
+                vec!["^Mr", ".", "Darcy", "bowed", "."],
+                vec!["^She", "left", "!"],
+                vec!["^Was", "it", "3", "p", ".", "m", ".", "then", "?"],
+                vec!["^Yes", "."],
+            ]
+        );
+    }
+
+    #[test]
+    fn dialogue_is_marked_and_opens_a_clause() {
+        let found =
+            sentences("“Then we go,” Kale said. ‘Crows,’ she said. Kael’s eyes didn't blink.\n");
+        assert_eq!(
+            found,
+            vec![
+                vec![
+                    "~“", "^~Then", "~we", "~go", "~,", "~”", "Kale", "said", "."
+                ],
+                vec!["~‘", "^~Crows", "~,", "~’", "she", "said", "."],
+                vec!["^Kael’s", "eyes", "didn't", "blink", "."],
+            ]
+        );
+    }
+
+    #[test]
+    fn paragraphs_and_headings_are_separate_and_code_is_skipped() {
+        let found = sentences("# The Gate\n\nKael `code` left\nthe gate <!-- note. Here -->\n");
+        assert_eq!(
+            found,
+            vec![vec!["^The", "Gate"], vec!["^Kael", "left", "the", "gate"]]
+        );
+    }
+
+    #[test]
+    fn possessives_and_capitals() {
+        assert_eq!(strip_possessive("Kael’s"), "Kael");
+        assert!(is_possessive("Darcy's"));
+        assert!(!is_possessive("Bennets"));
+        assert!(is_capitalised("Kael"));
+        assert!(!is_capitalised("KAEL"));
+        assert!(!is_capitalised("kael"));
+    }
+}
