@@ -1,0 +1,112 @@
+//! False alarms on a real novel.
+//!
+//! `tests/corpora/pride-and-prejudice/` is Jane Austen's novel (Standard
+//! Ebooks text, CC0), one scene per chapter, with canon cards for 28
+//! characters and 13 places. Nobody dies and nothing contradicts the cards,
+//! so nearly everything `control-room check` reports there is a false alarm.
+//! The budget is 12 diagnostics of the contract's codes over the whole book;
+//! the test prints every one, so a regression shows what it brought.
+
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::Value;
+
+/// Most diagnostics of the contract's codes the whole novel may raise.
+const BUDGET: usize = 12;
+
+const CONTRACT_CODES: &[&str] = &[
+    "front-matter",
+    "unknown-reference",
+    "duplicate-id",
+    "dead-character",
+    "attribute-mismatch",
+    "name-typo",
+    "missing-scene",
+    "orphan-scene",
+    "timeline-order",
+    "anti-pattern",
+];
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("the copy's folder can be created");
+    for entry in std::fs::read_dir(from).expect("the corpus can be listed") {
+        let entry = entry.expect("corpus entries can be read");
+        let target = to.join(entry.file_name());
+        if entry.file_type().expect("file types can be read").is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).expect("corpus files can be copied");
+        }
+    }
+}
+
+#[test]
+fn pride_and_prejudice_stays_within_the_false_alarm_budget() {
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpora/pride-and-prejudice");
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let root = dir.path().join("pride-and-prejudice");
+    copy_dir(&corpus, &root);
+    let output = Command::new(env!("CARGO_BIN_EXE_control-room"))
+        .args(["check", "--format", "json"])
+        .arg(&root)
+        .output()
+        .expect("control-room runs");
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|error| {
+        panic!(
+            "check printed no JSON ({error}); stderr: {}",
+            String::from_utf8_lossy(&output.stderr)
+        )
+    });
+    // The whole novel was read: 61 chapters, the outline, 41 cards.
+    assert_eq!(report["files_indexed"], 103);
+    let diagnostics = report["diagnostics"]
+        .as_array()
+        .expect("a list of diagnostics");
+    let alarms: Vec<&Value> = diagnostics
+        .iter()
+        .filter(|diagnostic| {
+            CONTRACT_CODES.contains(&diagnostic["code"].as_str().unwrap_or_default())
+        })
+        .collect();
+    for alarm in &alarms {
+        println!(
+            "{}:{} {} {}",
+            alarm["path"].as_str().unwrap_or_default(),
+            alarm["range"]["start"]["line"].as_u64().unwrap_or_default() + 1,
+            alarm["code"].as_str().unwrap_or_default(),
+            alarm["message"].as_str().unwrap_or_default()
+        );
+    }
+    println!("{} diagnostics of the contract's codes", alarms.len());
+    assert!(
+        alarms.len() <= BUDGET,
+        "{} diagnostics on Pride and Prejudice, above the budget of {BUDGET} (listed above)",
+        alarms.len()
+    );
+    // No check may be silenced wholesale to meet the budget: a planted
+    // misspelling in a copy of a chapter is still found.
+    let chapter = root.join("Story/Scenes/SCN-chapter-01.md");
+    let text = std::fs::read_to_string(&chapter).expect("chapter 1 is readable");
+    let planted = text.replacen("\u{a0}Bennet replied", "\u{a0}Bennett replied", 1);
+    assert_ne!(planted, text, "chapter 1 still has the line to plant in");
+    std::fs::write(&chapter, planted).expect("the copy is writable");
+    let output = Command::new(env!("CARGO_BIN_EXE_control-room"))
+        .args(["check", "--format", "json"])
+        .arg(&root)
+        .output()
+        .expect("control-room runs");
+    let report: Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    let found = report["diagnostics"]
+        .as_array()
+        .expect("a list")
+        .iter()
+        .any(|diagnostic| {
+            diagnostic["code"] == "name-typo"
+                && diagnostic["path"] == "Story/Scenes/SCN-chapter-01.md"
+                && diagnostic["message"]
+                    .as_str()
+                    .is_some_and(|message| message.contains("Bennett"))
+        });
+    assert!(found, "the planted “Bennett” was not reported");
+}
