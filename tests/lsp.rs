@@ -509,3 +509,100 @@ fn an_open_clean_scene_gets_an_empty_list_for_each_version() {
     );
     client.shutdown();
 }
+
+/// The codes of a published diagnostics list, with their LSP severities.
+fn codes_and_severities(diagnostics: &[Value]) -> Vec<(String, u64)> {
+    diagnostics
+        .iter()
+        .map(|diagnostic| {
+            (
+                diagnostic["code"].as_str().unwrap_or_default().to_owned(),
+                diagnostic["severity"].as_u64().unwrap_or_default(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn editor_severity_settings_quick_fixes_and_marking_intentional() {
+    let (_dir, root) = example_copy();
+    let mut client = Client::spawn(&[]);
+    // Severities from the editor: anti-patterns off from the start.
+    client.request(
+        "initialize",
+        json!({"processId": null, "rootUri": uri(&root), "capabilities": {},
+               "initializationOptions": {"controlRoom": {"diagnostics": {"severity": {"anti-pattern": "off"}}}}}),
+    );
+    client.notify("initialized", json!({}));
+    let gate = root.join("Story/Scenes/SCN-the-gate.md");
+    let gate_uri = uri(&gate);
+    let text = client.open(&gate, 1);
+    let published = client.diagnostics_for(&gate_uri, |list| !list.is_empty());
+    let found = codes_and_severities(published["diagnostics"].as_array().expect("a list"));
+    assert_eq!(found, vec![("attribute-mismatch".to_owned(), 2)]);
+
+    // A changed setting takes effect at once, and the editor's value wins.
+    client.notify(
+        "workspace/didChangeConfiguration",
+        json!({"settings": {"controlRoom": {"diagnostics": {"severity": {"attribute-mismatch": "hint"}}}}}),
+    );
+    let published = client.diagnostics_for(&gate_uri, |list| list.len() == 2);
+    let found = codes_and_severities(published["diagnostics"].as_array().expect("a list"));
+    assert_eq!(
+        found,
+        vec![
+            ("attribute-mismatch".to_owned(), 4),
+            ("anti-pattern".to_owned(), 3)
+        ]
+    );
+
+    // The mismatch offers the card's value (preferred) and marking it intentional.
+    let at = position_of(&text, "blue eyes", 0);
+    let actions = client.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": gate_uri}, "range": {"start": at, "end": at},
+               "context": {"diagnostics": []}}),
+    );
+    let actions = actions.as_array().expect("a list of actions");
+    let titles: Vec<(&str, bool)> = actions
+        .iter()
+        .map(|action| {
+            (
+                action["title"].as_str().unwrap_or_default(),
+                action["isPreferred"].as_bool().unwrap_or_default(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        titles,
+        vec![
+            ("Use the card's value: “grey”", true),
+            ("Mark as intentional (allow attribute-mismatch here)", false)
+        ]
+    );
+    let fix = &actions[0]["edit"]["changes"][&gate_uri][0];
+    assert_eq!(fix["newText"], "grey");
+    assert_eq!(fix["range"]["start"], at);
+
+    // Applying the allow edit (as the client would) silences that diagnostic.
+    // The paragraph starts on that line, so the comment gets a line of its own.
+    let allow = &actions[1]["edit"]["changes"][&gate_uri][0];
+    assert_eq!(
+        allow["newText"],
+        "<!-- control-room: allow attribute-mismatch -->\n"
+    );
+    client.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": gate_uri, "version": 2},
+               "contentChanges": [{"range": allow["range"], "text": allow["newText"]}]}),
+    );
+    let published = client.diagnostics_for(&gate_uri, |list| {
+        list.iter().all(|d| d["code"] != "attribute-mismatch")
+    });
+    assert_eq!(published["version"], 2);
+    assert_eq!(
+        codes_and_severities(published["diagnostics"].as_array().expect("a list")),
+        vec![("anti-pattern".to_owned(), 3)]
+    );
+    client.shutdown();
+}

@@ -8,7 +8,7 @@
 //! own when the line before is blank or the front matter's fence, and an
 //! `allow:` entry for a diagnostic inside the front matter.
 
-use super::{Diagnostic, FileEdit, Fix};
+use super::{Diagnostic, FileEdit, Fix, FixKind};
 use crate::index::SourceFile;
 use crate::text::TextRange;
 
@@ -118,5 +118,6 @@ pub fn allow_fix(file: &SourceFile, diagnostic: &Diagnostic) -> Option<Fix> {
     Some(Fix {
         title: format!("Mark as intentional (allow {code} here)"),
         edits,
+        kind: FixKind::MarkIntentional,
     })
 }

@@ -16,7 +16,7 @@
 //! "stranger". A card's `gender`, `sex` or `pronouns` must agree with the
 //! pronoun. Quick fix: use the card's value.
 
-use super::{Code, Diagnostic, FileEdit, Fix, Severity};
+use super::{Code, Diagnostic, FileEdit, Fix, FixKind, Severity};
 use crate::index::{CardKind, FilePath, Mention, SourceFile, Workspace};
 use crate::prose::{self, Prose, Sentence, Token};
 use crate::text::TextRange;
@@ -239,6 +239,7 @@ pub(super) fn check(workspace: &Workspace, file: &SourceFile, diagnostics: &mut 
                         range: description.colours,
                         new_text: value.text.clone(),
                     }],
+                    kind: FixKind::Correction,
                 }),
             );
         }

@@ -1,7 +1,9 @@
 //! `duplicate-id`: two files claim the same scene id or card id, or two cards
 //! the same name or alias (a name must point at one card, or mentions and
 //! references become guesses). Reported on every file involved, each pointing
-//! at the others.
+//! at the others. Also: one card that lists the same name twice (an alias
+//! equal to its name), and an outline that lists a scene twice (story order
+//! then uses the first place; the later ones are reported).
 
 use super::{Code, Diagnostic, Severity};
 use crate::index::{FileContent, FilePath, SourceFile, Workspace};
@@ -50,7 +52,28 @@ pub(super) fn check(workspace: &Workspace, file: &SourceFile, diagnostics: &mut 
                 card_name,
                 diagnostics,
             );
-            for name in card.names() {
+            for (index, name) in card.names().enumerate() {
+                if let Some(first) = card
+                    .names()
+                    .take(index)
+                    .find(|earlier| earlier.text == name.text)
+                {
+                    diagnostics.push(
+                        Diagnostic::new(
+                            file,
+                            name.range,
+                            Severity::Error,
+                            Code::DuplicateId,
+                            format!("“{}” is already a name of this card", name.text),
+                        )
+                        .with_related(
+                            &file.path,
+                            first.range,
+                            "first given here",
+                        ),
+                    );
+                    continue;
+                }
                 let message = format!("the name “{}” also belongs to", name.text);
                 let same_name = |other: &SourceFile| {
                     other
@@ -69,6 +92,32 @@ pub(super) fn check(workspace: &Workspace, file: &SourceFile, diagnostics: &mut 
                     same_name,
                     diagnostics,
                 );
+            }
+        }
+        FileContent::Outline(outline) => {
+            let mut first_place = std::collections::HashMap::new();
+            for entry in &outline.entries {
+                match first_place.get(entry.scene_id.as_str()) {
+                    None => {
+                        first_place.insert(entry.scene_id.as_str(), entry.id_range);
+                    }
+                    Some(first) => {
+                        let line = file.line_index.line_of(first.start) + 1;
+                        diagnostics.push(
+                            Diagnostic::new(
+                                file,
+                                entry.id_range,
+                                Severity::Error,
+                                Code::DuplicateId,
+                                format!(
+                                    "`{}` is already in the outline (line {line}); story order uses that first place",
+                                    entry.scene_id
+                                ),
+                            )
+                            .with_related(&file.path, *first, "first listed here"),
+                        );
+                    }
+                }
             }
         }
         _ => {}

@@ -43,7 +43,7 @@ impl Severity {
         }
     }
 
-    fn parse(name: &str) -> Option<Severity> {
+    pub fn parse(name: &str) -> Option<Severity> {
         Some(match name {
             "error" => Severity::Error,
             "warning" => Severity::Warning,
@@ -111,11 +111,20 @@ pub struct FileEdit {
     pub new_text: String,
 }
 
-/// A certain fix for a diagnostic.
+/// A fix for a diagnostic.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Fix {
     pub title: String,
     pub edits: Vec<FileEdit>,
+    pub kind: FixKind,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FixKind {
+    /// Corrects the problem (use the card's value, replace with the name).
+    Correction,
+    /// Marks the diagnostic intentional with an allow comment or entry.
+    MarkIntentional,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -229,12 +238,8 @@ pub fn check_workspace(workspace: &Workspace) -> Vec<Diagnostic> {
 }
 
 fn apply_severity_settings(workspace: &Workspace, diagnostics: &mut Vec<Diagnostic>) {
-    let settings = &workspace.config().diagnostics.severity;
-    if settings.is_empty() {
-        return;
-    }
     diagnostics.retain_mut(|diagnostic| {
-        match settings.get(diagnostic.code.as_str()).map(String::as_str) {
+        match workspace.severity_setting(diagnostic.code.as_str()) {
             Some("off") => false,
             Some(name) => {
                 if let Some(severity) = Severity::parse(name) {

@@ -13,7 +13,7 @@
 
 use std::collections::HashMap;
 
-use super::{Code, Diagnostic, FileEdit, Fix, Severity, speech};
+use super::{Code, Diagnostic, FileEdit, Fix, FixKind, Severity, speech};
 use crate::index::{FileContent, SourceFile, Workspace};
 use crate::prose::{self, Prose, TokenKind, dictionary};
 
@@ -75,6 +75,7 @@ pub(super) fn check(workspace: &Workspace, file: &SourceFile, diagnostics: &mut 
                     range,
                     new_text: name.clone(),
                 }],
+                kind: FixKind::Correction,
             });
         }
         diagnostics.push(diagnostic);

@@ -2,7 +2,7 @@
 //! place in story order. Only reported when the workspace has an outline.
 //! Quick fix: add an entry for it at the end of the outline.
 
-use super::{Code, Diagnostic, FileEdit, Fix, Severity};
+use super::{Code, Diagnostic, FileEdit, Fix, FixKind, Severity};
 use crate::index::{SourceFile, Workspace};
 use crate::text::TextRange;
 
@@ -46,6 +46,7 @@ pub(super) fn check(workspace: &Workspace, file: &SourceFile, diagnostics: &mut 
             range: TextRange::new(end, text.len()),
             new_text: format!("\n{entry}\n"),
         }],
+        kind: FixKind::Correction,
     });
     diagnostics.push(diagnostic);
 }

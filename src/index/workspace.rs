@@ -23,6 +23,9 @@ pub struct Workspace {
     files: BTreeMap<FilePath, Arc<SourceFile>>,
     mentions: HashMap<FilePath, Arc<[Mention]>>,
     catalog: Arc<Catalog>,
+    /// Severities set in the editor (`controlRoom.diagnostics.severity`),
+    /// which take precedence over `control-room.toml`.
+    editor_severity: Arc<BTreeMap<String, String>>,
 }
 
 impl Workspace {
@@ -59,6 +62,32 @@ impl Workspace {
 
     pub fn config_error(&self) -> Option<&ConfigError> {
         self.config_error.as_ref()
+    }
+
+    /// The severity setting for a diagnostic code: the editor's, else the
+    /// configuration file's (`error`, `warning`, `information`, `hint`, `off`).
+    pub fn severity_setting(&self, code: &str) -> Option<&str> {
+        self.editor_severity
+            .get(code)
+            .or_else(|| self.config.diagnostics.severity.get(code))
+            .map(String::as_str)
+    }
+
+    pub fn editor_severity(&self) -> &Arc<BTreeMap<String, String>> {
+        &self.editor_severity
+    }
+
+    /// Replaces the editor's severity settings.
+    pub fn set_editor_severity(&mut self, severity: Arc<BTreeMap<String, String>>) {
+        self.editor_severity = severity;
+    }
+
+    /// A hash of everything that decides severities, for caches of diagnostics.
+    pub fn settings_fingerprint(&self) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        (&*self.editor_severity, &self.config.diagnostics.severity).hash(&mut hasher);
+        hasher.finish()
     }
 
     pub fn catalog(&self) -> &Catalog {

@@ -44,7 +44,7 @@ impl DiagnosticsCache {
         only: Option<&[FilePath]>,
         encoding: PositionEncoding,
     ) -> Vec<(FilePath, Arc<Vec<lsp::Diagnostic>>)> {
-        let fingerprint = workspace.catalog().fingerprint();
+        let fingerprint = workspace.catalog().fingerprint() ^ workspace.settings_fingerprint();
         let files: Vec<&Arc<SourceFile>> = match only {
             Some(paths) => paths
                 .iter()

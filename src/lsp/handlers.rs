@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use tower_lsp_server::ls_types::{self as lsp, Uri};
 
 use super::convert::{self, offset, path_for, range, uri_for};
-use crate::checks::{self, FileEdit};
+use crate::checks::{self, FileEdit, FixKind};
 use crate::ide::{self, CompletionKind, SymbolKind};
 use crate::index::{SourceFile, Workspace};
 use crate::text::PositionEncoding;
@@ -284,13 +284,20 @@ pub fn code_actions(
         }
         let lsp_diagnostic =
             convert::diagnostic(&snapshot.workspace, &diagnostic, snapshot.encoding);
+        let corrections = diagnostic
+            .fixes
+            .iter()
+            .filter(|fix| fix.kind == FixKind::Correction)
+            .count();
         for fix in &diagnostic.fixes {
+            // Preferred (applied by "fix all"): a correction that is the only one.
+            let preferred = fix.kind == FixKind::Correction && corrections == 1;
             actions.push(lsp::CodeActionOrCommand::CodeAction(lsp::CodeAction {
                 title: fix.title.clone(),
                 kind: Some(lsp::CodeActionKind::QUICKFIX),
                 diagnostics: Some(vec![lsp_diagnostic.clone()]),
                 edit: Some(snapshot.workspace_edit(&fix.edits)),
-                is_preferred: Some(true),
+                is_preferred: Some(preferred),
                 ..lsp::CodeAction::default()
             }));
         }

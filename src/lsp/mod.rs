@@ -9,6 +9,7 @@ mod diagnostics;
 mod handlers;
 mod server;
 mod session;
+mod settings;
 
 use tower_lsp_server::{LspService, Server as Transport};
 

@@ -297,9 +297,21 @@ impl LanguageServer for Server {
                 .and_then(|diagnostics| diagnostics.refresh_support)
                 .unwrap_or(false),
         });
-        let _ = self
-            .session
-            .set(Arc::new(Mutex::new(Session::new(&root, encoding))));
+        let mut session = Session::new(&root, encoding);
+        let settings = params
+            .initialization_options
+            .as_ref()
+            .map(super::settings::read)
+            .unwrap_or_default();
+        session
+            .workspace
+            .set_editor_severity(Arc::new(settings.severity));
+        for problem in settings.problems {
+            self.client
+                .log_message(lsp::MessageType::WARNING, problem)
+                .await;
+        }
+        let _ = self.session.set(Arc::new(Mutex::new(session)));
         Ok(lsp::InitializeResult {
             capabilities: capabilities_for(encoding, pull),
             server_info: Some(lsp::ServerInfo {
@@ -369,6 +381,23 @@ impl LanguageServer for Server {
             if let Some(path) = path_for(&session.workspace, &params.text_document.uri) {
                 session.close(&path);
             }
+        });
+        self.report_failure(result).await;
+        self.schedule_diagnostics();
+    }
+
+    async fn did_change_configuration(&self, params: lsp::DidChangeConfigurationParams) {
+        let settings = super::settings::read(&params.settings);
+        for problem in &settings.problems {
+            self.client
+                .log_message(lsp::MessageType::WARNING, problem.clone())
+                .await;
+        }
+        let result = self.mutate("didChangeConfiguration", |session| {
+            session
+                .workspace
+                .set_editor_severity(Arc::new(settings.severity));
+            session.generation += 1;
         });
         self.report_failure(result).await;
         self.schedule_diagnostics();

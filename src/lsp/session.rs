@@ -168,7 +168,9 @@ impl Session {
             .keys()
             .filter_map(|path| Some((path.clone(), self.workspace.file(path)?.text.clone())))
             .collect();
+        let editor_severity = self.workspace.editor_severity().clone();
         self.workspace = workspace;
+        self.workspace.set_editor_severity(editor_severity);
         let files = open
             .into_iter()
             .map(|(path, text)| SourceFile::parse(path, text, &self.workspace.config().paths))
