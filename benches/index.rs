@@ -90,13 +90,15 @@ impl Corpus {
     fn generate(size: Size, root: PathBuf) -> Corpus {
         let generated = corpus::generate(&size.spec(), &root)
             .expect("the corpus generator writes into a temp dir");
+        let added = corpus::add_continuity_data(&root, &generated)
+            .expect("continuity data is written into the temp dir");
         let paths: Vec<PathBuf> = discover::markdown_files(&root)
             .iter()
             .map(|path| root.join(&**path))
             .collect();
         assert_eq!(
             paths.len(),
-            generated.files,
+            generated.files + added,
             "discovery finds every generated file"
         );
         let texts = paths

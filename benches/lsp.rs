@@ -36,6 +36,7 @@ fn manuscript() -> Manuscript {
     let root = dir.path().join("novel");
     let generated =
         corpus::generate(&corpus::CorpusSpec::large(), &root).expect("the corpus is written");
+    corpus::add_continuity_data(&root, &generated).expect("continuity data is written");
     // No debounce: the benchmark measures the server's own work.
     std::fs::write(
         root.join("control-room.toml"),

@@ -1351,3 +1351,59 @@ const SMELLS: &[&str] = &[
 const VIRTUES: &[&str] = &["brave", "patient", "honest", "kind", "careful"];
 
 const STATES: &[&str] = &["stubborn", "tired", "desperate", "curious", "afraid"];
+
+// ---------------------------------------------------------------------------------------
+// Continuity data for the checks
+
+/// Gives a generated manuscript what the continuity checks read beyond what
+/// the Python generator writes, so a benchmark runs every check for real:
+/// an anti-pattern sheet, a `died_in` scene (a third of the way through)
+/// for every dead character, and a story `date` for every scene, one day
+/// apart in story order, with every fiftieth scene a day early (so
+/// `timeline-order` has something to report). Returns the files added.
+pub fn add_continuity_data(out: &Path, generated: &GeneratedCorpus) -> io::Result<usize> {
+    let sheet = "---\ntype: anti-patterns\n---\n\n# Anti-patterns\n\n## Zero tolerance\n\n\
+        - a shiver ran down\n- let out a breath she didn't know\n- suddenly\n\
+        - in a voice barely above a whisper\n- time seemed to stop\n- for a long moment\n\n\
+        ## Deduction\n\n- very\n- began to\n- somehow\n- just\n- really\n- started to\n";
+    let voice = out.join("Compendium/Voice");
+    fs::create_dir_all(&voice)?;
+    fs::write(voice.join("anti-patterns.md"), sheet)?;
+
+    let stem = |path: &Path| {
+        path.file_stem()
+            .and_then(|stem| stem.to_str())
+            .unwrap_or_default()
+            .to_owned()
+    };
+    let death_scene = stem(&generated.scene_paths[generated.scene_paths.len() / 3]);
+    for entry in fs::read_dir(out.join("Compendium/Characters"))? {
+        let path = entry?.path();
+        let text = fs::read_to_string(&path)?;
+        if text.contains("\nstatus: dead\n") {
+            let text = text.replacen(
+                "\nstatus: dead\n",
+                &format!("\nstatus: dead\ndied_in: {death_scene}\n"),
+                1,
+            );
+            fs::write(&path, text)?;
+        }
+    }
+    for (index, path) in generated.scene_paths.iter().enumerate() {
+        let text = fs::read_to_string(path)?;
+        let day = if index % 50 == 49 {
+            index - 1
+        } else {
+            index + 1
+        };
+        let (month, day) = (1 + day / 28 % 12, 1 + day % 28);
+        let year = 1200 + day / (28 * 12);
+        let text = text.replacen(
+            "---\n",
+            &format!("---\ndate: {year}-{month:02}-{day:02}\n"),
+            1,
+        );
+        fs::write(path, text)?;
+    }
+    Ok(1)
+}

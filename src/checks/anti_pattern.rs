@@ -5,6 +5,8 @@
 //! phrases are warnings, deduction phrases information; related information
 //! points at the phrase on the sheet.
 
+use std::hash::{Hash, Hasher};
+
 use super::{Code, Diagnostic, Severity};
 use crate::index::catalog::normalise_word;
 use crate::index::model::Tolerance;
@@ -73,4 +75,17 @@ pub(super) fn check(workspace: &Workspace, file: &SourceFile, diagnostics: &mut 
         );
         index = last + 1;
     }
+}
+
+/// The anti-pattern sheet's phrases, tolerances and lines.
+pub(super) fn depends_on(workspace: &Workspace, file: &SourceFile, hasher: &mut impl Hasher) {
+    if file.scene().is_none() {
+        return;
+    }
+    let catalog = workspace.catalog();
+    catalog
+        .anti_patterns_file()
+        .map(|sheet| &sheet.path)
+        .hash(hasher);
+    catalog.anti_patterns().hash(hasher);
 }

@@ -16,6 +16,8 @@
 //! "stranger". A card's `gender`, `sex` or `pronouns` must agree with the
 //! pronoun. Quick fix: use the card's value.
 
+use std::hash::{Hash, Hasher};
+
 use super::{Code, Diagnostic, FileEdit, Fix, FixKind, Severity};
 use crate::index::{CardKind, FilePath, Mention, SourceFile, Workspace};
 use crate::prose::{self, Prose, Sentence, Token};
@@ -505,5 +507,29 @@ fn declared_gender(value: &str) -> Option<Gender> {
         Some(Gender::He)
     } else {
         None
+    }
+}
+
+/// The checked attributes of every character the scene mentions.
+pub(super) fn depends_on(workspace: &Workspace, file: &SourceFile, hasher: &mut impl Hasher) {
+    if file.scene().is_none() {
+        return;
+    }
+    let catalog = workspace.catalog();
+    let mut cards: Vec<&FilePath> = workspace
+        .mentions(&file.path)
+        .iter()
+        .map(|mention| &mention.card)
+        .collect();
+    cards.sort();
+    cards.dedup();
+    for path in cards {
+        let Some(card) = catalog.card(path).and_then(|file| file.card()) else {
+            continue;
+        };
+        path.hash(hasher);
+        for key in ["eyes", "hair", "gender", "sex", "pronouns"] {
+            card.attribute(key).hash(hasher);
+        }
     }
 }

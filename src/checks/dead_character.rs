@@ -15,6 +15,8 @@
 //! scene. A `died_in` scene that the outline does not list is reported on
 //! the card as a warning, since no scene can be said to come after it.
 
+use std::hash::{Hash, Hasher};
+
 use super::{Code, Diagnostic, Severity, speech};
 use crate::index::{CardKind, FileContent, LifeStatus, SourceFile, Workspace};
 use crate::prose::Prose;
@@ -251,4 +253,51 @@ fn check_death_scene_is_in_outline(
             card.display_name()
         ),
     ));
+}
+
+/// For a scene: every dead character, whether their death comes before this
+/// scene, and what the messages quote. For a card: whether its death scene
+/// is in the outline.
+pub(super) fn depends_on(workspace: &Workspace, file: &SourceFile, hasher: &mut impl Hasher) {
+    let catalog = workspace.catalog();
+    match &file.content {
+        FileContent::Scene(scene) => {
+            let position = catalog.outline_position(&scene.id);
+            for (path, card) in catalog.cards() {
+                if card.status != LifeStatus::Dead {
+                    continue;
+                }
+                let Some(died_in) = &card.died_in else {
+                    continue;
+                };
+                let before = match (catalog.outline_position(&died_in.text), position) {
+                    (Some(death), Some(here)) => death < here,
+                    _ => false,
+                };
+                (path, card.kind, died_in, before).hash(hasher);
+                if before {
+                    scene_label(workspace, &died_in.text).hash(hasher);
+                    catalog
+                        .scene(&died_in.text)
+                        .map(|death| {
+                            death
+                                .scene()
+                                .and_then(|scene| scene.id_range)
+                                .unwrap_or_else(|| death.head_range())
+                        })
+                        .hash(hasher);
+                }
+            }
+        }
+        FileContent::Card(card) => {
+            catalog.outline().is_some().hash(hasher);
+            if let Some(died_in) = &card.died_in {
+                catalog
+                    .outline_position(&died_in.text)
+                    .is_some()
+                    .hash(hasher);
+            }
+        }
+        _ => {}
+    }
 }

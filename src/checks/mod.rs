@@ -207,6 +207,26 @@ pub fn check_file(workspace: &Workspace, path: &str) -> Vec<Diagnostic> {
     diagnostics
 }
 
+/// A key for everything outside `file` that [`check_file`] reads for it:
+/// while the file (the same `Arc`) and its key are unchanged, its
+/// diagnostics are too. Names, ids and the outline's identity (which
+/// `unknown-reference`, `duplicate-id`, `missing-scene`, `name-typo` and the
+/// mentions read) and the severity settings concern every file; each check
+/// with other cross-file reads adds its own in a `depends_on` beside it, so
+/// editing a card's eyes re-checks only the scenes that mention it.
+pub fn dependency_key(workspace: &Workspace, file: &SourceFile) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    workspace.settings_fingerprint().hash(&mut hasher);
+    workspace.catalog().names_fingerprint().hash(&mut hasher);
+    orphan_scene::depends_on(workspace, file, &mut hasher);
+    dead_character::depends_on(workspace, file, &mut hasher);
+    attribute_mismatch::depends_on(workspace, file, &mut hasher);
+    timeline_order::depends_on(workspace, file, &mut hasher);
+    anti_pattern::depends_on(workspace, file, &mut hasher);
+    hasher.finish()
+}
+
 /// Diagnostics about the workspace's configuration file, which is not Markdown.
 pub fn check_config(workspace: &Workspace) -> Option<Diagnostic> {
     let error = workspace.config_error()?;

@@ -3,6 +3,8 @@
 //! Quick fix: add an entry for it at the end of the outline.
 
 use super::{Code, Diagnostic, FileEdit, Fix, FixKind, Severity};
+use std::hash::{Hash, Hasher};
+
 use crate::index::{SourceFile, Workspace};
 use crate::text::TextRange;
 
@@ -49,4 +51,16 @@ pub(super) fn check(workspace: &Workspace, file: &SourceFile, diagnostics: &mut 
         kind: FixKind::Correction,
     });
     diagnostics.push(diagnostic);
+}
+
+/// Whether the outline lists the scene, and the outline's length (the quick
+/// fix appends to it).
+pub(super) fn depends_on(workspace: &Workspace, file: &SourceFile, hasher: &mut impl Hasher) {
+    let Some(scene) = file.scene() else { return };
+    let catalog = workspace.catalog();
+    catalog.outline_position(&scene.id).is_some().hash(hasher);
+    catalog
+        .outline()
+        .map(|outline| outline.text.len())
+        .hash(hasher);
 }

@@ -5,6 +5,8 @@
 //! "1203-04-13"). Reported at the `date` line, with the later-dated scene as
 //! related information.
 
+use std::hash::{Hash, Hasher};
+
 use super::{Code, Diagnostic, Severity};
 use crate::index::{SourceFile, Workspace};
 
@@ -53,4 +55,20 @@ pub(super) fn check(workspace: &Workspace, file: &SourceFile, diagnostics: &mut 
         );
     }
     diagnostics.push(diagnostic);
+}
+
+/// The latest date before the scene in story order, and that scene's title
+/// and date line.
+pub(super) fn depends_on(workspace: &Workspace, file: &SourceFile, hasher: &mut impl Hasher) {
+    let Some(scene) = file.scene() else { return };
+    let catalog = workspace.catalog();
+    let Some(position) = catalog.outline_position(&scene.id) else {
+        return;
+    };
+    if let Some((date, earlier_id)) = catalog.latest_date_before(position) {
+        (date, earlier_id).hash(hasher);
+        if let Some(earlier) = catalog.scene(earlier_id).and_then(|file| file.scene()) {
+            (&earlier.title, &earlier.date).hash(hasher);
+        }
+    }
 }

@@ -2,9 +2,9 @@
 //! outline's order, and the name matcher.
 //!
 //! The catalog is rebuilt from the files after every change (it holds `Arc`s
-//! and small maps, so that is cheap). Its [`Catalog::fingerprint`] covers
-//! everything a check may read from another file; while it is unchanged, a
-//! file's diagnostics depend on that file alone.
+//! and small maps, so that is cheap). [`Catalog::names_fingerprint`] covers
+//! who is called what; `checks::dependency_key` adds, per file, the other
+//! facts its checks read from other files.
 
 use std::collections::hash_map::DefaultHasher;
 use std::collections::{BTreeMap, HashMap};
@@ -33,7 +33,7 @@ pub struct Catalog {
     anti_phrases: PhraseIndex,
     /// For each outline entry, the latest story date of the entries before it.
     latest_date_before: Vec<Option<(StoryDate, String)>>,
-    fingerprint: u64,
+    names_fingerprint: u64,
 }
 
 impl Catalog {
@@ -131,7 +131,7 @@ impl Catalog {
             }
         }
         catalog.anti_phrases = PhraseIndex::new(catalog.anti_patterns());
-        catalog.fingerprint = catalog.compute_fingerprint();
+        catalog.names_fingerprint = catalog.compute_names_fingerprint();
         catalog
     }
 
@@ -154,8 +154,11 @@ impl Catalog {
         &self.anti_phrases
     }
 
-    pub fn fingerprint(&self) -> u64 {
-        self.fingerprint
+    /// A hash of who is called what: every card's id, kind, names and
+    /// aliases (with where they are written), every scene's id, and which
+    /// file is the outline. Checks that read names or ids depend on it.
+    pub fn names_fingerprint(&self) -> u64 {
+        self.names_fingerprint
     }
 
     /// The latest story date among the scenes before outline entry `position`
@@ -240,45 +243,22 @@ impl Catalog {
         }
     }
 
-    fn compute_fingerprint(&self) -> u64 {
+    fn compute_names_fingerprint(&self) -> u64 {
         let mut hasher = DefaultHasher::new();
         for file in &self.cards {
             if let Some(card) = file.card() {
-                (
-                    &file.path,
-                    card.kind,
-                    &card.name,
-                    &card.aliases,
-                    card.status,
-                    &card.died_in,
-                    &card.attributes,
-                )
-                    .hash(&mut hasher);
+                (&file.path, &card.id, card.kind, &card.name, &card.aliases).hash(&mut hasher);
             }
         }
         for file in &self.scenes {
             if let Some(scene) = file.scene() {
-                (
-                    &file.path,
-                    &scene.id,
-                    &scene.date,
-                    scene.flashback,
-                    &scene.title,
-                )
-                    .hash(&mut hasher);
+                (&file.path, &scene.id, scene.id_range).hash(&mut hasher);
             }
         }
-        if let Some(outline) = &self.outline {
-            outline.path.hash(&mut hasher);
-            if let Some(outline) = outline.outline() {
-                for entry in &outline.entries {
-                    (&entry.scene_id, &entry.beat).hash(&mut hasher);
-                }
-            }
-        }
-        for pattern in self.anti_patterns() {
-            (&pattern.phrase, pattern.tolerance as u8).hash(&mut hasher);
-        }
+        self.outline
+            .as_ref()
+            .map(|file| &file.path)
+            .hash(&mut hasher);
         hasher.finish()
     }
 }

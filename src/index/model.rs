@@ -210,13 +210,13 @@ pub struct OutlineEntry {
     pub heading: Option<usize>,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Tolerance {
     Zero,
     Deduction,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct AntiPattern {
     pub phrase: String,
     pub tolerance: Tolerance,

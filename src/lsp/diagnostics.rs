@@ -2,9 +2,10 @@
 //! pushed debounced with the document version, or pulled.
 //!
 //! A file's cached diagnostics stay valid while the file (the same `Arc`) and
-//! the catalog's fingerprint are unchanged, so an edit re-checks the edited
-//! file, and only a change that other files depend on (a card's names, the
-//! outline, a scene id) re-checks everything.
+//! its [`checks::dependency_key`] are unchanged, so an edit re-checks the
+//! edited file and the files that read what changed: a card's eyes, the
+//! scenes that mention it; the outline's order, the scenes whose preceding
+//! deaths or dates moved; a name, everything.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -19,7 +20,7 @@ use crate::text::PositionEncoding;
 
 struct CacheEntry {
     file: Arc<SourceFile>,
-    fingerprint: u64,
+    key: u64,
     diagnostics: Arc<Vec<lsp::Diagnostic>>,
 }
 
@@ -44,7 +45,6 @@ impl DiagnosticsCache {
         only: Option<&[FilePath]>,
         encoding: PositionEncoding,
     ) -> Vec<(FilePath, Arc<Vec<lsp::Diagnostic>>)> {
-        let fingerprint = workspace.catalog().fingerprint() ^ workspace.settings_fingerprint();
         let files: Vec<&Arc<SourceFile>> = match only {
             Some(paths) => paths
                 .iter()
@@ -57,7 +57,8 @@ impl DiagnosticsCache {
             .copied()
             .filter(|file| {
                 !self.entries.get(&file.path).is_some_and(|entry| {
-                    Arc::ptr_eq(&entry.file, file) && entry.fingerprint == fingerprint
+                    Arc::ptr_eq(&entry.file, file)
+                        && entry.key == checks::dependency_key(workspace, file)
                 })
             })
             .collect();
@@ -72,7 +73,7 @@ impl DiagnosticsCache {
                     file.path.clone(),
                     CacheEntry {
                         file: Arc::clone(file),
-                        fingerprint,
+                        key: checks::dependency_key(workspace, file),
                         diagnostics: Arc::new(diagnostics),
                     },
                 )
