@@ -33,6 +33,7 @@
 //! its index).
 
 use std::cell::OnceCell;
+use std::collections::HashMap;
 use std::hint::black_box;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -463,6 +464,120 @@ fn incremental(c: &mut Criterion, fixtures: &Fixtures) {
     group.finish();
 }
 
+/// Re-checks what a change made stale, as the server's cache does: files
+/// that are new `Arc`s or whose dependency key changed. Returns how many.
+struct Rechecker {
+    keys: HashMap<FilePath, (Arc<SourceFile>, u64)>,
+}
+
+impl Rechecker {
+    fn new(workspace: &Workspace) -> Self {
+        let mut rechecker = Rechecker {
+            keys: HashMap::new(),
+        };
+        rechecker.recheck(workspace);
+        rechecker
+    }
+
+    fn recheck(&mut self, workspace: &Workspace) -> usize {
+        let stale: Vec<(&Arc<SourceFile>, u64)> = workspace
+            .files()
+            .collect::<Vec<_>>()
+            .par_iter()
+            .map(|file| (*file, checks::dependency_key(workspace, file)))
+            .filter(|(file, key)| {
+                !self
+                    .keys
+                    .get(&file.path)
+                    .is_some_and(|(old, old_key)| Arc::ptr_eq(old, file) && old_key == key)
+            })
+            .collect();
+        let checked: usize = stale
+            .par_iter()
+            .map(|(file, _)| checks::check_file(workspace, &file.path).len())
+            .sum();
+        black_box(checked);
+        for (file, key) in &stale {
+            self.keys
+                .insert(file.path.clone(), (Arc::clone(file), *key));
+        }
+        stale.len()
+    }
+}
+
+/// One iteration edits a file (alternating between two texts) and re-checks what depends on it.
+fn bench_dependent_edit(
+    b: &mut criterion::Bencher<'_>,
+    workspace: &Workspace,
+    path: &FilePath,
+    edited: impl Fn(&str) -> String,
+) -> (usize, usize) {
+    let mut workspace = workspace.clone();
+    let original: Arc<str> = workspace.file(path).expect("the file exists").text.clone();
+    let changed: Arc<str> = edited(&original).into();
+    assert_ne!(original, changed, "the edit changes {path}");
+    let mut rechecker = Rechecker::new(&workspace);
+    let paths = workspace.config().paths.clone();
+    let mut toggle = false;
+    let mut counts = (0, 0);
+    b.iter(|| {
+        toggle = !toggle;
+        let text = if toggle { &changed } else { &original };
+        workspace.insert_file(SourceFile::parse(path.clone(), text.clone(), &paths));
+        let rechecked = rechecker.recheck(&workspace);
+        counts = (rechecked, workspace.files().len());
+        rechecked
+    });
+    counts
+}
+
+fn dependent_edits(c: &mut Criterion, fixtures: &Fixtures) {
+    let mut group = c.benchmark_group("incremental");
+    group
+        .sample_size(30)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(4))
+        .sampling_mode(SamplingMode::Flat);
+    let corpus = fixtures.corpus(Size::Large);
+    let workspace = corpus.workspace();
+    // A supporting character's eyes: only the scenes that mention them depend on it.
+    let card = {
+        let name = &corpus.generated.character_names[corpus.generated.character_names.len() / 2];
+        let (path, _) = workspace
+            .catalog()
+            .cards()
+            .find(|(_, card)| card.display_name() == name)
+            .expect("the character has a card");
+        path.clone()
+    };
+    let mut counts = (0, 0);
+    group.bench_function("card_edit_1m_words", |b| {
+        counts = bench_dependent_edit(b, workspace, &card, |text| {
+            let eyes = text.find("\neyes: ").expect("cards have eyes") + "\neyes: ".len();
+            let end = eyes + text[eyes..].find('\n').expect("a line end");
+            format!("{}violet{}", &text[..eyes], &text[end..])
+        });
+    });
+    eprintln!("card edit re-checks {} of {} files", counts.0, counts.1);
+    // Two outline entries in the middle change places.
+    let outline: FilePath = "Story/SCN-outline.md".into();
+    group.bench_function("outline_edit_1m_words", |b| {
+        counts = bench_dependent_edit(b, workspace, &outline, |text| {
+            let lines: Vec<&str> = text.lines().collect();
+            let entries: Vec<usize> = (0..lines.len())
+                .filter(|&index| lines[index].starts_with("- SCN-"))
+                .collect();
+            let middle = entries.len() / 2;
+            let (a, b) = (entries[middle], entries[middle + 1]);
+            let mut swapped = lines.clone();
+            swapped.swap(a, b);
+            swapped.join("\n") + "\n"
+        });
+    });
+    eprintln!("outline edit re-checks {} of {} files", counts.0, counts.1);
+    group.finish();
+}
+
 fn main() {
     let fixtures = Fixtures::new();
     // Plots cost about three seconds per benchmark; `-- --plotting-backend plotters`
@@ -473,5 +588,6 @@ fn main() {
     check(&mut c, &fixtures);
     queries(&mut c, &fixtures);
     incremental(&mut c, &fixtures);
+    dependent_edits(&mut c, &fixtures);
     c.final_summary();
 }
