@@ -28,6 +28,7 @@ pub(super) fn check(workspace: &Workspace, file: &SourceFile, diagnostics: &mut 
     let patterns = catalog.anti_patterns();
     let text = &*file.text;
     let tokens = &file.prose().tokens;
+
     let words: Vec<Option<String>> = tokens
         .iter()
         .map(|token| token.is_word().then(|| normalise_word(token.text(text))))
@@ -51,6 +52,15 @@ pub(super) fn check(workspace: &Workspace, file: &SourceFile, diagnostics: &mut 
         };
         let pattern = &patterns[*pattern_index];
         let last = index + phrase.len() - 1;
+        // A phrase never runs from one sentence, heading or paragraph into the next.
+        let prose = file.prose();
+        if !prose
+            .sentence_of(index)
+            .is_some_and(|sentence| sentence.tokens.contains(&last))
+        {
+            index += 1;
+            continue;
+        }
         let range = TextRange::new(tokens[index].range.start, tokens[last].range.end);
         let (severity, sheet_part) = match pattern.tolerance {
             Tolerance::Zero => (Severity::Warning, "zero tolerance"),
@@ -64,7 +74,11 @@ pub(super) fn check(workspace: &Workspace, file: &SourceFile, diagnostics: &mut 
                 Code::AntiPattern,
                 format!(
                     "“{}” is on the anti-pattern sheet ({sheet_part}): say it in your own words",
-                    range.slice(text)
+                    range
+                        .slice(text)
+                        .split_whitespace()
+                        .collect::<Vec<_>>()
+                        .join(" ")
                 ),
             )
             .with_related(

@@ -225,8 +225,9 @@ pub(super) fn check(workspace: &Workspace, file: &SourceFile, diagnostics: &mut 
                     Severity::Warning,
                     Code::AttributeMismatch,
                     format!(
-                        "{name}'s {key} are {} on the card, but {written} here",
-                        value.text
+                        "{name}'s {key} {verb} {} on the card, but {written} here",
+                        value.text,
+                        verb = if key == "hair" { "is" } else { "are" },
                     ),
                 )
                 .with_related(
@@ -368,7 +369,12 @@ fn complement_colours(
     while let Some(candidate) = word(index) {
         if colours_in(attribute, &candidate) != 0 {
             colours.push(index);
-        } else if candidate != "and" || colours.is_empty() {
+        } else if candidate == "and" && !colours.is_empty() {
+            // "black and grey" goes on; "black and wet" ends at the "and".
+            if word(index + 1).is_none_or(|next| colours_in(attribute, &next) == 0) {
+                return colours;
+            }
+        } else {
             break;
         }
         index += 1;

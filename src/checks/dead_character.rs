@@ -56,6 +56,9 @@ const MEMORY_CUES: &[&str] = &[
     "ago",
 ];
 
+/// Words after the name that put its clause in the past of the story.
+const DATING_CUES: &[&str] = &["ago", "once", "formerly"];
+
 /// Verbs that tell of the death itself, not of a living act.
 const DEATH_VERBS: &[&str] = &["died", "perished", "drowned", "passed", "fell"];
 
@@ -177,7 +180,7 @@ fn check_scene(workspace: &Workspace, file: &SourceFile, diagnostics: &mut Vec<D
         let Some((first, last)) = mention_tokens(prose, mention.range) else {
             continue;
         };
-        if prose.tokens[first].quoted || follows_memory_cue(text, prose, first) {
+        if prose.tokens[first].quoted || in_memory_clause(text, prose, first, last) {
             continue;
         }
         let what = if speech::is_speaker(text, prose, first, last) {
@@ -203,15 +206,54 @@ fn mention_tokens(prose: &Prose, range: TextRange) -> Option<(usize, usize)> {
     (aligned && first <= last).then_some((first, last))
 }
 
-/// Whether a word of memory comes before token `first` in its sentence.
-fn follows_memory_cue(text: &str, prose: &Prose, first: usize) -> bool {
+/// Whether the mention at tokens `first..=last` sits in a clause of memory:
+/// a word of memory earlier in its clause ("Kael remembered Tomas on the
+/// wall"), or a word that dates it later in the clause ("Tomas laid these
+/// stones forty years ago").
+fn in_memory_clause(text: &str, prose: &Prose, first: usize, last: usize) -> bool {
     let Some(sentence) = prose.sentence_of(first) else {
         return false;
     };
-    prose.tokens[sentence.tokens.start..first]
+    let lower = |index: usize| prose.tokens[index].text(text).to_lowercase();
+    let mut index = first;
+    while index > sentence.tokens.start {
+        index -= 1;
+        if is_clause_break(text, prose, index) {
+            break;
+        }
+        if prose.tokens[index].is_word() && MEMORY_CUES.contains(&lower(index).as_str()) {
+            return true;
+        }
+    }
+    for index in last + 1..sentence.tokens.end {
+        if is_clause_break(text, prose, index) {
+            break;
+        }
+        if prose.tokens[index].is_word() && DATING_CUES.contains(&lower(index).as_str()) {
+            return true;
+        }
+    }
+    false
+}
+
+/// Where one clause ends and the next begins: `;`, `:`, a dash, or a
+/// conjunction after a comma ("…, and then Tomas walked").
+fn is_clause_break(text: &str, prose: &Prose, index: usize) -> bool {
+    let token = &prose.tokens[index];
+    if [';', ':', '—', '–']
         .iter()
-        .filter(|token| token.is_word())
-        .any(|token| MEMORY_CUES.contains(&token.text(text).to_lowercase().as_str()))
+        .any(|&c| token.is_punct(text, c))
+    {
+        return true;
+    }
+    token.is_word()
+        && matches!(
+            token.text(text),
+            "and" | "but" | "then" | "so" | "yet" | "while"
+        )
+        && index
+            .checked_sub(1)
+            .is_some_and(|before| prose.tokens[before].is_punct(text, ','))
 }
 
 /// “The Fall” (SCN-the-fall), or the bare id when the scene has no title.

@@ -7,7 +7,8 @@
 //! possessives ("the Bennets", "Darcy's"), and courtesy titles ("Miss").
 //! An ordinary word ("Crows", "Lady", "Kale") is a typo only where it can
 //! only be a name: capitalised in mid-sentence and speaking (`"…," Kale
-//! said`, `said Kale`). Words in capitals throughout, with digits, or
+//! said`, `said Kale`), or at a sentence start introducing a quotation
+//! (`Kale said, "…"`). Words in capitals throughout, with digits, or
 //! hyphenated are left alone. Checked in scenes, the outline and cards.
 //! Quick fix: replace the word with the name.
 
@@ -90,8 +91,12 @@ fn is_name_position(text: &str, prose: &Prose, index: usize) -> bool {
     let after_quote = index
         .checked_sub(1)
         .is_some_and(|before| prose.tokens[before].kind == TokenKind::CloseQuote);
-    if token.quoted || (token.clause_start && !after_quote) {
+    if token.quoted {
         return false;
+    }
+    if token.clause_start && !after_quote {
+        // At a sentence start only `Kale said, "…"` is certainly a name.
+        return speech::introduces_quotation(text, prose, index);
     }
     speech::is_speaker(text, prose, index, index)
 }

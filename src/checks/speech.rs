@@ -266,5 +266,31 @@ pub fn is_speaker(text: &str, prose: &Prose, first: usize, last: usize) -> bool 
 /// narrates an action in the simple past.
 pub fn action_verb(text: &str, prose: &Prose, last: usize) -> Option<usize> {
     let verb = verb_after(text, prose, last)?;
-    is_past_action(prose.tokens[verb].text(text)).then_some(verb)
+    let word = prose.tokens[verb].text(text);
+    // "Tomas used to sit there" is a habit, not an act.
+    let habit = word == "used"
+        && prose
+            .tokens
+            .get(verb + 1)
+            .is_some_and(|next| next.text(text) == "to");
+    (is_past_action(word) && !habit).then_some(verb)
+}
+
+/// Whether the name at tokens `first..=last` introduces a quotation:
+/// `Kale said, "…"` or `Kale asked: "…"`.
+pub fn introduces_quotation(text: &str, prose: &Prose, last: usize) -> bool {
+    let Some(verb) = verb_after(text, prose, last) else {
+        return false;
+    };
+    if !is_speech_verb(prose.tokens[verb].text(text)) {
+        return false;
+    }
+    let mut next = prose.tokens[verb + 1..].iter();
+    match next.next() {
+        Some(token) if token.kind == TokenKind::OpenQuote => true,
+        Some(token) if token.is_punct(text, ',') || token.is_punct(text, ':') => next
+            .next()
+            .is_some_and(|token| token.kind == TokenKind::OpenQuote),
+        _ => false,
+    }
 }

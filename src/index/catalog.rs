@@ -91,10 +91,13 @@ impl Catalog {
                     .and_then(|file| file.scene())
                     .filter(|scene| !scene.flashback)
                     .and_then(|scene| scene.story_date);
+                // The latest so far, with unknown fields counting as earliest
+                // ("1203-05" then "1203-05-30": the latter is the latest).
+                let order = |date: &StoryDate| (date.year, date.month, date.day);
                 if let Some(date) = date
                     && latest
                         .as_ref()
-                        .is_none_or(|(latest, _)| latest.is_before(&date))
+                        .is_none_or(|(latest, _)| order(latest) < order(&date))
                 {
                     latest = Some((date, entry.scene_id.clone()));
                 }
