@@ -48,6 +48,8 @@
 //! case without a snapshot fails, also under `INSTA_FORCE_PASS`, and a
 //! snapshot without a case fails too.
 
+mod support;
+
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::fs;
@@ -56,20 +58,6 @@ use std::path::{Path, PathBuf};
 use control_room::checks::{Diagnostic, check_workspace};
 use control_room::index::Workspace;
 use control_room::text::{LineIndex, PositionEncoding, TextRange};
-
-/// The diagnostic codes of the contract (`docs/manuscript-format.md`).
-const CONTRACT_CODES: &[&str] = &[
-    "front-matter",
-    "unknown-reference",
-    "duplicate-id",
-    "dead-character",
-    "attribute-mismatch",
-    "name-typo",
-    "missing-scene",
-    "orphan-scene",
-    "timeline-order",
-    "anti-pattern",
-];
 
 const EXPECT_FILE: &str = "expect.txt";
 
@@ -174,8 +162,9 @@ fn read_expectations(case: &str) -> Expectations {
             .collect();
         for code in &codes {
             assert!(
-                CONTRACT_CODES.contains(&code.as_str()),
-                "{at}: `{code}` is not a contract code ({CONTRACT_CODES:?})"
+                support::CONTRACT_CODES.contains(&code.as_str()),
+                "{at}: `{code}` is not a contract code ({:?})",
+                support::CONTRACT_CODES
             );
         }
         let file_text = fs::read_to_string(folder.join(file))
@@ -208,25 +197,8 @@ fn materialise(case: &str) -> tempfile::TempDir {
         .prefix(&format!("control-room-continuity-{case}-"))
         .tempdir()
         .expect("a temporary folder can be created");
-    copy_tree(&cases_dir().join(case), copy.path());
+    support::copy_tree(&cases_dir().join(case), copy.path());
     copy
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    fs::create_dir_all(to)
-        .unwrap_or_else(|error| panic!("cannot create {}: {error}", to.display()));
-    for entry in
-        fs::read_dir(from).unwrap_or_else(|error| panic!("cannot list {}: {error}", from.display()))
-    {
-        let entry = entry.expect("directory entries can be read");
-        let target = to.join(entry.file_name());
-        if entry.file_type().expect("file types can be read").is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            fs::copy(entry.path(), &target)
-                .unwrap_or_else(|error| panic!("cannot copy {}: {error}", entry.path().display()));
-        }
-    }
 }
 
 /// The text a path's ranges refer to: the indexed text, or the file on disk.
@@ -273,7 +245,7 @@ fn key(workspace: &Workspace, diagnostic: &Diagnostic) -> Key {
 }
 
 fn is_contract_code(diagnostic: &Diagnostic) -> bool {
-    CONTRACT_CODES.contains(&diagnostic.code.as_str())
+    support::CONTRACT_CODES.contains(&diagnostic.code.as_str())
 }
 
 /// What a case produced, scored against its expectations.

@@ -7,6 +7,8 @@
 //! The budget is 12 diagnostics of the contract's codes over the whole book;
 //! the test prints every one, so a regression shows what it brought.
 
+mod support;
+
 use std::path::Path;
 use std::process::Command;
 
@@ -15,38 +17,12 @@ use serde_json::Value;
 /// Most diagnostics of the contract's codes the whole novel may raise.
 const BUDGET: usize = 12;
 
-const CONTRACT_CODES: &[&str] = &[
-    "front-matter",
-    "unknown-reference",
-    "duplicate-id",
-    "dead-character",
-    "attribute-mismatch",
-    "name-typo",
-    "missing-scene",
-    "orphan-scene",
-    "timeline-order",
-    "anti-pattern",
-];
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("the copy's folder can be created");
-    for entry in std::fs::read_dir(from).expect("the corpus can be listed") {
-        let entry = entry.expect("corpus entries can be read");
-        let target = to.join(entry.file_name());
-        if entry.file_type().expect("file types can be read").is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).expect("corpus files can be copied");
-        }
-    }
-}
-
 #[test]
 fn pride_and_prejudice_stays_within_the_false_alarm_budget() {
     let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpora/pride-and-prejudice");
     let dir = tempfile::tempdir().expect("a temporary folder");
     let root = dir.path().join("pride-and-prejudice");
-    copy_dir(&corpus, &root);
+    support::copy_tree(&corpus, &root);
     let output = Command::new(env!("CARGO_BIN_EXE_control-room"))
         .args(["check", "--format", "json"])
         .arg(&root)
@@ -66,7 +42,7 @@ fn pride_and_prejudice_stays_within_the_false_alarm_budget() {
     let alarms: Vec<&Value> = diagnostics
         .iter()
         .filter(|diagnostic| {
-            CONTRACT_CODES.contains(&diagnostic["code"].as_str().unwrap_or_default())
+            support::CONTRACT_CODES.contains(&diagnostic["code"].as_str().unwrap_or_default())
         })
         .collect();
     for alarm in &alarms {

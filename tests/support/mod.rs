@@ -7,10 +7,28 @@
 //! bytes that are not text, files that a fixture's own `.gitignore` would
 //! keep out of git, and files under `target/`, which the repository ignores.
 
+// Each test crate compiles this module and uses part of it.
+#![allow(dead_code)]
+
 use std::fs;
 use std::path::{Path, PathBuf};
 
 use tempfile::TempDir;
+
+/// The diagnostic codes of the contract (`docs/manuscript-format.md`),
+/// which the quality and false-alarm tests count.
+pub const CONTRACT_CODES: &[&str] = &[
+    "front-matter",
+    "unknown-reference",
+    "duplicate-id",
+    "dead-character",
+    "attribute-mismatch",
+    "name-typo",
+    "missing-scene",
+    "orphan-scene",
+    "timeline-order",
+    "anti-pattern",
+];
 
 /// A file in each fixture that says what the case is about; it is not
 /// Markdown, so it is never indexed.
@@ -66,7 +84,8 @@ pub fn materialise(case: &str) -> TempDir {
     copy
 }
 
-fn copy_tree(from: &Path, to: &Path) {
+/// Copies a folder and everything under it.
+pub fn copy_tree(from: &Path, to: &Path) {
     fs::create_dir_all(to)
         .unwrap_or_else(|error| panic!("cannot create {}: {error}", to.display()));
     for entry in
