@@ -70,27 +70,9 @@ fn cases_dir() -> PathBuf {
         .join("continuity")
 }
 
-fn snapshots_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests")
-        .join("snapshots")
-}
-
 /// The name of every case folder, sorted.
 fn case_names() -> Vec<String> {
-    let mut names: Vec<String> = fs::read_dir(cases_dir())
-        .expect("tests/continuity can be listed")
-        .map(|entry| entry.expect("tests/continuity entries can be read"))
-        .filter(|entry| entry.file_type().is_ok_and(|kind| kind.is_dir()))
-        .map(|entry| {
-            entry
-                .file_name()
-                .into_string()
-                .expect("case folder names are UTF-8")
-        })
-        .collect();
-    names.sort();
-    names
+    support::folder_names(&cases_dir())
 }
 
 /// One expectation of `expect.txt`.
@@ -430,7 +412,7 @@ fn every_case_matches_its_snapshot() {
 }
 
 fn check_snapshot(case: &str) {
-    let snapshot = snapshots_dir().join(format!("continuity__{case}.snap"));
+    let snapshot = support::snapshots_dir().join(format!("continuity__{case}.snap"));
     // insta already fails on a missing snapshot unless told to write it; this
     // also holds under INSTA_FORCE_PASS, so a new case is never silently green.
     let writing = matches!(
@@ -454,25 +436,5 @@ fn check_snapshot(case: &str) {
 /// Snapshots must not outlive their case.
 #[test]
 fn every_snapshot_has_a_case() {
-    let cases = case_names();
-    let Ok(entries) = fs::read_dir(snapshots_dir()) else {
-        return;
-    };
-    for entry in entries {
-        let name = entry
-            .expect("snapshot entries can be read")
-            .file_name()
-            .into_string()
-            .expect("UTF-8 names");
-        let Some(case) = name
-            .strip_prefix("continuity__")
-            .and_then(|rest| rest.strip_suffix(".snap"))
-        else {
-            continue;
-        };
-        assert!(
-            cases.iter().any(|known| known == case),
-            "snapshot {name} has no folder tests/continuity/{case}"
-        );
-    }
+    support::assert_every_snapshot_has_a_case("continuity", &case_names());
 }

@@ -19,7 +19,6 @@
 mod support;
 
 use std::fmt::Write as _;
-use std::path::Path;
 
 use control_room::checks::{Diagnostic, check_workspace};
 use control_room::index::{FileContent, SourceFile, Workspace};
@@ -49,37 +48,11 @@ fn every_fixture_matches_its_snapshot() {
 /// a stale snapshot behind that nobody reviews.
 #[test]
 fn every_snapshot_has_a_fixture() {
-    let cases = support::case_names();
-    let snapshots = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests")
-        .join("snapshots");
-    let Ok(entries) = std::fs::read_dir(&snapshots) else {
-        return;
-    };
-    for entry in entries {
-        let name = entry
-            .expect("snapshot entries can be read")
-            .file_name()
-            .into_string()
-            .expect("UTF-8 names");
-        let Some(case) = name
-            .strip_prefix("fixtures__")
-            .and_then(|rest| rest.strip_suffix(".snap"))
-        else {
-            continue;
-        };
-        assert!(
-            cases.iter().any(|known| known == case),
-            "snapshot {name} has no folder tests/fixtures/{case}"
-        );
-    }
+    support::assert_every_snapshot_has_a_case("fixtures", &support::case_names());
 }
 
 fn check_case(case: &str) {
-    let snapshot = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests")
-        .join("snapshots")
-        .join(format!("fixtures__{case}.snap"));
+    let snapshot = support::snapshots_dir().join(format!("fixtures__{case}.snap"));
     // insta already fails on a missing snapshot unless told to write it; this
     // also holds under INSTA_FORCE_PASS, so a new case is never silently green.
     let writing = matches!(

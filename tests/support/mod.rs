@@ -42,19 +42,56 @@ pub fn fixtures_dir() -> PathBuf {
 
 /// The name of every fixture folder, sorted.
 pub fn case_names() -> Vec<String> {
-    let mut names: Vec<String> = fs::read_dir(fixtures_dir())
-        .expect("tests/fixtures can be listed")
-        .map(|entry| entry.expect("tests/fixtures entries can be read"))
+    folder_names(&fixtures_dir())
+}
+
+/// The names of the folders directly under `dir`, sorted.
+pub fn folder_names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = fs::read_dir(dir)
+        .unwrap_or_else(|error| panic!("cannot list {}: {error}", dir.display()))
+        .map(|entry| entry.expect("folder entries can be read"))
         .filter(|entry| entry.file_type().is_ok_and(|kind| kind.is_dir()))
         .map(|entry| {
             entry
                 .file_name()
                 .into_string()
-                .expect("fixture folder names are UTF-8")
+                .expect("case folder names are UTF-8")
         })
         .collect();
     names.sort();
     names
+}
+
+pub fn snapshots_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests")
+        .join("snapshots")
+}
+
+/// Asserts that every `tests/snapshots/<prefix>__<case>.snap` has its case,
+/// so a renamed case leaves no stale snapshot behind that nobody reviews.
+pub fn assert_every_snapshot_has_a_case(prefix: &str, cases: &[String]) {
+    let Ok(entries) = fs::read_dir(snapshots_dir()) else {
+        return;
+    };
+    for entry in entries {
+        let name = entry
+            .expect("snapshot entries can be read")
+            .file_name()
+            .into_string()
+            .expect("UTF-8 names");
+        let Some(case) = name
+            .strip_prefix(prefix)
+            .and_then(|rest| rest.strip_prefix("__"))
+            .and_then(|rest| rest.strip_suffix(".snap"))
+        else {
+            continue;
+        };
+        assert!(
+            cases.iter().any(|known| known == case),
+            "snapshot {name} has no case folder named {case}"
+        );
+    }
 }
 
 /// What the case is about, from its description file.
