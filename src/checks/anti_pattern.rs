@@ -27,7 +27,8 @@ pub(super) fn check(workspace: &Workspace, file: &SourceFile, diagnostics: &mut 
     };
     let patterns = catalog.anti_patterns();
     let text = &*file.text;
-    let tokens = &file.prose().tokens;
+    let prose = file.prose();
+    let tokens = &prose.tokens;
 
     let words: Vec<Option<String>> = tokens
         .iter()
@@ -53,7 +54,6 @@ pub(super) fn check(workspace: &Workspace, file: &SourceFile, diagnostics: &mut 
         let pattern = &patterns[*pattern_index];
         let last = index + phrase.len() - 1;
         // A phrase never runs from one sentence, heading or paragraph into the next.
-        let prose = file.prose();
         if !prose
             .sentence_of(index)
             .is_some_and(|sentence| sentence.tokens.contains(&last))

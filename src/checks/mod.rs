@@ -4,9 +4,11 @@
 //! byte ranges; the CLI and the LSP adapter turn them into lines and columns.
 //! Checks never fail: whatever they cannot understand, they leave alone.
 //! Severity comes from the code's default, overridden by
-//! `[diagnostics.severity]` in `control-room.toml` (or `off`).
+//! `[diagnostics.severity]` in `control-room.toml` and, above that, by the
+//! editor's `controlRoom.diagnostics.severity` (either may say `off`). Diagnostics the writer marked
+//! intentional are dropped (see `allow`), and every other one offers that mark.
 
-pub mod allow;
+mod allow;
 mod anti_pattern;
 mod attribute_mismatch;
 mod dead_character;
@@ -15,7 +17,7 @@ mod front_matter;
 mod missing_scene;
 mod name_typo;
 mod orphan_scene;
-pub mod speech;
+mod speech;
 mod timeline_order;
 mod unknown_reference;
 mod unreadable;

@@ -83,8 +83,9 @@ pub(super) fn check(workspace: &Workspace, file: &SourceFile, diagnostics: &mut 
     }
 }
 
-/// Whether the word at `index` can only be a name: in mid-sentence and the
-/// speaker of a dialogue attribution ("…,” Kale said", "said Kale").
+/// Whether the word at `index` can only be a name: the speaker of a
+/// dialogue attribution in mid-sentence ("…,” Kale said", "said Kale"), or
+/// a sentence start that introduces a quotation (`Kale said, "…"`).
 fn is_name_position(text: &str, prose: &Prose, index: usize) -> bool {
     let token = &prose.tokens[index];
     // After a closing quote a capital does not start a new thought: `“Go?” Kale asked`.

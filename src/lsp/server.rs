@@ -387,18 +387,19 @@ impl LanguageServer for Server {
     }
 
     async fn did_change_configuration(&self, params: lsp::DidChangeConfigurationParams) {
+        // The change applies before the first `.await`, in arrival order.
         let settings = super::settings::read(&params.settings);
-        for problem in &settings.problems {
-            self.client
-                .log_message(lsp::MessageType::WARNING, problem.clone())
-                .await;
-        }
         let result = self.mutate("didChangeConfiguration", |session| {
             session
                 .workspace
                 .set_editor_severity(Arc::new(settings.severity));
             session.generation += 1;
         });
+        for problem in settings.problems {
+            self.client
+                .log_message(lsp::MessageType::WARNING, problem)
+                .await;
+        }
         self.report_failure(result).await;
         self.schedule_diagnostics();
     }
