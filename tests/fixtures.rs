@@ -51,6 +51,107 @@ fn every_snapshot_has_a_fixture() {
     support::assert_every_snapshot_has_a_case("fixtures", &support::case_names());
 }
 
+/// Applying "Add to outline" to each orphan of `orphan-placement` lists the
+/// scene, re-read from disk, between the neighbours its date or folder calls for,
+/// and leaves an ordered list numbered 1, 2, 3… again.
+#[test]
+fn add_to_outline_puts_each_orphan_in_its_chapter() {
+    let expected = [
+        ("SCN-watch", "SCN-flats", Some("SCN-tide")),
+        ("SCN-night", "SCN-gate", Some("SCN-flats")),
+        ("SCN-walls", "SCN-storm", None),
+        ("SCN-epilogue", "SCN-storm", None),
+        ("SCN-memory", "SCN-storm", None),
+    ];
+    let copy = support::materialise("orphan-placement");
+    let workspace = Workspace::load(copy.path());
+    let original = workspace
+        .file("Story/SCN-outline.md")
+        .unwrap()
+        .text
+        .to_string();
+    let diagnostics = check_workspace(&workspace);
+    let mut checked = Vec::new();
+    for diagnostic in diagnostics
+        .iter()
+        .filter(|d| d.code.as_str() == "orphan-scene")
+    {
+        let scene = workspace
+            .file(&diagnostic.path)
+            .unwrap()
+            .scene()
+            .unwrap()
+            .id
+            .clone();
+        let fix = &diagnostic.fixes[0];
+        assert!(fix.title.starts_with("Add "), "{}", fix.title);
+        let mut edits = fix.edits.clone();
+        edits.sort_by_key(|edit| std::cmp::Reverse(edit.range.start));
+        let mut text = original.clone();
+        for edit in &edits {
+            assert_eq!(&*edit.path, "Story/SCN-outline.md");
+            text.replace_range(edit.range.start..edit.range.end, &edit.new_text);
+        }
+        std::fs::write(copy.path().join("Story/SCN-outline.md"), &text).unwrap();
+        let after = Workspace::load(copy.path());
+        let outline = after
+            .file("Story/SCN-outline.md")
+            .unwrap()
+            .outline()
+            .unwrap();
+        let order: Vec<&str> = outline
+            .entries
+            .iter()
+            .map(|e| e.scene_id.as_str())
+            .collect();
+        let at = order
+            .iter()
+            .position(|id| *id == scene)
+            .unwrap_or_else(|| panic!("{scene} is not in the outline after its fix:\n{text}"));
+        if scene == "SCN-prologue" {
+            assert_eq!(at, 0, "{text}");
+            assert_eq!(order[1], "SCN-arrival", "{text}");
+        } else {
+            let (_, before, next) = expected
+                .iter()
+                .find(|(id, ..)| *id == scene)
+                .unwrap_or_else(|| panic!("unexpected orphan {scene}"));
+            assert_eq!(
+                order[at - 1],
+                *before,
+                "{scene} lands after the wrong entry:\n{text}"
+            );
+            assert_eq!(order.get(at + 1).copied(), *next, "{scene}:\n{text}");
+        }
+        if scene == "SCN-walls" {
+            let heading = outline.entries[at].heading.unwrap();
+            assert_eq!(
+                outline.headings[heading].title, "Chapter 3: The Siege",
+                "{text}"
+            );
+        }
+        let numbers: Vec<&str> = text
+            .lines()
+            .filter_map(|line| line.split_once(". SCN-").map(|(number, _)| number))
+            .collect();
+        let counted: Vec<String> = (1..=numbers.len()).map(|n| n.to_string()).collect();
+        assert_eq!(numbers, counted, "{scene}: numbering broken:\n{text}");
+        checked.push(scene);
+    }
+    checked.sort();
+    assert_eq!(
+        checked,
+        [
+            "SCN-epilogue",
+            "SCN-memory",
+            "SCN-night",
+            "SCN-prologue",
+            "SCN-walls",
+            "SCN-watch"
+        ]
+    );
+}
+
 fn check_case(case: &str) {
     let snapshot = support::snapshots_dir().join(format!("fixtures__{case}.snap"));
     // insta already fails on a missing snapshot unless told to write it; this

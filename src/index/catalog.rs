@@ -33,6 +33,8 @@ pub struct Catalog {
     anti_phrases: PhraseIndex,
     /// For each outline entry, the latest story date of the entries before it.
     latest_date_before: Vec<Option<(StoryDate, String)>>,
+    /// For each outline entry, its scene's story date (flashbacks left out).
+    entry_dates: Vec<Option<StoryDate>>,
     names_fingerprint: u64,
 }
 
@@ -91,6 +93,7 @@ impl Catalog {
                     .and_then(|file| file.scene())
                     .filter(|scene| !scene.flashback)
                     .and_then(|scene| scene.story_date);
+                catalog.entry_dates.push(date);
                 // The latest so far, with unknown fields counting as earliest
                 // ("1203-05" then "1203-05-30": the latter is the latest).
                 let order = |date: &StoryDate| (date.year, date.month, date.day);
@@ -168,6 +171,12 @@ impl Catalog {
     /// (flashbacks left out), with the scene that has it.
     pub fn latest_date_before(&self, position: usize) -> Option<&(StoryDate, String)> {
         self.latest_date_before.get(position)?.as_ref()
+    }
+
+    /// The story date of the scene at outline entry `position`, unless it is
+    /// a flashback.
+    pub fn entry_date(&self, position: usize) -> Option<StoryDate> {
+        self.entry_dates.get(position).copied().flatten()
     }
 
     /// Every card, in path order.
