@@ -7,13 +7,18 @@
 
 use std::hash::{Hash, Hasher};
 
-use super::{Code, Diagnostic, Severity};
+use super::{Code, Diagnostic, LazyProse, Severity};
 use crate::index::catalog::normalise_word;
 use crate::index::model::Tolerance;
 use crate::index::{SourceFile, Workspace};
 use crate::text::TextRange;
 
-pub(super) fn check(workspace: &Workspace, file: &SourceFile, diagnostics: &mut Vec<Diagnostic>) {
+pub(super) fn check(
+    workspace: &Workspace,
+    file: &SourceFile,
+    prose: &LazyProse,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
     if file.scene().is_none() {
         return;
     }
@@ -27,7 +32,7 @@ pub(super) fn check(workspace: &Workspace, file: &SourceFile, diagnostics: &mut 
     };
     let patterns = catalog.anti_patterns();
     let text = &*file.text;
-    let prose = file.prose();
+    let prose = prose.get();
     let tokens = &prose.tokens;
 
     let words: Vec<Option<String>> = tokens

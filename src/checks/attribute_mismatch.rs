@@ -18,7 +18,7 @@
 
 use std::hash::{Hash, Hasher};
 
-use super::{Code, Diagnostic, FileEdit, Fix, FixKind, Severity};
+use super::{Code, Diagnostic, FileEdit, Fix, FixKind, LazyProse, Severity};
 use crate::index::{CardKind, FilePath, Mention, SourceFile, Workspace};
 use crate::prose::{self, Prose, Sentence, Token};
 use crate::text::TextRange;
@@ -182,12 +182,17 @@ enum Owner {
     Beside(usize),
 }
 
-pub(super) fn check(workspace: &Workspace, file: &SourceFile, diagnostics: &mut Vec<Diagnostic>) {
+pub(super) fn check(
+    workspace: &Workspace,
+    file: &SourceFile,
+    prose: &LazyProse,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
     if file.scene().is_none() {
         return;
     }
     let text = &*file.text;
-    let prose = file.prose();
+    let prose = prose.get();
     let mentions = workspace.mentions(&file.path);
     let catalog = workspace.catalog();
     for sentence in &prose.sentences {

@@ -17,7 +17,7 @@
 
 use std::hash::{Hash, Hasher};
 
-use super::{Code, Diagnostic, Severity, speech};
+use super::{Code, Diagnostic, LazyProse, Severity, speech};
 use crate::index::{CardKind, FileContent, LifeStatus, SourceFile, Workspace};
 use crate::prose::Prose;
 use crate::text::TextRange;
@@ -62,9 +62,14 @@ const DATING_CUES: &[&str] = &["ago", "once", "formerly"];
 /// Verbs that tell of the death itself, not of a living act.
 const DEATH_VERBS: &[&str] = &["died", "perished", "drowned", "passed", "fell"];
 
-pub(super) fn check(workspace: &Workspace, file: &SourceFile, diagnostics: &mut Vec<Diagnostic>) {
+pub(super) fn check(
+    workspace: &Workspace,
+    file: &SourceFile,
+    prose: &LazyProse,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
     match &file.content {
-        FileContent::Scene(_) => check_scene(workspace, file, diagnostics),
+        FileContent::Scene(_) => check_scene(workspace, file, prose, diagnostics),
         FileContent::Card(_) => check_death_scene_is_in_outline(workspace, file, diagnostics),
         _ => {}
     }
@@ -78,7 +83,12 @@ struct Death<'a> {
     scene_label: String,
 }
 
-fn check_scene(workspace: &Workspace, file: &SourceFile, diagnostics: &mut Vec<Diagnostic>) {
+fn check_scene(
+    workspace: &Workspace,
+    file: &SourceFile,
+    prose: &LazyProse,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
     let Some(scene) = file.scene() else { return };
     let catalog = workspace.catalog();
     if scene.flashback || file.load_error.is_some() {
@@ -166,7 +176,7 @@ fn check_scene(workspace: &Workspace, file: &SourceFile, diagnostics: &mut Vec<D
         }
     }
     let text = &*file.text;
-    let prose = file.prose();
+    let prose = prose.get();
     for mention in workspace.mentions(&file.path) {
         let Some(death) = deaths
             .iter()

@@ -25,6 +25,7 @@ mod unreadable;
 use std::fmt;
 
 use crate::index::{FilePath, SourceFile, Workspace};
+use crate::prose::Prose;
 use crate::text::TextRange;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -179,23 +180,44 @@ impl Diagnostic {
     }
 }
 
+/// A file's prose, analysed when the first check asks for it and shared by
+/// the checks of one [`check_file`] call.
+struct LazyProse<'a> {
+    file: &'a SourceFile,
+    prose: std::cell::OnceCell<Prose>,
+}
+
+impl<'a> LazyProse<'a> {
+    fn new(file: &'a SourceFile) -> Self {
+        LazyProse {
+            file,
+            prose: std::cell::OnceCell::new(),
+        }
+    }
+
+    fn get(&self) -> &Prose {
+        self.prose.get_or_init(|| self.file.analyse_prose())
+    }
+}
+
 /// The diagnostics of one file, sorted by position.
 pub fn check_file(workspace: &Workspace, path: &str) -> Vec<Diagnostic> {
     let Some(file) = workspace.file(path) else {
         return Vec::new();
     };
     let mut diagnostics = Vec::new();
+    let prose = LazyProse::new(file);
     unreadable::check(file, &mut diagnostics);
     front_matter::check(file, &mut diagnostics);
     unknown_reference::check(workspace, file, &mut diagnostics);
     duplicate_id::check(workspace, file, &mut diagnostics);
     missing_scene::check(workspace, file, &mut diagnostics);
     orphan_scene::check(workspace, file, &mut diagnostics);
-    dead_character::check(workspace, file, &mut diagnostics);
-    attribute_mismatch::check(workspace, file, &mut diagnostics);
-    name_typo::check(workspace, file, &mut diagnostics);
+    dead_character::check(workspace, file, &prose, &mut diagnostics);
+    attribute_mismatch::check(workspace, file, &prose, &mut diagnostics);
+    name_typo::check(workspace, file, &prose, &mut diagnostics);
     timeline_order::check(workspace, file, &mut diagnostics);
-    anti_pattern::check(workspace, file, &mut diagnostics);
+    anti_pattern::check(workspace, file, &prose, &mut diagnostics);
     apply_severity_settings(workspace, &mut diagnostics);
     diagnostics.retain(|diagnostic| !allow::is_allowed(file, diagnostic));
     for diagnostic in &mut diagnostics {

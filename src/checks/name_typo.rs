@@ -14,11 +14,16 @@
 
 use std::collections::HashMap;
 
-use super::{Code, Diagnostic, FileEdit, Fix, FixKind, Severity, speech};
+use super::{Code, Diagnostic, FileEdit, Fix, FixKind, LazyProse, Severity, speech};
 use crate::index::{FileContent, SourceFile, Workspace};
 use crate::prose::{self, Prose, TokenKind, dictionary};
 
-pub(super) fn check(workspace: &Workspace, file: &SourceFile, diagnostics: &mut Vec<Diagnostic>) {
+pub(super) fn check(
+    workspace: &Workspace,
+    file: &SourceFile,
+    prose: &LazyProse,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
     if !matches!(
         file.content,
         FileContent::Scene(_) | FileContent::Outline(_) | FileContent::Card(_)
@@ -27,7 +32,7 @@ pub(super) fn check(workspace: &Workspace, file: &SourceFile, diagnostics: &mut 
     }
     let names = workspace.catalog().name_words();
     let text = &*file.text;
-    let prose = file.prose();
+    let prose = prose.get();
     // Each distinct word is judged once per file.
     let mut nearest_of: HashMap<&str, Vec<String>> = HashMap::new();
     for (index, token) in prose.tokens.iter().enumerate() {

@@ -5,7 +5,7 @@
 //! the [`super::Catalog`].
 
 use std::path::Path;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use crate::prose::Prose;
 use crate::syntax::{FrontMatter, MarkdownParser, MarkdownSyntax, front_matter};
@@ -54,8 +54,6 @@ pub struct SourceFile {
     pub load_error: Option<String>,
     /// The codes of front matter `allow: [...]`, silenced in this file.
     pub allow: Vec<model::Spanned>,
-    /// Words, dialogue and sentences, tokenized on first use.
-    prose: OnceLock<Prose>,
 }
 
 impl SourceFile {
@@ -132,7 +130,6 @@ impl SourceFile {
             content,
             problems,
             load_error: None,
-            prose: OnceLock::new(),
         }
     }
 
@@ -159,14 +156,14 @@ impl SourceFile {
             problems: Vec::new(),
             load_error: Some(reason),
             allow: Vec::new(),
-            prose: OnceLock::new(),
         }
     }
 
-    /// The file's prose as tokens and sentences (computed once, on first use).
-    pub fn prose(&self) -> &Prose {
-        self.prose
-            .get_or_init(|| Prose::analyse(&self.text, &self.syntax))
+    /// The file's prose as tokens and sentences. Not kept: a whole novel's
+    /// tokens would double the index's memory, and diagnostics are cached
+    /// instead, so a file is analysed again only when it is checked again.
+    pub fn analyse_prose(&self) -> Prose {
+        Prose::analyse(&self.text, &self.syntax)
     }
 
     pub fn scene(&self) -> Option<&Scene> {
