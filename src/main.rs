@@ -1,4 +1,5 @@
-//! The `control-room` binary: the language server and the command-line checker.
+//! The `control-room` binary: the language server, the command-line checker,
+//! and the pipeline engine's commands.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -9,6 +10,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 
 use control_room::checks;
 use control_room::cli::check::{FailOn, exit_status, write_human, write_json};
+use control_room::cli::run;
 use control_room::index::Workspace;
 
 /// A language server and checker for novels kept as Markdown.
@@ -35,6 +37,56 @@ enum Command {
         #[arg(long, value_enum)]
         deny: Option<Deny>,
     },
+    /// Print which recipe a task routes to, as JSON.
+    Route {
+        /// The task, in words ("draft scene SCN-the-gate").
+        task: String,
+        /// The manuscript's root folder.
+        #[arg(long, default_value = ".")]
+        dir: PathBuf,
+    },
+    /// Run a recipe (by id, or the one a task routes to).
+    Run {
+        /// A recipe id (`creative_draft_scene`) or a task in words.
+        target: String,
+        /// An argument of the run, NAME=VALUE (a value starting with `[` or `{` is JSON).
+        #[arg(long = "arg", value_name = "NAME=VALUE")]
+        args: Vec<String>,
+        /// The task's description (defaults to the recipe's label and scene).
+        #[arg(long)]
+        task: Option<String>,
+        /// The model for agent steps: `scripted:FILE` answers from a JSON file keyed by step id.
+        #[arg(long)]
+        model: Option<String>,
+        /// The manuscript's root folder.
+        #[arg(long, default_value = ".")]
+        dir: PathBuf,
+    },
+    /// List, show, cancel or resume runs.
+    Runs {
+        #[command(subcommand)]
+        command: RunsCommand,
+        /// The manuscript's root folder.
+        #[arg(long, default_value = ".", global = true)]
+        dir: PathBuf,
+    },
+}
+
+#[derive(Subcommand)]
+enum RunsCommand {
+    /// Every run, newest first.
+    List,
+    /// A run's manifest, steps and slots, as JSON.
+    Show { run_id: String },
+    /// Stop a run (the current step is abandoned; finished steps are kept).
+    Cancel { run_id: String },
+    /// Continue an unfinished run from its first unfinished step.
+    Resume {
+        run_id: String,
+        /// The model for agent steps, as for `run`.
+        #[arg(long)]
+        model: Option<String>,
+    },
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -60,6 +112,20 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Lsp => control_room::lsp::run_stdio().map(|()| 0),
         Command::Check { dir, format, deny } => check(dir, format, deny),
+        Command::Route { task, dir } => run::route(&dir, &task),
+        Command::Run {
+            target,
+            args,
+            task,
+            model,
+            dir,
+        } => run::run(&dir, &target, task.as_deref(), &args, model.as_deref()),
+        Command::Runs { command, dir } => match command {
+            RunsCommand::List => run::list(&dir),
+            RunsCommand::Show { run_id } => run::show(&dir, &run_id),
+            RunsCommand::Cancel { run_id } => run::cancel(&dir, &run_id),
+            RunsCommand::Resume { run_id, model } => run::resume(&dir, &run_id, model.as_deref()),
+        },
     };
     match result {
         Ok(status) => ExitCode::from(status as u8),

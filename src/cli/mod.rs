@@ -1,3 +1,4 @@
-//! The command line: argument types and the `check` command's renderers.
+//! The command line: the `check` command's renderers and the engine's commands.
 
 pub mod check;
+pub mod run;

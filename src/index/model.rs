@@ -369,7 +369,8 @@ pub fn read_outline(text: &str, syntax: &MarkdownSyntax) -> Outline {
                     current_entry = Some((outline.entries.len() - 1, block.list_depth));
                 } else if let Some((entry, depth)) = current_entry
                     && block.list_depth > depth
-                    && outline.entries[entry].range.contains_range(block.range)
+                    && outline.entries[entry].range.start <= block.range.start
+                    && block.range.start < outline.entries[entry].range.end
                 {
                     outline.entries[entry]
                         .sub_beats

@@ -1,0 +1,83 @@
+//! The pipeline engine's own cost per step (target ≤ 2 ms median, with
+//! persistence): a whole `creative_draft_scene` run on the bundled example,
+//! with a scripted model that answers at once, in a folder on the build
+//! disk (so every fsync is real). The per-step figure is the run's time over
+//! its 8 steps; it includes the three phase A tools over the index, the
+//! signed receipts, and the atomic writes of run.json, cache.json and
+//! steps.jsonl after each step.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use tokio_util::sync::CancellationToken;
+
+use control_room::engine::model::{Model, ScriptedModel};
+use control_room::engine::prompts::PromptTemplates;
+use control_room::engine::recipe::Registry;
+use control_room::engine::runner::Runner;
+use control_room::engine::store::Disk;
+use control_room::index::Workspace;
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap().flatten() {
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            if entry.file_name() != ".control-room" {
+                copy_tree(&entry.path(), &target);
+            }
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+fn engine(c: &mut Criterion) {
+    let manifest_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    copy_tree(&manifest_dir.join("examples/salt-road"), dir.path());
+    let root = dir.path();
+    let templates = PromptTemplates::load(root);
+    let model: Arc<dyn Model> = Arc::new(
+        ScriptedModel::load(&manifest_dir.join("examples/scripted/draft-the-reckoning.json"))
+            .unwrap(),
+    );
+    let runner = Runner {
+        workspace: Arc::new(Workspace::load(root)),
+        registry: Arc::new(Registry::load(root, &templates)),
+        prompts: Arc::new(templates),
+        model: Some(model),
+        disk: Disk::default(),
+        sinks: Vec::new(),
+    };
+    let mut args = serde_json::Map::new();
+    args.insert("scene_id".into(), "SCN-the-reckoning".into());
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let steps = runner
+        .registry
+        .get("creative_draft_scene")
+        .unwrap()
+        .step_count();
+    assert_eq!(steps, 8);
+    let mut group = c.benchmark_group("engine");
+    group.sample_size(30);
+    group.bench_function("draft_scene_run_8_steps_scripted", |bench| {
+        bench.iter(|| {
+            let run = runner
+                .create("creative_draft_scene", "draft", args.clone(), None)
+                .unwrap();
+            let done = runtime
+                .block_on(runner.execute(&run.run_id, CancellationToken::new()))
+                .unwrap();
+            assert_eq!(done.status.as_str(), "done");
+        });
+    });
+    group.finish();
+}
+
+criterion_group!(benches, engine);
+criterion_main!(benches);

@@ -1,0 +1,395 @@
+//! `control-room route`, `run` and `runs …`: the pipeline engine on the
+//! command line, with a progress bar on a terminal and plain lines elsewhere.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+use indicatif::{ProgressBar, ProgressStyle};
+use serde_json::{Map, Value, json};
+use tokio_util::sync::CancellationToken;
+
+use crate::engine::events::{RunEvent, RunSink};
+use crate::engine::model::{Model, ScriptedModel};
+use crate::engine::prompts::PromptTemplates;
+use crate::engine::recipe::Registry;
+use crate::engine::router;
+use crate::engine::runner::Runner;
+use crate::engine::store::{self, RunFiles, RunStatus};
+use crate::index::Workspace;
+
+/// The workspace root, checked and made absolute.
+pub fn workspace_root(dir: &Path) -> anyhow::Result<PathBuf> {
+    let metadata = std::fs::metadata(dir)
+        .with_context(|| format!("cannot read the workspace {}", dir.display()))?;
+    anyhow::ensure!(metadata.is_dir(), "{} is not a folder", dir.display());
+    dir.canonicalize()
+        .with_context(|| format!("cannot resolve {}", dir.display()))
+}
+
+/// The registry of a workspace, with broken project recipes reported on stderr.
+fn registry(root: &Path, templates: &PromptTemplates) -> Registry {
+    let registry = Registry::load(root, templates);
+    for error in registry.errors() {
+        eprintln!("warning: recipe not loaded: {error}");
+    }
+    registry
+}
+
+/// `control-room route "<task>"`: the routing result as JSON.
+pub fn route(dir: &Path, task: &str) -> anyhow::Result<i32> {
+    let root = workspace_root(dir)?;
+    let templates = PromptTemplates::load(&root);
+    let registry = registry(&root, &templates);
+    let workspace = Workspace::load(&root);
+    let result = router::route(&registry, Some(&workspace), task);
+    println!("{}", serde_json::to_string_pretty(&result)?);
+    Ok(0)
+}
+
+/// Parses `--model`: `scripted:FILE`.
+pub fn model(spec: Option<&str>) -> anyhow::Result<Option<Arc<dyn Model>>> {
+    let Some(spec) = spec else { return Ok(None) };
+    match spec.split_once(':') {
+        Some(("scripted", file)) if !file.is_empty() => {
+            Ok(Some(Arc::new(ScriptedModel::load(Path::new(file))?)))
+        }
+        _ => bail!(
+            "unknown model `{spec}`: use scripted:FILE (a JSON object of replies keyed by step id)"
+        ),
+    }
+}
+
+/// Parses `--arg k=v`: a value starting with `[` or `{` is JSON, else text.
+pub fn parse_args(pairs: &[String]) -> anyhow::Result<Map<String, Value>> {
+    let mut args = Map::new();
+    for pair in pairs {
+        let (key, value) = pair
+            .split_once('=')
+            .with_context(|| format!("`--arg {pair}` must be NAME=VALUE"))?;
+        let value = if value.starts_with('[') || value.starts_with('{') {
+            serde_json::from_str(value)
+                .with_context(|| format!("`--arg {key}`: the value is not valid JSON"))?
+        } else {
+            Value::String(value.to_owned())
+        };
+        args.insert(key.trim().to_owned(), value);
+    }
+    Ok(args)
+}
+
+fn runner(root: &Path, model: Option<Arc<dyn Model>>, sinks: Vec<Arc<dyn RunSink>>) -> Runner {
+    let templates = PromptTemplates::load(root);
+    let registry = registry(root, &templates);
+    Runner {
+        workspace: Arc::new(Workspace::load(root)),
+        registry: Arc::new(registry),
+        prompts: Arc::new(templates),
+        model,
+        disk: store::Disk::default(),
+        sinks,
+    }
+}
+
+/// Progress on stderr: a bar on a terminal, one line per event elsewhere.
+struct Progress {
+    bar: Option<ProgressBar>,
+    lines: Mutex<()>,
+}
+
+impl Progress {
+    fn new() -> Progress {
+        let bar = std::io::stderr().is_terminal().then(|| {
+            let bar = ProgressBar::new(0);
+            bar.set_style(
+                ProgressStyle::with_template("{spinner} [{pos}/{len}] {wide_msg} {elapsed}")
+                    .unwrap_or_else(|_| ProgressStyle::default_bar()),
+            );
+            bar.enable_steady_tick(Duration::from_millis(120));
+            bar
+        });
+        Progress {
+            bar,
+            lines: Mutex::new(()),
+        }
+    }
+}
+
+impl RunSink for Progress {
+    fn event(&self, event: &RunEvent) {
+        let _guard = self.lines.lock();
+        match (&self.bar, event) {
+            (
+                Some(bar),
+                RunEvent::Started {
+                    manifest,
+                    from_step,
+                },
+            ) => {
+                bar.set_length(manifest.total_steps as u64);
+                bar.set_position(*from_step as u64);
+                bar.set_message(format!("{} {}", manifest.recipe_id, manifest.run_id));
+            }
+            (
+                Some(bar),
+                RunEvent::StepStarted {
+                    step_id,
+                    phase,
+                    actor,
+                    ..
+                },
+            ) => {
+                bar.set_message(format!("phase {phase}: {step_id} ({actor})"));
+            }
+            (Some(bar), RunEvent::StepFinished { index, .. }) => {
+                bar.set_position(*index as u64 + 1)
+            }
+            (Some(bar), RunEvent::Checking { .. }) => {
+                bar.set_message("checking the Definition of Done")
+            }
+            (Some(bar), RunEvent::Finished { .. }) => bar.finish_and_clear(),
+            (
+                None,
+                RunEvent::Started {
+                    manifest,
+                    from_step,
+                },
+            ) => eprintln!(
+                "run {} ({}): {} steps{}",
+                manifest.run_id,
+                manifest.recipe_id,
+                manifest.total_steps,
+                if *from_step > 0 {
+                    format!(", resuming at step {}", from_step + 1)
+                } else {
+                    String::new()
+                }
+            ),
+            (
+                None,
+                RunEvent::StepStarted {
+                    index,
+                    total,
+                    step_id,
+                    phase,
+                    actor,
+                    ..
+                },
+            ) => {
+                eprintln!("[{}/{total}] phase {phase}: {step_id} ({actor})", index + 1)
+            }
+            (
+                None,
+                RunEvent::StepFinished {
+                    index,
+                    total,
+                    step_id,
+                    ..
+                },
+            ) => {
+                eprintln!("[{}/{total}] {step_id} done", index + 1)
+            }
+            (None, RunEvent::Checking { .. }) => eprintln!("checking the Definition of Done"),
+            (None, RunEvent::Finished { .. }) => {}
+        }
+    }
+}
+
+fn tokio_runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")
+}
+
+/// Executes a run to its end, cancelling it on Ctrl-C. Exit status 0 when it
+/// is done, 1 otherwise.
+fn drive(runner: &Runner, run_id: &str) -> anyhow::Result<i32> {
+    let runtime = tokio_runtime()?;
+    let manifest = runtime.block_on(async {
+        let cancel = CancellationToken::new();
+        let interrupt = {
+            let cancel = cancel.clone();
+            tokio::spawn(async move {
+                if tokio::signal::ctrl_c().await.is_ok() {
+                    cancel.cancel();
+                }
+            })
+        };
+        let result = runner.execute(run_id, cancel).await;
+        interrupt.abort();
+        result
+    })?;
+    let dir = format!("{}/{}", store::RUNS_DIR, manifest.run_id);
+    match manifest.status {
+        RunStatus::Done => {
+            println!("run {} done: {dir}", manifest.run_id);
+            Ok(0)
+        }
+        status => {
+            println!(
+                "run {} {}: {}\n  files: {dir}",
+                manifest.run_id,
+                status.as_str(),
+                manifest.error.as_deref().unwrap_or("")
+            );
+            Ok(1)
+        }
+    }
+}
+
+/// `control-room run <recipe-or-task> [--arg k=v]… [--task TEXT] [--model scripted:FILE]`.
+pub fn run(
+    dir: &Path,
+    target: &str,
+    task: Option<&str>,
+    args: &[String],
+    model_spec: Option<&str>,
+) -> anyhow::Result<i32> {
+    let root = workspace_root(dir)?;
+    let model = model(model_spec)?;
+    let runner = runner(&root, model, vec![Arc::new(Progress::new())]);
+    let mut args = parse_args(args)?;
+    let (recipe_id, description) = if runner.registry.get(target).is_some() {
+        let description = task.map_or_else(
+            || {
+                let label = runner.registry.get(target).map_or("", |r| r.label.as_str());
+                match args
+                    .get("scene_id")
+                    .or(args.get("scene_path"))
+                    .and_then(Value::as_str)
+                {
+                    Some(scene) => format!("{label}: {scene}"),
+                    None => label.to_owned(),
+                }
+            },
+            str::to_owned,
+        );
+        (target.to_owned(), description)
+    } else {
+        if let Some(error) = runner
+            .registry
+            .errors()
+            .iter()
+            .find(|error| error.file.ends_with(&format!("/{target}.json")))
+        {
+            bail!("recipe `{target}` could not be loaded: {error}");
+        }
+        let routed = router::route(&runner.registry, Some(&runner.workspace), target);
+        let Some(recipe_id) = routed.recipe_id.filter(|_| routed.routable) else {
+            bail!(
+                "`{target}` is neither a recipe id nor a task a recipe matches: {}",
+                routed.reason
+            );
+        };
+        for (key, value) in routed.initial_args {
+            args.entry(key).or_insert(value);
+        }
+        (recipe_id, task.unwrap_or(target).to_owned())
+    };
+    let manifest = runner.create(&recipe_id, &description, args, None)?;
+    drive(&runner, &manifest.run_id)
+}
+
+/// `control-room runs list`.
+pub fn list(dir: &Path) -> anyhow::Result<i32> {
+    let root = workspace_root(dir)?;
+    let runs = store::list_runs(&root);
+    if runs.is_empty() {
+        println!("no runs yet");
+    }
+    for run in runs {
+        println!(
+            "{}  {:<9}  {:<26}  step {}/{}  {}",
+            run.run_id,
+            run.status.as_str(),
+            run.recipe_id,
+            run.current_step_index.min(run.total_steps),
+            run.total_steps,
+            run.created_at
+        );
+    }
+    Ok(0)
+}
+
+/// `control-room runs show <id>`: run.json, its steps and slot summaries, as
+/// one JSON document.
+pub fn show(dir: &Path, run_id: &str) -> anyhow::Result<i32> {
+    let root = workspace_root(dir)?;
+    let files = RunFiles::new(&root, run_id);
+    let manifest = files
+        .read_manifest()
+        .with_context(|| format!("no run `{run_id}`"))?;
+    let steps = files.read_steps();
+    let cache = files.read_cache()?;
+    let mut document = serde_json::to_value(&manifest)?;
+    document["steps"] = serde_json::to_value(&steps)?;
+    document["cache_summary"] = cache
+        .iter()
+        .map(|(slot, value)| {
+            let kind = match value {
+                store::CacheSlot::Pointer { .. } => "pointer",
+                store::CacheSlot::Artifact { .. } => "artifact",
+            };
+            (
+                slot.clone(),
+                json!({"type": kind, "preview": value.summary()}),
+            )
+        })
+        .collect::<Map<String, Value>>()
+        .into();
+    println!("{}", serde_json::to_string_pretty(&document)?);
+    Ok(0)
+}
+
+/// `control-room runs cancel <id>`: asks the process running it to stop, or
+/// marks a run that no process holds as cancelled.
+pub fn cancel(dir: &Path, run_id: &str) -> anyhow::Result<i32> {
+    let root = workspace_root(dir)?;
+    let files = RunFiles::new(&root, run_id);
+    let mut manifest = files
+        .read_manifest()
+        .with_context(|| format!("no run `{run_id}`"))?;
+    if manifest.status.is_finished() {
+        println!("run {run_id} is already {}", manifest.status.as_str());
+        return Ok(1);
+    }
+    let lock = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(files.lock())?;
+    if lock.try_lock().is_ok() {
+        // Nobody is running it (it was killed, or never started).
+        manifest.status = RunStatus::Cancelled;
+        manifest.phase = None;
+        manifest.updated_at = crate::engine::runner::now();
+        manifest.completed_at = Some(manifest.updated_at.clone());
+        manifest.error = Some("cancelled while no process was running it".into());
+        files.write_manifest(&store::Disk::default(), &manifest)?;
+        println!("run {run_id} cancelled");
+        return Ok(0);
+    }
+    drop(lock);
+    store::Disk::default().write_atomic(&files.cancel_request(), b"cancel\n")?;
+    for _ in 0..200 {
+        std::thread::sleep(Duration::from_millis(50));
+        if let Ok(manifest) = files.read_manifest()
+            && manifest.status.is_finished()
+        {
+            println!("run {run_id} {}", manifest.status.as_str());
+            return Ok(0);
+        }
+    }
+    bail!("asked run {run_id} to stop, but it has not stopped after 10 s")
+}
+
+/// `control-room runs resume <id>`.
+pub fn resume(dir: &Path, run_id: &str, model_spec: Option<&str>) -> anyhow::Result<i32> {
+    let root = workspace_root(dir)?;
+    let model = model(model_spec)?;
+    let runner = runner(&root, model, vec![Arc::new(Progress::new())]);
+    drive(&runner, run_id)
+}

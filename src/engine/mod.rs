@@ -1,0 +1,17 @@
+//! The pipeline engine (Mode B of the execution-modes spec): recipes as data,
+//! the task router, `$ref` resolution, phase A tools with signed receipts, and
+//! the step runner that persists every run under `.control-room/runs/`.
+//!
+//! Nothing here knows LSP; the CLI and the server drive it and listen to its
+//! events through [`events::RunSink`].
+
+pub mod events;
+pub mod model;
+pub mod prompts;
+pub mod receipts;
+pub mod recipe;
+pub mod refs;
+pub mod router;
+pub mod runner;
+pub mod store;
+pub mod tools;

@@ -1,0 +1,206 @@
+//! The model interface phase B agents call. The models issue implements it
+//! for real providers over HTTP; here it has one implementation, the scripted
+//! model, which answers from a file keyed by step id so a writer can dry-run a
+//! recipe (`--model scripted:FILE`) and tests can drive the runner.
+
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::path::Path;
+use std::pin::Pin;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    System,
+    User,
+    Assistant,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Message {
+    pub role: Role,
+    pub content: String,
+}
+
+impl Message {
+    pub fn system(content: impl Into<String>) -> Message {
+        Message {
+            role: Role::System,
+            content: content.into(),
+        }
+    }
+
+    pub fn user(content: impl Into<String>) -> Message {
+        Message {
+            role: Role::User,
+            content: content.into(),
+        }
+    }
+}
+
+/// One agent call.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ModelRequest {
+    pub step_id: String,
+    pub agent_archetype: String,
+    pub prompt_type: String,
+    pub messages: Vec<Message>,
+    /// Whether the reply must be one JSON object.
+    pub json_reply: bool,
+}
+
+/// Who answered.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Actor {
+    pub provider: String,
+    pub model: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ModelReply {
+    pub text: String,
+    pub actor: Actor,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ModelError {
+    #[error("the model failed: {0}")]
+    Failed(String),
+    #[error("{file} has no reply for step `{step_id}`")]
+    NoScriptedReply { file: String, step_id: String },
+}
+
+/// A language model, as the step runner sees it. Dropping the future cancels
+/// the call.
+pub trait Model: Send + Sync {
+    fn complete<'a>(
+        &'a self,
+        request: &'a ModelRequest,
+    ) -> BoxFuture<'a, Result<ModelReply, ModelError>>;
+
+    /// Provider and model, for receipts and messages.
+    fn actor(&self) -> Actor;
+}
+
+/// What the scripted model does for one step.
+#[derive(Clone, Debug, PartialEq)]
+enum Scripted {
+    Reply { text: String, delay: Duration },
+    Error { message: String, delay: Duration },
+}
+
+/// Answers each step from a JSON file: `{"step_id": reply, …}` where a reply
+/// is text; or `{"reply": text-or-JSON, "delay_ms": N}`; or `{"error":
+/// "message", "delay_ms": N}` to fail the step; any other JSON value is sent
+/// as its JSON text (handy for steps that answer JSON).
+#[derive(Clone, Debug)]
+pub struct ScriptedModel {
+    file: String,
+    replies: BTreeMap<String, Scripted>,
+}
+
+impl ScriptedModel {
+    pub fn load(path: &Path) -> anyhow::Result<ScriptedModel> {
+        let text = std::fs::read_to_string(path).map_err(|error| {
+            anyhow::anyhow!(
+                "cannot read the scripted replies {}: {error}",
+                path.display()
+            )
+        })?;
+        ScriptedModel::parse(&path.display().to_string(), &text)
+    }
+
+    pub fn parse(file: &str, text: &str) -> anyhow::Result<ScriptedModel> {
+        let value: Value = serde_json::from_str(text).map_err(|error| {
+            anyhow::anyhow!(
+                "{file}:{}:{}: not valid JSON: {error}",
+                error.line(),
+                error.column()
+            )
+        })?;
+        let Value::Object(entries) = value else {
+            anyhow::bail!("{file}: expected an object of replies keyed by step id");
+        };
+        let mut replies = BTreeMap::new();
+        for (step_id, entry) in entries {
+            let delay = |object: &serde_json::Map<String, Value>| -> anyhow::Result<Duration> {
+                match object.get("delay_ms") {
+                    None => Ok(Duration::ZERO),
+                    Some(value) => value.as_u64().map(Duration::from_millis).ok_or_else(|| {
+                        anyhow::anyhow!("{file}: `{step_id}.delay_ms` must be a whole number")
+                    }),
+                }
+            };
+            let scripted = match &entry {
+                Value::String(text) => Scripted::Reply {
+                    text: text.clone(),
+                    delay: Duration::ZERO,
+                },
+                Value::Object(object) if object.contains_key("error") => Scripted::Error {
+                    message: match &object["error"] {
+                        Value::String(text) => text.clone(),
+                        other => other.to_string(),
+                    },
+                    delay: delay(object)?,
+                },
+                Value::Object(object) if object.contains_key("reply") => Scripted::Reply {
+                    text: match &object["reply"] {
+                        Value::String(text) => text.clone(),
+                        other => other.to_string(),
+                    },
+                    delay: delay(object)?,
+                },
+                other => Scripted::Reply {
+                    text: other.to_string(),
+                    delay: Duration::ZERO,
+                },
+            };
+            replies.insert(step_id, scripted);
+        }
+        Ok(ScriptedModel {
+            file: file.to_owned(),
+            replies,
+        })
+    }
+}
+
+impl Model for ScriptedModel {
+    fn complete<'a>(
+        &'a self,
+        request: &'a ModelRequest,
+    ) -> BoxFuture<'a, Result<ModelReply, ModelError>> {
+        Box::pin(async move {
+            let scripted =
+                self.replies
+                    .get(&request.step_id)
+                    .ok_or_else(|| ModelError::NoScriptedReply {
+                        file: self.file.clone(),
+                        step_id: request.step_id.clone(),
+                    })?;
+            let (Scripted::Reply { delay, .. } | Scripted::Error { delay, .. }) = scripted;
+            if !delay.is_zero() {
+                tokio::time::sleep(*delay).await;
+            }
+            match scripted {
+                Scripted::Reply { text, .. } => Ok(ModelReply {
+                    text: text.clone(),
+                    actor: self.actor(),
+                }),
+                Scripted::Error { message, .. } => Err(ModelError::Failed(message.clone())),
+            }
+        })
+    }
+
+    fn actor(&self) -> Actor {
+        Actor {
+            provider: "scripted".into(),
+            model: self.file.clone(),
+        }
+    }
+}

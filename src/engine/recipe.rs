@@ -1,0 +1,715 @@
+//! Recipes as data (appendix B of the execution-modes spec): the bundled
+//! defaults in `recipes/*.json`, embedded in the binary, shadowed by
+//! `.control-room/recipes/*.json` with the same `recipe_id`.
+//!
+//! Every recipe is validated on load; an error names the file, the JSON
+//! pointer of the offending value and the rule it breaks, so the CLI can print
+//! it and the server can show it as a diagnostic on the open recipe file.
+
+use std::collections::{BTreeMap, HashSet};
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::prompts::PromptTemplates;
+use super::refs::RefPath;
+use super::tools::TOOLS;
+
+/// The recipes that ship with the binary: (file name, text).
+pub const BUNDLED: &[(&str, &str)] = &[
+    (
+        "creative_draft_scene.json",
+        include_str!("../../recipes/creative_draft_scene.json"),
+    ),
+    (
+        "analytical_consistency.json",
+        include_str!("../../recipes/analytical_consistency.json"),
+    ),
+    (
+        "analytical_prose.json",
+        include_str!("../../recipes/analytical_prose.json"),
+    ),
+    (
+        "analytical_foreshadow.json",
+        include_str!("../../recipes/analytical_foreshadow.json"),
+    ),
+    (
+        "analytical_scene_validate.json",
+        include_str!("../../recipes/analytical_scene_validate.json"),
+    ),
+    (
+        "structural_canon.json",
+        include_str!("../../recipes/structural_canon.json"),
+    ),
+    (
+        "structural_outline.json",
+        include_str!("../../recipes/structural_outline.json"),
+    ),
+];
+
+/// Where project recipes live, relative to the workspace root.
+pub const PROJECT_DIR: &str = ".control-room/recipes";
+
+/// The roles a phase B step may give an agent.
+pub const ARCHETYPES: &[&str] = &[
+    "chief",
+    "planner",
+    "writer",
+    "editor",
+    "continuity",
+    "critic",
+    "librarian",
+    "reviewer",
+];
+
+/// The Definition of Done checks.
+pub const DOD_CHECKS: &[&str] = &["slot_not_null", "slot_field_equals", "file_exists"];
+
+/// The fields of `task` that a `$ref` may start with.
+pub const TASK_FIELDS: &[&str] = &[
+    "description",
+    "args",
+    "initial_args",
+    "session_plan_task_id",
+];
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Recipe {
+    pub recipe_id: String,
+    pub label: String,
+    #[serde(default)]
+    pub task_patterns: Vec<String>,
+    #[serde(default)]
+    pub phase_a: Vec<ToolStep>,
+    #[serde(default)]
+    pub phase_b: Vec<AgentStep>,
+    #[serde(default)]
+    pub dod: Vec<DodCheck>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ToolStep {
+    pub step_id: String,
+    pub tool: String,
+    #[serde(default)]
+    pub args: Map<String, Value>,
+    pub output_slot: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AgentStep {
+    pub step_id: String,
+    pub agent_archetype: String,
+    #[serde(default)]
+    pub input_slots: Vec<String>,
+    pub output_slot: String,
+    pub prompt_type: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DodCheck {
+    pub check: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slot: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub field: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expected: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<Value>,
+}
+
+/// One step of either phase, as the runner walks them.
+#[derive(Clone, Copy, Debug)]
+pub enum Step<'a> {
+    Tool(&'a ToolStep),
+    Agent(&'a AgentStep),
+}
+
+impl<'a> Step<'a> {
+    pub fn id(&self) -> &'a str {
+        match self {
+            Step::Tool(step) => &step.step_id,
+            Step::Agent(step) => &step.step_id,
+        }
+    }
+
+    pub fn output_slot(&self) -> &'a str {
+        match self {
+            Step::Tool(step) => &step.output_slot,
+            Step::Agent(step) => &step.output_slot,
+        }
+    }
+
+    /// `"a"` or `"b"`, as run.json and steps.jsonl write it.
+    pub fn phase(&self) -> &'static str {
+        match self {
+            Step::Tool(_) => "a",
+            Step::Agent(_) => "b",
+        }
+    }
+}
+
+impl Recipe {
+    /// Phase A then phase B, in order.
+    pub fn steps(&self) -> impl Iterator<Item = Step<'_>> {
+        self.phase_a
+            .iter()
+            .map(Step::Tool)
+            .chain(self.phase_b.iter().map(Step::Agent))
+    }
+
+    pub fn step_count(&self) -> usize {
+        self.phase_a.len() + self.phase_b.len()
+    }
+
+    pub fn step(&self, index: usize) -> Option<Step<'_>> {
+        self.steps().nth(index)
+    }
+}
+
+/// A broken recipe: where and which rule.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RecipeError {
+    /// The file as a user knows it: `recipes/x.json` (bundled) or the
+    /// workspace-relative project path.
+    pub file: String,
+    /// RFC 6901 pointer to the offending value ("" for the whole document).
+    pub pointer: String,
+    /// A short rule name: `unknown-tool`, `duplicate-step-id`, `unknown-slot`…
+    pub rule: &'static str,
+    pub message: String,
+    /// For invalid JSON: the 1-based line and column serde reported.
+    pub line_column: Option<(usize, usize)>,
+}
+
+impl fmt::Display for RecipeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.line_column {
+            Some((line, column)) => write!(f, "{}:{line}:{column}", self.file)?,
+            None => write!(f, "{}", self.file)?,
+        }
+        if !self.pointer.is_empty() {
+            write!(f, " at {}", self.pointer)?;
+        }
+        write!(f, ": {} [{}]", self.message, self.rule)
+    }
+}
+
+impl std::error::Error for RecipeError {}
+
+/// Parses and validates one recipe file. `templates` decides which
+/// `prompt_type`s exist.
+pub fn parse(
+    file: &str,
+    text: &str,
+    templates: &PromptTemplates,
+) -> Result<Recipe, Vec<RecipeError>> {
+    let value: Value = serde_json::from_str(text).map_err(|error| {
+        vec![RecipeError {
+            file: file.to_owned(),
+            pointer: String::new(),
+            rule: "invalid-json",
+            message: format!("not valid JSON: {error}"),
+            line_column: Some((error.line(), error.column())),
+        }]
+    })?;
+    let mut validator = Validator {
+        file,
+        errors: Vec::new(),
+    };
+    validator.recipe(&value, templates);
+    if !validator.errors.is_empty() {
+        return Err(validator.errors);
+    }
+    serde_json::from_value(value).map_err(|error| {
+        vec![RecipeError {
+            file: file.to_owned(),
+            pointer: String::new(),
+            rule: "wrong-type",
+            message: error.to_string(),
+            line_column: None,
+        }]
+    })
+}
+
+struct Validator<'a> {
+    file: &'a str,
+    errors: Vec<RecipeError>,
+}
+
+/// Escapes a key for a JSON pointer.
+fn escape(key: &str) -> String {
+    key.replace('~', "~0").replace('/', "~1")
+}
+
+impl Validator<'_> {
+    fn error(
+        &mut self,
+        pointer: impl Into<String>,
+        rule: &'static str,
+        message: impl Into<String>,
+    ) {
+        self.errors.push(RecipeError {
+            file: self.file.to_owned(),
+            pointer: pointer.into(),
+            rule,
+            message: message.into(),
+            line_column: None,
+        });
+    }
+
+    fn object<'v>(
+        &mut self,
+        value: &'v Value,
+        pointer: &str,
+        what: &str,
+    ) -> Option<&'v Map<String, Value>> {
+        match value.as_object() {
+            Some(object) => Some(object),
+            None => {
+                self.error(pointer, "wrong-type", format!("{what} must be an object"));
+                None
+            }
+        }
+    }
+
+    fn fields(&mut self, object: &Map<String, Value>, pointer: &str, allowed: &[&str]) {
+        for key in object.keys() {
+            if !allowed.contains(&key.as_str()) {
+                self.error(
+                    format!("{pointer}/{}", escape(key)),
+                    "unknown-field",
+                    format!(
+                        "unknown field `{key}`; expected one of {}",
+                        allowed.join(", ")
+                    ),
+                );
+            }
+        }
+    }
+
+    fn string<'v>(
+        &mut self,
+        object: &'v Map<String, Value>,
+        pointer: &str,
+        key: &str,
+    ) -> Option<&'v str> {
+        match object.get(key) {
+            None => {
+                self.error(pointer, "missing-field", format!("missing `{key}`"));
+                None
+            }
+            Some(Value::String(text)) if !text.trim().is_empty() => Some(text),
+            Some(_) => {
+                self.error(
+                    format!("{pointer}/{key}"),
+                    "wrong-type",
+                    format!("`{key}` must be non-empty text"),
+                );
+                None
+            }
+        }
+    }
+
+    fn array<'v>(
+        &mut self,
+        object: &'v Map<String, Value>,
+        pointer: &str,
+        key: &str,
+    ) -> &'v [Value] {
+        match object.get(key) {
+            None => &[],
+            Some(Value::Array(items)) => items,
+            Some(_) => {
+                self.error(
+                    format!("{pointer}/{key}"),
+                    "wrong-type",
+                    format!("`{key}` must be a list"),
+                );
+                &[]
+            }
+        }
+    }
+
+    fn recipe(&mut self, value: &Value, templates: &PromptTemplates) {
+        let Some(top) = self.object(value, "", "a recipe") else {
+            return;
+        };
+        self.fields(
+            top,
+            "",
+            &[
+                "recipe_id",
+                "label",
+                "task_patterns",
+                "phase_a",
+                "phase_b",
+                "dod",
+            ],
+        );
+        if let Some(id) = self.string(top, "", "recipe_id")
+            && !id
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+        {
+            self.error(
+                "/recipe_id",
+                "bad-id",
+                format!("recipe id `{id}` must be lowercase letters, digits and `_`"),
+            );
+        }
+        self.string(top, "", "label");
+        for (index, pattern) in self.array(top, "", "task_patterns").iter().enumerate() {
+            if pattern.as_str().is_none_or(|text| text.trim().is_empty()) {
+                self.error(
+                    format!("/task_patterns/{index}"),
+                    "wrong-type",
+                    "a task pattern must be non-empty text",
+                );
+            }
+        }
+        // Slots produced so far, in step order; step ids seen.
+        let mut produced: Vec<String> = Vec::new();
+        let mut step_ids: HashSet<String> = HashSet::new();
+        for (index, step) in self.array(top, "", "phase_a").iter().enumerate() {
+            let pointer = format!("/phase_a/{index}");
+            let Some(step) = self.object(step, &pointer, "a phase A step") else {
+                continue;
+            };
+            self.fields(step, &pointer, &["step_id", "tool", "args", "output_slot"]);
+            self.step_id(step, &pointer, &mut step_ids);
+            if let Some(tool) = self.string(step, &pointer, "tool")
+                && !TOOLS.contains(&tool)
+            {
+                self.error(
+                    format!("{pointer}/tool"),
+                    "unknown-tool",
+                    format!(
+                        "unknown tool `{tool}`{}; known tools: {}",
+                        suggestion(tool, TOOLS),
+                        TOOLS.join(", ")
+                    ),
+                );
+            }
+            match step.get("args") {
+                None => {}
+                Some(Value::Object(args)) => {
+                    for (key, value) in args {
+                        self.refs(value, &format!("{pointer}/args/{}", escape(key)), &produced);
+                    }
+                }
+                Some(_) => self.error(
+                    format!("{pointer}/args"),
+                    "wrong-type",
+                    "`args` must be an object",
+                ),
+            }
+            self.output_slot(step, &pointer, &mut produced);
+        }
+        for (index, step) in self.array(top, "", "phase_b").iter().enumerate() {
+            let pointer = format!("/phase_b/{index}");
+            let Some(step) = self.object(step, &pointer, "a phase B step") else {
+                continue;
+            };
+            self.fields(
+                step,
+                &pointer,
+                &[
+                    "step_id",
+                    "agent_archetype",
+                    "input_slots",
+                    "output_slot",
+                    "prompt_type",
+                ],
+            );
+            self.step_id(step, &pointer, &mut step_ids);
+            if let Some(archetype) = self.string(step, &pointer, "agent_archetype")
+                && !ARCHETYPES.contains(&archetype)
+            {
+                self.error(
+                    format!("{pointer}/agent_archetype"),
+                    "unknown-archetype",
+                    format!(
+                        "unknown agent archetype `{archetype}`{}; known: {}",
+                        suggestion(archetype, ARCHETYPES),
+                        ARCHETYPES.join(", ")
+                    ),
+                );
+            }
+            for (slot_index, slot) in self.array(step, &pointer, "input_slots").iter().enumerate() {
+                let slot_pointer = format!("{pointer}/input_slots/{slot_index}");
+                match slot.as_str() {
+                    Some(slot) if produced.iter().any(|p| p == slot) => {}
+                    Some(slot) => self.error(
+                        slot_pointer,
+                        "unknown-slot",
+                        format!(
+                            "input slot `{slot}` is not produced by an earlier step{}",
+                            slot_hint(&produced)
+                        ),
+                    ),
+                    None => self.error(slot_pointer, "wrong-type", "an input slot must be text"),
+                }
+            }
+            if let Some(prompt_type) = self.string(step, &pointer, "prompt_type")
+                && !templates.has(prompt_type)
+            {
+                let known: Vec<&str> = templates.names().collect();
+                self.error(
+                    format!("{pointer}/prompt_type"),
+                    "unknown-prompt-type",
+                    format!(
+                        "no prompt template `{prompt_type}`{}; add {}/{prompt_type}.md or use one of: {}",
+                        suggestion(prompt_type, &known),
+                        super::prompts::PROJECT_DIR,
+                        known.join(", ")
+                    ),
+                );
+            }
+            self.output_slot(step, &pointer, &mut produced);
+        }
+        for (index, check) in self.array(top, "", "dod").iter().enumerate() {
+            let pointer = format!("/dod/{index}");
+            let Some(check) = self.object(check, &pointer, "a DoD check") else {
+                continue;
+            };
+            self.fields(
+                check,
+                &pointer,
+                &["check", "slot", "field", "expected", "path"],
+            );
+            let Some(kind) = self.string(check, &pointer, "check") else {
+                continue;
+            };
+            match kind {
+                "slot_not_null" | "slot_field_equals" => {
+                    if let Some(slot) = self.string(check, &pointer, "slot")
+                        && !produced.iter().any(|p| p == slot)
+                    {
+                        self.error(
+                            format!("{pointer}/slot"),
+                            "unknown-slot",
+                            format!(
+                                "DoD slot `{slot}` is not produced by any step{}",
+                                slot_hint(&produced)
+                            ),
+                        );
+                    }
+                    if kind == "slot_field_equals" {
+                        if let Some(field) = self.string(check, &pointer, "field")
+                            && let Err(error) = RefPath::parse(&format!("x.{field}"))
+                        {
+                            self.error(format!("{pointer}/field"), "bad-ref", error.to_string());
+                        }
+                        if !check.contains_key("expected") {
+                            self.error(&pointer, "missing-field", "missing `expected`");
+                        }
+                    }
+                }
+                "file_exists" => match check.get("path") {
+                    None => self.error(&pointer, "missing-field", "missing `path`"),
+                    Some(path) => self.refs(path, &format!("{pointer}/path"), &produced),
+                },
+                other => self.error(
+                    format!("{pointer}/check"),
+                    "unknown-dod-check",
+                    format!(
+                        "unknown DoD check `{other}`{}; known: {}",
+                        suggestion(other, DOD_CHECKS),
+                        DOD_CHECKS.join(", ")
+                    ),
+                ),
+            }
+        }
+    }
+
+    fn step_id(&mut self, step: &Map<String, Value>, pointer: &str, seen: &mut HashSet<String>) {
+        if let Some(id) = self.string(step, pointer, "step_id")
+            && !seen.insert(id.to_owned())
+        {
+            self.error(
+                format!("{pointer}/step_id"),
+                "duplicate-step-id",
+                format!("step id `{id}` is used twice"),
+            );
+        }
+    }
+
+    fn output_slot(
+        &mut self,
+        step: &Map<String, Value>,
+        pointer: &str,
+        produced: &mut Vec<String>,
+    ) {
+        let Some(slot) = self.string(step, pointer, "output_slot") else {
+            return;
+        };
+        if slot == "task" {
+            self.error(
+                format!("{pointer}/output_slot"),
+                "bad-slot",
+                "`task` is reserved for the task's own fields",
+            );
+        } else if produced.iter().any(|p| p == slot) {
+            self.error(
+                format!("{pointer}/output_slot"),
+                "duplicate-output-slot",
+                format!("slot `{slot}` is already produced by an earlier step"),
+            );
+        } else {
+            produced.push(slot.to_owned());
+        }
+    }
+
+    /// Checks every `{"$ref": …}` inside `value`.
+    fn refs(&mut self, value: &Value, pointer: &str, produced: &[String]) {
+        match value {
+            Value::Object(object) if object.contains_key("$ref") => {
+                let ref_pointer = format!("{pointer}/$ref");
+                if object.len() != 1 {
+                    self.error(pointer, "bad-ref", "a `$ref` object has no other keys");
+                }
+                let Some(path) = object["$ref"].as_str() else {
+                    self.error(ref_pointer, "bad-ref", "`$ref` must be text");
+                    return;
+                };
+                match RefPath::parse(path) {
+                    Err(error) => self.error(ref_pointer, "bad-ref", error.to_string()),
+                    Ok(parsed) => {
+                        let root = parsed.root();
+                        if root == "task" {
+                            match parsed.field(1) {
+                                Some(field) if TASK_FIELDS.contains(&field) => {}
+                                _ => self.error(
+                                    ref_pointer,
+                                    "bad-ref",
+                                    format!(
+                                        "`{path}`: after `task.` comes one of {}",
+                                        TASK_FIELDS.join(", ")
+                                    ),
+                                ),
+                            }
+                        } else if !produced.iter().any(|slot| slot == root) {
+                            self.error(
+                                ref_pointer,
+                                "unknown-slot",
+                                format!("`{path}` names slot `{root}`, which no earlier step produces{}", slot_hint(produced)),
+                            );
+                        }
+                    }
+                }
+            }
+            Value::Object(object) => {
+                for (key, value) in object {
+                    self.refs(value, &format!("{pointer}/{}", escape(key)), produced);
+                }
+            }
+            Value::Array(items) => {
+                for (index, value) in items.iter().enumerate() {
+                    self.refs(value, &format!("{pointer}/{index}"), produced);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn slot_hint(produced: &[String]) -> String {
+    if produced.is_empty() {
+        " (no slot is produced before it)".to_owned()
+    } else {
+        format!(" (available: {})", produced.join(", "))
+    }
+}
+
+/// " (did you mean `x`?)" for a close known name.
+fn suggestion(name: &str, known: &[&str]) -> String {
+    let name: Vec<char> = name.chars().collect();
+    known
+        .iter()
+        .filter_map(|candidate| {
+            let chars: Vec<char> = candidate.chars().collect();
+            crate::index::names::edit_distance(&name, &chars, 2)
+                .map(|distance| (distance, candidate))
+        })
+        .min()
+        .map(|(_, candidate)| format!(" (did you mean `{candidate}`?)"))
+        .unwrap_or_default()
+}
+
+/// The recipes a workspace can run: bundled ones shadowed by project ones.
+#[derive(Clone, Debug, Default)]
+pub struct Registry {
+    recipes: BTreeMap<String, (Recipe, String)>,
+    errors: Vec<RecipeError>,
+}
+
+impl Registry {
+    /// Loads the bundled recipes and those under `root/.control-room/recipes`.
+    pub fn load(root: &Path, templates: &PromptTemplates) -> Registry {
+        let mut registry = Registry::default();
+        for (name, text) in BUNDLED {
+            registry.add(&format!("recipes/{name}"), text, templates);
+        }
+        let dir = root.join(PROJECT_DIR);
+        let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .map(|entries| {
+                entries
+                    .filter_map(|entry| entry.ok().map(|entry| entry.path()))
+                    .filter(|path| path.extension().is_some_and(|ext| ext == "json"))
+                    .collect()
+            })
+            .unwrap_or_default();
+        files.sort();
+        for path in files {
+            let name = format!(
+                "{PROJECT_DIR}/{}",
+                path.file_name()
+                    .map(|n| n.to_string_lossy())
+                    .unwrap_or_default()
+            );
+            match std::fs::read_to_string(&path) {
+                Ok(text) => registry.add(&name, &text, templates),
+                Err(error) => registry.errors.push(RecipeError {
+                    file: name,
+                    pointer: String::new(),
+                    rule: "unreadable",
+                    message: format!("cannot read: {error}"),
+                    line_column: None,
+                }),
+            }
+        }
+        registry
+    }
+
+    fn add(&mut self, file: &str, text: &str, templates: &PromptTemplates) {
+        match parse(file, text, templates) {
+            Ok(recipe) => {
+                self.recipes
+                    .insert(recipe.recipe_id.clone(), (recipe, file.to_owned()));
+            }
+            Err(errors) => self.errors.extend(errors),
+        }
+    }
+
+    pub fn get(&self, recipe_id: &str) -> Option<&Recipe> {
+        self.recipes.get(recipe_id).map(|(recipe, _)| recipe)
+    }
+
+    /// The file a recipe was loaded from.
+    pub fn source(&self, recipe_id: &str) -> Option<&str> {
+        self.recipes.get(recipe_id).map(|(_, file)| file.as_str())
+    }
+
+    pub fn recipes(&self) -> impl Iterator<Item = &Recipe> {
+        self.recipes.values().map(|(recipe, _)| recipe)
+    }
+
+    /// Problems in recipe files; those recipes were not loaded.
+    pub fn errors(&self) -> &[RecipeError] {
+        &self.errors
+    }
+}

@@ -1,0 +1,938 @@
+//! The pipeline engine through the real binary: routing, a scripted dry run
+//! of `creative_draft_scene`, signed receipts, cancel, kill -9 and resume,
+//! and the bad inputs the issue lists. Every workspace is a temporary copy of
+//! the bundled example.
+
+mod support;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use tempfile::TempDir;
+
+use control_room::engine::receipts::{self, SigningKey, ToolReceipt};
+use control_room::engine::store::Disk;
+
+const RECIPE_STEPS: [&str; 8] = [
+    "discover",
+    "analyze_outline",
+    "check_canon",
+    "brief",
+    "draft",
+    "polish",
+    "continuity",
+    "critique",
+];
+
+fn example() -> TempDir {
+    let dir = tempfile::Builder::new()
+        .prefix("control-room-engine-")
+        .tempdir()
+        .unwrap();
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/salt-road");
+    support::copy_tree(&source, dir.path());
+    let _ = std::fs::remove_dir_all(dir.path().join(".control-room"));
+    dir
+}
+
+fn script_path() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/scripted/draft-the-reckoning.json")
+}
+
+/// The example's scripted replies, with `changes` merged in (e.g. delays).
+fn script(dir: &Path, changes: Value) -> PathBuf {
+    let mut replies: Value =
+        serde_json::from_str(&std::fs::read_to_string(script_path()).unwrap()).unwrap();
+    for (step, change) in changes.as_object().unwrap() {
+        replies[step] = change.clone();
+    }
+    let path = dir.join("replies.json");
+    std::fs::write(&path, serde_json::to_string(&replies).unwrap()).unwrap();
+    path
+}
+
+fn command(root: &Path, args: &[&str]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_control-room"));
+    command.args(args).arg("--dir").arg(root);
+    command
+}
+
+fn run_cli(root: &Path, args: &[&str]) -> Output {
+    command(root, args).output().expect("the binary runs")
+}
+
+fn text(output: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+fn only_run(root: &Path) -> String {
+    let runs: Vec<String> = std::fs::read_dir(root.join(".control-room/runs"))
+        .unwrap()
+        .flatten()
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .filter(|name| !name.starts_with('.'))
+        .collect();
+    assert_eq!(runs.len(), 1, "{runs:?}");
+    runs[0].clone()
+}
+
+fn run_dir(root: &Path, run_id: &str) -> PathBuf {
+    root.join(".control-room/runs").join(run_id)
+}
+
+fn read_json(path: &Path) -> Value {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text)
+        .unwrap_or_else(|e| panic!("{} does not parse: {e}\n{text}", path.display()))
+}
+
+/// steps.jsonl as values; every line must parse.
+fn steps(root: &Path, run_id: &str) -> Vec<Value> {
+    let path = run_dir(root, run_id).join("steps.jsonl");
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    assert!(
+        text.is_empty() || text.ends_with('\n'),
+        "a torn last line:\n{text}"
+    );
+    text.lines()
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("bad line {line}: {e}")))
+        .collect()
+}
+
+/// Every JSON file of the run parses, no step id appears twice, and no
+/// temporary file is left.
+fn assert_run_files_valid(root: &Path, run_id: &str) {
+    assert_run_files_parse(root, run_id);
+    let dir = run_dir(root, run_id);
+    for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        assert!(
+            !name.contains(".tmp-"),
+            "temporary file left behind: {name}"
+        );
+    }
+}
+
+/// What a kill -9 may leave: a temporary file beside the JSON files, which
+/// must all parse, with no step id twice.
+fn assert_run_files_parse(root: &Path, run_id: &str) {
+    let dir = run_dir(root, run_id);
+    read_json(&dir.join("run.json"));
+    read_json(&dir.join("cache.json"));
+    let steps = steps(root, run_id);
+    let mut ids: Vec<&str> = steps
+        .iter()
+        .map(|s| s["step_id"].as_str().unwrap())
+        .collect();
+    let count = ids.len();
+    ids.dedup();
+    assert_eq!(ids.len(), count, "a step id appears twice: {ids:?}");
+}
+
+/// The slots of a finished run, without what differs between runs (receipt
+/// ids): a pointer's output hash and summary, an artifact's text.
+fn final_slots(root: &Path, run_id: &str) -> BTreeMap<String, Value> {
+    let cache = read_json(&run_dir(root, run_id).join("cache.json"));
+    cache
+        .as_object()
+        .unwrap()
+        .iter()
+        .map(|(slot, value)| {
+            let kept = match value["type"].as_str() {
+                Some("pointer") => json!({"sha256": value["sha256"], "summary": value["summary"]}),
+                _ => json!({"text": value["text"], "agent_id": value["agent_id"]}),
+            };
+            (slot.clone(), kept)
+        })
+        .collect()
+}
+
+fn receipts_of(root: &Path, run_id: &str) -> Vec<ToolReceipt> {
+    let manifest = read_json(&run_dir(root, run_id).join("run.json"));
+    receipts::load(root, manifest["session_id"].as_str().unwrap())
+}
+
+#[test]
+fn route_prints_the_routing_result_as_json() {
+    let dir = example();
+    let route = |task: &str| -> Value {
+        let output = run_cli(dir.path(), &["route", task]);
+        assert!(output.status.success(), "{}", text(&output));
+        serde_json::from_slice(&output.stdout).unwrap()
+    };
+    let drafted = route("Please DRAFT SCENE SCN-the-reckoning");
+    assert_eq!(drafted["recipe_id"], "creative_draft_scene");
+    assert_eq!(drafted["routable"], true);
+    assert_eq!(
+        drafted["initial_args"]["scene_path"],
+        "Story/Scenes/SCN-the-reckoning.md"
+    );
+    assert_eq!(
+        drafted["initial_args"]["canon_paths"],
+        json!([
+            "Compendium/Characters/CHAR-kael-maren.md",
+            "Compendium/Characters/CHAR-ysolde-harrow.md"
+        ])
+    );
+    // "check continuity" (16) is longer than "consistency" and "prose".
+    let checked = route("check continuity and prose of scene 2");
+    assert_eq!(checked["recipe_id"], "analytical_consistency", "{checked}");
+    assert_eq!(checked["initial_args"]["scene_id"], "SCN-the-gate");
+    assert!(
+        checked["reason"]
+            .as_str()
+            .unwrap()
+            .contains("check continuity")
+    );
+    let prose = route("review prose in Story/Scenes/SCN-the-vigil.md");
+    assert_eq!(prose["recipe_id"], "analytical_prose");
+    assert_eq!(
+        prose["initial_args"]["scene_path"],
+        "Story/Scenes/SCN-the-vigil.md"
+    );
+    let nothing = route("make me a sandwich");
+    assert_eq!(nothing["routable"], false);
+    assert_eq!(nothing["recipe_id"], Value::Null);
+    assert!(
+        nothing["reason"].as_str().unwrap().contains("no recipe"),
+        "{nothing}"
+    );
+}
+
+#[test]
+fn a_scripted_dry_run_of_draft_scene_leaves_a_complete_signed_record() {
+    let dir = example();
+    let root = dir.path();
+    let script = script_path();
+    let output = run_cli(
+        root,
+        &[
+            "run",
+            "draft scene SCN-the-reckoning",
+            "--model",
+            &format!("scripted:{}", script.display()),
+        ],
+    );
+    assert!(output.status.success(), "{}", text(&output));
+    let run_id = only_run(root);
+    assert!(String::from_utf8_lossy(&output.stdout).contains(&format!("run {run_id} done")));
+    assert_run_files_valid(root, &run_id);
+
+    let manifest = read_json(&run_dir(root, &run_id).join("run.json"));
+    assert_eq!(manifest["status"], "done");
+    assert_eq!(manifest["recipe_id"], "creative_draft_scene");
+    assert_eq!(manifest["current_step_index"], 8);
+    assert_eq!(manifest["total_steps"], 8);
+    assert_eq!(manifest["phase"], Value::Null);
+    assert!(manifest["completed_at"].is_string());
+    for field in [
+        "run_id",
+        "session_id",
+        "created_at",
+        "updated_at",
+        "task",
+        "error",
+    ] {
+        assert!(manifest.get(field).is_some(), "run.json lacks {field}");
+    }
+
+    let steps = steps(root, &run_id);
+    let ids: Vec<&str> = steps
+        .iter()
+        .map(|s| s["step_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, RECIPE_STEPS);
+    for (index, step) in steps.iter().enumerate() {
+        assert_eq!(step["step_index"], index);
+        assert_eq!(step["status"], "done");
+        assert!(step["output_hash"].as_str().unwrap().starts_with("sha256:"));
+        let phase_a = index < 3;
+        assert_eq!(step["phase"], if phase_a { "a" } else { "b" });
+        assert_eq!(step["receipt_id"].is_string(), phase_a, "{step}");
+        assert_eq!(step["agent_archetype"].is_string(), !phase_a, "{step}");
+    }
+    assert_eq!(
+        steps[3]["input_slot_refs"],
+        json!(["outline_beat", "canon_context"])
+    );
+
+    let cache = read_json(&run_dir(root, &run_id).join("cache.json"));
+    assert_eq!(cache["discovery"]["type"], "pointer");
+    assert_eq!(cache["edited_draft"]["type"], "artifact");
+    assert!(
+        cache["edited_draft"]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("# The Reckoning")
+    );
+    assert!(
+        cache["outline_beat"]["summary"]
+            .as_str()
+            .unwrap()
+            .contains("Ysolde answers")
+    );
+
+    // Three tool receipts, each signed with the workspace's key; a receipt
+    // with one byte changed no longer verifies.
+    let key = SigningKey::load_or_create(root, &Disk::default()).unwrap();
+    let receipts = receipts_of(root, &run_id);
+    assert_eq!(receipts.len(), 3);
+    for (receipt, step) in receipts.iter().zip(&steps) {
+        assert!(receipts::is_receipt_id(&receipt.receipt_id));
+        assert_eq!(step["receipt_id"], receipt.receipt_id.as_str());
+        assert!(
+            receipt.verify(&key),
+            "{} does not verify",
+            receipt.receipt_id
+        );
+        assert!(!receipt.file_refs.is_empty() || receipt.tool == "file_locator");
+        for file in &receipt.file_refs {
+            assert_eq!(file.sha256.len(), 64);
+            assert!(file.start_line >= 1 && file.end_line >= file.start_line);
+            assert!(file.excerpt.chars().count() <= 200);
+        }
+    }
+    let log = receipts::receipts_path(root, manifest["session_id"].as_str().unwrap());
+    let original = std::fs::read_to_string(&log).unwrap();
+    let at = original
+        .find("Ysolde answers")
+        .expect("the beat is in the outline receipt");
+    let mut tampered = original.clone().into_bytes();
+    tampered[at] = b'X';
+    std::fs::write(&log, tampered).unwrap();
+    let after = receipts::load(root, manifest["session_id"].as_str().unwrap());
+    assert_eq!(
+        after.iter().filter(|receipt| !receipt.verify(&key)).count(),
+        1
+    );
+    std::fs::write(&log, original).unwrap();
+
+    // The signing key is kept out of git.
+    let ignore = std::fs::read_to_string(root.join(".control-room/.gitignore")).unwrap();
+    assert!(ignore.contains("audit/secret.key"));
+
+    let listed = run_cli(root, &["runs", "list"]);
+    assert!(
+        text(&listed).contains(&run_id) && text(&listed).contains("done"),
+        "{}",
+        text(&listed)
+    );
+    let shown = run_cli(root, &["runs", "show", &run_id]);
+    let shown: Value = serde_json::from_slice(&shown.stdout).unwrap();
+    assert_eq!(shown["steps"].as_array().unwrap().len(), 8);
+    assert_eq!(shown["cache_summary"]["draft"]["type"], "artifact");
+}
+
+/// The final slots of an uninterrupted run, the reference for resumed ones.
+fn reference_slots() -> BTreeMap<String, Value> {
+    let dir = example();
+    let script = script(dir.path(), json!({}));
+    let output = run_cli(
+        dir.path(),
+        &[
+            "run",
+            "creative_draft_scene",
+            "--arg",
+            "scene_id=SCN-the-reckoning",
+            "--task",
+            "draft",
+            "--model",
+            &format!("scripted:{}", script.display()),
+        ],
+    );
+    assert!(output.status.success(), "{}", text(&output));
+    final_slots(dir.path(), &only_run(dir.path()))
+}
+
+fn start_run(root: &Path, script: &Path) -> Child {
+    command(
+        root,
+        &[
+            "run",
+            "creative_draft_scene",
+            "--arg",
+            "scene_id=SCN-the-reckoning",
+            "--task",
+            "draft",
+            "--model",
+            &format!("scripted:{}", script.display()),
+        ],
+    )
+    .stdout(Stdio::null())
+    .stderr(Stdio::null())
+    .spawn()
+    .unwrap()
+}
+
+fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !done() {
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "timed out waiting for {what}"
+        );
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+fn step_lines(root: &Path) -> usize {
+    let Ok(runs) = std::fs::read_dir(root.join(".control-room/runs")) else {
+        return 0;
+    };
+    runs.flatten()
+        .map(|run| {
+            std::fs::read_to_string(run.path().join("steps.jsonl"))
+                .map_or(0, |text| text.lines().count())
+        })
+        .sum()
+}
+
+#[test]
+fn a_run_killed_at_any_step_boundary_or_mid_step_resumes_to_the_same_slots() {
+    let reference = reference_slots();
+    // Agent steps take a moment, so a kill can land inside them; tool steps
+    // are quick, so kills after their lines land wherever the run has got to.
+    let slow = json!({
+        "brief": {"reply": "POV: Kael Maren. Goal: the reckoning.", "delay_ms": 150},
+        "draft": {"reply": "# The Reckoning\n\nThe tide had left the yard strewn with wrack.", "delay_ms": 150},
+        "polish": {"reply": "# The Reckoning\n\nThe tide had left the yard strewn with wrack, and nobody had swept it.", "delay_ms": 150},
+    });
+    let reference = {
+        let dir = example();
+        let script = script(dir.path(), slow.clone());
+        let output = run_cli(
+            dir.path(),
+            &[
+                "run",
+                "creative_draft_scene",
+                "--arg",
+                "scene_id=SCN-the-reckoning",
+                "--task",
+                "draft",
+                "--model",
+                &format!("scripted:{}", script.display()),
+            ],
+        );
+        assert!(output.status.success(), "{}", text(&output));
+        let slots = final_slots(dir.path(), &only_run(dir.path()));
+        assert_eq!(slots.len(), reference.len());
+        slots
+    };
+    // (lines to wait for, extra wait): at each boundary, and inside each agent step.
+    let mut kills: Vec<(usize, u64)> = (0..RECIPE_STEPS.len()).map(|lines| (lines, 0)).collect();
+    kills.extend([(3, 60), (4, 60), (5, 60)]);
+    for (lines, extra_ms) in kills {
+        let dir = example();
+        let root = dir.path();
+        let script = script(root, slow.clone());
+        let mut child = start_run(root, &script);
+        wait_for(&format!("{lines} step lines"), || {
+            if lines == 0 {
+                root.join(".control-room/runs")
+                    .read_dir()
+                    .is_ok_and(|entries| {
+                        entries
+                            .flatten()
+                            .any(|e| !e.file_name().to_string_lossy().starts_with('.'))
+                    })
+            } else {
+                step_lines(root) >= lines
+            }
+        });
+        std::thread::sleep(Duration::from_millis(extra_ms));
+        child.kill().unwrap(); // SIGKILL
+        child.wait().unwrap();
+        let run_id = only_run(root);
+        assert_run_files_parse(root, &run_id);
+        let manifest = read_json(&run_dir(root, &run_id).join("run.json"));
+        if manifest["status"] == "done" {
+            continue; // the kill came after the end
+        }
+        let finished_before = steps(root, &run_id);
+        let resumed = run_cli(
+            root,
+            &[
+                "runs",
+                "resume",
+                &run_id,
+                "--model",
+                &format!("scripted:{}", script.display()),
+            ],
+        );
+        assert!(
+            resumed.status.success(),
+            "kill after {lines} lines +{extra_ms} ms: {}",
+            text(&resumed)
+        );
+        assert_run_files_valid(root, &run_id);
+        let steps = steps(root, &run_id);
+        let ids: Vec<&str> = steps
+            .iter()
+            .map(|s| s["step_id"].as_str().unwrap())
+            .collect();
+        assert_eq!(ids, RECIPE_STEPS, "kill after {lines} lines +{extra_ms} ms");
+        // Finished steps were not repeated: their lines are kept as they were.
+        assert_eq!(
+            steps[..finished_before.len()],
+            finished_before[..],
+            "kill after {lines} lines"
+        );
+        assert_eq!(
+            final_slots(root, &run_id),
+            reference,
+            "kill after {lines} lines +{extra_ms} ms"
+        );
+        let manifest = read_json(&run_dir(root, &run_id).join("run.json"));
+        assert_eq!(manifest["status"], "done");
+        // Every receipt a step points at exists and verifies. (A tool call
+        // killed before its step line was written left a receipt too: it
+        // happened, so the log keeps it, but no step points at it.)
+        let key = SigningKey::load_or_create(root, &Disk::default()).unwrap();
+        let receipts = receipts_of(root, &run_id);
+        for step in &steps[..3] {
+            let id = step["receipt_id"].as_str().unwrap();
+            let receipt = receipts
+                .iter()
+                .find(|r| r.receipt_id == id)
+                .expect("the step's receipt exists");
+            assert!(receipt.verify(&key));
+        }
+    }
+}
+
+#[test]
+fn cancel_stops_the_current_step_and_resume_finishes_the_run() {
+    let dir = example();
+    let root = dir.path();
+    let script = script(
+        root,
+        json!({"draft": {"reply": "# Never", "delay_ms": 30000}}),
+    );
+    let mut child = start_run(root, &script);
+    wait_for("the draft step", || step_lines(root) >= 4);
+    let run_id = only_run(root);
+    let started = Instant::now();
+    let cancelled = run_cli(root, &["runs", "cancel", &run_id]);
+    assert!(cancelled.status.success(), "{}", text(&cancelled));
+    let status = child.wait().unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "cancel took {:?}",
+        started.elapsed()
+    );
+    assert_eq!(status.code(), Some(1));
+    assert_run_files_valid(root, &run_id);
+    let manifest = read_json(&run_dir(root, &run_id).join("run.json"));
+    assert_eq!(manifest["status"], "cancelled");
+    assert_eq!(manifest["current_step_index"], 4);
+    assert!(
+        manifest["error"]
+            .as_str()
+            .unwrap()
+            .contains("cancelled during step 5 of 8")
+    );
+    assert_eq!(
+        steps(root, &run_id).len(),
+        4,
+        "nothing of the cancelled step is written"
+    );
+    let cache = read_json(&run_dir(root, &run_id).join("cache.json"));
+    assert!(cache.get("draft").is_none());
+
+    let fixed = script_path();
+    let resumed = run_cli(
+        root,
+        &[
+            "runs",
+            "resume",
+            &run_id,
+            "--model",
+            &format!("scripted:{}", fixed.display()),
+        ],
+    );
+    assert!(resumed.status.success(), "{}", text(&resumed));
+    assert_eq!(steps(root, &run_id).len(), 8);
+    assert_eq!(
+        read_json(&run_dir(root, &run_id).join("run.json"))["status"],
+        "done"
+    );
+
+    let again = run_cli(root, &["runs", "cancel", &run_id]);
+    assert!(text(&again).contains("already done"), "{}", text(&again));
+}
+
+#[test]
+fn a_failing_agent_halts_the_run_and_resume_does_not_repeat_finished_steps() {
+    let dir = example();
+    let root = dir.path();
+    let script = script(
+        root,
+        json!({"polish": {"error": "the editor model is overloaded"}}),
+    );
+    let output = run_cli(
+        root,
+        &[
+            "run",
+            "creative_draft_scene",
+            "--arg",
+            "scene_id=SCN-the-reckoning",
+            "--model",
+            &format!("scripted:{}", script.display()),
+        ],
+    );
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output));
+    let run_id = only_run(root);
+    let manifest = read_json(&run_dir(root, &run_id).join("run.json"));
+    assert_eq!(manifest["status"], "failed");
+    let error = manifest["error"].as_str().unwrap();
+    assert!(
+        error.contains("step `polish` (agent editor)") && error.contains("overloaded"),
+        "{error}"
+    );
+    assert!(text(&output).contains("overloaded"));
+    assert_eq!(steps(root, &run_id).len(), 5);
+
+    let resumed = run_cli(
+        root,
+        &[
+            "runs",
+            "resume",
+            &run_id,
+            "--model",
+            &format!("scripted:{}", script_path().display()),
+        ],
+    );
+    assert!(resumed.status.success(), "{}", text(&resumed));
+    assert_run_files_valid(root, &run_id);
+    assert_eq!(steps(root, &run_id).len(), 8);
+    assert_eq!(receipts_of(root, &run_id).len(), 3);
+}
+
+#[test]
+fn a_reply_that_is_not_json_where_json_is_due_fails_its_step() {
+    let dir = example();
+    let root = dir.path();
+    let script = script(root, json!({"continuity": "Looks fine to me!"}));
+    let output = run_cli(
+        root,
+        &[
+            "run",
+            "creative_draft_scene",
+            "--arg",
+            "scene_id=SCN-the-reckoning",
+            "--model",
+            &format!("scripted:{}", script.display()),
+        ],
+    );
+    assert_eq!(output.status.code(), Some(1));
+    let manifest = read_json(&run_dir(root, &only_run(root)).join("run.json"));
+    let error = manifest["error"].as_str().unwrap();
+    assert!(
+        error.contains("step `continuity`")
+            && error.contains("not valid JSON")
+            && error.contains("Looks fine"),
+        "{error}"
+    );
+}
+
+fn write_recipe(root: &Path, name: &str, recipe: &Value) {
+    let dir = root.join(".control-room/recipes");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join(name),
+        serde_json::to_string_pretty(recipe).unwrap(),
+    )
+    .unwrap();
+}
+
+#[test]
+fn a_broken_project_recipe_is_reported_with_file_pointer_and_rule() {
+    let dir = example();
+    let root = dir.path();
+    let recipe = json!({
+        "recipe_id": "check_gate",
+        "label": "Check the gate",
+        "task_patterns": ["gate check"],
+        "phase_a": [
+            {"step_id": "find", "tool": "file_locater", "args": {}, "output_slot": "found"},
+            {"step_id": "look", "tool": "prose_analyzer", "args": {"scene_path": {"$ref": "discovery.matches[0].path"}}, "output_slot": "prose"}
+        ],
+        "phase_b": [
+            {"step_id": "find", "agent_archetype": "critic", "input_slots": ["prose", "outline"], "output_slot": "critique", "prompt_type": "evaluate_reader_experience"},
+            {"step_id": "judge", "agent_archetype": "judge", "input_slots": [], "output_slot": "verdict", "prompt_type": "no_such_prompt"}
+        ],
+        "dod": [{"check": "slot_is_nice", "slot": "critique"}]
+    });
+    write_recipe(root, "check_gate.json", &recipe);
+    let output = run_cli(root, &["run", "check_gate"]);
+    assert_eq!(output.status.code(), Some(2), "{}", text(&output));
+    let all = text(&output);
+    for expected in [
+        ".control-room/recipes/check_gate.json at /phase_a/0/tool: unknown tool `file_locater` (did you mean `file_locator`?)",
+        "[unknown-tool]",
+        "at /phase_a/1/args/scene_path/$ref: `discovery.matches[0].path` names slot `discovery`, which no earlier step produces (available: found) [unknown-slot]",
+        "at /phase_b/0/step_id: step id `find` is used twice [duplicate-step-id]",
+        "at /phase_b/0/input_slots/1: input slot `outline` is not produced by an earlier step",
+        "at /phase_b/1/agent_archetype: unknown agent archetype `judge`",
+        "at /phase_b/1/prompt_type: no prompt template `no_such_prompt`",
+        "at /dod/0/check: unknown DoD check `slot_is_nice`",
+    ] {
+        assert!(all.contains(expected), "missing {expected:?} in:\n{all}");
+    }
+    // Invalid JSON gives its line and column.
+    std::fs::write(
+        root.join(".control-room/recipes/check_gate.json"),
+        "{\n  \"recipe_id\": \"check_gate\",\n  oops\n}",
+    )
+    .unwrap();
+    let output = run_cli(root, &["run", "check_gate"]);
+    assert!(
+        text(&output).contains(".control-room/recipes/check_gate.json:3:3: not valid JSON"),
+        "{}",
+        text(&output)
+    );
+    // The bundled recipes still work beside a broken project one.
+    let routed = run_cli(root, &["route", "draft scene SCN-the-gate"]);
+    assert!(routed.status.success());
+}
+
+#[test]
+fn a_project_recipe_shadows_the_bundled_one_and_a_failed_dod_writes_an_issue() {
+    let dir = example();
+    let root = dir.path();
+    let bundled: Value =
+        serde_json::from_str(include_str!("../recipes/creative_draft_scene.json")).unwrap();
+    let mut strict = bundled.clone();
+    strict["label"] = json!("Draft a scene, strictly");
+    strict["dod"] = json!([
+        {"check": "slot_field_equals", "slot": "continuity_report", "field": "pass", "expected": true},
+        {"check": "file_exists", "path": {"$ref": "task.args.scene_path"}}
+    ]);
+    write_recipe(root, "strict.json", &strict);
+    let script = script(
+        root,
+        json!({"continuity": {"pass": false, "findings": [{"severity": "error", "quote": "the keys on their cord", "message": "Tomas is dead."}]}}),
+    );
+    let output = run_cli(
+        root,
+        &[
+            "run",
+            "creative_draft_scene",
+            "--arg",
+            "scene_id=SCN-the-reckoning",
+            "--model",
+            &format!("scripted:{}", script.display()),
+        ],
+    );
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output));
+    let run_id = only_run(root);
+    let manifest = read_json(&run_dir(root, &run_id).join("run.json"));
+    assert_eq!(manifest["status"], "failed");
+    assert_eq!(
+        steps(root, &run_id).len(),
+        8,
+        "every step ran; only the DoD failed"
+    );
+    let issue_path = root.join(format!(".control-room/issues/DOD-{run_id}.md"));
+    let issue = std::fs::read_to_string(&issue_path).unwrap();
+    assert!(
+        issue.contains("Draft a scene, strictly"),
+        "the project recipe ran:\n{issue}"
+    );
+    assert!(issue.contains(&run_id));
+    assert!(
+        issue.contains("`continuity_report.pass` is false, expected true"),
+        "{issue}"
+    );
+    assert!(
+        issue.contains("file_exists: `Story/Scenes/SCN-the-reckoning.md` does not exist"),
+        "{issue}"
+    );
+    assert!(issue.contains(&format!("../runs/{run_id}/steps.jsonl")));
+    assert!(
+        manifest["error"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("DOD-{run_id}.md"))
+    );
+}
+
+#[test]
+fn a_missing_task_argument_fails_the_step_that_needs_it() {
+    let dir = example();
+    let root = dir.path();
+    let output = run_cli(
+        root,
+        &[
+            "run",
+            "analytical_prose",
+            "--model",
+            &format!("scripted:{}", script_path().display()),
+        ],
+    );
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output));
+    let manifest = read_json(&run_dir(root, &only_run(root)).join("run.json"));
+    let error = manifest["error"].as_str().unwrap();
+    assert_eq!(
+        error,
+        "step `discover` (tool file_locator) failed: `$ref` `task.args.scene_path` broke at `scene_path`: no such field (pass it with --arg scene_path=…)"
+    );
+}
+
+#[test]
+fn agent_steps_without_a_model_fail_with_how_to_dry_run() {
+    let dir = example();
+    let root = dir.path();
+    let output = run_cli(
+        root,
+        &[
+            "run",
+            "creative_draft_scene",
+            "--arg",
+            "scene_id=SCN-the-gate",
+        ],
+    );
+    assert_eq!(output.status.code(), Some(1));
+    let manifest = read_json(&run_dir(root, &only_run(root)).join("run.json"));
+    assert!(
+        manifest["error"]
+            .as_str()
+            .unwrap()
+            .contains("--model scripted:FILE"),
+        "{manifest}"
+    );
+    assert_eq!(steps(root, &only_run(root)).len(), 3, "the tool steps ran");
+}
+
+/// A workspace where `.control-room/` cannot be created: read-only for an
+/// ordinary user; for root (which ignores permissions) a file stands where
+/// the folder should be.
+#[test]
+fn a_workspace_that_cannot_be_written_gives_a_clear_error() {
+    let dir = example();
+    let root = dir.path();
+    set_read_only(root, true);
+    let read_only = std::fs::write(root.join("probe"), "x").is_err();
+    if !read_only {
+        set_read_only(root, false);
+        std::fs::write(root.join(".control-room"), "not a folder").unwrap();
+    }
+    let output = run_cli(
+        root,
+        &[
+            "run",
+            "creative_draft_scene",
+            "--arg",
+            "scene_id=SCN-the-gate",
+        ],
+    );
+    set_read_only(root, false);
+    assert_eq!(output.status.code(), Some(2), "{}", text(&output));
+    let all = text(&output);
+    assert!(all.contains("cannot write the run's files"), "{all}");
+    let reason = if read_only {
+        "ermission denied"
+    } else {
+        "ot a directory"
+    };
+    assert!(all.contains(reason), "{all}");
+}
+
+fn set_read_only(path: &Path, read_only: bool) {
+    let mut permissions = std::fs::metadata(path).unwrap().permissions();
+    #[allow(clippy::permissions_set_readonly_false)]
+    permissions.set_readonly(read_only);
+    std::fs::set_permissions(path, permissions).unwrap();
+}
+
+/// A disk that fills after N writes, for every N up to a whole run: the run
+/// stops with an error naming the cause, its files stay valid, and a resume
+/// on a disk with room finishes it with the same slots as a run that never
+/// stopped. This also stands for a crash between any two of a step's writes.
+#[test]
+fn a_disk_that_fills_at_any_write_leaves_valid_files_and_resumes() {
+    use control_room::engine::model::{Model, ScriptedModel};
+    use control_room::engine::prompts::PromptTemplates;
+    use control_room::engine::recipe::Registry;
+    use control_room::engine::runner::Runner;
+    use control_room::index::Workspace;
+    use std::sync::Arc;
+    use tokio_util::sync::CancellationToken;
+
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let model: Arc<dyn Model> = Arc::new(ScriptedModel::load(&script_path()).unwrap());
+    let runner = |root: &Path, disk: Disk| {
+        let templates = PromptTemplates::load(root);
+        Runner {
+            workspace: Arc::new(Workspace::load(root)),
+            registry: Arc::new(Registry::load(root, &templates)),
+            prompts: Arc::new(templates),
+            model: Some(model.clone()),
+            disk,
+            sinks: Vec::new(),
+        }
+    };
+    let mut args = serde_json::Map::new();
+    args.insert("scene_id".into(), json!("SCN-the-reckoning"));
+
+    let reference = {
+        let dir = example();
+        let runner = runner(dir.path(), Disk::default());
+        let run = runner
+            .create("creative_draft_scene", "draft", args.clone(), None)
+            .unwrap();
+        let done = runtime
+            .block_on(runner.execute(&run.run_id, CancellationToken::new()))
+            .unwrap();
+        assert_eq!(done.status.as_str(), "done");
+        final_slots(dir.path(), &run.run_id)
+    };
+    let mut stopped = 0;
+    for writes in 0..60 {
+        let dir = example();
+        let root = dir.path();
+        let full = runner(root, Disk::failing_after_writes(writes));
+        let Ok(run) = full.create("creative_draft_scene", "draft", args.clone(), None) else {
+            continue; // the disk filled before the run existed
+        };
+        match runtime.block_on(full.execute(&run.run_id, CancellationToken::new())) {
+            Ok(manifest) if manifest.status.as_str() == "done" => break,
+            Ok(manifest) => panic!("after {writes} writes: {manifest:?}"),
+            Err(error) => {
+                assert!(
+                    error.to_string().contains("No space left on device"),
+                    "{error}"
+                );
+            }
+        }
+        stopped += 1;
+        assert_run_files_valid(root, &run.run_id);
+        let roomy = runner(root, Disk::default());
+        let done = runtime
+            .block_on(roomy.execute(&run.run_id, CancellationToken::new()))
+            .unwrap_or_else(|error| panic!("resume after {writes} writes: {error}"));
+        assert_eq!(done.status.as_str(), "done", "after {writes} writes");
+        assert_run_files_valid(root, &run.run_id);
+        let ids: Vec<String> = steps(root, &run.run_id)
+            .iter()
+            .map(|s| s["step_id"].as_str().unwrap().to_owned())
+            .collect();
+        assert_eq!(ids, RECIPE_STEPS, "after {writes} writes");
+        assert_eq!(
+            final_slots(root, &run.run_id),
+            reference,
+            "after {writes} writes"
+        );
+    }
+    assert!(stopped >= 30, "only {stopped} write points were exercised");
+}
