@@ -936,3 +936,71 @@ fn a_disk_that_fills_at_any_write_leaves_valid_files_and_resumes() {
     }
     assert!(stopped >= 30, "only {stopped} write points were exercised");
 }
+
+/// Sinks hear the run: start, each step's start and end in order, the DoD
+/// check, the end.
+#[test]
+fn sinks_hear_every_step_in_order() {
+    use control_room::engine::events::{Recorder, RunEvent};
+    use control_room::engine::model::ScriptedModel;
+    use control_room::engine::prompts::PromptTemplates;
+    use control_room::engine::recipe::Registry;
+    use control_room::engine::runner::Runner;
+    use control_room::index::Workspace;
+    use std::sync::Arc;
+    use tokio_util::sync::CancellationToken;
+
+    let dir = example();
+    let root = dir.path();
+    let recorder = Arc::new(Recorder::default());
+    let templates = PromptTemplates::load(root);
+    let runner = Runner {
+        workspace: Arc::new(Workspace::load(root)),
+        registry: Arc::new(Registry::load(root, &templates)),
+        prompts: Arc::new(templates),
+        model: Some(Arc::new(ScriptedModel::load(&script_path()).unwrap())),
+        disk: Disk::default(),
+        sinks: vec![recorder.clone()],
+    };
+    let mut args = serde_json::Map::new();
+    args.insert("scene_id".into(), json!("SCN-the-reckoning"));
+    let run = runner
+        .create("creative_draft_scene", "draft", args, None)
+        .unwrap();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime
+        .block_on(runner.execute(&run.run_id, CancellationToken::new()))
+        .unwrap();
+    let events = recorder.events();
+    let mut described = Vec::new();
+    for event in &events {
+        described.push(match event {
+            RunEvent::Started { from_step, .. } => format!("start@{from_step}"),
+            RunEvent::StepStarted {
+                step_id,
+                phase,
+                actor,
+                index,
+                total,
+                ..
+            } => {
+                format!("{}/{total} {phase} {step_id} {actor}", index + 1)
+            }
+            RunEvent::StepFinished { step_id, .. } => format!("done {step_id}"),
+            RunEvent::Checking { .. } => "dod".to_owned(),
+            RunEvent::Finished { manifest } => format!("end {}", manifest.status.as_str()),
+        });
+    }
+    assert_eq!(described.first().map(String::as_str), Some("start@0"));
+    assert_eq!(described[1], "1/8 a discover file_locator");
+    assert_eq!(described[2], "done discover");
+    assert_eq!(described[7], "4/8 b brief planner");
+    assert_eq!(
+        described[described.len() - 2..],
+        ["dod".to_owned(), "end done".to_owned()]
+    );
+    assert_eq!(described.len(), 1 + 16 + 2);
+}
