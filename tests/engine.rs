@@ -154,6 +154,21 @@ fn final_slots(root: &Path, run_id: &str) -> BTreeMap<String, Value> {
         .collect()
 }
 
+/// `run creative_draft_scene` for SCN-the-reckoning with scripted replies.
+fn draft_reckoning(root: &Path, script: &Path, extra: &[&str]) -> Output {
+    let model = format!("scripted:{}", script.display());
+    let mut args = vec![
+        "run",
+        "creative_draft_scene",
+        "--arg",
+        "scene_id=SCN-the-reckoning",
+        "--model",
+        &model,
+    ];
+    args.extend_from_slice(extra);
+    run_cli(root, &args)
+}
+
 fn receipts_of(root: &Path, run_id: &str) -> Vec<ToolReceipt> {
     let manifest = read_json(&run_dir(root, run_id).join("run.json"));
     receipts::load(root, manifest["session_id"].as_str().unwrap())
@@ -334,19 +349,7 @@ fn a_scripted_dry_run_of_draft_scene_leaves_a_complete_signed_record() {
 fn reference_slots() -> BTreeMap<String, Value> {
     let dir = example();
     let script = script(dir.path(), json!({}));
-    let output = run_cli(
-        dir.path(),
-        &[
-            "run",
-            "creative_draft_scene",
-            "--arg",
-            "scene_id=SCN-the-reckoning",
-            "--task",
-            "draft",
-            "--model",
-            &format!("scripted:{}", script.display()),
-        ],
-    );
+    let output = draft_reckoning(dir.path(), &script, &["--task", "draft"]);
     assert!(output.status.success(), "{}", text(&output));
     final_slots(dir.path(), &only_run(dir.path()))
 }
@@ -407,19 +410,7 @@ fn a_run_killed_at_any_step_boundary_or_mid_step_resumes_to_the_same_slots() {
     let reference = {
         let dir = example();
         let script = script(dir.path(), slow.clone());
-        let output = run_cli(
-            dir.path(),
-            &[
-                "run",
-                "creative_draft_scene",
-                "--arg",
-                "scene_id=SCN-the-reckoning",
-                "--task",
-                "draft",
-                "--model",
-                &format!("scripted:{}", script.display()),
-            ],
-        );
+        let output = draft_reckoning(dir.path(), &script, &["--task", "draft"]);
         assert!(output.status.success(), "{}", text(&output));
         let slots = final_slots(dir.path(), &only_run(dir.path()));
         assert_eq!(slots.len(), reference.len());
@@ -576,17 +567,7 @@ fn a_failing_agent_halts_the_run_and_resume_does_not_repeat_finished_steps() {
         root,
         json!({"polish": {"error": "the editor model is overloaded"}}),
     );
-    let output = run_cli(
-        root,
-        &[
-            "run",
-            "creative_draft_scene",
-            "--arg",
-            "scene_id=SCN-the-reckoning",
-            "--model",
-            &format!("scripted:{}", script.display()),
-        ],
-    );
+    let output = draft_reckoning(root, &script, &[]);
     assert_eq!(output.status.code(), Some(1), "{}", text(&output));
     let run_id = only_run(root);
     let manifest = read_json(&run_dir(root, &run_id).join("run.json"));
@@ -620,17 +601,7 @@ fn a_reply_that_is_not_json_where_json_is_due_fails_its_step() {
     let dir = example();
     let root = dir.path();
     let script = script(root, json!({"continuity": "Looks fine to me!"}));
-    let output = run_cli(
-        root,
-        &[
-            "run",
-            "creative_draft_scene",
-            "--arg",
-            "scene_id=SCN-the-reckoning",
-            "--model",
-            &format!("scripted:{}", script.display()),
-        ],
-    );
+    let output = draft_reckoning(root, &script, &[]);
     assert_eq!(output.status.code(), Some(1));
     let manifest = read_json(&run_dir(root, &only_run(root)).join("run.json"));
     let error = manifest["error"].as_str().unwrap();
@@ -720,17 +691,7 @@ fn a_project_recipe_shadows_the_bundled_one_and_a_failed_dod_writes_an_issue() {
         root,
         json!({"continuity": {"pass": false, "findings": [{"severity": "error", "quote": "the keys on their cord", "message": "Tomas is dead."}]}}),
     );
-    let output = run_cli(
-        root,
-        &[
-            "run",
-            "creative_draft_scene",
-            "--arg",
-            "scene_id=SCN-the-reckoning",
-            "--model",
-            &format!("scripted:{}", script.display()),
-        ],
-    );
+    let output = draft_reckoning(root, &script, &[]);
     assert_eq!(output.status.code(), Some(1), "{}", text(&output));
     let run_id = only_run(root);
     let manifest = read_json(&run_dir(root, &run_id).join("run.json"));
