@@ -5,7 +5,6 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::Context;
 use clap::{Parser, Subcommand, ValueEnum};
 
 use control_room::checks;
@@ -137,14 +136,7 @@ fn main() -> ExitCode {
 }
 
 fn check(dir: PathBuf, format: Format, deny: Option<Deny>) -> anyhow::Result<i32> {
-    let metadata = std::fs::metadata(&dir)
-        .with_context(|| format!("cannot read the workspace {}", dir.display()))?;
-    anyhow::ensure!(metadata.is_dir(), "{} is not a folder", dir.display());
-    let root = dir
-        .canonicalize()
-        .with_context(|| format!("cannot resolve {}", dir.display()))?;
-    std::fs::read_dir(&root)
-        .with_context(|| format!("cannot list the workspace {}", root.display()))?;
+    let root = control_room::cli::workspace_root(&dir)?;
     let workspace = Workspace::load(&root);
     let diagnostics = checks::check_workspace(&workspace);
     let stdout = std::io::stdout();

@@ -2,7 +2,7 @@
 //! command line, with a progress bar on a terminal and plain lines elsewhere.
 
 use std::io::IsTerminal;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -11,6 +11,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
+use super::workspace_root;
 use crate::engine::events::{RunEvent, RunSink};
 use crate::engine::model::{Model, ScriptedModel};
 use crate::engine::prompts::PromptTemplates;
@@ -19,15 +20,6 @@ use crate::engine::router;
 use crate::engine::runner::Runner;
 use crate::engine::store::{self, RunFiles, RunStatus};
 use crate::index::Workspace;
-
-/// The workspace root, checked and made absolute.
-pub fn workspace_root(dir: &Path) -> anyhow::Result<PathBuf> {
-    let metadata = std::fs::metadata(dir)
-        .with_context(|| format!("cannot read the workspace {}", dir.display()))?;
-    anyhow::ensure!(metadata.is_dir(), "{} is not a folder", dir.display());
-    dir.canonicalize()
-        .with_context(|| format!("cannot resolve {}", dir.display()))
-}
 
 /// The registry of a workspace, with broken project recipes reported on stderr.
 fn registry(root: &Path, templates: &PromptTemplates) -> Registry {
@@ -356,12 +348,7 @@ pub fn cancel(dir: &Path, run_id: &str) -> anyhow::Result<i32> {
         println!("run {run_id} is already {}", manifest.status.as_str());
         return Ok(1);
     }
-    let lock = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(files.lock())?;
-    if lock.try_lock().is_ok() {
+    if let Some(_lock) = files.try_lock()? {
         // Nobody is running it (it was killed, or never started).
         manifest.status = RunStatus::Cancelled;
         manifest.phase = None;
@@ -372,7 +359,6 @@ pub fn cancel(dir: &Path, run_id: &str) -> anyhow::Result<i32> {
         println!("run {run_id} cancelled");
         return Ok(0);
     }
-    drop(lock);
     store::Disk::default().write_atomic(&files.cancel_request(), b"cancel\n")?;
     for _ in 0..200 {
         std::thread::sleep(Duration::from_millis(50));

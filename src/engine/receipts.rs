@@ -181,19 +181,6 @@ pub fn load(root: &Path, session_id: &str) -> Vec<ToolReceipt> {
     store::read_jsonl(&receipts_path(root, session_id))
 }
 
-/// The receipt `receipt_id` of a session, if it exists and its signature verifies.
-pub fn find_verified(
-    root: &Path,
-    key: &SigningKey,
-    session_id: &str,
-    receipt_id: &str,
-) -> Option<ToolReceipt> {
-    load(root, session_id)
-        .into_iter()
-        .find(|receipt| receipt.receipt_id == receipt_id)
-        .filter(|receipt| receipt.verify(key))
-}
-
 pub fn hex(bytes: &[u8]) -> String {
     use std::fmt::Write;
     bytes

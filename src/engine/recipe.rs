@@ -643,7 +643,7 @@ fn suggestion(name: &str, known: &[&str]) -> String {
 /// The recipes a workspace can run: bundled ones shadowed by project ones.
 #[derive(Clone, Debug, Default)]
 pub struct Registry {
-    recipes: BTreeMap<String, (Recipe, String)>,
+    recipes: BTreeMap<String, Recipe>,
     errors: Vec<RecipeError>,
 }
 
@@ -688,24 +688,18 @@ impl Registry {
     fn add(&mut self, file: &str, text: &str, templates: &PromptTemplates) {
         match parse(file, text, templates) {
             Ok(recipe) => {
-                self.recipes
-                    .insert(recipe.recipe_id.clone(), (recipe, file.to_owned()));
+                self.recipes.insert(recipe.recipe_id.clone(), recipe);
             }
             Err(errors) => self.errors.extend(errors),
         }
     }
 
     pub fn get(&self, recipe_id: &str) -> Option<&Recipe> {
-        self.recipes.get(recipe_id).map(|(recipe, _)| recipe)
-    }
-
-    /// The file a recipe was loaded from.
-    pub fn source(&self, recipe_id: &str) -> Option<&str> {
-        self.recipes.get(recipe_id).map(|(_, file)| file.as_str())
+        self.recipes.get(recipe_id)
     }
 
     pub fn recipes(&self) -> impl Iterator<Item = &Recipe> {
-        self.recipes.values().map(|(recipe, _)| recipe)
+        self.recipes.values()
     }
 
     /// Problems in recipe files; those recipes were not loaded.

@@ -95,43 +95,38 @@ pub fn route(
 /// Finds the scene a description names: an `SCN-` id, a `.md` path of a
 /// scene, or "scene N" (1-based outline position).
 fn seed_args(workspace: &Workspace, description: &str, args: &mut Map<String, Value>) {
-    let catalog = workspace.catalog();
     let words: Vec<&str> = description
         .split(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | '"' | '“' | '”' | '(' | ')'))
         .map(|word| word.trim_end_matches(['.', ':', '!', '?']))
         .filter(|word| !word.is_empty())
         .collect();
-    let scene_id = words
+    let id = words
         .iter()
-        .find(|word| word.starts_with("SCN-") && word.len() > 4 && !word.ends_with(".md"))
-        .map(|id| id.to_string())
-        .or_else(|| {
-            let path = words
-                .iter()
-                .find(|word| word.ends_with(".md") && check_relative_path(word).is_ok())?;
-            args.insert("scene_path".into(), Value::String(path.to_string()));
-            None
-        })
-        .or_else(|| {
-            let position = words.windows(2).find_map(|pair| {
-                pair[0]
-                    .eq_ignore_ascii_case("scene")
-                    .then(|| pair[1].parse::<usize>().ok())
-                    .flatten()
-            })?;
-            let outline = catalog.outline()?.outline()?;
-            Some(
-                outline
-                    .entries
-                    .get(position.checked_sub(1)?)?
-                    .scene_id
-                    .clone(),
-            )
-        });
-    if let Some(scene_id) = scene_id {
-        args.insert("scene_id".into(), Value::String(scene_id));
+        .find(|word| word.starts_with("SCN-") && word.len() > 4 && !word.ends_with(".md"));
+    let path = words
+        .iter()
+        .find(|word| word.ends_with(".md") && check_relative_path(word).is_ok());
+    if let Some(id) = id {
+        args.insert("scene_id".into(), Value::String(id.to_string()));
+    } else if let Some(path) = path {
+        args.insert("scene_path".into(), Value::String(path.to_string()));
+    } else if let Some(id) = nth_scene(workspace, &words) {
+        args.insert("scene_id".into(), Value::String(id));
     }
     complete_args(workspace, args);
+}
+
+/// The scene "scene N" names: the N-th entry of the outline.
+fn nth_scene(workspace: &Workspace, words: &[&str]) -> Option<String> {
+    let position = words.windows(2).find_map(|pair| {
+        pair[0]
+            .eq_ignore_ascii_case("scene")
+            .then(|| pair[1].parse::<usize>().ok())
+            .flatten()
+    })?;
+    let outline = workspace.catalog().outline()?.outline()?;
+    let entry = outline.entries.get(position.checked_sub(1)?)?;
+    Some(entry.scene_id.clone())
 }
 
 /// Fills `scene_path` from `scene_id` (the scene's file, or where a new scene

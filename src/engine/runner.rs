@@ -110,14 +110,36 @@ fn preview(text: &str) -> String {
 /// The slots' values during a run: a tool's full output, an agent's reply
 /// (parsed when it is JSON).
 struct Slots<'a> {
-    task: Value,
+    task: &'a Value,
     values: &'a HashMap<String, Value>,
+}
+
+/// What `$ref` paths starting with `task.` see.
+fn task_value(manifest: &RunManifest) -> Value {
+    json!({
+        "description": manifest.task.description,
+        "args": manifest.task.initial_args,
+        "initial_args": manifest.task.initial_args,
+        "session_plan_task_id": manifest.task.session_plan_task_id,
+    })
+}
+
+/// What a finished step hands to persistence.
+struct StepOutput {
+    slot: CacheSlot,
+    /// What `$ref` sees of the slot.
+    value: Value,
+    /// A tool's receipt; agents have none.
+    receipt: Option<ToolReceipt>,
+    input_slot_refs: Vec<String>,
+    /// The full output as text, hashed and previewed in steps.jsonl.
+    text: String,
 }
 
 impl RefScope for Slots<'_> {
     fn root(&self, name: &str) -> Option<&Value> {
         if name == "task" {
-            Some(&self.task)
+            Some(self.task)
         } else {
             self.values.get(name)
         }
@@ -204,14 +226,9 @@ impl Runner {
         if !files.manifest().exists() {
             return Err(RunError::UnknownRun(run_id.to_owned()));
         }
-        let lock = std::fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(files.lock())?;
-        if lock.try_lock().is_err() {
+        let Some(lock) = files.try_lock()? else {
             return Err(RunError::Busy(run_id.to_owned()));
-        }
+        };
         let mut manifest = files.read_manifest()?;
         if manifest.status == RunStatus::Done {
             return Err(RunError::Finished {
@@ -421,6 +438,7 @@ impl Runner {
         cancel: &CancellationToken,
     ) -> Result<(), StepFailure> {
         let total = recipe.step_count();
+        let task = task_value(manifest);
         for index in manifest.current_step_index..total {
             if cancel.is_cancelled() {
                 return Err(StepFailure::Cancelled);
@@ -441,20 +459,17 @@ impl Runner {
                 actor,
             });
             let started_at = now();
-            let task = json!({
-                "description": manifest.task.description,
-                "args": manifest.task.initial_args,
-                "initial_args": manifest.task.initial_args,
-                "session_plan_task_id": manifest.task.session_plan_task_id,
-            });
             let outcome = match step {
                 Step::Tool(tool) => self.run_tool(tool, manifest, &task, values, key, &started_at),
-                Step::Agent(agent) => {
-                    self.run_agent(index, agent, manifest, &task, cache, values, cancel)
-                        .await
-                }
+                Step::Agent(agent) => self.run_agent(index, agent, manifest, cache, cancel).await,
             };
-            let (slot, value, receipt, input_refs, output_text) = match outcome {
+            let StepOutput {
+                slot,
+                value,
+                receipt,
+                input_slot_refs,
+                text: output_text,
+            } = match outcome {
                 Ok(done) => done,
                 Err(StepFailure::Failed(message)) => {
                     let label = match step {
@@ -494,7 +509,7 @@ impl Runner {
                 status: "done".into(),
                 output_slot: step.output_slot().to_owned(),
                 receipt_id: receipt.as_ref().map(|r| r.receipt_id.clone()),
-                input_slot_refs: input_refs,
+                input_slot_refs,
                 output_hash: format!("sha256:{}", sha256_hex(output_text.as_bytes())),
                 output_preview: preview(&output_text),
                 started_at,
@@ -522,7 +537,6 @@ impl Runner {
         Ok(())
     }
 
-    #[allow(clippy::type_complexity)]
     fn run_tool(
         &self,
         step: &ToolStep,
@@ -531,11 +545,8 @@ impl Runner {
         values: &HashMap<String, Value>,
         key: &SigningKey,
         started_at: &str,
-    ) -> Result<(CacheSlot, Value, Option<ToolReceipt>, Vec<String>, String), StepFailure> {
-        let scope = Slots {
-            task: task.clone(),
-            values,
-        };
+    ) -> Result<StepOutput, StepFailure> {
+        let scope = Slots { task, values };
         let mut input_refs = Vec::new();
         let args = refs::resolve(&Value::Object(step.args.clone()), &scope, &mut input_refs)
             .map_err(|error| StepFailure::Failed(with_arg_hint(error.to_string())))?;
@@ -575,21 +586,23 @@ impl Runner {
             sha256,
             summary: output.summary,
         };
-        Ok((slot, output.data, Some(receipt), input_refs, output_text))
+        Ok(StepOutput {
+            slot,
+            value: output.data,
+            receipt: Some(receipt),
+            input_slot_refs: input_refs,
+            text: output_text,
+        })
     }
 
-    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
     async fn run_agent(
         &self,
         index: usize,
         step: &AgentStep,
         manifest: &RunManifest,
-        task: &Value,
         cache: &Cache,
-        values: &HashMap<String, Value>,
         cancel: &CancellationToken,
-    ) -> Result<(CacheSlot, Value, Option<ToolReceipt>, Vec<String>, String), StepFailure> {
-        let _ = (task, values);
+    ) -> Result<StepOutput, StepFailure> {
         let model = self.model.as_ref().ok_or_else(|| {
             StepFailure::Failed(
                 "no model is configured: pass --model scripted:FILE to dry-run the recipe".into(),
@@ -659,7 +672,13 @@ impl Runner {
             text: text.clone(),
             sha256,
         };
-        Ok((slot, value, None, step.input_slots.clone(), text))
+        Ok(StepOutput {
+            slot,
+            value,
+            receipt: None,
+            input_slot_refs: step.input_slots.clone(),
+            text,
+        })
     }
 
     /// The failed checks of the recipe's Definition of Done, in words.
@@ -669,12 +688,9 @@ impl Runner {
         manifest: &RunManifest,
         values: &HashMap<String, Value>,
     ) -> Vec<String> {
+        let task = task_value(manifest);
         let scope = Slots {
-            task: json!({
-                "description": manifest.task.description,
-                "args": manifest.task.initial_args,
-                "initial_args": manifest.task.initial_args,
-            }),
+            task: &task,
             values,
         };
         recipe

@@ -264,6 +264,17 @@ impl RunFiles {
         self.dir.join("lock")
     }
 
+    /// Takes the run's lock, which the OS releases when this process ends
+    /// however it ends. `None` when another process holds it.
+    pub fn try_lock(&self) -> std::io::Result<Option<std::fs::File>> {
+        let lock = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(self.lock())?;
+        Ok(lock.try_lock().is_ok().then_some(lock))
+    }
+
     /// Present when someone asked the run to stop.
     pub fn cancel_request(&self) -> PathBuf {
         self.dir.join("cancel")

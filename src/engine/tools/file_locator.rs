@@ -78,10 +78,14 @@ pub(super) fn run(context: &ToolContext, args: &ToolArgs) -> Result<ToolOutput, 
             file.path
         )
         .to_lowercase();
+        let body = full.then(|| file.text.to_lowercase());
         for word in &words {
             if contains_token(&haystack, word) {
                 score += 2;
-            } else if full && contains_token(&file.text.to_lowercase(), word) {
+            } else if body
+                .as_deref()
+                .is_some_and(|body| contains_token(body, word))
+            {
                 score += 1;
             }
         }

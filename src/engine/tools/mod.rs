@@ -105,13 +105,7 @@ pub fn excerpt(text: &str) -> String {
 
 /// Lowercase hex sha256.
 pub fn sha256_hex(bytes: &[u8]) -> String {
-    let digest = Sha256::digest(bytes);
-    let mut hex = String::with_capacity(64);
-    for byte in digest.iter() {
-        use std::fmt::Write;
-        let _ = write!(hex, "{byte:02x}");
-    }
-    hex
+    super::receipts::hex(&Sha256::digest(bytes))
 }
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -1204,6 +1198,44 @@ mod tests {
         .expect("a draft that cannot be read is a problem, not an error");
         assert_eq!(validated.data["readable"], false);
         assert_eq!(validated.data["valid"], false);
+    }
+
+    #[test]
+    fn every_path_argument_stays_inside_the_workspace() {
+        let (_dir, ws) = salt_road();
+        let path_arguments = [
+            ("file_locator", "scene_path"),
+            ("outline_analyzer", "outline_path"),
+            ("outline_analyzer", "scene_path"),
+            ("canon_checker", "scene_path"),
+            ("consistency_checker", "scene_path"),
+            ("prose_analyzer", "scene_path"),
+            ("scene_draft_validator", "scene_path"),
+            ("timeline_validator", "scene_path"),
+            ("stakes_mapper", "scene_path"),
+            ("reader_experience_simulator", "scene_path"),
+        ];
+        for (tool, argument) in path_arguments {
+            for escape in [
+                "../secret.md",
+                "/etc/passwd",
+                "Story/../../secret.md",
+                "C:\\secret.md",
+            ] {
+                let error = run(&ws, tool, json!({ argument: escape })).expect_err(escape);
+                assert!(
+                    matches!(&error, ToolError::BadArgument { name, .. } if name == argument),
+                    "{tool} {argument}={escape}: {error:?}"
+                );
+            }
+        }
+        let error = run(
+            &ws,
+            "canon_checker",
+            json!({"scene_path": "Story/Scenes/SCN-the-gate.md", "canon_paths": ["../x.md"]}),
+        )
+        .expect_err("a canon path outside");
+        assert!(matches!(error, ToolError::BadArgument { ref name, .. } if name == "canon_paths"));
     }
 
     #[test]

@@ -399,12 +399,6 @@ mod tests {
         ));
         assert_eq!(name, "scene_id");
         assert!(message.contains("SCN-nowhere"));
-        let (name, _) = bad_argument(run(
-            &ws,
-            "outline_analyzer",
-            json!({"outline_path": "../secret.md"}),
-        ));
-        assert_eq!(name, "outline_path");
         let (name, message) = bad_argument(run(
             &ws,
             "outline_analyzer",

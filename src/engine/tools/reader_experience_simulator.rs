@@ -427,12 +427,6 @@ mod tests {
         ));
         assert_eq!(name, "scene_id");
         assert!(message.contains("no scene file yet"), "{message}");
-        let (name, _) = bad_argument(run(
-            &ws,
-            "reader_experience_simulator",
-            json!({"scene_path": "../secret.md"}),
-        ));
-        assert_eq!(name, "scene_path");
 
         let (_dir, ws) = workspace(&[
             ("Story/SCN-outline.md", "- SCN-a: One.\n"),
