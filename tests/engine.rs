@@ -567,6 +567,23 @@ fn a_failing_agent_halts_the_run_and_resume_does_not_repeat_finished_steps() {
         root,
         json!({"polish": {"error": "the editor model is overloaded"}}),
     );
+    // The project recipe's regular expression routes; the bundled patterns
+    // it shadows do not.
+    let routed: Value = serde_json::from_slice(
+        &run_cli(root, &["route", "Write the NEW scene SCN-the-gate"]).stdout,
+    )
+    .unwrap();
+    assert_eq!(routed["recipe_id"], "creative_draft_scene", "{routed}");
+    assert!(
+        routed["reason"]
+            .as_str()
+            .unwrap()
+            .contains("/(draft|write)"),
+        "{routed}"
+    );
+    let bundled_words: Value =
+        serde_json::from_slice(&run_cli(root, &["route", "scene from outline"]).stdout).unwrap();
+    assert_eq!(bundled_words["routable"], false, "{bundled_words}");
     let output = draft_reckoning(root, &script, &[]);
     assert_eq!(output.status.code(), Some(1), "{}", text(&output));
     let run_id = only_run(root);
@@ -630,7 +647,7 @@ fn a_broken_project_recipe_is_reported_with_file_pointer_and_rule() {
     let recipe = json!({
         "recipe_id": "check_gate",
         "label": "Check the gate",
-        "task_patterns": ["gate check"],
+        "task_patterns": ["gate check", "/gate (check/"],
         "phase_a": [
             {"step_id": "find", "tool": "file_locater", "args": {}, "output_slot": "found"},
             {"step_id": "look", "tool": "prose_analyzer", "args": {"scene_path": {"$ref": "discovery.matches[0].path"}}, "output_slot": "prose"}
@@ -654,6 +671,8 @@ fn a_broken_project_recipe_is_reported_with_file_pointer_and_rule() {
         "at /phase_b/1/agent_archetype: unknown agent archetype `judge`",
         "at /phase_b/1/prompt_type: no prompt template `no_such_prompt`",
         "at /dod/0/check: unknown DoD check `slot_is_nice`",
+        "at /task_patterns/1: task pattern `/gate (check/` is not usable",
+        "[bad-pattern]",
     ] {
         assert!(all.contains(expected), "missing {expected:?} in:\n{all}");
     }
@@ -682,6 +701,7 @@ fn a_project_recipe_shadows_the_bundled_one_and_a_failed_dod_writes_an_issue() {
         serde_json::from_str(include_str!("../recipes/creative_draft_scene.json")).unwrap();
     let mut strict = bundled.clone();
     strict["label"] = json!("Draft a scene, strictly");
+    strict["task_patterns"] = json!(["/(draft|write) (a|the) (new )?scene/"]);
     strict["dod"] = json!([
         {"check": "slot_field_equals", "slot": "continuity_report", "field": "pass", "expected": true},
         {"check": "file_exists", "path": {"$ref": "task.args.scene_path"}}
@@ -691,6 +711,23 @@ fn a_project_recipe_shadows_the_bundled_one_and_a_failed_dod_writes_an_issue() {
         root,
         json!({"continuity": {"pass": false, "findings": [{"severity": "error", "quote": "the keys on their cord", "message": "Tomas is dead."}]}}),
     );
+    // The project recipe's regular expression routes; the bundled patterns
+    // it shadows do not.
+    let routed: Value = serde_json::from_slice(
+        &run_cli(root, &["route", "Write the NEW scene SCN-the-gate"]).stdout,
+    )
+    .unwrap();
+    assert_eq!(routed["recipe_id"], "creative_draft_scene", "{routed}");
+    assert!(
+        routed["reason"]
+            .as_str()
+            .unwrap()
+            .contains("/(draft|write)"),
+        "{routed}"
+    );
+    let bundled_words: Value =
+        serde_json::from_slice(&run_cli(root, &["route", "scene from outline"]).stdout).unwrap();
+    assert_eq!(bundled_words["routable"], false, "{bundled_words}");
     let output = draft_reckoning(root, &script, &[]);
     assert_eq!(output.status.code(), Some(1), "{}", text(&output));
     let run_id = only_run(root);

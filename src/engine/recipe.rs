@@ -363,12 +363,18 @@ impl Validator<'_> {
         }
         self.string(top, "", "label");
         for (index, pattern) in self.array(top, "", "task_patterns").iter().enumerate() {
-            if pattern.as_str().is_none_or(|text| text.trim().is_empty()) {
-                self.error(
-                    format!("/task_patterns/{index}"),
-                    "wrong-type",
-                    "a task pattern must be non-empty text",
-                );
+            let pointer = format!("/task_patterns/{index}");
+            match pattern.as_str() {
+                None => self.error(pointer, "wrong-type", "a task pattern must be text"),
+                Some(text) => {
+                    if let Err(reason) = super::router::TaskPattern::new(text) {
+                        self.error(
+                            pointer,
+                            "bad-pattern",
+                            format!("task pattern `{text}` is not usable: {reason}"),
+                        );
+                    }
+                }
             }
         }
         // Slots produced so far, in step order; step ids seen.

@@ -1,8 +1,10 @@
 //! The task router (appendix E of the execution-modes spec): picks a recipe
 //! for a task description by its `task_patterns`, deterministically and
-//! without a model. Matching is a case-insensitive substring test; when
-//! several recipes match, the longest matching pattern wins (ties go to the
-//! recipe id that sorts first, and the reason says so).
+//! without a model. A pattern is a case-insensitive substring ("draft scene")
+//! or, written between slashes, a case-insensitive regular expression
+//! (`/draft (a|the) scene/`). When several recipes match, the longest match
+//! wins: a substring's length, or the length of the text a regular expression
+//! matched (ties go to the recipe id that sorts first, and the reason says so).
 //!
 //! It also seeds and completes the run's arguments from what the workspace
 //! already knows, so a writer names a scene and nothing else: a scene id
@@ -37,11 +39,14 @@ pub fn route(
     let mut tied = Vec::new();
     for recipe in registry.recipes() {
         for pattern in &recipe.task_patterns {
-            let needle = pattern.trim().to_lowercase();
-            if needle.is_empty() || !lowered.contains(&needle) {
+            // Patterns were validated when the recipe loaded; one that no
+            // longer compiles simply matches nothing.
+            let Some(length) = TaskPattern::new(pattern)
+                .ok()
+                .and_then(|pattern| pattern.match_length(description, &lowered))
+            else {
                 continue;
-            }
-            let length = needle.chars().count();
+            };
             match best {
                 Some((best_length, _, _)) if length < best_length => {}
                 Some((best_length, best_id, _)) if length == best_length => {
@@ -89,6 +94,54 @@ pub fn route(
                     .join(", ")
             ),
         },
+    }
+}
+
+/// One entry of a recipe's `task_patterns`.
+#[derive(Debug)]
+pub enum TaskPattern {
+    /// Lowercased text to find anywhere in the description.
+    Substring(String),
+    /// A case-insensitive regular expression, from `/…/`.
+    Regex(regex::Regex),
+}
+
+impl TaskPattern {
+    /// Parses a pattern; `/…/` is a regular expression, anything else a
+    /// substring. The error says why a regular expression does not compile.
+    pub fn new(pattern: &str) -> Result<TaskPattern, String> {
+        let pattern = pattern.trim();
+        match pattern
+            .strip_prefix('/')
+            .and_then(|rest| rest.strip_suffix('/'))
+        {
+            Some(body) if !body.is_empty() => regex::RegexBuilder::new(body)
+                .case_insensitive(true)
+                .size_limit(1 << 20)
+                .build()
+                .map(TaskPattern::Regex)
+                .map_err(|error| match error {
+                    regex::Error::Syntax(message) => message,
+                    other => other.to_string(),
+                }),
+            _ if pattern.is_empty() => Err("a task pattern must be non-empty text".into()),
+            _ => Ok(TaskPattern::Substring(pattern.to_lowercase())),
+        }
+    }
+
+    /// How many characters of the description the pattern explains, if it
+    /// matches at all. `lowered` is the description in lowercase.
+    fn match_length(&self, description: &str, lowered: &str) -> Option<usize> {
+        match self {
+            TaskPattern::Substring(needle) => lowered
+                .contains(needle.as_str())
+                .then(|| needle.chars().count()),
+            TaskPattern::Regex(regex) => regex
+                .find_iter(description)
+                .map(|found| found.as_str().chars().count())
+                .filter(|&length| length > 0)
+                .max(),
+        }
     }
 }
 
@@ -165,5 +218,37 @@ pub fn complete_args(workspace: &Workspace, args: &mut Map<String, Value>) {
             "canon_paths".into(),
             Value::Array(canon.into_iter().map(Value::String).collect()),
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::TaskPattern;
+
+    fn length(pattern: &str, description: &str) -> Option<usize> {
+        TaskPattern::new(pattern)
+            .unwrap()
+            .match_length(description, &description.to_lowercase())
+    }
+
+    #[test]
+    fn substrings_and_slashed_regexes_match_case_insensitively() {
+        assert_eq!(length("Draft Scene", "please DRAFT SCENE 3"), Some(11));
+        assert_eq!(length("draft scene", "draft the scene"), None);
+        assert_eq!(length("/draft (the )?scene/", "Draft the scene"), Some(15));
+        // The longest match among several counts.
+        assert_eq!(length("/scenes?/", "scene and scenes"), Some(6));
+        // A regex that can only match empty text never routes.
+        assert_eq!(length("/x*/", "draft"), None);
+        // A lone slash, or slashes around nothing, are plain text.
+        assert_eq!(length("/", "a/b"), Some(1));
+        assert_eq!(length("//", "a//b"), Some(2));
+    }
+
+    #[test]
+    fn unusable_patterns_say_why() {
+        assert!(TaskPattern::new("  ").is_err());
+        let error = TaskPattern::new("/draft (scene/").unwrap_err();
+        assert!(error.contains("unclosed group"), "{error}");
     }
 }
