@@ -606,3 +606,144 @@ fn editor_severity_settings_quick_fixes_and_marking_intentional() {
     );
     client.shutdown();
 }
+
+/// The text an LSP range (UTF-16, on one line) covers in `text`.
+fn text_in(text: &str, range: &Value) -> String {
+    let line = text
+        .lines()
+        .nth(range["start"]["line"].as_u64().unwrap() as usize)
+        .unwrap();
+    let utf16: Vec<u16> = line.encode_utf16().collect();
+    let start = range["start"]["character"].as_u64().unwrap() as usize;
+    let end = range["end"]["character"].as_u64().unwrap() as usize;
+    String::from_utf16(&utf16[start..end]).unwrap()
+}
+
+#[test]
+fn an_open_project_recipe_shows_its_errors_where_they_are() {
+    let (_dir, root) = example_copy();
+    let recipes = root.join(".control-room/recipes");
+    std::fs::create_dir_all(&recipes).unwrap();
+    let recipe = recipes.join("check_gate.json");
+    let text = r#"{
+  "recipe_id": "check_gate",
+  "label": "Check the gate",
+  "task_patterns": ["gate check"],
+  "phase_a": [
+    {"step_id": "find", "tool": "file_locater", "args": {}, "output_slot": "found", "colour": "blue"},
+    {"step_id": "find", "tool": "prose_analyzer", "args": {"scene_path": {"$ref": "discovery.path"}}, "output_slot": "prose"}
+  ],
+  "phase_b": [],
+  "dod": [{"check": "slot_is_nice", "slot": "prose"}]
+}"#;
+    std::fs::write(&recipe, text).unwrap();
+    let recipe_uri = uri(&recipe);
+    let mut client = Client::spawn(&[]);
+    client.initialize(
+        &root,
+        json!({"workspace": {"didChangeWatchedFiles": {"dynamicRegistration": true}}}),
+    );
+    client.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": recipe_uri, "languageId": "json", "version": 1, "text": text}}),
+    );
+    let published = client.diagnostics_for(&recipe_uri, |diagnostics| !diagnostics.is_empty());
+    assert_eq!(published["version"], 1);
+    let diagnostics = published["diagnostics"].as_array().unwrap().clone();
+    let at = |code: &str| -> String {
+        let diagnostic = diagnostics
+            .iter()
+            .find(|diagnostic| diagnostic["code"] == code)
+            .unwrap_or_else(|| panic!("no {code} in {diagnostics:#?}"));
+        assert_eq!(diagnostic["severity"], 1, "{diagnostic}");
+        text_in(text, &diagnostic["range"])
+    };
+    assert_eq!(at("unknown-tool"), "\"file_locater\"");
+    assert_eq!(at("unknown-field"), "\"colour\"");
+    assert_eq!(at("duplicate-step-id"), "\"find\"");
+    assert_eq!(at("unknown-slot"), "\"discovery.path\"");
+    assert_eq!(at("unknown-dod-check"), "\"slot_is_nice\"");
+    let tool = diagnostics
+        .iter()
+        .find(|diagnostic| diagnostic["code"] == "unknown-tool")
+        .unwrap();
+    assert!(
+        tool["message"]
+            .as_str()
+            .unwrap()
+            .contains("did you mean `file_locator`?"),
+        "{tool}"
+    );
+    assert_eq!(tool["data"]["pointer"], "/phase_a/0/tool");
+
+    // Fixing the tool's name in the editor clears that error, for version 2.
+    let start = position_of(text, "file_locater", 0);
+    let end =
+        json!({"line": start["line"], "character": start["character"].as_u64().unwrap() + 12});
+    client.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": recipe_uri, "version": 2}, "contentChanges": [{"range": {"start": start, "end": end}, "text": "file_locator"}]}),
+    );
+    let published = client.diagnostics_for(&recipe_uri, |diagnostics| {
+        !codes(diagnostics).contains(&"unknown-tool".to_owned())
+    });
+    assert_eq!(published["version"], 2);
+    assert!(codes(published["diagnostics"].as_array().unwrap()).contains(&"unknown-field".into()));
+
+    // Broken JSON: one error where the parser stopped.
+    let broken = "{\n  \"recipe_id\": \"check_gate\",\n  oops\n}";
+    client.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": recipe_uri, "version": 3}, "contentChanges": [{"text": broken}]}),
+    );
+    let published = client.diagnostics_for(&recipe_uri, |diagnostics| {
+        codes(diagnostics) == ["invalid-json"]
+    });
+    assert_eq!(
+        published["diagnostics"][0]["range"]["start"],
+        json!({"line": 2, "character": 2})
+    );
+
+    // A valid recipe whose id another project file (on disk) already has.
+    let valid = text
+        .replace("file_locater", "file_locator")
+        .replace(", \"colour\": \"blue\"", "")
+        .replace(
+            "{\"step_id\": \"find\", \"tool\": \"prose",
+            "{\"step_id\": \"look\", \"tool\": \"prose",
+        )
+        .replace("discovery.path", "found.matches")
+        .replace("slot_is_nice", "slot_not_null");
+    client.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": recipe_uri, "version": 4}, "contentChanges": [{"text": valid}]}),
+    );
+    client.diagnostics_for(&recipe_uri, <[Value]>::is_empty);
+    let twin = recipes.join("a_gate.json");
+    std::fs::write(&twin, &valid).unwrap();
+    client.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": uri(&twin), "type": 1}]}),
+    );
+    let published = client.diagnostics_for(&recipe_uri, |diagnostics| {
+        codes(diagnostics) == ["duplicate-recipe-id"]
+    });
+    let duplicate = &published["diagnostics"][0];
+    assert!(
+        duplicate["message"]
+            .as_str()
+            .unwrap()
+            .contains(".control-room/recipes/a_gate.json"),
+        "{duplicate}"
+    );
+    assert_eq!(text_in(&valid, &duplicate["range"]), "\"check_gate\"");
+
+    // Closed, the recipe's errors leave the editor.
+    client.notify(
+        "textDocument/didClose",
+        json!({"textDocument": {"uri": recipe_uri}}),
+    );
+    let published = client.diagnostics_for(&recipe_uri, <[Value]>::is_empty);
+    assert!(published["version"].is_null(), "{published}");
+    client.shutdown();
+}

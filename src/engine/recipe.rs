@@ -6,9 +6,9 @@
 //! pointer of the offending value and the rule it breaks, so the CLI can print
 //! it and the server can show it as a diagnostic on the open recipe file.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::fmt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -16,6 +16,7 @@ use serde_json::{Map, Value};
 use super::prompts::PromptTemplates;
 use super::refs::RefPath;
 use super::tools::TOOLS;
+use crate::text::{LineIndex, TextRange, json_pointer};
 
 /// The recipes that ship with the binary: (file name, text).
 pub const BUNDLED: &[(&str, &str)] = &[
@@ -183,6 +184,40 @@ pub struct RecipeError {
     pub message: String,
     /// For invalid JSON: the 1-based line and column serde reported.
     pub line_column: Option<(usize, usize)>,
+}
+
+impl RecipeError {
+    /// Where the error belongs in `text`, the recipe file's content: the
+    /// place serde stopped for invalid JSON; otherwise the pointer's value
+    /// when it is a scalar, its key when it is an object or array (so a
+    /// whole step is not underlined), the key for an unknown field.
+    pub fn range(&self, text: &str) -> TextRange {
+        if let Some((line, column)) = self.line_column {
+            let index = LineIndex::new(text);
+            let Some(start) = index.line_start(line.saturating_sub(1) as u32) else {
+                return TextRange::empty(text.len());
+            };
+            let mut offset = (start + column.saturating_sub(1)).min(text.len());
+            while !text.is_char_boundary(offset) {
+                offset -= 1;
+            }
+            let end = text[offset..]
+                .chars()
+                .next()
+                .map_or(offset, |ch| offset + ch.len_utf8());
+            return TextRange::new(offset, end);
+        }
+        let Some(span) = json_pointer::locate(text, &self.pointer) else {
+            return TextRange::empty(0);
+        };
+        let scalar = !matches!(span.value.slice(text).as_bytes().first(), Some(b'{' | b'['));
+        match span.key {
+            Some(key) if self.rule == "unknown-field" || !scalar => key,
+            _ if scalar => span.value,
+            // The whole document or an array element: its opening bracket.
+            _ => TextRange::new(span.value.start, span.value.start + 1),
+        }
+    }
 }
 
 impl fmt::Display for RecipeError {
@@ -656,36 +691,71 @@ pub struct Registry {
 impl Registry {
     /// Loads the bundled recipes and those under `root/.control-room/recipes`.
     pub fn load(root: &Path, templates: &PromptTemplates) -> Registry {
+        Registry::load_with_open(root, templates, &BTreeMap::new())
+    }
+
+    /// Like [`Registry::load`], but the text of recipe files open in an
+    /// editor (keyed by workspace path, `.control-room/recipes/x.json`) wins
+    /// over what is on disk, and open files not yet saved count too.
+    pub fn load_with_open(
+        root: &Path,
+        templates: &PromptTemplates,
+        open: &BTreeMap<String, String>,
+    ) -> Registry {
         let mut registry = Registry::default();
         for (name, text) in BUNDLED {
             registry.add(&format!("recipes/{name}"), text, templates);
         }
-        let dir = root.join(PROJECT_DIR);
-        let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        let on_disk = std::fs::read_dir(root.join(PROJECT_DIR))
             .map(|entries| {
                 entries
                     .filter_map(|entry| entry.ok().map(|entry| entry.path()))
                     .filter(|path| path.extension().is_some_and(|ext| ext == "json"))
-                    .collect()
+                    .filter_map(|path| {
+                        let name = path.file_name()?.to_str()?;
+                        Some(format!("{PROJECT_DIR}/{name}"))
+                    })
+                    .collect::<Vec<_>>()
             })
             .unwrap_or_default();
-        files.sort();
-        for path in files {
-            let name = format!(
-                "{PROJECT_DIR}/{}",
-                path.file_name()
-                    .map(|n| n.to_string_lossy())
-                    .unwrap_or_default()
-            );
-            match std::fs::read_to_string(&path) {
-                Ok(text) => registry.add(&name, &text, templates),
-                Err(error) => registry.errors.push(RecipeError {
-                    file: name,
-                    pointer: String::new(),
-                    rule: "unreadable",
-                    message: format!("cannot read: {error}"),
-                    line_column: None,
-                }),
+        let files: BTreeSet<String> = on_disk.into_iter().chain(open.keys().cloned()).collect();
+        // Which project file defined each recipe id first.
+        let mut defined_by: BTreeMap<String, String> = BTreeMap::new();
+        for file in files {
+            let text = match open.get(&file) {
+                Some(text) => text.clone(),
+                None => match std::fs::read_to_string(root.join(&file)) {
+                    Ok(text) => text,
+                    Err(error) => {
+                        registry.errors.push(RecipeError {
+                            file,
+                            pointer: String::new(),
+                            rule: "unreadable",
+                            message: format!("cannot read: {error}"),
+                            line_column: None,
+                        });
+                        continue;
+                    }
+                },
+            };
+            match parse(&file, &text, templates) {
+                Ok(recipe) => match defined_by.get(&recipe.recipe_id) {
+                    Some(first) => registry.errors.push(RecipeError {
+                        message: format!(
+                            "recipe id `{}` is already defined by {first}; this file is not loaded",
+                            recipe.recipe_id
+                        ),
+                        file,
+                        pointer: "/recipe_id".into(),
+                        rule: "duplicate-recipe-id",
+                        line_column: None,
+                    }),
+                    None => {
+                        defined_by.insert(recipe.recipe_id.clone(), file);
+                        registry.recipes.insert(recipe.recipe_id.clone(), recipe);
+                    }
+                },
+                Err(errors) => registry.errors.extend(errors),
             }
         }
         registry

@@ -34,6 +34,8 @@ pub struct DiagnosticsCache {
     pub last_recomputed: usize,
     /// Set when the configuration file's problem was last published.
     config_published: Option<Vec<lsp::Diagnostic>>,
+    /// What the client was last sent for each open recipe file, and for which version.
+    recipes_published: HashMap<FilePath, (Vec<lsp::Diagnostic>, i32)>,
 }
 
 impl DiagnosticsCache {
@@ -133,6 +135,42 @@ impl DiagnosticsCache {
             for path in gone {
                 self.published.remove(&path);
                 changes.push((path, Arc::new(Vec::new()), None));
+            }
+        }
+        changes
+    }
+
+    /// Of the open recipes' diagnostics, what the client has not seen yet,
+    /// plus empty lists for recipe files closed since (their errors are shown
+    /// only while they are open).
+    pub fn recipe_changes(
+        &mut self,
+        computed: Vec<(FilePath, Vec<lsp::Diagnostic>, i32)>,
+    ) -> Vec<(FilePath, Vec<lsp::Diagnostic>, Option<i32>)> {
+        let closed: Vec<FilePath> = self
+            .recipes_published
+            .keys()
+            .filter(|path| !computed.iter().any(|(open, _, _)| open == *path))
+            .cloned()
+            .collect();
+        let mut changes: Vec<_> = closed
+            .into_iter()
+            .map(|path| {
+                self.recipes_published.remove(&path);
+                (path, Vec::new(), None)
+            })
+            .collect();
+        for (path, diagnostics, version) in computed {
+            let seen =
+                self.recipes_published
+                    .get(&path)
+                    .is_some_and(|(previous, previous_version)| {
+                        *previous == diagnostics && *previous_version == version
+                    });
+            if !seen {
+                self.recipes_published
+                    .insert(path.clone(), (diagnostics.clone(), version));
+                changes.push((path, diagnostics, Some(version)));
             }
         }
         changes

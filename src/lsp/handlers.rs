@@ -15,6 +15,8 @@ use crate::text::PositionEncoding;
 pub struct Snapshot {
     pub workspace: Workspace,
     pub encoding: PositionEncoding,
+    /// Project recipe files open in the editor (not part of the workspace).
+    pub recipes: Vec<super::recipes::OpenRecipe>,
 }
 
 impl Snapshot {

@@ -1,12 +1,14 @@
 //! The language server: the only module that knows LSP and its framework.
 //!
 //! `session` owns the mutable state (applied in arrival order), `handlers`
-//! answer requests on snapshots, `diagnostics` caches and publishes, and
+//! answer requests on snapshots, `diagnostics` caches and publishes,
+//! `recipes` validates project recipes open in the editor, and
 //! `convert` is where byte offsets become line/column positions.
 
 mod convert;
 mod diagnostics;
 mod handlers;
+mod recipes;
 mod server;
 mod session;
 mod settings;

@@ -72,6 +72,7 @@ impl Server {
         Some(Snapshot {
             workspace: session.workspace.clone(),
             encoding: session.encoding,
+            recipes: session.open_recipes(),
         })
     }
 
@@ -178,7 +179,7 @@ async fn publish_diagnostics(
     mode: DiagnosticsMode,
     refresh: bool,
 ) {
-    let (workspace, encoding, indexed, versions) = {
+    let (workspace, encoding, indexed, versions, open_recipes) = {
         let session = lock(&session);
         let versions: HashMap<FilePath, i32> = session
             .documents
@@ -190,6 +191,7 @@ async fn publish_diagnostics(
             session.encoding,
             session.indexed,
             versions,
+            session.open_recipes(),
         )
     };
     if mode == DiagnosticsMode::Pull {
@@ -226,12 +228,17 @@ async fn publish_diagnostics(
         } else {
             None
         };
-        (changes, config)
+        let recipes = super::recipes::diagnostics(task_workspace.root(), &open_recipes, encoding);
+        (changes, config, cache.recipe_changes(recipes))
     })
     .await;
-    let Ok((changes, config)) = computed else {
+    let Ok((changes, config, recipes)) = computed else {
         return;
     };
+    let changes = changes
+        .into_iter()
+        .map(|(path, diagnostics, version)| (path, (*diagnostics).clone(), version))
+        .chain(recipes);
     for (path, diagnostics, version) in changes {
         let Some(uri) = uri_for(&workspace, &path) else {
             continue;
@@ -241,9 +248,7 @@ async fn publish_diagnostics(
         if lock(&session).version(&path) != version {
             continue;
         }
-        client
-            .publish_diagnostics(uri, (*diagnostics).clone(), version)
-            .await;
+        client.publish_diagnostics(uri, diagnostics, version).await;
     }
     if let Some(config) = config
         && let Some(uri) = uri_for_absolute(&workspace.root().join(CONFIG_FILE))
@@ -324,13 +329,19 @@ impl LanguageServer for Server {
 
     async fn initialized(&self, _: lsp::InitializedParams) {
         if self.support().watched_files_registration {
-            let watchers = ["**/*.md", "**/*.markdown", &format!("**/{CONFIG_FILE}")]
-                .into_iter()
-                .map(|glob| lsp::FileSystemWatcher {
-                    glob_pattern: lsp::GlobPattern::String(glob.to_owned()),
-                    kind: None,
-                })
-                .collect();
+            let recipes = format!("**/{}/*.json", crate::engine::recipe::PROJECT_DIR);
+            let watchers = [
+                "**/*.md",
+                "**/*.markdown",
+                &format!("**/{CONFIG_FILE}"),
+                &recipes,
+            ]
+            .into_iter()
+            .map(|glob| lsp::FileSystemWatcher {
+                glob_pattern: lsp::GlobPattern::String(glob.to_owned()),
+                kind: None,
+            })
+            .collect();
             let options = lsp::DidChangeWatchedFilesRegistrationOptions { watchers };
             let registration = lsp::Registration {
                 id: "control-room-watched-files".to_owned(),
@@ -546,6 +557,14 @@ impl LanguageServer for Server {
                 let Some(path) = path_for(&snapshot.workspace, &params.text_document.uri) else {
                     return Vec::new();
                 };
+                if snapshot.recipes.iter().any(|(open, _, _)| *open == path) {
+                    let root = snapshot.workspace.root();
+                    return super::recipes::diagnostics(root, &snapshot.recipes, snapshot.encoding)
+                        .into_iter()
+                        .find(|(open, _, _)| *open == path)
+                        .map(|(_, diagnostics, _)| diagnostics)
+                        .unwrap_or_default();
+                }
                 // Until the index is complete the outline would call every unread
                 // scene missing; the client is asked to pull again when it is.
                 let partial = snapshot

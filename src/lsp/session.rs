@@ -17,12 +17,27 @@ use crate::syntax::MarkdownParser;
 use crate::syntax::markdown::TreeEdit;
 use crate::text::PositionEncoding;
 
-/// A document open in the editor: its text as a rope, its version and the
-/// parser that re-parses it incrementally.
+/// A document open in the editor: its text as a rope, its version and, for
+/// Markdown, the parser that re-parses it incrementally. A project recipe
+/// (`.control-room/recipes/*.json`) has no parser and is not part of the
+/// manuscript; it is validated as a recipe instead.
 pub struct Document {
     pub rope: Rope,
     pub version: i32,
-    parser: MarkdownParser,
+    parser: Option<MarkdownParser>,
+}
+
+impl Document {
+    pub fn is_recipe(&self) -> bool {
+        self.parser.is_none()
+    }
+}
+
+/// Whether a workspace path is a project recipe file.
+pub fn is_recipe_path(path: &str) -> bool {
+    path.strip_prefix(crate::engine::recipe::PROJECT_DIR)
+        .and_then(|rest| rest.strip_prefix('/'))
+        .is_some_and(|name| name.ends_with(".json") && !name.contains('/'))
 }
 
 pub struct Session {
@@ -52,6 +67,16 @@ impl Session {
     }
 
     pub fn open(&mut self, path: FilePath, text: String, version: i32) {
+        self.generation += 1;
+        if is_recipe_path(&path) {
+            let document = Document {
+                rope: Rope::from_str(&text),
+                version,
+                parser: None,
+            };
+            self.documents.insert(path, document);
+            return;
+        }
         let mut parser = MarkdownParser::new();
         let syntax = parser.parse(&text);
         let rope = Rope::from_str(&text);
@@ -66,11 +91,10 @@ impl Session {
             Document {
                 rope,
                 version,
-                parser,
+                parser: Some(parser),
             },
         );
         self.workspace.insert_file(file);
-        self.generation += 1;
     }
 
     /// Applies one `didChange` in order. Returns false if the document is not open.
@@ -97,7 +121,9 @@ impl Session {
                     let edit = tree_edit(&document.rope, start, end, &change.text);
                     document.rope.remove(start..end);
                     document.rope.insert(start, &change.text);
-                    document.parser.edit_tree(&edit);
+                    if let Some(parser) = &mut document.parser {
+                        parser.edit_tree(&edit);
+                    }
                 }
                 None => {
                     document.rope = Rope::from_str(&change.text);
@@ -106,11 +132,15 @@ impl Session {
             }
         }
         document.version = version;
+        self.generation += 1;
+        let Some(parser) = &mut document.parser else {
+            return true;
+        };
         let text = document.rope.to_string();
         let syntax = if replaced {
-            document.parser.parse(&text)
+            parser.parse(&text)
         } else {
-            document.parser.reparse_after_edits(&text)
+            parser.reparse_after_edits(&text)
         };
         let file = SourceFile::with_syntax(
             path.clone(),
@@ -119,7 +149,6 @@ impl Session {
             &self.workspace.config().paths,
         );
         self.workspace.insert_file(file);
-        self.generation += 1;
         true
     }
 
@@ -130,10 +159,24 @@ impl Session {
         }
     }
 
+    /// The open recipe documents: path, text and version.
+    pub fn open_recipes(&self) -> Vec<(FilePath, String, i32)> {
+        self.documents
+            .iter()
+            .filter(|(_, document)| document.is_recipe())
+            .map(|(path, document)| (path.clone(), document.rope.to_string(), document.version))
+            .collect()
+    }
+
     /// Re-reads a file changed outside the editor (ignored while it is open:
     /// the editor's buffer wins until it is saved or closed).
     pub fn reload_from_disk(&mut self, path: &FilePath) {
         if self.documents.contains_key(path) {
+            return;
+        }
+        if is_recipe_path(path) {
+            // Not manuscript; the next diagnostics run re-reads the recipes.
+            self.generation += 1;
             return;
         }
         let absolute = self.workspace.absolute_path(path);
@@ -180,8 +223,13 @@ impl Session {
         self.generation += 1;
     }
 
+    /// The open Markdown documents.
     pub fn open_paths(&self) -> HashSet<FilePath> {
-        self.documents.keys().cloned().collect()
+        self.documents
+            .iter()
+            .filter(|(_, document)| !document.is_recipe())
+            .map(|(path, _)| path.clone())
+            .collect()
     }
 
     pub fn version(&self, path: &str) -> Option<i32> {

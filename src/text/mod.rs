@@ -4,6 +4,7 @@
 //! computed only at the edges (the CLI renderer and the LSP adapter) through a
 //! [`LineIndex`], which is built once per text and answers in O(log lines).
 
+pub mod json_pointer;
 mod line_index;
 mod range;
 
