@@ -1002,3 +1002,50 @@ fn sinks_hear_every_step_in_order() {
     );
     assert_eq!(described.len(), 1 + 16 + 2);
 }
+
+#[test]
+fn a_terminal_gets_a_progress_bar_and_a_pipe_gets_plain_lines() {
+    let dir = example();
+    let root = dir.path();
+    let replies: Value =
+        serde_json::from_str(&std::fs::read_to_string(script_path()).unwrap()).unwrap();
+    let script = script(
+        root,
+        json!({"draft": {"reply": replies["draft"], "delay_ms": 300}}),
+    );
+    // `script` (util-linux) runs the command on a pseudo-terminal.
+    let command_line = format!(
+        "'{}' run creative_draft_scene --arg scene_id=SCN-the-reckoning --model 'scripted:{}' --dir '{}'",
+        env!("CARGO_BIN_EXE_control-room"),
+        script.display(),
+        root.display()
+    );
+    let output = Command::new("script")
+        .args(["-qec", &command_line, "/dev/null"])
+        .env("TERM", "xterm-256color")
+        .output()
+        .expect("`script` from util-linux runs");
+    let shown = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{shown}");
+    assert!(
+        shown.contains("[4/8] phase b: draft (writer)"),
+        "the bar shows the step and its phase:\n{shown}"
+    );
+    assert!(
+        shown.contains("\r\x1b[2K"),
+        "the bar is redrawn in place:\n{shown}"
+    );
+    assert!(!shown.contains("draft done"), "no plain lines:\n{shown}");
+    assert!(!shown.contains("[0/0]"), "no bar before the run starts:\n{shown}");
+
+    let piped = draft_reckoning(root, &script, &[]);
+    let lines = String::from_utf8_lossy(&piped.stderr);
+    assert!(
+        lines.contains("[5/8] phase b: draft (writer)\n[5/8] draft done\n"),
+        "{lines}"
+    );
+    assert!(
+        !lines.contains('\x1b'),
+        "no terminal codes in a pipe:\n{lines}"
+    );
+}

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use anyhow::{Context, bail};
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
@@ -94,12 +94,12 @@ struct Progress {
 impl Progress {
     fn new() -> Progress {
         let bar = std::io::stderr().is_terminal().then(|| {
-            let bar = ProgressBar::new(0);
+            // Hidden until the run says how many steps it has.
+            let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::hidden());
             bar.set_style(
                 ProgressStyle::with_template("{spinner} [{pos}/{len}] {wide_msg} {elapsed}")
                     .unwrap_or_else(|_| ProgressStyle::default_bar()),
             );
-            bar.enable_steady_tick(Duration::from_millis(120));
             bar
         });
         Progress {
@@ -123,6 +123,8 @@ impl RunSink for Progress {
                 bar.set_length(manifest.total_steps as u64);
                 bar.set_position(*from_step as u64);
                 bar.set_message(format!("{} {}", manifest.recipe_id, manifest.run_id));
+                bar.set_draw_target(ProgressDrawTarget::stderr());
+                bar.enable_steady_tick(Duration::from_millis(120));
             }
             (
                 Some(bar),
