@@ -1036,7 +1036,10 @@ fn a_terminal_gets_a_progress_bar_and_a_pipe_gets_plain_lines() {
         "the bar is redrawn in place:\n{shown}"
     );
     assert!(!shown.contains("draft done"), "no plain lines:\n{shown}");
-    assert!(!shown.contains("[0/0]"), "no bar before the run starts:\n{shown}");
+    assert!(
+        !shown.contains("[0/0]"),
+        "no bar before the run starts:\n{shown}"
+    );
 
     let piped = draft_reckoning(root, &script, &[]);
     let lines = String::from_utf8_lossy(&piped.stderr);
