@@ -10,6 +10,7 @@ pub mod cli;
 pub mod engine;
 pub mod ide;
 pub mod index;
+pub mod llm;
 pub mod lsp;
 pub mod prose;
 pub mod syntax;

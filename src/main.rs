@@ -54,9 +54,8 @@ enum Command {
         /// The task's description (defaults to the recipe's label and scene).
         #[arg(long)]
         task: Option<String>,
-        /// The model for agent steps: `scripted:FILE` answers from a JSON file keyed by step id.
-        #[arg(long)]
-        model: Option<String>,
+        #[command(flatten)]
+        model: run::ModelArgs,
         /// The manuscript's root folder.
         #[arg(long, default_value = ".")]
         dir: PathBuf,
@@ -82,9 +81,8 @@ enum RunsCommand {
     /// Continue an unfinished run from its first unfinished step.
     Resume {
         run_id: String,
-        /// The model for agent steps, as for `run`.
-        #[arg(long)]
-        model: Option<String>,
+        #[command(flatten)]
+        model: run::ModelArgs,
     },
 }
 
@@ -118,12 +116,12 @@ fn main() -> ExitCode {
             task,
             model,
             dir,
-        } => run::run(&dir, &target, task.as_deref(), &args, model.as_deref()),
+        } => run::run(&dir, &target, task.as_deref(), &args, &model),
         Command::Runs { command, dir } => match command {
             RunsCommand::List => run::list(&dir),
             RunsCommand::Show { run_id } => run::show(&dir, &run_id),
             RunsCommand::Cancel { run_id } => run::cancel(&dir, &run_id),
-            RunsCommand::Resume { run_id, model } => run::resume(&dir, &run_id, model.as_deref()),
+            RunsCommand::Resume { run_id, model } => run::resume(&dir, &run_id, &model),
         },
     };
     match result {

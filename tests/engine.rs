@@ -784,31 +784,6 @@ fn a_missing_task_argument_fails_the_step_that_needs_it() {
     );
 }
 
-#[test]
-fn agent_steps_without_a_model_fail_with_how_to_dry_run() {
-    let dir = example();
-    let root = dir.path();
-    let output = run_cli(
-        root,
-        &[
-            "run",
-            "creative_draft_scene",
-            "--arg",
-            "scene_id=SCN-the-gate",
-        ],
-    );
-    assert_eq!(output.status.code(), Some(1));
-    let manifest = read_json(&run_dir(root, &only_run(root)).join("run.json"));
-    assert!(
-        manifest["error"]
-            .as_str()
-            .unwrap()
-            .contains("--model scripted:FILE"),
-        "{manifest}"
-    );
-    assert_eq!(steps(root, &only_run(root)).len(), 3, "the tool steps ran");
-}
-
 /// A workspace where `.control-room/` cannot be created: read-only for an
 /// ordinary user; for root (which ignores permissions) a file stands where
 /// the folder should be.

@@ -2,7 +2,7 @@
 //! command line, with a progress bar on a terminal and plain lines elsewhere.
 
 use std::io::IsTerminal;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -20,6 +20,9 @@ use crate::engine::router;
 use crate::engine::runner::Runner;
 use crate::engine::store::{self, RunFiles, RunStatus};
 use crate::index::Workspace;
+use crate::llm::cassette::{Recording, Replay};
+use crate::llm::config::Layer;
+use crate::llm::{self, LlmConfig};
 
 /// The registry of a workspace, with broken project recipes reported on stderr.
 fn registry(root: &Path, templates: &PromptTemplates) -> Registry {
@@ -41,16 +44,49 @@ pub fn route(dir: &Path, task: &str) -> anyhow::Result<i32> {
     Ok(0)
 }
 
-/// Parses `--model`: `scripted:FILE`.
-pub fn model(spec: Option<&str>) -> anyhow::Result<Option<Arc<dyn Model>>> {
-    let Some(spec) = spec else { return Ok(None) };
-    match spec.split_once(':') {
-        Some(("scripted", file)) if !file.is_empty() => {
-            Ok(Some(Arc::new(ScriptedModel::load(Path::new(file))?)))
+/// Which model agent steps call.
+#[derive(clap::Args, Debug, Default)]
+pub struct ModelArgs {
+    /// Instead of the `[llm]` model: `scripted:FILE` answers from a JSON file
+    /// of replies keyed by step id, `replay:FILE` from a recorded cassette.
+    #[arg(long, value_name = "scripted:FILE|replay:FILE")]
+    pub model: Option<String>,
+    /// Append every model exchange to this cassette (JSON lines), for replay.
+    #[arg(long, value_name = "FILE.jsonl")]
+    pub record: Option<PathBuf>,
+}
+
+/// The model of a run: `--model`, else `[llm]` in `control-room.toml` with
+/// the `CONTROL_ROOM_LLM_*` variables over it.
+pub fn model(root: &Path, args: &ModelArgs) -> anyhow::Result<Arc<dyn Model>> {
+    let env = |name: &str| std::env::var(name).ok();
+    let model: Arc<dyn Model> = match args.model.as_deref() {
+        None => {
+            let workspace = Workspace::new(root);
+            if let Some(error) = workspace.config_error() {
+                bail!("{}", error.message);
+            }
+            let mut layers = Vec::new();
+            if let Some(llm) = workspace.config().other.get("llm") {
+                layers.push(Layer::from_toml("control-room.toml [llm]", llm)?);
+            }
+            layers.push(Layer::from_env(&env));
+            let config = LlmConfig::resolve(&layers)?;
+            return llm::connect(&config, root, &env, args.record.as_deref());
         }
-        _ => bail!(
-            "unknown model `{spec}`: use scripted:FILE (a JSON object of replies keyed by step id)"
-        ),
+        Some(spec) => match spec.split_once(':') {
+            Some(("scripted", file)) if !file.is_empty() => {
+                Arc::new(ScriptedModel::load(Path::new(file))?)
+            }
+            Some(("replay", file)) if !file.is_empty() => Arc::new(Replay::load(Path::new(file))?),
+            _ => bail!(
+                "unknown model `{spec}`: use scripted:FILE (replies keyed by step id) or replay:FILE (a cassette recorded with --record)"
+            ),
+        },
+    };
+    match &args.record {
+        Some(path) => Ok(Arc::new(Recording::new(model, path)?)),
+        None => Ok(model),
     }
 }
 
@@ -240,11 +276,11 @@ pub fn run(
     target: &str,
     task: Option<&str>,
     args: &[String],
-    model_spec: Option<&str>,
+    model_args: &ModelArgs,
 ) -> anyhow::Result<i32> {
     let root = workspace_root(dir)?;
-    let model = model(model_spec)?;
-    let runner = runner(&root, model, vec![Arc::new(Progress::new())]);
+    let model = model(&root, model_args)?;
+    let runner = runner(&root, Some(model), vec![Arc::new(Progress::new())]);
     let mut args = parse_args(args)?;
     let (recipe_id, description) = if runner.registry.get(target).is_some() {
         let description = task.map_or_else(
@@ -375,9 +411,9 @@ pub fn cancel(dir: &Path, run_id: &str) -> anyhow::Result<i32> {
 }
 
 /// `control-room runs resume <id>`.
-pub fn resume(dir: &Path, run_id: &str, model_spec: Option<&str>) -> anyhow::Result<i32> {
+pub fn resume(dir: &Path, run_id: &str, model_args: &ModelArgs) -> anyhow::Result<i32> {
     let root = workspace_root(dir)?;
-    let model = model(model_spec)?;
-    let runner = runner(&root, model, vec![Arc::new(Progress::new())]);
+    let model = model(&root, model_args)?;
+    let runner = runner(&root, Some(model), vec![Arc::new(Progress::new())]);
     drive(&runner, run_id)
 }

@@ -1,7 +1,7 @@
-//! The model interface phase B agents call. The models issue implements it
-//! for real providers over HTTP; here it has one implementation, the scripted
-//! model, which answers from a file keyed by step id so a writer can dry-run a
-//! recipe (`--model scripted:FILE`) and tests can drive the runner.
+//! The model interface phase B agents call. Real providers over HTTP live in
+//! `crate::llm`; here is the scripted model, which answers from a file keyed
+//! by step id so a writer can dry-run a recipe (`--model scripted:FILE`) and
+//! tests can drive the runner.
 
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -53,19 +53,41 @@ pub struct ModelRequest {
     pub messages: Vec<Message>,
     /// Whether the reply must be one JSON object.
     pub json_reply: bool,
+    /// The JSON Schema the reply must follow, for providers that can
+    /// enforce it (the runner validates the reply either way).
+    pub schema: Option<Value>,
 }
 
-/// Who answered.
+/// Who answered: the provider and the model that served the reply (which
+/// may name a snapshot of the model asked for).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Actor {
     pub provider: String,
     pub model: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requested_model: Option<String>,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// Decoding parameters: those asked for (configuration and step) and those
+/// in effect (what was sent after the provider's limits, what it reported).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Decoding {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub temperature: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<u32>,
+    /// `text`, `json_schema` (enforced by the server) or `json_prompt`
+    /// (asked for in the prompt only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response_format: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
 pub struct ModelReply {
     pub text: String,
     pub actor: Actor,
+    pub requested: Decoding,
+    pub effective: Decoding,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -76,6 +98,12 @@ pub enum ModelError {
     NoScriptedReply { file: String, step_id: String },
 }
 
+impl ModelError {
+    pub fn failed(message: impl Into<String>) -> ModelError {
+        ModelError::Failed(message.into())
+    }
+}
+
 /// A language model, as the step runner sees it. Dropping the future cancels
 /// the call.
 pub trait Model: Send + Sync {
@@ -83,9 +111,6 @@ pub trait Model: Send + Sync {
         &'a self,
         request: &'a ModelRequest,
     ) -> BoxFuture<'a, Result<ModelReply, ModelError>>;
-
-    /// Provider and model, for receipts and messages.
-    fn actor(&self) -> Actor;
 }
 
 /// What the scripted model does for one step.
@@ -190,17 +215,16 @@ impl Model for ScriptedModel {
             match scripted {
                 Scripted::Reply { text, .. } => Ok(ModelReply {
                     text: text.clone(),
-                    actor: self.actor(),
+                    actor: Actor {
+                        provider: "scripted".into(),
+                        model: self.file.clone(),
+                        requested_model: None,
+                    },
+                    requested: Decoding::default(),
+                    effective: Decoding::default(),
                 }),
                 Scripted::Error { message, .. } => Err(ModelError::Failed(message.clone())),
             }
         })
-    }
-
-    fn actor(&self) -> Actor {
-        Actor {
-            provider: "scripted".into(),
-            model: self.file.clone(),
-        }
     }
 }

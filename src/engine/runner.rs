@@ -637,6 +637,7 @@ impl Runner {
             prompt_type: step.prompt_type.clone(),
             messages,
             json_reply,
+            schema: None,
         };
         let reply = tokio::select! {
             reply = model.complete(&request) => reply.map_err(|error| StepFailure::Failed(error.to_string()))?,

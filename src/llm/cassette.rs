@@ -1,0 +1,216 @@
+//! Record and replay: `--record FILE.jsonl` appends every exchange (the
+//! request's key, the request, the reply); provider `replay` answers from
+//! such a file and fails clearly on a request it has never seen. Runs become
+//! reproducible offline, and tests drive whole recipes from real exchanges.
+//!
+//! The key is the SHA-256 of the canonical JSON of the provider, the model
+//! asked for, the messages and the decoding parameters, so any change to a
+//! prompt, a slot or a setting is a different request.
+
+use std::collections::{BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use crate::engine::model::{
+    Actor, BoxFuture, Decoding, Message, Model, ModelError, ModelReply, ModelRequest,
+};
+use crate::engine::store::Disk;
+use crate::engine::tools::sha256_hex;
+
+/// What a request was sent to, as far as the key is concerned.
+#[derive(Clone, Debug, PartialEq, PartialOrd, Eq, Ord, Serialize, Deserialize)]
+pub struct KeyEndpoint {
+    pub provider: String,
+    pub model: String,
+    /// The requested decoding, as canonical JSON.
+    pub decoding: String,
+}
+
+/// One recorded exchange: a line of the cassette.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Exchange {
+    pub key: String,
+    pub provider: String,
+    pub model: String,
+    pub requested: Decoding,
+    pub step_id: String,
+    pub prompt_type: String,
+    pub json_reply: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schema: Option<Value>,
+    pub messages: Vec<Message>,
+    pub reply: RecordedReply,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct RecordedReply {
+    pub text: String,
+    pub actor: Actor,
+    pub effective: Decoding,
+}
+
+/// The key of a request sent to `provider`/`model` with `requested` decoding.
+pub fn request_key(
+    provider: &str,
+    model: &str,
+    requested: &Decoding,
+    request: &ModelRequest,
+) -> String {
+    // `json!` objects keep keys sorted: this is canonical JSON.
+    let canonical = json!({
+        "provider": provider,
+        "model": model,
+        "messages": request.messages,
+        "parameters": {
+            "decoding": requested,
+            "json_reply": request.json_reply,
+            "schema": request.schema,
+        },
+    });
+    sha256_hex(canonical.to_string().as_bytes())
+}
+
+/// Wraps a model and appends each successful exchange to a cassette.
+pub struct Recording {
+    inner: Arc<dyn Model>,
+    path: PathBuf,
+    disk: Disk,
+}
+
+impl Recording {
+    pub fn new(inner: Arc<dyn Model>, path: &Path) -> anyhow::Result<Recording> {
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(parent).map_err(|error| {
+                anyhow::anyhow!(
+                    "cannot create {} for the recording: {error}",
+                    parent.display()
+                )
+            })?;
+        }
+        Ok(Recording {
+            inner,
+            path: path.to_path_buf(),
+            disk: Disk::default(),
+        })
+    }
+}
+
+impl Model for Recording {
+    fn complete<'a>(
+        &'a self,
+        request: &'a ModelRequest,
+    ) -> BoxFuture<'a, Result<ModelReply, ModelError>> {
+        Box::pin(async move {
+            let reply = self.inner.complete(request).await?;
+            let model = reply
+                .actor
+                .requested_model
+                .clone()
+                .unwrap_or_else(|| reply.actor.model.clone());
+            let exchange = Exchange {
+                key: request_key(&reply.actor.provider, &model, &reply.requested, request),
+                provider: reply.actor.provider.clone(),
+                model,
+                requested: reply.requested.clone(),
+                step_id: request.step_id.clone(),
+                prompt_type: request.prompt_type.clone(),
+                json_reply: request.json_reply,
+                schema: request.schema.clone(),
+                messages: request.messages.clone(),
+                reply: RecordedReply {
+                    text: reply.text.clone(),
+                    actor: reply.actor.clone(),
+                    effective: reply.effective.clone(),
+                },
+            };
+            let mut line = serde_json::to_vec(&exchange)
+                .map_err(|error| ModelError::failed(format!("cannot record: {error}")))?;
+            line.push(b'\n');
+            self.disk.append_line(&self.path, &line).map_err(|error| {
+                ModelError::failed(format!(
+                    "cannot record the reply in {}: {error}",
+                    self.path.display()
+                ))
+            })?;
+            Ok(reply)
+        })
+    }
+}
+
+/// Answers from a cassette.
+pub struct Replay {
+    file: String,
+    exchanges: HashMap<String, RecordedReply>,
+    /// Every distinct endpoint recorded, to compute a request's key against.
+    endpoints: BTreeSet<(String, String, String)>,
+    requested: HashMap<(String, String, String), Decoding>,
+}
+
+impl Replay {
+    pub fn load(path: &Path) -> anyhow::Result<Replay> {
+        let file = path.display().to_string();
+        let text = std::fs::read_to_string(path)
+            .map_err(|error| anyhow::anyhow!("cannot read the replay file {file}: {error}"))?;
+        let mut replay = Replay {
+            file: file.clone(),
+            exchanges: HashMap::new(),
+            endpoints: BTreeSet::new(),
+            requested: HashMap::new(),
+        };
+        for (number, line) in text.lines().enumerate() {
+            if line.trim().is_empty() {
+                continue;
+            }
+            let exchange: Exchange = serde_json::from_str(line).map_err(|error| {
+                anyhow::anyhow!("{file}:{}: not a recorded exchange: {error}", number + 1)
+            })?;
+            let decoding = serde_json::to_string(&exchange.requested).unwrap_or_default();
+            let endpoint = (exchange.provider.clone(), exchange.model.clone(), decoding);
+            replay
+                .requested
+                .insert(endpoint.clone(), exchange.requested.clone());
+            replay.endpoints.insert(endpoint);
+            replay.exchanges.insert(exchange.key, exchange.reply);
+        }
+        if replay.exchanges.is_empty() {
+            anyhow::bail!("the replay file {file} holds no exchanges");
+        }
+        Ok(replay)
+    }
+
+    fn find(&self, request: &ModelRequest) -> Option<(&RecordedReply, &Decoding)> {
+        self.endpoints.iter().find_map(|endpoint| {
+            let requested = &self.requested[endpoint];
+            let key = request_key(&endpoint.0, &endpoint.1, requested, request);
+            self.exchanges.get(&key).map(|reply| (reply, requested))
+        })
+    }
+}
+
+impl Model for Replay {
+    fn complete<'a>(
+        &'a self,
+        request: &'a ModelRequest,
+    ) -> BoxFuture<'a, Result<ModelReply, ModelError>> {
+        Box::pin(async move {
+            let (reply, requested) = self.find(request).ok_or_else(|| {
+                ModelError::failed(format!(
+                    "{} has no recorded reply for step `{}` ({}): its prompt, a slot or a setting differs from every recorded request; record the run again with --record",
+                    self.file, request.step_id, request.prompt_type
+                ))
+            })?;
+            Ok(ModelReply {
+                text: reply.text.clone(),
+                actor: Actor {
+                    provider: format!("replay:{}", reply.actor.provider),
+                    ..reply.actor.clone()
+                },
+                requested: requested.clone(),
+                effective: reply.effective.clone(),
+            })
+        })
+    }
+}

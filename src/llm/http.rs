@@ -1,0 +1,264 @@
+//! One POST to a model server, with the retry policy: connect errors, 429
+//! (honouring `Retry-After`) and 5xx are retried up to `max_retries` times
+//! with exponential backoff and jitter; a timeout or any other status fails
+//! at once. Every error names the server (without credentials) and says what
+//! to do; none repeats a key (messages pass through [`super::redact`]).
+//!
+//! Dropping the future drops the connection: that is how a run is cancelled.
+
+use std::time::Duration;
+
+use reqwest::StatusCode;
+use serde_json::Value;
+
+use super::{Secret, redact};
+use crate::engine::model::ModelError;
+
+/// First backoff; doubled on every retry, with jitter, up to [`MAX_BACKOFF`].
+const BASE_BACKOFF: Duration = Duration::from_millis(400);
+const MAX_BACKOFF: Duration = Duration::from_secs(20);
+/// A `Retry-After` longer than this is reported instead of waited out.
+const MAX_RETRY_AFTER: Duration = Duration::from_secs(120);
+
+pub struct Post<'a> {
+    pub http: &'a reqwest::Client,
+    pub url: String,
+    /// The server as shown to the writer (no credentials, no path).
+    pub shown_url: &'a str,
+    pub headers: Vec<(&'static str, String)>,
+    pub body: &'a Value,
+    pub timeout: Duration,
+    pub max_retries: u32,
+    /// What to add to "no model server at …".
+    pub unreachable_hint: &'a str,
+    pub secret: Option<&'a Secret>,
+}
+
+impl Post<'_> {
+    pub async fn send(&self) -> Result<Value, ModelError> {
+        let mut attempt = 0;
+        loop {
+            let wait = match self.once().await {
+                Ok(value) => return Ok(value),
+                Err(Failure::Final(message)) => return Err(self.error(message)),
+                Err(Failure::Retry { message, after }) => {
+                    if attempt >= self.max_retries {
+                        let tries = attempt + 1;
+                        return Err(self.error(format!(
+                            "{message} (after {tries} attempt{})",
+                            if tries == 1 { "" } else { "s" }
+                        )));
+                    }
+                    after.unwrap_or_else(|| backoff(attempt))
+                }
+            };
+            tokio::time::sleep(wait).await;
+            attempt += 1;
+        }
+    }
+
+    fn error(&self, message: String) -> ModelError {
+        let secrets: Vec<&Secret> = self.secret.into_iter().collect();
+        ModelError::Failed(redact(&message, &secrets).into_owned())
+    }
+
+    async fn once(&self) -> Result<Value, Failure> {
+        let mut request = self
+            .http
+            .post(&self.url)
+            .timeout(self.timeout)
+            .json(self.body);
+        for (name, value) in &self.headers {
+            request = request.header(*name, value);
+        }
+        let shown = self.shown_url;
+        let response = match request.send().await {
+            Ok(response) => response,
+            Err(error) if error.is_timeout() => {
+                return Err(Failure::Final(format!(
+                    "the model server at {shown} did not answer within {} s (timeout_s)",
+                    self.timeout.as_secs_f64()
+                )));
+            }
+            Err(error) if error.is_connect() => {
+                return Err(Failure::Retry {
+                    message: format!("no model server at {shown}: {}", self.unreachable_hint),
+                    after: None,
+                });
+            }
+            Err(error) => {
+                return Err(Failure::Retry {
+                    message: format!(
+                        "the connection to the model server at {shown} failed: {}",
+                        without_url(&error)
+                    ),
+                    after: None,
+                });
+            }
+        };
+        let status = response.status();
+        let retry_after = response
+            .headers()
+            .get(reqwest::header::RETRY_AFTER)
+            .and_then(|value| value.to_str().ok())
+            .and_then(parse_retry_after);
+        let body = match response.text().await {
+            Ok(body) => body,
+            Err(error) if error.is_timeout() => {
+                return Err(Failure::Final(format!(
+                    "the model server at {shown} did not finish its reply within {} s (timeout_s)",
+                    self.timeout.as_secs_f64()
+                )));
+            }
+            Err(error) => {
+                return Err(Failure::Retry {
+                    message: format!(
+                        "the reply from the model server at {shown} broke off: {}",
+                        without_url(&error)
+                    ),
+                    after: None,
+                });
+            }
+        };
+        if status.is_success() {
+            return serde_json::from_str(&body).map_err(|error| {
+                Failure::Final(format!(
+                    "the model server at {shown} answered with something that is not JSON ({error}): {}",
+                    excerpt(&body)
+                ))
+            });
+        }
+        let detail = error_detail(&body);
+        if status == StatusCode::TOO_MANY_REQUESTS || status.is_server_error() {
+            if let Some(after) = retry_after
+                && after > MAX_RETRY_AFTER
+            {
+                return Err(Failure::Final(format!(
+                    "the model server at {shown} is rate-limiting (HTTP {}) and asks to wait {} s; try again later{detail}",
+                    status.as_u16(),
+                    after.as_secs()
+                )));
+            }
+            return Err(Failure::Retry {
+                message: format!(
+                    "the model server at {shown} answered HTTP {}{detail}",
+                    status.as_u16()
+                ),
+                after: retry_after,
+            });
+        }
+        let hint = match status.as_u16() {
+            401 | 403 => "; check the API key in the variable named by [llm] api_key_env",
+            404 => "; check [llm] base_url and model",
+            _ => "",
+        };
+        Err(Failure::Final(format!(
+            "the model server at {shown} refused the request: HTTP {}{detail}{hint}",
+            status.as_u16()
+        )))
+    }
+}
+
+enum Failure {
+    Final(String),
+    Retry {
+        message: String,
+        after: Option<Duration>,
+    },
+}
+
+/// `BASE_BACKOFF × 2^attempt`, scaled by a random factor in [0.5, 1).
+fn backoff(attempt: u32) -> Duration {
+    let full = BASE_BACKOFF
+        .saturating_mul(1 << attempt.min(16))
+        .min(MAX_BACKOFF);
+    let random = getrandom::u64().unwrap_or(0);
+    let factor = 0.5 + (random % 1000) as f64 / 2000.0;
+    full.mul_f64(factor)
+}
+
+/// `Retry-After`: seconds, or an HTTP date.
+fn parse_retry_after(value: &str) -> Option<Duration> {
+    let value = value.trim();
+    if let Ok(seconds) = value.parse::<u64>() {
+        return Some(Duration::from_secs(seconds));
+    }
+    let date = jiff::fmt::rfc2822::parse(value).ok()?;
+    let wait = date.timestamp().duration_since(jiff::Timestamp::now());
+    Some(Duration::try_from(wait).unwrap_or(Duration::ZERO))
+}
+
+/// The server's own error message, when its body has one.
+fn error_detail(body: &str) -> String {
+    let value: Option<Value> = serde_json::from_str(body).ok();
+    let message = value.as_ref().and_then(|value| {
+        value
+            .pointer("/error/message")
+            .or_else(|| value.get("error"))
+            .or_else(|| value.get("message"))
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+    });
+    match message {
+        Some(message) => format!(": {}", excerpt(&message)),
+        None if body.trim().is_empty() => String::new(),
+        None => format!(": {}", excerpt(body)),
+    }
+}
+
+/// The first 200 characters of a text, on one line.
+pub fn excerpt(text: &str) -> String {
+    let line: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    match line.char_indices().nth(200) {
+        Some((cut, _)) => format!("{}…", &line[..cut]),
+        None => line,
+    }
+}
+
+/// reqwest's error text without the URL it carries (which may hold a query
+/// string or credentials).
+fn without_url(error: &reqwest::Error) -> String {
+    let mut source: Option<&dyn std::error::Error> = std::error::Error::source(error);
+    let mut deepest = None;
+    while let Some(error) = source {
+        deepest = Some(error.to_string());
+        source = error.source();
+    }
+    deepest.unwrap_or_else(|| "connection error".to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn retry_after_reads_seconds_and_dates() {
+        assert_eq!(parse_retry_after("3"), Some(Duration::from_secs(3)));
+        assert_eq!(
+            parse_retry_after("Sun, 06 Nov 1994 08:49:37 GMT"),
+            Some(Duration::ZERO)
+        );
+        assert_eq!(parse_retry_after("soon"), None);
+    }
+
+    #[test]
+    fn backoff_grows_with_jitter_and_a_ceiling() {
+        for attempt in 0..20 {
+            let full = BASE_BACKOFF
+                .saturating_mul(1 << attempt.min(16))
+                .min(MAX_BACKOFF);
+            let wait = backoff(attempt);
+            assert!(wait >= full / 2 && wait <= full, "{attempt}: {wait:?}");
+        }
+    }
+
+    #[test]
+    fn server_messages_are_kept_short() {
+        assert_eq!(
+            error_detail(r#"{"error": {"message": "model not found"}}"#),
+            ": model not found"
+        );
+        assert_eq!(error_detail(""), "");
+        assert_eq!(excerpt(&"word ".repeat(100)).chars().count(), 201);
+    }
+}

@@ -1,0 +1,281 @@
+//! Language models over HTTP: the real implementations of
+//! [`crate::engine::model::Model`].
+//!
+//! `config` resolves the `[llm]` settings (file, editor, environment);
+//! `openai` and `anthropic` know their wire formats; `http` sends one request
+//! with the retry policy; `cassette` records and replays exchanges.
+//! [`connect`] builds the model a run calls: one endpoint per archetype where
+//! `[llm.agents.*]` says so, the default endpoint otherwise.
+//!
+//! *Invariant:* an API key is read from the environment when an endpoint is
+//! built, held in a [`Secret`] (whose `Debug` hides it), sent only in a
+//! header, and removed from every error message and reply text.
+
+mod anthropic;
+pub mod cassette;
+pub mod config;
+mod http;
+mod openai;
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::Path;
+use std::sync::{Arc, LazyLock};
+use std::time::Duration;
+
+pub use config::{EndpointConfig, LlmConfig, Provider};
+
+use crate::engine::model::{
+    Actor, BoxFuture, Decoding, Model, ModelError, ModelReply, ModelRequest,
+};
+
+/// An API key. Never printed: `Debug` shows a placeholder.
+#[derive(Clone)]
+pub struct Secret(Arc<str>);
+
+impl Secret {
+    pub fn new(value: &str) -> Secret {
+        Secret(value.into())
+    }
+
+    fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Secret(…)")
+    }
+}
+
+/// Text shaped like a provider's API key.
+static KEY_SHAPED: LazyLock<regex::Regex> = LazyLock::new(|| {
+    regex::Regex::new(
+        r"\b(?:sk-(?:ant-|proj-|or-)?[A-Za-z0-9_\-]{20,}|AIza[0-9A-Za-z_\-]{35}|gh[pousr]_[A-Za-z0-9]{36,}|xai-[A-Za-z0-9]{20,})",
+    )
+    .expect("the key pattern compiles")
+});
+
+/// `text` with the given secrets and anything shaped like an API key
+/// replaced by `[redacted]`.
+pub fn redact<'t>(text: &'t str, secrets: &[&Secret]) -> Cow<'t, str> {
+    let mut text = Cow::Borrowed(text);
+    for secret in secrets {
+        let value = secret.expose();
+        if value.len() >= 4 && text.contains(value) {
+            text = Cow::Owned(text.replace(value, "[redacted]"));
+        }
+    }
+    match KEY_SHAPED.replace_all(&text, "[redacted]") {
+        Cow::Borrowed(_) => text,
+        Cow::Owned(replaced) => Cow::Owned(replaced),
+    }
+}
+
+/// A model server, ready to call.
+pub struct Endpoint {
+    config: EndpointConfig,
+    secret: Option<Secret>,
+    http: reqwest::Client,
+    /// The base URL without credentials, for messages.
+    shown_url: String,
+}
+
+impl Endpoint {
+    /// Builds an endpoint, reading its API key through `env`.
+    pub fn new(
+        config: EndpointConfig,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> anyhow::Result<Endpoint> {
+        let secret = match &config.api_key_env {
+            None => None,
+            Some(name) => match env(name).filter(|value| !value.trim().is_empty()) {
+                Some(value) => Some(Secret::new(value.trim())),
+                None => anyhow::bail!(
+                    "[llm] api_key_env names {name}, but that environment variable is not set; export it with the key for {}",
+                    config.provider
+                ),
+            },
+        };
+        let mut shown = reqwest::Url::parse(&config.base_url)?;
+        // Credentials in a URL are secrets too.
+        let _ = shown.set_username("");
+        let _ = shown.set_password(None);
+        let shown_url = shown.as_str().trim_end_matches('/').to_owned();
+        let http = reqwest::Client::builder()
+            .connect_timeout(Duration::from_secs_f64(config.timeout_s.min(10.0)))
+            .build()?;
+        Ok(Endpoint {
+            config,
+            secret,
+            http,
+            shown_url,
+        })
+    }
+
+    pub fn config(&self) -> &EndpointConfig {
+        &self.config
+    }
+
+    pub async fn complete(&self, request: &ModelRequest) -> Result<ModelReply, ModelError> {
+        let config = &self.config;
+        let (url, body, effective, mut headers, hint) = match config.provider {
+            Provider::OpenAi => {
+                let (body, effective) = openai::body(config, request);
+                let headers = match &self.secret {
+                    Some(secret) => vec![("authorization", format!("Bearer {}", secret.expose()))],
+                    None => Vec::new(),
+                };
+                let hint = if config.base_url == config::DEFAULT_OPENAI_URL {
+                    "start Ollama or set [llm] in control-room.toml"
+                } else {
+                    "is the server running? check [llm] base_url in control-room.toml"
+                };
+                (openai::url(config), body, effective, headers, hint)
+            }
+            Provider::Anthropic => {
+                let (body, effective) = anthropic::body(config, request);
+                let mut headers = vec![("anthropic-version", anthropic::API_VERSION.to_owned())];
+                if let Some(secret) = &self.secret {
+                    headers.push(("x-api-key", secret.expose().to_owned()));
+                }
+                let hint = "check your network, or [llm] base_url in control-room.toml";
+                (anthropic::url(config), body, effective, headers, hint)
+            }
+            Provider::Replay => {
+                return Err(ModelError::failed(
+                    "provider `replay` answers from its cassette, not over HTTP",
+                ));
+            }
+        };
+        headers.push(("content-type", "application/json".to_owned()));
+        let value = http::Post {
+            http: &self.http,
+            url,
+            shown_url: &self.shown_url,
+            headers,
+            body: &body,
+            timeout: Duration::from_secs_f64(config.timeout_s),
+            max_retries: config.max_retries,
+            unreachable_hint: hint,
+            secret: self.secret.as_ref(),
+        }
+        .send()
+        .await?;
+        let parsed = match config.provider {
+            Provider::Anthropic => anthropic::reply(&value),
+            _ => openai::reply(&value),
+        };
+        let (text, served) = parsed.map_err(|problem| {
+            ModelError::failed(format!(
+                "the model server at {} sent a reply this cannot read: {problem}: {}",
+                self.shown_url,
+                http::excerpt(&value.to_string())
+            ))
+        })?;
+        let secrets: Vec<&Secret> = self.secret.iter().collect();
+        Ok(ModelReply {
+            text: redact(&text, &secrets).into_owned(),
+            actor: Actor {
+                provider: config.provider.name().to_owned(),
+                model: served.unwrap_or_else(|| config.model.clone()),
+                requested_model: Some(config.model.clone()),
+            },
+            requested: requested_decoding(config, request),
+            effective,
+        })
+    }
+}
+
+/// The decoding the configuration and the step ask for.
+fn requested_decoding(config: &EndpointConfig, request: &ModelRequest) -> Decoding {
+    Decoding {
+        temperature: Some(config.temperature),
+        max_tokens: config.max_tokens,
+        response_format: Some(
+            match (&request.schema, request.json_reply) {
+                (Some(_), _) => "json_schema",
+                (None, true) => "json",
+                (None, false) => "text",
+            }
+            .into(),
+        ),
+    }
+}
+
+/// The model of a run: each archetype's steps go to its endpoint.
+pub struct HttpModel {
+    default: Endpoint,
+    agents: BTreeMap<String, Endpoint>,
+}
+
+impl Model for HttpModel {
+    fn complete<'a>(
+        &'a self,
+        request: &'a ModelRequest,
+    ) -> BoxFuture<'a, Result<ModelReply, ModelError>> {
+        let endpoint = self
+            .agents
+            .get(&request.agent_archetype)
+            .unwrap_or(&self.default);
+        Box::pin(endpoint.complete(request))
+    }
+}
+
+/// Builds the model the configuration describes, reading API keys through
+/// `env`; a relative `replay_file` is read from `root`. With `record`, every
+/// exchange is appended to that cassette.
+pub fn connect(
+    config: &LlmConfig,
+    root: &Path,
+    env: &dyn Fn(&str) -> Option<String>,
+    record: Option<&Path>,
+) -> anyhow::Result<Arc<dyn Model>> {
+    let model: Arc<dyn Model> = match config.default.provider {
+        Provider::Replay => {
+            let file = config.replay_file.as_deref().unwrap_or_default();
+            Arc::new(cassette::Replay::load(&root.join(file))?)
+        }
+        _ => {
+            let mut agents = BTreeMap::new();
+            for (archetype, endpoint) in &config.agents {
+                if endpoint.provider == Provider::Replay {
+                    anyhow::bail!(
+                        "[llm.agents.{archetype}]: provider `replay` can only be set for all agents"
+                    );
+                }
+                agents.insert(archetype.clone(), Endpoint::new(endpoint.clone(), env)?);
+            }
+            Arc::new(HttpModel {
+                default: Endpoint::new(config.default.clone(), env)?,
+                agents,
+            })
+        }
+    };
+    match record {
+        Some(path) => Ok(Arc::new(cassette::Recording::new(model, path)?)),
+        None => Ok(model),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secrets_and_key_shaped_text_are_redacted() {
+        let secret = Secret::new("hunter2-local-key");
+        assert_eq!(format!("{secret:?}"), "Secret(…)");
+        let text = "key hunter2-local-key and sk-proj-AbCdEfGhIjKlMnOpQrStUvWx12 end";
+        assert_eq!(
+            redact(text, &[&secret]),
+            "key [redacted] and [redacted] end"
+        );
+        assert!(matches!(
+            redact("a plain sentence about skiing", &[]),
+            Cow::Borrowed(_)
+        ));
+    }
+}

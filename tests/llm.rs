@@ -1,0 +1,282 @@
+//! Model providers over real HTTP, against the fake model server.
+
+mod model_server;
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use control_room::engine::model::{Message, Model, ModelRequest};
+use control_room::llm::config::Layer;
+use control_room::llm::{self, LlmConfig};
+use model_server::{Answer, FakeModelServer};
+use serde_json::{Value, json};
+
+const KEY: &str = "sk-test-0123456789abcdefghijklmnop";
+
+fn env(name: &str) -> Option<String> {
+    (name == "FAKE_MODEL_KEY").then(|| KEY.to_owned())
+}
+
+fn connect(settings: Value) -> Arc<dyn Model> {
+    let layer = Layer::from_json("controlRoom.llm", &settings).unwrap();
+    let config = LlmConfig::resolve(&[layer]).unwrap();
+    llm::connect(&config, Path::new("."), &env, None).unwrap()
+}
+
+fn request(step_id: &str, archetype: &str, json_reply: bool) -> ModelRequest {
+    ModelRequest {
+        step_id: step_id.into(),
+        agent_archetype: archetype.into(),
+        prompt_type: "check_continuity".into(),
+        messages: vec![
+            Message::system("You are the continuity editor."),
+            Message::user(format!("Check this text ({step_id}).")),
+        ],
+        json_reply,
+        schema: json_reply.then(|| json!({"type": "object", "required": ["pass"]})),
+    }
+}
+
+fn block_on<T>(future: impl Future<Output = T>) -> T {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(future)
+}
+
+#[test]
+fn both_wire_formats_carry_the_request_and_the_reply() {
+    let server = FakeModelServer::start();
+    server.on("", vec![Answer::text("{\"pass\": true, \"findings\": []}")]);
+    let model = connect(json!({
+        "provider": "openai",
+        "baseUrl": server.url,
+        "model": "llama3.1:8b",
+        "apiKeyEnv": "FAKE_MODEL_KEY",
+        "temperature": 1.5,
+        "agents": {"critic": {"provider": "anthropic", "base_url": server.url, "model": "claude-x", "api_key_env": "FAKE_MODEL_KEY"}},
+    }));
+
+    let reply = block_on(model.complete(&request("continuity", "continuity", true))).unwrap();
+    assert_eq!(reply.text, "{\"pass\": true, \"findings\": []}");
+    assert_eq!(reply.actor.provider, "openai");
+    assert_eq!(
+        reply.actor.model, "llama3.1:8b-20260101",
+        "the served model"
+    );
+    assert_eq!(reply.actor.requested_model.as_deref(), Some("llama3.1:8b"));
+    assert_eq!(
+        reply.effective.response_format.as_deref(),
+        Some("json_schema")
+    );
+    assert_eq!(reply.effective.temperature, Some(1.5));
+
+    let reply = block_on(model.complete(&request("critique", "critic", true))).unwrap();
+    assert_eq!(reply.actor.provider, "anthropic");
+    assert_eq!(reply.actor.model, "claude-x-20260101");
+    assert_eq!(reply.requested.temperature, Some(1.5));
+    assert_eq!(
+        reply.effective.temperature,
+        Some(1.0),
+        "Anthropic's range ends at 1"
+    );
+    assert_eq!(
+        reply.effective.response_format.as_deref(),
+        Some("json_prompt")
+    );
+
+    let received = server.received();
+    assert_eq!(received.len(), 2);
+    let openai = &received[0];
+    assert_eq!(openai.path, "/v1/chat/completions");
+    assert_eq!(openai.headers["authorization"], format!("Bearer {KEY}"));
+    assert_eq!(openai.body["stream"], false);
+    assert_eq!(openai.body["messages"][0]["role"], "system");
+    assert_eq!(
+        openai.body["response_format"]["json_schema"]["schema"]["required"],
+        json!(["pass"])
+    );
+    assert_eq!(
+        openai.body["response_format"]["json_schema"]["strict"],
+        true
+    );
+    let anthropic = &received[1];
+    assert_eq!(anthropic.path, "/v1/messages");
+    assert_eq!(anthropic.headers["x-api-key"], KEY);
+    assert_eq!(anthropic.headers["anthropic-version"], "2023-06-01");
+    assert!(anthropic.headers.get("authorization").is_none());
+    assert_eq!(anthropic.body["system"], "You are the continuity editor.");
+    assert_eq!(anthropic.body["messages"].as_array().unwrap().len(), 1);
+    assert_eq!(anthropic.body["messages"][0]["role"], "user");
+    assert!(anthropic.body["max_tokens"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn rate_limits_and_server_errors_are_retried_with_backoff() {
+    let server = FakeModelServer::start();
+    server.on(
+        "(limited)",
+        vec![
+            Answer::Status {
+                code: 429,
+                retry_after: Some("1".into()),
+                body: "{\"error\": {\"message\": \"slow down\"}}".into(),
+            },
+            Answer::text("after the wait"),
+        ],
+    );
+    server.on(
+        "(flaky)",
+        vec![
+            Answer::status(500),
+            Answer::status(503),
+            Answer::text("third time"),
+        ],
+    );
+    server.on("(down)", vec![Answer::status(502)]);
+    server.on(
+        "(refused)",
+        vec![Answer::Status {
+            code: 401,
+            retry_after: None,
+            body: format!("{{\"error\": {{\"message\": \"bad key {KEY}\"}}}}"),
+        }],
+    );
+    let model =
+        connect(json!({"baseUrl": server.url, "apiKeyEnv": "FAKE_MODEL_KEY", "maxRetries": 2}));
+
+    let started = Instant::now();
+    let reply = block_on(model.complete(&request("limited", "writer", false))).unwrap();
+    assert_eq!(reply.text, "after the wait");
+    assert!(
+        started.elapsed() >= Duration::from_secs(1),
+        "Retry-After was honoured"
+    );
+
+    let reply = block_on(model.complete(&request("flaky", "writer", false))).unwrap();
+    assert_eq!(reply.text, "third time");
+    let flaky: Vec<Instant> = server
+        .received()
+        .iter()
+        .filter(|r| r.body.to_string().contains("(flaky)"))
+        .map(|r| r.at)
+        .collect();
+    assert_eq!(flaky.len(), 3);
+    let (first_wait, second_wait) = (flaky[1] - flaky[0], flaky[2] - flaky[1]);
+    assert!(first_wait >= Duration::from_millis(200), "{first_wait:?}");
+    assert!(second_wait >= Duration::from_millis(400), "{second_wait:?}");
+
+    let error = block_on(model.complete(&request("down", "writer", false)))
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("HTTP 502"), "{error}");
+    assert!(error.contains("after 3 attempts"), "{error}");
+
+    let before = server.received().len();
+    let error = block_on(model.complete(&request("refused", "writer", false)))
+        .unwrap_err()
+        .to_string();
+    assert_eq!(server.received().len(), before + 1, "a 401 is not retried");
+    assert!(error.contains("HTTP 401"), "{error}");
+    assert!(error.contains("api_key_env"), "{error}");
+    assert!(
+        !error.contains(KEY),
+        "the key never reaches an error: {error}"
+    );
+}
+
+#[test]
+fn timeouts_malformed_replies_and_missing_servers_say_what_happened() {
+    let server = FakeModelServer::start();
+    server.on("(hang)", vec![Answer::Hang]);
+    server.on("(garbled)", vec![Answer::Raw("{\"choices\": [".into())]);
+    server.on("(shapeless)", vec![Answer::Raw("{\"answer\": 42}".into())]);
+    let model = connect(json!({"baseUrl": server.url, "timeout_s": 0.5, "max_retries": 0}));
+
+    let started = Instant::now();
+    let error = block_on(model.complete(&request("hang", "writer", false)))
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("did not answer within 0.5 s"), "{error}");
+    assert!(started.elapsed() < Duration::from_secs(3));
+
+    let error = block_on(model.complete(&request("garbled", "writer", false)))
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("not JSON"), "{error}");
+    let error = block_on(model.complete(&request("shapeless", "writer", false)))
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("no `choices`"), "{error}");
+
+    // A port nobody listens on.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!(
+        "http://127.0.0.1:{}/v1",
+        closed.local_addr().unwrap().port()
+    );
+    drop(closed);
+    let model = connect(json!({"baseUrl": url, "max_retries": 1}));
+    let error = block_on(model.complete(&request("nobody", "writer", false)))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains(&format!("no model server at {url}")),
+        "{error}"
+    );
+    assert!(error.contains("control-room.toml"), "{error}");
+    assert!(error.contains("after 2 attempts"), "{error}");
+}
+
+#[test]
+fn cancelling_drops_the_request_promptly() {
+    let server = FakeModelServer::start();
+    server.on("", vec![Answer::Hang]);
+    let model = connect(json!({"baseUrl": server.url, "timeout_s": 600}));
+    let request = request("draft", "writer", false);
+    let started = Instant::now();
+    block_on(async {
+        tokio::select! {
+            _ = model.complete(&request) => panic!("the hung server answered"),
+            () = tokio::time::sleep(Duration::from_millis(300)) => {}
+        }
+    });
+    assert_eq!(server.received().len(), 1);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while server.dropped() == 0 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(server.dropped(), 1, "the server saw the client go");
+    assert!(started.elapsed() < Duration::from_secs(3));
+}
+
+#[test]
+fn replies_lose_keys_and_key_shaped_text() {
+    let server = FakeModelServer::start();
+    server.on(
+        "",
+        vec![Answer::text(format!(
+            "The key is {KEY}; another is sk-ant-api03-ZZZZZZZZZZZZZZZZZZZZZZZZZZ."
+        ))],
+    );
+    let model = connect(json!({"baseUrl": server.url, "apiKeyEnv": "FAKE_MODEL_KEY"}));
+    let reply = block_on(model.complete(&request("draft", "writer", false))).unwrap();
+    assert_eq!(reply.text, "The key is [redacted]; another is [redacted].");
+}
+
+#[test]
+fn a_missing_key_variable_is_named_and_a_pasted_key_refused() {
+    let layer =
+        Layer::from_json("controlRoom.llm", &json!({"apiKeyEnv": "NOT_SET_ANYWHERE"})).unwrap();
+    let config = LlmConfig::resolve(&[layer]).unwrap();
+    let error = llm::connect(&config, Path::new("."), &|_| None, None)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        error.contains("NOT_SET_ANYWHERE") && error.contains("not set"),
+        "{error}"
+    );
+}

@@ -1,0 +1,209 @@
+//! A fake model server for tests, on 127.0.0.1, speaking both wire formats:
+//! OpenAI-compatible `POST /v1/chat/completions` and Anthropic's
+//! `POST /v1/messages`. Each test scripts it with rules: the first rule whose
+//! text occurs in a request's body answers, with its answers in order (the
+//! last one repeats). Every request is kept for the test to inspect.
+
+#![allow(dead_code)] // Each test binary uses a different part.
+
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use axum::Router;
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode, Uri};
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use serde_json::{Value, json};
+
+#[derive(Clone, Debug)]
+pub enum Answer {
+    /// A normal reply with this text.
+    Text(String),
+    /// An error status, with an optional `Retry-After` and a body.
+    Status {
+        code: u16,
+        retry_after: Option<String>,
+        body: String,
+    },
+    /// 200 with this body as it is (malformed JSON, a wrong shape…).
+    Raw(String),
+    /// Never answers; counts the request as dropped when the client goes.
+    Hang,
+}
+
+impl Answer {
+    pub fn text(text: impl Into<String>) -> Answer {
+        Answer::Text(text.into())
+    }
+
+    pub fn status(code: u16) -> Answer {
+        Answer::Status {
+            code,
+            retry_after: None,
+            body: String::new(),
+        }
+    }
+}
+
+struct Rule {
+    contains: String,
+    answers: VecDeque<Answer>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Received {
+    pub path: String,
+    pub headers: HeaderMap,
+    pub body: Value,
+    pub at: Instant,
+}
+
+#[derive(Default)]
+struct Shared {
+    rules: Mutex<Vec<Rule>>,
+    received: Mutex<Vec<Received>>,
+    /// Hung requests whose client went away.
+    dropped: AtomicUsize,
+}
+
+pub struct FakeModelServer {
+    /// `http://127.0.0.1:PORT/v1`
+    pub url: String,
+    shared: Arc<Shared>,
+    _runtime: tokio::runtime::Runtime,
+}
+
+impl FakeModelServer {
+    pub fn start() -> FakeModelServer {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        let shared = Arc::new(Shared::default());
+        let app = Router::new()
+            .route("/v1/chat/completions", post(answer))
+            .route("/v1/messages", post(answer))
+            .with_state(shared.clone());
+        let listener = runtime
+            .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+            .unwrap();
+        let port = listener.local_addr().unwrap().port();
+        runtime.spawn(async move {
+            axum::serve(listener, app).await.unwrap();
+        });
+        FakeModelServer {
+            url: format!("http://127.0.0.1:{port}/v1"),
+            shared,
+            _runtime: runtime,
+        }
+    }
+
+    /// Requests whose body contains `contains` ("" for any) get `answers`
+    /// in order; the last answer repeats.
+    pub fn on(&self, contains: &str, answers: Vec<Answer>) -> &Self {
+        self.shared.rules.lock().unwrap().push(Rule {
+            contains: contains.to_owned(),
+            answers: answers.into(),
+        });
+        self
+    }
+
+    pub fn received(&self) -> Vec<Received> {
+        self.shared.received.lock().unwrap().clone()
+    }
+
+    pub fn dropped(&self) -> usize {
+        self.shared.dropped.load(Ordering::SeqCst)
+    }
+}
+
+struct DropCounter(Arc<Shared>);
+
+impl Drop for DropCounter {
+    fn drop(&mut self) {
+        self.0.dropped.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+async fn answer(
+    State(shared): State<Arc<Shared>>,
+    uri: Uri,
+    headers: HeaderMap,
+    body: String,
+) -> Response {
+    let value: Value = serde_json::from_str(&body).unwrap_or(Value::Null);
+    shared.received.lock().unwrap().push(Received {
+        path: uri.path().to_owned(),
+        headers,
+        body: value.clone(),
+        at: Instant::now(),
+    });
+    let answer = {
+        let mut rules = shared.rules.lock().unwrap();
+        rules
+            .iter_mut()
+            .find(|rule| body.contains(&rule.contains))
+            .map(|rule| {
+                if rule.answers.len() > 1 {
+                    rule.answers.pop_front().unwrap()
+                } else {
+                    rule.answers[0].clone()
+                }
+            })
+    };
+    let anthropic = uri.path().ends_with("/messages");
+    let model = value["model"].as_str().unwrap_or("unknown").to_owned();
+    match answer {
+        None => (
+            StatusCode::BAD_REQUEST,
+            format!("no rule matches this request: {body}"),
+        )
+            .into_response(),
+        Some(Answer::Text(text)) if anthropic => axum::Json(json!({
+            "id": "msg_fake",
+            "type": "message",
+            "role": "assistant",
+            "model": format!("{model}-20260101"),
+            "content": [{"type": "text", "text": text}],
+            "stop_reason": "end_turn",
+            "usage": {"input_tokens": 10, "output_tokens": 20},
+        }))
+        .into_response(),
+        Some(Answer::Text(text)) => axum::Json(json!({
+            "id": "chatcmpl-fake",
+            "object": "chat.completion",
+            "model": format!("{model}-20260101"),
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 20, "total_tokens": 30},
+        }))
+        .into_response(),
+        Some(Answer::Status {
+            code,
+            retry_after,
+            body,
+        }) => {
+            let mut response = (StatusCode::from_u16(code).unwrap(), body).into_response();
+            if let Some(after) = retry_after {
+                response
+                    .headers_mut()
+                    .insert("retry-after", after.parse().unwrap());
+            }
+            response
+        }
+        Some(Answer::Raw(body)) => (
+            StatusCode::OK,
+            [("content-type", "application/json")],
+            body,
+        )
+            .into_response(),
+        Some(Answer::Hang) => {
+            let _counter = DropCounter(shared.clone());
+            tokio::time::sleep(Duration::from_secs(3600)).await;
+            StatusCode::REQUEST_TIMEOUT.into_response()
+        }
+    }
+}
