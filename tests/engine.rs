@@ -11,6 +11,7 @@ use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
+use support::{only_run, output_text as text, read_json};
 use tempfile::TempDir;
 
 use control_room::engine::receipts::{self, SigningKey, ToolReceipt};
@@ -26,17 +27,6 @@ const RECIPE_STEPS: [&str; 8] = [
     "continuity",
     "critique",
 ];
-
-fn example() -> TempDir {
-    let dir = tempfile::Builder::new()
-        .prefix("control-room-engine-")
-        .tempdir()
-        .unwrap();
-    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/salt-road");
-    support::copy_tree(&source, dir.path());
-    let _ = std::fs::remove_dir_all(dir.path().join(".control-room"));
-    dir
-}
 
 fn script_path() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/scripted/draft-the-reckoning.json")
@@ -64,36 +54,10 @@ fn run_cli(root: &Path, args: &[&str]) -> Output {
     command(root, args).output().expect("the binary runs")
 }
 
-fn text(output: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    )
-}
-
-fn only_run(root: &Path) -> String {
-    let runs: Vec<String> = std::fs::read_dir(root.join(".control-room/runs"))
-        .unwrap()
-        .flatten()
-        .map(|entry| entry.file_name().to_string_lossy().into_owned())
-        .filter(|name| !name.starts_with('.'))
-        .collect();
-    assert_eq!(runs.len(), 1, "{runs:?}");
-    runs[0].clone()
-}
-
 fn run_dir(root: &Path, run_id: &str) -> PathBuf {
     root.join(".control-room/runs").join(run_id)
 }
 
-fn read_json(path: &Path) -> Value {
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    serde_json::from_str(&text)
-        .unwrap_or_else(|e| panic!("{} does not parse: {e}\n{text}", path.display()))
-}
-
-/// steps.jsonl as values; every line must parse.
 fn steps(root: &Path, run_id: &str) -> Vec<Value> {
     let path = run_dir(root, run_id).join("steps.jsonl");
     let text = std::fs::read_to_string(path).unwrap_or_default();
@@ -1026,4 +990,8 @@ fn a_terminal_gets_a_progress_bar_and_a_pipe_gets_plain_lines() {
         !lines.contains('\x1b'),
         "no terminal codes in a pipe:\n{lines}"
     );
+}
+
+fn example() -> TempDir {
+    support::example_copy("control-room-engine-")
 }

@@ -10,21 +10,11 @@ use std::process::{Command, Output};
 
 use model_server::{Answer, FakeModelServer};
 use serde_json::Value;
+use support::{only_run, output_text as text, read_json};
 use tempfile::TempDir;
 
 const KEY: &str = "sk-live-abcdefghijklmnopqrstuvwxyz0123";
 const KEY_SHAPED: &str = "sk-proj-QQQQQQQQQQQQQQQQQQQQQQQQQQQQ";
-
-fn example() -> TempDir {
-    let dir = tempfile::Builder::new()
-        .prefix("control-room-models-")
-        .tempdir()
-        .unwrap();
-    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/salt-road");
-    support::copy_tree(&source, dir.path());
-    let _ = std::fs::remove_dir_all(dir.path().join(".control-room"));
-    dir
-}
 
 fn cassette_path() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/cassettes/draft-the-reckoning.jsonl")
@@ -42,28 +32,6 @@ fn cli(root: &Path, args: &[&str], envs: &[(&str, &str)]) -> Output {
     }
     command.envs(envs.iter().copied());
     command.output().expect("the binary runs")
-}
-
-fn text(output: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    )
-}
-
-fn only_run(root: &Path) -> String {
-    let runs: Vec<String> = std::fs::read_dir(root.join(".control-room/runs"))
-        .unwrap()
-        .filter_map(|entry| entry.ok()?.file_name().into_string().ok())
-        .filter(|name| !name.starts_with('.'))
-        .collect();
-    assert_eq!(runs.len(), 1, "{runs:?}");
-    runs[0].clone()
-}
-
-fn read_json(path: &Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
 /// The text each agent slot ended with.
@@ -320,4 +288,8 @@ fn the_shipped_cassette_drives_creative_draft_scene_end_to_end() {
         .unwrap()
         .1;
     assert!(edited.starts_with("# The Reckoning"), "{edited}");
+}
+
+fn example() -> TempDir {
+    support::example_copy("control-room-models-")
 }

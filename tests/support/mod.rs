@@ -190,3 +190,40 @@ fn write_run_time_files(case: &str, root: &Path) {
         _ => {}
     }
 }
+
+/// A temporary copy of the bundled example, without any `.control-room/`.
+pub fn example_copy(prefix: &str) -> TempDir {
+    let dir = tempfile::Builder::new().prefix(prefix).tempdir().unwrap();
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/salt-road");
+    copy_tree(&source, dir.path());
+    let _ = fs::remove_dir_all(dir.path().join(".control-room"));
+    dir
+}
+
+/// A command's stdout and stderr, as text.
+pub fn output_text(output: &std::process::Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+/// The id of the workspace's one run.
+pub fn only_run(root: &Path) -> String {
+    let runs: Vec<String> = fs::read_dir(root.join(".control-room/runs"))
+        .unwrap()
+        .flatten()
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .filter(|name| !name.starts_with('.'))
+        .collect();
+    assert_eq!(runs.len(), 1, "{runs:?}");
+    runs[0].clone()
+}
+
+/// A JSON file, parsed, or a panic naming it.
+pub fn read_json(path: &Path) -> serde_json::Value {
+    let text = fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text)
+        .unwrap_or_else(|e| panic!("{} does not parse: {e}\n{text}", path.display()))
+}
