@@ -213,10 +213,20 @@ impl LlmConfig {
     pub fn resolve(layers: &[Layer<'_>]) -> Result<LlmConfig, LlmConfigError> {
         let mut merged = LlmLayer::default();
         for layer in layers {
+            // Each value is checked in the layer that set it, so the error
+            // names the right place.
             check_layer(layer.name, &layer.value)?;
+            endpoint(layer.name, &layer.value, None)?;
+            for (name, agent) in &layer.value.agents {
+                endpoint(layer.name, agent, Some(name))?;
+            }
             merged = merged.merged(&layer.value);
         }
-        let source = layers.last().map_or("[llm]", |layer| layer.name);
+        let source = layers
+            .iter()
+            .rev()
+            .find(|layer| layer.value.provider.is_some())
+            .map_or("[llm]", |layer| layer.name);
         let default = endpoint(source, &merged, None)?;
         let mut agents = BTreeMap::new();
         for (name, layer) in &merged.agents {
@@ -389,6 +399,11 @@ mod tests {
         .unwrap();
         let env = Layer::from_env(&|name| (name == ENV_MODEL).then(|| "mistral-nemo".to_owned()));
         let config = LlmConfig::resolve(&[file, editor, env]).unwrap();
+        // A bad value is blamed on the layer that set it.
+        let broken = toml_layer("[llm]\ntemperature = 9.0\n");
+        let env = Layer::from_env(&|name| (name == ENV_MODEL).then(|| "m".to_owned()));
+        let error = LlmConfig::resolve(&[broken, env]).unwrap_err();
+        assert_eq!(error.source_name, "control-room.toml [llm]");
         assert_eq!(config.default.model, "mistral-nemo");
         assert_eq!(config.default.base_url, "http://127.0.0.1:8000/v1");
         assert_eq!(config.default.max_retries, 1);
