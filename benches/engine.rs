@@ -13,7 +13,7 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use tokio_util::sync::CancellationToken;
 
 use control_room::engine::model::{Model, ScriptedModel};
-use control_room::engine::prompts::PromptTemplates;
+use control_room::engine::prompts::Prompts;
 use control_room::engine::recipe::Registry;
 use control_room::engine::runner::Runner;
 use control_room::engine::store::Disk;
@@ -38,7 +38,7 @@ fn engine(c: &mut Criterion) {
     let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
     copy_tree(&manifest_dir.join("examples/salt-road"), dir.path());
     let root = dir.path();
-    let templates = PromptTemplates::load(root);
+    let templates = Prompts::load(root);
     let model: Arc<dyn Model> = Arc::new(
         ScriptedModel::load(&manifest_dir.join("examples/scripted/draft-the-reckoning.json"))
             .unwrap(),
@@ -50,6 +50,7 @@ fn engine(c: &mut Criterion) {
         model: Some(model),
         disk: Disk::default(),
         sinks: Vec::new(),
+        reuse: false,
     };
     let mut args = serde_json::Map::new();
     args.insert("scene_id".into(), "SCN-the-reckoning".into());

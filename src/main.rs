@@ -60,6 +60,34 @@ enum Command {
         #[arg(long, default_value = ".")]
         dir: PathBuf,
     },
+    /// Print the prompt an agent step of a recipe would be sent.
+    Prompt {
+        /// A recipe id (`creative_draft_scene`).
+        recipe: String,
+        /// An agent step of the recipe (`draft`).
+        step: String,
+        /// An argument of the run, NAME=VALUE (a value starting with `[` or `{` is JSON).
+        #[arg(long = "arg", value_name = "NAME=VALUE")]
+        args: Vec<String>,
+        /// The task's description (defaults to the recipe's label and scene).
+        #[arg(long)]
+        task: Option<String>,
+        /// Take the inputs from this run's finished steps instead of running the tools now.
+        #[arg(long, value_name = "RUN_ID")]
+        run: Option<String>,
+        /// Assemble for this model (default: the model `[llm]` gives the step's agent).
+        #[arg(long, value_name = "NAME")]
+        model: Option<String>,
+        /// Assemble for this tier of the capability matrix (full, medium, minimal).
+        #[arg(long)]
+        tier: Option<String>,
+        /// Print the messages, parts and figures as JSON.
+        #[arg(long)]
+        json: bool,
+        /// The manuscript's root folder.
+        #[arg(long, default_value = ".")]
+        dir: PathBuf,
+    },
     /// List, show, cancel or resume runs.
     Runs {
         #[command(subcommand)]
@@ -117,6 +145,29 @@ fn main() -> ExitCode {
             model,
             dir,
         } => run::run(&dir, &target, task.as_deref(), &args, &model),
+        Command::Prompt {
+            recipe,
+            step,
+            args,
+            task,
+            run,
+            model,
+            tier,
+            json,
+            dir,
+        } => run::prompt(
+            &dir,
+            &run::PromptArgs {
+                recipe: &recipe,
+                step: &step,
+                task: task.as_deref(),
+                args: &args,
+                run: run.as_deref(),
+                model: model.as_deref(),
+                tier: tier.as_deref(),
+                json,
+            },
+        ),
         Command::Runs { command, dir } => match command {
             RunsCommand::List => run::list(&dir),
             RunsCommand::Show { run_id } => run::show(&dir, &run_id),

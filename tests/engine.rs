@@ -14,6 +14,7 @@ use serde_json::{Value, json};
 use support::{only_run, output_text as text, read_json};
 use tempfile::TempDir;
 
+use control_room::engine::audit;
 use control_room::engine::receipts::{self, SigningKey, ToolReceipt};
 use control_room::engine::store::Disk;
 
@@ -234,9 +235,73 @@ fn a_scripted_dry_run_of_draft_scene_leaves_a_complete_signed_record() {
         assert!(step["output_hash"].as_str().unwrap().starts_with("sha256:"));
         let phase_a = index < 3;
         assert_eq!(step["phase"], if phase_a { "a" } else { "b" });
-        assert_eq!(step["receipt_id"].is_string(), phase_a, "{step}");
+        // Tool steps cite their tool receipt, agent steps their agent receipt.
+        let receipt_id = step["receipt_id"].as_str().unwrap();
+        assert_eq!(receipt_id.starts_with("arcpt_"), !phase_a, "{step}");
         assert_eq!(step["agent_archetype"].is_string(), !phase_a, "{step}");
     }
+
+    // Each agent step was handed a packet and left a signed receipt, both
+    // valid v0.1 contracts, linked to each other and to the run.
+    let key = SigningKey::load_or_create(root, &Disk::default()).unwrap();
+    let packets = audit::load_packets(root, &run_id);
+    let agent_receipts = audit::load_receipts(root, &run_id);
+    assert_eq!(packets.len(), 5);
+    assert_eq!(agent_receipts.len(), 5);
+    for ((packet, receipt), step) in packets.iter().zip(&agent_receipts).zip(&steps[3..]) {
+        assert!(
+            audit::contract_errors("packet.v0.1", &serde_json::to_value(packet).unwrap())
+                .is_empty()
+        );
+        assert!(
+            audit::contract_errors("receipt.v0.1", &serde_json::to_value(receipt).unwrap())
+                .is_empty()
+        );
+        assert_eq!(receipt.packet_id, packet.packet_id);
+        assert_eq!(
+            (receipt.issue_id.as_str(), packet.parent_issue_id.as_str()),
+            (run_id.as_str(), run_id.as_str())
+        );
+        assert_eq!(step["receipt_id"], receipt.receipt_id.as_str());
+        assert_eq!(packet.handoff.step_id, receipt.step_id);
+        assert!(
+            receipt.verify(&key),
+            "{} does not verify",
+            receipt.receipt_id
+        );
+        assert_eq!(receipt.actor.provider, "scripted");
+        assert!(!receipt.stop_hook && receipt.attempts == 1);
+        assert_eq!(receipt.outputs_produced.len(), 1);
+        assert!(
+            receipt.checks_performed.iter().all(|check| check.passed),
+            "{:?}",
+            receipt.checks_performed
+        );
+    }
+    assert_eq!(
+        packets[0].target.scene_id.as_deref(),
+        Some("SCN-the-reckoning")
+    );
+    assert_eq!(packets[0].intent, "plan");
+    assert_eq!(packets[1].intent, "draft");
+    assert!(
+        packets[1]
+            .output_contract
+            .expected_artifacts
+            .contains(&"Story/Scenes/SCN-the-reckoning.md".to_owned())
+    );
+    assert_eq!(
+        packets[3].output_contract.schema.as_deref(),
+        Some("prompts/schemas/check_continuity.json")
+    );
+    assert!(
+        agent_receipts[3]
+            .checks_performed
+            .iter()
+            .any(|c| c.check == "json_schema" && c.passed)
+    );
+    // The first agent cites the tool receipts its inputs came from.
+    assert_eq!(agent_receipts[0].citations.len(), 2);
     assert_eq!(
         steps[3]["input_slot_refs"],
         json!(["outline_beat", "canon_context"])
@@ -260,7 +325,6 @@ fn a_scripted_dry_run_of_draft_scene_leaves_a_complete_signed_record() {
 
     // Three tool receipts, each signed with the workspace's key; a receipt
     // with one byte changed no longer verifies.
-    let key = SigningKey::load_or_create(root, &Disk::default()).unwrap();
     let receipts = receipts_of(root, &run_id);
     assert_eq!(receipts.len(), 3);
     for (receipt, step) in receipts.iter().zip(&steps) {
@@ -779,7 +843,7 @@ fn set_read_only(path: &Path, read_only: bool) {
 #[test]
 fn a_disk_that_fills_at_any_write_leaves_valid_files_and_resumes() {
     use control_room::engine::model::{Model, ScriptedModel};
-    use control_room::engine::prompts::PromptTemplates;
+    use control_room::engine::prompts::Prompts;
     use control_room::engine::recipe::Registry;
     use control_room::engine::runner::Runner;
     use control_room::index::Workspace;
@@ -792,7 +856,7 @@ fn a_disk_that_fills_at_any_write_leaves_valid_files_and_resumes() {
         .unwrap();
     let model: Arc<dyn Model> = Arc::new(ScriptedModel::load(&script_path()).unwrap());
     let runner = |root: &Path, disk: Disk| {
-        let templates = PromptTemplates::load(root);
+        let templates = Prompts::load(root);
         Runner {
             workspace: Arc::new(Workspace::load(root)),
             registry: Arc::new(Registry::load(root, &templates)),
@@ -800,6 +864,7 @@ fn a_disk_that_fills_at_any_write_leaves_valid_files_and_resumes() {
             model: Some(model.clone()),
             disk,
             sinks: Vec::new(),
+            reuse: false,
         }
     };
     let mut args = serde_json::Map::new();
@@ -863,7 +928,7 @@ fn a_disk_that_fills_at_any_write_leaves_valid_files_and_resumes() {
 fn sinks_hear_every_step_in_order() {
     use control_room::engine::events::{Recorder, RunEvent};
     use control_room::engine::model::ScriptedModel;
-    use control_room::engine::prompts::PromptTemplates;
+    use control_room::engine::prompts::Prompts;
     use control_room::engine::recipe::Registry;
     use control_room::engine::runner::Runner;
     use control_room::index::Workspace;
@@ -873,7 +938,7 @@ fn sinks_hear_every_step_in_order() {
     let dir = example();
     let root = dir.path();
     let recorder = Arc::new(Recorder::default());
-    let templates = PromptTemplates::load(root);
+    let templates = Prompts::load(root);
     let runner = Runner {
         workspace: Arc::new(Workspace::load(root)),
         registry: Arc::new(Registry::load(root, &templates)),
@@ -881,6 +946,7 @@ fn sinks_hear_every_step_in_order() {
         model: Some(Arc::new(ScriptedModel::load(&script_path()).unwrap())),
         disk: Disk::default(),
         sinks: vec![recorder.clone()],
+        reuse: false,
     };
     let mut args = serde_json::Map::new();
     args.insert("scene_id".into(), json!("SCN-the-reckoning"));

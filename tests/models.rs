@@ -50,6 +50,11 @@ fn slot_texts(root: &Path, run_id: &str) -> Vec<(String, String)> {
 
 /// Scripts the server to answer each agent of `creative_draft_scene` as the
 /// example's scripted dry run does, told apart by their prompt templates.
+/// What the prompt of `step` (run by `archetype`) always contains.
+fn step_marker(step: &str, archetype: &str) -> String {
+    format!("<current_step>{step} ({archetype})</current_step>")
+}
+
 fn serve_draft_scene(server: &FakeModelServer, draft_extra: &str) {
     let replies: Value = serde_json::from_str(
         &std::fs::read_to_string(
@@ -59,22 +64,31 @@ fn serve_draft_scene(server: &FakeModelServer, draft_extra: &str) {
         .unwrap(),
     )
     .unwrap();
+    // The scripted file's format: text, or `{"reply": JSON}`.
     let reply = |step: &str| match &replies[step] {
         Value::String(text) => text.clone(),
+        Value::Object(object) if object.contains_key("reply") => object["reply"].to_string(),
         other => other.to_string(),
     };
-    server.on("Refine a scene brief", vec![Answer::text(reply("brief"))]);
+    // Each step's session state names it, whatever the prompt's tier.
     server.on(
-        "Draft the scene for the task",
+        &step_marker("brief", "planner"),
+        vec![Answer::text(reply("brief"))],
+    );
+    server.on(
+        &step_marker("draft", "writer"),
         vec![Answer::text(format!("{}{draft_extra}", reply("draft")))],
     );
-    server.on("Polish this draft", vec![Answer::text(reply("polish"))]);
     server.on(
-        "Check this text for continuity",
+        &step_marker("polish", "editor"),
+        vec![Answer::text(reply("polish"))],
+    );
+    server.on(
+        &step_marker("continuity", "continuity"),
         vec![Answer::text(reply("continuity"))],
     );
     server.on(
-        "Read this as a first-time reader",
+        &step_marker("critique", "critic"),
         vec![Answer::text(reply("critique"))],
     );
 }
@@ -184,9 +198,12 @@ fn a_recorded_run_replays_offline_and_no_file_holds_a_key() {
             body: format!("{{\"error\": {{\"message\": \"invalid key {KEY}\"}}}}"),
         }],
     );
+    // `--fresh`: the same request finished above, so it would be reused.
+    let mut fresh = DRAFT_RECKONING.to_vec();
+    fresh.push("--fresh");
     let failed = cli(
         root,
-        &DRAFT_RECKONING,
+        &fresh,
         &[
             ("FAKE_PROVIDER_KEY", KEY),
             ("CONTROL_ROOM_LLM_BASE_URL", &refusing.url),
@@ -223,7 +240,7 @@ fn a_recorded_run_replays_offline_and_no_file_holds_a_key() {
     std::fs::remove_file(root.join("control-room.toml")).unwrap();
     let model = format!("replay:{}", cassette.display());
     let mut args = DRAFT_RECKONING.to_vec();
-    args.extend(["--model", &model]);
+    args.extend(["--model", &model, "--fresh"]);
     let replayed = cli(root, &args, &[]);
     assert!(replayed.status.success(), "{}", text(&replayed));
     assert_eq!(slot_texts(root, &only_run(root)), recorded);

@@ -13,8 +13,8 @@ use tokio_util::sync::CancellationToken;
 
 use super::workspace_root;
 use crate::engine::events::{RunEvent, RunSink};
-use crate::engine::model::{Model, ScriptedModel};
-use crate::engine::prompts::PromptTemplates;
+use crate::engine::model::{Model, Role, ScriptedModel};
+use crate::engine::prompts::{Output, Prompts};
 use crate::engine::recipe::Registry;
 use crate::engine::router;
 use crate::engine::runner::Runner;
@@ -25,7 +25,7 @@ use crate::llm::config::Layer;
 use crate::llm::{self, LlmConfig};
 
 /// The registry of a workspace, with broken project recipes reported on stderr.
-fn registry(root: &Path, templates: &PromptTemplates) -> Registry {
+fn registry(root: &Path, templates: &Prompts) -> Registry {
     let registry = Registry::load(root, templates);
     for error in registry.errors() {
         eprintln!("warning: recipe not loaded: {error}");
@@ -36,7 +36,7 @@ fn registry(root: &Path, templates: &PromptTemplates) -> Registry {
 /// `control-room route "<task>"`: the routing result as JSON.
 pub fn route(dir: &Path, task: &str) -> anyhow::Result<i32> {
     let root = workspace_root(dir)?;
-    let templates = PromptTemplates::load(&root);
+    let templates = Prompts::load(&root);
     let registry = registry(&root, &templates);
     let workspace = Workspace::load(&root);
     let result = router::route(&registry, Some(&workspace), task);
@@ -54,6 +54,10 @@ pub struct ModelArgs {
     /// Append every model exchange to this cassette (JSON lines), for replay.
     #[arg(long, value_name = "FILE.jsonl")]
     pub record: Option<PathBuf>,
+    /// Ask the model even where an identical request to the same model
+    /// finished before (by default that step's artifact is reused).
+    #[arg(long)]
+    pub fresh: bool,
 }
 
 /// The model of a run: `--model`, else `[llm]` in `control-room.toml` with
@@ -108,16 +112,20 @@ pub fn parse_args(pairs: &[String]) -> anyhow::Result<Map<String, Value>> {
     Ok(args)
 }
 
-fn runner(root: &Path, model: Option<Arc<dyn Model>>, sinks: Vec<Arc<dyn RunSink>>) -> Runner {
-    let templates = PromptTemplates::load(root);
-    let registry = registry(root, &templates);
+fn runner(root: &Path, model: Arc<dyn Model>, model_args: &ModelArgs) -> Runner {
+    let prompts = Prompts::load(root);
+    for problem in &prompts.problems {
+        eprintln!("warning: {problem}");
+    }
+    let registry = registry(root, &prompts);
     Runner {
         workspace: Arc::new(Workspace::load(root)),
         registry: Arc::new(registry),
-        prompts: Arc::new(templates),
-        model,
+        prompts: Arc::new(prompts),
+        model: Some(model),
         disk: store::Disk::default(),
-        sinks,
+        sinks: vec![Arc::new(Progress::new())],
+        reuse: !model_args.fresh,
     }
 }
 
@@ -280,7 +288,7 @@ pub fn run(
 ) -> anyhow::Result<i32> {
     let root = workspace_root(dir)?;
     let model = model(&root, model_args)?;
-    let runner = runner(&root, Some(model), vec![Arc::new(Progress::new())]);
+    let runner = runner(&root, model, model_args);
     let mut args = parse_args(args)?;
     let (recipe_id, description) = if runner.registry.get(target).is_some() {
         let description = task.map_or_else(
@@ -414,6 +422,148 @@ pub fn cancel(dir: &Path, run_id: &str) -> anyhow::Result<i32> {
 pub fn resume(dir: &Path, run_id: &str, model_args: &ModelArgs) -> anyhow::Result<i32> {
     let root = workspace_root(dir)?;
     let model = model(&root, model_args)?;
-    let runner = runner(&root, Some(model), vec![Arc::new(Progress::new())]);
+    let runner = runner(&root, model, model_args);
     drive(&runner, run_id)
+}
+
+/// What `control-room prompt` is asked.
+pub struct PromptArgs<'a> {
+    pub recipe: &'a str,
+    pub step: &'a str,
+    pub task: Option<&'a str>,
+    pub args: &'a [String],
+    pub run: Option<&'a str>,
+    pub model: Option<&'a str>,
+    pub tier: Option<&'a str>,
+    pub json: bool,
+}
+
+/// The model `[llm]` (with the environment over it) gives `archetype`, if
+/// the configuration can say.
+fn configured_model(root: &Path, archetype: &str) -> Option<String> {
+    let env = |name: &str| std::env::var(name).ok();
+    let workspace = Workspace::new(root);
+    let mut layers = Vec::new();
+    if let Some(llm) = workspace.config().other.get("llm") {
+        layers.push(Layer::from_toml("control-room.toml [llm]", llm).ok()?);
+    }
+    layers.push(Layer::from_env(&env));
+    let config = LlmConfig::resolve(&layers).ok()?;
+    let endpoint = config.for_archetype(archetype);
+    match endpoint.provider {
+        llm::config::Provider::Replay => None,
+        _ => Some(endpoint.model.clone()),
+    }
+}
+
+/// `control-room prompt <recipe> <step>`: the assembled prompt, for people
+/// or (with `--json`) for scripts.
+pub fn prompt(dir: &Path, request: &PromptArgs) -> anyhow::Result<i32> {
+    let root = workspace_root(dir)?;
+    let prompts = Prompts::load(&root);
+    for problem in &prompts.problems {
+        eprintln!("warning: {problem}");
+    }
+    let registry = registry(&root, &prompts);
+    let Some(recipe) = registry.get(request.recipe) else {
+        let known: Vec<&str> = registry.recipes().map(|r| r.recipe_id.as_str()).collect();
+        bail!(
+            "no recipe `{}`; the recipes are {}",
+            request.recipe,
+            known.join(", ")
+        );
+    };
+    let args = parse_args(request.args)?;
+    let description = request.task.map_or_else(
+        || match args
+            .get("scene_id")
+            .or(args.get("scene_path"))
+            .and_then(Value::as_str)
+        {
+            Some(scene) => format!("{}: {scene}", recipe.label),
+            None => recipe.label.clone(),
+        },
+        str::to_owned,
+    );
+    let configured = recipe
+        .phase_b
+        .iter()
+        .find(|step| step.step_id == request.step)
+        .and_then(|step| configured_model(&root, &step.agent_archetype));
+    let model = request.model.map(str::to_owned).or(configured);
+    let runner = Runner {
+        workspace: Arc::new(Workspace::load(&root)),
+        registry: Arc::new(registry.clone()),
+        prompts: Arc::new(prompts),
+        model: None,
+        disk: store::Disk::default(),
+        sinks: Vec::new(),
+        reuse: false,
+    };
+    let assembly = runner.preview_prompt(
+        request.recipe,
+        request.step,
+        &description,
+        args,
+        request.run,
+        model.as_deref(),
+        request.tier,
+    )?;
+    if request.json {
+        let value = json!({
+            "recipe": request.recipe,
+            "step": request.step,
+            "model": model,
+            "tier": assembly.profile.tier,
+            "variant": assembly.variant.as_str(),
+            "context_window": assembly.profile.caps.context_window,
+            "budget": assembly.budget,
+            "tokens": assembly.tokens,
+            "output": match assembly.output { Output::Prose => "prose", Output::Json => "json" },
+            "schema": assembly.schema.as_ref().map(|(source, _)| source),
+            "parts": assembly.parts.iter().map(|part| json!({
+                "name": part.name, "source": part.source, "tokens": part.tokens,
+            })).collect::<Vec<_>>(),
+            "trimmed": assembly.trimmed,
+            "messages": assembly.messages,
+        });
+        println!("{}", serde_json::to_string_pretty(&value)?);
+        return Ok(0);
+    }
+    let model_shown = model.as_deref().unwrap_or("no model configured");
+    println!(
+        "# {} / {}: {} messages for {model_shown}",
+        request.recipe,
+        request.step,
+        assembly.messages.len()
+    );
+    println!(
+        "# tier {} (variant {}), context window {}, prompt budget {} tokens, about {} used",
+        assembly.profile.tier,
+        assembly.variant.as_str(),
+        assembly.profile.caps.context_window,
+        assembly.budget,
+        assembly.tokens
+    );
+    for part in &assembly.parts {
+        println!(
+            "#   {:<16} {:>6} tokens  {}",
+            part.name, part.tokens, part.source
+        );
+    }
+    if let Some((source, _)) = &assembly.schema {
+        println!("# reply: JSON following {source}");
+    }
+    if !assembly.trimmed.is_empty() {
+        println!("# trimmed to fit: {}", assembly.trimmed.join("; "));
+    }
+    for message in &assembly.messages {
+        let role = match message.role {
+            Role::System => "system",
+            Role::User => "user",
+            Role::Assistant => "assistant",
+        };
+        println!("\n──── {role} ────\n{}", message.content);
+    }
+    Ok(0)
 }

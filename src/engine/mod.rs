@@ -5,9 +5,12 @@
 //! Nothing here knows LSP; the CLI and the server drive it and listen to its
 //! events through [`events::RunSink`].
 
+pub mod audit;
+pub mod contract;
 pub mod events;
 pub mod model;
 pub mod prompts;
+pub mod protocol;
 pub mod receipts;
 pub mod recipe;
 pub mod refs;

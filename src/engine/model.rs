@@ -42,6 +42,13 @@ impl Message {
             content: content.into(),
         }
     }
+
+    pub fn assistant(content: impl Into<String>) -> Message {
+        Message {
+            role: Role::Assistant,
+            content: content.into(),
+        }
+    }
 }
 
 /// One agent call.
@@ -104,6 +111,16 @@ impl ModelError {
     }
 }
 
+/// Where an archetype's steps go: it picks the prompt's tier.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ModelTarget {
+    pub provider: String,
+    pub model: String,
+    /// The reply's token limit from the configuration, if set.
+    pub max_tokens: Option<u32>,
+    pub temperature: Option<f64>,
+}
+
 /// A language model, as the step runner sees it. Dropping the future cancels
 /// the call.
 pub trait Model: Send + Sync {
@@ -111,6 +128,12 @@ pub trait Model: Send + Sync {
         &'a self,
         request: &'a ModelRequest,
     ) -> BoxFuture<'a, Result<ModelReply, ModelError>>;
+
+    /// The provider and model `archetype`'s steps go to, when known.
+    fn target(&self, archetype: &str) -> Option<ModelTarget> {
+        let _ = archetype;
+        None
+    }
 }
 
 /// What the scripted model does for one step.

@@ -72,20 +72,11 @@ impl ToolReceipt {
     }
 
     pub fn sign(&mut self, key: &SigningKey) {
-        self.signature = format!("hmac-sha256:{}", hex(&key.mac(&self.canonical())));
+        self.signature = key.sign(&self.canonical());
     }
 
     pub fn verify(&self, key: &SigningKey) -> bool {
-        let Some(signature) = self.signature.strip_prefix("hmac-sha256:") else {
-            return false;
-        };
-        let Some(bytes) = unhex(signature) else {
-            return false;
-        };
-        let mut mac =
-            <Hmac<Sha256> as KeyInit>::new_from_slice(&key.0).expect("any key length works");
-        mac.update(&self.canonical());
-        mac.verify_slice(&bytes).is_ok()
+        key.verify(&self.canonical(), &self.signature)
     }
 }
 
@@ -133,6 +124,25 @@ impl SigningKey {
             <Hmac<Sha256> as KeyInit>::new_from_slice(&self.0).expect("any key length works");
         mac.update(bytes);
         mac.finalize().into_bytes().to_vec()
+    }
+
+    /// `hmac-sha256:HEX` of `bytes`.
+    pub fn sign(&self, bytes: &[u8]) -> String {
+        format!("hmac-sha256:{}", hex(&self.mac(bytes)))
+    }
+
+    /// Whether `signature` is this key's signature of `bytes` (in constant time).
+    pub fn verify(&self, bytes: &[u8], signature: &str) -> bool {
+        let Some(signature) = signature.strip_prefix("hmac-sha256:") else {
+            return false;
+        };
+        let Some(expected) = unhex(signature) else {
+            return false;
+        };
+        let mut mac =
+            <Hmac<Sha256> as KeyInit>::new_from_slice(&self.0).expect("any key length works");
+        mac.update(bytes);
+        mac.verify_slice(&expected).is_ok()
     }
 
     #[cfg(test)]

@@ -13,7 +13,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::prompts::PromptTemplates;
+use super::prompts::Prompts;
 use super::refs::RefPath;
 use super::tools::TOOLS;
 use crate::text::{LineIndex, TextRange, json_pointer};
@@ -237,11 +237,7 @@ impl std::error::Error for RecipeError {}
 
 /// Parses and validates one recipe file. `templates` decides which
 /// `prompt_type`s exist.
-pub fn parse(
-    file: &str,
-    text: &str,
-    templates: &PromptTemplates,
-) -> Result<Recipe, Vec<RecipeError>> {
+pub fn parse(file: &str, text: &str, templates: &Prompts) -> Result<Recipe, Vec<RecipeError>> {
     let value: Value = serde_json::from_str(text).map_err(|error| {
         vec![RecipeError {
             file: file.to_owned(),
@@ -369,7 +365,7 @@ impl Validator<'_> {
         }
     }
 
-    fn recipe(&mut self, value: &Value, templates: &PromptTemplates) {
+    fn recipe(&mut self, value: &Value, templates: &Prompts) {
         let Some(top) = self.object(value, "", "a recipe") else {
             return;
         };
@@ -503,7 +499,7 @@ impl Validator<'_> {
                     format!("{pointer}/prompt_type"),
                     "unknown-prompt-type",
                     format!(
-                        "no prompt template `{prompt_type}`{}; add {}/{prompt_type}.md or use one of: {}",
+                        "no prompt template `{prompt_type}`{}; add {}/templates/{prompt_type}.md or use one of: {}",
                         suggestion(prompt_type, &known),
                         super::prompts::PROJECT_DIR,
                         known.join(", ")
@@ -690,7 +686,7 @@ pub struct Registry {
 
 impl Registry {
     /// Loads the bundled recipes and those under `root/.control-room/recipes`.
-    pub fn load(root: &Path, templates: &PromptTemplates) -> Registry {
+    pub fn load(root: &Path, templates: &Prompts) -> Registry {
         Registry::load_with_open(root, templates, &BTreeMap::new())
     }
 
@@ -699,7 +695,7 @@ impl Registry {
     /// over what is on disk, and open files not yet saved count too.
     pub fn load_with_open(
         root: &Path,
-        templates: &PromptTemplates,
+        templates: &Prompts,
         open: &BTreeMap<String, String>,
     ) -> Registry {
         let mut registry = Registry::default();
@@ -761,7 +757,7 @@ impl Registry {
         registry
     }
 
-    fn add(&mut self, file: &str, text: &str, templates: &PromptTemplates) {
+    fn add(&mut self, file: &str, text: &str, templates: &Prompts) {
         match parse(file, text, templates) {
             Ok(recipe) => {
                 self.recipes.insert(recipe.recipe_id.clone(), recipe);

@@ -28,9 +28,14 @@ use std::time::Duration;
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
+use super::audit::{
+    self, AgentReceipt, DecodingPair, Handoff, InputRef, OutputContract, OutputRef, Packet,
+    ReceiptActor,
+};
+use super::contract::{self, Check, PathGuard, Violation};
 use super::events::{RunEvent, RunSink};
-use super::model::{Model, ModelRequest};
-use super::prompts::{JSON_REPLIES, PromptBuilder, PromptInputs};
+use super::model::{Decoding, Message, Model, ModelReply, ModelRequest, ModelTarget};
+use super::prompts::{Output, PromptBuilder, PromptInputs, SlotKind, SlotText};
 use super::receipts::{self, SigningKey, ToolReceipt};
 use super::recipe::{AgentStep, DodCheck, Recipe, Registry, Step, ToolStep};
 use super::refs::{self, RefPath, RefScope};
@@ -45,6 +50,12 @@ const CANCEL_POLL: Duration = Duration::from_millis(50);
 /// Characters of an output kept as its preview.
 const PREVIEW_CHARS: usize = 200;
 
+/// How many times a reply that breaks its contract is asked for again.
+const CONTRACT_RETRIES: u32 = 2;
+
+/// Finished agent steps that later runs may reuse, relative to the root.
+pub const REUSE_DIR: &str = ".control-room/cache/steps";
+
 /// Everything a run needs.
 pub struct Runner {
     pub workspace: Arc<Workspace>,
@@ -54,6 +65,9 @@ pub struct Runner {
     pub model: Option<Arc<dyn Model>>,
     pub disk: Disk,
     pub sinks: Vec<Arc<dyn RunSink>>,
+    /// Whether an agent step whose prompt and model are those of a step
+    /// finished before reuses that step's artifact instead of asking again.
+    pub reuse: bool,
 }
 
 /// Why a run could not start or go on.
@@ -124,15 +138,41 @@ fn task_value(manifest: &RunManifest) -> Value {
     })
 }
 
+/// A step's receipt.
+enum StepReceipt {
+    Tool(Box<ToolReceipt>),
+    Agent(Box<AgentReceipt>),
+}
+
+impl StepReceipt {
+    fn id(&self) -> &str {
+        match self {
+            StepReceipt::Tool(receipt) => &receipt.receipt_id,
+            StepReceipt::Agent(receipt) => &receipt.receipt_id,
+        }
+    }
+}
+
 /// What a finished step hands to persistence.
 struct StepOutput {
     slot: CacheSlot,
     /// What `$ref` sees of the slot.
     value: Value,
-    /// A tool's receipt; agents have none.
-    receipt: Option<ToolReceipt>,
+    receipt: StepReceipt,
     input_slot_refs: Vec<String>,
     /// The full output as text, hashed and previewed in steps.jsonl.
+    text: String,
+    /// An agent step later runs may reuse: its key and entry.
+    reusable: Option<(String, ReuseEntry)>,
+}
+
+/// A finished agent step, kept for reuse by a later identical request.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+struct ReuseEntry {
+    receipt_id: String,
+    run_id: String,
+    step_id: String,
+    sha256: String,
     text: String,
 }
 
@@ -149,6 +189,9 @@ impl RefScope for Slots<'_> {
 /// How a step ended when it did not succeed.
 enum StepFailure {
     Failed(String),
+    /// An agent's reply broke its contract past the retries, or named a
+    /// path it must not: STOP_HOOK, with the receipt that says so.
+    Stopped(String, Box<AgentReceipt>),
     Cancelled,
     Io(std::io::Error),
 }
@@ -213,6 +256,144 @@ impl Runner {
             return Err(error.into());
         }
         Ok(manifest)
+    }
+
+    /// The prompt `step_id` of `recipe_id` would be sent, for inspection
+    /// (`control-room prompt`). Its inputs come from `run_id`'s finished
+    /// steps when given; otherwise phase A's tools run now (they only read
+    /// the index) and earlier agents' outputs are shown as placeholders.
+    /// `model` (else the configured model) and `tier` choose the tier.
+    #[allow(clippy::too_many_arguments)]
+    pub fn preview_prompt(
+        &self,
+        recipe_id: &str,
+        step_id: &str,
+        description: &str,
+        mut args: Map<String, Value>,
+        run_id: Option<&str>,
+        model: Option<&str>,
+        tier: Option<&str>,
+    ) -> Result<super::prompts::Assembly, RunError> {
+        let recipe = self
+            .registry
+            .get(recipe_id)
+            .ok_or_else(|| RunError::UnknownRecipe(recipe_id.to_owned()))?;
+        let agents: Vec<&AgentStep> = recipe.phase_b.iter().collect();
+        let Some(step) = agents.iter().find(|step| step.step_id == step_id).copied() else {
+            let ids: Vec<&str> = agents.iter().map(|step| step.step_id.as_str()).collect();
+            return Err(RunError::Other(format!(
+                "recipe `{recipe_id}` has no agent step `{step_id}`; its agent steps are {}",
+                ids.join(", ")
+            )));
+        };
+        let mut cache = Cache::new();
+        let (description, args) = match run_id {
+            Some(run_id) => {
+                let files = RunFiles::new(self.root(), run_id);
+                if !files.manifest().exists() {
+                    return Err(RunError::UnknownRun(run_id.to_owned()));
+                }
+                let manifest = files.read_manifest()?;
+                if manifest.recipe_id != recipe.recipe_id {
+                    return Err(RunError::Other(format!(
+                        "run {run_id} ran recipe `{}`, not `{recipe_id}`",
+                        manifest.recipe_id
+                    )));
+                }
+                cache = files.read_cache()?;
+                (manifest.task.description, manifest.task.initial_args)
+            }
+            None => {
+                router::complete_args(&self.workspace, &mut args);
+                (description.to_owned(), args)
+            }
+        };
+        if run_id.is_none() {
+            let task = json!({
+                "description": description,
+                "args": args,
+                "initial_args": args,
+                "session_plan_task_id": null,
+            });
+            let mut values = HashMap::new();
+            for tool in &recipe.phase_a {
+                let scope = Slots {
+                    task: &task,
+                    values: &values,
+                };
+                let mut roots = Vec::new();
+                let resolved = refs::resolve(&Value::Object(tool.args.clone()), &scope, &mut roots)
+                    .map_err(|error| {
+                        RunError::Other(format!(
+                            "step `{}`: {}",
+                            tool.step_id,
+                            with_arg_hint(error.to_string())
+                        ))
+                    })?;
+                let Value::Object(resolved) = resolved else {
+                    unreachable!("an object resolves to an object")
+                };
+                let output = tools::run(
+                    &tool.tool,
+                    &ToolContext {
+                        workspace: &self.workspace,
+                    },
+                    &resolved,
+                )
+                .map_err(|error| RunError::Other(format!("step `{}`: {error}", tool.step_id)))?;
+                let text = serde_json::to_string(&output.data)
+                    .map_err(|e| RunError::Other(e.to_string()))?;
+                cache.insert(
+                    tool.output_slot.clone(),
+                    CacheSlot::Pointer {
+                        receipt_id: "(preview)".into(),
+                        sha256: sha256_hex(text.as_bytes()),
+                        summary: output.summary,
+                    },
+                );
+                values.insert(tool.output_slot.clone(), output.data);
+            }
+        }
+        for earlier in &recipe.phase_b {
+            if earlier.step_id == step_id {
+                break;
+            }
+            cache.entry(earlier.output_slot.clone()).or_insert_with(|| {
+                let text = format!(
+                    "[the {}'s output from step `{}` goes here]",
+                    earlier.agent_archetype, earlier.step_id
+                );
+                CacheSlot::Artifact {
+                    agent_id: earlier.agent_archetype.clone(),
+                    summary: text.clone(),
+                    sha256: sha256_hex(text.as_bytes()),
+                    text,
+                }
+            });
+        }
+        let (slots, _) = slot_texts(step, &cache).map_err(|failure| match failure {
+            StepFailure::Failed(message) => RunError::Other(message),
+            _ => RunError::Other(format!("step `{step_id}`: its inputs are not available")),
+        })?;
+        let target = self
+            .model
+            .as_ref()
+            .and_then(|model| model.target(&step.agent_archetype));
+        let model = model.or(target.as_ref().map(|target| target.model.as_str()));
+        self.prompts
+            .build(
+                step,
+                &PromptInputs {
+                    task_description: &description,
+                    task_args: &args,
+                    slots,
+                    model,
+                    max_tokens: target.as_ref().and_then(|target| target.max_tokens),
+                    tier,
+                    workspace: Some(&self.workspace),
+                },
+            )
+            .map_err(|error| RunError::Other(error.to_string()))
     }
 
     /// Runs (or resumes) `run_id` from its first unfinished step until it is
@@ -320,7 +501,7 @@ impl Runner {
                 ));
                 manifest.completed_at = Some(finished);
             }
-            Err(StepFailure::Failed(message)) => {
+            Err(StepFailure::Failed(message) | StepFailure::Stopped(message, _)) => {
                 manifest.status = RunStatus::Failed;
                 manifest.error = Some(message);
                 manifest.completed_at = Some(finished);
@@ -414,7 +595,7 @@ impl Runner {
                         })?;
                     receipt.output.clone()
                 }
-                CacheSlot::Artifact { text, .. } => artifact_value(step, text),
+                CacheSlot::Artifact { text, .. } => self.artifact_value(step, text),
             };
             cache.insert(slot_name.to_owned(), slot);
             values.insert(slot_name.to_owned(), value);
@@ -461,7 +642,23 @@ impl Runner {
             let started_at = now();
             let outcome = match step {
                 Step::Tool(tool) => self.run_tool(tool, manifest, &task, values, key, &started_at),
-                Step::Agent(agent) => self.run_agent(index, agent, manifest, cache, cancel).await,
+                Step::Agent(agent) => {
+                    self.run_agent(
+                        index,
+                        agent,
+                        recipe,
+                        manifest,
+                        cache,
+                        key,
+                        &started_at,
+                        cancel,
+                    )
+                    .await
+                }
+            };
+            let label = match step {
+                Step::Tool(tool) => format!("tool {}", tool.tool),
+                Step::Agent(agent) => format!("agent {}", agent.agent_archetype),
             };
             let StepOutput {
                 slot,
@@ -469,22 +666,33 @@ impl Runner {
                 receipt,
                 input_slot_refs,
                 text: output_text,
+                reusable,
             } = match outcome {
                 Ok(done) => done,
                 Err(StepFailure::Failed(message)) => {
-                    let label = match step {
-                        Step::Tool(tool) => format!("tool {}", tool.tool),
-                        Step::Agent(agent) => format!("agent {}", agent.agent_archetype),
-                    };
                     return Err(StepFailure::Failed(format!(
                         "step `{}` ({label}) failed: {message}",
                         step.id()
                     )));
                 }
+                Err(StepFailure::Stopped(message, receipt)) => {
+                    let path = audit::write_receipt(self.root(), &self.disk, &receipt)
+                        .map_err(StepFailure::Io)?;
+                    return Err(StepFailure::Failed(format!(
+                        "step `{}` ({label}) stopped (STOP_HOOK): {message}; nothing was written. The receipt is {path}",
+                        step.id()
+                    )));
+                }
                 Err(other) => return Err(other),
             };
-            if let Some(receipt) = &receipt {
-                receipts::append(self.root(), &self.disk, receipt).map_err(StepFailure::Io)?;
+            match &receipt {
+                StepReceipt::Tool(receipt) => {
+                    receipts::append(self.root(), &self.disk, receipt).map_err(StepFailure::Io)?;
+                }
+                StepReceipt::Agent(receipt) => {
+                    audit::write_receipt(self.root(), &self.disk, receipt)
+                        .map_err(StepFailure::Io)?;
+                }
             }
             cache.insert(step.output_slot().to_owned(), slot.clone());
             files
@@ -508,7 +716,7 @@ impl Runner {
                 },
                 status: "done".into(),
                 output_slot: step.output_slot().to_owned(),
-                receipt_id: receipt.as_ref().map(|r| r.receipt_id.clone()),
+                receipt_id: Some(receipt.id().to_owned()),
                 input_slot_refs,
                 output_hash: format!("sha256:{}", sha256_hex(output_text.as_bytes())),
                 output_preview: preview(&output_text),
@@ -519,6 +727,9 @@ impl Runner {
             files
                 .append_step(&self.disk, &record)
                 .map_err(StepFailure::Io)?;
+            if let Some((key, entry)) = reusable {
+                self.keep_for_reuse(&key, &entry);
+            }
             values.insert(step.output_slot().to_owned(), value);
             manifest.current_step_index = index + 1;
             manifest.phase = recipe.step(index + 1).map(|next| next.phase().to_owned());
@@ -589,18 +800,23 @@ impl Runner {
         Ok(StepOutput {
             slot,
             value: output.data,
-            receipt: Some(receipt),
+            receipt: StepReceipt::Tool(Box::new(receipt)),
             input_slot_refs: input_refs,
             text: output_text,
+            reusable: None,
         })
     }
 
+    #[allow(clippy::too_many_arguments)]
     async fn run_agent(
         &self,
         index: usize,
         step: &AgentStep,
+        recipe: &Recipe,
         manifest: &RunManifest,
         cache: &Cache,
+        key: &SigningKey,
+        started_at: &str,
         cancel: &CancellationToken,
     ) -> Result<StepOutput, StepFailure> {
         let model = self.model.as_ref().ok_or_else(|| {
@@ -608,18 +824,9 @@ impl Runner {
                 "no model is configured: pass --model scripted:FILE to dry-run the recipe".into(),
             )
         })?;
-        let mut slots = Vec::new();
-        for name in &step.input_slots {
-            let slot = cache
-                .get(name)
-                .ok_or_else(|| StepFailure::Failed(format!("input slot `{name}` is empty")))?;
-            let text = match slot {
-                CacheSlot::Pointer { summary, .. } => summary.clone(),
-                CacheSlot::Artifact { text, .. } => text.clone(),
-            };
-            slots.push((name.as_str(), text));
-        }
-        let messages = self
+        let (slots, inputs_used) = slot_texts(step, cache)?;
+        let target = model.target(&step.agent_archetype);
+        let assembly = self
             .prompts
             .build(
                 step,
@@ -627,59 +834,283 @@ impl Runner {
                     task_description: &manifest.task.description,
                     task_args: &manifest.task.initial_args,
                     slots,
+                    model: target.as_ref().map(|target| target.model.as_str()),
+                    max_tokens: target.as_ref().and_then(|target| target.max_tokens),
+                    tier: None,
+                    workspace: Some(&self.workspace),
                 },
             )
             .map_err(|error| StepFailure::Failed(error.to_string()))?;
-        let json_reply = JSON_REPLIES.contains(&step.prompt_type.as_str());
-        let request = ModelRequest {
+        let json = assembly.output == Output::Json;
+        let guard = PathGuard::new(self.expected_artifacts(manifest, cache));
+        let args = &manifest.task.initial_args;
+        let arg = |name: &str| args.get(name).and_then(Value::as_str).map(str::to_owned);
+        let packet = Packet {
+            packet_id: new_id("pkt_"),
+            parent_issue_id: manifest.run_id.clone(),
+            parent_packet_id: None,
+            intent: audit::intent(&step.prompt_type, json, assembly_mode(&assembly)).to_owned(),
+            target: audit::Target {
+                file: arg("scene_path"),
+                scene_id: arg("scene_id"),
+            },
+            scope: manifest.task.description.clone(),
+            inputs: inputs_used.clone(),
+            constraints: vec![
+                "use no tools; rely only on the inputs given".into(),
+                "name no file outside the expected artifacts".into(),
+                if json {
+                    "reply with one JSON object that follows the schema".into()
+                } else {
+                    "reply with the prose; reasoning stays in <thinking>".into()
+                },
+            ],
+            output_contract: OutputContract {
+                kind: if json { "json" } else { "prose" }.into(),
+                schema: assembly.schema.as_ref().map(|(source, _)| source.clone()),
+                expected_artifacts: guard.expected().map(str::to_owned).collect(),
+            },
+            handoff: Handoff {
+                from: "step_runner".into(),
+                to: step.agent_archetype.clone(),
+                step_id: step.step_id.clone(),
+                next_step_id: recipe.step(index + 1).map(|next| next.id().to_owned()),
+            },
+            timestamp: now(),
+            requested_by: "step_runner".into(),
+            choices: None,
+        };
+        audit::write_packet(self.root(), &self.disk, &packet).map_err(StepFailure::Io)?;
+        let base = ModelRequest {
             step_id: step.step_id.clone(),
             agent_archetype: step.agent_archetype.clone(),
             prompt_type: step.prompt_type.clone(),
-            messages,
-            json_reply,
-            schema: None,
+            messages: assembly.messages.clone(),
+            json_reply: json,
+            schema: assembly.schema.as_ref().map(|(_, schema)| schema.clone()),
         };
-        let reply = tokio::select! {
-            reply = model.complete(&request) => reply.map_err(|error| StepFailure::Failed(error.to_string()))?,
-            () = cancel.cancelled() => return Err(StepFailure::Cancelled),
+        let mut draft = ReceiptDraft {
+            step,
+            manifest,
+            packet: &packet,
+            inputs_used,
+            started_at,
+            key,
+            risks: assembly
+                .trimmed
+                .iter()
+                .map(|part| {
+                    format!("the prompt was trimmed to fit the model: {part} left out or cut")
+                })
+                .collect(),
+            assumptions: match &assembly.profile.matched {
+                Some(_) => Vec::new(),
+                None => vec![format!(
+                    "{} is not in the capability matrix; its prompt was assembled for tier `{}`",
+                    target
+                        .as_ref()
+                        .map_or("the model", |target| target.model.as_str()),
+                    assembly.profile.tier
+                )],
+            },
         };
-        let text = reply.text.trim().to_owned();
-        if text.is_empty() {
-            return Err(StepFailure::Failed("the model's reply is empty".into()));
-        }
-        let value = if json_reply {
-            let json = strip_fences(&text);
-            let value: Value = serde_json::from_str(json).map_err(|error| {
-                StepFailure::Failed(format!(
-                    "the reply to `{}` must be one JSON object, but it is not valid JSON ({error}); it begins: {}",
-                    step.prompt_type,
-                    preview(&text)
-                ))
-            })?;
-            if !value.is_object() {
-                return Err(StepFailure::Failed(format!(
-                    "the reply to `{}` must be a JSON object",
-                    step.prompt_type
-                )));
+        let reuse_key = target.as_ref().map(|target| reuse_key(target, &base));
+        if self.reuse
+            && let Some(reuse_key) = &reuse_key
+            && let Some(entry) = self.reusable(reuse_key)
+        {
+            let mut checks = Vec::new();
+            if let Ok(accepted) = contract::check_reply(
+                &entry.text,
+                assembly.output,
+                assembly.schema.as_ref(),
+                &guard,
+                &mut checks,
+            ) {
+                checks.push(Check {
+                    check: "idempotency".into(),
+                    passed: true,
+                    detail: format!(
+                        "the same request finished in run {} (step `{}`); its artifact is reused",
+                        entry.run_id, entry.step_id
+                    ),
+                });
+                let actor = ReceiptActor {
+                    agent: step.agent_archetype.clone(),
+                    provider: target
+                        .as_ref()
+                        .map_or(String::new(), |t| t.provider.clone()),
+                    model: target.as_ref().map_or(String::new(), |t| t.model.clone()),
+                    requested_model: None,
+                    decoding: DecodingPair {
+                        requested: Decoding::default(),
+                        effective: Decoding::default(),
+                    },
+                };
+                let receipt = draft.finish(
+                    actor,
+                    checks,
+                    1,
+                    Some(entry.receipt_id.clone()),
+                    Ok((&accepted, index)),
+                );
+                return Ok(self.agent_output(index, step, accepted, receipt, None));
             }
-            value
-        } else {
-            Value::String(text.clone())
-        };
-        let sha256 = sha256_hex(text.as_bytes());
+        }
+
+        let mut messages = base.messages.clone();
+        let mut attempts = 0;
+        let mut retried: Vec<Check> = Vec::new();
+        loop {
+            attempts += 1;
+            let request = ModelRequest {
+                messages: messages.clone(),
+                ..base.clone()
+            };
+            let reply: ModelReply = tokio::select! {
+                reply = model.complete(&request) => reply.map_err(|error| StepFailure::Failed(error.to_string()))?,
+                () = cancel.cancelled() => return Err(StepFailure::Cancelled),
+            };
+            let mut checks = retried.clone();
+            let verdict = contract::check_reply(
+                &reply.text,
+                assembly.output,
+                assembly.schema.as_ref(),
+                &guard,
+                &mut checks,
+            );
+            let actor = ReceiptActor {
+                agent: step.agent_archetype.clone(),
+                provider: reply.actor.provider.clone(),
+                model: reply.actor.model.clone(),
+                requested_model: reply.actor.requested_model.clone(),
+                decoding: DecodingPair {
+                    requested: reply.requested.clone(),
+                    effective: reply.effective.clone(),
+                },
+            };
+            match verdict {
+                Ok(accepted) => {
+                    let receipt =
+                        draft.finish(actor, checks, attempts, None, Ok((&accepted, index)));
+                    let reusable = reuse_key.map(|key| {
+                        (
+                            key,
+                            ReuseEntry {
+                                receipt_id: receipt.receipt_id.clone(),
+                                run_id: manifest.run_id.clone(),
+                                step_id: step.step_id.clone(),
+                                sha256: sha256_hex(accepted.text.as_bytes()),
+                                text: accepted.text.clone(),
+                            },
+                        )
+                    });
+                    return Ok(self.agent_output(index, step, accepted, receipt, reusable));
+                }
+                Err(Violation::Contract(message)) if attempts <= CONTRACT_RETRIES => {
+                    retried.push(Check {
+                        check: format!("attempt_{attempts}"),
+                        passed: false,
+                        detail: message.clone(),
+                    });
+                    messages.push(Message::assistant(reply.text.clone()));
+                    messages.push(Message::user(stricter_prompt(&message, json, attempts + 1)));
+                }
+                Err(violation) => {
+                    let message = match &violation {
+                        Violation::Contract(message) => format!(
+                            "the reply broke its contract {attempts} times; the last time: {message}"
+                        ),
+                        Violation::Path(message) => message.clone(),
+                    };
+                    let receipt = draft.finish(actor, checks, attempts, None, Err(&message));
+                    return Err(StepFailure::Stopped(message, Box::new(receipt)));
+                }
+            }
+        }
+    }
+
+    fn agent_output(
+        &self,
+        index: usize,
+        step: &AgentStep,
+        accepted: contract::Accepted,
+        receipt: AgentReceipt,
+        reusable: Option<(String, ReuseEntry)>,
+    ) -> StepOutput {
+        let sha256 = sha256_hex(accepted.text.as_bytes());
         let slot = CacheSlot::Artifact {
             agent_id: format!("{}-{:03}", step.agent_archetype, index + 1),
-            summary: summary_line(&text),
-            text: text.clone(),
+            summary: summary_line(&accepted.text),
+            text: accepted.text.clone(),
             sha256,
         };
-        Ok(StepOutput {
+        StepOutput {
             slot,
-            value,
-            receipt: None,
+            value: accepted.value,
+            receipt: StepReceipt::Agent(Box::new(receipt)),
             input_slot_refs: step.input_slots.clone(),
-            text,
-        })
+            text: accepted.text,
+            reusable,
+        }
+    }
+
+    /// The files an agent step may name: the task's scene and canon cards,
+    /// and every file the run's tools read for the slots in the cache.
+    fn expected_artifacts(&self, manifest: &RunManifest, cache: &Cache) -> Vec<String> {
+        let args = &manifest.task.initial_args;
+        let mut expected: Vec<String> = Vec::new();
+        if let Some(path) = args.get("scene_path").and_then(Value::as_str) {
+            expected.push(path.to_owned());
+        }
+        if let Some(Value::Array(paths)) = args.get("canon_paths") {
+            expected.extend(paths.iter().filter_map(Value::as_str).map(str::to_owned));
+        }
+        let cited: std::collections::HashSet<&str> = cache
+            .values()
+            .filter_map(|slot| match slot {
+                CacheSlot::Pointer { receipt_id, .. } => Some(receipt_id.as_str()),
+                CacheSlot::Artifact { .. } => None,
+            })
+            .collect();
+        if !cited.is_empty() {
+            for receipt in receipts::load(self.root(), &manifest.session_id) {
+                if cited.contains(receipt.receipt_id.as_str()) {
+                    expected.extend(receipt.file_refs.into_iter().map(|file| file.path));
+                }
+            }
+        }
+        expected
+    }
+
+    fn reusable(&self, key: &str) -> Option<ReuseEntry> {
+        let path = self.root().join(REUSE_DIR).join(format!("{key}.json"));
+        let entry: ReuseEntry = serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()?;
+        (sha256_hex(entry.text.as_bytes()) == entry.sha256).then_some(entry)
+    }
+
+    /// Keeps a finished agent step for reuse. Best effort: a failed write
+    /// only costs a later run a model call.
+    fn keep_for_reuse(&self, key: &str, entry: &ReuseEntry) {
+        let dir = self.root().join(REUSE_DIR);
+        if let Ok(bytes) = serde_json::to_vec(entry)
+            && std::fs::create_dir_all(&dir).is_ok()
+        {
+            let _ = self
+                .disk
+                .write_atomic(&dir.join(format!("{key}.json")), &bytes);
+        }
+    }
+
+    /// An agent slot's value for `$ref`: its JSON when the step answers JSON.
+    fn artifact_value(&self, step: Step, text: &str) -> Value {
+        if let Step::Agent(agent) = step
+            && self.prompts.output(&agent.prompt_type) == Output::Json
+            && let Some(value) = contract::stored_json(text)
+        {
+            return value;
+        }
+        Value::String(text.to_owned())
     }
 
     /// The failed checks of the recipe's Definition of Done, in words.
@@ -798,30 +1229,6 @@ fn dod_failure(check: &DodCheck, scope: &Slots, root: &Path) -> Option<String> {
     }
 }
 
-/// An agent slot's value for `$ref`: its JSON when the step answers JSON.
-fn artifact_value(step: Step, text: &str) -> Value {
-    if let Step::Agent(agent) = step
-        && JSON_REPLIES.contains(&agent.prompt_type.as_str())
-        && let Ok(value) = serde_json::from_str(strip_fences(text))
-    {
-        return value;
-    }
-    Value::String(text.to_owned())
-}
-
-/// The JSON inside a ```json fence, or the text itself.
-fn strip_fences(text: &str) -> &str {
-    let trimmed = text.trim();
-    if let Some(rest) = trimmed.strip_prefix("```")
-        && let Some(body) = rest.strip_suffix("```")
-    {
-        return body
-            .trim_start_matches(|c: char| c.is_ascii_alphabetic())
-            .trim();
-    }
-    trimmed
-}
-
 /// The first non-empty line, shortened.
 fn summary_line(text: &str) -> String {
     let line = text
@@ -841,4 +1248,200 @@ fn with_arg_hint(message: String) -> String {
         Some(arg) if !arg.is_empty() => format!("{message} (pass it with --arg {arg}=…)"),
         _ => message,
     }
+}
+
+/// The key under which a finished agent step may be reused: the endpoint,
+/// its decoding, and the request exactly as sent.
+fn reuse_key(target: &ModelTarget, request: &ModelRequest) -> String {
+    let canonical = json!({
+        "provider": target.provider,
+        "model": target.model,
+        "temperature": target.temperature,
+        "max_tokens": target.max_tokens,
+        "prompt_type": request.prompt_type,
+        "agent_archetype": request.agent_archetype,
+        "messages": request.messages,
+        "schema": request.schema,
+    });
+    sha256_hex(canonical.to_string().as_bytes())
+}
+
+/// The message that asks again after a reply broke its contract.
+fn stricter_prompt(error: &str, json: bool, attempt: u32) -> String {
+    let total = CONTRACT_RETRIES + 1;
+    let shape = if json {
+        "exactly one JSON object that follows the schema, and nothing else: no prose, no code fences, no XML"
+    } else {
+        "the prose itself, or the prose inside <content_update target=\"…\">…</content_update>; reasoning only inside <thinking>"
+    };
+    format!(
+        "Your reply could not be used: {error}\n\nReply again with {shape}. Quote text exactly as it is written, and name only the files you were given. This is attempt {attempt} of {total}."
+    )
+}
+
+/// The mode an assembled prompt was framed by.
+fn assembly_mode(assembly: &super::prompts::Assembly) -> Option<&str> {
+    assembly
+        .parts
+        .iter()
+        .find_map(|part| part.name.strip_prefix("modes/"))
+}
+
+/// What an agent receipt is built from, gathered before the model answers.
+struct ReceiptDraft<'a> {
+    step: &'a AgentStep,
+    manifest: &'a RunManifest,
+    packet: &'a Packet,
+    inputs_used: Vec<InputRef>,
+    started_at: &'a str,
+    key: &'a SigningKey,
+    risks: Vec<String>,
+    assumptions: Vec<String>,
+}
+
+impl ReceiptDraft<'_> {
+    /// The signed receipt of the step: `Ok` with what it produced, or `Err`
+    /// with why it stopped (STOP_HOOK).
+    fn finish(
+        &mut self,
+        actor: ReceiptActor,
+        checks: Vec<Check>,
+        attempts: u32,
+        reused_from: Option<String>,
+        outcome: Result<(&contract::Accepted, usize), &str>,
+    ) -> AgentReceipt {
+        let step = self.step;
+        let next = self.packet.handoff.next_step_id.as_deref().map_or_else(
+            || "evaluate the Definition of Done".to_owned(),
+            |next| format!("run step `{next}`"),
+        );
+        let (outputs, excerpt, summary, stop_reason, next_action) = match outcome {
+            Ok((accepted, _)) => {
+                let words = accepted.text.split_whitespace().count();
+                let excerpt = format!(
+                    "The {} answered `{}` in {attempts} attempt{}: {words} words into slot `{}`. It begins: {}",
+                    step.agent_archetype,
+                    step.prompt_type,
+                    if attempts == 1 { "" } else { "s" },
+                    step.output_slot,
+                    summary_line(&accepted.text)
+                );
+                (
+                    vec![OutputRef {
+                        slot: step.output_slot.clone(),
+                        sha256: sha256_hex(accepted.text.as_bytes()),
+                        chars: accepted.text.chars().count(),
+                        path: None,
+                    }],
+                    excerpt,
+                    accepted.message.clone().unwrap_or_else(|| {
+                        "The agent gave no message beside its output.".to_owned()
+                    }),
+                    None,
+                    next,
+                )
+            }
+            Err(reason) => (
+                Vec::new(),
+                format!(
+                    "STOP_HOOK: the {} step `{}` stopped and nothing was written. {reason}",
+                    step.agent_archetype, step.step_id
+                ),
+                "The step stopped before its output was accepted.".to_owned(),
+                Some(reason.to_owned()),
+                format!(
+                    "the writer decides: fix the inputs or the prompt, then `control-room runs resume {}`",
+                    self.manifest.run_id
+                ),
+            ),
+        };
+        let mut risks = std::mem::take(&mut self.risks);
+        if let Ok((accepted, _)) = outcome {
+            risks.extend(
+                accepted
+                    .warnings
+                    .iter()
+                    .map(|w| format!("XML protocol: {w}")),
+            );
+        }
+        let mut receipt = AgentReceipt {
+            receipt_id: new_id("arcpt_"),
+            packet_id: self.packet.packet_id.clone(),
+            issue_id: self.manifest.run_id.clone(),
+            run_id: self.manifest.run_id.clone(),
+            session_id: self.manifest.session_id.clone(),
+            step_id: step.step_id.clone(),
+            actor,
+            started_at: self.started_at.to_owned(),
+            finished_at: now(),
+            inputs_used: self.inputs_used.clone(),
+            outputs_produced: outputs,
+            reasoning_summary: summary,
+            decisions: Vec::new(),
+            checks_performed: checks,
+            assumptions: std::mem::take(&mut self.assumptions),
+            risks,
+            next_recommended_action: next_action,
+            stop_hook: stop_reason.is_some(),
+            stop_reason,
+            citations: self
+                .inputs_used
+                .iter()
+                .filter_map(|input| input.receipt_id.clone())
+                .collect(),
+            report_excerpt: excerpt,
+            attempts,
+            reused_from,
+            signature: String::new(),
+        };
+        receipt.sign(self.key);
+        receipt
+    }
+}
+
+/// The texts a step's input slots inject, and what the packet records of them.
+fn slot_texts<'s>(
+    step: &'s AgentStep,
+    cache: &Cache,
+) -> Result<(Vec<SlotText<'s>>, Vec<InputRef>), StepFailure> {
+    let mut slots = Vec::new();
+    let mut inputs_used = Vec::new();
+    for name in &step.input_slots {
+        let slot = cache
+            .get(name)
+            .ok_or_else(|| StepFailure::Failed(format!("input slot `{name}` is empty")))?;
+        let (text, kind, input) = match slot {
+            CacheSlot::Pointer {
+                summary,
+                receipt_id,
+                sha256,
+            } => (
+                summary.clone(),
+                SlotKind::Pointer,
+                InputRef {
+                    slot: name.clone(),
+                    kind: "pointer".into(),
+                    sha256: sha256.clone(),
+                    receipt_id: Some(receipt_id.clone()),
+                },
+            ),
+            CacheSlot::Artifact { text, sha256, .. } => (
+                text.clone(),
+                SlotKind::Artifact,
+                InputRef {
+                    slot: name.clone(),
+                    kind: "artifact".into(),
+                    sha256: sha256.clone(),
+                    receipt_id: None,
+                },
+            ),
+        };
+        slots.push(SlotText {
+            name: name.as_str(),
+            text,
+            kind,
+        });
+        inputs_used.push(input);
+    }
+    Ok((slots, inputs_used))
 }

@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::engine::model::{
-    Actor, BoxFuture, Decoding, Message, Model, ModelError, ModelReply, ModelRequest,
+    Actor, BoxFuture, Decoding, Message, Model, ModelError, ModelReply, ModelRequest, ModelTarget,
 };
 use crate::engine::store::Disk;
 use crate::engine::tools::sha256_hex;
@@ -37,6 +37,8 @@ pub struct Exchange {
     pub model: String,
     pub requested: Decoding,
     pub step_id: String,
+    #[serde(default)]
+    pub agent_archetype: String,
     pub prompt_type: String,
     pub json_reply: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -116,6 +118,7 @@ impl Model for Recording {
                 model,
                 requested: reply.requested.clone(),
                 step_id: request.step_id.clone(),
+                agent_archetype: request.agent_archetype.clone(),
                 prompt_type: request.prompt_type.clone(),
                 json_reply: request.json_reply,
                 schema: request.schema.clone(),
@@ -138,6 +141,10 @@ impl Model for Recording {
             Ok(reply)
         })
     }
+
+    fn target(&self, archetype: &str) -> Option<ModelTarget> {
+        self.inner.target(archetype)
+    }
 }
 
 /// Answers from a cassette.
@@ -147,6 +154,9 @@ pub struct Replay {
     /// Every distinct endpoint recorded, to compute a request's key against.
     endpoints: BTreeSet<(String, String, String)>,
     requested: HashMap<(String, String, String), Decoding>,
+    /// The model each archetype's steps were recorded from (first seen).
+    targets: HashMap<String, ModelTarget>,
+    first_target: Option<ModelTarget>,
 }
 
 impl Replay {
@@ -159,6 +169,8 @@ impl Replay {
             exchanges: HashMap::new(),
             endpoints: BTreeSet::new(),
             requested: HashMap::new(),
+            targets: HashMap::new(),
+            first_target: None,
         };
         for (number, line) in text.lines().enumerate() {
             if line.trim().is_empty() {
@@ -173,6 +185,17 @@ impl Replay {
                 .requested
                 .insert(endpoint.clone(), exchange.requested.clone());
             replay.endpoints.insert(endpoint);
+            let target = ModelTarget {
+                provider: exchange.provider.clone(),
+                model: exchange.model.clone(),
+                max_tokens: exchange.requested.max_tokens,
+                temperature: exchange.requested.temperature,
+            };
+            replay.first_target.get_or_insert_with(|| target.clone());
+            replay
+                .targets
+                .entry(exchange.agent_archetype.clone())
+                .or_insert(target);
             replay.exchanges.insert(exchange.key, exchange.reply);
         }
         if replay.exchanges.is_empty() {
@@ -212,5 +235,14 @@ impl Model for Replay {
                 effective: reply.effective.clone(),
             })
         })
+    }
+
+    /// The model the archetype was recorded with, so the prompt is
+    /// assembled for the same tier as when it was recorded.
+    fn target(&self, archetype: &str) -> Option<ModelTarget> {
+        self.targets
+            .get(archetype)
+            .or(self.first_target.as_ref())
+            .cloned()
     }
 }

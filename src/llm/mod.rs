@@ -27,7 +27,7 @@ use std::time::Duration;
 pub use config::{EndpointConfig, LlmConfig, Provider};
 
 use crate::engine::model::{
-    Actor, BoxFuture, Decoding, Model, ModelError, ModelReply, ModelRequest,
+    Actor, BoxFuture, Decoding, Model, ModelError, ModelReply, ModelRequest, ModelTarget,
 };
 
 /// An API key. Never printed: `Debug` shows a placeholder.
@@ -221,6 +221,16 @@ impl Model for HttpModel {
             .get(&request.agent_archetype)
             .unwrap_or(&self.default);
         Box::pin(endpoint.complete(request))
+    }
+
+    fn target(&self, archetype: &str) -> Option<ModelTarget> {
+        let config = self.agents.get(archetype).unwrap_or(&self.default).config();
+        Some(ModelTarget {
+            provider: config.provider.name().to_owned(),
+            model: config.model.clone(),
+            max_tokens: config.max_tokens,
+            temperature: Some(config.temperature),
+        })
     }
 }
 

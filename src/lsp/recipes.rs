@@ -8,7 +8,7 @@ use std::path::Path;
 use tower_lsp_server::ls_types as lsp;
 
 use super::convert;
-use crate::engine::prompts::PromptTemplates;
+use crate::engine::prompts::Prompts;
 use crate::engine::recipe::Registry;
 use crate::index::FilePath;
 use crate::text::PositionEncoding;
@@ -25,7 +25,7 @@ pub fn diagnostics(
     if open.is_empty() {
         return Vec::new();
     }
-    let templates = PromptTemplates::load(root);
+    let templates = Prompts::load(root);
     let texts: BTreeMap<String, String> = open
         .iter()
         .map(|(path, text, _)| (path.to_string(), text.clone()))

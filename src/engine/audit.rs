@@ -1,0 +1,275 @@
+//! Task packets and agent receipts (prompt-hardening v0.1, contracts A and
+//! B): every agent step is handed a packet (what it is asked, from which
+//! inputs, under which output contract and expected artifacts) and leaves a
+//! receipt (who answered with which decoding, what it produced, which checks
+//! the reply passed, whether it stopped with STOP_HOOK). Both are validated
+//! against the bundled v0.1 schemas before they are written, and receipts
+//! are signed with the workspace key like tool receipts.
+//!
+//! Layout (the spec's storage decision, the run being the issue):
+//! `.control-room/audit/issues/{run_id}/{timestamp}__packet__{packet_id}.json`
+//! and `…__receipt__{packet_id}.json`, written atomically.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::contract::{Check, schema_errors};
+use super::model::Decoding;
+use super::prompts::registry::bundled_text;
+use super::receipts::SigningKey;
+use super::store::Disk;
+
+/// Where packets and receipts live, relative to the workspace root.
+pub const AUDIT_DIR: &str = ".control-room/audit/issues";
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Target {
+    pub file: Option<String>,
+    pub scene_id: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InputRef {
+    pub slot: String,
+    /// `pointer` (a tool's output) or `artifact` (an agent's text).
+    pub kind: String,
+    pub sha256: String,
+    pub receipt_id: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OutputContract {
+    /// `prose` or `json`.
+    pub kind: String,
+    pub schema: Option<String>,
+    pub expected_artifacts: Vec<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Handoff {
+    pub from: String,
+    pub to: String,
+    pub step_id: String,
+    pub next_step_id: Option<String>,
+}
+
+/// What an agent step is asked to do.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Packet {
+    pub packet_id: String,
+    pub parent_issue_id: String,
+    pub parent_packet_id: Option<String>,
+    pub intent: String,
+    pub target: Target,
+    pub scope: String,
+    pub inputs: Vec<InputRef>,
+    pub constraints: Vec<String>,
+    pub output_contract: OutputContract,
+    pub handoff: Handoff,
+    pub timestamp: String,
+    pub requested_by: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub choices: Option<Vec<String>>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DecodingPair {
+    pub requested: Decoding,
+    pub effective: Decoding,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ReceiptActor {
+    pub agent: String,
+    pub provider: String,
+    pub model: String,
+    pub requested_model: Option<String>,
+    pub decoding: DecodingPair,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OutputRef {
+    pub slot: String,
+    pub sha256: String,
+    pub chars: usize,
+    pub path: Option<String>,
+}
+
+/// What an agent step did.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AgentReceipt {
+    pub receipt_id: String,
+    pub packet_id: String,
+    pub issue_id: String,
+    pub run_id: String,
+    pub session_id: String,
+    pub step_id: String,
+    pub actor: ReceiptActor,
+    pub started_at: String,
+    pub finished_at: String,
+    pub inputs_used: Vec<InputRef>,
+    pub outputs_produced: Vec<OutputRef>,
+    pub reasoning_summary: String,
+    pub decisions: Vec<String>,
+    pub checks_performed: Vec<Check>,
+    pub assumptions: Vec<String>,
+    pub risks: Vec<String>,
+    pub next_recommended_action: String,
+    pub stop_hook: bool,
+    pub stop_reason: Option<String>,
+    pub citations: Vec<String>,
+    pub report_excerpt: String,
+    pub attempts: u32,
+    pub reused_from: Option<String>,
+    pub signature: String,
+}
+
+impl AgentReceipt {
+    fn canonical(&self) -> Vec<u8> {
+        let mut value = serde_json::to_value(self).expect("a receipt serialises");
+        if let Value::Object(object) = &mut value {
+            object.remove("signature");
+        }
+        serde_json::to_vec(&value).expect("a value serialises")
+    }
+
+    pub fn sign(&mut self, key: &SigningKey) {
+        self.signature = key.sign(&self.canonical());
+    }
+
+    pub fn verify(&self, key: &SigningKey) -> bool {
+        key.verify(&self.canonical(), &self.signature)
+    }
+}
+
+/// The ways `value` breaks the bundled v0.1 contract `schema`
+/// (`packet.v0.1` or `receipt.v0.1`).
+pub fn contract_errors(schema: &str, value: &Value) -> Vec<String> {
+    let Some(text) = bundled_text(&format!("schemas/{schema}.json")) else {
+        return vec![format!("no bundled schema {schema}")];
+    };
+    match serde_json::from_str::<Value>(text) {
+        Ok(schema) => schema_errors(&schema, value),
+        Err(error) => vec![format!("the bundled schema {schema} is not JSON: {error}")],
+    }
+}
+
+/// A timestamp that sorts in file names: `20261122T101500.123Z`.
+fn file_stamp(rfc3339: &str) -> String {
+    rfc3339.replace(['-', ':'], "")
+}
+
+fn issue_dir(root: &Path, issue_id: &str) -> PathBuf {
+    root.join(AUDIT_DIR).join(issue_id)
+}
+
+fn write_json(
+    disk: &Disk,
+    path: &Path,
+    schema: &str,
+    value: &impl Serialize,
+) -> std::io::Result<()> {
+    let json = serde_json::to_value(value).map_err(std::io::Error::other)?;
+    let errors = contract_errors(schema, &json);
+    if !errors.is_empty() {
+        // A bug of ours, not of the model: refuse to write a broken record.
+        return Err(std::io::Error::other(format!(
+            "{} breaks the {schema} contract: {}",
+            path.display(),
+            errors.join("; ")
+        )));
+    }
+    let mut bytes = serde_json::to_vec_pretty(&json).map_err(std::io::Error::other)?;
+    bytes.push(b'\n');
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    disk.write_atomic(path, &bytes)
+}
+
+/// Writes a packet; returns its path relative to the workspace.
+pub fn write_packet(root: &Path, disk: &Disk, packet: &Packet) -> std::io::Result<String> {
+    let name = format!(
+        "{}__packet__{}.json",
+        file_stamp(&packet.timestamp),
+        packet.packet_id
+    );
+    let path = issue_dir(root, &packet.parent_issue_id).join(&name);
+    write_json(disk, &path, "packet.v0.1", packet)?;
+    Ok(format!("{AUDIT_DIR}/{}/{name}", packet.parent_issue_id))
+}
+
+/// Writes a signed receipt; returns its path relative to the workspace.
+pub fn write_receipt(root: &Path, disk: &Disk, receipt: &AgentReceipt) -> std::io::Result<String> {
+    let name = format!(
+        "{}__receipt__{}.json",
+        file_stamp(&receipt.finished_at),
+        receipt.packet_id
+    );
+    let path = issue_dir(root, &receipt.issue_id).join(&name);
+    write_json(disk, &path, "receipt.v0.1", receipt)?;
+    Ok(format!("{AUDIT_DIR}/{}/{name}", receipt.issue_id))
+}
+
+/// Every receipt of an issue (a run), oldest first; unreadable files are skipped.
+pub fn load_receipts(root: &Path, issue_id: &str) -> Vec<AgentReceipt> {
+    let Ok(entries) = std::fs::read_dir(issue_dir(root, issue_id)) else {
+        return Vec::new();
+    };
+    let mut paths: Vec<PathBuf> = entries
+        .flatten()
+        .map(|entry| entry.path())
+        .filter(|path| {
+            path.file_name()
+                .and_then(|name| name.to_str())
+                .is_some_and(|name| name.contains("__receipt__") && name.ends_with(".json"))
+        })
+        .collect();
+    paths.sort();
+    paths
+        .iter()
+        .filter_map(|path| serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok())
+        .collect()
+}
+
+/// Every packet of an issue (a run), oldest first.
+pub fn load_packets(root: &Path, issue_id: &str) -> Vec<Packet> {
+    let Ok(entries) = std::fs::read_dir(issue_dir(root, issue_id)) else {
+        return Vec::new();
+    };
+    let mut paths: Vec<PathBuf> = entries
+        .flatten()
+        .map(|entry| entry.path())
+        .filter(|path| {
+            path.file_name()
+                .and_then(|name| name.to_str())
+                .is_some_and(|name| name.contains("__packet__") && name.ends_with(".json"))
+        })
+        .collect();
+    paths.sort();
+    paths
+        .iter()
+        .filter_map(|path| serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok())
+        .collect()
+}
+
+/// The packet intent for a step: from its output and mode.
+pub fn intent(prompt_type: &str, json: bool, mode: Option<&str>) -> &'static str {
+    if prompt_type.starts_with("extract") {
+        return "extract";
+    }
+    if json {
+        return if prompt_type.starts_with("evaluate") || prompt_type.starts_with("review") {
+            "review"
+        } else {
+            "analyze"
+        };
+    }
+    match mode {
+        Some("director") => "draft",
+        Some("architect") => "plan",
+        _ => "revise",
+    }
+}

@@ -1,0 +1,284 @@
+//! Layer 4 of the context sandwich: the session state as XML (§6 of the
+//! agent-instruction spec), built for one pipeline step from the workspace
+//! index, the run's task and the knowledge base, and sized by the tier.
+//!
+//! * minimal: mode, active file, current beat, and the tier's few entries;
+//! * medium: adds the active context, the scene's essentials, the
+//!   zero-tolerance anti-patterns, and more entries;
+//! * full: adds the whole scene context and every anti-pattern.
+//!
+//! The knowledge base is `.control-room/kb/decisions.jsonl` (one decision
+//! per line). Character and constraint decisions always come; the others
+//! (world, structure, and the writer's preferences and corrections, which go
+//! to `<agent_memory>`) by recency up to the tier's count. A later line with
+//! the same category and key supersedes an earlier one.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::index::Workspace;
+use crate::index::model::Tolerance;
+
+use super::capabilities::Profile;
+use super::registry::Variant;
+
+/// The knowledge base, relative to the workspace root.
+pub const KB_FILE: &str = ".control-room/kb/decisions.jsonl";
+
+/// Categories that always reach the prompt.
+const ALWAYS: &[&str] = &["character", "constraint"];
+/// Categories that are the agents' memory of the writer.
+const MEMORY: &[&str] = &["preference", "correction", "continuity"];
+
+/// One remembered decision.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Decision {
+    pub category: String,
+    pub key: String,
+    pub value: String,
+    #[serde(default)]
+    pub source: Option<String>,
+    #[serde(default)]
+    pub scene: Option<String>,
+    #[serde(default)]
+    pub created_at: Option<String>,
+    #[serde(default)]
+    pub updated_at: Option<String>,
+    #[serde(default)]
+    pub promoted: bool,
+}
+
+/// Reads the knowledge base; a line that is not a decision is reported
+/// (file and line) and skipped. No file means no decisions.
+pub fn load_decisions(root: &Path, problems: &mut Vec<String>) -> Vec<Decision> {
+    let Ok(text) = std::fs::read_to_string(root.join(KB_FILE)) else {
+        return Vec::new();
+    };
+    let mut latest: Vec<Decision> = Vec::new();
+    let mut index: HashMap<(String, String), usize> = HashMap::new();
+    for (number, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        match serde_json::from_str::<Decision>(line) {
+            Ok(decision) => {
+                let key = (decision.category.clone(), decision.key.clone());
+                // Superseded entries leave; the new one counts as the most recent.
+                if let Some(old) = index.remove(&key) {
+                    latest.remove(old);
+                    for slot in index.values_mut() {
+                        if *slot > old {
+                            *slot -= 1;
+                        }
+                    }
+                }
+                index.insert(key, latest.len());
+                latest.push(decision);
+            }
+            Err(error) => problems.push(format!("{KB_FILE}:{}: {error}", number + 1)),
+        }
+    }
+    latest
+}
+
+/// What the state is built from.
+pub struct StateInputs<'a> {
+    /// The step's mode (`architect`, `director`…), if its template names one.
+    pub mode: Option<&'a str>,
+    pub step_id: &'a str,
+    pub archetype: &'a str,
+    pub workspace: Option<&'a Workspace>,
+    pub task_args: &'a Map<String, Value>,
+    pub decisions: &'a [Decision],
+}
+
+/// The decisions for a prompt: (knowledge context, agent memory), oldest first.
+pub fn select_decisions(decisions: &[Decision], limit: usize) -> (Vec<&Decision>, Vec<&Decision>) {
+    let mut knowledge = Vec::new();
+    let mut others = Vec::new();
+    let mut memory = Vec::new();
+    for decision in decisions {
+        let category = decision.category.as_str();
+        if ALWAYS.contains(&category) {
+            knowledge.push(decision);
+        } else if MEMORY.contains(&category) {
+            memory.push(decision);
+        } else {
+            others.push(decision);
+        }
+    }
+    knowledge.extend(most_recent(others, limit));
+    (knowledge, most_recent(memory, limit))
+}
+
+fn most_recent(list: Vec<&Decision>, limit: usize) -> Vec<&Decision> {
+    let skip = list.len().saturating_sub(limit);
+    list.into_iter().skip(skip).collect()
+}
+
+fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+fn element(out: &mut String, indent: usize, name: &str, value: &str) {
+    let _ = writeln!(
+        out,
+        "{:indent$}<{name}>{}</{name}>",
+        "",
+        escape(value.trim())
+    );
+}
+
+fn arg<'a>(args: &'a Map<String, Value>, name: &str) -> Option<&'a str> {
+    args.get(name).and_then(Value::as_str)
+}
+
+/// The `<session_state>` block for one step at the profile's tier.
+pub fn session_state(inputs: &StateInputs, profile: &Profile) -> String {
+    let variant = profile.variant;
+    let mut out = String::from("<session_state>\n");
+    if let Some(mode) = inputs.mode {
+        element(&mut out, 2, "current_mode", &mode.to_uppercase());
+    }
+    element(
+        &mut out,
+        2,
+        "current_step",
+        &format!("{} ({})", inputs.step_id, inputs.archetype),
+    );
+    let scene_id = arg(inputs.task_args, "scene_id");
+    let scene_path = arg(inputs.task_args, "scene_path");
+    let catalog = inputs.workspace.map(Workspace::catalog);
+    let scene_file = catalog
+        .zip(scene_id)
+        .and_then(|(catalog, id)| catalog.scene(id));
+    let scene = scene_file.and_then(|file| file.scene());
+    let beat = catalog.zip(scene_id).and_then(|(catalog, id)| {
+        let outline = catalog.outline()?.outline()?;
+        outline
+            .entries
+            .iter()
+            .find(|entry| entry.scene_id == id)
+            .map(|entry| entry.beat.clone())
+    });
+
+    if variant == Variant::T1 {
+        if let Some(path) = scene_path {
+            element(&mut out, 2, "active_file", path);
+        }
+        if let Some(beat) = &beat {
+            element(&mut out, 2, "current_beat", beat);
+        }
+    } else {
+        let mut active = String::new();
+        if let Some(path) = scene_path {
+            element(&mut active, 4, "file", path);
+        }
+        if let Some(id) = scene_id {
+            let title = scene.and_then(|scene| scene.title.as_deref());
+            let shown = match title {
+                Some(title) => format!("{id}: {title}"),
+                None => id.to_owned(),
+            };
+            element(&mut active, 4, "scene", &shown);
+        }
+        if let Some(beat) = &beat {
+            element(&mut active, 4, "beat", beat);
+        }
+        if !active.is_empty() {
+            out.push_str("  <active_context>\n");
+            out.push_str(&active);
+            out.push_str("  </active_context>\n");
+        }
+        if let Some(scene) = scene {
+            let mut context = String::new();
+            if let Some(pov) = &scene.pov {
+                element(&mut context, 4, "pov_character", &pov.text);
+            }
+            if let Some(target) = scene.words_target {
+                element(&mut context, 4, "word_target", &target.to_string());
+            }
+            if variant == Variant::T5 {
+                if let Some(location) = &scene.location {
+                    element(&mut context, 4, "location", &location.text);
+                }
+                if !scene.characters.is_empty() {
+                    let names: Vec<&str> =
+                        scene.characters.iter().map(|c| c.text.as_str()).collect();
+                    element(&mut context, 4, "characters_present", &names.join(", "));
+                }
+                if let Some(date) = &scene.date {
+                    element(&mut context, 4, "story_date", &date.text);
+                }
+                if scene.flashback {
+                    element(&mut context, 4, "flashback", "true");
+                }
+            }
+            if !context.is_empty() {
+                out.push_str("  <scene_context>\n");
+                out.push_str(&context);
+                out.push_str("  </scene_context>\n");
+            }
+        }
+        if let Some(catalog) = catalog {
+            let patterns: Vec<_> = catalog
+                .anti_patterns()
+                .iter()
+                .filter(|p| variant == Variant::T5 || p.tolerance == Tolerance::Zero)
+                .collect();
+            if !patterns.is_empty() {
+                out.push_str("  <voice_context>\n    <antipatterns>\n");
+                for pattern in patterns {
+                    let severity = match pattern.tolerance {
+                        Tolerance::Zero => "zero_tolerance",
+                        Tolerance::Deduction => "deduction",
+                    };
+                    let _ = writeln!(
+                        out,
+                        "      <pattern severity=\"{severity}\">{}</pattern>",
+                        escape(&pattern.phrase)
+                    );
+                }
+                out.push_str("    </antipatterns>\n  </voice_context>\n");
+            }
+        }
+    }
+
+    let (knowledge, memory) = select_decisions(inputs.decisions, profile.spec.knowledge_entries);
+    if !knowledge.is_empty() {
+        out.push_str("  <knowledge_context>\n");
+        for decision in knowledge {
+            let _ = writeln!(
+                out,
+                "    <entry category=\"{}\" key=\"{}\">{}</entry>",
+                escape(&decision.category),
+                escape(&decision.key),
+                escape(decision.value.trim())
+            );
+        }
+        out.push_str("  </knowledge_context>\n");
+    }
+    if !memory.is_empty() {
+        out.push_str("  <agent_memory>\n");
+        for decision in memory {
+            element(&mut out, 4, &decision.category, &decision.value);
+        }
+        out.push_str("  </agent_memory>\n");
+    }
+    out.push_str("</session_state>");
+    out
+}
