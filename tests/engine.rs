@@ -1044,3 +1044,109 @@ fn a_terminal_gets_a_progress_bar_and_a_pipe_gets_plain_lines() {
 fn example() -> TempDir {
     support::example_copy("control-room-engine-")
 }
+
+#[test]
+fn prompt_prints_what_a_step_would_be_sent_at_each_tier() {
+    let dir = example();
+    let root = dir.path();
+    let prompt = |extra: &[&str]| {
+        let mut args = vec![
+            "prompt",
+            "creative_draft_scene",
+            "draft",
+            "--arg",
+            "scene_id=SCN-the-reckoning",
+            "--json",
+        ];
+        args.extend(extra);
+        let output = run_cli(root, &args);
+        assert!(output.status.success(), "{}", text(&output));
+        serde_json::from_slice::<Value>(&output.stdout).unwrap()
+    };
+    let parts = |value: &Value| -> Vec<String> {
+        value["parts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|part| part["name"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    // Without [llm], the default model (a small local one) is minimal.
+    let small = prompt(&[]);
+    assert_eq!(small["model"], "llama3.1:8b");
+    assert_eq!(
+        (small["tier"].as_str(), small["variant"].as_str()),
+        (Some("minimal"), Some("t1"))
+    );
+    assert!(!parts(&small).contains(&"process_map".to_owned()));
+    let user = small["messages"][1]["content"].as_str().unwrap();
+    // Phase A ran for real; the planner's brief is a placeholder.
+    assert!(
+        user.contains("[the planner's output from step `brief` goes here]"),
+        "{user}"
+    );
+    assert!(user.contains("Kael Maren"), "{user}");
+    let system = small["messages"][0]["content"].as_str().unwrap();
+    assert!(
+        system.contains("<current_step>draft (writer)</current_step>"),
+        "{system}"
+    );
+    assert!(
+        system.contains("Ysolde answers for the barred gate"),
+        "{system}"
+    );
+
+    let large = prompt(&["--model", "claude-sonnet-4-5"]);
+    assert_eq!(
+        (large["tier"].as_str(), large["variant"].as_str()),
+        (Some("full"), Some("t5"))
+    );
+    assert_eq!(
+        parts(&large),
+        [
+            "identity",
+            "process_map",
+            "modes/director",
+            "session_state",
+            "protocols",
+            "role",
+            "template"
+        ]
+    );
+    assert!(large["tokens"].as_u64().unwrap() > small["tokens"].as_u64().unwrap());
+    let forced = prompt(&["--tier", "medium"]);
+    assert_eq!(forced["variant"], "t3");
+
+    // A project template wins, and a finished run supplies the real inputs.
+    std::fs::create_dir_all(root.join(".control-room/prompts/templates")).unwrap();
+    std::fs::write(
+        root.join(".control-room/prompts/templates/polish_draft.md"),
+        "Polish, project style:\n{{draft}}\n",
+    )
+    .unwrap();
+    let output = draft_reckoning(root, &script_path(), &[]);
+    assert!(output.status.success(), "{}", text(&output));
+    let run_id = only_run(root);
+    let output = run_cli(
+        root,
+        &["prompt", "creative_draft_scene", "polish", "--run", &run_id],
+    );
+    assert!(output.status.success(), "{}", text(&output));
+    let shown = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        shown.contains(".control-room/prompts/templates/polish_draft.md"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("──── user ────\nPolish, project style:\n# The Reckoning"),
+        "{shown}"
+    );
+
+    let output = run_cli(root, &["prompt", "creative_draft_scene", "discover"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        text(&output).contains("recipe `creative_draft_scene` has no agent step `discover`; its agent steps are brief, draft, polish, continuity, critique"),
+        "{}",
+        text(&output)
+    );
+}

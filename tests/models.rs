@@ -310,3 +310,297 @@ fn the_shipped_cassette_drives_creative_draft_scene_end_to_end() {
 fn example() -> TempDir {
     support::example_copy("control-room-models-")
 }
+
+/// The bodies the server received for one step, in order.
+fn requests_for(server: &FakeModelServer, step: &str, archetype: &str) -> Vec<Value> {
+    let marker = step_marker(step, archetype);
+    server
+        .received()
+        .into_iter()
+        .filter(|request| request.body.to_string().contains(&marker))
+        .map(|request| request.body)
+        .collect()
+}
+
+/// The agent receipts of a run, oldest first.
+fn agent_receipts(root: &Path, run_id: &str) -> Vec<Value> {
+    let dir = root.join(format!(".control-room/audit/issues/{run_id}"));
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.to_string_lossy().contains("__receipt__"))
+        .collect();
+    paths.sort();
+    paths.iter().map(|path| read_json(path)).collect()
+}
+
+fn receipt_of<'r>(receipts: &'r [Value], step: &str) -> &'r Value {
+    receipts
+        .iter()
+        .find(|receipt| receipt["step_id"] == step)
+        .unwrap_or_else(|| panic!("no receipt for {step}"))
+}
+
+const VALID_CONTINUITY: &str = r#"{"pass": true, "findings": [{"severity": "information", "quote": "the keys on their cord", "message": "Matches the card."}]}"#;
+
+#[test]
+fn a_reply_that_breaks_its_contract_is_asked_again_quoting_the_error() {
+    let dir = example();
+    let root = dir.path();
+    let server = FakeModelServer::start();
+    // Prose instead of JSON, then JSON against the schema, then a valid reply
+    // wrapped in a reasoning model's <think> block.
+    server.on(
+        &step_marker("continuity", "continuity"),
+        vec![
+            Answer::text("Sure! The text looks consistent to me."),
+            Answer::text(r#"{"pass": "yes", "findings": []}"#),
+            Answer::text(format!(
+                "<think>check eyes, names</think>\n{VALID_CONTINUITY}"
+            )),
+        ],
+    );
+    // The writer thinks aloud before the prose: the thinking must vanish.
+    server.on(
+        &step_marker("draft", "writer"),
+        vec![Answer::text(
+            "<thinking>SECRET PLAN: kill Kael off in act three</thinking>\n<message>Here is the scene.</message>\n<content_update target=\"Story/Scenes/SCN-the-reckoning.md\">\n# The Reckoning\n\nThe tide had left the yard strewn with wrack.\n</content_update>",
+        )],
+    );
+    serve_draft_scene(&server, "");
+    configure(root, &server.url);
+    let output = cli(root, &DRAFT_RECKONING, &[("FAKE_PROVIDER_KEY", KEY)]);
+    assert!(output.status.success(), "{}", text(&output));
+    let run_id = only_run(root);
+
+    let asked = requests_for(&server, "continuity", "continuity");
+    assert_eq!(asked.len(), 3);
+    // The schema goes to the server as response_format, not strict (it has
+    // optional fields), and every attempt repeats the conversation so far.
+    let bundled: Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("prompts/schemas/check_continuity.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(asked[0]["response_format"]["type"], "json_schema");
+    assert_eq!(
+        asked[0]["response_format"]["json_schema"]["schema"],
+        bundled
+    );
+    assert_eq!(asked[0]["response_format"]["json_schema"]["strict"], false);
+    let messages = |body: &Value| body["messages"].as_array().unwrap().clone();
+    assert_eq!(messages(&asked[0]).len(), 2);
+    let second = messages(&asked[1]);
+    assert_eq!(second.len(), 4);
+    assert_eq!(second[2]["role"], "assistant");
+    assert_eq!(
+        second[2]["content"],
+        "Sure! The text looks consistent to me."
+    );
+    let retry = second[3]["content"].as_str().unwrap();
+    assert!(
+        retry.starts_with("Your reply could not be used: the reply is not valid JSON"),
+        "{retry}"
+    );
+    assert!(
+        retry.contains("exactly one JSON object") && retry.contains("attempt 2 of 3"),
+        "{retry}"
+    );
+    let third = messages(&asked[2]);
+    assert_eq!(third.len(), 6);
+    let retry = third[5]["content"].as_str().unwrap();
+    assert!(
+        retry
+            .contains("does not follow the schema prompts/schemas/check_continuity.json: at /pass"),
+        "{retry}"
+    );
+
+    let receipts = agent_receipts(root, &run_id);
+    let continuity = receipt_of(&receipts, "continuity");
+    assert_eq!(continuity["attempts"], 3);
+    assert_eq!(continuity["stop_hook"], false);
+    let checks = continuity["checks_performed"].as_array().unwrap();
+    let failed: Vec<&str> = checks
+        .iter()
+        .filter(|c| c["passed"] == false)
+        .map(|c| c["check"].as_str().unwrap())
+        .collect();
+    assert_eq!(failed, ["attempt_1", "attempt_2"]);
+    assert!(
+        checks
+            .iter()
+            .any(|c| c["check"] == "json_schema" && c["passed"] == true)
+    );
+    assert_eq!(continuity["actor"]["provider"], "openai");
+    assert_eq!(continuity["actor"]["requested_model"], "llama3.1:8b");
+    assert_eq!(continuity["actor"]["model"], "llama3.1:8b-20260101");
+    assert_eq!(
+        continuity["actor"]["decoding"]["requested"]["response_format"],
+        "json_schema"
+    );
+
+    // The draft is the content update alone; the thinking is nowhere.
+    let slots = slot_texts(root, &run_id);
+    let draft = &slots.iter().find(|(name, _)| name == "draft").unwrap().1;
+    assert_eq!(
+        draft,
+        "# The Reckoning\n\nThe tide had left the yard strewn with wrack."
+    );
+    assert_eq!(
+        receipt_of(&receipts, "draft")["reasoning_summary"],
+        "Here is the scene."
+    );
+    for file in every_file(root) {
+        let content = String::from_utf8_lossy(&std::fs::read(&file).unwrap()).into_owned();
+        assert!(
+            !content.contains("SECRET PLAN"),
+            "{} holds the thinking",
+            file.display()
+        );
+    }
+}
+
+#[test]
+fn a_contract_broken_three_times_stops_the_step_with_stop_hook() {
+    let dir = example();
+    let root = dir.path();
+    let server = FakeModelServer::start();
+    server.on(
+        &step_marker("continuity", "continuity"),
+        vec![Answer::text("I would rather not answer in JSON.")],
+    );
+    serve_draft_scene(&server, "");
+    configure(root, &server.url);
+    let output = cli(root, &DRAFT_RECKONING, &[("FAKE_PROVIDER_KEY", KEY)]);
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output));
+    let shown = text(&output);
+    assert!(shown.contains("step `continuity` (agent continuity) stopped (STOP_HOOK): the reply broke its contract 3 times"), "{shown}");
+    assert_eq!(requests_for(&server, "continuity", "continuity").len(), 3);
+    // The critic was never asked; the run halts for the writer.
+    assert!(requests_for(&server, "critique", "critic").is_empty());
+    let run_id = only_run(root);
+    let manifest = read_json(&root.join(format!(".control-room/runs/{run_id}/run.json")));
+    assert_eq!(manifest["status"], "failed");
+    let cache = read_json(&root.join(format!(".control-room/runs/{run_id}/cache.json")));
+    assert!(cache.get("continuity_report").is_none());
+    assert!(cache.get("edited_draft").is_some());
+    let receipts = agent_receipts(root, &run_id);
+    let stopped = receipt_of(&receipts, "continuity");
+    assert_eq!(stopped["stop_hook"], true);
+    assert_eq!(stopped["attempts"], 3);
+    assert_eq!(stopped["outputs_produced"], Value::Array(vec![]));
+    assert!(
+        stopped["stop_reason"]
+            .as_str()
+            .unwrap()
+            .contains("not valid JSON")
+    );
+    assert!(
+        stopped["report_excerpt"]
+            .as_str()
+            .unwrap()
+            .starts_with("STOP_HOOK")
+    );
+    assert!(
+        stopped["next_recommended_action"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("runs resume {run_id}"))
+    );
+}
+
+#[test]
+fn a_reply_naming_a_path_it_must_not_stops_at_once_and_writes_nothing() {
+    // Outside the workspace, as a prose step's content update target.
+    let dir = example();
+    let root = dir.path();
+    let server = FakeModelServer::start();
+    server.on(
+        &step_marker("draft", "writer"),
+        vec![Answer::text("<content_update target=\"../../etc/passwd\">root::0:0:root:/root:/bin/sh</content_update>")],
+    );
+    serve_draft_scene(&server, "");
+    configure(root, &server.url);
+    let output = cli(root, &DRAFT_RECKONING, &[("FAKE_PROVIDER_KEY", KEY)]);
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output));
+    let shown = text(&output);
+    assert!(shown.contains("stopped (STOP_HOOK): the reply names `../../etc/passwd`, which is outside the workspace; nothing was written"), "{shown}");
+    // No retry for a path: one request.
+    assert_eq!(requests_for(&server, "draft", "writer").len(), 1);
+    let run_id = only_run(root);
+    let cache = read_json(&root.join(format!(".control-room/runs/{run_id}/cache.json")));
+    assert!(cache.get("draft").is_none());
+    for file in every_file(root) {
+        let content = String::from_utf8_lossy(&std::fs::read(&file).unwrap()).into_owned();
+        assert!(
+            !content.contains("root::0:0"),
+            "{} holds the reply",
+            file.display()
+        );
+    }
+    let receipts = agent_receipts(root, &run_id);
+    let guard = receipt_of(&receipts, "draft")["checks_performed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["check"] == "path_guard")
+        .unwrap()
+        .clone();
+    assert_eq!(guard["passed"], false);
+
+    // Inside the workspace but not an expected artifact, in a JSON finding.
+    let dir = example();
+    let root = dir.path();
+    let server = FakeModelServer::start();
+    server.on(
+        &step_marker("continuity", "continuity"),
+        vec![Answer::text(r#"{"pass": false, "findings": [{"severity": "error", "quote": "the keys on their cord", "message": "x", "file": "Story/Scenes/SCN-the-gate.md"}]}"#)],
+    );
+    serve_draft_scene(&server, "");
+    configure(root, &server.url);
+    let output = cli(root, &DRAFT_RECKONING, &[("FAKE_PROVIDER_KEY", KEY)]);
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output));
+    let shown = text(&output);
+    assert!(shown.contains("the reply names `Story/Scenes/SCN-the-gate.md`, which is not among the step's expected artifacts (Compendium/Characters/CHAR-kael-maren.md"), "{shown}");
+    assert_eq!(requests_for(&server, "continuity", "continuity").len(), 1);
+}
+
+#[test]
+fn an_identical_request_reuses_the_finished_artifact_unless_fresh() {
+    let dir = example();
+    let root = dir.path();
+    let server = FakeModelServer::start();
+    serve_draft_scene(&server, "");
+    configure(root, &server.url);
+    let first = cli(root, &DRAFT_RECKONING, &[("FAKE_PROVIDER_KEY", KEY)]);
+    assert!(first.status.success(), "{}", text(&first));
+    assert_eq!(server.received().len(), 5);
+    let first_run = only_run(root);
+    let first_slots = slot_texts(root, &first_run);
+    let first_receipts = agent_receipts(root, &first_run);
+
+    let again = cli(root, &DRAFT_RECKONING, &[("FAKE_PROVIDER_KEY", KEY)]);
+    assert!(again.status.success(), "{}", text(&again));
+    assert_eq!(server.received().len(), 5, "the second run asked the model");
+    let runs = support::run_ids(root);
+    let second_run = runs.iter().find(|id| **id != first_run).unwrap();
+    assert_eq!(slot_texts(root, second_run), first_slots);
+    for (receipt, earlier) in agent_receipts(root, second_run).iter().zip(&first_receipts) {
+        assert_eq!(receipt["reused_from"], earlier["receipt_id"]);
+        assert!(
+            receipt["checks_performed"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|c| c["check"] == "idempotency")
+        );
+    }
+
+    let mut fresh = DRAFT_RECKONING.to_vec();
+    fresh.push("--fresh");
+    let asked = cli(root, &fresh, &[("FAKE_PROVIDER_KEY", KEY)]);
+    assert!(asked.status.success(), "{}", text(&asked));
+    assert_eq!(server.received().len(), 10);
+}

@@ -842,7 +842,7 @@ impl Runner {
             )
             .map_err(|error| StepFailure::Failed(error.to_string()))?;
         let json = assembly.output == Output::Json;
-        let guard = PathGuard::new(self.expected_artifacts(manifest, cache));
+        let guard = PathGuard::new(self.expected_artifacts(step, manifest, cache));
         let args = &manifest.task.initial_args;
         let arg = |name: &str| args.get(name).and_then(Value::as_str).map(str::to_owned);
         let packet = Packet {
@@ -1056,8 +1056,13 @@ impl Runner {
     }
 
     /// The files an agent step may name: the task's scene and canon cards,
-    /// and every file the run's tools read for the slots in the cache.
-    fn expected_artifacts(&self, manifest: &RunManifest, cache: &Cache) -> Vec<String> {
+    /// and every file the tools read for the step's input slots.
+    fn expected_artifacts(
+        &self,
+        step: &AgentStep,
+        manifest: &RunManifest,
+        cache: &Cache,
+    ) -> Vec<String> {
         let args = &manifest.task.initial_args;
         let mut expected: Vec<String> = Vec::new();
         if let Some(path) = args.get("scene_path").and_then(Value::as_str) {
@@ -1066,11 +1071,12 @@ impl Runner {
         if let Some(Value::Array(paths)) = args.get("canon_paths") {
             expected.extend(paths.iter().filter_map(Value::as_str).map(str::to_owned));
         }
-        let cited: std::collections::HashSet<&str> = cache
-            .values()
-            .filter_map(|slot| match slot {
-                CacheSlot::Pointer { receipt_id, .. } => Some(receipt_id.as_str()),
-                CacheSlot::Artifact { .. } => None,
+        let cited: std::collections::HashSet<&str> = step
+            .input_slots
+            .iter()
+            .filter_map(|name| match cache.get(name) {
+                Some(CacheSlot::Pointer { receipt_id, .. }) => Some(receipt_id.as_str()),
+                _ => None,
             })
             .collect();
         if !cited.is_empty() {

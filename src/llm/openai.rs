@@ -25,7 +25,7 @@ pub fn body(endpoint: &EndpointConfig, request: &ModelRequest) -> (Value, Decodi
         (Some(schema), _) => {
             body["response_format"] = json!({
                 "type": "json_schema",
-                "json_schema": {"name": request.prompt_type, "schema": schema, "strict": true},
+                "json_schema": {"name": request.prompt_type, "schema": schema, "strict": is_strict(schema)},
             });
             "json_schema"
         }
@@ -60,4 +60,54 @@ pub fn reply(value: &Value) -> Result<(String, Option<String>), String> {
         },
     };
     Ok((text, value["model"].as_str().map(str::to_owned)))
+}
+
+/// Whether OpenAI's strict structured outputs accept `schema`: every object
+/// closes its properties and requires all of them. Strict mode refuses
+/// other schemas outright, so those are sent as guidance (`strict: false`);
+/// local servers (Ollama, vLLM, llama.cpp, LM Studio) enforce either, and
+/// the runner validates every reply regardless.
+fn is_strict(schema: &Value) -> bool {
+    match schema {
+        Value::Object(map) => {
+            if let Some(Value::Object(properties)) = map.get("properties") {
+                let closed = map.get("additionalProperties") == Some(&Value::Bool(false));
+                let required: Vec<&str> = map
+                    .get("required")
+                    .and_then(Value::as_array)
+                    .map(|names| names.iter().filter_map(Value::as_str).collect())
+                    .unwrap_or_default();
+                if !closed
+                    || properties
+                        .keys()
+                        .any(|key| !required.contains(&key.as_str()))
+                {
+                    return false;
+                }
+            }
+            map.values().all(is_strict)
+        }
+        Value::Array(items) => items.iter().all(is_strict),
+        _ => true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_closed_fully_required_schemas_are_strict() {
+        assert!(is_strict(&json!({
+            "type": "object", "additionalProperties": false, "required": ["a"],
+            "properties": {"a": {"type": "array", "items": {"type": "object", "additionalProperties": false, "required": ["b"], "properties": {"b": {"type": "string"}}}}}
+        })));
+        assert!(!is_strict(&json!({
+            "type": "object", "additionalProperties": false, "required": ["a"],
+            "properties": {"a": {"type": "string"}, "b": {"type": "string"}}
+        })));
+        assert!(!is_strict(
+            &json!({"type": "object", "required": ["a"], "properties": {"a": {}}})
+        ));
+    }
 }

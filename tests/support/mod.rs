@@ -209,14 +209,19 @@ pub fn output_text(output: &std::process::Output) -> String {
     )
 }
 
-/// The id of the workspace's one run.
-pub fn only_run(root: &Path) -> String {
-    let runs: Vec<String> = fs::read_dir(root.join(".control-room/runs"))
+/// The ids of the workspace's runs.
+pub fn run_ids(root: &Path) -> Vec<String> {
+    fs::read_dir(root.join(".control-room/runs"))
         .unwrap()
         .flatten()
         .map(|entry| entry.file_name().to_string_lossy().into_owned())
         .filter(|name| !name.starts_with('.'))
-        .collect();
+        .collect()
+}
+
+/// The id of the workspace's one run.
+pub fn only_run(root: &Path) -> String {
+    let runs = run_ids(root);
     assert_eq!(runs.len(), 1, "{runs:?}");
     runs[0].clone()
 }
