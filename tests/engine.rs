@@ -680,6 +680,7 @@ fn a_broken_project_recipe_is_reported_with_file_pointer_and_rule() {
         "at /phase_b/0/step_id: step id `find` is used twice [duplicate-step-id]",
         "at /phase_b/0/input_slots/1: input slot `outline` is not produced by an earlier step",
         "at /phase_b/1/agent_archetype: unknown agent archetype `judge`",
+        "at /phase_b/0/input_slots: the template `evaluate_reader_experience` (prompts/templates/evaluate_reader_experience.t1.md) injects `{{edited_draft | revision_notes | validation}}`, which none of this step's input slots provides [unfed-placeholder]",
         "at /phase_b/1/prompt_type: no prompt template `no_such_prompt`",
         "at /dod/0/check: unknown DoD check `slot_is_nice`",
         "at /task_patterns/1: task pattern `/gate (check/` is not usable",

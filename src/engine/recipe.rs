@@ -492,6 +492,38 @@ impl Validator<'_> {
                 }
             }
             if let Some(prompt_type) = self.string(step, &pointer, "prompt_type")
+                && let Some(entry) = templates.library.template(prompt_type)
+            {
+                // Every placeholder of every variant must be fed by the step.
+                let given: Vec<&str> = self
+                    .array(step, &pointer, "input_slots")
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .collect();
+                let mut missing: Vec<(String, String)> = Vec::new();
+                for (_, file) in entry.variants.files() {
+                    for spec in super::prompts::placeholders(&file.text) {
+                        let fed = spec.split('|').map(str::trim).any(|name| {
+                            name == "task.description"
+                                || name.starts_with("task.args.")
+                                || given.contains(&name)
+                        });
+                        if !fed && !missing.iter().any(|(s, _)| *s == spec) {
+                            missing.push((spec, file.source.clone()));
+                        }
+                    }
+                }
+                for (spec, source) in missing {
+                    self.error(
+                        format!("{pointer}/input_slots"),
+                        "unfed-placeholder",
+                        format!(
+                            "the template `{prompt_type}` ({source}) injects `{{{{{spec}}}}}`, which none of this step's input slots provides"
+                        ),
+                    );
+                }
+            }
+            if let Some(prompt_type) = self.string(step, &pointer, "prompt_type")
                 && !templates.has(prompt_type)
             {
                 let known: Vec<&str> = templates.names().collect();

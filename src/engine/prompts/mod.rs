@@ -433,6 +433,21 @@ fn cut_longest_pointer(slots: &mut [SlotText], over_tokens: usize) -> Option<Str
     Some(format!("{removed} characters of `{}`", slot.name))
 }
 
+/// The placeholders of a template, as written between the braces.
+pub fn placeholders(text: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut rest = text;
+    while let Some(open) = rest.find("{{") {
+        let after = &rest[open + 2..];
+        let Some(close) = after.find("}}") else {
+            break;
+        };
+        found.push(after[..close].trim().to_owned());
+        rest = &after[close + 2..];
+    }
+    found
+}
+
 /// Replaces `{{name}}` placeholders in `template` (`{{a | b}}` takes the
 /// first alternative given).
 pub fn fill(
