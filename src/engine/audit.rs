@@ -15,7 +15,11 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::contract::{Check, schema_errors};
+use std::sync::LazyLock;
+
+use jsonschema::Validator;
+
+use super::contract::{Check, validator_errors};
 use super::model::Decoding;
 use super::prompts::registry::bundled_text;
 use super::receipts::SigningKey;
@@ -144,15 +148,30 @@ impl AgentReceipt {
     }
 }
 
+/// A bundled contract schema, compiled once.
+fn contract(name: &str) -> Result<Validator, String> {
+    let text = bundled_text(&format!("schemas/{name}.json"))
+        .ok_or_else(|| format!("no bundled schema {name}"))?;
+    let schema: Value = serde_json::from_str(text)
+        .map_err(|error| format!("the bundled schema {name} is not JSON: {error}"))?;
+    jsonschema::validator_for(&schema)
+        .map_err(|error| format!("the bundled schema {name} does not compile: {error}"))
+}
+
+static PACKET: LazyLock<Result<Validator, String>> = LazyLock::new(|| contract("packet.v0.1"));
+static RECEIPT: LazyLock<Result<Validator, String>> = LazyLock::new(|| contract("receipt.v0.1"));
+
 /// The ways `value` breaks the bundled v0.1 contract `schema`
 /// (`packet.v0.1` or `receipt.v0.1`).
 pub fn contract_errors(schema: &str, value: &Value) -> Vec<String> {
-    let Some(text) = bundled_text(&format!("schemas/{schema}.json")) else {
-        return vec![format!("no bundled schema {schema}")];
+    let validator = match schema {
+        "packet.v0.1" => &*PACKET,
+        "receipt.v0.1" => &*RECEIPT,
+        other => return vec![format!("no contract {other}")],
     };
-    match serde_json::from_str::<Value>(text) {
-        Ok(schema) => schema_errors(&schema, value),
-        Err(error) => vec![format!("the bundled schema {schema} is not JSON: {error}")],
+    match validator {
+        Ok(validator) => validator_errors(validator, value),
+        Err(error) => vec![error.clone()],
     }
 }
 

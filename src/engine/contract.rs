@@ -315,10 +315,14 @@ fn check_json(
 /// The ways `value` breaks `schema`, each with where (a JSON pointer), at
 /// most [`MAX_SCHEMA_ERRORS`]; a schema that does not compile is one error.
 pub fn schema_errors(schema: &Value, value: &Value) -> Vec<String> {
-    let validator = match jsonschema::validator_for(schema) {
-        Ok(validator) => validator,
-        Err(error) => return vec![format!("the schema itself is invalid: {error}")],
-    };
+    match jsonschema::validator_for(schema) {
+        Ok(validator) => validator_errors(&validator, value),
+        Err(error) => vec![format!("the schema itself is invalid: {error}")],
+    }
+}
+
+/// As [`schema_errors`] with the schema compiled already.
+pub fn validator_errors(validator: &jsonschema::Validator, value: &Value) -> Vec<String> {
     validator
         .iter_errors(value)
         .take(MAX_SCHEMA_ERRORS)

@@ -311,6 +311,7 @@ impl LanguageServer for Server {
         session
             .workspace
             .set_editor_severity(Arc::new(settings.severity));
+        session.editor_llm = settings.llm;
         for problem in settings.problems {
             self.client
                 .log_message(lsp::MessageType::WARNING, problem)
@@ -404,6 +405,7 @@ impl LanguageServer for Server {
             session
                 .workspace
                 .set_editor_severity(Arc::new(settings.severity));
+            session.editor_llm = settings.llm;
             session.generation += 1;
         });
         for problem in settings.problems {

@@ -52,6 +52,8 @@ pub struct Session {
     /// Open documents whose version went backwards or repeated: a client bug
     /// or reordering, which must never happen (kept for tests and logs).
     pub out_of_order: Vec<(FilePath, i32, i32)>,
+    /// The editor's `controlRoom.llm` layer, for the runs the server starts.
+    pub editor_llm: Option<crate::llm::config::LlmLayer>,
 }
 
 impl Session {
@@ -63,6 +65,7 @@ impl Session {
             indexed: false,
             generation: 0,
             out_of_order: Vec::new(),
+            editor_llm: None,
         }
     }
 
