@@ -18,6 +18,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::LazyLock;
 
 use include_dir::{Dir, include_dir};
 use serde::Deserialize;
@@ -268,11 +269,14 @@ pub fn user_dir(env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
 }
 
 impl PromptLibrary {
-    /// The bundled prompts only.
+    /// The bundled prompts only (read and checked once per process).
     pub fn bundled() -> PromptLibrary {
-        let mut library = PromptLibrary::default();
-        library.merge(&Source::Bundled);
-        library
+        static LIBRARY: LazyLock<PromptLibrary> = LazyLock::new(|| {
+            let mut library = PromptLibrary::default();
+            library.merge(&Source::Bundled);
+            library
+        });
+        LIBRARY.clone()
     }
 
     /// Bundled prompts shadowed by the writer's and then the project's.
