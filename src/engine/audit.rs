@@ -234,27 +234,16 @@ pub fn write_receipt(root: &Path, disk: &Disk, receipt: &AgentReceipt) -> std::i
 
 /// Every receipt of an issue (a run), oldest first; unreadable files are skipped.
 pub fn load_receipts(root: &Path, issue_id: &str) -> Vec<AgentReceipt> {
-    let Ok(entries) = std::fs::read_dir(issue_dir(root, issue_id)) else {
-        return Vec::new();
-    };
-    let mut paths: Vec<PathBuf> = entries
-        .flatten()
-        .map(|entry| entry.path())
-        .filter(|path| {
-            path.file_name()
-                .and_then(|name| name.to_str())
-                .is_some_and(|name| name.contains("__receipt__") && name.ends_with(".json"))
-        })
-        .collect();
-    paths.sort();
-    paths
-        .iter()
-        .filter_map(|path| serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok())
-        .collect()
+    load_records(root, issue_id, "__receipt__")
 }
 
 /// Every packet of an issue (a run), oldest first.
 pub fn load_packets(root: &Path, issue_id: &str) -> Vec<Packet> {
+    load_records(root, issue_id, "__packet__")
+}
+
+/// The records of one kind in an issue's folder, in file-name (time) order.
+fn load_records<T: serde::de::DeserializeOwned>(root: &Path, issue_id: &str, kind: &str) -> Vec<T> {
     let Ok(entries) = std::fs::read_dir(issue_dir(root, issue_id)) else {
         return Vec::new();
     };
@@ -264,7 +253,7 @@ pub fn load_packets(root: &Path, issue_id: &str) -> Vec<Packet> {
         .filter(|path| {
             path.file_name()
                 .and_then(|name| name.to_str())
-                .is_some_and(|name| name.contains("__packet__") && name.ends_with(".json"))
+                .is_some_and(|name| name.contains(kind) && name.ends_with(".json"))
         })
         .collect();
     paths.sort();
