@@ -22,7 +22,7 @@ use jsonschema::Validator;
 use super::contract::{Check, validator_errors};
 use super::model::Decoding;
 use super::prompts::registry::bundled_text;
-use super::receipts::SigningKey;
+use super::receipts::{SigningKey, canonical};
 use super::store::Disk;
 
 /// Where packets and receipts live, relative to the workspace root.
@@ -131,20 +131,12 @@ pub struct AgentReceipt {
 }
 
 impl AgentReceipt {
-    fn canonical(&self) -> Vec<u8> {
-        let mut value = serde_json::to_value(self).expect("a receipt serialises");
-        if let Value::Object(object) = &mut value {
-            object.remove("signature");
-        }
-        serde_json::to_vec(&value).expect("a value serialises")
-    }
-
     pub fn sign(&mut self, key: &SigningKey) {
-        self.signature = key.sign(&self.canonical());
+        self.signature = key.sign(&canonical(self));
     }
 
     pub fn verify(&self, key: &SigningKey) -> bool {
-        key.verify(&self.canonical(), &self.signature)
+        key.verify(&canonical(self), &self.signature)
     }
 }
 

@@ -61,23 +61,23 @@ pub struct ToolReceipt {
 }
 
 impl ToolReceipt {
-    /// The canonical JSON the signature covers.
-    fn canonical(&self) -> Vec<u8> {
-        let mut value = serde_json::to_value(self).expect("a receipt serialises");
-        if let Value::Object(object) = &mut value {
-            object.remove("signature");
-        }
-        // serde_json's maps are sorted by key, so this is canonical.
-        serde_json::to_vec(&value).expect("a value serialises")
-    }
-
     pub fn sign(&mut self, key: &SigningKey) {
-        self.signature = key.sign(&self.canonical());
+        self.signature = key.sign(&canonical(self));
     }
 
     pub fn verify(&self, key: &SigningKey) -> bool {
-        key.verify(&self.canonical(), &self.signature)
+        key.verify(&canonical(self), &self.signature)
     }
+}
+
+/// The canonical JSON a receipt's signature covers: the receipt without its
+/// `signature` field (serde_json's maps are sorted by key).
+pub fn canonical(receipt: &impl Serialize) -> Vec<u8> {
+    let mut value = serde_json::to_value(receipt).expect("a receipt serialises");
+    if let Value::Object(object) = &mut value {
+        object.remove("signature");
+    }
+    serde_json::to_vec(&value).expect("a value serialises")
 }
 
 /// The per-workspace secret. Its bytes never appear in output.

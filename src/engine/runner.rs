@@ -138,6 +138,10 @@ fn task_value(manifest: &RunManifest) -> Value {
     })
 }
 
+/// A tool step's resolved arguments, its output, and the slots the
+/// arguments read.
+type ToolCall = (Map<String, Value>, tools::ToolOutput, Vec<String>);
+
 /// A step's receipt.
 enum StepReceipt {
     Tool(Box<ToolReceipt>),
@@ -321,26 +325,9 @@ impl Runner {
                     task: &task,
                     values: &values,
                 };
-                let mut roots = Vec::new();
-                let resolved = refs::resolve(&Value::Object(tool.args.clone()), &scope, &mut roots)
-                    .map_err(|error| {
-                        RunError::Other(format!(
-                            "step `{}`: {}",
-                            tool.step_id,
-                            with_arg_hint(error.to_string())
-                        ))
-                    })?;
-                let Value::Object(resolved) = resolved else {
-                    unreachable!("an object resolves to an object")
-                };
-                let output = tools::run(
-                    &tool.tool,
-                    &ToolContext {
-                        workspace: &self.workspace,
-                    },
-                    &resolved,
-                )
-                .map_err(|error| RunError::Other(format!("step `{}`: {error}", tool.step_id)))?;
+                let (_, output, _) = self.call_tool(tool, &scope).map_err(|error| {
+                    RunError::Other(format!("step `{}`: {error}", tool.step_id))
+                })?;
                 let text = serde_json::to_string(&output.data)
                     .map_err(|e| RunError::Other(e.to_string()))?;
                 cache.insert(
@@ -748,19 +735,12 @@ impl Runner {
         Ok(())
     }
 
-    fn run_tool(
-        &self,
-        step: &ToolStep,
-        manifest: &RunManifest,
-        task: &Value,
-        values: &HashMap<String, Value>,
-        key: &SigningKey,
-        started_at: &str,
-    ) -> Result<StepOutput, StepFailure> {
-        let scope = Slots { task, values };
+    /// Resolves a tool step's arguments in `scope` and runs the tool:
+    /// (arguments, output, the slots the arguments read).
+    fn call_tool(&self, step: &ToolStep, scope: &Slots) -> Result<ToolCall, String> {
         let mut input_refs = Vec::new();
-        let args = refs::resolve(&Value::Object(step.args.clone()), &scope, &mut input_refs)
-            .map_err(|error| StepFailure::Failed(with_arg_hint(error.to_string())))?;
+        let args = refs::resolve(&Value::Object(step.args.clone()), scope, &mut input_refs)
+            .map_err(|error| with_arg_hint(error.to_string()))?;
         let Value::Object(args) = args else {
             unreachable!("an object resolves to an object")
         };
@@ -771,7 +751,22 @@ impl Runner {
             },
             &args,
         )
-        .map_err(|error| StepFailure::Failed(error.to_string()))?;
+        .map_err(|error| error.to_string())?;
+        Ok((args, output, input_refs))
+    }
+
+    fn run_tool(
+        &self,
+        step: &ToolStep,
+        manifest: &RunManifest,
+        task: &Value,
+        values: &HashMap<String, Value>,
+        key: &SigningKey,
+        started_at: &str,
+    ) -> Result<StepOutput, StepFailure> {
+        let (args, output, input_refs) = self
+            .call_tool(step, &Slots { task, values })
+            .map_err(StepFailure::Failed)?;
         let output_text =
             serde_json::to_string(&output.data).map_err(|e| StepFailure::Failed(e.to_string()))?;
         let sha256 = sha256_hex(output_text.as_bytes());
@@ -849,7 +844,7 @@ impl Runner {
             packet_id: new_id("pkt_"),
             parent_issue_id: manifest.run_id.clone(),
             parent_packet_id: None,
-            intent: audit::intent(&step.prompt_type, json, assembly_mode(&assembly)).to_owned(),
+            intent: audit::intent(&step.prompt_type, json, assembly.mode.as_deref()).to_owned(),
             target: audit::Target {
                 file: arg("scene_path"),
                 scene_id: arg("scene_id"),
@@ -952,7 +947,7 @@ impl Runner {
                     checks,
                     1,
                     Some(entry.receipt_id.clone()),
-                    Ok((&accepted, index)),
+                    Ok(&accepted),
                 );
                 return Ok(self.agent_output(index, step, accepted, receipt, None));
             }
@@ -991,8 +986,7 @@ impl Runner {
             };
             match verdict {
                 Ok(accepted) => {
-                    let receipt =
-                        draft.finish(actor, checks, attempts, None, Ok((&accepted, index)));
+                    let receipt = draft.finish(actor, checks, attempts, None, Ok(&accepted));
                     let reusable = reuse_key.map(|key| {
                         (
                             key,
@@ -1285,14 +1279,6 @@ fn stricter_prompt(error: &str, json: bool, attempt: u32) -> String {
     )
 }
 
-/// The mode an assembled prompt was framed by.
-fn assembly_mode(assembly: &super::prompts::Assembly) -> Option<&str> {
-    assembly
-        .parts
-        .iter()
-        .find_map(|part| part.name.strip_prefix("modes/"))
-}
-
 /// What an agent receipt is built from, gathered before the model answers.
 struct ReceiptDraft<'a> {
     step: &'a AgentStep,
@@ -1314,7 +1300,7 @@ impl ReceiptDraft<'_> {
         checks: Vec<Check>,
         attempts: u32,
         reused_from: Option<String>,
-        outcome: Result<(&contract::Accepted, usize), &str>,
+        outcome: Result<&contract::Accepted, &str>,
     ) -> AgentReceipt {
         let step = self.step;
         let next = self.packet.handoff.next_step_id.as_deref().map_or_else(
@@ -1322,7 +1308,7 @@ impl ReceiptDraft<'_> {
             |next| format!("run step `{next}`"),
         );
         let (outputs, excerpt, summary, stop_reason, next_action) = match outcome {
-            Ok((accepted, _)) => {
+            Ok(accepted) => {
                 let words = accepted.text.split_whitespace().count();
                 let excerpt = format!(
                     "The {} answered `{}` in {attempts} attempt{}: {words} words into slot `{}`. It begins: {}",
@@ -1362,7 +1348,7 @@ impl ReceiptDraft<'_> {
             ),
         };
         let mut risks = std::mem::take(&mut self.risks);
-        if let Ok((accepted, _)) = outcome {
+        if let Ok(accepted) = outcome {
             risks.extend(
                 accepted
                     .warnings

@@ -90,6 +90,8 @@ pub struct Part {
 pub struct Assembly {
     pub messages: Vec<Message>,
     pub output: Output,
+    /// The mode whose rules framed the prompt.
+    pub mode: Option<String>,
     /// The schema a JSON reply must follow, and its source.
     pub schema: Option<(String, Value)>,
     pub profile: Profile,
@@ -250,6 +252,7 @@ impl PromptBuilder for Prompts {
                 return Ok(Assembly {
                     messages,
                     output: entry.output,
+                    mode: entry.mode.clone(),
                     schema: entry.schema.clone(),
                     profile,
                     variant,
