@@ -234,8 +234,34 @@ pub fn load_packets(root: &Path, issue_id: &str) -> Vec<Packet> {
     load_records(root, issue_id, "__packet__")
 }
 
+/// Each receipt of an issue (a run) by id: its step and its path relative
+/// to the workspace, for links from the run report.
+pub fn receipt_paths(root: &Path, issue_id: &str) -> Vec<(String, String, String)> {
+    record_paths(root, issue_id, "__receipt__")
+        .iter()
+        .filter_map(|path| {
+            let receipt: AgentReceipt =
+                serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()?;
+            let name = path.file_name()?.to_str()?;
+            Some((
+                receipt.receipt_id,
+                receipt.step_id,
+                format!("{AUDIT_DIR}/{issue_id}/{name}"),
+            ))
+        })
+        .collect()
+}
+
 /// The records of one kind in an issue's folder, in file-name (time) order.
 fn load_records<T: serde::de::DeserializeOwned>(root: &Path, issue_id: &str, kind: &str) -> Vec<T> {
+    record_paths(root, issue_id, kind)
+        .iter()
+        .filter_map(|path| serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok())
+        .collect()
+}
+
+/// The files of one kind in an issue's folder, in file-name (time) order.
+fn record_paths(root: &Path, issue_id: &str, kind: &str) -> Vec<PathBuf> {
     let Ok(entries) = std::fs::read_dir(issue_dir(root, issue_id)) else {
         return Vec::new();
     };
@@ -250,9 +276,6 @@ fn load_records<T: serde::de::DeserializeOwned>(root: &Path, issue_id: &str, kin
         .collect();
     paths.sort();
     paths
-        .iter()
-        .filter_map(|path| serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok())
-        .collect()
 }
 
 /// The packet intent for a step: from its output and mode.

@@ -7,13 +7,16 @@
 
 pub mod audit;
 pub mod contract;
+pub mod drafting;
 pub mod events;
+pub mod findings;
 pub mod model;
 pub mod prompts;
 pub mod protocol;
 pub mod receipts;
 pub mod recipe;
 pub mod refs;
+pub mod report;
 pub mod router;
 pub mod runner;
 pub mod store;

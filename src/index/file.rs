@@ -205,8 +205,20 @@ impl SourceFile {
     }
 }
 
+/// Whether `path` is a draft a run kept beside its scene
+/// (`SCN-x.draft-run_….md`) because the scene changed meanwhile: the
+/// writer's to merge, not part of the manuscript.
+pub fn is_beside_draft(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    name.rsplit_once('.')
+        .is_some_and(|(stem, _)| stem.contains(".draft-run_"))
+}
+
 /// Decides a file's kind from its declared `type:` or, failing that, its folder.
 pub fn classify(path: &str, declared_type: Option<&str>, paths: &PathsConfig) -> FileKind {
+    if is_beside_draft(path) {
+        return FileKind::Other;
+    }
     match declared_type {
         Some("scene") => return FileKind::Scene,
         Some("outline") => return FileKind::Outline,

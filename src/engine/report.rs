@@ -1,0 +1,476 @@
+//! The run report: one Markdown file per run,
+//! `.control-room/runs/{runId}/report.md`, that a writer opens to see what a
+//! run did: where its result went, each agent's output (the brief, the
+//! continuity report, the critique…), the findings that could not be
+//! anchored and why, the Definition of Done, and a link to every step's
+//! receipt. Links are relative, so they work in any Markdown viewer and in
+//! git forges.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use super::audit;
+use super::findings::RunFindings;
+use super::recipe::Recipe;
+use super::store::{Cache, CacheSlot, Disk, RunFiles, RunManifest, RunStatus, StepRecord};
+
+/// The report's file name inside its run's folder.
+pub const REPORT_FILE: &str = "report.md";
+
+/// From the run's folder back to the workspace root.
+const TO_ROOT: &str = "../../../";
+
+/// Where a run's result went.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Delivery {
+    /// The recipe only reports.
+    Report,
+    /// The scene file now holds the draft.
+    Scene(String),
+    /// The draft was written beside the scene, for this reason.
+    Beside { path: String, reason: String },
+    /// Nothing was written, for this reason (the run failed, was cancelled…).
+    Withheld(String),
+}
+
+/// Everything the report shows.
+pub struct ReportInput<'a> {
+    pub manifest: &'a RunManifest,
+    pub recipe: Option<&'a Recipe>,
+    pub steps: &'a [StepRecord],
+    pub cache: &'a Cache,
+    pub delivery: &'a Delivery,
+    /// The slot holding the draft, for a recipe that writes a scene.
+    pub result_slot: Option<&'a str>,
+    /// Agent receipts: (receipt id, step id, path).
+    pub agent_receipts: &'a [(String, String, String)],
+    /// Whether `.control-room/issues/DOD-{runId}.md` exists.
+    pub dod_issue: Option<&'a str>,
+}
+
+/// The workspace-relative path of a run's report.
+pub fn report_path(run_id: &str) -> String {
+    format!("{}/{run_id}/{REPORT_FILE}", super::store::RUNS_DIR)
+}
+
+/// Gathers what the report needs from the run's files.
+pub fn dod_issue(root: &Path, run_id: &str) -> Option<String> {
+    let relative = format!(".control-room/issues/DOD-{run_id}.md");
+    root.join(&relative).is_file().then_some(relative)
+}
+
+/// Writes the report atomically; returns its workspace-relative path.
+pub fn write(root: &Path, disk: &Disk, run_id: &str, text: &str) -> std::io::Result<String> {
+    let files = RunFiles::new(root, run_id);
+    disk.write_atomic(&files.dir.join(REPORT_FILE), text.as_bytes())?;
+    Ok(report_path(run_id))
+}
+
+/// Renders the report, and notes in `findings` the line of each finding.
+pub fn render(input: &ReportInput, findings: &mut RunFindings) -> String {
+    let manifest = input.manifest;
+    let label = input
+        .recipe
+        .map_or(manifest.recipe_id.as_str(), |recipe| recipe.label.as_str());
+    let mut out = Lines::default();
+    let scene = manifest
+        .task
+        .initial_args
+        .get("scene_id")
+        .or(manifest.task.initial_args.get("scene_path"))
+        .and_then(Value::as_str);
+    match scene {
+        Some(scene) => out.push(format!("# {label}: {scene}")),
+        None => out.push(format!("# {label}")),
+    }
+    out.push(String::new());
+    out.push(format!(
+        "- Run: `{}` ({}), **{}**",
+        manifest.run_id,
+        manifest.recipe_id,
+        manifest.status.as_str()
+    ));
+    out.push(format!("- Task: {}", manifest.task.description));
+    out.push(format!(
+        "- Started {}; finished {}",
+        manifest.created_at,
+        manifest.completed_at.as_deref().unwrap_or("not yet")
+    ));
+    match input.delivery {
+        Delivery::Report => {}
+        Delivery::Scene(path) => out.push(format!("- Result: {}", link(path))),
+        Delivery::Beside { path, reason } => out.push(format!(
+            "- Result: written beside the scene as {} because {reason}; nothing in the scene was changed",
+            link(path)
+        )),
+        Delivery::Withheld(reason) => out.push(format!("- Result: not written, {reason}")),
+    }
+    if let Some(issue) = input.dod_issue {
+        out.push(format!(
+            "- Definition of Done: **failed**, see {}",
+            link(issue)
+        ));
+    } else if manifest.status == RunStatus::Done {
+        out.push("- Definition of Done: passed".to_owned());
+    }
+    if let Some(error) = &manifest.error {
+        out.push(format!("- Error: {error}"));
+    }
+    if !findings.findings.is_empty() {
+        out.push(format!(
+            "- Findings shown in the editor: {}",
+            findings.findings.len()
+        ));
+    }
+
+    for step in input.steps.iter().filter(|step| step.phase == "b") {
+        let Some(CacheSlot::Artifact { text, .. }) = input.cache.get(&step.output_slot) else {
+            continue;
+        };
+        out.push(String::new());
+        out.push(format!(
+            "## {} (step `{}`, {})",
+            heading(&step.output_slot),
+            step.step_id,
+            step.agent_archetype.as_deref().unwrap_or("agent")
+        ));
+        out.push(String::new());
+        let landed = matches!(input.delivery, Delivery::Scene(_) | Delivery::Beside { .. });
+        let words = text.split_whitespace().count();
+        if input.result_slot == Some(step.output_slot.as_str()) && landed {
+            out.push(format!(
+                "The final draft ({words} words) is the result above."
+            ));
+            continue;
+        }
+        if let Some(value) = super::contract::stored_json(text).filter(Value::is_object) {
+            render_json(&mut out, &step.step_id, &value, findings);
+        } else {
+            for line in text.trim().lines() {
+                out.push(line.to_owned());
+            }
+        }
+    }
+
+    if !findings.dropped.is_empty() {
+        out.push(String::new());
+        out.push("## Findings not shown".to_owned());
+        out.push(String::new());
+        out.push(
+            "Only findings whose quote is in the text are shown as diagnostics; these were not:"
+                .to_owned(),
+        );
+        out.push(String::new());
+        for dropped in &findings.dropped {
+            out.push(format!(
+                "- step `{}`: “{}”: {} (*{}*)",
+                dropped.step_id,
+                one_line(&dropped.quote),
+                one_line(&dropped.message),
+                dropped.reason
+            ));
+        }
+    }
+
+    out.push(String::new());
+    out.push("## Steps and receipts".to_owned());
+    out.push(String::new());
+    out.push("| # | step | by | receipt | finished |".to_owned());
+    out.push("|---|---|---|---|---|".to_owned());
+    let tool_log = format!(
+        ".control-room/audit/sessions/{}/tool_receipts.jsonl",
+        manifest.session_id
+    );
+    for step in input.steps {
+        let by = step
+            .tool
+            .as_deref()
+            .or(step.agent_archetype.as_deref())
+            .unwrap_or("");
+        let receipt = match (&step.receipt_id, &step.tool) {
+            (Some(id), Some(_)) => format!("[`{id}`]({TO_ROOT}{tool_log})"),
+            (Some(id), None) => input
+                .agent_receipts
+                .iter()
+                .find(|(receipt, _, _)| receipt == id)
+                .map_or_else(
+                    || format!("`{id}`"),
+                    |(_, _, path)| format!("[`{id}`]({TO_ROOT}{path})"),
+                ),
+            (None, _) => String::new(),
+        };
+        out.push(format!(
+            "| {} | `{}` | {by} | {receipt} | {} |",
+            step.step_index + 1,
+            step.step_id,
+            step.completed_at
+        ));
+    }
+    out.push(String::new());
+    out.push(format!(
+        "Run files: [run.json](run.json), [steps.jsonl](steps.jsonl), [cache.json](cache.json); packets and agent receipts in `{}/{}/`.",
+        audit::AUDIT_DIR,
+        manifest.run_id
+    ));
+    out.0.join("\n") + "\n"
+}
+
+/// Lines of the report, so findings can note where they are.
+#[derive(Default)]
+struct Lines(Vec<String>);
+
+impl Lines {
+    fn push(&mut self, line: String) {
+        self.0.push(line);
+    }
+
+    fn next_line(&self) -> u32 {
+        u32::try_from(self.0.len()).unwrap_or(u32::MAX)
+    }
+}
+
+fn render_json(out: &mut Lines, step_id: &str, value: &Value, findings: &mut RunFindings) {
+    let Some(object) = value.as_object() else {
+        return;
+    };
+    for (key, item) in object {
+        match (key.as_str(), item) {
+            ("summary", Value::String(text)) => {
+                out.push(text.trim().to_owned());
+                out.push(String::new());
+            }
+            ("pass", Value::Bool(pass)) => {
+                out.push(format!("Passes: **{}**", if *pass { "yes" } else { "no" }));
+                out.push(String::new());
+            }
+            ("findings" | "concerns", Value::Array(items)) => {
+                out.push(format!("{}:", heading(key)));
+                out.push(String::new());
+                if items.is_empty() {
+                    out.push("- none".to_owned());
+                }
+                for item in items {
+                    render_finding(out, step_id, item, findings);
+                }
+                out.push(String::new());
+            }
+            (_, Value::Array(items)) if items.iter().all(Value::is_string) => {
+                out.push(format!("{}:", heading(key)));
+                out.push(String::new());
+                if items.is_empty() {
+                    out.push("- none".to_owned());
+                }
+                for item in items.iter().filter_map(Value::as_str) {
+                    out.push(format!("- {}", one_line(item)));
+                }
+                out.push(String::new());
+            }
+            (_, Value::String(text)) => {
+                out.push(format!("{}: {}", heading(key), one_line(text)));
+                out.push(String::new());
+            }
+            _ => {
+                out.push(format!("{}:", heading(key)));
+                out.push(String::new());
+                out.push("```json".to_owned());
+                let pretty = serde_json::to_string_pretty(item).unwrap_or_default();
+                for line in pretty.lines() {
+                    out.push(line.to_owned());
+                }
+                out.push("```".to_owned());
+                out.push(String::new());
+            }
+        }
+    }
+}
+
+fn render_finding(out: &mut Lines, step_id: &str, item: &Value, findings: &mut RunFindings) {
+    let text = |key: &str| item.get(key).and_then(Value::as_str).unwrap_or("");
+    let (quote, message) = (text("quote"), text("message"));
+    let mut line = format!(
+        "- **{}** “{}”: {}",
+        text("severity"),
+        one_line(quote),
+        one_line(message)
+    );
+    if !text("suggestion").is_empty() {
+        line.push_str(&format!(" Suggestion: {}", one_line(text("suggestion"))));
+    }
+    if !text("canon").is_empty() {
+        line.push_str(&format!(" (canon: `{}`)", text("canon")));
+    }
+    let at = out.next_line();
+    let shown = findings.findings.iter_mut().find(|finding| {
+        finding.step_id == step_id
+            && finding.quote == quote
+            && finding.message == message
+            && finding.report_line.is_none()
+    });
+    match shown {
+        Some(finding) => {
+            finding.report_line = Some(at);
+            line.push_str(&format!(" [in {}]", link(&finding.file)));
+        }
+        None => line.push_str(" *(not shown: see below)*"),
+    }
+    out.push(line);
+}
+
+/// A Markdown link from the report to a workspace file.
+fn link(path: &str) -> String {
+    format!("[{path}]({TO_ROOT}{})", path.replace(' ', "%20"))
+}
+
+/// `continuity_report` as "Continuity report".
+fn heading(slot: &str) -> String {
+    let spaced = slot.replace('_', " ");
+    let mut chars = spaced.chars();
+    chars.next().map_or_else(String::new, |first| {
+        first.to_uppercase().collect::<String>() + chars.as_str()
+    })
+}
+
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::findings::{Finding, FindingSeverity};
+    use crate::engine::store::RunTask;
+    use serde_json::json;
+
+    #[test]
+    fn the_report_links_results_receipts_and_notes_each_findings_line() {
+        let mut args = serde_json::Map::new();
+        args.insert("scene_id".into(), json!("SCN-a"));
+        let manifest = RunManifest {
+            run_id: "run_1".into(),
+            recipe_id: "creative_draft_scene".into(),
+            session_id: "sess_1".into(),
+            status: RunStatus::Done,
+            created_at: "t0".into(),
+            updated_at: "t1".into(),
+            completed_at: Some("t1".into()),
+            task: RunTask {
+                description: "draft scene SCN-a".into(),
+                session_plan_task_id: None,
+                initial_args: args,
+            },
+            current_step_index: 3,
+            total_steps: 3,
+            phase: None,
+            error: None,
+        };
+        let artifact = |text: &str| CacheSlot::Artifact {
+            agent_id: "x".into(),
+            text: text.into(),
+            sha256: String::new(),
+            summary: String::new(),
+        };
+        let cache: Cache = [
+            ("scene_brief".to_owned(), artifact("POV: Kael.\nBeats: one.")),
+            ("draft".to_owned(), artifact("Kael waited by the gate.")),
+            (
+                "continuity_report".to_owned(),
+                artifact(
+                    r#"{"pass": false, "findings": [{"severity": "warning", "quote": "by the gate", "message": "Which gate?"}, {"severity": "error", "quote": "invented words", "message": "Nope"}]}"#,
+                ),
+            ),
+        ]
+        .into_iter()
+        .collect();
+        let step = |index: usize, id: &str, slot: &str, agent: &str| StepRecord {
+            step_index: index,
+            step_id: id.into(),
+            phase: "b".into(),
+            tool: None,
+            agent_archetype: Some(agent.into()),
+            agent_id: None,
+            status: "done".into(),
+            output_slot: slot.into(),
+            receipt_id: Some(format!("rcpt_{id}")),
+            input_slot_refs: Vec::new(),
+            output_hash: String::new(),
+            output_preview: String::new(),
+            started_at: String::new(),
+            completed_at: "t".into(),
+            error: None,
+        };
+        let steps = [
+            step(0, "brief", "scene_brief", "planner"),
+            step(1, "draft", "draft", "writer"),
+            step(2, "continuity", "continuity_report", "continuity"),
+        ];
+        let mut findings = RunFindings {
+            version: 1,
+            run_id: "run_1".into(),
+            recipe_id: "creative_draft_scene".into(),
+            scene_path: Some("Story/Scenes/SCN-a.md".into()),
+            completed_at: None,
+            findings: vec![Finding {
+                id: "run_1:continuity:1".into(),
+                run_id: "run_1".into(),
+                step_id: "continuity".into(),
+                receipt_id: Some("rcpt_continuity".into()),
+                file: "Story/Scenes/SCN-a.md".into(),
+                severity: FindingSeverity::Warning,
+                quote: "by the gate".into(),
+                message: "Which gate?".into(),
+                suggestion: None,
+                canon: None,
+                report_line: None,
+            }],
+            dropped: vec![super::super::findings::DroppedFinding {
+                step_id: "continuity".into(),
+                quote: "invented words".into(),
+                message: "Nope".into(),
+                reason: "the quote is not in Story/Scenes/SCN-a.md".into(),
+            }],
+        };
+        let receipts = [(
+            "rcpt_brief".to_owned(),
+            "brief".to_owned(),
+            ".control-room/audit/issues/run_1/x__receipt__pkt.json".to_owned(),
+        )];
+        let text = render(
+            &ReportInput {
+                manifest: &manifest,
+                recipe: None,
+                steps: &steps,
+                cache: &cache,
+                delivery: &Delivery::Scene("Story/Scenes/SCN-a.md".into()),
+                result_slot: Some("draft"),
+                agent_receipts: &receipts,
+                dod_issue: None,
+            },
+            &mut findings,
+        );
+        let line = findings.findings[0].report_line.unwrap() as usize;
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(
+            lines[line].contains("“by the gate”: Which gate?"),
+            "{}",
+            lines[line]
+        );
+        assert!(text.contains("- Result: [Story/Scenes/SCN-a.md](../../../Story/Scenes/SCN-a.md)"));
+        assert!(text.contains("The final draft (5 words) is the result above."));
+        assert!(
+            !text.contains("Kael waited by the gate."),
+            "the draft is not repeated"
+        );
+        assert!(text.contains("POV: Kael.\nBeats: one."));
+        assert!(text.contains("Passes: **no**"));
+        assert!(text.contains("*(not shown: see below)*"));
+        assert!(text.contains("(*the quote is not in Story/Scenes/SCN-a.md*)"));
+        assert!(text.contains(
+            "[`rcpt_brief`](../../../.control-room/audit/issues/run_1/x__receipt__pkt.json)"
+        ));
+        assert!(
+            text.contains("| `rcpt_draft` |"),
+            "an agent receipt not on disk is named, not linked"
+        );
+    }
+}
