@@ -714,6 +714,8 @@ fn suggestion(name: &str, known: &[&str]) -> String {
 pub struct Registry {
     recipes: BTreeMap<String, Recipe>,
     errors: Vec<RecipeError>,
+    /// Ids defined by the project's own recipe files.
+    project: BTreeSet<String>,
 }
 
 impl Registry {
@@ -780,6 +782,7 @@ impl Registry {
                     }),
                     None => {
                         defined_by.insert(recipe.recipe_id.clone(), file);
+                        registry.project.insert(recipe.recipe_id.clone());
                         registry.recipes.insert(recipe.recipe_id.clone(), recipe);
                     }
                 },
@@ -804,6 +807,12 @@ impl Registry {
 
     pub fn recipes(&self) -> impl Iterator<Item = &Recipe> {
         self.recipes.values()
+    }
+
+    /// Whether `recipe_id` is defined by a file of the project (new, or
+    /// replacing a bundled recipe).
+    pub fn is_project(&self, recipe_id: &str) -> bool {
+        self.project.contains(recipe_id)
     }
 
     /// Problems in recipe files; those recipes were not loaded.

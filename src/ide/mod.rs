@@ -8,6 +8,7 @@ mod hover;
 mod navigation;
 mod outline_view;
 mod rename;
+mod run_actions;
 
 pub use completion::{Completion, CompletionKind, completions};
 pub use hover::hover;
@@ -16,6 +17,7 @@ pub use outline_view::{
     Symbol, SymbolKind, WordCount, document_symbols, folding_ranges, word_counts, workspace_symbols,
 };
 pub use rename::{RenameError, prepare_rename, rename};
+pub use run_actions::{DraftNeed, RunAction, draft_lenses, draft_need, run_actions};
 
 use crate::index::{CardKind, FileContent, FilePath, SourceFile, Workspace};
 use crate::text::TextRange;
