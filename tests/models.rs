@@ -8,7 +8,7 @@ mod support;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use model_server::{Answer, FakeModelServer};
+use model_server::{Answer, FakeModelServer, serve_draft_scene, step_marker};
 use serde_json::Value;
 use support::{only_run, output_text as text, read_json};
 use tempfile::TempDir;
@@ -46,51 +46,6 @@ fn slot_texts(root: &Path, run_id: &str) -> Vec<(String, String)> {
         .collect();
     texts.sort();
     texts
-}
-
-/// Scripts the server to answer each agent of `creative_draft_scene` as the
-/// example's scripted dry run does, told apart by their prompt templates.
-/// What the prompt of `step` (run by `archetype`) always contains.
-fn step_marker(step: &str, archetype: &str) -> String {
-    format!("<current_step>{step} ({archetype})</current_step>")
-}
-
-fn serve_draft_scene(server: &FakeModelServer, draft_extra: &str) {
-    let replies: Value = serde_json::from_str(
-        &std::fs::read_to_string(
-            Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("examples/scripted/draft-the-reckoning.json"),
-        )
-        .unwrap(),
-    )
-    .unwrap();
-    // The scripted file's format: text, or `{"reply": JSON}`.
-    let reply = |step: &str| match &replies[step] {
-        Value::String(text) => text.clone(),
-        Value::Object(object) if object.contains_key("reply") => object["reply"].to_string(),
-        other => other.to_string(),
-    };
-    // Each step's session state names it, whatever the prompt's tier.
-    server.on(
-        &step_marker("brief", "planner"),
-        vec![Answer::text(reply("brief"))],
-    );
-    server.on(
-        &step_marker("draft", "writer"),
-        vec![Answer::text(format!("{}{draft_extra}", reply("draft")))],
-    );
-    server.on(
-        &step_marker("polish", "editor"),
-        vec![Answer::text(reply("polish"))],
-    );
-    server.on(
-        &step_marker("continuity", "continuity"),
-        vec![Answer::text(reply("continuity"))],
-    );
-    server.on(
-        &step_marker("critique", "critic"),
-        vec![Answer::text(reply("critique"))],
-    );
 }
 
 fn configure(root: &Path, server_url: &str) {

@@ -113,10 +113,19 @@ pub fn new_scene_text(
     let pov = labelled("POV")
         .and_then(|pov| card_name(&pov, CardKind::Character))
         .or_else(|| first_of(CardKind::Character));
+    // A place the draft merely mentions is often elsewhere ("he told them
+    // about the flats"): only the brief, the beat, or the scene before it
+    // in the outline set where this one happens.
     let location = labelled("Location")
         .or_else(|| labelled("Setting"))
         .and_then(|place| card_name(&place, CardKind::Location))
-        .or_else(|| first_of(CardKind::Location));
+        .or_else(|| {
+            in_beat
+                .iter()
+                .find(|(kind, _, _)| *kind == CardKind::Location)
+                .map(|(_, name, _)| name.clone())
+        })
+        .or_else(|| previous_location(workspace, scene_id));
     let mut characters: Vec<String> = Vec::new();
     for (kind, name, dead) in pov
         .iter()
@@ -148,6 +157,25 @@ pub fn new_scene_text(
     }
     front.push_str("---\n\n");
     front + &body
+}
+
+/// The location of the nearest scene before `scene_id` in the outline that
+/// names one, as its card's name.
+fn previous_location(workspace: &Workspace, scene_id: &str) -> Option<String> {
+    let catalog = workspace.catalog();
+    let outline = catalog.outline()?.outline()?;
+    let at = outline
+        .entries
+        .iter()
+        .position(|entry| entry.scene_id == scene_id)?;
+    outline.entries[..at].iter().rev().find_map(|entry| {
+        let place = catalog.scene(&entry.scene_id)?.scene()?.location.clone()?;
+        catalog
+            .resolve_card(&place.text, &[CardKind::Location])
+            .and_then(|file| file.card())
+            .and_then(|card| card.name.as_ref())
+            .map(|name| name.text.clone())
+    })
 }
 
 /// For an existing scene: the range after its front matter (the whole text
@@ -265,11 +293,11 @@ mod tests {
         let workspace = example();
         let brief =
             "POV: Kael Maren. Goal: Ysolde must answer for the gate. Canon: Old Tomas is dead.";
-        let draft = "<ignored>```markdown\n# The Reckoning\n\nKael watched Ysolde by the gate of the fortress. He remembered Tomas.\n```";
+        let draft = "<ignored>```markdown\n# The Reckoning\n\nKael watched Ysolde by the gate. He had crossed the flats. He remembered Tomas.\n```";
         let text = new_scene_text(&workspace, "SCN-the-reckoning", Some(brief), &draft[9..]);
         assert_eq!(
             text,
-            "---\nid: SCN-the-reckoning\ntitle: The Reckoning\npov: Kael Maren\nlocation: The Salt Fortress\ncharacters: [Kael Maren, Ysolde Harrow]\nsummary: Ysolde answers for the barred gate, and Kael takes the road back to the ninth waystone.\n---\n\n# The Reckoning\n\nKael watched Ysolde by the gate of the fortress. He remembered Tomas.\n"
+            "---\nid: SCN-the-reckoning\ntitle: The Reckoning\npov: Kael Maren\nlocation: The Salt Fortress\ncharacters: [Kael Maren, Ysolde Harrow]\nsummary: Ysolde answers for the barred gate, and Kael takes the road back to the ninth waystone.\n---\n\n# The Reckoning\n\nKael watched Ysolde by the gate. He had crossed the flats. He remembered Tomas.\n"
         );
         let parsed = SourceFile::parse(
             "Story/Scenes/SCN-the-reckoning.md".into(),

@@ -182,7 +182,11 @@ pub fn run_actions(
 
 /// The "Draft scene" lenses of an outline: one above each entry whose
 /// scene has no file or hardly any prose.
-pub fn draft_lenses(workspace: &Workspace, registry: &Registry, file: &SourceFile) -> Vec<RunAction> {
+pub fn draft_lenses(
+    workspace: &Workspace,
+    registry: &Registry,
+    file: &SourceFile,
+) -> Vec<RunAction> {
     file.outline()
         .map(|outline| {
             outline
@@ -304,7 +308,10 @@ mod tests {
         let start = scene.text.find("Tomas. He's kept").unwrap();
         let selected = TextRange::new(start, start + 30);
         let actions = run_actions(&workspace, &registry, scene, selected);
-        let review = actions.iter().find(|a| a.recipe_id == "analytical_prose").unwrap();
+        let review = actions
+            .iter()
+            .find(|a| a.recipe_id == "analytical_prose")
+            .unwrap();
         assert_eq!(review.title, "Review the prose of this passage");
         let quoted = format!("“{}”", scene.text[start..start + 30].trim());
         assert!(review.task.ends_with(&quoted), "{}", review.task);
@@ -316,20 +323,22 @@ mod tests {
         let (mut workspace, _) = example();
         let paths = workspace.config().paths.clone();
         let file = |text: &str| {
-            SourceFile::parse(
-                "Story/Scenes/SCN-the-gate.md".into(),
-                text.into(),
-                &paths,
-            )
+            SourceFile::parse("Story/Scenes/SCN-the-gate.md".into(), text.into(), &paths)
         };
         workspace.insert_file(file("---\ntitle: Gate\n---\n\n# The Gate\n"));
-        assert_eq!(draft_need(&workspace, "SCN-the-gate"), Some(DraftNeed::Empty));
-        workspace.insert_file(file("---\nwords: 2000\n---\n\nSome forty words. ".repeat(1).as_str()));
+        assert_eq!(
+            draft_need(&workspace, "SCN-the-gate"),
+            Some(DraftNeed::Empty)
+        );
+        workspace.insert_file(file("---\nwords: 2000\n---\n\nSome three words. "));
         assert_eq!(
             draft_need(&workspace, "SCN-the-gate"),
             Some(DraftNeed::Short { words: 3 })
         );
         assert_eq!(draft_need(&workspace, "SCN-the-arrival"), None);
-        assert_eq!(draft_need(&workspace, "SCN-nowhere"), Some(DraftNeed::NoFile));
+        assert_eq!(
+            draft_need(&workspace, "SCN-nowhere"),
+            Some(DraftNeed::NoFile)
+        );
     }
 }

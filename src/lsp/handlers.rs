@@ -2,14 +2,21 @@
 //! snapshot of the workspace, never on the live session.
 
 use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
+use serde_json::json;
 use tower_lsp_server::ls_types::{self as lsp, Uri};
 
 use super::convert::{self, offset, path_for, range, uri_for};
 use crate::checks::{self, FileEdit, FixKind};
-use crate::ide::{self, CompletionKind, SymbolKind};
+use crate::engine::findings::FindingStore;
+use crate::engine::recipe::Registry;
+use crate::ide::{self, CompletionKind, RunAction, SymbolKind};
 use crate::index::{SourceFile, Workspace};
 use crate::text::PositionEncoding;
+
+/// The kind of the code actions that start a recipe run.
+pub const RUN_ACTION_KIND: &str = "refactor.control-room.run";
 
 /// What a request handler works on: an immutable workspace and the encoding.
 pub struct Snapshot {
@@ -17,6 +24,10 @@ pub struct Snapshot {
     pub encoding: PositionEncoding,
     /// Project recipe files open in the editor (not part of the workspace).
     pub recipes: Vec<super::recipes::OpenRecipe>,
+    /// The recipes the workspace can run.
+    pub registry: Arc<Registry>,
+    /// Agents' findings (shared: anchoring remembers where each was seen).
+    pub findings: Arc<Mutex<FindingStore>>,
 }
 
 impl Snapshot {
@@ -255,6 +266,13 @@ pub fn code_lenses(snapshot: &Snapshot, params: &lsp::CodeLensParams) -> Vec<lsp
     let Some(file) = snapshot.file(&params.text_document.uri) else {
         return Vec::new();
     };
+    let drafts = ide::draft_lenses(&snapshot.workspace, &snapshot.registry, file)
+        .into_iter()
+        .map(|action| lsp::CodeLens {
+            range: range(file, action.range, snapshot.encoding),
+            command: Some(run_command(&action, "Draft scene")),
+            data: None,
+        });
     ide::word_counts(&snapshot.workspace, file)
         .into_iter()
         .map(|count| lsp::CodeLens {
@@ -266,10 +284,25 @@ pub fn code_lenses(snapshot: &Snapshot, params: &lsp::CodeLensParams) -> Vec<lsp
             }),
             data: None,
         })
+        .chain(drafts)
         .collect()
 }
 
-/// Quick fixes of the diagnostics under the cursor.
+/// The `controlRoom.runRecipe` command that starts `action`.
+fn run_command(action: &RunAction, title: &str) -> lsp::Command {
+    lsp::Command {
+        title: title.to_owned(),
+        command: super::runs::RUN_RECIPE.to_owned(),
+        arguments: Some(vec![json!({
+            "recipe": action.recipe_id,
+            "task": action.task,
+            "args": action.args,
+        })]),
+    }
+}
+
+/// Quick fixes of the diagnostics under the cursor, "Dismiss" for the
+/// agents' findings there, and the recipe runs that apply here.
 pub fn code_actions(
     snapshot: &Snapshot,
     params: &lsp::CodeActionParams,
@@ -280,12 +313,13 @@ pub fn code_actions(
     let start = offset(file, params.range.start, snapshot.encoding);
     let end = offset(file, params.range.end, snapshot.encoding);
     let mut actions = Vec::new();
-    for diagnostic in checks::check_file(&snapshot.workspace, &file.path) {
+    let checked = checks::check_file(&snapshot.workspace, &file.path);
+    for diagnostic in &checked {
         if diagnostic.range.end < start || diagnostic.range.start > end {
             continue;
         }
         let lsp_diagnostic =
-            convert::diagnostic(&snapshot.workspace, &diagnostic, snapshot.encoding);
+            convert::diagnostic(&snapshot.workspace, diagnostic, snapshot.encoding);
         let corrections = diagnostic
             .fixes
             .iter()
@@ -303,6 +337,71 @@ pub fn code_actions(
                 ..lsp::CodeAction::default()
             }));
         }
+    }
+    let wanted = lsp::Range {
+        start: params.range.start,
+        end: params.range.end,
+    };
+    let touches = |other: &lsp::Range| other.end >= wanted.start && other.start <= wanted.end;
+    for finding in super::findings::diagnostics(
+        &snapshot.findings,
+        &snapshot.workspace,
+        &file.path,
+        snapshot.encoding,
+    ) {
+        let Some(id) = finding
+            .data
+            .as_ref()
+            .and_then(|data| data["finding_id"].as_str())
+            .map(str::to_owned)
+        else {
+            continue;
+        };
+        if !touches(&finding.range) {
+            continue;
+        }
+        actions.push(lsp::CodeActionOrCommand::CodeAction(lsp::CodeAction {
+            title: "Dismiss this finding".to_owned(),
+            kind: Some(lsp::CodeActionKind::QUICKFIX),
+            diagnostics: Some(vec![finding]),
+            command: Some(lsp::Command {
+                title: "Dismiss this finding".to_owned(),
+                command: super::runs::DISMISS_FINDING.to_owned(),
+                arguments: Some(vec![json!({ "finding_id": id })]),
+            }),
+            ..lsp::CodeAction::default()
+        }));
+    }
+    let missing: Vec<lsp::Diagnostic> = checked
+        .iter()
+        .filter(|diagnostic| diagnostic.code == checks::Code::MissingScene)
+        .map(|diagnostic| convert::diagnostic(&snapshot.workspace, diagnostic, snapshot.encoding))
+        .collect();
+    for action in ide::run_actions(
+        &snapshot.workspace,
+        &snapshot.registry,
+        file,
+        crate::text::TextRange::new(start.min(end), end.max(start)),
+    ) {
+        let at = range(file, action.range, snapshot.encoding);
+        // "Draft scene" is the missing-scene diagnostic's quick fix.
+        let fixes: Vec<lsp::Diagnostic> = missing
+            .iter()
+            .filter(|diagnostic| action.drafts_missing_scene && diagnostic.range == at)
+            .cloned()
+            .collect();
+        actions.push(lsp::CodeActionOrCommand::CodeAction(lsp::CodeAction {
+            title: action.title.clone(),
+            kind: Some(if fixes.is_empty() {
+                lsp::CodeActionKind::new(RUN_ACTION_KIND)
+            } else {
+                lsp::CodeActionKind::QUICKFIX
+            }),
+            is_preferred: (!fixes.is_empty()).then_some(true),
+            diagnostics: (!fixes.is_empty()).then_some(fixes),
+            command: Some(run_command(&action, &action.title)),
+            ..lsp::CodeAction::default()
+        }));
     }
     actions
 }

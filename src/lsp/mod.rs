@@ -2,13 +2,17 @@
 //!
 //! `session` owns the mutable state (applied in arrival order), `handlers`
 //! answer requests on snapshots, `diagnostics` caches and publishes,
-//! `recipes` validates project recipes open in the editor, and
-//! `convert` is where byte offsets become line/column positions.
+//! `recipes` validates project recipes open in the editor, `runs` starts
+//! recipe runs and delivers their results as workspace edits, `findings`
+//! turns agents' findings into diagnostics, and `convert` is where byte
+//! offsets become line/column positions.
 
 mod convert;
 mod diagnostics;
+mod findings;
 mod handlers;
 mod recipes;
+mod runs;
 mod server;
 mod session;
 mod settings;
@@ -23,6 +27,10 @@ pub fn run_stdio() -> anyhow::Result<()> {
     runtime.block_on(async {
         let (service, socket) = LspService::build(server::Server::new)
             .custom_method("controlRoom/documentState", server::Server::document_state)
+            .custom_method(
+                "window/workDoneProgress/cancel",
+                server::Server::work_done_progress_cancel,
+            )
             .finish();
         Transport::new(tokio::io::stdin(), tokio::io::stdout(), socket)
             .serve(service)

@@ -14,6 +14,7 @@ use tower_lsp_server::{Client, LanguageServer};
 use super::convert::{path_for, uri_for, uri_for_absolute};
 use super::diagnostics::DiagnosticsCache;
 use super::handlers::{self, Snapshot};
+use super::runs::{self, Runs};
 use super::session::Session;
 use crate::index::config::CONFIG_FILE;
 use crate::index::{FileKind, FilePath};
@@ -34,6 +35,7 @@ struct ClientSupport {
     work_done_progress: bool,
     watched_files_registration: bool,
     diagnostic_refresh: bool,
+    edits: runs::EditSupport,
 }
 
 pub struct Server {
@@ -42,6 +44,7 @@ pub struct Server {
     diagnostics: Arc<Mutex<DiagnosticsCache>>,
     mode: OnceLock<DiagnosticsMode>,
     support: OnceLock<ClientSupport>,
+    runs: Arc<Runs>,
 }
 
 impl Server {
@@ -52,7 +55,41 @@ impl Server {
             diagnostics: Arc::new(Mutex::new(DiagnosticsCache::default())),
             mode: OnceLock::new(),
             support: OnceLock::new(),
+            runs: Arc::new(Runs::default()),
         }
+    }
+
+    /// What a run started from the editor needs of the server.
+    fn run_context(&self) -> Option<runs::Context> {
+        let session = self.session.get()?.clone();
+        let republish = {
+            let client = self.client.clone();
+            let session = session.clone();
+            let diagnostics = self.diagnostics.clone();
+            let mode = self.mode();
+            let refresh = self.support().diagnostic_refresh;
+            Arc::new(move || {
+                tokio::spawn(publish_diagnostics(
+                    client.clone(),
+                    session.clone(),
+                    diagnostics.clone(),
+                    mode,
+                    refresh,
+                ));
+            })
+        };
+        Some(runs::Context {
+            client: self.client.clone(),
+            session,
+            runs: self.runs.clone(),
+            support: self.support().edits,
+            republish,
+        })
+    }
+
+    /// `window/workDoneProgress/cancel`: the writer pressed cancel on a run's progress.
+    pub async fn work_done_progress_cancel(&self, params: lsp::WorkDoneProgressCancelParams) {
+        self.runs.cancel_by_token(&params.token);
     }
 
     fn session(&self) -> Option<MutexGuard<'_, Session>> {
@@ -68,11 +105,13 @@ impl Server {
     }
 
     fn snapshot(&self) -> Option<Snapshot> {
-        let session = self.session()?;
+        let mut session = self.session()?;
         Some(Snapshot {
             workspace: session.workspace.clone(),
             encoding: session.encoding,
             recipes: session.open_recipes(),
+            registry: session.recipes(),
+            findings: session.findings.clone(),
         })
     }
 
@@ -163,7 +202,7 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
+pub(super) fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
     panic
         .downcast_ref::<&str>()
         .map(|message| (*message).to_owned())
@@ -218,10 +257,16 @@ async fn publish_diagnostics(
     };
     let task_workspace = workspace.clone();
     let task_versions = versions.clone();
+    let findings = lock(&session).findings.clone();
     let computed = tokio::task::spawn_blocking(move || {
         let mut cache = lock(&cache);
         let only = (!indexed).then_some(open_documents.as_slice());
-        let computed = cache.compute(&task_workspace, only, encoding);
+        let computed = with_findings(
+            cache.compute(&task_workspace, only, encoding),
+            &findings,
+            &task_workspace,
+            encoding,
+        );
         let changes = cache.changes_to_publish(&task_workspace, computed, indexed, &task_versions);
         let config = if indexed {
             cache.config_change(&task_workspace, encoding)
@@ -255,6 +300,33 @@ async fn publish_diagnostics(
     {
         client.publish_diagnostics(uri, config, None).await;
     }
+}
+
+/// Each file's diagnostics with its agents' findings added.
+fn with_findings(
+    computed: Vec<(FilePath, Arc<Vec<lsp::Diagnostic>>)>,
+    findings: &Mutex<crate::engine::findings::FindingStore>,
+    workspace: &crate::index::Workspace,
+    encoding: PositionEncoding,
+) -> Vec<(FilePath, Arc<Vec<lsp::Diagnostic>>)> {
+    let files: std::collections::HashSet<String> = lock(findings)
+        .files()
+        .into_iter()
+        .map(str::to_owned)
+        .collect();
+    computed
+        .into_iter()
+        .map(|(path, diagnostics)| {
+            if !files.contains(path.as_ref()) {
+                return (path, diagnostics);
+            }
+            let mut merged = (*diagnostics).clone();
+            merged.extend(super::findings::diagnostics(
+                findings, workspace, &path, encoding,
+            ));
+            (path, Arc::new(merged))
+        })
+        .collect()
 }
 
 impl LanguageServer for Server {
@@ -301,6 +373,7 @@ impl LanguageServer for Server {
                 .and_then(|workspace| workspace.diagnostics.as_ref())
                 .and_then(|diagnostics| diagnostics.refresh_support)
                 .unwrap_or(false),
+            edits: edit_support(capabilities),
         });
         let mut session = Session::new(&root, encoding);
         let settings = params
@@ -548,6 +621,16 @@ impl LanguageServer for Server {
         .await
     }
 
+    async fn execute_command(
+        &self,
+        params: lsp::ExecuteCommandParams,
+    ) -> RpcResult<Option<serde_json::Value>> {
+        let Some(context) = self.run_context() else {
+            return Err(RpcError::invalid_request());
+        };
+        runs::execute(&context, params).await
+    }
+
     async fn diagnostic(
         &self,
         params: lsp::DocumentDiagnosticParams,
@@ -577,11 +660,16 @@ impl LanguageServer for Server {
                     return Vec::new();
                 }
                 let mut cache = lock(&cache);
-                cache
-                    .compute(&snapshot.workspace, Some(&[path]), snapshot.encoding)
-                    .into_iter()
-                    .flat_map(|(_, diagnostics)| (*diagnostics).clone())
-                    .collect()
+                let computed = cache.compute(&snapshot.workspace, Some(&[path]), snapshot.encoding);
+                with_findings(
+                    computed,
+                    &snapshot.findings,
+                    &snapshot.workspace,
+                    snapshot.encoding,
+                )
+                .into_iter()
+                .flat_map(|(_, diagnostics)| (*diagnostics).clone())
+                .collect()
             })
             .await?;
         Ok(lsp::DocumentDiagnosticReportResult::Report(
@@ -613,29 +701,33 @@ impl LanguageServer for Server {
         let items = self
             .query("workspaceDiagnostic", move |snapshot| {
                 let mut cache = lock(&cache);
-                cache
-                    .compute(&snapshot.workspace, None, snapshot.encoding)
-                    .into_iter()
-                    .filter(|(_, diagnostics)| !diagnostics.is_empty())
-                    .filter_map(|(path, diagnostics)| {
-                        let uri = uri_for(&snapshot.workspace, &path)?;
-                        let version = versions
-                            .iter()
-                            .find(|(open, _)| *open == path)
-                            .map(|(_, version)| i64::from(*version));
-                        Some(lsp::WorkspaceDocumentDiagnosticReport::Full(
-                            lsp::WorkspaceFullDocumentDiagnosticReport {
-                                uri,
-                                version,
-                                full_document_diagnostic_report:
-                                    lsp::FullDocumentDiagnosticReport {
-                                        result_id: None,
-                                        items: (*diagnostics).clone(),
-                                    },
+                let computed = cache.compute(&snapshot.workspace, None, snapshot.encoding);
+                with_findings(
+                    computed,
+                    &snapshot.findings,
+                    &snapshot.workspace,
+                    snapshot.encoding,
+                )
+                .into_iter()
+                .filter(|(_, diagnostics)| !diagnostics.is_empty())
+                .filter_map(|(path, diagnostics)| {
+                    let uri = uri_for(&snapshot.workspace, &path)?;
+                    let version = versions
+                        .iter()
+                        .find(|(open, _)| *open == path)
+                        .map(|(_, version)| i64::from(*version));
+                    Some(lsp::WorkspaceDocumentDiagnosticReport::Full(
+                        lsp::WorkspaceFullDocumentDiagnosticReport {
+                            uri,
+                            version,
+                            full_document_diagnostic_report: lsp::FullDocumentDiagnosticReport {
+                                result_id: None,
+                                items: (*diagnostics).clone(),
                             },
-                        ))
-                    })
-                    .collect()
+                        },
+                    ))
+                })
+                .collect()
             })
             .await?;
         Ok(lsp::WorkspaceDiagnosticReportResult::Report(
@@ -728,6 +820,14 @@ impl Server {
             None
         };
         let workspace = lock(&session).workspace.clone();
+        // Findings of earlier runs come back before anything is published.
+        let root = workspace.root().to_path_buf();
+        if let Ok(store) =
+            tokio::task::spawn_blocking(move || crate::engine::findings::FindingStore::load(&root))
+                .await
+        {
+            *lock(&lock(&session).findings) = store;
+        }
         let discovered = tokio::task::spawn_blocking(move || {
             let paths = workspace.discover();
             let config = workspace.config().paths.clone();
@@ -797,6 +897,30 @@ impl Server {
     }
 }
 
+/// What the client can do with the edits and documents a run sends.
+fn edit_support(capabilities: &lsp::ClientCapabilities) -> runs::EditSupport {
+    let edit = capabilities
+        .workspace
+        .as_ref()
+        .and_then(|workspace| workspace.workspace_edit.as_ref());
+    runs::EditSupport {
+        work_done_progress: capabilities
+            .window
+            .as_ref()
+            .and_then(|window| window.work_done_progress)
+            .unwrap_or(false),
+        document_changes: edit.and_then(|edit| edit.document_changes).unwrap_or(false),
+        create_files: edit
+            .and_then(|edit| edit.resource_operations.as_ref())
+            .is_some_and(|operations| operations.contains(&lsp::ResourceOperationKind::Create)),
+        show_document: capabilities
+            .window
+            .as_ref()
+            .and_then(|window| window.show_document.as_ref())
+            .is_some_and(|show| show.support),
+    }
+}
+
 #[allow(deprecated)] // `root_uri` is how older clients name the workspace.
 fn workspace_root(params: &lsp::InitializeParams) -> Option<PathBuf> {
     let from_folders = params
@@ -837,10 +961,20 @@ fn capabilities_for(encoding: PositionEncoding, pull: bool) -> lsp::ServerCapabi
         }),
         code_action_provider: Some(lsp::CodeActionProviderCapability::Options(
             lsp::CodeActionOptions {
-                code_action_kinds: Some(vec![lsp::CodeActionKind::QUICKFIX]),
+                code_action_kinds: Some(vec![
+                    lsp::CodeActionKind::QUICKFIX,
+                    lsp::CodeActionKind::new(handlers::RUN_ACTION_KIND),
+                ]),
                 ..lsp::CodeActionOptions::default()
             },
         )),
+        execute_command_provider: Some(lsp::ExecuteCommandOptions {
+            commands: runs::COMMANDS
+                .iter()
+                .map(|&command| command.to_owned())
+                .collect(),
+            work_done_progress_options: lsp::WorkDoneProgressOptions::default(),
+        }),
         diagnostic_provider: pull.then(|| {
             lsp::DiagnosticServerCapabilities::Options(lsp::DiagnosticOptions {
                 identifier: Some("control-room".to_owned()),

@@ -5,13 +5,16 @@
 //! takes the lock before its first `.await`). Queries and diagnostics work on
 //! snapshots (`Workspace` clones) taken under the lock and used after it.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use ropey::Rope;
 use tower_lsp_server::ls_types::{Position, TextDocumentContentChangeEvent};
 
+use crate::engine::findings::FindingStore;
+use crate::engine::prompts::Prompts;
+use crate::engine::recipe::Registry;
 use crate::index::{FilePath, SourceFile, Workspace};
 use crate::syntax::MarkdownParser;
 use crate::syntax::markdown::TreeEdit;
@@ -54,6 +57,11 @@ pub struct Session {
     pub out_of_order: Vec<(FilePath, i32, i32)>,
     /// The editor's `controlRoom.llm` layer, for the runs the server starts.
     pub editor_llm: Option<crate::llm::config::LlmLayer>,
+    /// Agents' findings from finished runs, shown as diagnostics.
+    pub findings: Arc<Mutex<FindingStore>>,
+    /// The recipes, for the actions the editor offers; dropped when a
+    /// recipe file changes and loaded again when next asked for.
+    recipes: Option<Arc<Registry>>,
 }
 
 impl Session {
@@ -66,12 +74,40 @@ impl Session {
             generation: 0,
             out_of_order: Vec::new(),
             editor_llm: None,
+            findings: Arc::new(Mutex::new(FindingStore::default())),
+            recipes: None,
         }
+    }
+
+    /// The recipes the workspace can run (bundled, shadowed by the
+    /// project's, the editor's unsaved text of open recipe files winning).
+    pub fn recipes(&mut self) -> Arc<Registry> {
+        if let Some(registry) = &self.recipes {
+            return registry.clone();
+        }
+        let root = self.workspace.root().to_path_buf();
+        let registry = Arc::new(Registry::load_with_open(
+            &root,
+            &Prompts::load(&root),
+            &self.open_recipe_texts(),
+        ));
+        self.recipes = Some(registry.clone());
+        registry
+    }
+
+    /// The open recipe files' text, by workspace path.
+    pub fn open_recipe_texts(&self) -> BTreeMap<String, String> {
+        self.documents
+            .iter()
+            .filter(|(_, document)| document.is_recipe())
+            .map(|(path, document)| (path.to_string(), document.rope.to_string()))
+            .collect()
     }
 
     pub fn open(&mut self, path: FilePath, text: String, version: i32) {
         self.generation += 1;
         if is_recipe_path(&path) {
+            self.recipes = None;
             let document = Document {
                 rope: Rope::from_str(&text),
                 version,
@@ -137,6 +173,7 @@ impl Session {
         document.version = version;
         self.generation += 1;
         let Some(parser) = &mut document.parser else {
+            self.recipes = None;
             return true;
         };
         let text = document.rope.to_string();
@@ -157,6 +194,9 @@ impl Session {
 
     /// Closes a document; the file on disk is the truth again.
     pub fn close(&mut self, path: &FilePath) {
+        if is_recipe_path(path) {
+            self.recipes = None;
+        }
         if self.documents.remove(path).is_some() {
             self.reload_from_disk(path);
         }
@@ -179,6 +219,7 @@ impl Session {
         }
         if is_recipe_path(path) {
             // Not manuscript; the next diagnostics run re-reads the recipes.
+            self.recipes = None;
             self.generation += 1;
             return;
         }
@@ -223,6 +264,7 @@ impl Session {
             .collect();
         self.workspace.insert_files(files);
         self.indexed = true;
+        self.recipes = None;
         self.generation += 1;
     }
 

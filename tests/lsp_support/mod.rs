@@ -13,6 +13,9 @@ use serde_json::{Value, json};
 
 pub const TIMEOUT: Duration = Duration::from_secs(20);
 
+/// Answers a request from the server; `None` answers `null`.
+pub type Responder = Box<dyn FnMut(&Value) -> Option<Value> + Send>;
+
 pub struct Client {
     child: Child,
     stdin: ChildStdin,
@@ -20,6 +23,8 @@ pub struct Client {
     next_id: i64,
     /// Notifications and server requests seen so far, in order.
     pub seen: Vec<Value>,
+    /// How server requests are answered (by default, `null`).
+    pub responder: Option<Responder>,
 }
 
 impl Client {
@@ -70,6 +75,7 @@ impl Client {
             incoming,
             next_id: 1,
             seen: Vec::new(),
+            responder: None,
         }
     }
 
@@ -116,8 +122,13 @@ impl Client {
                 }
             };
             if message.get("method").is_some() && message.get("id").is_some() {
-                // A request from the server: accept it.
-                let reply = json!({"jsonrpc": "2.0", "id": message["id"], "result": null});
+                // A request from the server: answer it.
+                let result = self
+                    .responder
+                    .as_mut()
+                    .and_then(|respond| respond(&message))
+                    .unwrap_or(Value::Null);
+                let reply = json!({"jsonrpc": "2.0", "id": message["id"], "result": result});
                 self.send(&reply);
             }
             let matched = wanted(&message);

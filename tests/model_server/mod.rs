@@ -7,6 +7,7 @@
 #![allow(dead_code)] // Each test binary uses a different part.
 
 use std::collections::VecDeque;
+use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -32,6 +33,8 @@ pub enum Answer {
     Raw(String),
     /// Never answers; counts the request as dropped when the client goes.
     Hang,
+    /// Waits, then answers.
+    Delayed(Duration, Box<Answer>),
 }
 
 impl Answer {
@@ -129,12 +132,8 @@ impl Drop for DropCounter {
     }
 }
 
-async fn answer(
-    State(shared): State<Arc<Shared>>,
-    uri: Uri,
-    headers: HeaderMap,
-    body: String,
-) -> Response {
+async fn answer(state: State<Arc<Shared>>, uri: Uri, headers: HeaderMap, body: String) -> Response {
+    let State(shared) = state;
     let value: Value = serde_json::from_str(&body).unwrap_or(Value::Null);
     shared.received.lock().unwrap().push(Received {
         path: uri.path().to_owned(),
@@ -155,8 +154,24 @@ async fn answer(
                 }
             })
     };
+    let mut answer = answer;
+    while let Some(Answer::Delayed(delay, then)) = answer {
+        tokio::time::sleep(delay).await;
+        answer = Some(*then);
+    }
     let anthropic = uri.path().ends_with("/messages");
     let model = value["model"].as_str().unwrap_or("unknown").to_owned();
+    render(shared, anthropic, model, &body, answer).await
+}
+
+/// The HTTP response for `answer`.
+async fn render(
+    shared: Arc<Shared>,
+    anthropic: bool,
+    model: String,
+    body: &str,
+    answer: Option<Answer>,
+) -> Response {
     match answer {
         None => (
             StatusCode::BAD_REQUEST,
@@ -205,5 +220,51 @@ async fn answer(
             tokio::time::sleep(Duration::from_secs(3600)).await;
             StatusCode::REQUEST_TIMEOUT.into_response()
         }
+        Some(Answer::Delayed(..)) => unreachable!("delays are waited out before answering"),
     }
+}
+
+/// What the prompt of `step` (run by `archetype`) always contains.
+pub fn step_marker(step: &str, archetype: &str) -> String {
+    format!("<current_step>{step} ({archetype})</current_step>")
+}
+
+/// Scripts the server to answer each agent of `creative_draft_scene` as the
+/// example's scripted dry run does, told apart by their session state.
+pub fn serve_draft_scene(server: &FakeModelServer, draft_extra: &str) {
+    let replies: Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("examples/scripted/draft-the-reckoning.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    // The scripted file's format: text, or `{"reply": JSON}`.
+    let reply = |step: &str| match &replies[step] {
+        Value::String(text) => text.clone(),
+        Value::Object(object) if object.contains_key("reply") => object["reply"].to_string(),
+        other => other.to_string(),
+    };
+    // Each step's session state names it, whatever the prompt's tier.
+    server.on(
+        &step_marker("brief", "planner"),
+        vec![Answer::text(reply("brief"))],
+    );
+    server.on(
+        &step_marker("draft", "writer"),
+        vec![Answer::text(format!("{}{draft_extra}", reply("draft")))],
+    );
+    server.on(
+        &step_marker("polish", "editor"),
+        vec![Answer::text(reply("polish"))],
+    );
+    server.on(
+        &step_marker("continuity", "continuity"),
+        vec![Answer::text(reply("continuity"))],
+    );
+    server.on(
+        &step_marker("critique", "critic"),
+        vec![Answer::text(reply("critique"))],
+    );
 }
