@@ -678,3 +678,99 @@ fn cancelled_failed_and_panicking_runs_end_their_progress_and_write_nothing() {
     assert!(client.is_running());
     client.shutdown();
 }
+
+#[test]
+fn a_definition_of_done_that_fails_is_a_message_an_issue_and_a_report_that_keeps_the_draft() {
+    let (_dir, root) = example_copy();
+    // A project recipe: the bundled draft, but the continuity check must pass.
+    let mut recipe: Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("recipes/creative_draft_scene.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    recipe["recipe_id"] = json!("strict_draft_scene");
+    recipe["label"] = json!("Draft a scene that passes continuity");
+    recipe["task_patterns"] = json!(["strict draft"]);
+    recipe["dod"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"check": "slot_field_equals", "slot": "continuity_report", "field": "pass", "expected": true}));
+    std::fs::create_dir_all(root.join(".control-room/recipes")).unwrap();
+    std::fs::write(
+        root.join(".control-room/recipes/strict_draft_scene.json"),
+        serde_json::to_string_pretty(&recipe).unwrap(),
+    )
+    .unwrap();
+    let server = FakeModelServer::start();
+    server.on(
+        &step_marker("continuity", "continuity"),
+        vec![Answer::text(
+            r#"{"pass": false, "findings": [{"severity": "error", "quote": "the keys on their cord", "message": "Ysolde gave the keys away in The Gate."}]}"#,
+        )],
+    );
+    serve_draft_scene(&server, "");
+    configure(&root, &server.url);
+    let mut client = Client::spawn(&[]);
+    client.responder = Some(editor(true, None));
+    client.initialize(&root, capabilities());
+    client.wait_for_index();
+
+    // The project's recipe is offered on a scene by its label.
+    let gate = root.join("Story/Scenes/SCN-the-gate.md");
+    client.open(&gate, 1);
+    let actions = client.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": uri(&gate)}, "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}, "context": {"diagnostics": []}}),
+    );
+    let offered = actions
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|action| action["command"]["arguments"][0]["recipe"] == "strict_draft_scene")
+        .unwrap_or_else(|| panic!("the project recipe is not offered: {actions:#}"));
+    assert_eq!(
+        offered["title"],
+        "Draft a scene that passes continuity (SCN-the-gate)"
+    );
+
+    let reply = execute(
+        &mut client,
+        json!({"recipe": "strict_draft_scene", "scene": "SCN-the-reckoning"}),
+    );
+    let run_id = reply["result"]["run_id"].as_str().unwrap().to_owned();
+    let end = progress(&mut client, &run_token(&run_id)).pop().unwrap();
+    let summary = end["message"].as_str().unwrap();
+    assert!(
+        summary.starts_with("failed: the Definition of Done failed (slot_field_equals: `continuity_report.pass` is false, expected true)"),
+        "{summary}"
+    );
+    assert!(requests(&client, "workspace/applyEdit").is_empty());
+    assert!(!root.join("Story/Scenes/SCN-the-reckoning.md").exists());
+    let issue = format!(".control-room/issues/DOD-{run_id}.md");
+    assert!(root.join(&issue).is_file());
+    let message = client.wait_for(|m| m["method"] == "window/showMessageRequest");
+    assert_eq!(message["params"]["type"], 2, "a warning");
+    let titles: Vec<&str> = message["params"]["actions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|action| action["title"].as_str())
+        .collect();
+    assert_eq!(titles, ["Open issue", "Open report"]);
+    let report = run_file(&root, &run_id, "report.md");
+    assert!(
+        report.contains(&format!(
+            "- Definition of Done: **failed**, see [{issue}](../../../{issue})"
+        )),
+        "{report}"
+    );
+    assert!(report.contains("- Result: not written, because the Definition of Done failed"));
+    // The draft is kept in the report: no words are lost.
+    assert!(
+        report.contains(scripted("polish").as_str().unwrap()),
+        "{report}"
+    );
+    client.shutdown();
+}

@@ -1,6 +1,6 @@
 //! What a run tells the outside world while it goes. The runner emits events
 //! to every sink: the terminal progress bar, plain log lines, a test recorder,
-//! and (later) the server's `$/progress`. Persistence is not a sink: it is
+//! and the server's `$/progress` (`lsp::runs`). Persistence is not a sink: it is
 //! part of the step and must succeed before the next one starts.
 
 use std::sync::Mutex;
