@@ -562,8 +562,10 @@ async fn drive(
             crashed(&started, &reason)
         }
     };
-    progress.end(outcome.summary.clone()).await;
+    // Out of the in-flight list before the progress ends, so a client that
+    // starts the same run again on seeing the end is not refused.
     context.runs.lock().remove(&run_id);
+    progress.end(outcome.summary.clone()).await;
     if let Some(uri) = outcome.show {
         show(&context, uri, false).await;
     }
