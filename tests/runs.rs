@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use lsp_support::{Client, example_copy, position_of, uri};
-use model_server::{Answer, FakeModelServer, serve_draft_scene, step_marker};
+use model_server::{Answer, FakeModelServer, scripted_reply, serve_draft_scene, step_marker};
 use serde_json::{Value, json};
 
 fn configure(root: &Path, server_url: &str) {
@@ -129,6 +129,15 @@ fn execute(client: &mut Client, arguments: Value) -> Value {
     )
 }
 
+/// Waits for the run's progress to say `message`.
+fn wait_for_report(client: &mut Client, token: &str, message: &str) {
+    client.wait_for(|m| {
+        m["method"] == "$/progress"
+            && m["params"]["token"] == token
+            && m["params"]["value"]["message"] == message
+    });
+}
+
 fn run_token(run_id: &str) -> String {
     format!("control-room/run/{run_id}")
 }
@@ -150,18 +159,6 @@ fn agent_findings(diagnostics: &[Value]) -> Vec<&Value> {
 
 fn text_at(text: &str, range: &Value) -> String {
     text[offset_of(text, &range["start"])..offset_of(text, &range["end"])].to_owned()
-}
-
-fn scripted(step: &str) -> Value {
-    let replies: Value = serde_json::from_str(
-        &std::fs::read_to_string(
-            Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("examples/scripted/draft-the-reckoning.json"),
-        )
-        .unwrap(),
-    )
-    .unwrap();
-    replies[step].clone()
 }
 
 fn run_file(root: &Path, run_id: &str, name: &str) -> String {
@@ -273,9 +270,9 @@ fn draft_scene_from_the_outline_arrives_as_an_edit_with_its_findings_as_diagnost
         ),
         "{new_text}"
     );
-    let polished = scripted("polish");
+    let polished = scripted_reply("polish");
     assert!(
-        new_text.ends_with(&format!("---\n\n{}\n", polished.as_str().unwrap())),
+        new_text.ends_with(&format!("---\n\n{}\n", polished)),
         "{new_text}"
     );
     assert_eq!(std::fs::read_to_string(&scene).unwrap(), new_text);
@@ -417,7 +414,7 @@ fn a_refused_edit_or_a_scene_changed_mid_run_keeps_the_draft_beside_the_scene() 
         &step_marker("draft", "writer"),
         vec![Answer::Delayed(
             Duration::from_millis(1200),
-            Box::new(Answer::text(scripted("draft").as_str().unwrap())),
+            Box::new(Answer::text(scripted_reply("draft"))),
         )],
     );
     serve_draft_scene(&server, "");
@@ -453,7 +450,7 @@ fn a_refused_edit_or_a_scene_changed_mid_run_keeps_the_draft_beside_the_scene() 
     let beside = root.join(format!("Story/Scenes/SCN-the-vigil.draft-{first}.md"));
     let kept = std::fs::read_to_string(&beside).unwrap();
     assert!(kept.starts_with(&vigil_text[..front_end]), "{kept}");
-    assert!(kept.ends_with(&format!("{}\n", scripted("polish").as_str().unwrap())));
+    assert!(kept.ends_with(&format!("{}\n", scripted_reply("polish"))));
     assert_eq!(
         std::fs::read_to_string(&vigil).unwrap(),
         vigil_text,
@@ -485,11 +482,7 @@ fn a_refused_edit_or_a_scene_changed_mid_run_keeps_the_draft_beside_the_scene() 
     );
     let second = reply["result"]["run_id"].as_str().unwrap().to_owned();
     let token = run_token(&second);
-    client.wait_for(|m| {
-        m["method"] == "$/progress"
-            && m["params"]["token"] == token.as_str()
-            && m["params"]["value"]["message"] == "[5/8] draft (writer)"
-    });
+    wait_for_report(&mut client, &token, "[5/8] draft (writer)");
     let last_line = gate_text.lines().count();
     client.notify(
         "textDocument/didChange",
@@ -564,11 +557,7 @@ fn cancelled_failed_and_panicking_runs_end_their_progress_and_write_nothing() {
     );
     let run_id = reply["result"]["run_id"].as_str().unwrap().to_owned();
     let token = run_token(&run_id);
-    client.wait_for(|m| {
-        m["method"] == "$/progress"
-            && m["params"]["token"] == token.as_str()
-            && m["params"]["value"]["message"] == "[5/8] draft (writer)"
-    });
+    wait_for_report(&mut client, &token, "[5/8] draft (writer)");
     // A second run of the recipe on the scene is refused meanwhile.
     let again = execute(
         &mut client,
@@ -611,11 +600,7 @@ fn cancelled_failed_and_panicking_runs_end_their_progress_and_write_nothing() {
     );
     let run_id = reply["result"]["run_id"].as_str().unwrap().to_owned();
     let token = run_token(&run_id);
-    client.wait_for(|m| {
-        m["method"] == "$/progress"
-            && m["params"]["token"] == token.as_str()
-            && m["params"]["value"]["message"] == "[5/8] draft (writer)"
-    });
+    wait_for_report(&mut client, &token, "[5/8] draft (writer)");
     let cancelled = client.request(
         "workspace/executeCommand",
         json!({"command": "controlRoom.cancelRun", "arguments": [{"run_id": run_id}]}),
@@ -768,9 +753,6 @@ fn a_definition_of_done_that_fails_is_a_message_an_issue_and_a_report_that_keeps
     );
     assert!(report.contains("- Result: not written, because the Definition of Done failed"));
     // The draft is kept in the report: no words are lost.
-    assert!(
-        report.contains(scripted("polish").as_str().unwrap()),
-        "{report}"
-    );
+    assert!(report.contains(&scripted_reply("polish")), "{report}");
     client.shutdown();
 }

@@ -1036,34 +1036,28 @@ async fn apply(
 
 /// The engine could not run the run at all (its files, its lock).
 fn failed_to_run(started: &Started, error: &RunError) -> Outcome {
-    let reason = error.to_string();
-    write_failure_report(started, &reason);
-    Outcome {
-        summary: format!("failed: {reason}"),
-        message: Some((
-            lsp::MessageType::ERROR,
-            format!("{} failed: {reason}", started.label),
-            Vec::new(),
-        )),
-        show: None,
-    }
+    failed(started, &error.to_string())
 }
 
 /// The run's task panicked: the run is marked failed so it can be resumed.
 fn crashed(started: &Started, reason: &str) -> Outcome {
-    let root = started.workspace.root();
-    let files = RunFiles::new(root, &started.manifest.run_id);
+    let reason = format!("internal error: {reason}");
+    let files = RunFiles::new(started.workspace.root(), &started.manifest.run_id);
     if let Ok(mut manifest) = files.read_manifest()
         && !manifest.status.is_finished()
     {
         manifest.status = RunStatus::Failed;
-        manifest.error = Some(format!("internal error: {reason}"));
+        manifest.error = Some(reason.clone());
         manifest.updated_at = runner::now();
         manifest.completed_at = Some(manifest.updated_at.clone());
         let _ = files.write_manifest(&Disk::default(), &manifest);
     }
-    let reason = format!("internal error: {reason}");
-    write_failure_report(started, &reason);
+    failed(started, &reason)
+}
+
+/// A run that ended without reporting itself: its report and its message.
+fn failed(started: &Started, reason: &str) -> Outcome {
+    write_failure_report(started, reason);
     Outcome {
         summary: format!("failed: {reason}"),
         message: Some((

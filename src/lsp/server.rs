@@ -329,6 +329,22 @@ fn with_findings(
         .collect()
 }
 
+/// The diagnostics of the given files (all when `None`) with their findings,
+/// for pull requests.
+fn checked(
+    cache: &mut DiagnosticsCache,
+    snapshot: &Snapshot,
+    only: Option<&[FilePath]>,
+) -> Vec<(FilePath, Arc<Vec<lsp::Diagnostic>>)> {
+    let computed = cache.compute(&snapshot.workspace, only, snapshot.encoding);
+    with_findings(
+        computed,
+        &snapshot.findings,
+        &snapshot.workspace,
+        snapshot.encoding,
+    )
+}
+
 impl LanguageServer for Server {
     async fn initialize(&self, params: lsp::InitializeParams) -> RpcResult<lsp::InitializeResult> {
         let root = workspace_root(&params)
@@ -659,17 +675,10 @@ impl LanguageServer for Server {
                 if !indexed && partial {
                     return Vec::new();
                 }
-                let mut cache = lock(&cache);
-                let computed = cache.compute(&snapshot.workspace, Some(&[path]), snapshot.encoding);
-                with_findings(
-                    computed,
-                    &snapshot.findings,
-                    &snapshot.workspace,
-                    snapshot.encoding,
-                )
-                .into_iter()
-                .flat_map(|(_, diagnostics)| (*diagnostics).clone())
-                .collect()
+                checked(&mut lock(&cache), snapshot, Some(&[path]))
+                    .into_iter()
+                    .flat_map(|(_, diagnostics)| (*diagnostics).clone())
+                    .collect()
             })
             .await?;
         Ok(lsp::DocumentDiagnosticReportResult::Report(
@@ -700,34 +709,28 @@ impl LanguageServer for Server {
             .unwrap_or_default();
         let items = self
             .query("workspaceDiagnostic", move |snapshot| {
-                let mut cache = lock(&cache);
-                let computed = cache.compute(&snapshot.workspace, None, snapshot.encoding);
-                with_findings(
-                    computed,
-                    &snapshot.findings,
-                    &snapshot.workspace,
-                    snapshot.encoding,
-                )
-                .into_iter()
-                .filter(|(_, diagnostics)| !diagnostics.is_empty())
-                .filter_map(|(path, diagnostics)| {
-                    let uri = uri_for(&snapshot.workspace, &path)?;
-                    let version = versions
-                        .iter()
-                        .find(|(open, _)| *open == path)
-                        .map(|(_, version)| i64::from(*version));
-                    Some(lsp::WorkspaceDocumentDiagnosticReport::Full(
-                        lsp::WorkspaceFullDocumentDiagnosticReport {
-                            uri,
-                            version,
-                            full_document_diagnostic_report: lsp::FullDocumentDiagnosticReport {
-                                result_id: None,
-                                items: (*diagnostics).clone(),
+                checked(&mut lock(&cache), snapshot, None)
+                    .into_iter()
+                    .filter(|(_, diagnostics)| !diagnostics.is_empty())
+                    .filter_map(|(path, diagnostics)| {
+                        let uri = uri_for(&snapshot.workspace, &path)?;
+                        let version = versions
+                            .iter()
+                            .find(|(open, _)| *open == path)
+                            .map(|(_, version)| i64::from(*version));
+                        Some(lsp::WorkspaceDocumentDiagnosticReport::Full(
+                            lsp::WorkspaceFullDocumentDiagnosticReport {
+                                uri,
+                                version,
+                                full_document_diagnostic_report:
+                                    lsp::FullDocumentDiagnosticReport {
+                                        result_id: None,
+                                        items: (*diagnostics).clone(),
+                                    },
                             },
-                        },
-                    ))
-                })
-                .collect()
+                        ))
+                    })
+                    .collect()
             })
             .await?;
         Ok(lsp::WorkspaceDiagnosticReportResult::Report(

@@ -229,9 +229,9 @@ pub fn step_marker(step: &str, archetype: &str) -> String {
     format!("<current_step>{step} ({archetype})</current_step>")
 }
 
-/// Scripts the server to answer each agent of `creative_draft_scene` as the
-/// example's scripted dry run does, told apart by their session state.
-pub fn serve_draft_scene(server: &FakeModelServer, draft_extra: &str) {
+/// The reply of `step` in the example's scripted dry run of
+/// `creative_draft_scene` (its file holds a text, or `{"reply": JSON}`).
+pub fn scripted_reply(step: &str) -> String {
     let replies: Value = serde_json::from_str(
         &std::fs::read_to_string(
             Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -240,12 +240,17 @@ pub fn serve_draft_scene(server: &FakeModelServer, draft_extra: &str) {
         .unwrap(),
     )
     .unwrap();
-    // The scripted file's format: text, or `{"reply": JSON}`.
-    let reply = |step: &str| match &replies[step] {
+    match &replies[step] {
         Value::String(text) => text.clone(),
         Value::Object(object) if object.contains_key("reply") => object["reply"].to_string(),
         other => other.to_string(),
-    };
+    }
+}
+
+/// Scripts the server to answer each agent of `creative_draft_scene` as the
+/// example's scripted dry run does, told apart by their session state.
+pub fn serve_draft_scene(server: &FakeModelServer, draft_extra: &str) {
+    let reply = scripted_reply;
     // Each step's session state names it, whatever the prompt's tier.
     server.on(
         &step_marker("brief", "planner"),
