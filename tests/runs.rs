@@ -122,6 +122,32 @@ fn progress(client: &mut Client, token: &str) -> Vec<Value> {
         .collect()
 }
 
+/// A server on `root`, its agents answered by `server`, spoken to by an
+/// editor that applies edits (or refuses them) and picks `choose` from
+/// messages; the initial index is done.
+fn editor_client(
+    root: &Path,
+    server: &FakeModelServer,
+    apply: bool,
+    choose: Option<&'static str>,
+) -> Client {
+    configure(root, &server.url);
+    let mut client = Client::spawn(&[]);
+    client.responder = Some(editor(apply, choose));
+    client.initialize(root, capabilities());
+    client.wait_for_index();
+    client
+}
+
+/// The code actions for `range` of `path`.
+fn code_actions(client: &mut Client, path: &Path, range: Value) -> Vec<Value> {
+    let actions = client.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": uri(path)}, "range": range, "context": {"diagnostics": []}}),
+    );
+    actions.as_array().expect("a list of actions").clone()
+}
+
 fn execute(client: &mut Client, arguments: Value) -> Value {
     client.request_raw(
         "workspace/executeCommand",
@@ -175,26 +201,17 @@ fn draft_scene_from_the_outline_arrives_as_an_edit_with_its_findings_as_diagnost
     let (_dir, root) = example_copy();
     let server = FakeModelServer::start();
     serve_draft_scene(&server, "");
-    configure(&root, &server.url);
-    let mut client = Client::spawn(&[]);
-    client.responder = Some(editor(true, None));
-    client.initialize(&root, capabilities());
-    client.wait_for_index();
+    let mut client = editor_client(&root, &server, true, None);
 
     // The outline offers "Draft scene" as the missing scene's quick fix.
     let outline = root.join("Story/SCN-outline.md");
     let outline_text = client.open(&outline, 1);
     let at = position_of(&outline_text, "SCN-the-reckoning", 0);
-    let actions = client.request(
-        "textDocument/codeAction",
-        json!({"textDocument": {"uri": uri(&outline)}, "range": {"start": at, "end": at}, "context": {"diagnostics": []}}),
-    );
+    let actions = code_actions(&mut client, &outline, json!({"start": at, "end": at}));
     let draft = actions
-        .as_array()
-        .unwrap()
         .iter()
         .find(|action| action["title"] == "Draft scene SCN-the-reckoning")
-        .unwrap_or_else(|| panic!("no Draft scene action: {actions:#}"))
+        .unwrap_or_else(|| panic!("no Draft scene action: {actions:#?}"))
         .clone();
     assert_eq!(draft["kind"], "quickfix");
     assert_eq!(draft["diagnostics"][0]["code"], "missing-scene");
@@ -365,13 +382,8 @@ fn draft_scene_from_the_outline_arrives_as_an_edit_with_its_findings_as_diagnost
     assert!(left["message"].as_str().unwrap().starts_with("Critique:"));
 
     // Dismissed, and it stays dismissed.
-    let actions = client.request(
-        "textDocument/codeAction",
-        json!({"textDocument": {"uri": scene_uri}, "range": left["range"], "context": {"diagnostics": [left]}}),
-    );
+    let actions = code_actions(&mut client, &scene, left["range"].clone());
     let dismiss = actions
-        .as_array()
-        .unwrap()
         .iter()
         .find(|action| action["title"] == "Dismiss this finding")
         .unwrap()
@@ -418,11 +430,7 @@ fn a_refused_edit_or_a_scene_changed_mid_run_keeps_the_draft_beside_the_scene() 
         )],
     );
     serve_draft_scene(&server, "");
-    configure(&root, &server.url);
-    let mut client = Client::spawn(&[]);
-    client.responder = Some(editor(false, Some("Open draft")));
-    client.initialize(&root, capabilities());
-    client.wait_for_index();
+    let mut client = editor_client(&root, &server, false, Some("Open draft"));
 
     // 1. The editor refuses the versioned edit.
     let vigil = root.join("Story/Scenes/SCN-the-vigil.md");
@@ -696,25 +704,17 @@ fn a_definition_of_done_that_fails_is_a_message_an_issue_and_a_report_that_keeps
         )],
     );
     serve_draft_scene(&server, "");
-    configure(&root, &server.url);
-    let mut client = Client::spawn(&[]);
-    client.responder = Some(editor(true, None));
-    client.initialize(&root, capabilities());
-    client.wait_for_index();
+    let mut client = editor_client(&root, &server, true, None);
 
     // The project's recipe is offered on a scene by its label.
     let gate = root.join("Story/Scenes/SCN-the-gate.md");
     client.open(&gate, 1);
-    let actions = client.request(
-        "textDocument/codeAction",
-        json!({"textDocument": {"uri": uri(&gate)}, "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}, "context": {"diagnostics": []}}),
-    );
+    let start = json!({"line": 0, "character": 0});
+    let actions = code_actions(&mut client, &gate, json!({"start": start, "end": start}));
     let offered = actions
-        .as_array()
-        .unwrap()
         .iter()
         .find(|action| action["command"]["arguments"][0]["recipe"] == "strict_draft_scene")
-        .unwrap_or_else(|| panic!("the project recipe is not offered: {actions:#}"));
+        .unwrap_or_else(|| panic!("the project recipe is not offered: {actions:#?}"));
     assert_eq!(
         offered["title"],
         "Draft a scene that passes continuity (SCN-the-gate)"
