@@ -8,6 +8,7 @@
 pub mod checks;
 pub mod cli;
 pub mod engine;
+pub mod evidence;
 pub mod ide;
 pub mod index;
 pub mod llm;

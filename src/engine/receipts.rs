@@ -119,6 +119,15 @@ impl SigningKey {
         }
     }
 
+    /// Reads the workspace's key without creating it; `None` if there is
+    /// none yet (then no receipt verifies) or it is damaged.
+    pub fn load(root: &Path) -> Option<SigningKey> {
+        let text = std::fs::read_to_string(root.join(SECRET_FILE)).ok()?;
+        unhex(text.trim())
+            .filter(|bytes| bytes.len() >= 32)
+            .map(SigningKey)
+    }
+
     fn mac(&self, bytes: &[u8]) -> Vec<u8> {
         let mut mac =
             <Hmac<Sha256> as KeyInit>::new_from_slice(&self.0).expect("any key length works");
