@@ -88,6 +88,32 @@ enum Command {
         #[arg(long, default_value = ".")]
         dir: PathBuf,
     },
+    /// Convene a conference: the Chief gathers evidence with tools, then each
+    /// agent gives one grounded opinion; prints the transcript's path.
+    Conference {
+        /// The question for the agents.
+        question: String,
+        /// The agents asked (default: planner, writer, editor, continuity, critic, librarian).
+        #[arg(long, value_delimiter = ',')]
+        agents: Vec<String>,
+        /// The tools the Chief may call (default: all).
+        #[arg(long, value_delimiter = ',')]
+        tools: Vec<String>,
+        /// Let the Chief answer without calling a tool first.
+        #[arg(long)]
+        no_require_tool: bool,
+        /// The passage the question is about: PATH or PATH:START-END (1-based lines).
+        #[arg(long, value_name = "PATH[:START-END]")]
+        passage: Option<String>,
+        /// How many agents are asked at once (default 6).
+        #[arg(long)]
+        concurrency: Option<usize>,
+        #[command(flatten)]
+        model: run::ModelArgs,
+        /// The manuscript's root folder.
+        #[arg(default_value = ".")]
+        dir: PathBuf,
+    },
     /// List, show, cancel or resume runs.
     Runs {
         #[command(subcommand)]
@@ -145,6 +171,27 @@ fn main() -> ExitCode {
             model,
             dir,
         } => run::run(&dir, &target, task.as_deref(), &args, &model),
+        Command::Conference {
+            question,
+            agents,
+            tools,
+            no_require_tool,
+            passage,
+            concurrency,
+            model,
+            dir,
+        } => control_room::cli::conference::conference(
+            &dir,
+            &control_room::cli::conference::Options {
+                question: &question,
+                agents: &agents,
+                tools: &tools,
+                no_require_tool,
+                passage: passage.as_deref(),
+                concurrency,
+            },
+            &model,
+        ),
         Command::Prompt {
             recipe,
             step,

@@ -235,7 +235,7 @@ impl RunSink for Progress {
     }
 }
 
-fn tokio_runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+pub(crate) fn tokio_runtime() -> anyhow::Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

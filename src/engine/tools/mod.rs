@@ -41,6 +41,41 @@ pub const TOOLS: &[&str] = &[
     "reader_experience_simulator",
 ];
 
+/// What `tool` does and the arguments it takes, in a line (for prompts that
+/// let an agent call tools).
+pub fn describe(tool: &str) -> &'static str {
+    match tool {
+        "file_locator" => {
+            "finds the manuscript files a question is about. Args: `search_criteria` (text), `scene_path` (optional), `scan_mode` (`FAST_SCAN` or `FULL_SCAN`, which also searches the text), `max_results` (default 12)."
+        }
+        "outline_analyzer" => {
+            "the outline's structure, or one scene's beat. Args: `scene_id` or `scene_path` (optional), `mode` (`structure` or `beat`)."
+        }
+        "canon_checker" => {
+            "the canon a scene draws on and where it contradicts it. Args: `scene_path` (required), `canon_paths` (optional list of card paths)."
+        }
+        "consistency_checker" => {
+            "every continuity check on one file. Args: `scene_path` (required)."
+        }
+        "prose_analyzer" => {
+            "the figures of a scene's prose: sentence length, dialogue, repetition, anti-patterns. Args: `scene_path` (required)."
+        }
+        "scene_draft_validator" => {
+            "whether a scene draft is complete enough to stand. Args: `scene_path` (required)."
+        }
+        "timeline_validator" => {
+            "the story's dates in outline order and where they run backwards. Args: `scene_path` or `scene_id` (optional)."
+        }
+        "stakes_mapper" => {
+            "who is on stage in each scene, what is at stake, what is left hanging. Args: `scene_path` or `scene_id` (optional)."
+        }
+        "reader_experience_simulator" => {
+            "a reader's path through the story as figures. Args: `scene_path` or `scene_id` (optional)."
+        }
+        _ => "an unknown tool.",
+    }
+}
+
 /// What a tool sees: a snapshot of the index.
 pub struct ToolContext<'a> {
     pub workspace: &'a Workspace,

@@ -1,0 +1,148 @@
+//! `control-room conference "<question>"`: a conference round from the
+//! command line. Prints the transcript's path; progress goes to stderr.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use anyhow::{Context, bail};
+use tokio_util::sync::CancellationToken;
+
+use super::run::{ModelArgs, model, tokio_runtime};
+use super::workspace_root;
+use crate::engine::conference::envelope::Policy;
+use crate::engine::conference::{self, Conference, Event, Passage, Request};
+use crate::engine::prompts::Prompts;
+use crate::engine::receipts::SigningKey;
+use crate::engine::store::Disk;
+use crate::index::Workspace;
+
+/// The round's options, as the command line gives them.
+pub struct Options<'a> {
+    pub question: &'a str,
+    pub agents: &'a [String],
+    pub tools: &'a [String],
+    pub no_require_tool: bool,
+    /// `PATH` or `PATH:START-END` (1-based lines).
+    pub passage: Option<&'a str>,
+    pub concurrency: Option<usize>,
+}
+
+/// Runs a round and closes it. Exit status 0 when the round closed (whatever
+/// its replies came to), 1 when it was cancelled.
+pub fn conference(dir: &Path, options: &Options, model_args: &ModelArgs) -> anyhow::Result<i32> {
+    let root = workspace_root(dir)?;
+    let workspace = Arc::new(Workspace::load(&root));
+    let mut request = Request::new(options.question.trim())
+        .with_agents(options.agents)
+        .map_err(anyhow::Error::msg)?;
+    if request.question.is_empty() {
+        bail!("the question is empty");
+    }
+    request.policy = Policy {
+        require_tool_first: !options.no_require_tool,
+        ..Policy::default()
+    }
+    .with_allowed(options.tools)
+    .map_err(anyhow::Error::msg)?;
+    if let Some(concurrency) = options.concurrency {
+        request.concurrency = concurrency.max(1);
+    }
+    if let Some(spec) = options.passage {
+        request.passage = Some(passage(&workspace, spec)?);
+    }
+    let prompts = Prompts::load(&root);
+    for problem in &prompts.problems {
+        eprintln!("warning: {problem}");
+    }
+    let disk = Disk::default();
+    let key = SigningKey::load_or_create(&root, &disk)
+        .context("cannot read or create the receipt-signing key")?;
+    let conference = Conference {
+        workspace,
+        prompts: Arc::new(prompts),
+        model: model(&root, model_args)?,
+        key,
+    };
+    let runtime = tokio_runtime()?;
+    let round = runtime.block_on(async {
+        let cancel = CancellationToken::new();
+        let interrupt = {
+            let cancel = cancel.clone();
+            tokio::spawn(async move {
+                if tokio::signal::ctrl_c().await.is_ok() {
+                    cancel.cancel();
+                }
+            })
+        };
+        let report = |event: Event| match event {
+            Event::ChiefStep { step, max } => {
+                eprintln!("phase 1: the Chief, step {step} of at most {max}")
+            }
+            Event::ToolCall { step, tool } => {
+                eprintln!(
+                    "phase 1: step {step}: {}",
+                    tool.as_deref().unwrap_or("no tool")
+                );
+            }
+            Event::Opinions { done, total } => eprintln!("phase 2: {done} of {total} replies"),
+        };
+        let round = conference.convene(request, &report, &cancel).await;
+        interrupt.abort();
+        round
+    });
+    let round = match round {
+        Ok(round) => round,
+        Err(conference::ConferenceError::Cancelled) => {
+            eprintln!("the conference was cancelled; nothing was written");
+            return Ok(1);
+        }
+        Err(error) => return Err(error.into()),
+    };
+    let summary = conference::summary(&round);
+    let path = conference::close(&root, &disk, round).context("cannot close the round")?;
+    eprintln!("replies: {summary}");
+    println!("{path}");
+    Ok(0)
+}
+
+/// `PATH` or `PATH:START-END`: the passage a question is about.
+fn passage(workspace: &Workspace, spec: &str) -> anyhow::Result<Passage> {
+    let (path, lines) = match spec.rsplit_once(':') {
+        Some((path, lines)) if lines.contains('-') || lines.parse::<u32>().is_ok() => {
+            (path, Some(lines))
+        }
+        _ => (spec, None),
+    };
+    crate::engine::tools::check_relative_path(path).map_err(anyhow::Error::msg)?;
+    let file = workspace
+        .file(path)
+        .with_context(|| format!("{path} is not a file of this workspace"))?;
+    let total = file.text.lines().count().max(1) as u32;
+    let (start, end) = match lines {
+        None => (1, total),
+        Some(lines) => {
+            let (start, end) = lines.split_once('-').unwrap_or((lines, lines));
+            let number = |text: &str| {
+                text.trim()
+                    .parse::<u32>()
+                    .with_context(|| format!("`{spec}`: lines are START-END, 1-based"))
+            };
+            (number(start)?, number(end)?)
+        }
+    };
+    if start == 0 || start > end || end > total {
+        bail!("`{spec}`: {path} has lines 1–{total}");
+    }
+    let text: Vec<&str> = file
+        .text
+        .lines()
+        .skip(start as usize - 1)
+        .take((end - start + 1) as usize)
+        .collect();
+    Ok(Passage {
+        path: path.to_owned(),
+        start_line: start,
+        end_line: end,
+        text: text.join("\n"),
+    })
+}
