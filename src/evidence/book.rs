@@ -178,8 +178,8 @@ pub fn describe(receipt: &ToolReceipt) -> String {
     out
 }
 
-/// The receipt id under `offset` in `line`, if any.
-pub fn receipt_at(line: &str, offset: usize) -> Option<&str> {
+/// The receipt id under `offset` in `line`, if any, with where it starts.
+pub fn receipt_at(line: &str, offset: usize) -> Option<(usize, &str)> {
     let is_id_byte = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
     let bytes = line.as_bytes();
     let mut start = offset.min(bytes.len());
@@ -191,5 +191,5 @@ pub fn receipt_at(line: &str, offset: usize) -> Option<&str> {
         end += 1;
     }
     let word = &line[start..end];
-    receipts::is_receipt_id(word).then_some(word)
+    receipts::is_receipt_id(word).then_some((start, word))
 }

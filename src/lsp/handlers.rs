@@ -28,6 +28,10 @@ pub struct Snapshot {
     pub registry: Arc<Registry>,
     /// Agents' findings (shared: anchoring remembers where each was seen).
     pub findings: Arc<Mutex<FindingStore>>,
+    /// The workspace's tool receipts (shared: read again as their logs change).
+    pub receipts: Arc<Mutex<crate::evidence::ReceiptBook>>,
+    /// The Markdown documents open in the editor.
+    pub open: std::collections::HashSet<crate::index::FilePath>,
 }
 
 impl Snapshot {
@@ -75,7 +79,9 @@ impl Snapshot {
 
 pub fn hover(snapshot: &Snapshot, params: &lsp::HoverParams) -> Option<lsp::Hover> {
     let (file, offset) = snapshot.at(&params.text_document_position_params)?;
-    let (target_range, markdown) = ide::hover(&snapshot.workspace, &file.path, offset)?;
+    let (target_range, markdown) =
+        super::evidence::hover(&snapshot.receipts, &snapshot.workspace, file, offset)
+            .or_else(|| ide::hover(&snapshot.workspace, &file.path, offset))?;
     Some(lsp::Hover {
         contents: lsp::HoverContents::Markup(lsp::MarkupContent {
             kind: lsp::MarkupKind::Markdown,
@@ -368,6 +374,22 @@ pub fn code_actions(
                 title: "Dismiss this finding".to_owned(),
                 command: super::runs::DISMISS_FINDING.to_owned(),
                 arguments: Some(vec![json!({ "finding_id": id })]),
+            }),
+            ..lsp::CodeAction::default()
+        }));
+    }
+    // "Convene conference" on a selection of Markdown text.
+    if start != end && file.path.ends_with(".md") {
+        actions.push(lsp::CodeActionOrCommand::CodeAction(lsp::CodeAction {
+            title: "Convene conference".to_owned(),
+            kind: Some(lsp::CodeActionKind::new(RUN_ACTION_KIND)),
+            command: Some(lsp::Command {
+                title: "Convene conference".to_owned(),
+                command: super::conference::CONFERENCE.to_owned(),
+                arguments: Some(vec![json!({
+                    "uri": params.text_document.uri,
+                    "range": params.range,
+                })]),
             }),
             ..lsp::CodeAction::default()
         }));

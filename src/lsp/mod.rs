@@ -7,8 +7,10 @@
 //! turns agents' findings into diagnostics, and `convert` is where byte
 //! offsets become line/column positions.
 
+mod conference;
 mod convert;
 mod diagnostics;
+mod evidence;
 mod findings;
 mod handlers;
 mod recipes;

@@ -52,7 +52,14 @@ pub const OPEN_RUN: &str = "controlRoom.openRun";
 pub const DISMISS_FINDING: &str = "controlRoom.dismissFinding";
 
 /// Every command the server executes.
-pub const COMMANDS: &[&str] = &[RUN_RECIPE, CANCEL_RUN, LIST_RUNS, OPEN_RUN, DISMISS_FINDING];
+pub const COMMANDS: &[&str] = &[
+    RUN_RECIPE,
+    CANCEL_RUN,
+    LIST_RUNS,
+    OPEN_RUN,
+    DISMISS_FINDING,
+    super::conference::CONFERENCE,
+];
 
 /// What the client can do with what a run leaves.
 #[derive(Clone, Copy, Debug, Default)]
@@ -82,18 +89,18 @@ pub struct Runs {
     in_flight: Mutex<HashMap<String, InFlight>>,
 }
 
-struct InFlight {
-    recipe_id: String,
-    label: String,
-    scene_path: Option<String>,
-    cancel: CancellationToken,
-    token: lsp::ProgressToken,
+pub(super) struct InFlight {
+    pub(super) recipe_id: String,
+    pub(super) label: String,
+    pub(super) scene_path: Option<String>,
+    pub(super) cancel: CancellationToken,
+    pub(super) token: lsp::ProgressToken,
     /// What the progress last said.
-    step: String,
+    pub(super) step: String,
 }
 
 impl Runs {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, InFlight>> {
+    pub(super) fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, InFlight>> {
         self.in_flight
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
@@ -116,7 +123,7 @@ fn lock(session: &Mutex<Session>) -> std::sync::MutexGuard<'_, Session> {
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-fn invalid(message: impl Into<String>) -> RpcError {
+pub(super) fn invalid(message: impl Into<String>) -> RpcError {
     RpcError {
         code: ErrorCode::InvalidParams,
         message: message.into().into(),
@@ -125,7 +132,7 @@ fn invalid(message: impl Into<String>) -> RpcError {
 }
 
 /// The first argument of a command as `T`, or an error naming the command.
-fn argument<T: serde::de::DeserializeOwned>(
+pub(super) fn argument<T: serde::de::DeserializeOwned>(
     command: &str,
     arguments: &[Value],
 ) -> Result<T, RpcError> {
@@ -184,6 +191,11 @@ pub async fn execute(
         DISMISS_FINDING => {
             let FindingArgs { finding_id } = argument(DISMISS_FINDING, arguments)?;
             dismiss(context, &finding_id).map(Some)
+        }
+        super::conference::CONFERENCE => {
+            let args = argument(super::conference::CONFERENCE, arguments)?;
+            let token = params.work_done_progress_params.work_done_token;
+            super::conference::start(context, args, token).map(Some)
         }
         other => Err(invalid(format!(
             "unknown command `{other}`; the commands are {}",
@@ -391,7 +403,7 @@ fn start(
 
 /// The model for agents: `[llm]` of `control-room.toml`, the editor's
 /// `controlRoom.llm`, then the `CONTROL_ROOM_LLM_*` variables.
-fn connect(
+pub(super) fn connect(
     root: &Path,
     editor: Option<&crate::llm::config::LlmLayer>,
 ) -> anyhow::Result<Arc<dyn Model>> {
@@ -425,13 +437,13 @@ impl RunSink for ProgressSink {
 }
 
 /// `$/progress` of one run; silent when the client does not do progress.
-struct Progress {
+pub(super) struct Progress {
     client: Client,
     token: Option<lsp::ProgressToken>,
 }
 
 impl Progress {
-    async fn begin(
+    pub(super) async fn begin(
         context: &Context,
         token: lsp::ProgressToken,
         create: bool,
@@ -459,7 +471,7 @@ impl Progress {
         progress
     }
 
-    async fn report(&self, message: String, percentage: u32) {
+    pub(super) async fn report(&self, message: String, percentage: u32) {
         self.send(lsp::WorkDoneProgress::Report(lsp::WorkDoneProgressReport {
             cancellable: Some(true),
             message: Some(message),
@@ -468,7 +480,7 @@ impl Progress {
         .await;
     }
 
-    async fn end(&self, message: String) {
+    pub(super) async fn end(&self, message: String) {
         self.send(lsp::WorkDoneProgress::End(lsp::WorkDoneProgressEnd {
             message: Some(message),
         }))
@@ -593,7 +605,7 @@ async fn drive(
     }
 }
 
-async fn show(context: &Context, uri: Uri, take_focus: bool) {
+pub(super) async fn show(context: &Context, uri: Uri, take_focus: bool) {
     if context.support.show_document {
         let _ = context
             .client
@@ -917,7 +929,7 @@ async fn deliver(
 }
 
 /// The edit that delivers a draft.
-enum EditPlan {
+pub(super) enum EditPlan {
     /// An existing scene: its body replaced, at the version it was read.
     Replace {
         range: lsp::Range,
@@ -932,7 +944,7 @@ enum EditPlan {
 
 /// Sends the edit; the scene's new text when the editor applied it, else
 /// why not and the text to keep beside the scene.
-async fn apply(
+pub(super) async fn apply(
     context: &Context,
     uri: Uri,
     plan: EditPlan,

@@ -112,6 +112,8 @@ impl Server {
             recipes: session.open_recipes(),
             registry: session.recipes(),
             findings: session.findings.clone(),
+            receipts: session.receipts.clone(),
+            open: session.open_paths(),
         })
     }
 
@@ -257,13 +259,20 @@ async fn publish_diagnostics(
     };
     let task_workspace = workspace.clone();
     let task_versions = versions.clone();
-    let findings = lock(&session).findings.clone();
+    let overlays = {
+        let session = lock(&session);
+        Overlays {
+            findings: session.findings.clone(),
+            receipts: session.receipts.clone(),
+            open: session.open_paths(),
+        }
+    };
     let computed = tokio::task::spawn_blocking(move || {
         let mut cache = lock(&cache);
         let only = (!indexed).then_some(open_documents.as_slice());
-        let computed = with_findings(
+        let computed = with_overlays(
             cache.compute(&task_workspace, only, encoding),
-            &findings,
+            &overlays,
             &task_workspace,
             encoding,
         );
@@ -302,28 +311,51 @@ async fn publish_diagnostics(
     }
 }
 
-/// Each file's diagnostics with its agents' findings added.
-fn with_findings(
+/// What is added to the checks' diagnostics: agents' findings, and the
+/// evidence diagnostics of open documents.
+struct Overlays {
+    findings: Arc<Mutex<crate::engine::findings::FindingStore>>,
+    receipts: Arc<Mutex<crate::evidence::ReceiptBook>>,
+    open: std::collections::HashSet<FilePath>,
+}
+
+/// Each file's diagnostics with its agents' findings and, for an open
+/// document with Evidence lines, its evidence diagnostics added.
+fn with_overlays(
     computed: Vec<(FilePath, Arc<Vec<lsp::Diagnostic>>)>,
-    findings: &Mutex<crate::engine::findings::FindingStore>,
+    overlays: &Overlays,
     workspace: &crate::index::Workspace,
     encoding: PositionEncoding,
 ) -> Vec<(FilePath, Arc<Vec<lsp::Diagnostic>>)> {
+    let findings = &overlays.findings;
     let files: std::collections::HashSet<String> = lock(findings)
         .files()
         .into_iter()
         .map(str::to_owned)
         .collect();
+    let open: std::collections::HashSet<FilePath> = computed
+        .iter()
+        .filter(|(path, _)| overlays.open.contains(path))
+        .map(|(path, _)| path.clone())
+        .collect();
+    let mut evidence: HashMap<FilePath, Vec<lsp::Diagnostic>> =
+        super::evidence::diagnostics(&overlays.receipts, workspace, &open, encoding)
+            .into_iter()
+            .collect();
     computed
         .into_iter()
         .map(|(path, diagnostics)| {
-            if !files.contains(path.as_ref()) {
+            let found = evidence.remove(&path).filter(|found| !found.is_empty());
+            if !files.contains(path.as_ref()) && found.is_none() {
                 return (path, diagnostics);
             }
             let mut merged = (*diagnostics).clone();
-            merged.extend(super::findings::diagnostics(
-                findings, workspace, &path, encoding,
-            ));
+            if files.contains(path.as_ref()) {
+                merged.extend(super::findings::diagnostics(
+                    findings, workspace, &path, encoding,
+                ));
+            }
+            merged.extend(found.unwrap_or_default());
             (path, Arc::new(merged))
         })
         .collect()
@@ -337,12 +369,12 @@ fn checked(
     only: Option<&[FilePath]>,
 ) -> Vec<(FilePath, Arc<Vec<lsp::Diagnostic>>)> {
     let computed = cache.compute(&snapshot.workspace, only, snapshot.encoding);
-    with_findings(
-        computed,
-        &snapshot.findings,
-        &snapshot.workspace,
-        snapshot.encoding,
-    )
+    let overlays = Overlays {
+        findings: snapshot.findings.clone(),
+        receipts: snapshot.receipts.clone(),
+        open: snapshot.open.clone(),
+    };
+    with_overlays(computed, &overlays, &snapshot.workspace, snapshot.encoding)
 }
 
 impl LanguageServer for Server {

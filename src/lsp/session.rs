@@ -15,6 +15,7 @@ use tower_lsp_server::ls_types::{Position, TextDocumentContentChangeEvent};
 use crate::engine::findings::FindingStore;
 use crate::engine::prompts::Prompts;
 use crate::engine::recipe::Registry;
+use crate::evidence::ReceiptBook;
 use crate::index::{FilePath, SourceFile, Workspace};
 use crate::syntax::MarkdownParser;
 use crate::syntax::markdown::TreeEdit;
@@ -59,6 +60,8 @@ pub struct Session {
     pub editor_llm: Option<crate::llm::config::LlmLayer>,
     /// Agents' findings from finished runs, shown as diagnostics.
     pub findings: Arc<Mutex<FindingStore>>,
+    /// The workspace's tool receipts, for evidence diagnostics and hover.
+    pub receipts: Arc<Mutex<ReceiptBook>>,
     /// The recipes, for the actions the editor offers; dropped when a
     /// recipe file changes and loaded again when next asked for.
     recipes: Option<Arc<Registry>>,
@@ -75,6 +78,7 @@ impl Session {
             out_of_order: Vec::new(),
             editor_llm: None,
             findings: Arc::new(Mutex::new(FindingStore::default())),
+            receipts: Arc::new(Mutex::new(ReceiptBook::default())),
             recipes: None,
         }
     }

@@ -68,6 +68,8 @@ pub struct Passage {
 /// What a round is asked to do.
 #[derive(Clone, Debug)]
 pub struct Request {
+    /// The round's id (`conf_` and 12 hex digits), known before it starts.
+    pub conference_id: String,
     pub question: String,
     pub passage: Option<Passage>,
     pub agents: Vec<String>,
@@ -78,6 +80,7 @@ pub struct Request {
 impl Request {
     pub fn new(question: impl Into<String>) -> Request {
         Request {
+            conference_id: new_id("conf_"),
             question: question.into(),
             passage: None,
             agents: AGENTS.iter().map(|agent| (*agent).to_owned()).collect(),
@@ -212,7 +215,7 @@ impl Conference {
         events: &(dyn Fn(Event) + Send + Sync),
         cancel: &CancellationToken,
     ) -> Result<Round, ConferenceError> {
-        let conference_id = new_id("conf_");
+        let conference_id = request.conference_id.clone();
         let started_at = now();
         let mut round = Round {
             conference_id: conference_id.clone(),
