@@ -5,148 +5,16 @@
 mod lsp_support;
 mod model_server;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
+use lsp_support::editor::{
+    capabilities, code_actions, configure, editor, editor_client, offset_of, progress, requests,
+    text_at,
+};
 use lsp_support::{Client, example_copy, position_of, uri};
 use model_server::{Answer, FakeModelServer, scripted_reply, serve_draft_scene, step_marker};
 use serde_json::{Value, json};
-
-fn configure(root: &Path, server_url: &str) {
-    std::fs::write(
-        root.join("control-room.toml"),
-        format!(
-            "[llm]\nprovider = \"openai\"\nbase_url = \"{server_url}\"\nmodel = \"llama3.1:8b\"\nmax_retries = 0\n"
-        ),
-    )
-    .unwrap();
-}
-
-/// A client that does progress, shows documents and applies edits with
-/// versions and file creation, as VS Code does.
-fn capabilities() -> Value {
-    json!({
-        "window": {"workDoneProgress": true, "showDocument": {"support": true}},
-        "workspace": {"workspaceEdit": {"documentChanges": true, "resourceOperations": ["create"]}},
-    })
-}
-
-/// The byte offset of an LSP position (UTF-16 columns) in `text`.
-fn offset_of(text: &str, position: &Value) -> usize {
-    let line = position["line"].as_u64().unwrap() as usize;
-    let character = position["character"].as_u64().unwrap() as usize;
-    let start = text
-        .split_inclusive('\n')
-        .take(line)
-        .map(str::len)
-        .sum::<usize>();
-    let mut units = 0;
-    for (index, ch) in text[start..].char_indices() {
-        if units >= character || ch == '\n' {
-            return start + index;
-        }
-        units += ch.len_utf16();
-    }
-    text.len()
-}
-
-fn path_of(uri: &str) -> PathBuf {
-    PathBuf::from(uri.strip_prefix("file://").unwrap().replace("%20", " "))
-}
-
-/// Applies a workspace edit's document changes to the files on disk.
-fn apply_to_disk(edit: &Value) {
-    for change in edit["documentChanges"].as_array().unwrap() {
-        if change["kind"] == "create" {
-            let path = path_of(change["uri"].as_str().unwrap());
-            assert!(
-                !path.exists(),
-                "the edit would overwrite {}",
-                path.display()
-            );
-            std::fs::write(&path, "").unwrap();
-            continue;
-        }
-        let path = path_of(change["textDocument"]["uri"].as_str().unwrap());
-        let mut text = std::fs::read_to_string(&path).unwrap();
-        let mut edits: Vec<&Value> = change["edits"].as_array().unwrap().iter().collect();
-        edits.sort_by_key(|edit| std::cmp::Reverse(offset_of(&text, &edit["range"]["start"])));
-        for edit in edits {
-            let start = offset_of(&text, &edit["range"]["start"]);
-            let end = offset_of(&text, &edit["range"]["end"]);
-            text.replace_range(start..end, edit["newText"].as_str().unwrap());
-        }
-        std::fs::write(&path, text).unwrap();
-    }
-}
-
-/// Answers as an editor would: applies edits (or refuses them), shows
-/// documents, and picks `choose` when a message offers it.
-fn editor(apply: bool, choose: Option<&'static str>) -> lsp_support::Responder {
-    Box::new(move |request: &Value| match request["method"].as_str() {
-        Some("workspace/applyEdit") if apply => {
-            apply_to_disk(&request["params"]["edit"]);
-            Some(json!({"applied": true}))
-        }
-        Some("workspace/applyEdit") => Some(
-            json!({"applied": false, "failureReason": "the document has changed since the edit was made"}),
-        ),
-        Some("window/showDocument") => Some(json!({"success": true})),
-        Some("window/showMessageRequest") => choose.and_then(|title| {
-            request["params"]["actions"]
-                .as_array()?
-                .iter()
-                .find(|action| action["title"] == title)
-                .cloned()
-        }),
-        _ => None,
-    })
-}
-
-/// Every `$/progress` value of `token` up to and including its end.
-fn progress(client: &mut Client, token: &str) -> Vec<Value> {
-    let of_token =
-        |message: &Value| message["method"] == "$/progress" && message["params"]["token"] == token;
-    if !client
-        .seen
-        .iter()
-        .any(|m| of_token(m) && m["params"]["value"]["kind"] == "end")
-    {
-        client.wait_for(|m| of_token(m) && m["params"]["value"]["kind"] == "end");
-    }
-    client
-        .seen
-        .iter()
-        .filter(|m| of_token(m))
-        .map(|m| m["params"]["value"].clone())
-        .collect()
-}
-
-/// A server on `root`, its agents answered by `server`, spoken to by an
-/// editor that applies edits (or refuses them) and picks `choose` from
-/// messages; the initial index is done.
-fn editor_client(
-    root: &Path,
-    server: &FakeModelServer,
-    apply: bool,
-    choose: Option<&'static str>,
-) -> Client {
-    configure(root, &server.url);
-    let mut client = Client::spawn(&[]);
-    client.responder = Some(editor(apply, choose));
-    client.initialize(root, capabilities());
-    client.wait_for_index();
-    client
-}
-
-/// The code actions for `range` of `path`.
-fn code_actions(client: &mut Client, path: &Path, range: Value) -> Vec<Value> {
-    let actions = client.request(
-        "textDocument/codeAction",
-        json!({"textDocument": {"uri": uri(path)}, "range": range, "context": {"diagnostics": []}}),
-    );
-    actions.as_array().expect("a list of actions").clone()
-}
 
 fn execute(client: &mut Client, arguments: Value) -> Value {
     client.request_raw(
@@ -168,23 +36,11 @@ fn run_token(run_id: &str) -> String {
     format!("control-room/run/{run_id}")
 }
 
-fn requests<'a>(client: &'a Client, method: &str) -> Vec<&'a Value> {
-    client
-        .seen
-        .iter()
-        .filter(|m| m["method"] == method)
-        .collect()
-}
-
 fn agent_findings(diagnostics: &[Value]) -> Vec<&Value> {
     diagnostics
         .iter()
         .filter(|d| d["code"] == "agent-finding")
         .collect()
-}
-
-fn text_at(text: &str, range: &Value) -> String {
-    text[offset_of(text, &range["start"])..offset_of(text, &range["end"])].to_owned()
 }
 
 fn run_file(root: &Path, run_id: &str, name: &str) -> String {
@@ -201,7 +57,7 @@ fn draft_scene_from_the_outline_arrives_as_an_edit_with_its_findings_as_diagnost
     let (_dir, root) = example_copy();
     let server = FakeModelServer::start();
     serve_draft_scene(&server, "");
-    let mut client = editor_client(&root, &server, true, None);
+    let mut client = editor_client(&root, &server.url, true, None);
 
     // The outline offers "Draft scene" as the missing scene's quick fix.
     let outline = root.join("Story/SCN-outline.md");
@@ -430,7 +286,7 @@ fn a_refused_edit_or_a_scene_changed_mid_run_keeps_the_draft_beside_the_scene() 
         )],
     );
     serve_draft_scene(&server, "");
-    let mut client = editor_client(&root, &server, false, Some("Open draft"));
+    let mut client = editor_client(&root, &server.url, false, Some("Open draft"));
 
     // 1. The editor refuses the versioned edit.
     let vigil = root.join("Story/Scenes/SCN-the-vigil.md");
@@ -704,7 +560,7 @@ fn a_definition_of_done_that_fails_is_a_message_an_issue_and_a_report_that_keeps
         )],
     );
     serve_draft_scene(&server, "");
-    let mut client = editor_client(&root, &server, true, None);
+    let mut client = editor_client(&root, &server.url, true, None);
 
     // The project's recipe is offered on a scene by its label.
     let gate = root.join("Story/Scenes/SCN-the-gate.md");

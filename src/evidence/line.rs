@@ -131,21 +131,39 @@ fn is_relative(path: &str) -> bool {
 pub fn normalise(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut space = false;
-    for ch in text.chars() {
+    let push = |out: &mut String, ch: char, space: &mut bool| {
+        if ch.is_whitespace() {
+            *space = true;
+            return;
+        }
+        if *space && !out.is_empty() {
+            out.push(' ');
+        }
+        *space = false;
+        if ch.is_ascii() {
+            out.push(ch.to_ascii_lowercase());
+        } else {
+            out.extend(ch.to_lowercase());
+        }
+    };
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    while at < bytes.len() {
+        let byte = bytes[at];
+        if byte.is_ascii() {
+            // Most prose is ASCII: no decoding needed.
+            push(&mut out, byte as char, &mut space);
+            at += 1;
+            continue;
+        }
+        let ch = text[at..].chars().next().expect("a character starts here");
+        at += ch.len_utf8();
         let ch = match ch {
             '“' | '”' | '„' | '″' => '"',
             '‘' | '’' | '‚' | '′' => '\'',
             other => other,
         };
-        if ch.is_whitespace() {
-            space = true;
-            continue;
-        }
-        if space && !out.is_empty() {
-            out.push(' ');
-        }
-        space = false;
-        out.extend(ch.to_lowercase());
+        push(&mut out, ch, &mut space);
     }
     out
 }

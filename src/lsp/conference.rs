@@ -107,7 +107,9 @@ pub fn start(
     .map_err(|error| invalid(format!("{CONFERENCE}: {error}")))?;
     let root = workspace.root().to_path_buf();
     let model = runs::connect(&root, editor_llm.as_ref()).map_err(|error| {
-        invalid(format!("Convene conference: the model is not usable: {error}"))
+        invalid(format!(
+            "Convene conference: the model is not usable: {error}"
+        ))
     })?;
     let disk = Disk::default();
     let key = SigningKey::load_or_create(&root, &disk).map_err(|error| {
@@ -279,7 +281,9 @@ async fn close(
             return (
                 format!("failed: {path} cannot be written ({error})"),
                 None,
-                Some(format!("The transcript cannot be written to {path}: {error}")),
+                Some(format!(
+                    "The transcript cannot be written to {path}: {error}"
+                )),
             );
         }
     }

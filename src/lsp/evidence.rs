@@ -51,17 +51,20 @@ pub fn diagnostics(
                     let setting = workspace
                         .severity_setting(problem.code.as_str())
                         .and_then(crate::checks::Severity::parse);
-                    let severity = setting.map(convert::severity).unwrap_or(
-                        if problem.code.is_warning() {
-                            lsp::DiagnosticSeverity::WARNING
-                        } else {
-                            lsp::DiagnosticSeverity::ERROR
-                        },
-                    );
+                    let severity =
+                        setting
+                            .map(convert::severity)
+                            .unwrap_or(if problem.code.is_warning() {
+                                lsp::DiagnosticSeverity::WARNING
+                            } else {
+                                lsp::DiagnosticSeverity::ERROR
+                            });
                     lsp::Diagnostic {
                         range: convert::range(file, problem.range, encoding),
                         severity: Some(severity),
-                        code: Some(lsp::NumberOrString::String(problem.code.as_str().to_owned())),
+                        code: Some(lsp::NumberOrString::String(
+                            problem.code.as_str().to_owned(),
+                        )),
                         source: Some("control-room".to_owned()),
                         message: problem.message,
                         data: Some(json!({ "evidence": problem.code.as_str() })),

@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod editor;
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};

@@ -35,6 +35,19 @@ pub enum Answer {
     Hang,
     /// Waits, then answers.
     Delayed(Duration, Box<Answer>),
+    /// Decides from the request's body (for replies that must echo what the
+    /// request carries, such as a nonce or a receipt id).
+    With(Reply),
+}
+
+/// A reply computed from the request's body.
+#[derive(Clone)]
+pub struct Reply(pub Arc<dyn Fn(&str) -> Answer + Send + Sync>);
+
+impl std::fmt::Debug for Reply {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Reply(..)")
+    }
 }
 
 impl Answer {
@@ -155,9 +168,15 @@ async fn answer(state: State<Arc<Shared>>, uri: Uri, headers: HeaderMap, body: S
             })
     };
     let mut answer = answer;
-    while let Some(Answer::Delayed(delay, then)) = answer {
-        tokio::time::sleep(delay).await;
-        answer = Some(*then);
+    loop {
+        match answer {
+            Some(Answer::Delayed(delay, then)) => {
+                tokio::time::sleep(delay).await;
+                answer = Some(*then);
+            }
+            Some(Answer::With(reply)) => answer = Some((reply.0)(&body)),
+            _ => break,
+        }
     }
     let anthropic = uri.path().ends_with("/messages");
     let model = value["model"].as_str().unwrap_or("unknown").to_owned();
@@ -220,7 +239,9 @@ async fn render(
             tokio::time::sleep(Duration::from_secs(3600)).await;
             StatusCode::REQUEST_TIMEOUT.into_response()
         }
-        Some(Answer::Delayed(..)) => unreachable!("delays are waited out before answering"),
+        Some(Answer::Delayed(..) | Answer::With(..)) => {
+            unreachable!("delays and computed replies are resolved before answering")
+        }
     }
 }
 

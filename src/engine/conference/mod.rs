@@ -625,7 +625,10 @@ impl Conference {
             done += 1;
             events(Event::Opinions { done, total });
         }
-        let book = ReceiptBook::with_receipts(&self.key, &round.receipts);
+        // The round's receipts, and those on disk so that a receipt of
+        // another round, or a tampered one, is told apart from an unknown one.
+        let mut book = ReceiptBook::with_receipts(&self.key, &round.receipts);
+        book.refresh(self.workspace.root());
         let sources = WorkspaceSources {
             workspace: &self.workspace,
         };
@@ -898,11 +901,14 @@ pub fn transcript(round: &Round) -> String {
     out.push_str(round.question.trim());
     out.push_str("\n\n");
     if let Some(passage) = &round.passage {
+        let lines = if passage.start_line == passage.end_line {
+            format!("line {}", passage.start_line)
+        } else {
+            format!("lines {}–{}", passage.start_line, passage.end_line)
+        };
         out.push_str(&format!(
-            "About `{}`, lines {}–{}:\n\n{}\n",
+            "About `{}`, {lines}:\n\n{}\n",
             passage.path,
-            passage.start_line,
-            passage.end_line,
             transcript::quote(&passage.text)
         ));
     }
