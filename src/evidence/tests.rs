@@ -1,3 +1,6 @@
+//! The validator against a real workspace and signed receipts: every rule
+//! of a reply with its code, documents line by line, transcripts reply by reply.
+
 use serde_json::json;
 use tempfile::TempDir;
 
