@@ -5,9 +5,8 @@ use std::path::Path;
 use std::sync::Arc;
 
 use anyhow::{Context, bail};
-use tokio_util::sync::CancellationToken;
 
-use super::run::{ModelArgs, model, tokio_runtime};
+use super::run::{ModelArgs, cancel_on_ctrl_c, model, tokio_runtime};
 use super::workspace_root;
 use crate::engine::conference::envelope::Policy;
 use crate::engine::conference::{self, Conference, Event, Passage, Request};
@@ -65,15 +64,7 @@ pub fn conference(dir: &Path, options: &Options, model_args: &ModelArgs) -> anyh
     };
     let runtime = tokio_runtime()?;
     let round = runtime.block_on(async {
-        let cancel = CancellationToken::new();
-        let interrupt = {
-            let cancel = cancel.clone();
-            tokio::spawn(async move {
-                if tokio::signal::ctrl_c().await.is_ok() {
-                    cancel.cancel();
-                }
-            })
-        };
+        let (cancel, interrupt) = cancel_on_ctrl_c();
         let report = |event: Event| match event {
             Event::ChiefStep { step, max } => {
                 eprintln!("phase 1: the Chief, step {step} of at most {max}")

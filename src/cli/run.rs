@@ -242,20 +242,24 @@ pub(crate) fn tokio_runtime() -> anyhow::Result<tokio::runtime::Runtime> {
         .context("cannot start the async runtime")
 }
 
+/// A token Ctrl-C cancels, and the task that waits for it (abort it when done).
+pub(crate) fn cancel_on_ctrl_c() -> (CancellationToken, tokio::task::JoinHandle<()>) {
+    let cancel = CancellationToken::new();
+    let waiting = cancel.clone();
+    let interrupt = tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            waiting.cancel();
+        }
+    });
+    (cancel, interrupt)
+}
+
 /// Executes a run to its end, cancelling it on Ctrl-C. Exit status 0 when it
 /// is done, 1 otherwise.
 fn drive(runner: &Runner, run_id: &str) -> anyhow::Result<i32> {
     let runtime = tokio_runtime()?;
     let manifest = runtime.block_on(async {
-        let cancel = CancellationToken::new();
-        let interrupt = {
-            let cancel = cancel.clone();
-            tokio::spawn(async move {
-                if tokio::signal::ctrl_c().await.is_ok() {
-                    cancel.cancel();
-                }
-            })
-        };
+        let (cancel, interrupt) = cancel_on_ctrl_c();
         let result = runner.execute(run_id, cancel).await;
         interrupt.abort();
         result

@@ -280,28 +280,18 @@ impl Conference {
         let passage = Self::passage_text(request);
         let described = policy.describe();
         let args = Self::task_args(request);
-        let target = self.model.target("chief");
-        let assembly = self
-            .prompts
-            .build(
-                &step,
-                &PromptInputs {
-                    task_description: &request.question,
-                    task_args: &args,
-                    slots: vec![
-                        artifact("question", &request.question),
-                        artifact("context", &passage),
-                        artifact("tool_catalog", &catalog),
-                        artifact("policy", &described),
-                        artifact("nonce", &nonce),
-                    ],
-                    model: target.as_ref().map(|t| t.model.as_str()),
-                    max_tokens: target.as_ref().and_then(|t| t.max_tokens),
-                    tier: None,
-                    workspace: Some(&self.workspace),
-                },
-            )
-            .map_err(|error| ConferenceError::Prompt(format!("the Chief's prompt: {error}")))?;
+        let assembly = self.prompt(
+            &step,
+            request,
+            &args,
+            vec![
+                artifact("question", &request.question),
+                artifact("context", &passage),
+                artifact("tool_catalog", &catalog),
+                artifact("policy", &described),
+                artifact("nonce", &nonce),
+            ],
+        )?;
         let mut messages = assembly.messages.clone();
         let mut spent = 0usize;
         let mut ran_any = false;
@@ -564,33 +554,21 @@ impl Conference {
                 prompt_type: "conference_opinion".into(),
             };
             let sources = evidence::role_sources(agent).map_or("any workspace file", |(_, s)| s);
-            let target = self.model.target(agent);
-            let assembly = self
-                .prompts
-                .build(
-                    &step,
-                    &PromptInputs {
-                        task_description: &request.question,
-                        task_args: &args,
-                        slots: vec![
-                            artifact("question", &request.question),
-                            artifact("context", &passage),
-                            SlotText {
-                                name: "evidence",
-                                text: evidence.to_owned(),
-                                kind: SlotKind::Pointer,
-                            },
-                            artifact("sources", sources),
-                        ],
-                        model: target.as_ref().map(|t| t.model.as_str()),
-                        max_tokens: target.as_ref().and_then(|t| t.max_tokens),
-                        tier: None,
-                        workspace: Some(&self.workspace),
+            let assembly = self.prompt(
+                &step,
+                request,
+                &args,
+                vec![
+                    artifact("question", &request.question),
+                    artifact("context", &passage),
+                    SlotText {
+                        name: "evidence",
+                        text: evidence.to_owned(),
+                        kind: SlotKind::Pointer,
                     },
-                )
-                .map_err(|error| {
-                    ConferenceError::Prompt(format!("the {agent}'s prompt: {error}"))
-                })?;
+                    artifact("sources", sources),
+                ],
+            )?;
             let model_request = ModelRequest {
                 step_id: step.step_id.clone(),
                 agent_archetype: agent.clone(),
@@ -670,6 +648,34 @@ impl Conference {
             });
         }
         Ok(())
+    }
+
+    /// The messages of `step` from the prompt registry, for the model its
+    /// agent goes to.
+    fn prompt(
+        &self,
+        step: &AgentStep,
+        request: &Request,
+        args: &Map<String, Value>,
+        slots: Vec<SlotText>,
+    ) -> Result<super::prompts::Assembly, ConferenceError> {
+        let target = self.model.target(&step.agent_archetype);
+        self.prompts
+            .build(
+                step,
+                &PromptInputs {
+                    task_description: &request.question,
+                    task_args: args,
+                    slots,
+                    model: target.as_ref().map(|t| t.model.as_str()),
+                    max_tokens: target.as_ref().and_then(|t| t.max_tokens),
+                    tier: None,
+                    workspace: Some(&self.workspace),
+                },
+            )
+            .map_err(|error| {
+                ConferenceError::Prompt(format!("the {}'s prompt: {error}", step.agent_archetype))
+            })
     }
 
     /// The packet and signed receipt of one agent step.
