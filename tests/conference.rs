@@ -10,6 +10,7 @@ use std::path::Path;
 use std::process::Command;
 use std::sync::{Arc, Mutex};
 
+use control_room::engine::conference::AGENTS;
 use lsp_support::editor::{code_actions, configure, editor_client, progress, text_at};
 use lsp_support::{Client, example_copy, position_of, uri};
 use model_server::{Answer, FakeModelServer, Reply, step_marker};
@@ -70,17 +71,11 @@ fn script(earlier: Arc<Mutex<Option<String>>>) -> Answer {
             .unwrap()
             .clone()
             .expect("the first round's receipt");
-        let agent = [
-            "planner",
-            "writer",
-            "editor",
-            "continuity",
-            "critic",
-            "librarian",
-        ]
-        .into_iter()
-        .find(|agent| body.contains(&step_marker(&format!("opinion_{agent}"), agent)))
-        .expect("a phase 2 agent");
+        let agent = AGENTS
+            .iter()
+            .copied()
+            .find(|agent| body.contains(&step_marker(&format!("opinion_{agent}"), agent)))
+            .expect("a phase 2 agent");
         text(match agent {
             "writer" => format!(
                 "The first image does the work: a ruin, no smoke, one lamp.\nEvidence: \"{QUOTE}\" in {SCENE} (receipt_id: {this_round})"

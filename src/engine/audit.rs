@@ -93,6 +93,22 @@ pub struct ReceiptActor {
     pub decoding: DecodingPair,
 }
 
+impl ReceiptActor {
+    /// `agent`, and who served `reply` with which decoding.
+    pub fn of(agent: &str, reply: &super::model::ModelReply) -> ReceiptActor {
+        ReceiptActor {
+            agent: agent.to_owned(),
+            provider: reply.actor.provider.clone(),
+            model: reply.actor.model.clone(),
+            requested_model: reply.actor.requested_model.clone(),
+            decoding: DecodingPair {
+                requested: reply.requested.clone(),
+                effective: reply.effective.clone(),
+            },
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OutputRef {
     pub slot: String,

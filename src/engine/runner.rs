@@ -974,16 +974,7 @@ impl Runner {
                 &guard,
                 &mut checks,
             );
-            let actor = ReceiptActor {
-                agent: step.agent_archetype.clone(),
-                provider: reply.actor.provider.clone(),
-                model: reply.actor.model.clone(),
-                requested_model: reply.actor.requested_model.clone(),
-                decoding: DecodingPair {
-                    requested: reply.requested.clone(),
-                    effective: reply.effective.clone(),
-                },
-            };
+            let actor = ReceiptActor::of(&step.agent_archetype, &reply);
             match verdict {
                 Ok(accepted) => {
                     let receipt = draft.finish(actor, checks, attempts, None, Ok(&accepted));

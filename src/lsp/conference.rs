@@ -255,7 +255,7 @@ async fn close(
             )),
         );
     }
-    let path = conference::transcript_path(&round.conference_id);
+    let path = conference::transcript_path(&round.request.conference_id);
     let text = conference::transcript(&round);
     let summary = conference::summary(&round);
     drop(round);

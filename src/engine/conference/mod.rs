@@ -164,11 +164,8 @@ pub enum ReplyOutcome {
 /// A finished round, before it is closed.
 #[derive(Clone, Debug)]
 pub struct Round {
-    pub conference_id: String,
-    pub question: String,
-    pub passage: Option<Passage>,
-    pub agents: Vec<String>,
-    pub policy: Policy,
+    /// What the round was asked to do.
+    pub request: Request,
     pub calls: Vec<ToolCall>,
     /// What the Chief said when it stopped calling tools, or why it stopped.
     pub chief_note: Option<String>,
@@ -215,14 +212,9 @@ impl Conference {
         events: &(dyn Fn(Event) + Send + Sync),
         cancel: &CancellationToken,
     ) -> Result<Round, ConferenceError> {
-        let conference_id = request.conference_id.clone();
         let started_at = now();
         let mut round = Round {
-            conference_id: conference_id.clone(),
-            question: request.question.clone(),
-            passage: request.passage.clone(),
-            agents: request.agents.clone(),
-            policy: request.policy.clone(),
+            request: request.clone(),
             calls: Vec::new(),
             chief_note: None,
             replies: Vec::new(),
@@ -468,8 +460,8 @@ impl Conference {
         let output_text = serde_json::to_string(&output.data).unwrap_or_default();
         let mut receipt = ToolReceipt {
             receipt_id: new_id("rcpt_"),
-            run_id: round.conference_id.clone(),
-            session_id: round.conference_id.clone(),
+            run_id: round.request.conference_id.clone(),
+            session_id: round.request.conference_id.clone(),
             step_id: format!("tools_{number}"),
             tool: tool.to_owned(),
             args: Value::Object(args.clone()),
@@ -617,7 +609,7 @@ impl Conference {
             let (outcome, text, checks) = match &asked.reply {
                 Ok(reply) => {
                     let text = protocol::parse(&reply.text).prose().trim().to_owned();
-                    let verdict = validator.reply(&text, agent, &round.conference_id);
+                    let verdict = validator.reply(&text, agent, &round.request.conference_id);
                     let checks = vec![check(
                         "evidence",
                         !matches!(verdict, Verdict::Rejected { .. }),
@@ -691,19 +683,22 @@ impl Conference {
         let chief = agent == "chief";
         let packet = Packet {
             packet_id: new_id("pkt_"),
-            parent_issue_id: round.conference_id.clone(),
+            parent_issue_id: round.request.conference_id.clone(),
             parent_packet_id: None,
             intent: if chief { "analyze" } else { "review" }.into(),
             target: audit::Target {
-                file: round.passage.as_ref().map(|p| p.path.clone()),
+                file: round.request.passage.as_ref().map(|p| p.path.clone()),
                 scene_id: None,
             },
-            scope: round.question.clone(),
+            scope: round.request.question.clone(),
             inputs: vec![],
             constraints: if chief {
                 vec![
                     "call tools only through the envelope, with the turn's nonce".into(),
-                    format!("allowed tools: {}", round.policy.allowed_tools.join(", ")),
+                    format!(
+                        "allowed tools: {}",
+                        round.request.policy.allowed_tools.join(", ")
+                    ),
                 ]
             } else {
                 vec![
@@ -727,19 +722,7 @@ impl Conference {
             choices: None,
         };
         let (actor, stop_reason) = match &asked.reply {
-            Ok(reply) => (
-                ReceiptActor {
-                    agent: agent.into(),
-                    provider: reply.actor.provider.clone(),
-                    model: reply.actor.model.clone(),
-                    requested_model: reply.actor.requested_model.clone(),
-                    decoding: DecodingPair {
-                        requested: reply.requested.clone(),
-                        effective: reply.effective.clone(),
-                    },
-                },
-                None,
-            ),
+            Ok(reply) => (ReceiptActor::of(agent, reply), None),
             Err(error) => (
                 ReceiptActor {
                     agent: agent.into(),
@@ -758,7 +741,7 @@ impl Conference {
             (_, Some(error)) => format!("The {agent}'s step {step_id} failed: {error}"),
             (Some(text), None) => format!(
                 "The {agent} answered in conference {}: {}",
-                round.conference_id,
+                round.request.conference_id,
                 tools::one_line(text).chars().take(200).collect::<String>()
             ),
             (None, None) => format!("The {agent} answered."),
@@ -766,9 +749,9 @@ impl Conference {
         let mut receipt = AgentReceipt {
             receipt_id: new_id("arcpt_"),
             packet_id: packet.packet_id.clone(),
-            issue_id: round.conference_id.clone(),
-            run_id: round.conference_id.clone(),
-            session_id: round.conference_id.clone(),
+            issue_id: round.request.conference_id.clone(),
+            run_id: round.request.conference_id.clone(),
+            session_id: round.request.conference_id.clone(),
             step_id: step_id.into(),
             actor,
             started_at: asked.started_at.clone(),
@@ -872,7 +855,7 @@ pub fn write_receipts(root: &Path, disk: &Disk, round: &Round) -> std::io::Resul
 /// (atomically). Returns the transcript's path relative to the root.
 pub fn close(root: &Path, disk: &Disk, round: Round) -> std::io::Result<String> {
     write_receipts(root, disk, &round)?;
-    let path = transcript_path(&round.conference_id);
+    let path = transcript_path(&round.request.conference_id);
     let full = root.join(&path);
     if let Some(parent) = full.parent() {
         std::fs::create_dir_all(parent)?;
@@ -891,22 +874,22 @@ pub fn transcript(round: &Round) -> String {
     out.push_str(&format!(
         "{}: {}\n",
         transcript::ID_KEY,
-        round.conference_id
+        round.request.conference_id
     ));
     out.push_str("type: conference\n");
-    out.push_str(&format!("question: {}\n", yaml(&round.question)));
-    out.push_str(&format!("agents: [{}]\n", round.agents.join(", ")));
+    out.push_str(&format!("question: {}\n", yaml(&round.request.question)));
+    out.push_str(&format!("agents: [{}]\n", round.request.agents.join(", ")));
     out.push_str(&format!("started_at: {}\n", round.started_at));
     out.push_str(&format!("finished_at: {}\n", round.finished_at));
     out.push_str("---\n\n");
     out.push_str(&format!(
         "# Conference: {}\n\n",
-        tools::one_line(&round.question)
+        tools::one_line(&round.request.question)
     ));
     out.push_str("## Question\n\n");
-    out.push_str(round.question.trim());
+    out.push_str(round.request.question.trim());
     out.push_str("\n\n");
-    if let Some(passage) = &round.passage {
+    if let Some(passage) = &round.request.passage {
         let lines = if passage.start_line == passage.end_line {
             format!("line {}", passage.start_line)
         } else {
@@ -919,7 +902,7 @@ pub fn transcript(round: &Round) -> String {
         ));
     }
     out.push_str("## Tool calls\n\n");
-    let policy = &round.policy;
+    let policy = &round.request.policy;
     out.push_str(&format!(
         "The Chief's turn: allowed tools {}; {}at most {} steps, {} bytes per step, {} per turn.\n\n",
         policy.allowed_tools.join(", "),
@@ -1002,7 +985,7 @@ pub fn transcript(round: &Round) -> String {
     out.push_str("\n## Receipts\n\n");
     let log = format!(
         "../audit/sessions/{}/tool_receipts.jsonl",
-        round.conference_id
+        round.request.conference_id
     );
     if round.receipts.is_empty() {
         out.push_str("No tool receipts.\n");
@@ -1015,7 +998,7 @@ pub fn transcript(round: &Round) -> String {
     }
     out.push_str(&format!(
         "- Agent packets and receipts: [audit/issues/{0}](../audit/issues/{0}/)\n",
-        round.conference_id
+        round.request.conference_id
     ));
     out
 }
