@@ -754,3 +754,56 @@ fn an_open_project_recipe_shows_its_errors_where_they_are() {
     assert!(published["version"].is_null(), "{published}");
     client.shutdown();
 }
+
+#[test]
+fn check_workspace_reads_the_disk_again_and_sums_up_every_file() {
+    let (_dir, root) = example_copy();
+    let mut client = Client::spawn(&[]);
+    client.request(
+        "initialize",
+        json!({"processId": null, "rootUri": uri(&root), "capabilities": {"window": {"workDoneProgress": true}},
+               "initializationOptions": {"controlRoom": {"diagnostics": {"debounceMs": 0, "severity": {"anti-pattern": "off"}}}}}),
+    );
+    client.notify("initialized", json!({}));
+    client.wait_for_index();
+    let check = |client: &mut Client| {
+        client.request(
+            "workspace/executeCommand",
+            json!({"command": "controlRoom.checkWorkspace", "arguments": []}),
+        )
+    };
+    let before = check(&mut client);
+    let files = before["files"].as_u64().unwrap();
+    assert!(files >= 10, "{before}");
+    assert_eq!(before["by_code"]["name-typo"], 1, "{before}");
+    assert_eq!(before["by_code"]["anti-pattern"], Value::Null, "{before}");
+    let by_code: u64 = before["by_code"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|count| count.as_u64().unwrap())
+        .sum();
+    let by_severity: u64 = ["errors", "warnings", "information", "hints"]
+        .iter()
+        .map(|key| before[key].as_u64().unwrap())
+        .sum();
+    assert_eq!(by_code, by_severity, "{before}");
+    assert_eq!(before["errors"], 1, "{before}");
+
+    // A scene written behind the server's back (no watched-files event) is
+    // read, checked and published by the command.
+    let new_scene = root.join("Story/Scenes/SCN-the-ledger.md");
+    std::fs::write(
+        &new_scene,
+        "---\nid: SCN-the-ledger\ntitle: The Ledger\npov: Kael Maren\n---\n\n\"We count it again,\" Kale said.\n",
+    )
+    .unwrap();
+    let after = check(&mut client);
+    assert_eq!(after["files"].as_u64().unwrap(), files + 1, "{after}");
+    assert_eq!(after["by_code"]["name-typo"], 2, "{after}");
+    let published = client.diagnostics_for(&uri(&new_scene), |list| {
+        list.iter().any(|d| d["code"] == "name-typo")
+    });
+    assert!(published["diagnostics"].as_array().unwrap().len() >= 2);
+    client.shutdown();
+}

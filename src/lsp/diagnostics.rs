@@ -7,7 +7,7 @@
 //! scenes that mention it; the outline's order, the scenes whose preceding
 //! deaths or dates moved; a name, everything.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use rayon::prelude::*;
@@ -17,6 +17,45 @@ use super::convert;
 use crate::checks;
 use crate::index::{FilePath, SourceFile, Workspace};
 use crate::text::PositionEncoding;
+
+/// Reads the manuscript from disk again, checks every file and answers how
+/// many problems it has (see [`summary`]).
+pub const CHECK_WORKSPACE: &str = "controlRoom.checkWorkspace";
+
+/// What `controlRoom.checkWorkspace` answers: the files checked, how many of
+/// them have diagnostics, and the diagnostics by severity and by code.
+pub fn summary(checked: &[(FilePath, Arc<Vec<lsp::Diagnostic>>)]) -> serde_json::Value {
+    let mut severities = [0usize; 4];
+    let mut by_code: BTreeMap<String, usize> = BTreeMap::new();
+    for diagnostic in checked
+        .iter()
+        .flat_map(|(_, diagnostics)| diagnostics.iter())
+    {
+        let index = match diagnostic.severity {
+            Some(lsp::DiagnosticSeverity::ERROR) => 0,
+            Some(lsp::DiagnosticSeverity::WARNING) | None => 1,
+            Some(lsp::DiagnosticSeverity::INFORMATION) => 2,
+            _ => 3,
+        };
+        severities[index] += 1;
+        let code = match &diagnostic.code {
+            Some(lsp::NumberOrString::String(code)) => code.clone(),
+            Some(lsp::NumberOrString::Number(code)) => code.to_string(),
+            None => "unknown".to_owned(),
+        };
+        *by_code.entry(code).or_default() += 1;
+    }
+    let [errors, warnings, information, hints] = severities;
+    serde_json::json!({
+        "files": checked.len(),
+        "files_with_problems": checked.iter().filter(|(_, diagnostics)| !diagnostics.is_empty()).count(),
+        "errors": errors,
+        "warnings": warnings,
+        "information": information,
+        "hints": hints,
+        "by_code": by_code,
+    })
+}
 
 struct CacheEntry {
     file: Arc<SourceFile>,

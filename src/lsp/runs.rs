@@ -59,6 +59,7 @@ pub const COMMANDS: &[&str] = &[
     OPEN_RUN,
     DISMISS_FINDING,
     super::conference::CONFERENCE,
+    super::diagnostics::CHECK_WORKSPACE,
 ];
 
 /// What the client can do with what a run leaves.

@@ -179,7 +179,11 @@ impl Server {
             let session = lock(&session);
             (
                 session.generation,
-                Duration::from_millis(session.workspace.config().diagnostics.debounce_ms),
+                Duration::from_millis(
+                    session
+                        .editor_debounce_ms
+                        .unwrap_or(session.workspace.config().diagnostics.debounce_ms),
+                ),
             )
         };
         let diagnostics = self.diagnostics.clone();
@@ -429,11 +433,8 @@ impl LanguageServer for Server {
             .as_ref()
             .map(super::settings::read)
             .unwrap_or_default();
-        session
-            .workspace
-            .set_editor_severity(Arc::new(settings.severity));
-        session.editor_llm = settings.llm;
-        for problem in settings.problems {
+        let problems = session.apply_settings(settings);
+        for problem in problems {
             self.client
                 .log_message(lsp::MessageType::WARNING, problem)
                 .await;
@@ -522,14 +523,12 @@ impl LanguageServer for Server {
     async fn did_change_configuration(&self, params: lsp::DidChangeConfigurationParams) {
         // The change applies before the first `.await`, in arrival order.
         let settings = super::settings::read(&params.settings);
+        let mut problems = Vec::new();
         let result = self.mutate("didChangeConfiguration", |session| {
-            session
-                .workspace
-                .set_editor_severity(Arc::new(settings.severity));
-            session.editor_llm = settings.llm;
+            problems = session.apply_settings(settings);
             session.generation += 1;
         });
-        for problem in settings.problems {
+        for problem in problems {
             self.client
                 .log_message(lsp::MessageType::WARNING, problem)
                 .await;
@@ -673,6 +672,9 @@ impl LanguageServer for Server {
         &self,
         params: lsp::ExecuteCommandParams,
     ) -> RpcResult<Option<serde_json::Value>> {
+        if params.command == super::diagnostics::CHECK_WORKSPACE {
+            return self.check_workspace().await.map(Some);
+        }
         let Some(context) = self.run_context() else {
             return Err(RpcError::invalid_request());
         };
@@ -801,6 +803,32 @@ impl Server {
             }
         }
         self.schedule_diagnostics();
+    }
+
+    /// `controlRoom.checkWorkspace`: the manuscript is read from disk again
+    /// (open documents keep the editor's text), so files changed behind an
+    /// editor that does not watch them count; every file is checked, the
+    /// diagnostics are published (or the client asked to pull them), and the
+    /// answer sums them up.
+    async fn check_workspace(&self) -> RpcResult<serde_json::Value> {
+        self.reload_workspace().await;
+        let cache = self.diagnostics.clone();
+        let summary = self
+            .query("checkWorkspace", move |snapshot| {
+                super::diagnostics::summary(&checked(&mut lock(&cache), snapshot, None))
+            })
+            .await?;
+        if let Some(session) = self.session.get().cloned() {
+            publish_diagnostics(
+                self.client.clone(),
+                session,
+                self.diagnostics.clone(),
+                self.mode(),
+                self.support().diagnostic_refresh,
+            )
+            .await;
+        }
+        Ok(summary)
     }
 
     /// `controlRoom/documentState`: the version, length and SHA-256 of the

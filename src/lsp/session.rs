@@ -58,6 +58,9 @@ pub struct Session {
     pub out_of_order: Vec<(FilePath, i32, i32)>,
     /// The editor's `controlRoom.llm` layer, for the runs the server starts.
     pub editor_llm: Option<crate::llm::config::LlmLayer>,
+    /// The editor's `controlRoom.diagnostics.debounceMs`, which wins over
+    /// `[diagnostics] debounce_ms`.
+    pub editor_debounce_ms: Option<u64>,
     /// Agents' findings from finished runs, shown as diagnostics.
     pub findings: Arc<Mutex<FindingStore>>,
     /// The workspace's tool receipts, for evidence diagnostics and hover.
@@ -77,6 +80,7 @@ impl Session {
             generation: 0,
             out_of_order: Vec::new(),
             editor_llm: None,
+            editor_debounce_ms: None,
             findings: Arc::new(Mutex::new(FindingStore::default())),
             receipts: Arc::new(Mutex::new(ReceiptBook::default())),
             recipes: None,
@@ -249,6 +253,15 @@ impl Session {
             .collect();
         self.workspace.insert_files(files);
         self.generation += 1;
+    }
+
+    /// Takes the editor's settings in, answering what was wrong with them.
+    pub fn apply_settings(&mut self, settings: super::settings::EditorSettings) -> Vec<String> {
+        self.workspace
+            .set_editor_severity(Arc::new(settings.severity));
+        self.editor_llm = settings.llm;
+        self.editor_debounce_ms = settings.debounce_ms;
+        settings.problems
     }
 
     /// Swaps in a workspace freshly loaded from disk (after `control-room.toml`

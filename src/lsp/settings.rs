@@ -8,10 +8,16 @@
 //! Both `{"controlRoom": {"diagnostics": …}}` and the bare `{"diagnostics": …}`
 //! are accepted. A bad value is reported and left out; it never fails a request.
 //!
+//! `controlRoom.diagnostics.debounceMs` (or `debounce_ms`) is the delay
+//! between the last keystroke and fresh diagnostics, winning over the file's
+//! `[diagnostics] debounce_ms`.
+//!
 //! `controlRoom.llm` takes the keys of `[llm]` (camelCase or snake_case:
 //! `baseUrl`, `apiKeyEnv`…, and `agents`); it is the editor's layer between
 //! `control-room.toml` and the `CONTROL_ROOM_LLM_*` variables when the
 //! server runs a recipe. A key can only be named by its variable, never given.
+//! A `null` or empty value counts as unset, as editors send every declared
+//! setting whether the writer set it or not.
 
 use std::collections::BTreeMap;
 
@@ -26,19 +32,64 @@ pub struct EditorSettings {
     pub severity: BTreeMap<String, String>,
     /// `controlRoom.llm`, when given and usable.
     pub llm: Option<LlmLayer>,
+    /// `controlRoom.diagnostics.debounceMs`, when given.
+    pub debounce_ms: Option<u64>,
     pub problems: Vec<String>,
+}
+
+/// Ten seconds: a longer wait is surely a slip of the keyboard.
+const MAX_DEBOUNCE_MS: u64 = 10_000;
+
+/// `value` with its `null` and empty-string members left out, recursively,
+/// and an object left empty by that turned into `null`.
+fn without_unset(value: &Value) -> Value {
+    match value {
+        Value::Object(object) => {
+            let kept: serde_json::Map<String, Value> = object
+                .iter()
+                .map(|(key, value)| (key.clone(), without_unset(value)))
+                .filter(|(_, value)| !value.is_null())
+                .collect();
+            if kept.is_empty() {
+                Value::Null
+            } else {
+                Value::Object(kept)
+            }
+        }
+        Value::String(text) if text.trim().is_empty() => Value::Null,
+        other => other.clone(),
+    }
 }
 
 pub fn read(value: &Value) -> EditorSettings {
     let mut settings = EditorSettings::default();
     let section = value.get("controlRoom").unwrap_or(value);
-    if let Some(llm) = section.get("llm").filter(|llm| !llm.is_null()) {
-        match Layer::from_json("editor settings (controlRoom.llm)", llm) {
+    if let Some(llm) = section
+        .get("llm")
+        .map(without_unset)
+        .filter(|llm| !llm.is_null())
+    {
+        match Layer::from_json("editor settings (controlRoom.llm)", &llm) {
             Ok(layer) => settings.llm = Some(layer.value),
             Err(error) => settings.problems.push(error.to_string()),
         }
     }
-    let Some(severity) = section.get("diagnostics").and_then(|d| d.get("severity")) else {
+    let diagnostics = section.get("diagnostics");
+    let debounce = diagnostics
+        .and_then(|d| d.get("debounceMs").or_else(|| d.get("debounce_ms")))
+        .filter(|value| !value.is_null());
+    if let Some(value) = debounce {
+        match value.as_u64() {
+            Some(ms) if ms <= MAX_DEBOUNCE_MS => settings.debounce_ms = Some(ms),
+            _ => settings.problems.push(format!(
+                "controlRoom.diagnostics.debounceMs: {value} is not a number of milliseconds from 0 to {MAX_DEBOUNCE_MS}"
+            )),
+        }
+    }
+    let Some(severity) = diagnostics
+        .and_then(|d| d.get("severity"))
+        .filter(|severity| !severity.is_null())
+    else {
         return settings;
     };
     let Some(entries) = severity.as_object() else {
@@ -83,6 +134,25 @@ mod tests {
             "{:?}",
             bad.problems
         );
+    }
+
+    #[test]
+    fn unset_values_are_left_out_and_the_debounce_read() {
+        let settings = read(&json!({"controlRoom": {
+            "diagnostics": {"debounceMs": 40, "severity": null},
+            "llm": {"provider": "openai", "baseUrl": "", "model": null, "agents": {}},
+            "server": {"path": "/opt/control-room"},
+        }}));
+        assert_eq!(settings.problems, Vec::<String>::new());
+        assert_eq!(settings.debounce_ms, Some(40));
+        let llm = settings.llm.unwrap();
+        assert_eq!(llm.provider.as_deref(), Some("openai"));
+        assert_eq!(llm.base_url, None);
+        let empty = read(&json!({"controlRoom": {"llm": {"model": null}}}));
+        assert!(empty.llm.is_none() && empty.problems.is_empty());
+        let bad = read(&json!({"diagnostics": {"debounce_ms": -5}}));
+        assert_eq!(bad.debounce_ms, None);
+        assert!(bad.problems[0].contains("debounceMs"), "{:?}", bad.problems);
     }
 
     #[test]
