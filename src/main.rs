@@ -114,6 +114,19 @@ enum Command {
         #[arg(default_value = ".")]
         dir: PathBuf,
     },
+    /// Check what an editor needs: the version, the manuscript root, and
+    /// whether each model server answers (exits 1 when something is amiss).
+    Doctor {
+        /// A folder in the manuscript (its root is looked for here and above).
+        #[arg(default_value = ".")]
+        dir: PathBuf,
+        /// The editor's `controlRoom.llm` settings, as JSON.
+        #[arg(long, value_name = "JSON")]
+        llm: Option<String>,
+        /// Output for people, or one JSON object for scripts.
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+    },
     /// List, show, cancel or resume runs.
     Runs {
         #[command(subcommand)]
@@ -215,6 +228,7 @@ fn main() -> ExitCode {
                 json,
             },
         ),
+        Command::Doctor { dir, llm, format } => doctor(&dir, llm.as_deref(), format),
         Command::Runs { command, dir } => match command {
             RunsCommand::List => run::list(&dir),
             RunsCommand::Show { run_id } => run::show(&dir, &run_id),
@@ -247,4 +261,19 @@ fn check(dir: PathBuf, format: Format, deny: Option<Deny>) -> anyhow::Result<i32
         None => FailOn::Errors,
     };
     Ok(exit_status(&diagnostics, fail_on))
+}
+
+/// `control-room doctor`: prints the report, exits 1 when something is amiss.
+fn doctor(dir: &std::path::Path, llm: Option<&str>, format: Format) -> anyhow::Result<i32> {
+    use control_room::cli::doctor;
+    let editor_llm = llm
+        .map(serde_json::from_str::<serde_json::Value>)
+        .transpose()
+        .map_err(|error| anyhow::anyhow!("--llm is not JSON: {error}"))?;
+    let report = doctor::examine(dir, editor_llm.as_ref())?;
+    match format {
+        Format::Human => println!("{}", doctor::human(&report.json)),
+        Format::Json => println!("{}", report.json),
+    }
+    Ok(if report.healthy { 0 } else { 1 })
 }

@@ -594,3 +594,73 @@ fn the_binary_reports_what_the_library_finds_on_every_fixture() {
         assert_eq!(status, i32::from(has_error), "case {case}");
     }
 }
+
+#[test]
+fn doctor_finds_the_root_above_a_folder_and_tries_each_model_server() {
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/salt-road");
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let open = format!("http://{}/v1", listener.local_addr().unwrap());
+    let closed = {
+        let spare = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        format!("http://{}/v1", spare.local_addr().unwrap())
+    };
+    let doctor = |llm: Value| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_control-room"));
+        command
+            .args(["doctor", "--format", "json", "--llm", &llm.to_string()])
+            .arg(example.join("Story/Scenes"))
+            .env("CONTROL_ROOM_DOCTOR_TEST_KEY", "sk-very-secret-value");
+        let output = command.output().unwrap();
+        let report: Value = serde_json::from_str(&stdout(&output)).expect("one JSON object");
+        assert!(
+            !stdout(&output).contains("sk-very-secret") && !stderr(&output).contains("sk-very"),
+            "the key leaked: {report}"
+        );
+        (exit_code(&output), report)
+    };
+
+    let (status, report) = doctor(json!({
+        "provider": "openai", "baseUrl": open, "apiKeyEnv": "CONTROL_ROOM_DOCTOR_TEST_KEY",
+        "agents": {"critic": {"baseUrl": closed}},
+    }));
+    assert_eq!(report["root"], canonical(&example), "{report}");
+    assert_eq!(report["version"], env!("CARGO_PKG_VERSION"));
+    let endpoints = report["llm"]["endpoints"].as_array().unwrap();
+    let summary: Vec<(&str, &Value, &Value)> = endpoints
+        .iter()
+        .map(|e| (e["agent"].as_str().unwrap(), &e["reachable"], &e["key_set"]))
+        .collect();
+    assert_eq!(
+        summary,
+        vec![
+            ("default", &json!(true), &json!(true)),
+            ("critic", &json!(false), &json!(true)),
+        ],
+        "{report}"
+    );
+    assert_eq!(status, 1, "an unreachable critic is a problem");
+
+    let (status, report) =
+        doctor(json!({"baseUrl": open, "apiKeyEnv": "CONTROL_ROOM_DOCTOR_UNSET"}));
+    assert_eq!(report["llm"]["endpoints"][0]["key_set"], false, "{report}");
+    assert_eq!(status, 1, "a missing key is a problem");
+    let (status, _) = doctor(json!({"baseUrl": open}));
+    assert_eq!(status, 0);
+
+    // Outside any manuscript there is no root, and a broken setting is named.
+    let (status, report) = doctor(json!({"temprature": 1}));
+    assert_eq!(status, 1);
+    assert!(
+        report["llm"]["error"]
+            .as_str()
+            .unwrap()
+            .contains("temprature"),
+        "{report}"
+    );
+    let elsewhere = tempfile::tempdir().unwrap();
+    let output = control_room(&["doctor", "--format", "json"], Some(elsewhere.path()));
+    let report: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(report["root"], Value::Null);
+    assert_eq!(exit_code(&output), 1);
+    drop(listener);
+}

@@ -2,6 +2,7 @@
 
 pub mod check;
 pub mod conference;
+pub mod doctor;
 pub mod run;
 
 use std::path::{Path, PathBuf};

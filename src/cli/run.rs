@@ -20,9 +20,8 @@ use crate::engine::router;
 use crate::engine::runner::Runner;
 use crate::engine::store::{self, RunFiles, RunStatus};
 use crate::index::Workspace;
+use crate::llm;
 use crate::llm::cassette::{Recording, Replay};
-use crate::llm::config::Layer;
-use crate::llm::{self, LlmConfig};
 
 /// The registry of a workspace, with broken project recipes reported on stderr.
 fn registry(root: &Path, templates: &Prompts) -> Registry {
@@ -66,16 +65,7 @@ pub fn model(root: &Path, args: &ModelArgs) -> anyhow::Result<Arc<dyn Model>> {
     let env = |name: &str| std::env::var(name).ok();
     let model: Arc<dyn Model> = match args.model.as_deref() {
         None => {
-            let workspace = Workspace::new(root);
-            if let Some(error) = workspace.config_error() {
-                bail!("{}", error.message);
-            }
-            let mut layers = Vec::new();
-            if let Some(llm) = workspace.config().other.get("llm") {
-                layers.push(Layer::from_toml("control-room.toml [llm]", llm)?);
-            }
-            layers.push(Layer::from_env(&env));
-            let config = LlmConfig::resolve(&layers)?;
+            let config = llm::workspace_config(root, None, &env)?;
             return llm::connect(&config, root, &env, args.record.as_deref());
         }
         Some(spec) => match spec.split_once(':') {
@@ -446,13 +436,7 @@ pub struct PromptArgs<'a> {
 /// the configuration can say.
 fn configured_model(root: &Path, archetype: &str) -> Option<String> {
     let env = |name: &str| std::env::var(name).ok();
-    let workspace = Workspace::new(root);
-    let mut layers = Vec::new();
-    if let Some(llm) = workspace.config().other.get("llm") {
-        layers.push(Layer::from_toml("control-room.toml [llm]", llm).ok()?);
-    }
-    layers.push(Layer::from_env(&env));
-    let config = LlmConfig::resolve(&layers).ok()?;
+    let config = llm::workspace_config(root, None, &env).ok()?;
     let endpoint = config.for_archetype(archetype);
     match endpoint.provider {
         llm::config::Provider::Replay => None,

@@ -17,4 +17,4 @@ pub use config::Config;
 pub use file::{FileContent, FileKind, FilePath, SourceFile};
 pub use mentions::Mention;
 pub use model::{Card, CardKind, LifeStatus, Outline, OutlineEntry, Scene};
-pub use workspace::Workspace;
+pub use workspace::{Workspace, find_root};

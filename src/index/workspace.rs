@@ -28,6 +28,17 @@ pub struct Workspace {
     editor_severity: Arc<BTreeMap<String, String>>,
 }
 
+/// The manuscript root `start` lies in: the nearest folder, `start` itself
+/// or above it, holding `control-room.toml`, or both `Story/` and
+/// `Compendium/`. The editors' plugins look for the same markers.
+pub fn find_root(start: &Path) -> Option<PathBuf> {
+    start.ancestors().find_map(|dir| {
+        let marked = dir.join(CONFIG_FILE).is_file()
+            || (dir.join("Story").is_dir() && dir.join("Compendium").is_dir());
+        marked.then(|| dir.to_path_buf())
+    })
+}
+
 impl Workspace {
     /// An empty workspace at `root` with its configuration read.
     pub fn new(root: &Path) -> Workspace {

@@ -234,6 +234,32 @@ impl Model for HttpModel {
     }
 }
 
+/// The `[llm]` settings of the workspace at `root`: its `control-room.toml`,
+/// then the editor's layer (when the server runs), then the
+/// `CONTROL_ROOM_LLM_*` variables read through `env`.
+pub fn workspace_config(
+    root: &Path,
+    editor: Option<&config::LlmLayer>,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> anyhow::Result<LlmConfig> {
+    let workspace = crate::index::Workspace::new(root);
+    if let Some(error) = workspace.config_error() {
+        anyhow::bail!("{}", error.message);
+    }
+    let mut layers = Vec::new();
+    if let Some(llm) = workspace.config().other.get("llm") {
+        layers.push(config::Layer::from_toml("control-room.toml [llm]", llm)?);
+    }
+    if let Some(editor) = editor {
+        layers.push(config::Layer {
+            name: "editor settings (controlRoom.llm)",
+            value: editor.clone(),
+        });
+    }
+    layers.push(config::Layer::from_env(env));
+    Ok(LlmConfig::resolve(&layers)?)
+}
+
 /// Builds the model the configuration describes, reading API keys through
 /// `env`; a relative `replay_file` is read from `root`. With `record`, every
 /// exchange is appended to that cassette.

@@ -43,7 +43,6 @@ use crate::engine::router;
 use crate::engine::runner::{self, RunError, Runner};
 use crate::engine::store::{self, CacheSlot, Disk, RunFiles, RunManifest, RunStatus};
 use crate::index::{SourceFile, Workspace};
-use crate::llm::config::{Layer, LlmConfig};
 
 pub const RUN_RECIPE: &str = "controlRoom.runRecipe";
 pub const CANCEL_RUN: &str = "controlRoom.cancelRun";
@@ -409,22 +408,7 @@ pub(super) fn connect(
     editor: Option<&crate::llm::config::LlmLayer>,
 ) -> anyhow::Result<Arc<dyn Model>> {
     let env = |name: &str| std::env::var(name).ok();
-    let workspace = Workspace::new(root);
-    if let Some(error) = workspace.config_error() {
-        anyhow::bail!("{}", error.message);
-    }
-    let mut layers = Vec::new();
-    if let Some(llm) = workspace.config().other.get("llm") {
-        layers.push(Layer::from_toml("control-room.toml [llm]", llm)?);
-    }
-    if let Some(editor) = editor {
-        layers.push(Layer {
-            name: "editor settings (controlRoom.llm)",
-            value: editor.clone(),
-        });
-    }
-    layers.push(Layer::from_env(&env));
-    let config = LlmConfig::resolve(&layers)?;
+    let config = crate::llm::workspace_config(root, editor, &env)?;
     crate::llm::connect(&config, root, &env, None)
 }
 

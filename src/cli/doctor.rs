@@ -1,0 +1,164 @@
+//! `control-room doctor`: what an editor plugin's health check asks. Which
+//! version runs, which manuscript root a folder lies in, and, for every
+//! model endpoint the `[llm]` settings give, whether its key variable is set
+//! and whether its server accepts a connection. The key itself is never read
+//! into the report, only whether its variable has a value.
+
+use std::net::{TcpStream, ToSocketAddrs};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::index::find_root;
+use crate::llm::config::{EndpointConfig, LlmLayer, Provider};
+
+/// How long one endpoint may take to accept a connection.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// The report, and whether everything a run needs is in place.
+pub struct Report {
+    pub json: Value,
+    pub healthy: bool,
+}
+
+/// Examines the manuscript around `dir`. `editor_llm` is the editor's
+/// `controlRoom.llm` layer (JSON), as the language server would get it.
+pub fn examine(dir: &Path, editor_llm: Option<&Value>) -> anyhow::Result<Report> {
+    let start = dir
+        .canonicalize()
+        .map_err(|error| anyhow::anyhow!("cannot read {}: {error}", dir.display()))?;
+    let root = find_root(&start);
+    let mut healthy = root.is_some();
+    let env = |name: &str| std::env::var(name).ok();
+    let editor = editor_llm
+        .map(|value| {
+            serde_json::from_value::<LlmLayer>(value.clone())
+                .map_err(|error| anyhow::anyhow!("editor settings (controlRoom.llm): {error}"))
+        })
+        .transpose();
+    let config = editor.and_then(|editor| {
+        crate::llm::workspace_config(root.as_deref().unwrap_or(&start), editor.as_ref(), &env)
+    });
+    let llm = match config {
+        Ok(config) => {
+            let mut endpoints = vec![endpoint("default", &config.default, &env)];
+            endpoints.extend(
+                config
+                    .agents
+                    .iter()
+                    .map(|(agent, config)| endpoint(agent, config, &env)),
+            );
+            healthy &= endpoints
+                .iter()
+                .all(|endpoint| endpoint["reachable"] != false && endpoint["key_set"] != false);
+            json!({"endpoints": endpoints})
+        }
+        Err(error) => {
+            healthy = false;
+            json!({"error": format!("{error:#}")})
+        }
+    };
+    Ok(Report {
+        json: json!({
+            "version": env!("CARGO_PKG_VERSION"),
+            "root": root.map(|root| root.display().to_string()),
+            "llm": llm,
+        }),
+        healthy,
+    })
+}
+
+/// One endpoint: where it is, its key variable, and whether it answers.
+fn endpoint(agent: &str, config: &EndpointConfig, env: &dyn Fn(&str) -> Option<String>) -> Value {
+    let key_set = config
+        .api_key_env
+        .as_deref()
+        .map(|name| env(name).is_some_and(|value| !value.trim().is_empty()));
+    let (reachable, detail) = match config.provider {
+        Provider::Replay => (None, "replays a recorded cassette".to_owned()),
+        _ => match reach(&config.base_url) {
+            Ok(detail) => (Some(true), detail),
+            Err(detail) => (Some(false), detail),
+        },
+    };
+    json!({
+        "agent": agent,
+        "provider": config.provider.name(),
+        "base_url": config.base_url,
+        "model": config.model,
+        "api_key_env": config.api_key_env,
+        "key_set": key_set,
+        "reachable": reachable,
+        "detail": detail,
+    })
+}
+
+/// Opens (and closes) a TCP connection to the URL's host and port.
+fn reach(base_url: &str) -> Result<String, String> {
+    let url = reqwest::Url::parse(base_url).map_err(|error| format!("{base_url}: {error}"))?;
+    let host = url
+        .host_str()
+        .ok_or_else(|| format!("{base_url} names no host"))?;
+    let port = url
+        .port_or_known_default()
+        .ok_or_else(|| format!("{base_url} names no port"))?;
+    let addresses: Vec<_> = (host, port)
+        .to_socket_addrs()
+        .map_err(|error| format!("cannot resolve {host}: {error}"))?
+        .collect();
+    let mut last = format!("{host} has no address");
+    for address in addresses {
+        let started = Instant::now();
+        match TcpStream::connect_timeout(&address, CONNECT_TIMEOUT) {
+            Ok(_) => {
+                return Ok(format!(
+                    "{host}:{port} accepted a connection in {} ms",
+                    started.elapsed().as_millis()
+                ));
+            }
+            Err(error) => last = format!("{host}:{port}: {error}"),
+        }
+    }
+    Err(last)
+}
+
+/// The report for people: one line per finding.
+pub fn human(report: &Value) -> String {
+    let mut lines = vec![format!(
+        "control-room {}",
+        report["version"].as_str().unwrap_or("?")
+    )];
+    match report["root"].as_str() {
+        Some(root) => lines.push(format!("ok: manuscript root {root}")),
+        None => lines.push(
+            "problem: no manuscript root here or above (a folder with control-room.toml, or Story/ and Compendium/)".to_owned(),
+        ),
+    }
+    if let Some(error) = report["llm"]["error"].as_str() {
+        lines.push(format!("problem: the [llm] settings: {error}"));
+    }
+    for endpoint in report["llm"]["endpoints"].as_array().into_iter().flatten() {
+        let name = format!(
+            "{} model {} ({} at {})",
+            endpoint["agent"].as_str().unwrap_or_default(),
+            endpoint["model"].as_str().unwrap_or_default(),
+            endpoint["provider"].as_str().unwrap_or_default(),
+            endpoint["base_url"].as_str().unwrap_or_default(),
+        );
+        let detail = endpoint["detail"].as_str().unwrap_or_default();
+        let verdict = if endpoint["reachable"] == false {
+            "problem"
+        } else {
+            "ok"
+        };
+        lines.push(format!("{verdict}: {name}: {detail}"));
+        if endpoint["key_set"] == false {
+            lines.push(format!(
+                "problem: {name}: the variable {} holding its API key is not set",
+                endpoint["api_key_env"].as_str().unwrap_or_default()
+            ));
+        }
+    }
+    lines.join("\n")
+}
