@@ -342,3 +342,50 @@ fn the_command_line_convenes_a_round_and_prints_the_transcript_path() {
     let error = String::from_utf8(refused.stderr).unwrap();
     assert!(error.contains("unknown agent `poet`"), "{error}");
 }
+
+#[test]
+fn a_conference_in_flight_is_listed_with_the_runs_and_cancelled_by_its_id() {
+    let (_dir, root) = example_copy();
+    let server = FakeModelServer::start();
+    server.on("", vec![Answer::Hang]);
+    let mut client = editor_client(&root, &server.url, true, None);
+    let result = client.request(
+        "workspace/executeCommand",
+        json!({"command": "controlRoom.conference", "arguments": [{"question": FIRST_ROUND}]}),
+    );
+    let id = result["conference_id"].as_str().unwrap().to_owned();
+    let runs = client.request(
+        "workspace/executeCommand",
+        json!({"command": "controlRoom.listRuns", "arguments": []}),
+    );
+    let listed = runs
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|run| run["run_id"] == id.as_str())
+        .unwrap_or_else(|| panic!("{id} in {runs}"));
+    assert_eq!(listed["recipe_id"], "conference");
+    assert_eq!(listed["status"], "running");
+    assert_eq!(listed["in_flight"], true);
+
+    let cancelled = client.request(
+        "workspace/executeCommand",
+        json!({"command": "controlRoom.cancelRun", "arguments": [{"run_id": id}]}),
+    );
+    assert_eq!(cancelled["status"], "cancelling");
+    let ends = progress(&mut client, &format!("control-room/conference/{id}"));
+    assert_eq!(ends.last().unwrap()["kind"], "end", "{ends:?}");
+    let runs = client.request(
+        "workspace/executeCommand",
+        json!({"command": "controlRoom.listRuns", "arguments": []}),
+    );
+    assert!(
+        !runs
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|run| run["run_id"] == id.as_str()),
+        "{runs}"
+    );
+    client.shutdown();
+}

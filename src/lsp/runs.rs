@@ -1134,11 +1134,29 @@ fn cancel(context: &Context, run_id: &str) -> Result<Value, RpcError> {
 }
 
 /// `controlRoom.listRuns`: every run of the workspace, newest first, with
-/// the step of those in flight here.
+/// the step of those in flight here; conferences in flight (which keep no
+/// run folder) come first.
 fn list(context: &Context) -> Value {
     let workspace = lock(&context.session).workspace.clone();
     let in_flight = context.runs.lock();
-    let runs: Vec<Value> = store::list_runs(workspace.root())
+    let on_disk = store::list_runs(workspace.root());
+    let mut conferences: Vec<Value> = in_flight
+        .iter()
+        .filter(|(id, _)| !on_disk.iter().any(|run| &run.run_id == *id))
+        .map(|(id, run)| {
+            json!({
+                "run_id": id,
+                "recipe_id": run.recipe_id,
+                "label": run.label,
+                "status": "running",
+                "in_flight": true,
+                "step": run.step,
+                "scene_path": run.scene_path,
+            })
+        })
+        .collect();
+    conferences.sort_by(|a, b| a["run_id"].as_str().cmp(&b["run_id"].as_str()));
+    let runs: Vec<Value> = on_disk
         .into_iter()
         .map(|run| {
             let here = in_flight.get(&run.run_id);
@@ -1165,7 +1183,7 @@ fn list(context: &Context) -> Value {
             })
         })
         .collect();
-    Value::Array(runs)
+    Value::Array(conferences.into_iter().chain(runs).collect())
 }
 
 /// `controlRoom.openRun`: shows the run's report (its run.json until it
