@@ -807,3 +807,37 @@ fn check_workspace_reads_the_disk_again_and_sums_up_every_file() {
     assert!(published["diagnostics"].as_array().unwrap().len() >= 2);
     client.shutdown();
 }
+
+#[test]
+fn an_empty_configuration_change_keeps_the_initialization_options() {
+    let (_dir, root) = example_copy();
+    let mut client = Client::spawn(&[]);
+    client.request(
+        "initialize",
+        json!({"processId": null, "rootUri": uri(&root), "capabilities": {},
+               "initializationOptions": {"controlRoom": {"diagnostics": {"severity": {"attribute-mismatch": "off"}}}}}),
+    );
+    client.notify("initialized", json!({}));
+    // As Eglot does after `initialized`.
+    client.notify("workspace/didChangeConfiguration", json!({"settings": {}}));
+    let gate = root.join("Story/Scenes/SCN-the-gate.md");
+    let text = client.open(&gate, 1);
+    let published = client.diagnostics_for(&uri(&gate), |list| !list.is_empty());
+    assert_eq!(
+        codes_and_severities(published["diagnostics"].as_array().unwrap()),
+        vec![("anti-pattern".to_owned(), 3)]
+    );
+    // A change with a `diagnostics` part replaces that part.
+    client.notify(
+        "workspace/didChangeConfiguration",
+        json!({"settings": {"controlRoom": {"diagnostics": {"severity": {}}, "llm": null}}}),
+    );
+    client.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri(&gate), "version": 2},
+               "contentChanges": [{"text": format!("{text}\n")}]}),
+    );
+    let published = client.diagnostics_for(&uri(&gate), |list| list.len() == 2);
+    assert_eq!(published["version"], 2);
+    client.shutdown();
+}

@@ -255,12 +255,17 @@ impl Session {
         self.generation += 1;
     }
 
-    /// Takes the editor's settings in, answering what was wrong with them.
+    /// Takes the editor's settings in, answering what was wrong with them. A
+    /// part the settings leave out keeps what is in force.
     pub fn apply_settings(&mut self, settings: super::settings::EditorSettings) -> Vec<String> {
-        self.workspace
-            .set_editor_severity(Arc::new(settings.severity));
-        self.editor_llm = settings.llm;
-        self.editor_debounce_ms = settings.debounce_ms;
+        if settings.diagnostics_given {
+            self.workspace
+                .set_editor_severity(Arc::new(settings.severity));
+            self.editor_debounce_ms = settings.debounce_ms;
+        }
+        if settings.llm_given {
+            self.editor_llm = settings.llm;
+        }
         settings.problems
     }
 

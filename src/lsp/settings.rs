@@ -12,6 +12,10 @@
 //! between the last keystroke and fresh diagnostics, winning over the file's
 //! `[diagnostics] debounce_ms`.
 //!
+//! A part the settings leave out (`diagnostics`, `llm`) keeps what was in
+//! force, so an empty `didChangeConfiguration` after `initializationOptions`
+//! changes nothing; a part given replaces the whole part.
+//!
 //! `controlRoom.llm` takes the keys of `[llm]` (camelCase or snake_case:
 //! `baseUrl`, `apiKeyEnv`…, and `agents`); it is the editor's layer between
 //! `control-room.toml` and the `CONTROL_ROOM_LLM_*` variables when the
@@ -29,6 +33,13 @@ use crate::llm::config::{Layer, LlmLayer};
 /// Settings read from the editor, and what was wrong with them.
 #[derive(Debug, Default, PartialEq)]
 pub struct EditorSettings {
+    /// Whether the settings have a `diagnostics` part; without one, the
+    /// severities and debounce in force stay (Eglot follows its
+    /// `initializationOptions` with an empty `didChangeConfiguration`).
+    pub diagnostics_given: bool,
+    /// Whether the settings have an `llm` part; without one, the layer in
+    /// force stays.
+    pub llm_given: bool,
     pub severity: BTreeMap<String, String>,
     /// `controlRoom.llm`, when given and usable.
     pub llm: Option<LlmLayer>,
@@ -64,6 +75,8 @@ fn without_unset(value: &Value) -> Value {
 pub fn read(value: &Value) -> EditorSettings {
     let mut settings = EditorSettings::default();
     let section = value.get("controlRoom").unwrap_or(value);
+    settings.llm_given = section.get("llm").is_some();
+    settings.diagnostics_given = section.get("diagnostics").is_some();
     if let Some(llm) = section
         .get("llm")
         .map(without_unset)
@@ -174,5 +187,8 @@ mod tests {
         let bare = read(&json!({"diagnostics": {"severity": {"orphan-scene": "error"}}}));
         assert_eq!(bare.severity.len(), 1);
         assert_eq!(read(&json!(null)), EditorSettings::default());
+        let empty = read(&json!({}));
+        assert!(!empty.diagnostics_given && !empty.llm_given);
+        assert!(nested.diagnostics_given && !nested.llm_given);
     }
 }
