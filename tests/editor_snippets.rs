@@ -9,14 +9,12 @@
 
 mod lsp_support;
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
-use std::sync::{Arc, Mutex};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use lsp_support::{TIMEOUT, example_copy, uri};
+use lsp_support::{Client, example_copy, uri};
 use serde_json::{Value, json};
 
 const SCENE: &str = "Story/Scenes/SCN-the-saltmaster.md";
@@ -430,193 +428,27 @@ fn eglot() -> Launch {
     }
 }
 
-/// A language server started as an editor would, spoken to over its stdio.
-struct Server {
-    child: Child,
-    stdin: ChildStdin,
-    incoming: Receiver<Value>,
-    next_id: i64,
-    seen: Vec<Value>,
-    /// What the server wrote to its stderr so far.
-    stderr: Arc<Mutex<String>>,
-    what: String,
-}
-
-impl Server {
-    fn start(launch: &Launch) -> Server {
-        let name = Path::new(&launch.command)
-            .file_name()
-            .and_then(|name| name.to_str());
-        assert_eq!(
-            name,
-            Some("control-room"),
-            "the {} snippet starts {:?}",
-            launch.editor,
-            launch.command
-        );
-        let what = format!("{}: control-room {}", launch.editor, launch.args.join(" "));
-        let mut child = Command::new(env!("CARGO_BIN_EXE_control-room"))
-            .args(&launch.args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap_or_else(|e| panic!("{what} does not start: {e}"));
-        let stdin = child.stdin.take().unwrap();
-        let stderr = Arc::new(Mutex::new(String::new()));
-        let mut error_output = child.stderr.take().unwrap();
-        let written = Arc::clone(&stderr);
-        std::thread::spawn(move || {
-            let mut buffer = [0; 4096];
-            while let Ok(read) = error_output.read(&mut buffer) {
-                if read == 0 {
-                    return;
-                }
-                let text = String::from_utf8_lossy(&buffer[..read]).into_owned();
-                written.lock().unwrap().push_str(&text);
-            }
-        });
-        let mut reader = BufReader::new(child.stdout.take().unwrap());
-        let (sender, incoming) = mpsc::channel();
-        std::thread::spawn(move || {
-            loop {
-                let mut length = None;
-                loop {
-                    let mut line = String::new();
-                    if reader.read_line(&mut line).unwrap_or(0) == 0 {
-                        return;
-                    }
-                    let line = line.trim_end();
-                    if line.is_empty() {
-                        break;
-                    }
-                    if let Some(value) = line.strip_prefix("Content-Length: ") {
-                        length = value.parse::<usize>().ok();
-                    }
-                }
-                let mut body = vec![0; length.expect("every message has a Content-Length")];
-                if reader.read_exact(&mut body).is_err() {
-                    return;
-                }
-                let message: Value = serde_json::from_slice(&body).expect("the server sends JSON");
-                if sender.send(message).is_err() {
-                    return;
-                }
-            }
-        });
-        Server {
-            child,
-            stdin,
-            incoming,
-            next_id: 1,
-            seen: Vec::new(),
-            stderr,
-            what,
-        }
-    }
-
-    fn send(&mut self, message: &Value) {
-        let body = serde_json::to_vec(message).unwrap();
-        let sent = write!(self.stdin, "Content-Length: {}\r\n\r\n", body.len())
-            .and_then(|()| self.stdin.write_all(&body))
-            .and_then(|()| self.stdin.flush());
-        if let Err(error) = sent {
-            let report = self.exit_report();
-            panic!(
-                "{}: cannot write to the server ({error}); {report}",
-                self.what
-            );
-        }
-    }
-
-    fn notify(&mut self, method: &str, params: Value) {
-        self.send(&json!({"jsonrpc": "2.0", "method": method, "params": params}));
-    }
-
-    fn request(&mut self, method: &str, params: Value) -> Value {
-        let id = self.next_id;
-        self.next_id += 1;
-        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-        let response = self.wait_for(|message| {
-            message.get("id") == Some(&json!(id)) && message.get("method").is_none()
-        });
-        assert!(
-            response.get("error").is_none(),
-            "{}: {method} failed: {response}",
-            self.what
-        );
-        response["result"].clone()
-    }
-
-    /// Receives messages until one matches, answering server requests with
-    /// `null` on the way.
-    fn wait_for(&mut self, mut wanted: impl FnMut(&Value) -> bool) -> Value {
-        let deadline = Instant::now() + TIMEOUT;
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            let message = match self.incoming.recv_timeout(left) {
-                Ok(message) => message,
-                Err(RecvTimeoutError::Timeout) => {
-                    panic!("{}: timed out; seen: {:#?}", self.what, self.seen)
-                }
-                Err(RecvTimeoutError::Disconnected) => {
-                    let report = self.exit_report();
-                    panic!(
-                        "{}: the server closed its output; {report}; seen: {:#?}",
-                        self.what, self.seen
-                    )
-                }
-            };
-            if message.get("method").is_some() && message.get("id").is_some() {
-                let reply = json!({"jsonrpc": "2.0", "id": message["id"], "result": null});
-                self.send(&reply);
-            }
-            if message.get("method").is_some() {
-                self.seen.push(message.clone());
-            }
-            if wanted(&message) {
-                return message;
-            }
-        }
-    }
-
-    /// How the server ended, and what it said on stderr.
-    fn exit_report(&mut self) -> String {
-        let status = self.child.wait().ok();
-        std::thread::sleep(Duration::from_millis(50));
-        format!(
-            "it exited with {status:?}, saying: {}",
-            self.stderr.lock().unwrap().trim()
-        )
-    }
-
-    /// Shuts down and exits, asserting a clean exit.
-    fn shutdown(mut self) {
-        self.request("shutdown", Value::Null);
-        self.notify("exit", Value::Null);
-        let deadline = Instant::now() + TIMEOUT;
-        loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                assert!(status.success(), "{}: exited with {status}", self.what);
-                return;
-            }
-            assert!(Instant::now() < deadline, "{}: did not exit", self.what);
-            std::thread::sleep(Duration::from_millis(10));
-        }
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-    }
+/// The server started as `launch` says, as an editor would.
+fn start(launch: &Launch) -> Client {
+    let name = Path::new(&launch.command)
+        .file_name()
+        .and_then(|name| name.to_str());
+    assert_eq!(
+        name,
+        Some("control-room"),
+        "the {} snippet starts {:?}",
+        launch.editor,
+        launch.command
+    );
+    let args: Vec<&str> = launch.args.iter().map(String::as_str).collect();
+    Client::launch(&args, &[])
 }
 
 /// Starts the server as `launch` says, opens the scene with “Kale” and
 /// expects its name-typo diagnostic at the severity the settings give it.
 fn check_against_the_server(launch: &Launch) {
     let (_dir, root) = example_copy();
-    let mut server = Server::start(launch);
+    let mut server = start(launch);
     let root_uri = uri(&root);
     let mut params = json!({
         "processId": null,
@@ -677,7 +509,7 @@ fn check_against_the_server(launch: &Launch) {
     assert!(
         complaints.is_empty(),
         "{}: the server complained about the settings: {complaints:#?}",
-        server.what
+        launch.editor
     );
     server.shutdown();
 }

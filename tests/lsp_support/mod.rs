@@ -9,6 +9,7 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -27,20 +28,42 @@ pub struct Client {
     pub seen: Vec<Value>,
     /// How server requests are answered (by default, `null`).
     pub responder: Option<Responder>,
+    /// What the server wrote to its stderr so far (also passed on to ours).
+    stderr: Arc<Mutex<String>>,
 }
 
 impl Client {
     pub fn spawn(envs: &[(&str, &str)]) -> Client {
+        Client::launch(&["lsp"], envs)
+    }
+
+    /// The binary started with `args` (as an editor's configuration gives
+    /// them) and `envs`.
+    pub fn launch(args: &[&str], envs: &[(&str, &str)]) -> Client {
         let mut command = Command::new(env!("CARGO_BIN_EXE_control-room"));
         command
-            .arg("lsp")
+            .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit());
+            .stderr(Stdio::piped());
         for (key, value) in envs {
             command.env(key, value);
         }
         let mut child = command.spawn().expect("the control-room binary starts");
+        let stderr = Arc::new(Mutex::new(String::new()));
+        let mut error_output = child.stderr.take().unwrap();
+        let written = Arc::clone(&stderr);
+        std::thread::spawn(move || {
+            let mut buffer = [0; 4096];
+            while let Ok(read) = error_output.read(&mut buffer) {
+                if read == 0 {
+                    return;
+                }
+                let text = String::from_utf8_lossy(&buffer[..read]).into_owned();
+                eprint!("{text}");
+                written.lock().unwrap().push_str(&text);
+            }
+        });
         let stdin = child.stdin.take().unwrap();
         let stdout = child.stdout.take().unwrap();
         let (sender, incoming) = mpsc::channel();
@@ -78,14 +101,31 @@ impl Client {
             next_id: 1,
             seen: Vec::new(),
             responder: None,
+            stderr,
         }
     }
 
     pub fn send(&mut self, message: &Value) {
         let body = serde_json::to_vec(message).unwrap();
-        write!(self.stdin, "Content-Length: {}\r\n\r\n", body.len()).unwrap();
-        self.stdin.write_all(&body).unwrap();
-        self.stdin.flush().unwrap();
+        let sent = write!(self.stdin, "Content-Length: {}\r\n\r\n", body.len())
+            .and_then(|()| self.stdin.write_all(&body))
+            .and_then(|()| self.stdin.flush());
+        if let Err(error) = sent {
+            panic!(
+                "cannot write to the server ({error}); {}",
+                self.exit_report()
+            );
+        }
+    }
+
+    /// How the server ended, and what it said on stderr.
+    pub fn exit_report(&mut self) -> String {
+        let status = self.child.wait().ok();
+        std::thread::sleep(Duration::from_millis(50));
+        format!(
+            "it exited with {status:?}, saying: {}",
+            self.stderr.lock().unwrap().trim()
+        )
     }
 
     pub fn notify(&mut self, method: &str, params: Value) {
@@ -120,7 +160,11 @@ impl Client {
                 Ok(message) => message,
                 Err(RecvTimeoutError::Timeout) => panic!("timed out; seen: {:#?}", self.seen),
                 Err(RecvTimeoutError::Disconnected) => {
-                    panic!("the server closed its output; seen: {:#?}", self.seen)
+                    let report = self.exit_report();
+                    panic!(
+                        "the server closed its output; {report}; seen: {:#?}",
+                        self.seen
+                    )
                 }
             };
             if message.get("method").is_some() && message.get("id").is_some() {
