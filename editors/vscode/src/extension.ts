@@ -1,0 +1,65 @@
+/**
+ * Control Room for VS Code: starts the control-room language server on a
+ * manuscript (a folder with `control-room.toml`, or with `Story/` and
+ * `Compendium/`), adds the palette commands, and shows runs in progress.
+ */
+
+import * as vscode from 'vscode';
+
+import type { Activity } from './activity';
+import { registerCommands } from './commands';
+import { ControlRoom, SECTION } from './controlRoom';
+import { RunStatusBar } from './statusBar';
+
+/** What the extension offers other extensions (and its end-to-end test). */
+export interface ControlRoomApi {
+  /** The runs and conferences in progress. */
+  activities(): readonly Activity[];
+  /** The run status bar item's text, or `undefined` while it is hidden. */
+  statusBarText(): string | undefined;
+  /** Fires with the status bar's new text whenever it changes. */
+  readonly onDidChangeStatusBar: vscode.Event<string | undefined>;
+  /** The manuscript folder the server reads, while it runs. */
+  folder(): vscode.Uri | undefined;
+  /** Resolves once the server has been started (or found missing) for the current folders. */
+  ready(): Promise<void>;
+}
+
+let controlRoom: ControlRoom | undefined;
+
+export function activate(context: vscode.ExtensionContext): ControlRoomApi {
+  const output = vscode.window.createOutputChannel('Control Room');
+  const instance = new ControlRoom(output);
+  controlRoom = instance;
+  const statusBar = new RunStatusBar(instance.activity);
+  context.subscriptions.push(output, statusBar, ...registerCommands(instance, output));
+  context.subscriptions.push(
+    vscode.workspace.onDidChangeWorkspaceFolders(() => void instance.refresh()),
+    vscode.workspace.onDidChangeConfiguration((event) => {
+      if (event.affectsConfiguration(`${SECTION}.server.path`)) {
+        void instance.restart();
+      }
+    }),
+  );
+  // A manuscript can appear in an open folder (its settings file, or its
+  // second folder) or stop being one.
+  const watcher = vscode.workspace.createFileSystemWatcher('**/{control-room.toml,Story,Compendium}', false, true, false);
+  context.subscriptions.push(
+    watcher,
+    watcher.onDidCreate(() => void instance.refresh()),
+    watcher.onDidDelete(() => void instance.refresh()),
+  );
+  void instance.refresh();
+  return {
+    activities: () => instance.activity.current,
+    statusBarText: () => statusBar.text,
+    onDidChangeStatusBar: statusBar.onDidChange,
+    folder: () => instance.folder?.uri,
+    ready: () => instance.settled(),
+  };
+}
+
+export async function deactivate(): Promise<void> {
+  await controlRoom?.shutdown();
+  controlRoom = undefined;
+}
