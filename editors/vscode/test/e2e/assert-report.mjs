@@ -1,0 +1,227 @@
+// Checks what the probe extension saw in VS Code (its report) and what the
+// fake model server was asked, prints one line per expectation, and exits 1
+// if any fails.
+//
+//   node assert-report.mjs REPORT.json MODEL_REQUESTS.jsonl SCRIPTED.json
+
+import { existsSync, readFileSync } from 'node:fs';
+
+const [reportPath, requestsPath, scriptedPath] = process.argv.slice(2);
+if (!reportPath || !requestsPath || !scriptedPath) {
+  console.error('usage: node assert-report.mjs REPORT.json MODEL_REQUESTS.jsonl SCRIPTED.json');
+  process.exit(2);
+}
+
+if (!existsSync(reportPath)) {
+  console.error(`FAIL  the probe wrote no report at ${reportPath}`);
+  process.exit(1);
+}
+const report = JSON.parse(readFileSync(reportPath, 'utf8'));
+const facts = report.facts ?? {};
+const requests = existsSync(requestsPath)
+  ? readFileSync(requestsPath, 'utf8')
+      .split('\n')
+      .filter((line) => line.trim() !== '')
+      .map((line) => JSON.parse(line))
+  : [];
+const scripted = JSON.parse(readFileSync(scriptedPath, 'utf8'));
+
+const results = [];
+
+/** Records one expectation; `detail` says what was seen when it fails. */
+function expect(name, ok, detail) {
+  results.push({ name, ok: Boolean(ok), detail });
+}
+
+const codes = (diagnostics) => (diagnostics ?? []).map((diagnostic) => diagnostic.code);
+const show = (value) => JSON.stringify(value);
+
+// The probe itself.
+expect('the probe finished', report.finished === true && report.error === undefined, report.error);
+for (const step of report.steps ?? []) {
+  expect(`probe step "${step.name}" ran without error`, step.ok, step.error);
+}
+
+// Activation and commands.
+expect('the extension is installed', facts.extensionFound === true, show(facts.extensionFound));
+expect(
+  'the server serves the workspace folder',
+  facts.servedFolder !== undefined && facts.servedFolder === facts.workspaceFolder,
+  `served ${show(facts.servedFolder)}, workspace ${show(facts.workspaceFolder)}`,
+);
+const palette = [
+  'control-room.draftScene',
+  'control-room.conference',
+  'control-room.checkWorkspace',
+  'control-room.showRuns',
+  'control-room.cancelRun',
+  'control-room.openRunReport',
+];
+expect(
+  'all six palette commands are registered',
+  palette.every((id) => (facts.paletteCommands ?? []).includes(id)),
+  `registered: ${show(facts.paletteCommands)}`,
+);
+const contributed = facts.contributedCommands ?? [];
+expect(
+  'the palette commands are contributed in the "Control Room" category',
+  palette.every((id) => contributed.some((command) => command.command === id && command.category === 'Control Room')),
+  show(contributed),
+);
+const serverCommands = ['controlRoom.runRecipe', 'controlRoom.cancelRun', 'controlRoom.listRuns', 'controlRoom.openRun', 'controlRoom.conference'];
+expect(
+  "the server's own commands were registered by the language client",
+  serverCommands.every((id) => (facts.serverCommands ?? []).includes(id)),
+  `registered: ${show(facts.serverCommands)}`,
+);
+
+// Diagnostics, and the severity set in the user settings (initializationOptions).
+expect('SCN-the-saltmaster.md has name-typo', codes(facts.saltmaster).includes('name-typo'), show(facts.saltmaster));
+expect('SCN-the-high-tide.md has dead-character', codes(facts.highTide).includes('dead-character'), show(facts.highTide));
+const orphan = (facts.deletedDream ?? []).find((diagnostic) => diagnostic.code === 'orphan-scene');
+expect(
+  'orphan-scene is an error, as the user settings say (a warning by default)',
+  orphan?.severity === 'error',
+  show(facts.deletedDream),
+);
+
+// The quick fix.
+expect('the typo under the diagnostic is "Kale"', facts.typoWord === 'Kale', show(facts.typoWord));
+expect(
+  'the quick fix for the typo offers the name Kael',
+  typeof facts.quickFixTitle === 'string' && facts.quickFixTitle.includes('Kael'),
+  `${show(facts.quickFixTitle)} among ${show(facts.quickFixTitles)}`,
+);
+expect('VS Code applied the quick fix', facts.quickFixApplied === true, show(facts.quickFixApplied));
+expect(
+  'the quick fix replaced "Kale" with "Kael" and nothing else',
+  typeof facts.lineBeforeFix === 'string' &&
+    facts.lineBeforeFix.includes('Kale') &&
+    facts.lineAfterFix === facts.lineBeforeFix.replace('Kale', 'Kael'),
+  `before ${show(facts.lineBeforeFix)}, after ${show(facts.lineAfterFix)}`,
+);
+expect(
+  'name-typo is gone after the fix',
+  facts.saltmasterAfterFix !== undefined && !codes(facts.saltmasterAfterFix).includes('name-typo'),
+  show(facts.saltmasterAfterFix),
+);
+
+// A settings change reaches the running server.
+expect('SCN-the-vigil.md had timeline-order', codes(facts.vigilBefore).includes('timeline-order'), show(facts.vigilBefore));
+expect(
+  'turning timeline-order off in the settings removes it at once',
+  facts.vigilAfter !== undefined && !codes(facts.vigilAfter).includes('timeline-order'),
+  show(facts.vigilAfter),
+);
+
+// Check Workspace.
+const summary = facts.checkSummary;
+expect('Check Workspace answered a summary', summary !== undefined && summary !== null && summary.files > 0, show(summary));
+const byCode = summary?.by_code ?? {};
+const expectedCodes = ['missing-scene', 'orphan-scene', 'unknown-reference', 'anti-pattern', 'attribute-mismatch', 'dead-character'];
+expect(
+  `Check Workspace counts ${expectedCodes.join(', ')}`,
+  expectedCodes.every((code) => byCode[code] > 0),
+  show(byCode),
+);
+expect(
+  'Check Workspace no longer counts the fixed typo or the silenced timeline-order',
+  summary !== undefined && !(byCode['name-typo'] > 0) && !(byCode['timeline-order'] > 0),
+  show(byCode),
+);
+const workspaceDiagnostics = facts.workspaceDiagnostics ?? {};
+expect(
+  'after Check Workspace, files never opened have their diagnostics too',
+  (workspaceDiagnostics['Story/Scenes/SCN-the-arrival.md'] ?? []).includes('unknown-reference') &&
+    (workspaceDiagnostics['Story/Scenes/SCN-the-gate.md'] ?? []).includes('attribute-mismatch'),
+  show(workspaceDiagnostics),
+);
+
+// Draft Scene, through the fake model.
+expect('the outline reported the missing scene before the draft', codes(facts.outlineBeforeDraft).includes('missing-scene'), show(facts.outlineBeforeDraft));
+const runId = facts.draftResult?.run_id;
+expect('Draft Scene started a run and answered its id', typeof runId === 'string' && runId !== '', show(facts.draftResult));
+const polishParagraphs = scripted.polish
+  .split(/\n\s*\n/)
+  .map((paragraph) => paragraph.trim())
+  .filter((paragraph) => paragraph !== '' && !paragraph.startsWith('#'));
+const missing = polishParagraphs.filter((paragraph) => !(facts.sceneText ?? '').includes(paragraph));
+expect(
+  'SCN-the-reckoning.md holds the polished draft the editor agent returned',
+  polishParagraphs.length > 0 && missing.length === 0,
+  `missing ${show(missing)} in ${show(facts.sceneText)}`,
+);
+expect('the new scene file exists on disk', facts.sceneExistsOnDisk === true, show(facts.sceneExistsOnDisk));
+expect(
+  'the outline no longer reports the scene missing',
+  facts.outlineAfterDraft !== undefined && !codes(facts.outlineAfterDraft).includes('missing-scene'),
+  show(facts.outlineAfterDraft),
+);
+
+// The status bar followed the run.
+const statusTexts = facts.statusBarTexts ?? [];
+const shown = statusTexts.filter((text) => typeof text === 'string');
+expect(
+  'the status bar showed the run with a spinner and its step',
+  shown.some((text) => text.startsWith('$(sync~spin) ') && text.includes('SCN-the-reckoning') && text.includes('writer: draft')),
+  show(statusTexts),
+);
+expect(
+  'the status bar item hid when the run ended',
+  statusTexts.length > 0 && statusTexts[statusTexts.length - 1] === null && facts.statusBarAfter === null,
+  `texts ${show(statusTexts)}, after ${show(facts.statusBarAfter)}`,
+);
+
+// Runs and the report.
+const run = (facts.runs ?? []).find((entry) => entry.run_id === runId);
+expect('listRuns has the run, done and no longer in flight', run?.status === 'done' && run?.in_flight === false, show(facts.runs));
+expect(
+  'Open Run Report showed the run report',
+  typeof facts.reportPath === 'string' && facts.reportPath.includes(runId ?? '\u0000') && (facts.reportText ?? '').trim() !== '',
+  `${show(facts.reportPath)}: ${show((facts.reportText ?? '').slice(0, 200))}`,
+);
+
+// Cancel Run stops a run that waits on the model, and nothing is written.
+expect(
+  'while the run waited on the model, the status bar showed its planner step',
+  typeof facts.statusWhileHeld === 'string' && facts.statusWhileHeld.includes('SCN-the-gate') && facts.statusWhileHeld.includes('planner: brief'),
+  show(facts.statusWhileHeld),
+);
+expect(
+  'Cancel Run cancelled the run it was given',
+  typeof facts.heldRunId === 'string' && facts.cancelAnswer === facts.heldRunId && facts.cancelledStatus === 'cancelled',
+  `run ${show(facts.heldRunId)}, answer ${show(facts.cancelAnswer)}, status ${show(facts.cancelledStatus)}`,
+);
+expect(
+  'the cancelled run left SCN-the-gate.md as it was',
+  typeof facts.gateBefore === 'string' && facts.gateAfter === facts.gateBefore && facts.gateDirty === false,
+  `changed: ${facts.gateAfter !== facts.gateBefore}, dirty: ${show(facts.gateDirty)}`,
+);
+
+// What the model server was asked: every agent of the recipe, with the model from the settings.
+for (const step of ['brief', 'draft', 'polish', 'continuity', 'critique']) {
+  expect(`the fake model answered the ${step} step`, requests.some((request) => request.step === step && request.answered), `${requests.length} requests`);
+}
+expect('the cancelled run did ask the model (and was held)', requests.some((request) => request.held === true), `${requests.length} requests`);
+const unanswered = requests.filter((request) => !request.answered && request.held !== true);
+expect('the fake model got no request it could not answer', unanswered.length === 0, show(unanswered));
+const models = [...new Set(requests.map((request) => request.model))];
+expect('every request named the model from the settings (llama3.1:8b)', models.length === 1 && models[0] === 'llama3.1:8b', show(models));
+
+let failures = 0;
+for (const result of results) {
+  if (result.ok) {
+    console.log(`PASS  ${result.name}`);
+  } else {
+    failures += 1;
+    console.log(`FAIL  ${result.name}${result.detail === undefined ? '' : `\n      saw: ${result.detail}`}`);
+  }
+}
+console.log(`\n${results.length - failures} of ${results.length} expectations met.`);
+if (failures > 0) {
+  console.log('\nProbe log:');
+  for (const line of report.log ?? []) {
+    console.log(`  ${line}`);
+  }
+}
+process.exit(failures === 0 ? 0 : 1);

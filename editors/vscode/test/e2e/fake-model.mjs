@@ -1,0 +1,134 @@
+// A fake OpenAI-compatible model server for the end-to-end test, on
+// 127.0.0.1 (port 0: the system picks one).
+//
+//   node fake-model.mjs SCRIPTED.json PORT_FILE REQUESTS.jsonl
+//
+// `POST /v1/chat/completions` answers each agent of the draft recipe with its
+// entry of SCRIPTED.json (examples/scripted/draft-the-reckoning.json): a text
+// is the reply, `{"reply": value}` replies with the value as JSON. Agents are
+// told apart by `<current_step>STEP (ARCHETYPE)</current_step>` in the
+// request, as tests/model_server/mod.rs does. Each request is logged to
+// REQUESTS.jsonl (its step, model and whether it was answered); a request no
+// step matches gets 400, so the test sees it. The port is written to PORT_FILE
+// once the server listens.
+//
+// `POST /control/hold` makes the model requests that follow wait (logged as
+// held) until `POST /control/release`, so a test can cancel a run while it
+// waits on the model.
+
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+
+const [scriptedPath, portFile, requestsLog] = process.argv.slice(2);
+if (!scriptedPath || !portFile || !requestsLog) {
+  console.error('usage: node fake-model.mjs SCRIPTED.json PORT_FILE REQUESTS.jsonl');
+  process.exit(2);
+}
+
+const scripted = JSON.parse(readFileSync(scriptedPath, 'utf8'));
+
+/** Step id → archetype, for the steps of creative_draft_scene. */
+const STEPS = {
+  brief: 'planner',
+  draft: 'writer',
+  polish: 'editor',
+  continuity: 'continuity',
+  critique: 'critic',
+};
+
+/** The reply text for a step, as the scripted file gives it. */
+function replyFor(step) {
+  const entry = scripted[step];
+  if (typeof entry === 'string') {
+    return entry;
+  }
+  if (entry !== null && typeof entry === 'object' && 'reply' in entry) {
+    return JSON.stringify(entry.reply);
+  }
+  throw new Error(`the scripted file has no usable reply for step ${step}`);
+}
+
+function send(response, status, body) {
+  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  response.writeHead(status, {
+    'content-type': typeof body === 'string' ? 'text/plain' : 'application/json',
+    'content-length': Buffer.byteLength(text),
+  });
+  response.end(text);
+}
+
+let counter = 0;
+/** While holding, the model requests waiting for release. */
+let held = null;
+
+const server = createServer((request, response) => {
+  const chunks = [];
+  request.on('data', (chunk) => chunks.push(chunk));
+  request.on('end', () => {
+    const body = Buffer.concat(chunks).toString('utf8');
+    const entry = { at: new Date().toISOString(), method: request.method, path: request.url };
+    if (request.method === 'POST' && request.url === '/control/hold') {
+      held = held ?? [];
+      send(response, 200, { holding: true });
+      return;
+    }
+    if (request.method === 'POST' && request.url === '/control/release') {
+      const waiting = held ?? [];
+      held = null;
+      waiting.forEach((release) => release());
+      send(response, 200, { released: waiting.length });
+      return;
+    }
+    if (request.method !== 'POST' || request.url !== '/v1/chat/completions') {
+      appendFileSync(requestsLog, JSON.stringify({ ...entry, answered: false }) + '\n');
+      send(response, 404, `no route for ${request.method} ${request.url}`);
+      return;
+    }
+    let model = 'unknown';
+    try {
+      model = JSON.parse(body).model ?? model;
+    } catch {
+      // Logged below as unanswered.
+    }
+    const step = Object.keys(STEPS).find((id) => body.includes(`<current_step>${id} (${STEPS[id]})</current_step>`));
+    if (held !== null) {
+      appendFileSync(requestsLog, JSON.stringify({ ...entry, step: step ?? null, model, held: true }) + '\n');
+      // Answered (if its client is still there) once released.
+      held.push(() => answer(response, step, model, body));
+      return;
+    }
+    appendFileSync(requestsLog, JSON.stringify({ ...entry, step: step ?? null, model, answered: step !== undefined }) + '\n');
+    answer(response, step, model, body);
+  });
+});
+
+/** Answers a model request for `step` (400 when no step matched). */
+function answer(response, step, model, body = '') {
+  if (response.destroyed) {
+    // A held request whose client gave up (the run was cancelled).
+    return;
+  }
+  if (step === undefined) {
+    send(response, 400, `no scripted step matches this request: ${body.slice(0, 2000)}`);
+    return;
+  }
+  counter += 1;
+  send(response, 200, {
+    id: `chatcmpl-fake-${counter}`,
+    object: 'chat.completion',
+    created: Math.floor(Date.now() / 1000),
+    model: `${model}-20260101`,
+    choices: [{ index: 0, message: { role: 'assistant', content: replyFor(step) }, finish_reason: 'stop' }],
+    usage: { prompt_tokens: 10, completion_tokens: 20, total_tokens: 30 },
+  });
+}
+
+server.listen(0, '127.0.0.1', () => {
+  const { port } = server.address();
+  writeFileSync(portFile, String(port));
+  console.log(`fake model server on http://127.0.0.1:${port}/v1`);
+});
+
+for (const signal of ['SIGTERM', 'SIGINT']) {
+  process.on(signal, () => server.close(() => process.exit(0)));
+}

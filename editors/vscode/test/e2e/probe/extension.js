@@ -1,0 +1,340 @@
+// Test-only extension: exercises Control Room in a running VS Code and
+// writes what it observed to $CONTROL_ROOM_E2E_REPORT (JSON). It only
+// observes and waits; ../assert-report.mjs holds the expectations.
+//
+// The workspace is a copy of examples/salt-road; the runner's user settings
+// point the server at a fake model and set `orphan-scene` to error.
+
+'use strict';
+
+const fs = require('node:fs');
+const path = require('node:path');
+const vscode = require('vscode');
+
+const REPORT = process.env.CONTROL_ROOM_E2E_REPORT;
+const EXTENSION_ID = 'control-room.control-room';
+/** How long to wait for the server's answers, in milliseconds. */
+const TIMEOUT = Number(process.env.CONTROL_ROOM_E2E_TIMEOUT_MS || 60000);
+
+const PALETTE_COMMANDS = [
+  'control-room.draftScene',
+  'control-room.conference',
+  'control-room.checkWorkspace',
+  'control-room.showRuns',
+  'control-room.cancelRun',
+  'control-room.openRunReport',
+];
+const SERVER_COMMANDS = [
+  'controlRoom.runRecipe',
+  'controlRoom.cancelRun',
+  'controlRoom.listRuns',
+  'controlRoom.openRun',
+  'controlRoom.dismissFinding',
+  'controlRoom.conference',
+  'controlRoom.checkWorkspace',
+];
+
+const SEVERITY = ['error', 'warning', 'information', 'hint'];
+
+const report = { started: new Date().toISOString(), finished: false, steps: [], facts: {}, log: [] };
+
+function log(message) {
+  const line = `${new Date().toISOString()} ${message}`;
+  report.log.push(line);
+  console.log(`[control-room probe] ${message}`);
+}
+
+function writeReport() {
+  const temporary = `${REPORT}.tmp`;
+  fs.writeFileSync(temporary, JSON.stringify(report, null, 2));
+  fs.renameSync(temporary, REPORT);
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Polls `probe` until it answers something truthy; throws after `timeout`. */
+async function waitFor(what, probe, timeout = TIMEOUT) {
+  const deadline = Date.now() + timeout;
+  for (;;) {
+    const value = await probe();
+    if (value) {
+      return value;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`timed out after ${timeout} ms waiting for ${what}`);
+    }
+    await sleep(200);
+  }
+}
+
+/** Runs one named step, recording its outcome; a failed step does not stop the next. */
+async function step(name, body) {
+  const start = Date.now();
+  log(`step ${name}`);
+  try {
+    await body();
+    report.steps.push({ name, ok: true, ms: Date.now() - start });
+  } catch (error) {
+    log(`step ${name} failed: ${error && error.stack ? error.stack : error}`);
+    report.steps.push({ name, ok: false, ms: Date.now() - start, error: String(error && error.message ? error.message : error) });
+  }
+  writeReport();
+}
+
+function root() {
+  return vscode.workspace.workspaceFolders[0].uri;
+}
+
+function fileUri(relative) {
+  return vscode.Uri.joinPath(root(), ...relative.split('/'));
+}
+
+function codeOf(diagnostic) {
+  const code = diagnostic.code;
+  return typeof code === 'object' && code !== null ? String(code.value) : String(code);
+}
+
+/** A file's diagnostics from Control Room, in plain data. */
+function diagnosticsOf(uri) {
+  return vscode.languages
+    .getDiagnostics(uri)
+    .filter((diagnostic) => diagnostic.source === 'control-room')
+    .map((diagnostic) => ({
+      code: codeOf(diagnostic),
+      severity: SEVERITY[diagnostic.severity],
+      line: diagnostic.range.start.line,
+      character: diagnostic.range.start.character,
+      message: diagnostic.message,
+    }));
+}
+
+function codesOf(uri) {
+  return diagnosticsOf(uri).map((diagnostic) => diagnostic.code);
+}
+
+async function open(relative) {
+  const document = await vscode.workspace.openTextDocument(fileUri(relative));
+  await vscode.window.showTextDocument(document, { preview: false });
+  return document;
+}
+
+/** Opens a file and waits until its diagnostics include `code`. */
+async function diagnosticsWith(relative, code) {
+  const document = await open(relative);
+  await waitFor(`${code} in ${relative}`, () => codesOf(document.uri).includes(code));
+  return diagnosticsOf(document.uri);
+}
+
+async function run() {
+  let api;
+
+  await step('activate', async () => {
+    const extension = vscode.extensions.getExtension(EXTENSION_ID);
+    report.facts.extensionFound = extension !== undefined;
+    if (extension === undefined) {
+      throw new Error(`${EXTENSION_ID} is not installed`);
+    }
+    api = await extension.activate();
+    await api.ready();
+    await waitFor('the server to run', () => api.folder() !== undefined, 30000);
+    report.facts.servedFolder = api.folder().fsPath;
+    report.facts.workspaceFolder = root().fsPath;
+    report.facts.contributedCommands = extension.packageJSON.contributes.commands.map((command) => ({
+      command: command.command,
+      title: command.title,
+      category: command.category,
+    }));
+  });
+
+  await step('commands', async () => {
+    const registered = new Set(await vscode.commands.getCommands(true));
+    report.facts.paletteCommands = PALETTE_COMMANDS.filter((id) => registered.has(id));
+    report.facts.serverCommands = SERVER_COMMANDS.filter((id) => registered.has(id));
+  });
+
+  await step('diagnostics', async () => {
+    report.facts.saltmaster = await diagnosticsWith('Story/Scenes/SCN-the-saltmaster.md', 'name-typo');
+    report.facts.highTide = await diagnosticsWith('Story/Scenes/SCN-the-high-tide.md', 'dead-character');
+    // The user settings make orphan-scene an error (it is a warning by default).
+    report.facts.deletedDream = await diagnosticsWith('Story/Scenes/SCN-deleted-dream.md', 'orphan-scene');
+  });
+
+  await step('quick-fix', async () => {
+    const document = await open('Story/Scenes/SCN-the-saltmaster.md');
+    const typo = vscode.languages
+      .getDiagnostics(document.uri)
+      .find((diagnostic) => codeOf(diagnostic) === 'name-typo');
+    if (typo === undefined) {
+      throw new Error('no name-typo diagnostic to fix');
+    }
+    const line = typo.range.start.line;
+    report.facts.typoWord = document.getText(typo.range);
+    report.facts.lineBeforeFix = document.lineAt(line).text;
+    const actions = await vscode.commands.executeCommand('vscode.executeCodeActionProvider', document.uri, typo.range);
+    report.facts.quickFixTitles = (actions || []).map((action) => action.title);
+    // VS Code hands back the actions without their diagnostics: the fix for
+    // the typo is the quick fix whose edit replaces the typo's range.
+    const fix = (actions || []).find(
+      (action) =>
+        action.kind !== undefined &&
+        vscode.CodeActionKind.QuickFix.contains(action.kind) &&
+        action.edit !== undefined &&
+        action.edit.get(document.uri).some((edit) => edit.range.isEqual(typo.range)),
+    );
+    if (fix === undefined) {
+      throw new Error(`no quick fix edits the typo's range among ${JSON.stringify(report.facts.quickFixTitles)}`);
+    }
+    report.facts.quickFixTitle = fix.title;
+    report.facts.quickFixApplied = await vscode.workspace.applyEdit(fix.edit);
+    report.facts.lineAfterFix = document.lineAt(line).text;
+    await document.save();
+    await waitFor('name-typo to go after the fix', () => !codesOf(document.uri).includes('name-typo'), 20000).catch(
+      (error) => log(String(error)),
+    );
+    report.facts.saltmasterAfterFix = diagnosticsOf(document.uri);
+  });
+
+  await step('severity-setting-change', async () => {
+    const vigil = await diagnosticsWith('Story/Scenes/SCN-the-vigil.md', 'timeline-order');
+    report.facts.vigilBefore = vigil;
+    const config = vscode.workspace.getConfiguration('controlRoom');
+    await config.update(
+      'diagnostics.severity',
+      { 'orphan-scene': 'error', 'timeline-order': 'off' },
+      vscode.ConfigurationTarget.Global,
+    );
+    const uri = fileUri('Story/Scenes/SCN-the-vigil.md');
+    await waitFor('timeline-order to be turned off', () => !codesOf(uri).includes('timeline-order'), 20000).catch(
+      (error) => log(String(error)),
+    );
+    report.facts.vigilAfter = diagnosticsOf(uri);
+  });
+
+  await step('check-workspace', async () => {
+    report.facts.checkSummary = await vscode.commands.executeCommand('control-room.checkWorkspace');
+    const byFile = {};
+    for (const [uri, diagnostics] of vscode.languages.getDiagnostics()) {
+      const ours = diagnostics.filter((diagnostic) => diagnostic.source === 'control-room').map(codeOf);
+      if (ours.length > 0) {
+        byFile[path.relative(root().fsPath, uri.fsPath).split(path.sep).join('/')] = ours;
+      }
+    }
+    report.facts.workspaceDiagnostics = byFile;
+  });
+
+  await step('draft-scene', async () => {
+    const outline = await open('Story/SCN-outline.md');
+    const editor = vscode.window.activeTextEditor;
+    const line = outline.getText().split('\n').findIndex((text) => /^\s*[-*]\s+SCN-the-reckoning\b/.test(text));
+    if (line < 0) {
+      throw new Error('the outline has no SCN-the-reckoning entry');
+    }
+    report.facts.outlineBeforeDraft = diagnosticsOf(outline.uri);
+    const column = outline.lineAt(line).text.indexOf('SCN-the-reckoning') + 4;
+    editor.selection = new vscode.Selection(line, column, line, column);
+    const statusTexts = [];
+    const subscription = api.onDidChangeStatusBar((text) => statusTexts.push(text === undefined ? null : text));
+    report.facts.statusBarTexts = statusTexts;
+    const sceneUri = fileUri('Story/Scenes/SCN-the-reckoning.md');
+    try {
+      report.facts.draftResult = await vscode.commands.executeCommand('control-room.draftScene');
+      // The run is over when its progress ends and the scene has arrived.
+      const scene = await waitFor('the drafted scene', () =>
+        vscode.workspace.textDocuments.find(
+          (document) => document.uri.toString() === sceneUri.toString() && document.getText().trim() !== '',
+        ),
+      );
+      await waitFor('the run to end', () => api.activities().length === 0);
+      report.facts.sceneText = scene.getText();
+      report.facts.sceneExistsOnDisk = fs.existsSync(sceneUri.fsPath);
+      report.facts.statusBarAfter = api.statusBarText() === undefined ? null : api.statusBarText();
+    } finally {
+      subscription.dispose();
+    }
+    await waitFor('missing-scene to go from the outline', () => !codesOf(outline.uri).includes('missing-scene'), 20000).catch(
+      (error) => log(String(error)),
+    );
+    report.facts.outlineAfterDraft = diagnosticsOf(outline.uri);
+  });
+
+  await step('runs', async () => {
+    const runs = await vscode.commands.executeCommand('controlRoom.listRuns');
+    report.facts.runs = (runs || []).map((run) => ({
+      run_id: run.run_id,
+      recipe_id: run.recipe_id,
+      status: run.status,
+      in_flight: run.in_flight,
+      report: run.report,
+    }));
+    const runId = report.facts.draftResult && report.facts.draftResult.run_id;
+    if (typeof runId !== 'string') {
+      throw new Error('no run id from Draft Scene');
+    }
+    report.facts.openedRun = await vscode.commands.executeCommand('control-room.openRunReport', { run_id: runId });
+    const editor = await waitFor('the run report to open', () => {
+      const active = vscode.window.activeTextEditor;
+      return active !== undefined && active.document.uri.fsPath.includes(runId) ? active : undefined;
+    });
+    report.facts.reportPath = path.relative(root().fsPath, editor.document.uri.fsPath).split(path.sep).join('/');
+    report.facts.reportText = editor.document.getText().slice(0, 4000);
+  });
+
+  await step('cancel-run', async () => {
+    // The fake model holds its answers, so the run waits on its first agent.
+    const base = new URL(vscode.workspace.getConfiguration('controlRoom').get('llm.baseUrl'));
+    const control = (what) => fetch(new URL(`/control/${what}`, base), { method: 'POST' });
+    const gate = fileUri('Story/Scenes/SCN-the-gate.md').fsPath;
+    report.facts.gateBefore = fs.readFileSync(gate, 'utf8');
+    await control('hold');
+    try {
+      const started = await vscode.commands.executeCommand('controlRoom.runRecipe', {
+        recipe: 'creative_draft_scene',
+        scene: 'SCN-the-gate',
+      });
+      const runId = started.run_id;
+      report.facts.heldRunId = runId;
+      await waitFor('the run to wait on the planner', () =>
+        api.activities().some((activity) => activity.id === runId && /planner/.test(activity.message || '')),
+      );
+      report.facts.statusWhileHeld = api.statusBarText() === undefined ? null : api.statusBarText();
+      report.facts.cancelAnswer = await vscode.commands.executeCommand('control-room.cancelRun', { run_id: runId });
+      await waitFor('the cancelled run to end', () => !api.activities().some((activity) => activity.id === runId));
+      const runs = await vscode.commands.executeCommand('controlRoom.listRuns');
+      const run = (runs || []).find((entry) => entry.run_id === runId);
+      report.facts.cancelledStatus = run === undefined ? null : run.status;
+    } finally {
+      await control('release');
+    }
+    // Give a wrongly delivered draft the time to arrive before looking.
+    await sleep(1000);
+    report.facts.gateAfter = fs.readFileSync(gate, 'utf8');
+    const open = vscode.workspace.textDocuments.find((document) => document.uri.fsPath === gate);
+    report.facts.gateDirty = open === undefined ? false : open.isDirty;
+  });
+
+  // Leave the new scene in view for the screenshot.
+  const scene = vscode.workspace.textDocuments.find((document) => document.uri.path.endsWith('/SCN-the-reckoning.md'));
+  if (scene !== undefined) {
+    await vscode.window.showTextDocument(scene, { preview: false });
+  }
+}
+
+function activate() {
+  if (!REPORT) {
+    return;
+  }
+  run()
+    .catch((error) => {
+      report.error = String(error && error.stack ? error.stack : error);
+    })
+    .finally(() => {
+      report.finished = true;
+      report.ended = new Date().toISOString();
+      writeReport();
+      log('report written');
+    });
+}
+
+function deactivate() {}
+
+module.exports = { activate, deactivate };
