@@ -127,6 +127,15 @@ enum Command {
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
     },
+    /// Make, show or run a session plan: tasks with dependencies, each run
+    /// through a recipe.
+    Plan {
+        #[command(subcommand)]
+        command: PlanCommand,
+        /// The manuscript's root folder.
+        #[arg(long, default_value = ".", global = true)]
+        dir: PathBuf,
+    },
     /// List, show, cancel or resume runs.
     Runs {
         #[command(subcommand)]
@@ -148,6 +157,30 @@ enum RunsCommand {
     /// Continue an unfinished run from its first unfinished step.
     Resume {
         run_id: String,
+        #[command(flatten)]
+        model: run::ModelArgs,
+    },
+}
+
+#[derive(Subcommand)]
+enum PlanCommand {
+    /// A new plan of the tasks given, each routed to a recipe; prints its id.
+    New {
+        /// The tasks, in words ("draft scene SCN-the-gate"), numbered from 1.
+        #[arg(required = true)]
+        tasks: Vec<String>,
+        /// TASK:DEP: task TASK waits for task DEP (repeat for more).
+        #[arg(long = "dep", value_name = "TASK:DEP")]
+        deps: Vec<String>,
+    },
+    /// The plan as plan.md, with what is wrong with it on stderr.
+    Show { session_id: String },
+    /// Run the ready tasks, one run each, in dependency order.
+    Run {
+        session_id: String,
+        /// Start this task first even if it is blocked.
+        #[arg(long, value_name = "TASK")]
+        force: Option<u32>,
         #[command(flatten)]
         model: run::ModelArgs,
     },
@@ -229,6 +262,24 @@ fn main() -> ExitCode {
             },
         ),
         Command::Doctor { dir, llm, format } => doctor(&dir, llm.as_deref(), format),
+        Command::Plan { command, dir } => {
+            use control_room::cli::plan;
+            match command {
+                PlanCommand::New { tasks, deps } => plan::new(
+                    &dir,
+                    &plan::NewPlan {
+                        tasks: &tasks,
+                        deps: &deps,
+                    },
+                ),
+                PlanCommand::Show { session_id } => plan::show(&dir, &session_id),
+                PlanCommand::Run {
+                    session_id,
+                    force,
+                    model,
+                } => plan::run(&dir, &session_id, force, &model),
+            }
+        }
         Command::Runs { command, dir } => match command {
             RunsCommand::List => run::list(&dir),
             RunsCommand::Show { run_id } => run::show(&dir, &run_id),

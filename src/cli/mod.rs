@@ -3,6 +3,7 @@
 pub mod check;
 pub mod conference;
 pub mod doctor;
+pub mod plan;
 pub mod run;
 
 use std::path::{Path, PathBuf};

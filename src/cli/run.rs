@@ -102,7 +102,9 @@ pub fn parse_args(pairs: &[String]) -> anyhow::Result<Map<String, Value>> {
     Ok(args)
 }
 
-fn runner(root: &Path, model: Arc<dyn Model>, model_args: &ModelArgs) -> Runner {
+/// A runner on the workspace as it is on disk now; without a model it can
+/// create runs and route, not execute agent steps.
+pub(crate) fn runner(root: &Path, model: Option<(Arc<dyn Model>, &ModelArgs)>) -> Runner {
     let prompts = Prompts::load(root);
     for problem in &prompts.problems {
         eprintln!("warning: {problem}");
@@ -112,10 +114,10 @@ fn runner(root: &Path, model: Arc<dyn Model>, model_args: &ModelArgs) -> Runner 
         workspace: Arc::new(Workspace::load(root)),
         registry: Arc::new(registry),
         prompts: Arc::new(prompts),
-        model: Some(model),
+        reuse: model.as_ref().is_some_and(|(_, args)| !args.fresh),
+        model: model.map(|(model, _)| model),
         disk: store::Disk::default(),
         sinks: vec![Arc::new(Progress::new())],
-        reuse: !model_args.fresh,
     }
 }
 
@@ -246,7 +248,7 @@ pub(crate) fn cancel_on_ctrl_c() -> (CancellationToken, tokio::task::JoinHandle<
 
 /// Executes a run to its end, cancelling it on Ctrl-C. Exit status 0 when it
 /// is done, 1 otherwise.
-fn drive(runner: &Runner, run_id: &str) -> anyhow::Result<i32> {
+pub(crate) fn drive_run(runner: &Runner, run_id: &str) -> anyhow::Result<i32> {
     let runtime = tokio_runtime()?;
     let manifest = runtime.block_on(async {
         let (cancel, interrupt) = cancel_on_ctrl_c();
@@ -282,7 +284,7 @@ pub fn run(
 ) -> anyhow::Result<i32> {
     let root = workspace_root(dir)?;
     let model = model(&root, model_args)?;
-    let runner = runner(&root, model, model_args);
+    let runner = runner(&root, Some((model, model_args)));
     let mut args = parse_args(args)?;
     let (recipe_id, description) = if runner.registry.get(target).is_some() {
         let description = task.map_or_else(
@@ -322,7 +324,7 @@ pub fn run(
         (recipe_id, task.unwrap_or(target).to_owned())
     };
     let manifest = runner.create(&recipe_id, &description, args, None)?;
-    drive(&runner, &manifest.run_id)
+    drive_run(&runner, &manifest.run_id)
 }
 
 /// `control-room runs list`.
@@ -416,8 +418,8 @@ pub fn cancel(dir: &Path, run_id: &str) -> anyhow::Result<i32> {
 pub fn resume(dir: &Path, run_id: &str, model_args: &ModelArgs) -> anyhow::Result<i32> {
     let root = workspace_root(dir)?;
     let model = model(&root, model_args)?;
-    let runner = runner(&root, model, model_args);
-    drive(&runner, run_id)
+    let runner = runner(&root, Some((model, model_args)));
+    drive_run(&runner, run_id)
 }
 
 /// What `control-room prompt` is asked.

@@ -9,6 +9,7 @@
 use serde_json::Value;
 
 use super::recipe::{AgentStep, Recipe};
+use super::store::{Cache, CacheSlot};
 use crate::index::{CardKind, LifeStatus, SourceFile, Workspace};
 use crate::text::TextRange;
 
@@ -23,6 +24,22 @@ pub fn result_step(recipe: &Recipe) -> Option<&AgentStep> {
         .iter()
         .rev()
         .find(|step| SCENE_PROMPT_TYPES.contains(&step.prompt_type.as_str()))
+}
+
+/// A finished run's draft (the result step's text) and the brief it was
+/// written from, out of the run's cache.
+pub fn run_draft(recipe: &Recipe, cache: &Cache) -> (Option<String>, Option<String>) {
+    let text = |slot: &str| match cache.get(slot) {
+        Some(CacheSlot::Artifact { text, .. }) => Some(text.clone()),
+        _ => None,
+    };
+    let draft = result_step(recipe).and_then(|step| text(&step.output_slot));
+    let brief = recipe
+        .phase_b
+        .iter()
+        .find(|step| step.prompt_type == "refine_brief")
+        .and_then(|step| text(&step.output_slot));
+    (draft, brief)
 }
 
 /// Whether a recipe writes a scene.

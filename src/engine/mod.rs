@@ -12,6 +12,7 @@ pub mod drafting;
 pub mod events;
 pub mod findings;
 pub mod model;
+pub mod plan;
 pub mod prompts;
 pub mod protocol;
 pub mod receipts;

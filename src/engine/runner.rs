@@ -96,6 +96,14 @@ impl From<anyhow::Error> for RunError {
     }
 }
 
+/// The session plan task a run carries out (`session_id` and
+/// `task.session_plan_task_id` in run.json).
+#[derive(Clone, Copy, Debug)]
+pub struct PlanTask<'a> {
+    pub session_id: &'a str,
+    pub task_id: u32,
+}
+
 /// `prefix` and 12 random lowercase hex digits.
 pub fn new_id(prefix: &str) -> String {
     let mut bytes = [0u8; 6];
@@ -218,7 +226,7 @@ impl Runner {
         recipe_id: &str,
         description: &str,
         mut args: Map<String, Value>,
-        session_id: Option<String>,
+        plan: Option<PlanTask<'_>>,
     ) -> Result<RunManifest, RunError> {
         let recipe = self
             .registry
@@ -236,14 +244,16 @@ impl Runner {
         let manifest = RunManifest {
             run_id,
             recipe_id: recipe.recipe_id.clone(),
-            session_id: session_id.unwrap_or_else(|| new_id("sess_")),
+            session_id: plan
+                .as_ref()
+                .map_or_else(|| new_id("sess_"), |plan| plan.session_id.to_owned()),
             status: RunStatus::Pending,
             created_at: created.clone(),
             updated_at: created,
             completed_at: None,
             task: RunTask {
                 description: description.to_owned(),
-                session_plan_task_id: None,
+                session_plan_task_id: plan.as_ref().map(|plan| u64::from(plan.task_id)),
                 initial_args: args,
             },
             current_step_index: 0,

@@ -790,16 +790,7 @@ async fn deliver(
     let brief = started
         .registry
         .get(&manifest.recipe_id)
-        .and_then(|recipe| {
-            recipe
-                .phase_b
-                .iter()
-                .find(|step| step.prompt_type == "refine_brief")
-        })
-        .and_then(|step| match cache.get(&step.output_slot) {
-            Some(CacheSlot::Artifact { text, .. }) => Some(text.clone()),
-            _ => None,
-        });
+        .and_then(|recipe| drafting::run_draft(recipe, cache).1);
     let scene_id = manifest
         .task
         .initial_args

@@ -1,0 +1,274 @@
+//! `plan.md`: a plan as a checklist the writer edits. Each task is a task
+//! line with its fields as sub-items:
+//!
+//! ```markdown
+//! - [ ] 2. Write Scene 22
+//!   - recipe: creative_draft_scene
+//!   - deps: 1
+//!   - status: blocked
+//!   - dod: Scene file exists, continuity pass
+//! ```
+//!
+//! Ticking a box marks the task done; unticking a done task makes it ready
+//! again. A line that is neither a task nor one of its fields is the
+//! writer's own prose and is left alone. Reading never fails: what cannot
+//! be read is a [`LineProblem`] at its line, and the rest is kept.
+
+use std::collections::BTreeMap;
+
+use super::{Plan, Task, TaskStatus};
+
+/// The fields a task line may have, as `plan.md` names them.
+pub const FIELDS: [&str; 7] = ["recipe", "deps", "status", "run", "dod", "question", "args"];
+
+/// Renders the plan's checklist.
+pub fn render(plan: &Plan) -> String {
+    let mut out = format!(
+        "# Plan {}\n\n<!-- control-room keeps this file and plan.json in step. Tick a box to mark a task done; add a task as `- [ ] N. what to do`, with `  - deps: 1, 2` under it. -->\n\nStatus: {}\n\n",
+        plan.session_id, plan.status
+    );
+    for task in &plan.tasks {
+        let tick = if task.status == TaskStatus::Done {
+            'x'
+        } else {
+            ' '
+        };
+        out.push_str(&format!(
+            "- [{tick}] {}. {}\n",
+            task.id,
+            one_line(&task.description)
+        ));
+        if let Some(recipe) = &task.recipe_id {
+            out.push_str(&format!("  - recipe: {recipe}\n"));
+        }
+        if !task.deps.is_empty() {
+            let deps: Vec<String> = task.deps.iter().map(u32::to_string).collect();
+            out.push_str(&format!("  - deps: {}\n", deps.join(", ")));
+        }
+        out.push_str(&format!("  - status: {}\n", task.status.as_str()));
+        if let Some(run) = &task.run_id {
+            out.push_str(&format!("  - run: {run}\n"));
+        }
+        if let Some(dod) = &task.dod {
+            out.push_str(&format!("  - dod: {}\n", one_line(dod)));
+        }
+        if let Some(question) = &task.scoping_question {
+            out.push_str(&format!("  - question: {}\n", one_line(question)));
+        }
+        if !task.args.is_empty() {
+            out.push_str(&format!(
+                "  - args: {}\n",
+                serde_json::Value::Object(task.args.clone())
+            ));
+        }
+    }
+    out
+}
+
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Something in `plan.md` that could not be read, at its line (0-based).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LineProblem {
+    pub line: usize,
+    pub message: String,
+}
+
+/// What `plan.md` says, with where each task and field is.
+#[derive(Debug, Default)]
+pub struct Parsed {
+    pub tasks: Vec<Task>,
+    /// Task id → its line, and each of its fields' lines (0-based).
+    pub lines: BTreeMap<u32, TaskLines>,
+    pub problems: Vec<LineProblem>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TaskLines {
+    pub line: usize,
+    pub fields: BTreeMap<&'static str, usize>,
+}
+
+impl Parsed {
+    /// The line a problem about `task` (and `field`) belongs on.
+    pub fn line_of(&self, task: u32, field: Option<&str>) -> Option<usize> {
+        let lines = self.lines.get(&task)?;
+        Some(
+            field
+                .and_then(|field| lines.fields.get(field).copied())
+                .unwrap_or(lines.line),
+        )
+    }
+}
+
+/// A task line: `- [ ] 2. Write Scene 22` (any list marker, `x` or `X`).
+fn task_line(line: &str) -> Option<(bool, &str, &str)> {
+    let rest = line
+        .strip_prefix("- [")
+        .or_else(|| line.strip_prefix("* ["))?;
+    let (tick, rest) = rest.split_at_checked(1)?;
+    let rest = rest.strip_prefix("] ")?;
+    let done = match tick {
+        " " => false,
+        "x" | "X" => true,
+        _ => return None,
+    };
+    let (number, description) = rest.split_once(". ").or_else(|| rest.split_once(") "))?;
+    Some((done, number.trim(), description.trim()))
+}
+
+/// A field line: `  - deps: 1, 2`.
+fn field_line(line: &str) -> Option<(&str, &str)> {
+    if !line.starts_with(' ') && !line.starts_with('\t') {
+        return None;
+    }
+    let rest = line.trim_start();
+    let rest = rest
+        .strip_prefix("- ")
+        .or_else(|| rest.strip_prefix("* "))?;
+    let (key, value) = rest.split_once(':')?;
+    let key = key.trim();
+    (!key.is_empty() && key.chars().all(|c| c.is_ascii_alphabetic() || c == '_'))
+        .then_some((key, value.trim()))
+}
+
+/// Reads `plan.md`.
+pub fn parse(text: &str) -> Parsed {
+    let mut parsed = Parsed::default();
+    let mut current: Option<usize> = None;
+    for (number, line) in text.lines().enumerate() {
+        let problem = |message: String| LineProblem {
+            line: number,
+            message,
+        };
+        if let Some((done, id, description)) = task_line(line) {
+            current = None;
+            let Ok(id) = id.parse::<u32>() else {
+                parsed.problems.push(problem(format!(
+                    "`{id}` is not a task number: write `- [ ] N. what to do`"
+                )));
+                continue;
+            };
+            if id == 0 {
+                parsed
+                    .problems
+                    .push(problem("task numbers start at 1".to_owned()));
+                continue;
+            }
+            if parsed.lines.contains_key(&id) {
+                parsed
+                    .problems
+                    .push(problem(format!("task {id} is numbered twice")));
+                continue;
+            }
+            if description.is_empty() {
+                parsed
+                    .problems
+                    .push(problem(format!("task {id} says nothing to do")));
+            }
+            let mut task = Task::new(id, description);
+            // Until a status field says otherwise; `settle` derives the rest.
+            task.status = if done {
+                TaskStatus::Done
+            } else {
+                TaskStatus::Pending
+            };
+            parsed.lines.insert(
+                id,
+                TaskLines {
+                    line: number,
+                    fields: BTreeMap::new(),
+                },
+            );
+            parsed.tasks.push(task);
+            current = Some(parsed.tasks.len() - 1);
+            continue;
+        }
+        let Some((key, value)) = field_line(line) else {
+            if !line.starts_with(' ') && !line.trim().is_empty() {
+                current = None;
+            }
+            continue;
+        };
+        let Some(index) = current else {
+            continue;
+        };
+        let Some(field) = FIELDS.iter().find(|field| **field == key) else {
+            parsed.problems.push(problem(format!(
+                "`{key}` is not a task field; the fields are {}",
+                FIELDS.join(", ")
+            )));
+            continue;
+        };
+        let task = &mut parsed.tasks[index];
+        if let Some(lines) = parsed.lines.get_mut(&task.id) {
+            lines.fields.insert(field, number);
+        }
+        let ticked = task.status == TaskStatus::Done;
+        match *field {
+            "recipe" => task.recipe_id = (!value.is_empty()).then(|| value.to_owned()),
+            "deps" => {
+                task.deps.clear();
+                for dep in value.split([',', ' ']).filter(|dep| !dep.is_empty()) {
+                    match dep.trim_start_matches('#').parse::<u32>() {
+                        Ok(dep) => task.deps.push(dep),
+                        Err(_) => parsed.problems.push(problem(format!(
+                            "`{dep}` is not a task number; write `deps: 1, 2`"
+                        ))),
+                    }
+                }
+            }
+            "status" => match TaskStatus::parse(value) {
+                // The box wins over the field: a ticked task is done, and a
+                // done task unticked is ready to run again.
+                Some(status) if ticked || status == TaskStatus::Done => {
+                    task.status = if ticked {
+                        TaskStatus::Done
+                    } else {
+                        TaskStatus::Pending
+                    };
+                }
+                Some(status) => task.status = status,
+                None => parsed.problems.push(problem(format!(
+                    "`{value}` is not a task status; use one of {}",
+                    TaskStatus::ALL.map(TaskStatus::as_str).join(", ")
+                ))),
+            },
+            "run" => task.run_id = (!value.is_empty()).then(|| value.to_owned()),
+            "dod" => task.dod = (!value.is_empty()).then(|| value.to_owned()),
+            "question" => task.scoping_question = (!value.is_empty()).then(|| value.to_owned()),
+            "args" => match serde_json::from_str::<serde_json::Value>(value) {
+                Ok(serde_json::Value::Object(args)) => task.args = args,
+                _ => parsed.problems.push(problem(
+                    "`args` must be a JSON object, such as {\"scene_id\": \"SCN-x\"}".to_owned(),
+                )),
+            },
+            _ => unreachable!("every field is matched"),
+        }
+    }
+    parsed
+}
+
+/// The plan with the writer's `plan.md` taken in: its tasks replace the
+/// plan's, except that a task the server is running keeps its run.
+pub fn merge(plan: &Plan, parsed: &Parsed) -> Plan {
+    let mut merged = plan.clone();
+    merged.tasks = parsed
+        .tasks
+        .iter()
+        .map(|task| {
+            let mut task = task.clone();
+            if let Some(known) = plan.task(task.id)
+                && known.status == TaskStatus::Running
+                && task.status != TaskStatus::Done
+            {
+                task.status = TaskStatus::Running;
+                task.run_id = known.run_id.clone();
+            }
+            task
+        })
+        .collect();
+    merged
+}

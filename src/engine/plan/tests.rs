@@ -1,0 +1,261 @@
+//! Session plans: states from dependencies, the order tasks run in, every
+//! problem a plan can have, routing to recipes or to scoping, and `plan.md`
+//! read back to the same plan, with the writer's edits and mistakes.
+
+use super::markdown::{self, LineProblem};
+use super::*;
+use crate::engine::prompts::Prompts;
+
+fn registry() -> Registry {
+    let dir = tempfile::tempdir().unwrap();
+    Registry::load(dir.path(), &Prompts::load(dir.path()))
+}
+
+fn task(id: u32, description: &str, deps: &[u32]) -> Task {
+    let mut task = Task::new(id, description);
+    task.recipe_id = Some("creative_draft_scene".to_owned());
+    task.deps = deps.to_vec();
+    task
+}
+
+fn plan(tasks: Vec<Task>) -> Plan {
+    Plan::new(
+        "sp_0123456789ab".to_owned(),
+        "writer",
+        "2026-11-23T20:00:00.000Z".to_owned(),
+        tasks,
+    )
+}
+
+fn statuses(plan: &Plan) -> Vec<(u32, &'static str)> {
+    plan.tasks
+        .iter()
+        .map(|task| (task.id, task.status.as_str()))
+        .collect()
+}
+
+#[test]
+fn dependencies_decide_pending_and_blocked_and_the_plan_its_status() {
+    let mut plan = plan(vec![
+        task(1, "draft scene SCN-a", &[]),
+        task(2, "draft scene SCN-b", &[1]),
+        task(3, "check consistency SCN-b", &[1, 2]),
+    ]);
+    plan.settle();
+    assert_eq!(
+        statuses(&plan),
+        [(1, "pending"), (2, "blocked"), (3, "blocked")]
+    );
+    assert_eq!(plan.ready(), [1]);
+    assert_eq!(plan.status, "running");
+
+    plan.task_mut(1).unwrap().status = TaskStatus::Done;
+    plan.settle();
+    assert_eq!(
+        statuses(&plan),
+        [(1, "done"), (2, "pending"), (3, "blocked")]
+    );
+    assert_eq!(plan.ready(), [2]);
+
+    plan.task_mut(2).unwrap().status = TaskStatus::Failed;
+    plan.settle();
+    assert_eq!(plan.status, "failed");
+    assert_eq!(plan.ready(), Vec::<u32>::new());
+
+    for task in &mut plan.tasks {
+        task.status = TaskStatus::Done;
+    }
+    plan.settle();
+    assert_eq!(plan.status, "done");
+}
+
+#[test]
+fn tasks_run_after_their_dependencies_whatever_their_numbers() {
+    let plan = plan(vec![
+        task(1, "c", &[3]),
+        task(2, "a", &[]),
+        task(3, "b", &[2]),
+        task(4, "d", &[]),
+    ]);
+    assert_eq!(plan.order(), [2, 3, 1, 4]);
+}
+
+#[test]
+fn unknown_and_self_dependencies_cycles_and_unknown_recipes_are_problems() {
+    let mut bad_recipe = task(5, "e", &[]);
+    bad_recipe.recipe_id = Some("no_such_recipe".to_owned());
+    let plan = plan(vec![
+        task(1, "a", &[2]),
+        task(2, "b", &[3]),
+        task(3, "c", &[1]),
+        task(4, "d", &[4, 9]),
+        bad_recipe,
+    ]);
+    let problems = plan.problems(&registry());
+    let found: Vec<(u32, Option<&str>, &str)> = problems
+        .iter()
+        .map(|p| (p.task, p.field, p.message.as_str()))
+        .collect();
+    assert_eq!(
+        found[..3],
+        [
+            (4, Some("deps"), "task 4 depends on itself"),
+            (
+                4,
+                Some("deps"),
+                "task 4 depends on task 9, which is not in the plan"
+            ),
+            (5, Some("recipe"), found[2].2),
+        ]
+    );
+    assert!(
+        found[2]
+            .2
+            .starts_with("no recipe `no_such_recipe`; known: ")
+    );
+    assert!(found[2].2.contains("creative_draft_scene"));
+    let cycle: Vec<(u32, &str)> = found[3..].iter().map(|(t, _, m)| (*t, *m)).collect();
+    let message = "tasks depend on each other in a cycle: 1 → 2 → 3 → 1";
+    assert_eq!(cycle, [(1, message), (2, message), (3, message)]);
+    assert!(problems.iter().all(|p| p.is_error));
+    // Tasks in a cycle (a task on itself too) come last and never get ready.
+    assert_eq!(plan.order(), [5, 1, 2, 3, 4]);
+    let mut settled = plan.clone();
+    settled.settle();
+    assert_eq!(settled.ready(), [5]);
+}
+
+#[test]
+fn a_task_no_recipe_takes_needs_scoping_with_the_routers_reason() {
+    let mut plan = plan(vec![
+        Task::new(1, "draft scene SCN-the-reckoning"),
+        Task::new(2, "make it sing"),
+    ]);
+    plan.route(&registry(), None);
+    plan.settle();
+    assert_eq!(
+        plan.tasks[0].recipe_id.as_deref(),
+        Some("creative_draft_scene")
+    );
+    assert_eq!(statuses(&plan), [(1, "pending"), (2, "needs_scoping")]);
+    let question = plan.tasks[1].scoping_question.clone().unwrap();
+    assert!(question.contains("make it sing"), "{question}");
+    let problems = plan.problems(&registry());
+    assert_eq!(problems.len(), 1);
+    assert!(!problems[0].is_error);
+    assert_eq!(
+        problems[0].message,
+        format!("task 2 needs scoping: {question}")
+    );
+    // Said more plainly, it routes, and the question goes.
+    plan.tasks[1].description = "review prose SCN-the-gate".to_owned();
+    plan.route(&registry(), None);
+    assert_eq!(plan.tasks[1].status, TaskStatus::Pending);
+    assert_eq!(plan.tasks[1].scoping_question, None);
+    assert!(plan.tasks[1].recipe_id.is_some());
+}
+
+#[test]
+fn plan_md_reads_back_to_the_same_plan() {
+    let mut first = task(1, "Write Scene 21", &[]);
+    first.status = TaskStatus::Done;
+    first.run_id = Some("run_abc".to_owned());
+    first.dod = Some("Scene file exists, continuity pass".to_owned());
+    first
+        .args
+        .insert("scene_id".to_owned(), serde_json::json!("SCN-21"));
+    let mut scoped = Task::new(4, "Foreshadowing audit");
+    scoped.status = TaskStatus::NeedsScoping;
+    scoped.scoping_question = Some("Which themes need foreshadowing? Which scenes?".to_owned());
+    let mut plan = plan(vec![first, task(2, "Write Scene 22", &[1]), scoped]);
+    plan.settle();
+    let text = markdown::render(&plan);
+    let parsed = markdown::parse(&text);
+    assert_eq!(parsed.problems, Vec::<LineProblem>::new());
+    assert_eq!(markdown::merge(&plan, &parsed), plan);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines[parsed.line_of(2, None).unwrap()],
+        "- [ ] 2. Write Scene 22"
+    );
+    assert_eq!(
+        lines[parsed.line_of(2, Some("deps")).unwrap()],
+        "  - deps: 1"
+    );
+}
+
+#[test]
+fn the_writers_edits_and_mistakes_in_plan_md() {
+    let text = "# Plan\n\nSome notes of mine.\n\n\
+- [x] 1. Draft scene SCN-a\n  - status: pending\n\
+- [ ] 2. Draft scene SCN-b\n  - deps: 1, x\n  - status: sleeping\n  - colour: blue\n\
+- [ ] 2. Again\n\
+- [X] 3. Check it\n\
+- [ ] 4. Redo SCN-a\n  - status: done\n  - args: [1]\n";
+    let parsed = markdown::parse(text);
+    let problems: Vec<(usize, &str)> = parsed
+        .problems
+        .iter()
+        .map(|p| (p.line, p.message.as_str()))
+        .collect();
+    assert_eq!(problems.len(), 5, "{problems:#?}");
+    assert_eq!(
+        problems[0],
+        (7, "`x` is not a task number; write `deps: 1, 2`")
+    );
+    assert!(problems[1].1.starts_with("`sleeping` is not a task status"));
+    assert!(problems[2].1.starts_with("`colour` is not a task field"));
+    assert_eq!(problems[3], (10, "task 2 is numbered twice"));
+    assert_eq!(problems[4].0, 14);
+    let tasks: Vec<(u32, &str, Vec<u32>)> = parsed
+        .tasks
+        .iter()
+        .map(|t| (t.id, t.status.as_str(), t.deps.clone()))
+        .collect();
+    assert_eq!(
+        tasks,
+        [
+            // The ticked box wins over the status field…
+            (1, "done", vec![]),
+            (2, "pending", vec![1]),
+            (3, "done", vec![]),
+            // …and so does an unticked one: the task runs again.
+            (4, "pending", vec![]),
+        ]
+    );
+}
+
+#[test]
+fn a_running_task_keeps_its_run_when_the_writer_edits_plan_md() {
+    let mut running = task(1, "draft scene SCN-a", &[]);
+    running.status = TaskStatus::Running;
+    running.run_id = Some("run_0000000000aa".to_owned());
+    let plan = plan(vec![running]);
+    let edited = markdown::render(&plan).replace("  - status: running\n", "");
+    let merged = markdown::merge(&plan, &markdown::parse(&edited));
+    assert_eq!(merged.tasks[0].status, TaskStatus::Running);
+    assert_eq!(merged.tasks[0].run_id.as_deref(), Some("run_0000000000aa"));
+}
+
+#[test]
+fn plans_are_saved_in_both_files_and_listed_newest_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut older = plan(vec![task(1, "a", &[])]);
+    older.session_id = "sp_000000000001".to_owned();
+    older.created_at = "2026-11-01T00:00:00.000Z".to_owned();
+    let newer = plan(vec![task(1, "b", &[])]);
+    for plan in [&older, &newer] {
+        PlanFiles::new(dir.path(), &plan.session_id)
+            .save(&Disk::default(), plan)
+            .unwrap();
+    }
+    let files = PlanFiles::new(dir.path(), &newer.session_id);
+    assert_eq!(files.load().unwrap(), newer);
+    let text = std::fs::read_to_string(files.markdown()).unwrap();
+    assert_eq!(text, markdown::render(&newer));
+    let listed: Vec<String> = list(dir.path()).into_iter().map(|p| p.session_id).collect();
+    assert_eq!(listed, [newer.session_id.clone(), older.session_id.clone()]);
+    std::fs::write(files.json(), "{").unwrap();
+    let error = files.load().unwrap_err().to_string();
+    assert!(error.contains("plan.json"), "{error}");
+}
