@@ -2,14 +2,16 @@
 //! plan, runs its tasks in dependency order with the example's scripted
 //! model (each a run linked to its task), delivers the drafts without
 //! touching the writer's text, and reports the writer's mistakes in
-//! `plan.md` at their lines.
+//! `plan.md` at their lines, on the command line and, over LSP, in the
+//! editor (where a save takes the checklist into `plan.json`).
 
+mod lsp_support;
 mod support;
 
 use std::path::Path;
 use std::process::{Command, Output};
 
-use serde_json::Value;
+use serde_json::{Value, json};
 use support::{example_copy, output_text, read_json};
 
 fn control_room(root: &Path, args: &[&str]) -> Output {
@@ -210,4 +212,95 @@ fn a_blocked_task_runs_only_when_forced() {
     let output = control_room(root, &["plan", "run", &id, "--force", "2"]);
     assert_eq!(output.status.code(), Some(2));
     assert!(output_text(&output).contains("task 2 is needs_scoping"));
+}
+
+#[test]
+fn an_open_plan_md_shows_its_problems_and_a_save_goes_into_plan_json() {
+    let dir = example_copy("plan");
+    let root = dir.path().canonicalize().unwrap();
+    let id = new_plan(&root, &["draft scene SCN-the-reckoning", "make it sing"]);
+    let path = root.join(format!(".control-room/sessions/{id}/plan.md"));
+    let plan_uri = lsp_support::uri(&path);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let edited = text.replacen(
+        "  - recipe: creative_draft_scene\n",
+        "  - recipe: creative_draft_scene\n  - deps: 1, 7\n",
+        1,
+    );
+    let line_of = |needle: &str| edited.lines().position(|line| line == needle).unwrap() as u64;
+
+    let mut client = lsp_support::Client::spawn(&[]);
+    client.initialize(&root, json!({}));
+    client.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": plan_uri, "languageId": "markdown", "version": 1, "text": edited}}),
+    );
+    let published = client.diagnostics_for(&plan_uri, |list| !list.is_empty());
+    let found: Vec<(String, u64, u64, String)> = published["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["code"].as_str().unwrap().to_owned(),
+                d["range"]["start"]["line"].as_u64().unwrap(),
+                d["severity"].as_u64().unwrap(),
+                d["message"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    let deps = line_of("  - deps: 1, 7");
+    assert_eq!(found.len(), 3, "{found:#?}");
+    assert_eq!(
+        found[0],
+        (
+            "plan-dependency".to_owned(),
+            deps,
+            1,
+            "task 1 depends on itself".to_owned()
+        )
+    );
+    assert_eq!(
+        found[1],
+        (
+            "plan-dependency".to_owned(),
+            deps,
+            1,
+            "task 1 depends on task 7, which is not in the plan".to_owned()
+        )
+    );
+    assert_eq!(found[2].0, "plan-needs-scoping");
+    assert_eq!(found[2].1, line_of("- [ ] 2. make it sing"));
+    assert_eq!(found[2].2, 3);
+
+    // The writer fixes both and saves: the checklist goes into plan.json.
+    let fixed = text.replacen("2. make it sing", "2. review prose SCN-the-gate", 1);
+    client.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": plan_uri, "version": 2}, "contentChanges": [{"text": fixed}]}),
+    );
+    client.diagnostics_for(&plan_uri, <[Value]>::is_empty);
+    // As an editor does: the file is written, then the save is told.
+    std::fs::write(&path, &fixed).unwrap();
+    client.notify(
+        "textDocument/didSave",
+        json!({"textDocument": {"uri": plan_uri}}),
+    );
+    let deadline = std::time::Instant::now() + lsp_support::TIMEOUT;
+    loop {
+        let plan = plan_json(&root, &id);
+        if plan["tasks"][1]["recipe_id"] == "analytical_prose" {
+            assert_eq!(plan["tasks"][1]["status"], "pending");
+            assert_eq!(plan["tasks"][1]["description"], "review prose SCN-the-gate");
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "plan.json not updated: {plan}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    // The checklist stays as the writer wrote it.
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), fixed);
+    client.shutdown();
 }

@@ -24,6 +24,8 @@ pub struct Snapshot {
     pub encoding: PositionEncoding,
     /// Project recipe files open in the editor (not part of the workspace).
     pub recipes: Vec<super::recipes::OpenRecipe>,
+    /// Plan checklists open in the editor (not part of the workspace either).
+    pub plans: Vec<super::recipes::OpenRecipe>,
     /// The recipes the workspace can run.
     pub registry: Arc<Registry>,
     /// Agents' findings (shared: anchoring remembers where each was seen).

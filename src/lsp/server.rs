@@ -117,6 +117,7 @@ impl Server {
             workspace: session.workspace.clone(),
             encoding: session.encoding,
             recipes: session.open_recipes(),
+            plans: session.open_plans(),
             registry: session.recipes(),
             findings: session.findings.clone(),
             receipts: session.receipts.clone(),
@@ -231,8 +232,8 @@ async fn publish_diagnostics(
     mode: DiagnosticsMode,
     refresh: bool,
 ) {
-    let (workspace, encoding, indexed, versions, open_recipes) = {
-        let session = lock(&session);
+    let (workspace, encoding, indexed, versions, open_recipes, open_plans) = {
+        let mut session = lock(&session);
         let versions: HashMap<FilePath, i32> = session
             .documents
             .iter()
@@ -244,6 +245,10 @@ async fn publish_diagnostics(
             session.indexed,
             versions,
             session.open_recipes(),
+            {
+                let plans = session.open_plans();
+                (!plans.is_empty()).then(|| (plans, session.recipes()))
+            },
         )
     };
     if mode == DiagnosticsMode::Pull {
@@ -293,7 +298,16 @@ async fn publish_diagnostics(
         } else {
             None
         };
-        let recipes = super::recipes::diagnostics(task_workspace.root(), &open_recipes, encoding);
+        let mut recipes =
+            super::recipes::diagnostics(task_workspace.root(), &open_recipes, encoding);
+        if let Some((plans, registry)) = &open_plans {
+            recipes.extend(super::plans::diagnostics(
+                &task_workspace,
+                registry,
+                plans,
+                encoding,
+            ));
+        }
         (changes, config, cache.recipe_changes(recipes))
     })
     .await;
@@ -517,6 +531,33 @@ impl LanguageServer for Server {
         self.schedule_diagnostics();
     }
 
+    async fn did_save(&self, params: lsp::DidSaveTextDocumentParams) {
+        let Some(session) = self.session.get().cloned() else {
+            return;
+        };
+        let saved = {
+            let mut session = lock(&session);
+            path_for(&session.workspace, &params.text_document.uri)
+                .filter(|path| super::session::is_plan_path(path))
+                .and_then(|path| {
+                    let text = session.documents.get(&path)?.rope.to_string();
+                    Some((session.workspace.clone(), session.recipes(), path, text))
+                })
+        };
+        let Some((workspace, registry, path, text)) = saved else {
+            return;
+        };
+        let result = tokio::task::spawn_blocking(move || {
+            super::plans::save(&workspace, &registry, &path, &text)
+        })
+        .await;
+        if let Ok(Err(message)) = result {
+            self.client
+                .show_message(lsp::MessageType::WARNING, message)
+                .await;
+        }
+    }
+
     async fn did_close(&self, params: lsp::DidCloseTextDocumentParams) {
         let result = self.mutate("didClose", |session| {
             if let Some(path) = path_for(&session.workspace, &params.text_document.uri) {
@@ -706,6 +747,18 @@ impl LanguageServer for Server {
                 let Some(path) = path_for(&snapshot.workspace, &params.text_document.uri) else {
                     return Vec::new();
                 };
+                if snapshot.plans.iter().any(|(open, _, _)| *open == path) {
+                    return super::plans::diagnostics(
+                        &snapshot.workspace,
+                        &snapshot.registry,
+                        &snapshot.plans,
+                        snapshot.encoding,
+                    )
+                    .into_iter()
+                    .find(|(open, _, _)| *open == path)
+                    .map(|(_, diagnostics, _)| diagnostics)
+                    .unwrap_or_default();
+                }
                 if snapshot.recipes.iter().any(|(open, _, _)| *open == path) {
                     let root = snapshot.workspace.root();
                     return super::recipes::diagnostics(root, &snapshot.recipes, snapshot.encoding)
@@ -1020,6 +1073,8 @@ fn capabilities_for(encoding: PositionEncoding, pull: bool) -> lsp::ServerCapabi
             lsp::TextDocumentSyncOptions {
                 open_close: Some(true),
                 change: Some(lsp::TextDocumentSyncKind::INCREMENTAL),
+                // A saved plan checklist goes into its plan.json.
+                save: Some(lsp::TextDocumentSyncSaveOptions::Supported(true)),
                 ..lsp::TextDocumentSyncOptions::default()
             },
         )),

@@ -23,8 +23,9 @@ use crate::text::PositionEncoding;
 
 /// A document open in the editor: its text as a rope, its version and, for
 /// Markdown, the parser that re-parses it incrementally. A project recipe
-/// (`.control-room/recipes/*.json`) has no parser and is not part of the
-/// manuscript; it is validated as a recipe instead.
+/// (`.control-room/recipes/*.json`) or a plan's checklist
+/// (`.control-room/sessions/<id>/plan.md`) has no parser and is not part of
+/// the manuscript; it is validated as what it is instead.
 pub struct Document {
     pub rope: Rope,
     pub version: i32,
@@ -32,8 +33,9 @@ pub struct Document {
 }
 
 impl Document {
-    pub fn is_recipe(&self) -> bool {
-        self.parser.is_none()
+    /// Whether the document is a manuscript file (not a recipe or a plan).
+    pub fn is_manuscript(&self) -> bool {
+        self.parser.is_some()
     }
 }
 
@@ -42,6 +44,15 @@ pub fn is_recipe_path(path: &str) -> bool {
     path.strip_prefix(crate::engine::recipe::PROJECT_DIR)
         .and_then(|rest| rest.strip_prefix('/'))
         .is_some_and(|name| name.ends_with(".json") && !name.contains('/'))
+}
+
+/// Whether a workspace path is a session plan's checklist
+/// (`.control-room/sessions/<id>/plan.md`), which is not manuscript either.
+pub fn is_plan_path(path: &str) -> bool {
+    path.strip_prefix(crate::engine::plan::SESSIONS_DIR)
+        .and_then(|rest| rest.strip_prefix('/'))
+        .and_then(|rest| rest.strip_suffix("/plan.md"))
+        .is_some_and(|id| !id.is_empty() && !id.contains('/'))
 }
 
 pub struct Session {
@@ -107,14 +118,14 @@ impl Session {
     pub fn open_recipe_texts(&self) -> BTreeMap<String, String> {
         self.documents
             .iter()
-            .filter(|(_, document)| document.is_recipe())
+            .filter(|(path, _)| is_recipe_path(path))
             .map(|(path, document)| (path.to_string(), document.rope.to_string()))
             .collect()
     }
 
     pub fn open(&mut self, path: FilePath, text: String, version: i32) {
         self.generation += 1;
-        if is_recipe_path(&path) {
+        if is_recipe_path(&path) || is_plan_path(&path) {
             self.recipes = None;
             let document = Document {
                 rope: Rope::from_str(&text),
@@ -212,9 +223,18 @@ impl Session {
 
     /// The open recipe documents: path, text and version.
     pub fn open_recipes(&self) -> Vec<(FilePath, String, i32)> {
+        self.open_matching(is_recipe_path)
+    }
+
+    /// The open plan checklists: path, text and version.
+    pub fn open_plans(&self) -> Vec<(FilePath, String, i32)> {
+        self.open_matching(is_plan_path)
+    }
+
+    fn open_matching(&self, wanted: fn(&str) -> bool) -> Vec<(FilePath, String, i32)> {
         self.documents
             .iter()
-            .filter(|(_, document)| document.is_recipe())
+            .filter(|(path, _)| wanted(path))
             .map(|(path, document)| (path.clone(), document.rope.to_string(), document.version))
             .collect()
     }
@@ -225,8 +245,8 @@ impl Session {
         if self.documents.contains_key(path) {
             return;
         }
-        if is_recipe_path(path) {
-            // Not manuscript; the next diagnostics run re-reads the recipes.
+        if is_recipe_path(path) || is_plan_path(path) {
+            // Not manuscript; the next diagnostics run re-reads them.
             self.recipes = None;
             self.generation += 1;
             return;
@@ -294,7 +314,7 @@ impl Session {
     pub fn open_paths(&self) -> HashSet<FilePath> {
         self.documents
             .iter()
-            .filter(|(_, document)| !document.is_recipe())
+            .filter(|(_, document)| document.is_manuscript())
             .map(|(path, _)| path.clone())
             .collect()
     }

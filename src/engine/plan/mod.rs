@@ -440,11 +440,17 @@ impl PlanFiles {
 
     /// Writes `plan.json` and then `plan.md`, each atomically.
     pub fn save(&self, disk: &Disk, plan: &Plan) -> std::io::Result<()> {
+        self.save_json(disk, plan)?;
+        disk.write_atomic(&self.markdown(), markdown::render(plan).as_bytes())
+    }
+
+    /// Writes `plan.json` alone, atomically (the writer's `plan.md` was
+    /// just saved from the editor and stays as they wrote it).
+    pub fn save_json(&self, disk: &Disk, plan: &Plan) -> std::io::Result<()> {
         std::fs::create_dir_all(&self.dir)?;
         let mut json = serde_json::to_vec_pretty(plan).map_err(std::io::Error::other)?;
         json.push(b'\n');
-        disk.write_atomic(&self.json(), &json)?;
-        disk.write_atomic(&self.markdown(), markdown::render(plan).as_bytes())
+        disk.write_atomic(&self.json(), &json)
     }
 }
 
