@@ -886,14 +886,7 @@ impl Server {
             })
             .await?;
         if let Some(session) = self.session.get().cloned() {
-            publish_diagnostics(
-                self.client.clone(),
-                session,
-                self.diagnostics.clone(),
-                self.mode(),
-                self.support().diagnostic_refresh,
-            )
-            .await;
+            self.publish_now(session).await;
         }
         Ok(summary)
     }
@@ -1017,6 +1010,11 @@ impl Server {
                 .finish_with_message(format!("{files} files indexed"))
                 .await;
         }
+        self.publish_now(session).await;
+    }
+
+    /// Publishes every file's diagnostics now (or asks the client to pull).
+    async fn publish_now(&self, session: Arc<Mutex<Session>>) {
         publish_diagnostics(
             self.client.clone(),
             session,
