@@ -6,6 +6,7 @@
 //! editor (where a save takes the checklist into `plan.json`).
 
 mod lsp_support;
+mod model_server;
 mod support;
 
 use std::path::Path;
@@ -302,5 +303,142 @@ fn an_open_plan_md_shows_its_problems_and_a_save_goes_into_plan_json() {
     }
     // The checklist stays as the writer wrote it.
     assert_eq!(std::fs::read_to_string(&path).unwrap(), fixed);
+    client.shutdown();
+}
+
+#[test]
+fn lenses_run_a_plan_through_the_editors_runs_in_dependency_order() {
+    let dir = example_copy("plan");
+    let root = dir.path().canonicalize().unwrap();
+    let server = model_server::FakeModelServer::start();
+    model_server::serve_draft_scene(&server, "");
+    // Task 1 waits for task 2.
+    let id = new_plan(
+        &root,
+        &[
+            "draft scene SCN-the-vigil",
+            "draft scene SCN-the-reckoning",
+            "--dep",
+            "1:2",
+        ],
+    );
+    let path = root.join(format!(".control-room/sessions/{id}/plan.md"));
+    // The writer's own note in the checklist must survive every update.
+    let text = format!(
+        "{}\nMy note: keep the vigil short.\n",
+        std::fs::read_to_string(&path).unwrap()
+    );
+    std::fs::write(&path, &text).unwrap();
+    let plan_uri = lsp_support::uri(&path);
+    let mut client = lsp_support::editor::editor_client(&root, &server.url, true, None);
+    client.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": plan_uri, "languageId": "markdown", "version": 1, "text": text}}),
+    );
+    let lenses = client.request(
+        "textDocument/codeLens",
+        json!({"textDocument": {"uri": plan_uri}}),
+    );
+    let shown: Vec<(&str, u64, &Value)> = lenses
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|lens| {
+            (
+                lens["command"]["title"].as_str().unwrap(),
+                lens["range"]["start"]["line"].as_u64().unwrap(),
+                &lens["command"]["arguments"][0],
+            )
+        })
+        .collect();
+    let line_of = |needle: &str| text.lines().position(|line| line == needle).unwrap() as u64;
+    assert_eq!(
+        shown,
+        [
+            ("Run all ready", 0, &json!({"session_id": id})),
+            (
+                "Run task anyway",
+                line_of("- [ ] 1. draft scene SCN-the-vigil"),
+                &json!({"session_id": id, "task": 1, "force": true})
+            ),
+            (
+                "Run task",
+                line_of("- [ ] 2. draft scene SCN-the-reckoning"),
+                &json!({"session_id": id, "task": 2, "force": false})
+            ),
+        ]
+    );
+    // Closed again, so the server keeps plan.md on disk in step.
+    client.notify(
+        "textDocument/didClose",
+        json!({"textDocument": {"uri": plan_uri}}),
+    );
+    let answer = client.request(
+        "workspace/executeCommand",
+        json!({"command": "controlRoom.runPlan", "arguments": [shown[0].2]}),
+    );
+    assert_eq!(answer["task"], 2);
+    // Both runs report their end (the client answers the server meanwhile).
+    for _ in 0..2 {
+        client.wait_for(|m| {
+            m["method"] == "$/progress"
+                && m["params"]["value"]["kind"] == "end"
+                && m["params"]["token"]
+                    .as_str()
+                    .is_some_and(|token| token.starts_with("control-room/run/"))
+        });
+    }
+    let deadline = std::time::Instant::now() + lsp_support::TIMEOUT;
+    let plan = loop {
+        let plan = plan_json(&root, &id);
+        if plan["status"] == "done" {
+            break plan;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the plan did not finish: {plan}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    let created: Vec<String> = plan["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|task| {
+            let run_id = task["run_id"].as_str().unwrap();
+            let manifest = read_json(&root.join(format!(".control-room/runs/{run_id}/run.json")));
+            assert_eq!(manifest["task"]["session_plan_task_id"], task["id"]);
+            manifest["created_at"].as_str().unwrap().to_owned()
+        })
+        .collect();
+    assert!(created[1] < created[0], "task 2 ran first: {created:?}");
+    // The new scene arrived through the editor's edit.
+    assert!(root.join("Story/Scenes/SCN-the-reckoning.md").is_file());
+    let markdown = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        markdown.contains("- [x] 1. draft scene SCN-the-vigil\n"),
+        "{markdown}"
+    );
+    assert!(
+        markdown.contains("- [x] 2. draft scene SCN-the-reckoning\n"),
+        "{markdown}"
+    );
+    assert!(
+        markdown.ends_with("\nMy note: keep the vigil short.\n"),
+        "{markdown}"
+    );
+    assert_eq!(
+        markdown.matches("  - status: done\n").count(),
+        2,
+        "{markdown}"
+    );
+
+    // Paused, a plan starts nothing more; its lenses offer no pause then.
+    let paused = client.request(
+        "workspace/executeCommand",
+        json!({"command": "controlRoom.pausePlan", "arguments": [{"session_id": id}]}),
+    );
+    assert_eq!(paused["status"], "paused");
+    assert_eq!(plan_json(&root, &id)["status"], "paused");
     client.shutdown();
 }

@@ -271,7 +271,19 @@ pub fn folding_ranges(
 }
 
 pub fn code_lenses(snapshot: &Snapshot, params: &lsp::CodeLensParams) -> Vec<lsp::CodeLens> {
-    let Some(file) = snapshot.file(&params.text_document.uri) else {
+    let uri = &params.text_document.uri;
+    if let Some(path) = super::convert::path_for(&snapshot.workspace, uri)
+        && let Some((_, text, _)) = snapshot.plans.iter().find(|(open, _, _)| *open == path)
+    {
+        return super::plans::code_lenses(
+            &snapshot.workspace,
+            &snapshot.registry,
+            &path,
+            text,
+            snapshot.encoding,
+        );
+    }
+    let Some(file) = snapshot.file(uri) else {
         return Vec::new();
     };
     let drafts = ide::draft_lenses(&snapshot.workspace, &snapshot.registry, file)

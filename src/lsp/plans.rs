@@ -3,14 +3,24 @@
 //! problems (an unknown dependency, a cycle, an unknown recipe; a task that
 //! needs scoping, with its question) shown at their lines. Saving the
 //! checklist puts it into `plan.json`.
+//!
+//! `controlRoom.runPlan` runs tasks through the editor's runs (progress,
+//! cancel, delivery as edits), one at a time in dependency order, and keeps
+//! both files in step as states change; `controlRoom.pausePlan` lets the
+//! running task finish and starts no other. Lenses on the checklist offer
+//! both.
 
+use serde::Deserialize;
+use serde_json::{Value, json};
+use tower_lsp_server::jsonrpc::Error as RpcError;
 use tower_lsp_server::ls_types as lsp;
 
 use super::convert;
 use super::recipes::OpenRecipe;
-use crate::engine::plan::{self, Plan, PlanFiles, markdown};
+use super::runs::{self, Context, PlanLink, RunRecipeArgs, invalid};
+use crate::engine::plan::{self, Plan, PlanFiles, TaskStatus, markdown};
 use crate::engine::recipe::Registry;
-use crate::engine::store::Disk;
+use crate::engine::store::{Disk, RunFiles, RunStatus};
 use crate::index::{FilePath, Workspace};
 use crate::text::{PositionEncoding, TextRange};
 
@@ -151,4 +161,314 @@ pub fn save(
     PlanFiles::new(workspace.root(), id)
         .save_json(&Disk::default(), &plan)
         .map_err(|error| format!("cannot write plan.json of {id}: {error}"))
+}
+
+/// Runs a plan's ready tasks (or one task) through the editor's runs.
+pub const RUN_PLAN: &str = "controlRoom.runPlan";
+/// Lets the running task finish and starts no other.
+pub const PAUSE_PLAN: &str = "controlRoom.pausePlan";
+
+/// What `controlRoom.runPlan` takes.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunPlanArgs {
+    session_id: String,
+    /// Run this task (then stop); else every ready task in order.
+    #[serde(default)]
+    task: Option<u32>,
+    /// Start `task` even if it is blocked.
+    #[serde(default)]
+    force: bool,
+}
+
+/// What `controlRoom.pausePlan` takes.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PausePlanArgs {
+    session_id: String,
+}
+
+/// The plan as the editor shows it: `plan.json` with the open `plan.md`
+/// (saved or not) taken in, routed and settled.
+fn editor_plan(context: &Context, session_id: &str) -> Result<Plan, RpcError> {
+    let (workspace, registry, text) = {
+        let mut session = lock(&context.session);
+        let path = format!("{}/{session_id}/plan.md", plan::SESSIONS_DIR);
+        let text = session
+            .documents
+            .get(path.as_str())
+            .map(|document| document.rope.to_string());
+        (session.workspace.clone(), session.recipes(), text)
+    };
+    let files = PlanFiles::new(workspace.root(), session_id);
+    let saved = files
+        .load()
+        .map_err(|error| invalid(format!("{error:#}")))?;
+    let mut plan = match text {
+        Some(text) => markdown::merge(&saved, &markdown::parse(&text)),
+        None => saved,
+    };
+    plan.route(&registry, Some(&workspace));
+    plan.settle();
+    if let Some(problem) = plan.problems(&registry).into_iter().find(|p| p.is_error) {
+        return Err(invalid(format!(
+            "plan {session_id} has errors; fix plan.md first: {}",
+            problem.message
+        )));
+    }
+    Ok(plan)
+}
+
+/// Writes `plan.json`, and brings `plan.md` in step: through the editor when
+/// it is open (an edit of the boxes, status and run lines only, refused if
+/// the writer typed meanwhile), else on disk.
+async fn persist(context: &Context, plan: &Plan) {
+    let (root, open) = {
+        let session = lock(&context.session);
+        let path = format!("{}/{}/plan.md", plan::SESSIONS_DIR, plan.session_id);
+        let open = session
+            .documents
+            .get(path.as_str())
+            .map(|document| (path.clone(), document.rope.to_string(), document.version));
+        (session.workspace.root().to_path_buf(), open)
+    };
+    let files = PlanFiles::new(&root, &plan.session_id);
+    let disk = Disk::default();
+    if let Err(error) = files.save_json(&disk, plan) {
+        let message = format!("cannot write plan.json of {}: {error}", plan.session_id);
+        context
+            .client
+            .show_message(lsp::MessageType::ERROR, message)
+            .await;
+        return;
+    }
+    match open {
+        Some((path, text, version)) => {
+            let edits = markdown::status_edits(&text, plan);
+            if edits.is_empty() {
+                return;
+            }
+            let encoding = lock(&context.session).encoding;
+            let Some(uri) = convert::uri_for_absolute(&root.join(&path)) else {
+                return;
+            };
+            let edit = lsp::WorkspaceEdit {
+                document_changes: Some(lsp::DocumentChanges::Edits(vec![lsp::TextDocumentEdit {
+                    text_document: lsp::OptionalVersionedTextDocumentIdentifier {
+                        uri,
+                        version: Some(version),
+                    },
+                    edits: edits
+                        .into_iter()
+                        .map(|(range, new_text)| {
+                            lsp::OneOf::Left(lsp::TextEdit {
+                                range: convert::range_in_text(&text, range, encoding),
+                                new_text,
+                            })
+                        })
+                        .collect(),
+                }])),
+                ..lsp::WorkspaceEdit::default()
+            };
+            // A refusal (the writer typed) leaves plan.md for the next update.
+            let _ = context.client.apply_edit(edit).await;
+        }
+        None => {
+            let current = std::fs::read_to_string(files.markdown()).unwrap_or_default();
+            let text = if current.is_empty() {
+                markdown::render(plan)
+            } else {
+                markdown::apply(&current, &markdown::status_edits(&current, plan))
+            };
+            if text != current {
+                let _ = disk.write_atomic(&files.markdown(), text.as_bytes());
+            }
+        }
+    }
+}
+
+/// `controlRoom.runPlan`: checks the plan, then runs its tasks in the
+/// background; answers `{session_id, task}` with the first task to run.
+pub fn run(context: &Context, args: RunPlanArgs) -> Result<Value, RpcError> {
+    let plan = editor_plan(context, &args.session_id)?;
+    let first = match args.task {
+        Some(id) => {
+            let task = plan
+                .task(id)
+                .ok_or_else(|| invalid(format!("plan {} has no task {id}", plan.session_id)))?;
+            let startable = task.status == TaskStatus::Pending
+                || (args.force && task.status == TaskStatus::Blocked);
+            if !startable {
+                return Err(invalid(format!(
+                    "task {id} is {}{}",
+                    task.status.as_str(),
+                    if task.status == TaskStatus::Blocked {
+                        "; run it anyway to start it before its dependencies"
+                    } else {
+                        ""
+                    }
+                )));
+            }
+            id
+        }
+        None => *plan
+            .ready()
+            .first()
+            .ok_or_else(|| invalid(format!("no task of plan {} is ready", plan.session_id)))?,
+    };
+    let context = context.clone();
+    let only = args.task.is_some();
+    let session_id = plan.session_id.clone();
+    tokio::spawn(async move { drive(context, session_id, first, only).await });
+    Ok(json!({"session_id": args.session_id, "task": first}))
+}
+
+/// Runs `first`, then (unless `only`) every task that gets ready, one run
+/// at a time, until none is ready, one fails, or the plan is paused.
+async fn drive(context: Context, session_id: String, first: u32, only: bool) {
+    let mut next = Some(first);
+    while let Some(id) = next.take() {
+        let Ok(mut plan) = editor_plan(&context, &session_id) else {
+            return;
+        };
+        let Some(task) = plan.task(id).cloned() else {
+            return;
+        };
+        let request = RunRecipeArgs {
+            recipe: task.recipe_id.clone(),
+            task: Some(task.description.clone()),
+            args: task.args.clone(),
+            scene: None,
+            plan: Some(PlanLink {
+                session_id: session_id.clone(),
+                task_id: id,
+            }),
+        };
+        let run_id = match runs::start(&context, request, None) {
+            Ok(started) => started["run_id"].as_str().unwrap_or_default().to_owned(),
+            Err(error) => {
+                if let Some(task) = plan.task_mut(id) {
+                    task.status = TaskStatus::Failed;
+                }
+                plan.settle();
+                persist(&context, &plan).await;
+                let message = format!(
+                    "task {id} of plan {session_id} did not start: {}",
+                    error.message
+                );
+                context
+                    .client
+                    .show_message(lsp::MessageType::ERROR, message)
+                    .await;
+                return;
+            }
+        };
+        plan.status = "running".to_owned();
+        if let Some(task) = plan.task_mut(id) {
+            task.status = TaskStatus::Running;
+            task.run_id = Some(run_id.clone());
+        }
+        persist(&context, &plan).await;
+        // The run is done with once it has left the in-flight list: its
+        // result delivered, its findings published.
+        while context.runs.lock().contains_key(&run_id) {
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+        let root = lock(&context.session).workspace.root().to_path_buf();
+        let status = RunFiles::new(&root, &run_id)
+            .read_manifest()
+            .map(|manifest| manifest.status);
+        let Ok(mut plan) = editor_plan(&context, &session_id) else {
+            return;
+        };
+        let outcome = match status {
+            Ok(RunStatus::Done) => TaskStatus::Done,
+            Ok(RunStatus::Cancelled) => TaskStatus::Pending,
+            _ => TaskStatus::Failed,
+        };
+        if let Some(task) = plan.task_mut(id) {
+            task.status = outcome;
+            task.run_id = Some(run_id);
+        }
+        plan.settle();
+        persist(&context, &plan).await;
+        if outcome == TaskStatus::Done && !only && plan.status == "running" {
+            next = plan.ready().first().copied();
+        }
+    }
+}
+
+/// `controlRoom.pausePlan`: no new task starts; the running one finishes.
+pub fn pause(context: &Context, args: PausePlanArgs) -> Result<Value, RpcError> {
+    let root = lock(&context.session).workspace.root().to_path_buf();
+    let files = PlanFiles::new(&root, &args.session_id);
+    let mut plan = files
+        .load()
+        .map_err(|error| invalid(format!("{error:#}")))?;
+    plan.status = "paused".to_owned();
+    files
+        .save_json(&Disk::default(), &plan)
+        .map_err(|error| invalid(format!("cannot write plan.json: {error}")))?;
+    Ok(json!({"session_id": args.session_id, "status": "paused"}))
+}
+
+/// The lenses of an open checklist: "Run all ready" and "Pause" at the top,
+/// "Run task" on a ready task and "Run task anyway" on a blocked one.
+pub fn code_lenses(
+    workspace: &Workspace,
+    registry: &Registry,
+    path: &str,
+    text: &str,
+    encoding: PositionEncoding,
+) -> Vec<lsp::CodeLens> {
+    let Ok((plan, parsed)) = current(workspace, registry, path, text) else {
+        return Vec::new();
+    };
+    let lens = |line: usize, title: &str, command: &str, argument: Value| lsp::CodeLens {
+        range: convert::range_in_text(text, line_range(text, line), encoding),
+        command: Some(lsp::Command {
+            title: title.to_owned(),
+            command: command.to_owned(),
+            arguments: Some(vec![argument]),
+        }),
+        data: None,
+    };
+    let id = plan.session_id.as_str();
+    let mut lenses = Vec::new();
+    if !plan.ready().is_empty() {
+        lenses.push(lens(
+            0,
+            "Run all ready",
+            RUN_PLAN,
+            json!({"session_id": id}),
+        ));
+    }
+    if plan.status == "running" && plan.tasks.iter().any(|t| t.status == TaskStatus::Running) {
+        lenses.push(lens(0, "Pause", PAUSE_PLAN, json!({"session_id": id})));
+    }
+    for task in &plan.tasks {
+        let Some(line) = parsed.line_of(task.id, None) else {
+            continue;
+        };
+        let (title, force) = match task.status {
+            TaskStatus::Pending => ("Run task", false),
+            TaskStatus::Blocked => ("Run task anyway", true),
+            _ => continue,
+        };
+        lenses.push(lens(
+            line,
+            title,
+            RUN_PLAN,
+            json!({"session_id": id, "task": task.id, "force": force}),
+        ));
+    }
+    lenses
+}
+
+fn lock(
+    session: &std::sync::Mutex<super::session::Session>,
+) -> std::sync::MutexGuard<'_, super::session::Session> {
+    session
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }

@@ -59,6 +59,8 @@ pub const COMMANDS: &[&str] = &[
     DISMISS_FINDING,
     super::conference::CONFERENCE,
     super::diagnostics::CHECK_WORKSPACE,
+    super::plans::RUN_PLAN,
+    super::plans::PAUSE_PLAN,
 ];
 
 /// What the client can do with what a run leaves.
@@ -142,17 +144,28 @@ pub(super) fn argument<T: serde::de::DeserializeOwned>(
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct RunRecipeArgs {
+pub(super) struct RunRecipeArgs {
     /// A recipe id; else `task` is routed.
     #[serde(default)]
-    recipe: Option<String>,
+    pub(super) recipe: Option<String>,
     #[serde(default)]
-    task: Option<String>,
+    pub(super) task: Option<String>,
     #[serde(default)]
-    args: Map<String, Value>,
+    pub(super) args: Map<String, Value>,
     /// A scene id or path, as a shorthand for `args.scene_id`/`scene_path`.
     #[serde(default)]
-    scene: Option<String>,
+    pub(super) scene: Option<String>,
+    /// The plan task the run carries out.
+    #[serde(default)]
+    pub(super) plan: Option<PlanLink>,
+}
+
+/// A run's plan task: the plan's id and the task's number.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct PlanLink {
+    pub(super) session_id: String,
+    pub(super) task_id: u32,
 }
 
 #[derive(Debug, Deserialize)]
@@ -197,6 +210,14 @@ pub async fn execute(
             let token = params.work_done_progress_params.work_done_token;
             super::conference::start(context, args, token).map(Some)
         }
+        super::plans::RUN_PLAN => {
+            let args = argument(super::plans::RUN_PLAN, arguments)?;
+            super::plans::run(context, args).map(Some)
+        }
+        super::plans::PAUSE_PLAN => {
+            let args = argument(super::plans::PAUSE_PLAN, arguments)?;
+            super::plans::pause(context, args).map(Some)
+        }
         other => Err(invalid(format!(
             "unknown command `{other}`; the commands are {}",
             COMMANDS.join(", ")
@@ -238,7 +259,7 @@ struct Started {
 }
 
 /// `controlRoom.runRecipe`: creates the run and starts it in the background.
-fn start(
+pub(super) fn start(
     context: &Context,
     request: RunRecipeArgs,
     client_token: Option<lsp::ProgressToken>,
@@ -254,6 +275,7 @@ fn start(
     let root = workspace.root().to_path_buf();
     let prompts = Prompts::load(&root);
     let registry = Registry::load_with_open(&root, &prompts, &open_recipes);
+    let plan_link = request.plan.clone();
     let mut args = request.args;
     if let Some(scene) = request.scene.filter(|scene| !scene.trim().is_empty()) {
         let key = if scene.ends_with(".md") {
@@ -354,8 +376,14 @@ fn start(
             data: Some(json!({"run_id": run_id})),
         });
     }
+    let plan = plan_link
+        .as_ref()
+        .map(|link| crate::engine::runner::PlanTask {
+            session_id: &link.session_id,
+            task_id: link.task_id,
+        });
     let manifest = runner
-        .create(&recipe_id, &description, args, None)
+        .create(&recipe_id, &description, args, plan)
         .map_err(|error| invalid(format!("{}: {error}", recipe.label)))?;
     let run_id = manifest.run_id.clone();
     let before = scene_path

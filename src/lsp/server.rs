@@ -856,6 +856,13 @@ pub struct DocumentStateParams {
 
 impl Server {
     async fn reload_workspace(&self) {
+        self.read_workspace_again().await;
+        self.schedule_diagnostics();
+    }
+
+    /// Loads the whole workspace from disk off the session's lock and swaps
+    /// it in (open documents keep the editor's text).
+    async fn read_workspace_again(&self) {
         let Some(session) = self.session.get().cloned() else {
             return;
         };
@@ -869,7 +876,6 @@ impl Server {
                     .await;
             }
         }
-        self.schedule_diagnostics();
     }
 
     /// `controlRoom.checkWorkspace`: the manuscript is read from disk again
@@ -878,7 +884,8 @@ impl Server {
     /// diagnostics are published (or the client asked to pull them), and the
     /// answer sums them up.
     async fn check_workspace(&self) -> RpcResult<serde_json::Value> {
-        self.reload_workspace().await;
+        // No debounced publish: this one sends what changed before answering.
+        self.read_workspace_again().await;
         let cache = self.diagnostics.clone();
         let summary = self
             .query("checkWorkspace", move |snapshot| {

@@ -17,6 +17,7 @@
 use std::collections::BTreeMap;
 
 use super::{Plan, Task, TaskStatus};
+use crate::text::TextRange;
 
 /// The fields a task line may have, as `plan.md` names them.
 pub const FIELDS: [&str; 7] = ["recipe", "deps", "status", "run", "dod", "question", "args"];
@@ -271,4 +272,85 @@ pub fn merge(plan: &Plan, parsed: &Parsed) -> Plan {
         })
         .collect();
     merged
+}
+
+/// The edits that bring `text`'s boxes and its `status` and `run` fields in
+/// line with `plan`, leaving every other line as the writer wrote it (their
+/// notes, their order, their wording). Byte ranges, in order, never
+/// overlapping.
+pub fn status_edits(text: &str, plan: &Plan) -> Vec<(TextRange, String)> {
+    let parsed = parse(text);
+    let starts: Vec<usize> = std::iter::once(0)
+        .chain(text.match_indices('\n').map(|(at, _)| at + 1))
+        .collect();
+    let line_range = |line: usize| {
+        let start = starts[line];
+        let end = text[start..].find('\n').map_or(text.len(), |at| start + at);
+        TextRange::new(start, end)
+    };
+    let mut edits = Vec::new();
+    for task in &plan.tasks {
+        let Some(lines) = parsed.lines.get(&task.id) else {
+            continue;
+        };
+        let head = line_range(lines.line);
+        if let Some(bracket) = text[head.start..head.end].find('[') {
+            let at = head.start + bracket + 1;
+            let tick = if task.status == TaskStatus::Done {
+                "x"
+            } else {
+                " "
+            };
+            let shown = &text[at..at + 1];
+            if shown.eq_ignore_ascii_case("x") != (tick == "x") {
+                edits.push((TextRange::new(at, at + 1), tick.to_owned()));
+            }
+        }
+        let mut wanted = vec![("status", task.status.as_str().to_owned())];
+        if let Some(run) = &task.run_id {
+            wanted.push(("run", run.clone()));
+        }
+        let mut inserted = String::new();
+        for (field, value) in wanted {
+            let line = format!("  - {field}: {value}");
+            match lines.fields.get(field) {
+                Some(&at) => {
+                    let range = line_range(at);
+                    if text[range.start..range.end].trim() != line.trim() {
+                        edits.push((range, line));
+                    }
+                }
+                None => {
+                    inserted.push('\n');
+                    inserted.push_str(&line);
+                }
+            }
+        }
+        if !inserted.is_empty() {
+            let last = lines
+                .fields
+                .values()
+                .copied()
+                .max()
+                .unwrap_or(lines.line)
+                .max(lines.line);
+            let end = line_range(last).end;
+            edits.push((TextRange::new(end, end), inserted));
+        }
+    }
+    edits.sort_by_key(|(range, _)| (range.start, range.end));
+    edits
+}
+
+/// `text` with `edits` (in order, not overlapping) applied.
+pub fn apply(text: &str, edits: &[(TextRange, String)]) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for (range, replacement) in edits {
+        out.push_str(&text[at..range.start]);
+        out.push_str(replacement);
+        at = range.end;
+    }
+    out.push_str(&text[at..]);
+    out
 }

@@ -259,3 +259,28 @@ fn plans_are_saved_in_both_files_and_listed_newest_first() {
     let error = files.load().unwrap_err().to_string();
     assert!(error.contains("plan.json"), "{error}");
 }
+
+#[test]
+fn status_edits_touch_only_boxes_status_and_run_lines() {
+    let text = "# My plan\n\nNotes I keep here.\n\n\
+- [ ] 1. Draft the reckoning\n  - recipe: creative_draft_scene\n  - status: running\n\
+  a note under the task\n\
+- [x] 2. Check it\n  - deps: 1\n";
+    let mut plan = plan(vec![
+        task(1, "Draft the reckoning", &[]),
+        task(2, "Check it", &[1]),
+    ]);
+    plan.tasks[0].status = TaskStatus::Done;
+    plan.tasks[0].run_id = Some("run_0000000000aa".to_owned());
+    plan.tasks[1].status = TaskStatus::Pending;
+    let edited = markdown::apply(text, &markdown::status_edits(text, &plan));
+    assert_eq!(
+        edited,
+        "# My plan\n\nNotes I keep here.\n\n\
+- [x] 1. Draft the reckoning\n  - recipe: creative_draft_scene\n  - status: done\n  - run: run_0000000000aa\n\
+  a note under the task\n\
+- [ ] 2. Check it\n  - deps: 1\n  - status: pending\n"
+    );
+    // In step already: nothing to do.
+    assert!(markdown::status_edits(&edited, &plan).is_empty());
+}
