@@ -74,6 +74,8 @@ pub struct Accepted {
     pub message: Option<String>,
     /// Repairs and skipped parts of the XML protocol, in words.
     pub warnings: Vec<String>,
+    /// The reply's `<action>`s (prose replies only).
+    pub actions: Vec<super::protocol::Action>,
 }
 
 /// The files a step may name.
@@ -261,6 +263,7 @@ fn check_prose(
         text,
         message,
         warnings: parsed.warnings,
+        actions: parsed.actions,
     })
 }
 
@@ -309,6 +312,7 @@ fn check_json(
         value,
         message: None,
         warnings: Vec::new(),
+        actions: Vec::new(),
     })
 }
 

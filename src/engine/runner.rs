@@ -176,6 +176,8 @@ struct StepOutput {
     text: String,
     /// An agent step later runs may reuse: its key and entry.
     reusable: Option<(String, ReuseEntry)>,
+    /// The reply's `<action>`s; `save_decision` goes to the knowledge base.
+    actions: Vec<super::protocol::Action>,
 }
 
 /// A finished agent step, kept for reuse by a later identical request.
@@ -664,6 +666,7 @@ impl Runner {
                 input_slot_refs,
                 text: output_text,
                 reusable,
+                actions,
             } = match outcome {
                 Ok(done) => done,
                 Err(StepFailure::Failed(message)) => {
@@ -723,6 +726,25 @@ impl Runner {
             };
             files
                 .append_step(&self.disk, &record)
+                .map_err(StepFailure::Io)?;
+            // After the step is recorded; saved twice (a resumed step), a
+            // decision still counts once, as the later line supersedes.
+            let decisions = super::prompts::state::decisions_from_actions(
+                &actions,
+                &format!(
+                    "{} ({}, step {})",
+                    record.agent_archetype.as_deref().unwrap_or("agent"),
+                    manifest.run_id,
+                    record.step_id
+                ),
+                manifest
+                    .task
+                    .initial_args
+                    .get("scene_id")
+                    .and_then(Value::as_str),
+                &record.completed_at,
+            );
+            super::prompts::state::append_decisions(self.root(), &self.disk, &decisions)
                 .map_err(StepFailure::Io)?;
             if let Some((key, entry)) = reusable {
                 self.keep_for_reuse(&key, &entry);
@@ -809,6 +831,7 @@ impl Runner {
             input_slot_refs: input_refs,
             text: output_text,
             reusable: None,
+            actions: Vec::new(),
         })
     }
 
@@ -1047,6 +1070,7 @@ impl Runner {
             input_slot_refs: step.input_slots.clone(),
             text: accepted.text,
             reusable,
+            actions: accepted.actions,
         }
     }
 

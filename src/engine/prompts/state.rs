@@ -85,6 +85,71 @@ pub fn load_decisions(root: &Path, problems: &mut Vec<String>) -> Vec<Decision> 
     latest
 }
 
+/// The categories a `save_decision` action may name (spec §6.2), and the
+/// writer's own.
+pub const CATEGORIES: &[&str] = &[
+    "character",
+    "world",
+    "structure",
+    "constraint",
+    "preference",
+    "correction",
+    "continuity",
+];
+
+/// The decisions of an agent's `<action type="save_decision">`s (those with
+/// a known category, a key and a value), from `source` (who saved them, the
+/// action's own `source` first), about `scene`, at `at`.
+pub fn decisions_from_actions(
+    actions: &[crate::engine::protocol::Action],
+    source: &str,
+    scene: Option<&str>,
+    at: &str,
+) -> Vec<Decision> {
+    actions
+        .iter()
+        .filter(|action| action.kind == "save_decision")
+        .filter_map(|action| {
+            let param = |name: &str| {
+                action
+                    .params
+                    .iter()
+                    .find(|(key, _)| key == name)
+                    .map(|(_, value)| value.trim().to_owned())
+                    .filter(|value| !value.is_empty())
+            };
+            let category = param("category").filter(|c| CATEGORIES.contains(&c.as_str()))?;
+            Some(Decision {
+                category,
+                key: param("key")?,
+                value: param("value")?,
+                source: Some(match param("source") {
+                    Some(theirs) => format!("{theirs}; saved by {source}"),
+                    None => source.to_owned(),
+                }),
+                scene: scene.map(str::to_owned),
+                created_at: Some(at.to_owned()),
+                updated_at: Some(at.to_owned()),
+                promoted: false,
+            })
+        })
+        .collect()
+}
+
+/// Appends `decisions` to the knowledge base, one line each.
+pub fn append_decisions(
+    root: &Path,
+    disk: &crate::engine::store::Disk,
+    decisions: &[Decision],
+) -> std::io::Result<()> {
+    for decision in decisions {
+        let mut line = serde_json::to_vec(decision).map_err(std::io::Error::other)?;
+        line.push(b'\n');
+        disk.append_line(&root.join(KB_FILE), &line)?;
+    }
+    Ok(())
+}
+
 /// What the state is built from.
 pub struct StateInputs<'a> {
     /// The step's mode (`architect`, `director`…), if its template names one.

@@ -1,0 +1,87 @@
+//! The knowledge base end to end: an agent's `<action type="save_decision">`
+//! lands in `.control-room/kb/decisions.jsonl` with who saved it and for
+//! which scene, and the decision reaches the next run's prompts, as the
+//! request the fake model server received shows.
+
+mod lsp_support;
+mod model_server;
+mod support;
+
+use std::path::Path;
+use std::process::Command;
+
+use model_server::{FakeModelServer, serve_draft_scene};
+use serde_json::Value;
+
+const DECISION: &str = "Kael never raises his voice, even in anger.";
+
+fn draft(root: &Path) {
+    let output = Command::new(env!("CARGO_BIN_EXE_control-room"))
+        .args([
+            "run",
+            "creative_draft_scene",
+            "--arg",
+            "scene_id=SCN-the-reckoning",
+            "--dir",
+        ])
+        .arg(root)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", support::output_text(&output));
+}
+
+#[test]
+fn a_saved_decision_is_kept_and_reaches_the_next_prompt() {
+    let dir = support::example_copy("kb");
+    let root = dir.path();
+    let server = FakeModelServer::start();
+    serve_draft_scene(
+        &server,
+        &format!(
+            "\n<action type=\"save_decision\"><category>character</category><key>Kael Maren</key><value>{DECISION}</value></action>\n<action type=\"save_decision\"><category>gossip</category><key>x</key><value>y</value></action>"
+        ),
+    );
+    lsp_support::editor::configure(root, &server.url);
+
+    draft(root);
+    let first = server.received();
+    assert!(
+        first
+            .iter()
+            .all(|request| !request.body.to_string().contains(DECISION)),
+        "no prompt knew the decision before it was saved"
+    );
+    let kb = std::fs::read_to_string(root.join(".control-room/kb/decisions.jsonl")).unwrap();
+    let decisions: Vec<Value> = kb
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    // The unknown category is not kept.
+    assert_eq!(decisions.len(), 1, "{kb}");
+    let decision = &decisions[0];
+    assert_eq!(decision["category"], "character");
+    assert_eq!(decision["key"], "Kael Maren");
+    assert_eq!(decision["value"], DECISION);
+    assert_eq!(decision["scene"], "SCN-the-reckoning");
+    assert_eq!(decision["promoted"], false);
+    let source = decision["source"].as_str().unwrap();
+    assert!(
+        source.starts_with("writer (run_") && source.ends_with(", step draft)"),
+        "{source}"
+    );
+    // The draft itself holds no action.
+    let runs = support::run_ids(root);
+    let cache =
+        support::read_json(&root.join(format!(".control-room/runs/{}/cache.json", runs[0])));
+    assert!(!cache.to_string().contains("save_decision"), "{cache}");
+
+    draft(root);
+    let second = &server.received()[first.len()..];
+    assert!(!second.is_empty());
+    assert!(
+        second
+            .iter()
+            .all(|request| request.body.to_string().contains(DECISION)),
+        "every prompt of the next run carries the character decision"
+    );
+}
