@@ -85,3 +85,60 @@ fn a_saved_decision_is_kept_and_reaches_the_next_prompt() {
         "every prompt of the next run carries the character decision"
     );
 }
+
+#[test]
+fn remember_this_makes_a_decision_of_the_selection() {
+    use lsp_support::editor::{code_actions, editor_client};
+    let dir = support::example_copy("kb");
+    let root = dir.path().canonicalize().unwrap();
+    let server = FakeModelServer::start();
+    let mut client = editor_client(&root, &server.url, true, None);
+    let scene = root.join("Story/Scenes/SCN-the-gate.md");
+    let text = client.open(&scene, 1);
+    let remember = |client: &mut lsp_support::Client, passage: &str| {
+        // The passage's start, and its end (where the rest of the text begins).
+        let stop = text.find(passage).unwrap() + passage.len();
+        let range = serde_json::json!({
+            "start": lsp_support::position_of(&text, passage, 0),
+            "end": lsp_support::position_of(&text, &text[stop..], 0),
+        });
+        let action = code_actions(client, &scene, range)
+            .into_iter()
+            .find(|action| action["title"] == "Remember this")
+            .expect("Remember this on a selection");
+        client.request(
+            "workspace/executeCommand",
+            serde_json::json!({"command": action["command"]["command"], "arguments": action["command"]["arguments"]}),
+        )
+    };
+    let about_kael = remember(&mut client, "She looked at Kael for a long moment");
+    // "She" is not a name: the one character named is Kael.
+    assert_eq!(about_kael["decision"]["category"], "character");
+    assert_eq!(about_kael["decision"]["key"], "Kael Maren");
+    assert_eq!(
+        about_kael["decision"]["value"],
+        "She looked at Kael for a long moment"
+    );
+    assert_eq!(about_kael["decision"]["scene"], "SCN-the-gate");
+    let both = remember(
+        &mut client,
+        "Ysolde Harrow crossed the yard without hurrying. She looked at Kael",
+    );
+    assert_eq!(both["decision"]["category"], "constraint");
+    assert_eq!(
+        both["decision"]["key"],
+        "SCN-the-gate: Ysolde Harrow crossed the yard without"
+    );
+    let mut problems = Vec::new();
+    let kept = control_room::engine::prompts::state::load_decisions(&root, &mut problems);
+    assert!(problems.is_empty(), "{problems:?}");
+    let keys: Vec<&str> = kept.iter().map(|d| d.key.as_str()).collect();
+    assert_eq!(
+        keys,
+        [
+            "Kael Maren",
+            "SCN-the-gate: Ysolde Harrow crossed the yard without"
+        ]
+    );
+    client.shutdown();
+}

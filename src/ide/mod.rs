@@ -7,6 +7,7 @@ mod completion;
 mod hover;
 mod navigation;
 mod outline_view;
+mod remember;
 mod rename;
 mod run_actions;
 
@@ -16,6 +17,7 @@ pub use navigation::{Location, definition, references};
 pub use outline_view::{
     Symbol, SymbolKind, WordCount, document_symbols, folding_ranges, word_counts, workspace_symbols,
 };
+pub use remember::decision as remembered;
 pub use rename::{RenameError, prepare_rename, rename};
 pub use run_actions::{DraftNeed, RunAction, draft_lenses, draft_need, run_actions};
 

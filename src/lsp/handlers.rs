@@ -408,6 +408,22 @@ pub fn code_actions(
             ..lsp::CodeAction::default()
         }));
     }
+    // "Remember this": the selection becomes a decision of the knowledge base.
+    if start != end && file.scene().is_some() {
+        actions.push(lsp::CodeActionOrCommand::CodeAction(lsp::CodeAction {
+            title: "Remember this".to_owned(),
+            kind: Some(lsp::CodeActionKind::new(RUN_ACTION_KIND)),
+            command: Some(lsp::Command {
+                title: "Remember this".to_owned(),
+                command: super::knowledge::REMEMBER.to_owned(),
+                arguments: Some(vec![json!({
+                    "uri": params.text_document.uri,
+                    "range": params.range,
+                })]),
+            }),
+            ..lsp::CodeAction::default()
+        }));
+    }
     let missing: Vec<lsp::Diagnostic> = checked
         .iter()
         .filter(|diagnostic| diagnostic.code == checks::Code::MissingScene)

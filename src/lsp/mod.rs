@@ -13,6 +13,7 @@ mod diagnostics;
 mod evidence;
 mod findings;
 mod handlers;
+mod knowledge;
 mod plans;
 mod recipes;
 mod runs;

@@ -61,6 +61,7 @@ pub const COMMANDS: &[&str] = &[
     super::diagnostics::CHECK_WORKSPACE,
     super::plans::RUN_PLAN,
     super::plans::PAUSE_PLAN,
+    super::knowledge::REMEMBER,
 ];
 
 /// What the client can do with what a run leaves.
@@ -213,6 +214,10 @@ pub async fn execute(
         super::plans::RUN_PLAN => {
             let args = argument(super::plans::RUN_PLAN, arguments)?;
             super::plans::run(context, args).map(Some)
+        }
+        super::knowledge::REMEMBER => {
+            let args = argument(super::knowledge::REMEMBER, arguments)?;
+            super::knowledge::remember(context, args).map(Some)
         }
         super::plans::PAUSE_PLAN => {
             let args = argument(super::plans::PAUSE_PLAN, arguments)?;
