@@ -8,7 +8,7 @@ use tower_lsp_server::jsonrpc::Error as RpcError;
 use tower_lsp_server::ls_types::{self as lsp, Uri};
 
 use super::convert::{self, path_for};
-use super::runs::{Context, invalid};
+use super::runs::{Context, invalid, lock};
 use crate::engine::prompts::state::append_decisions;
 use crate::engine::runner::now;
 use crate::engine::store::Disk;
@@ -27,10 +27,7 @@ pub struct RememberArgs {
 /// Appends the passage's decision; answers it.
 pub fn remember(context: &Context, args: RememberArgs) -> Result<Value, RpcError> {
     let (workspace, encoding) = {
-        let session = context
-            .session
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let session = lock(&context.session);
         (session.workspace.clone(), session.encoding)
     };
     let path = path_for(&workspace, &args.uri).ok_or_else(|| {

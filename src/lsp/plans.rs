@@ -17,7 +17,7 @@ use tower_lsp_server::ls_types as lsp;
 
 use super::convert;
 use super::recipes::OpenRecipe;
-use super::runs::{self, Context, PlanLink, RunRecipeArgs, invalid};
+use super::runs::{self, Context, PlanLink, RunRecipeArgs, invalid, lock};
 use crate::engine::plan::{self, Plan, PlanFiles, TaskStatus, markdown};
 use crate::engine::recipe::Registry;
 use crate::engine::store::{Disk, RunFiles, RunStatus};
@@ -463,12 +463,4 @@ pub fn code_lenses(
         ));
     }
     lenses
-}
-
-fn lock(
-    session: &std::sync::Mutex<super::session::Session>,
-) -> std::sync::MutexGuard<'_, super::session::Session> {
-    session
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }

@@ -120,7 +120,8 @@ impl Runs {
     }
 }
 
-fn lock(session: &Mutex<Session>) -> std::sync::MutexGuard<'_, Session> {
+/// The session, even if a panic poisoned its lock.
+pub(super) fn lock(session: &Mutex<Session>) -> std::sync::MutexGuard<'_, Session> {
     session
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
