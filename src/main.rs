@@ -173,6 +173,8 @@ enum PlanCommand {
         #[arg(long = "dep", value_name = "TASK:DEP")]
         deps: Vec<String>,
     },
+    /// Every plan, newest first.
+    List,
     /// The plan as plan.md, with what is wrong with it on stderr.
     Show { session_id: String },
     /// Run the ready tasks, one run each, in dependency order.
@@ -272,6 +274,7 @@ fn main() -> ExitCode {
                         deps: &deps,
                     },
                 ),
+                PlanCommand::List => plan::list(&dir),
                 PlanCommand::Show { session_id } => plan::show(&dir, &session_id),
                 PlanCommand::Run {
                     session_id,

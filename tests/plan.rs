@@ -85,6 +85,12 @@ fn a_two_task_plan_runs_in_dependency_order_and_delivers_its_drafts() {
     assert!(output.status.success(), "{}", output_text(&output));
     let plan = plan_json(root, &id);
     assert_eq!(plan["status"], "done");
+    let listed = control_room(root, &["plan", "list"]);
+    let listed = String::from_utf8(listed.stdout).unwrap();
+    assert!(
+        listed.starts_with(&format!("{id}  done      2/2 tasks done  ")),
+        "{listed}"
+    );
     let runs: Vec<(u64, String)> = plan["tasks"]
         .as_array()
         .unwrap()

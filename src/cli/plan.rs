@@ -1,4 +1,4 @@
-//! `control-room plan new|show|run`: session plans from the command line.
+//! `control-room plan new|list|show|run`: session plans from the command line.
 //!
 //! `new` makes a plan of tasks (each routed to a recipe, or marked as
 //! needing scoping); `show` prints its `plan.md` and what is wrong with it;
@@ -107,6 +107,26 @@ fn current(root: &Path, session_id: &str) -> anyhow::Result<(Plan, Vec<String>, 
         lines.push(format!("{shown}:{line} {kind}: {}", problem.message));
     }
     Ok((plan, lines, broken))
+}
+
+/// `control-room plan list`: every plan, newest first, a line each.
+pub fn list(dir: &Path) -> anyhow::Result<i32> {
+    let root = workspace_root(dir)?;
+    for plan in crate::engine::plan::list(&root) {
+        let done = plan
+            .tasks
+            .iter()
+            .filter(|task| task.status == TaskStatus::Done)
+            .count();
+        println!(
+            "{}  {:<8}  {done}/{} tasks done  {}",
+            plan.session_id,
+            plan.status,
+            plan.tasks.len(),
+            plan.created_at
+        );
+    }
+    Ok(0)
 }
 
 /// `control-room plan show <id>`: `plan.md` as it stands, and its problems
