@@ -706,6 +706,50 @@ fn a_broken_project_recipe_is_reported_with_file_pointer_and_rule() {
 }
 
 #[test]
+fn a_broken_review_block_is_reported_at_its_pointers() {
+    let dir = example();
+    let root = dir.path();
+    let bundled: Value = serde_json::from_str(include_str!(
+        "../recipes/creative_draft_scene_reviewed.json"
+    ))
+    .unwrap();
+    let mut broken = bundled.clone();
+    broken["recipe_id"] = json!("reviewed_badly");
+    broken["task_patterns"] = json!(["review badly"]);
+    broken["review"]["after"] = json!("drafting");
+    broken["review"]["prompt_type"] = json!("draft_scene");
+    broken["review"]["max_iterations"] = json!(9);
+    broken["review"]["gates"]["word_tolerance"] = json!(2);
+    broken["review"]["rules"][1]["id"] = json!("beats");
+    broken["review"]["rules"][2]["colour"] = json!("red");
+    write_recipe(root, "reviewed_badly.json", &broken);
+    let output = run_cli(root, &["run", "reviewed_badly"]);
+    assert_eq!(output.status.code(), Some(2), "{}", text(&output));
+    let all = text(&output);
+    for expected in [
+        "at /review/after: `after` must name a phase B step (the writer); there is no `drafting` [unknown-step]",
+        "at /review/prompt_type: the reviewer's template `draft_scene` must answer JSON (the verdict) [review-not-json]",
+        "at /review/max_iterations: `max_iterations` must be a whole number from 1 to 5",
+        "at /review/gates/word_tolerance: `word_tolerance` must be a fraction above 0 and at most 1",
+        "at /review/rules/1/id: rule id `beats` is used twice [duplicate-rule]",
+        "at /review/rules/2/colour: unknown field `colour`",
+    ] {
+        assert!(all.contains(expected), "missing {expected:?} in:\n{all}");
+    }
+    // The bundled reviewed recipe itself is valid, and a `#` in a step id is refused.
+    let mut hashed = bundled;
+    hashed["recipe_id"] = json!("hashed");
+    hashed["task_patterns"] = json!(["hashed"]);
+    hashed["phase_b"][3]["step_id"] = json!("continuity#2");
+    write_recipe(root, "reviewed_badly.json", &hashed);
+    let all = text(&run_cli(root, &["run", "hashed"]));
+    assert!(
+        all.contains("at /phase_b/3/step_id: step id `continuity#2` may not contain `#`"),
+        "{all}"
+    );
+}
+
+#[test]
 fn a_project_recipe_shadows_the_bundled_one_and_a_failed_dod_writes_an_issue() {
     let dir = example();
     let root = dir.path();

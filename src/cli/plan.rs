@@ -16,6 +16,7 @@ use serde_json::Value;
 
 use crate::engine::drafting;
 use crate::engine::plan::{Plan, PlanFiles, Task, TaskStatus, markdown};
+use crate::engine::report::{self, Delivery};
 use crate::engine::runner::{PlanTask, Runner, new_id, now};
 use crate::engine::store::{Disk, RunFiles, RunManifest, RunStatus};
 
@@ -204,19 +205,38 @@ pub fn run(
         let finished = drive_run(&runner, &manifest.run_id)
             .and_then(|_| RunFiles::new(&root, &manifest.run_id).read_manifest());
         let outcome = match finished {
-            Ok(finished) if finished.status == RunStatus::Done => {
-                deliver(&runner, &finished)?;
-                TaskStatus::Done
+            Ok(finished) => {
+                if finished.status == RunStatus::Done {
+                    deliver(&runner, &finished)?;
+                }
+                let outcome =
+                    plan.finish_task(id, &finished, &runner.registry, Some(&runner.workspace));
+                if let Some(review) = finished
+                    .review
+                    .as_ref()
+                    .filter(|_| outcome != TaskStatus::Done)
+                {
+                    eprintln!(
+                        "task {id}: {} after {} draft(s): {}",
+                        outcome.as_str(),
+                        review.iterations,
+                        finished.error.as_deref().unwrap_or("")
+                    );
+                }
+                outcome
             }
-            Ok(finished) if finished.status == RunStatus::Cancelled => TaskStatus::Pending,
-            _ => TaskStatus::Failed,
+            Err(_) => {
+                if let Some(entry) = plan.task_mut(id) {
+                    entry.status = TaskStatus::Failed;
+                }
+                plan.settle();
+                TaskStatus::Failed
+            }
         };
-        if let Some(entry) = plan.task_mut(id) {
-            entry.status = outcome;
-        }
-        plan.settle();
         files.save(&disk, &plan)?;
-        if outcome != TaskStatus::Done {
+        // A split task's parts run on; anything else that is not done stops the plan.
+        let split = plan.task(id).is_none();
+        if outcome != TaskStatus::Done && !split {
             break;
         }
     }
@@ -267,5 +287,23 @@ fn deliver(runner: &Runner, manifest: &RunManifest) -> anyhow::Result<()> {
     }
     Disk::default().write_atomic(&path, text.as_bytes())?;
     eprintln!("  the draft is in {}", path.display());
+    let relative = runner
+        .workspace
+        .relative_path(&path)
+        .map_or_else(|| path.display().to_string(), |path| path.to_string());
+    let delivery = if relative != scene_path {
+        Delivery::Beside {
+            path: relative,
+            reason: "the scene already has text".to_owned(),
+        }
+    } else {
+        Delivery::Scene(relative)
+    };
+    let _ = report::write_from_files(
+        runner.workspace.root(),
+        Some(recipe),
+        &manifest.run_id,
+        &delivery,
+    );
     Ok(())
 }

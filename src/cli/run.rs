@@ -12,10 +12,12 @@ use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::workspace_root;
+use crate::engine::drafting;
 use crate::engine::events::{RunEvent, RunSink};
 use crate::engine::model::{Model, Role, ScriptedModel};
 use crate::engine::prompts::{Output, Prompts};
 use crate::engine::recipe::Registry;
+use crate::engine::report::{self, Delivery};
 use crate::engine::router;
 use crate::engine::runner::Runner;
 use crate::engine::store::{self, RunFiles, RunStatus};
@@ -257,6 +259,17 @@ pub(crate) fn drive_run(runner: &Runner, run_id: &str) -> anyhow::Result<i32> {
         result
     })?;
     let dir = format!("{}/{}", store::RUNS_DIR, manifest.run_id);
+    let recipe = runner.registry.get(&manifest.recipe_id);
+    let delivery = match (manifest.status, recipe.is_some_and(drafting::drafts)) {
+        (_, false) => Delivery::Report,
+        (RunStatus::Done, true) => Delivery::Withheld(
+            "because a run from the command line leaves the draft in its files (below); the editor's Draft scene or `control-room plan run` delivers it"
+                .to_owned(),
+        ),
+        (status, true) => Delivery::Withheld(format!("because the run is {}", status.as_str())),
+    };
+    // The report is for reading; a run is whole without it.
+    let _ = report::write_from_files(runner.workspace.root(), recipe, &manifest.run_id, &delivery);
     match manifest.status {
         RunStatus::Done => {
             println!("run {} done: {dir}", manifest.run_id);

@@ -487,6 +487,7 @@ mod tests {
             total_steps: 1,
             phase: None,
             error: None,
+            review: None,
         }
     }
 

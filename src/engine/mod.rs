@@ -19,6 +19,7 @@ pub mod receipts;
 pub mod recipe;
 pub mod refs;
 pub mod report;
+pub mod review;
 pub mod router;
 pub mod runner;
 pub mod store;

@@ -25,6 +25,10 @@ pub const BUNDLED: &[(&str, &str)] = &[
         include_str!("../../recipes/creative_draft_scene.json"),
     ),
     (
+        "creative_draft_scene_reviewed.json",
+        include_str!("../../recipes/creative_draft_scene_reviewed.json"),
+    ),
+    (
         "analytical_consistency.json",
         include_str!("../../recipes/analytical_consistency.json"),
     ),
@@ -88,7 +92,104 @@ pub struct Recipe {
     pub phase_b: Vec<AgentStep>,
     #[serde(default)]
     pub dod: Vec<DodCheck>,
+    /// The writer → gates → reviewer loop after one agent step.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub review: Option<Review>,
 }
+
+/// A recipe's `review` block (the adversarial roles of ADR-003, for prose):
+/// after the `after` step (the writer), deterministic gates judge its draft;
+/// only a draft that passes them goes to the reviewer, whose verdict sends it
+/// on, back to the writer with feedback, or out of the run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Review {
+    /// The phase B step whose output is reviewed (the writer).
+    pub after: String,
+    #[serde(default = "default_review_id")]
+    pub step_id: String,
+    #[serde(default = "default_reviewer")]
+    pub agent_archetype: String,
+    #[serde(default = "default_review_prompt")]
+    pub prompt_type: String,
+    /// Slots the reviewer reads besides the draft (the brief, the canon).
+    #[serde(default)]
+    pub input_slots: Vec<String>,
+    /// Where the accepted verdict goes (each iteration's in `{slot}#N`).
+    #[serde(default = "default_review_id")]
+    pub output_slot: String,
+    #[serde(default)]
+    pub gates: GateSettings,
+    pub rules: Vec<ReviewRule>,
+    /// Drafts the writer may make, the first included.
+    #[serde(default = "default_iterations")]
+    pub max_iterations: u32,
+    /// A verdict less confident than this goes to the writer (the person).
+    #[serde(default = "default_confidence")]
+    pub confidence_threshold: f64,
+}
+
+/// The deterministic gates, each on unless turned off.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct GateSettings {
+    /// No `dead-character`, `attribute-mismatch`, `name-typo` or
+    /// `unknown-reference` in the draft.
+    pub continuity: bool,
+    /// No phrase of the anti-pattern sheets.
+    pub anti_patterns: bool,
+    /// Within `word_tolerance` of the scene's `words:` target, when it has one.
+    pub word_count: bool,
+    pub word_tolerance: f64,
+    /// Told in the same person as the point-of-view character's other
+    /// scenes, and naming that character when told in the third.
+    pub pov: bool,
+}
+
+impl Default for GateSettings {
+    fn default() -> Self {
+        GateSettings {
+            continuity: true,
+            anti_patterns: true,
+            word_count: true,
+            word_tolerance: 0.2,
+            pov: true,
+        }
+    }
+}
+
+/// One rule the reviewer must judge (an SOP of the ADR, for prose).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ReviewRule {
+    pub id: String,
+    pub rule: String,
+    /// When the rule applies: `always` (the default), `dialogue` (the draft
+    /// has dialogue), or a card's name (the draft names it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub applies_when: Option<String>,
+}
+
+fn default_review_id() -> String {
+    "review".to_owned()
+}
+
+fn default_reviewer() -> String {
+    "reviewer".to_owned()
+}
+
+fn default_review_prompt() -> String {
+    "review_draft".to_owned()
+}
+
+fn default_iterations() -> u32 {
+    3
+}
+
+fn default_confidence() -> f64 {
+    0.7
+}
+
+/// The id of the gates step of a review loop, and its slot.
+pub const GATES_STEP: &str = "gates";
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ToolStep {
@@ -379,6 +480,7 @@ impl Validator<'_> {
                 "phase_a",
                 "phase_b",
                 "dod",
+                "review",
             ],
         );
         if let Some(id) = self.string(top, "", "recipe_id")
@@ -446,6 +548,10 @@ impl Validator<'_> {
             }
             self.output_slot(step, &pointer, &mut produced);
         }
+        let review = top.get("review");
+        let review_after = review.and_then(|r| r.get("after")).and_then(Value::as_str);
+        // The slots produced up to the reviewed step, which the reviewer may read.
+        let mut before_review: Option<Vec<String>> = None;
         for (index, step) in self.array(top, "", "phase_b").iter().enumerate() {
             let pointer = format!("/phase_b/{index}");
             let Some(step) = self.object(step, &pointer, "a phase B step") else {
@@ -491,37 +597,13 @@ impl Validator<'_> {
                     None => self.error(slot_pointer, "wrong-type", "an input slot must be text"),
                 }
             }
-            if let Some(prompt_type) = self.string(step, &pointer, "prompt_type")
-                && let Some(entry) = templates.library.template(prompt_type)
-            {
-                // Every placeholder of every variant must be fed by the step.
+            if let Some(prompt_type) = step.get("prompt_type").and_then(Value::as_str) {
                 let given: Vec<&str> = self
                     .array(step, &pointer, "input_slots")
                     .iter()
                     .filter_map(Value::as_str)
                     .collect();
-                let mut missing: Vec<(String, String)> = Vec::new();
-                for (_, file) in entry.variants.files() {
-                    for spec in super::prompts::placeholders(&file.text) {
-                        let fed = spec.split('|').map(str::trim).any(|name| {
-                            name == "task.description"
-                                || name.starts_with("task.args.")
-                                || given.contains(&name)
-                        });
-                        if !fed && !missing.iter().any(|(s, _)| *s == spec) {
-                            missing.push((spec, file.source.clone()));
-                        }
-                    }
-                }
-                for (spec, source) in missing {
-                    self.error(
-                        format!("{pointer}/input_slots"),
-                        "unfed-placeholder",
-                        format!(
-                            "the template `{prompt_type}` ({source}) injects `{{{{{spec}}}}}`, which none of this step's input slots provides"
-                        ),
-                    );
-                }
+                self.placeholders_fed(&pointer, prompt_type, &given, templates);
             }
             if let Some(prompt_type) = self.string(step, &pointer, "prompt_type")
                 && !templates.has(prompt_type)
@@ -539,6 +621,22 @@ impl Validator<'_> {
                 );
             }
             self.output_slot(step, &pointer, &mut produced);
+            if review_after.is_some() && step.get("step_id").and_then(Value::as_str) == review_after
+            {
+                before_review = Some(produced.clone());
+                // The loop's slots: later steps and the DoD may read them.
+                produced.push(GATES_STEP.to_owned());
+                let slot = review
+                    .and_then(|r| r.get("output_slot"))
+                    .and_then(Value::as_str)
+                    .map_or_else(default_review_id, str::to_owned);
+                if !produced.contains(&slot) {
+                    produced.push(slot);
+                }
+            }
+        }
+        if let Some(review) = review {
+            self.review(review, before_review.as_deref(), &step_ids, templates);
         }
         for (index, check) in self.array(top, "", "dod").iter().enumerate() {
             let pointer = format!("/dod/{index}");
@@ -595,14 +693,302 @@ impl Validator<'_> {
         }
     }
 
+    /// Every placeholder of every variant of `prompt_type` must be fed by
+    /// `given` (or the task).
+    fn placeholders_fed(
+        &mut self,
+        pointer: &str,
+        prompt_type: &str,
+        given: &[&str],
+        templates: &Prompts,
+    ) {
+        let Some(entry) = templates.library.template(prompt_type) else {
+            return;
+        };
+        let mut missing: Vec<(String, String)> = Vec::new();
+        for (_, file) in entry.variants.files() {
+            for spec in super::prompts::placeholders(&file.text) {
+                let fed = spec.split('|').map(str::trim).any(|name| {
+                    name == "task.description"
+                        || name.starts_with("task.args.")
+                        || given.contains(&name)
+                });
+                if !fed && !missing.iter().any(|(s, _)| *s == spec) {
+                    missing.push((spec, file.source.clone()));
+                }
+            }
+        }
+        for (spec, source) in missing {
+            self.error(
+                format!("{pointer}/input_slots"),
+                "unfed-placeholder",
+                format!(
+                    "the template `{prompt_type}` ({source}) injects `{{{{{spec}}}}}`, which none of this step's input slots provides"
+                ),
+            );
+        }
+    }
+
     fn step_id(&mut self, step: &Map<String, Value>, pointer: &str, seen: &mut HashSet<String>) {
-        if let Some(id) = self.string(step, pointer, "step_id")
-            && !seen.insert(id.to_owned())
-        {
+        let Some(id) = self.string(step, pointer, "step_id") else {
+            return;
+        };
+        if id.contains('#') {
+            self.error(
+                format!("{pointer}/step_id"),
+                "bad-id",
+                format!("step id `{id}` may not contain `#`, which marks a review iteration"),
+            );
+        }
+        if id == GATES_STEP {
+            self.error(
+                format!("{pointer}/step_id"),
+                "bad-id",
+                format!("step id `{GATES_STEP}` is the review loop's"),
+            );
+        }
+        if !seen.insert(id.to_owned()) {
             self.error(
                 format!("{pointer}/step_id"),
                 "duplicate-step-id",
                 format!("step id `{id}` is used twice"),
+            );
+        }
+    }
+
+    /// The `review` block. `before` holds the slots produced up to the
+    /// reviewed step, `None` when no phase B step has the `after` id.
+    fn review(
+        &mut self,
+        value: &Value,
+        before: Option<&[String]>,
+        step_ids: &HashSet<String>,
+        templates: &Prompts,
+    ) {
+        let Some(review) = self.object(value, "/review", "`review`") else {
+            return;
+        };
+        self.fields(
+            review,
+            "/review",
+            &[
+                "after",
+                "step_id",
+                "agent_archetype",
+                "prompt_type",
+                "input_slots",
+                "output_slot",
+                "gates",
+                "rules",
+                "max_iterations",
+                "confidence_threshold",
+            ],
+        );
+        if let Some(after) = self.string(review, "/review", "after")
+            && before.is_none()
+        {
+            self.error(
+                "/review/after",
+                "unknown-step",
+                format!("`after` must name a phase B step (the writer); there is no `{after}`"),
+            );
+        }
+        let text = |key: &str| {
+            review
+                .get(key)
+                .map(|value| (value, format!("/review/{key}")))
+        };
+        if let Some((value, pointer)) = text("step_id") {
+            match value.as_str() {
+                Some(id) if !id.trim().is_empty() && !id.contains('#') => {
+                    if step_ids.contains(id) || id == GATES_STEP {
+                        self.error(
+                            pointer,
+                            "duplicate-step-id",
+                            format!("step id `{id}` is already used"),
+                        );
+                    }
+                }
+                _ => self.error(
+                    pointer,
+                    "bad-id",
+                    "`step_id` must be non-empty text without `#`",
+                ),
+            }
+        } else if step_ids.contains("review") {
+            self.error(
+                "/review",
+                "duplicate-step-id",
+                "the reviewer's step id defaults to `review`, which a step already has; give `step_id`",
+            );
+        }
+        if let Some((value, pointer)) = text("agent_archetype")
+            && !value.as_str().is_some_and(|a| ARCHETYPES.contains(&a))
+        {
+            self.error(
+                pointer,
+                "unknown-archetype",
+                format!("known agent archetypes: {}", ARCHETYPES.join(", ")),
+            );
+        }
+        let prompt_type = match text("prompt_type") {
+            Some((value, pointer)) => match value.as_str() {
+                Some(name) => Some((name.to_owned(), pointer)),
+                None => {
+                    self.error(pointer, "wrong-type", "`prompt_type` must be text");
+                    None
+                }
+            },
+            None => Some((default_review_prompt(), "/review".to_owned())),
+        };
+        if let Some((name, pointer)) = &prompt_type {
+            if !templates.has(name) {
+                self.error(
+                    pointer,
+                    "unknown-prompt-type",
+                    format!("no prompt template `{name}` for the reviewer"),
+                );
+            } else if super::prompts::PromptBuilder::output(templates, name)
+                != super::prompts::Output::Json
+            {
+                self.error(
+                    pointer,
+                    "review-not-json",
+                    format!("the reviewer's template `{name}` must answer JSON (the verdict)"),
+                );
+            }
+        }
+        let mut given = vec!["draft", "review_rules"];
+        for (index, slot) in self
+            .array(review, "/review", "input_slots")
+            .iter()
+            .enumerate()
+        {
+            let pointer = format!("/review/input_slots/{index}");
+            match (slot.as_str(), before) {
+                (Some(slot), Some(before)) if !before.iter().any(|p| p == slot) => self.error(
+                    pointer,
+                    "unknown-slot",
+                    format!(
+                        "input slot `{slot}` is not produced by the reviewed step or one before it{}",
+                        slot_hint(before)
+                    ),
+                ),
+                (Some(slot), _) => given.push(slot),
+                (None, _) => self.error(pointer, "wrong-type", "an input slot must be text"),
+            }
+        }
+        if let (Some((name, _)), Some(_)) = (&prompt_type, before) {
+            self.placeholders_fed("/review", name, &given, templates);
+        }
+        if let Some((value, pointer)) = text("output_slot") {
+            match value.as_str() {
+                Some(slot) if !slot.trim().is_empty() && !slot.contains(['#', '.']) => {
+                    if slot == "task"
+                        || slot == GATES_STEP
+                        || before.is_some_and(|b| b.iter().any(|p| p == slot))
+                    {
+                        self.error(
+                            pointer,
+                            "duplicate-output-slot",
+                            format!("slot `{slot}` is already produced or reserved"),
+                        );
+                    }
+                }
+                _ => self.error(
+                    pointer,
+                    "bad-slot",
+                    "`output_slot` must be non-empty text without `#` or `.`",
+                ),
+            }
+        }
+        if let Some((value, pointer)) = text("gates")
+            && let Some(gates) = self.object(value, &pointer, "`gates`")
+        {
+            {
+                self.fields(
+                    gates,
+                    &pointer,
+                    &[
+                        "continuity",
+                        "anti_patterns",
+                        "word_count",
+                        "word_tolerance",
+                        "pov",
+                    ],
+                );
+                for (key, value) in gates {
+                    let ok = match key.as_str() {
+                        "word_tolerance" => value.as_f64().is_some_and(|t| t > 0.0 && t <= 1.0),
+                        _ => value.is_boolean(),
+                    };
+                    if !ok {
+                        self.error(
+                            format!("{pointer}/{}", escape(key)),
+                            "wrong-type",
+                            if key == "word_tolerance" {
+                                "`word_tolerance` must be a fraction above 0 and at most 1 (0.2 is ±20%)".to_owned()
+                            } else {
+                                format!("`{key}` must be true or false")
+                            },
+                        );
+                    }
+                }
+            }
+        }
+        match review.get("rules") {
+            Some(Value::Array(rules)) if !rules.is_empty() => {
+                let mut ids = HashSet::new();
+                for (index, rule) in rules.iter().enumerate() {
+                    let pointer = format!("/review/rules/{index}");
+                    let Some(rule) = self.object(rule, &pointer, "a review rule") else {
+                        continue;
+                    };
+                    self.fields(rule, &pointer, &["id", "rule", "applies_when"]);
+                    if let Some(id) = self.string(rule, &pointer, "id")
+                        && !ids.insert(id.to_owned())
+                    {
+                        self.error(
+                            format!("{pointer}/id"),
+                            "duplicate-rule",
+                            format!("rule id `{id}` is used twice"),
+                        );
+                    }
+                    self.string(rule, &pointer, "rule");
+                    if let Some(when) = rule.get("applies_when")
+                        && when.as_str().is_none_or(|w| w.trim().is_empty())
+                    {
+                        self.error(
+                            format!("{pointer}/applies_when"),
+                            "wrong-type",
+                            "`applies_when` is `always`, `dialogue` or a card's name",
+                        );
+                    }
+                }
+            }
+            Some(_) => self.error(
+                "/review/rules",
+                "wrong-type",
+                "`rules` must be a non-empty list: the reviewer judges the draft by them",
+            ),
+            None => self.error("/review", "missing-field", "missing `rules`"),
+        }
+        if let Some((value, pointer)) = text("max_iterations")
+            && !value.as_u64().is_some_and(|n| (1..=5).contains(&n))
+        {
+            self.error(
+                pointer,
+                "wrong-type",
+                "`max_iterations` must be a whole number from 1 to 5",
+            );
+        }
+        if let Some((value, pointer)) = text("confidence_threshold")
+            && !value.as_f64().is_some_and(|c| (0.0..=1.0).contains(&c))
+        {
+            self.error(
+                pointer,
+                "wrong-type",
+                "`confidence_threshold` must be a number from 0 to 1",
             );
         }
     }

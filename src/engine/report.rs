@@ -67,6 +67,134 @@ pub fn write(root: &Path, disk: &Disk, run_id: &str, text: &str) -> std::io::Res
     Ok(report_path(run_id))
 }
 
+/// The review loop: one row per draft, what the gates and the reviewer said.
+fn review_section(
+    out: &mut Lines,
+    review: &super::review::ReviewState,
+    block: &super::recipe::Review,
+    input: &ReportInput,
+) {
+    use super::review::{Outcome, iteration_slot};
+    out.push(String::new());
+    out.push("## Review".to_owned());
+    out.push(String::new());
+    let outcome = match review.outcome {
+        Outcome::Reviewing => "under way",
+        Outcome::Approved => "approved",
+        Outcome::Escalated => "left to you",
+        Outcome::NeedsScoping => "the task needs scoping",
+        Outcome::Split => "the task is split",
+    };
+    out.push(format!(
+        "{} draft{} (at most {}); outcome: **{outcome}**.",
+        review.iterations,
+        if review.iterations == 1 { "" } else { "s" },
+        block.max_iterations
+    ));
+    if let Some(reason) = &review.reason {
+        out.push(String::new());
+        out.push(format!("> {}", one_line(reason)));
+    }
+    for subtask in &review.subtasks {
+        out.push(format!("- subtask: {subtask}"));
+    }
+    out.push(String::new());
+    out.push("| draft | gates | verdict | confidence | feedback |".to_owned());
+    out.push("|---|---|---|---|---|".to_owned());
+    let writer_slot = input
+        .recipe
+        .and_then(|recipe| {
+            recipe
+                .phase_b
+                .iter()
+                .find(|step| step.step_id == block.after)
+        })
+        .map_or(block.after.as_str(), |step| step.output_slot.as_str());
+    for k in 1..=review.iterations {
+        let words = match input.cache.get(&iteration_slot(writer_slot, k)) {
+            Some(CacheSlot::Artifact { text, .. }) => {
+                format!("{k} ({} words)", text.split_whitespace().count())
+            }
+            _ => k.to_string(),
+        };
+        let gates = match input
+            .cache
+            .get(&iteration_slot(super::recipe::GATES_STEP, k))
+        {
+            Some(CacheSlot::Pointer { summary, .. }) => {
+                summary.replace("the draft ", "").replace('|', "\\|")
+            }
+            _ => "not run".to_owned(),
+        };
+        let (verdict, confidence, feedback) = match input
+            .cache
+            .get(&iteration_slot(&block.output_slot, k))
+        {
+            Some(CacheSlot::Artifact { text, .. }) => {
+                let value = super::contract::stored_json(text).unwrap_or(Value::Null);
+                let verdict = match (value["verdict"].as_str(), value["rejection_type"].as_str()) {
+                    (Some(verdict), Some(kind)) => format!("{verdict} ({kind})"),
+                    (Some(verdict), None) => verdict.to_owned(),
+                    _ => "unreadable".to_owned(),
+                };
+                (
+                    verdict,
+                    value["confidence"]
+                        .as_f64()
+                        .map_or_else(String::new, |c| format!("{c:.2}")),
+                    one_line(value["feedback"].as_str().unwrap_or_default()).replace('|', "\\|"),
+                )
+            }
+            _ => ("not reviewed".to_owned(), String::new(), String::new()),
+        };
+        out.push(format!(
+            "| {words} | {gates} | {verdict} | {confidence} | {feedback} |"
+        ));
+    }
+}
+
+/// Writes a finished run's report from its files alone (the command line's
+/// runs, which have no editor to anchor findings in): its steps, slots,
+/// receipts and issue, with `delivery` saying where the result went.
+pub fn write_from_files(
+    root: &Path,
+    recipe: Option<&Recipe>,
+    run_id: &str,
+    delivery: &Delivery,
+) -> anyhow::Result<String> {
+    let files = RunFiles::new(root, run_id);
+    let manifest = files.read_manifest()?;
+    let steps = files.read_steps();
+    let cache = files.read_cache()?;
+    let receipts = audit::receipt_paths(root, run_id);
+    let dod = dod_issue(root, run_id);
+    let mut findings = RunFindings {
+        version: 1,
+        run_id: run_id.to_owned(),
+        recipe_id: manifest.recipe_id.clone(),
+        scene_path: None,
+        completed_at: manifest.completed_at.clone(),
+        findings: Vec::new(),
+        dropped: Vec::new(),
+    };
+    let text = render(
+        &ReportInput {
+            manifest: &manifest,
+            recipe,
+            steps: &steps,
+            cache: &cache,
+            delivery,
+            result_slot: recipe
+                .and_then(super::drafting::result_step)
+                .map(|step| step.output_slot.as_str()),
+            agent_receipts: &receipts,
+            dod_issue: dod.as_deref(),
+        },
+        &mut findings,
+    );
+    Ok(write(root, &Disk::default(), run_id, &text)?)
+}
+
 /// Renders the report, and notes in `findings` the line of each finding.
 pub fn render(input: &ReportInput, findings: &mut RunFindings) -> String {
     let manifest = input.manifest;
@@ -122,6 +250,12 @@ pub fn render(input: &ReportInput, findings: &mut RunFindings) -> String {
             "- Findings shown in the editor: {}",
             findings.findings.len()
         ));
+    }
+    if let (Some(review), Some(block)) = (
+        &manifest.review,
+        input.recipe.and_then(|recipe| recipe.review.as_ref()),
+    ) {
+        review_section(&mut out, review, block, input);
     }
 
     for step in input.steps.iter().filter(|step| step.phase == "b") {
@@ -363,6 +497,7 @@ mod tests {
             total_steps: 3,
             phase: None,
             error: None,
+            review: None,
         };
         let artifact = |text: &str| CacheSlot::Artifact {
             agent_id: "x".into(),

@@ -37,8 +37,9 @@ use super::events::{RunEvent, RunSink};
 use super::model::{Decoding, Message, Model, ModelReply, ModelRequest, ModelTarget};
 use super::prompts::{Output, PromptBuilder, PromptInputs, SlotKind, SlotText};
 use super::receipts::{self, SigningKey, ToolReceipt};
-use super::recipe::{AgentStep, DodCheck, Recipe, Registry, Step, ToolStep};
+use super::recipe::{AgentStep, DodCheck, Recipe, Registry, ReviewRule, ToolStep};
 use super::refs::{self, RefPath, RefScope};
+use super::review::{self, Next, Outcome, Planned, ReviewState, Schedule, Stage, Stop};
 use super::router;
 use super::store::{Cache, CacheSlot, Disk, RunFiles, RunManifest, RunStatus, RunTask, StepRecord};
 use super::tools::{self, ToolContext, sha256_hex};
@@ -208,6 +209,26 @@ enum StepFailure {
     Stopped(String, Box<AgentReceipt>),
     Cancelled,
     Io(std::io::Error),
+    /// The review loop ended the run (escalated, back to scoping, split).
+    Review(Stop),
+}
+
+/// What an agent step gets besides its recipe inputs: the review loop's.
+#[derive(Default)]
+struct AgentExtras {
+    /// Slots made for the step (`draft`, `review_rules` for the reviewer).
+    slots: Vec<(String, String)>,
+    /// Messages after the assembled prompt (the writer's revision request).
+    follow_up: Vec<Message>,
+    /// The rules a reviewer's verdict is validated against.
+    review: Option<VerdictCheck>,
+    next_step_id: Option<String>,
+}
+
+struct VerdictCheck {
+    applicable: Vec<ReviewRule>,
+    all: Vec<ReviewRule>,
+    draft: String,
 }
 
 impl Runner {
@@ -259,9 +280,10 @@ impl Runner {
                 initial_args: args,
             },
             current_step_index: 0,
-            total_steps: recipe.step_count(),
+            total_steps: Schedule::new(recipe).total(1),
             phase: None,
             error: None,
+            review: recipe.review.as_ref().map(|_| ReviewState::new()),
         };
         let written = staging
             .write_manifest(&self.disk, &manifest)
@@ -426,14 +448,17 @@ impl Runner {
         let _ = std::fs::remove_file(files.cancel_request());
         remove_temporary_files(&files.dir);
         let key = SigningKey::load_or_create(self.root(), &self.disk)?;
-        let (mut cache, mut values, done) = self.reconcile(&files, &recipe, &manifest, &key)?;
+        let (mut cache, mut values, done, next, review_state) =
+            self.reconcile(&files, &recipe, &manifest, &key)?;
+        let schedule = Schedule::new(&recipe);
 
         manifest.status = RunStatus::Running;
         manifest.current_step_index = done;
-        manifest.total_steps = recipe.step_count();
+        manifest.total_steps = schedule.total(review_state.as_ref().map_or(1, |r| r.iterations));
+        manifest.review = review_state;
         manifest.error = None;
         manifest.completed_at = None;
-        manifest.phase = recipe.step(done).map(|step| step.phase().to_owned());
+        manifest.phase = phase_of(&schedule, &next);
         manifest.updated_at = now();
         files.write_manifest(&self.disk, &manifest)?;
         self.emit(RunEvent::Started {
@@ -463,6 +488,7 @@ impl Runner {
                 &mut values,
                 &key,
                 &cancel,
+                next,
             )
             .await;
         watcher.abort();
@@ -500,6 +526,22 @@ impl Runner {
                 ));
                 manifest.completed_at = Some(finished);
             }
+            Err(StepFailure::Review(stop)) => {
+                manifest.status = RunStatus::Failed;
+                manifest.error = Some(match stop.outcome {
+                    Outcome::NeedsScoping => format!("{}; the task needs scoping", stop.reason),
+                    Outcome::Split => format!(
+                        "{}; it splits into: {}",
+                        stop.reason,
+                        stop.subtasks.join("; ")
+                    ),
+                    _ => format!(
+                        "the review loop stopped: {}; the last draft is in the run's report for you to judge",
+                        stop.reason
+                    ),
+                });
+                manifest.completed_at = Some(finished);
+            }
             Err(StepFailure::Failed(message) | StepFailure::Stopped(message, _)) => {
                 manifest.status = RunStatus::Failed;
                 manifest.error = Some(message);
@@ -527,10 +569,11 @@ impl Runner {
         Ok(manifest)
     }
 
-    /// Reads what a run finished before: the steps in steps.jsonl that form
-    /// a prefix of the recipe and whose slots are in cache.json. Repairs
-    /// steps.jsonl if it holds anything else (a torn line, a step whose slot
-    /// was never written).
+    /// Reads what a run finished before: the steps in steps.jsonl that
+    /// follow the recipe's schedule (its review loop included) and whose
+    /// slots are in cache.json, and what comes next. Repairs steps.jsonl if
+    /// it holds anything else (a torn line, a step whose slot was never
+    /// written).
     #[allow(clippy::type_complexity)]
     fn reconcile(
         &self,
@@ -538,21 +581,71 @@ impl Runner {
         recipe: &Recipe,
         manifest: &RunManifest,
         key: &SigningKey,
-    ) -> Result<(Cache, HashMap<String, Value>, usize), RunError> {
+    ) -> Result<
+        (
+            Cache,
+            HashMap<String, Value>,
+            usize,
+            Next,
+            Option<ReviewState>,
+        ),
+        RunError,
+    > {
         let stored_cache = files.read_cache()?;
         let raw = std::fs::read_to_string(files.steps()).unwrap_or_default();
         let records = files.read_steps();
+        let schedule = Schedule::new(recipe);
+        let mut review_state = schedule.review().map(|_| ReviewState::new());
+        let mut next = schedule.first().map_or(Next::End, Next::Stage);
         let mut kept: Vec<StepRecord> = Vec::new();
+        let mut cache = Cache::new();
+        let mut values = HashMap::new();
+        let mut receipts_by_id: Option<HashMap<String, ToolReceipt>> = None;
         for record in records {
-            let index = kept.len();
-            let Some(step) = recipe.step(index) else {
+            let Next::Stage(stage) = next else {
                 break;
             };
-            if record.step_index != index
-                || record.step_id != step.id()
-                || !stored_cache.contains_key(step.output_slot())
+            let planned = schedule.planned(stage);
+            let slot_name = planned.slot();
+            if record.step_index != kept.len()
+                || record.step_id != planned.id()
+                || !stored_cache.contains_key(slot_name)
             {
                 break;
+            }
+            let slot = stored_cache[slot_name].clone();
+            let value = match &slot {
+                CacheSlot::Pointer {
+                    receipt_id, sha256, ..
+                } => {
+                    let receipts = receipts_by_id.get_or_insert_with(|| {
+                        receipts::load(self.root(), &manifest.session_id)
+                            .into_iter()
+                            .map(|receipt| (receipt.receipt_id.clone(), receipt))
+                            .collect()
+                    });
+                    let receipt = receipts
+                        .get(receipt_id)
+                        .filter(|receipt| receipt.verify(key) && &receipt.output_sha256 == sha256)
+                        .ok_or_else(|| {
+                            RunError::Other(format!(
+                                "step `{}`: its receipt {receipt_id} is missing, altered or unsigned, so its output cannot be trusted; start a new run",
+                                record.step_id
+                            ))
+                        })?;
+                    receipt.output.clone()
+                }
+                CacheSlot::Artifact { text, .. } => self.artifact_value(&planned, text),
+            };
+            if let Some(alias) = schedule.alias(stage) {
+                cache.insert(alias.clone(), slot.clone());
+                values.insert(alias, value.clone());
+            }
+            cache.insert(slot_name.to_owned(), slot);
+            next = schedule.after(stage, &value);
+            values.insert(slot_name.to_owned(), value);
+            if let Some(state) = &mut review_state {
+                state.note(stage, &next);
             }
             kept.push(record);
         }
@@ -564,46 +657,10 @@ impl Runner {
         if clean != raw && !(raw.is_empty() && kept.is_empty()) {
             self.disk.write_atomic(&files.steps(), clean.as_bytes())?;
         }
-        let mut cache = Cache::new();
-        let mut values = HashMap::new();
-        let receipts_by_id: HashMap<String, ToolReceipt> =
-            if kept.iter().any(|r| r.receipt_id.is_some()) {
-                receipts::load(self.root(), &manifest.session_id)
-                    .into_iter()
-                    .map(|receipt| (receipt.receipt_id.clone(), receipt))
-                    .collect()
-            } else {
-                HashMap::new()
-            };
-        for (index, record) in kept.iter().enumerate() {
-            let step = recipe.step(index).expect("kept steps are recipe steps");
-            let slot_name = step.output_slot();
-            let slot = stored_cache[slot_name].clone();
-            let value = match &slot {
-                CacheSlot::Pointer {
-                    receipt_id, sha256, ..
-                } => {
-                    let receipt = receipts_by_id
-                        .get(receipt_id)
-                        .filter(|receipt| receipt.verify(key) && &receipt.output_sha256 == sha256)
-                        .ok_or_else(|| {
-                            RunError::Other(format!(
-                                "step `{}`: its receipt {receipt_id} is missing, altered or unsigned, so its output cannot be trusted; start a new run",
-                                record.step_id
-                            ))
-                        })?;
-                    receipt.output.clone()
-                }
-                CacheSlot::Artifact { text, .. } => self.artifact_value(step, text),
-            };
-            cache.insert(slot_name.to_owned(), slot);
-            values.insert(slot_name.to_owned(), value);
-        }
         if cache != stored_cache {
             files.write_cache(&self.disk, &cache)?;
         }
-        let done = kept.len();
-        Ok((cache, values, done))
+        Ok((cache, values, kept.len(), next, review_state))
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -616,48 +673,65 @@ impl Runner {
         values: &mut HashMap<String, Value>,
         key: &SigningKey,
         cancel: &CancellationToken,
+        mut next: Next,
     ) -> Result<(), StepFailure> {
-        let total = recipe.step_count();
+        let schedule = Schedule::new(recipe);
         let task = task_value(manifest);
-        for index in manifest.current_step_index..total {
+        loop {
+            let stage = match next {
+                Next::End => return Ok(()),
+                Next::Stop(stop) => return Err(StepFailure::Review(stop)),
+                Next::Stage(stage) => stage,
+            };
             if cancel.is_cancelled() {
                 return Err(StepFailure::Cancelled);
             }
-            let step = recipe.step(index).expect("index is in range");
+            let index = manifest.current_step_index;
+            let total = manifest.total_steps;
+            let planned = schedule.planned(stage);
             // run.json already names this step: it was written when the
             // previous one finished (or when the run started).
-            let actor = match step {
-                Step::Tool(tool) => tool.tool.clone(),
-                Step::Agent(agent) => agent.agent_archetype.clone(),
-            };
             self.emit(RunEvent::StepStarted {
                 run_id: manifest.run_id.clone(),
                 index,
                 total,
-                step_id: step.id().to_owned(),
-                phase: step.phase(),
-                actor,
+                step_id: planned.id().to_owned(),
+                phase: planned.phase(),
+                actor: planned.actor().to_owned(),
             });
             let started_at = now();
-            let outcome = match step {
-                Step::Tool(tool) => self.run_tool(tool, manifest, &task, values, key, &started_at),
-                Step::Agent(agent) => {
+            let outcome = match &planned {
+                Planned::Tool(tool) => {
+                    self.run_tool(tool, manifest, &task, values, key, &started_at)
+                }
+                Planned::Agent(agent) => {
+                    let extras = self.agent_extras(&schedule, stage, recipe, values);
                     self.run_agent(
                         index,
                         agent,
-                        recipe,
                         manifest,
                         cache,
                         key,
                         &started_at,
                         cancel,
+                        extras,
                     )
                     .await
                 }
+                Planned::Gates { step_id, .. } => self.run_gates(
+                    &schedule,
+                    stage,
+                    step_id,
+                    recipe,
+                    manifest,
+                    values,
+                    key,
+                    &started_at,
+                ),
             };
-            let label = match step {
-                Step::Tool(tool) => format!("tool {}", tool.tool),
-                Step::Agent(agent) => format!("agent {}", agent.agent_archetype),
+            let label = match &planned {
+                Planned::Agent(agent) => format!("agent {}", agent.agent_archetype),
+                other => format!("tool {}", other.actor()),
             };
             let StepOutput {
                 slot,
@@ -672,7 +746,7 @@ impl Runner {
                 Err(StepFailure::Failed(message)) => {
                     return Err(StepFailure::Failed(format!(
                         "step `{}` ({label}) failed: {message}",
-                        step.id()
+                        planned.id()
                     )));
                 }
                 Err(StepFailure::Stopped(message, receipt)) => {
@@ -680,7 +754,7 @@ impl Runner {
                         .map_err(StepFailure::Io)?;
                     return Err(StepFailure::Failed(format!(
                         "step `{}` ({label}) stopped (STOP_HOOK): {message}; nothing was written. The receipt is {path}",
-                        step.id()
+                        planned.id()
                     )));
                 }
                 Err(other) => return Err(other),
@@ -694,28 +768,32 @@ impl Runner {
                         .map_err(StepFailure::Io)?;
                 }
             }
-            cache.insert(step.output_slot().to_owned(), slot.clone());
+            let alias = schedule.alias(stage);
+            if let Some(alias) = &alias {
+                cache.insert(alias.clone(), slot.clone());
+            }
+            cache.insert(planned.slot().to_owned(), slot.clone());
             files
                 .write_cache(&self.disk, cache)
                 .map_err(StepFailure::Io)?;
             let record = StepRecord {
                 step_index: index,
-                step_id: step.id().to_owned(),
-                phase: step.phase().to_owned(),
-                tool: match step {
-                    Step::Tool(tool) => Some(tool.tool.clone()),
-                    Step::Agent(_) => None,
+                step_id: planned.id().to_owned(),
+                phase: planned.phase().to_owned(),
+                tool: match &planned {
+                    Planned::Agent(_) => None,
+                    other => Some(other.actor().to_owned()),
                 },
-                agent_archetype: match step {
-                    Step::Agent(agent) => Some(agent.agent_archetype.clone()),
-                    Step::Tool(_) => None,
+                agent_archetype: match &planned {
+                    Planned::Agent(agent) => Some(agent.agent_archetype.clone()),
+                    _ => None,
                 },
                 agent_id: match &slot {
                     CacheSlot::Artifact { agent_id, .. } => Some(agent_id.clone()),
                     CacheSlot::Pointer { .. } => None,
                 },
                 status: "done".into(),
-                output_slot: step.output_slot().to_owned(),
+                output_slot: planned.slot().to_owned(),
                 receipt_id: Some(receipt.id().to_owned()),
                 input_slot_refs,
                 output_hash: format!("sha256:{}", sha256_hex(output_text.as_bytes())),
@@ -749,9 +827,18 @@ impl Runner {
             if let Some((key, entry)) = reusable {
                 self.keep_for_reuse(&key, &entry);
             }
-            values.insert(step.output_slot().to_owned(), value);
+            next = schedule.after(stage, &value);
+            if let Some(alias) = alias {
+                values.insert(alias, value.clone());
+            }
+            values.insert(planned.slot().to_owned(), value);
+            if let Some(state) = &mut manifest.review {
+                state.note(stage, &next);
+            }
             manifest.current_step_index = index + 1;
-            manifest.phase = recipe.step(index + 1).map(|next| next.phase().to_owned());
+            manifest.total_steps =
+                schedule.total(manifest.review.as_ref().map_or(1, |r| r.iterations));
+            manifest.phase = phase_of(&schedule, &next);
             manifest.updated_at = now();
             files
                 .write_manifest(&self.disk, manifest)
@@ -759,12 +846,162 @@ impl Runner {
             self.emit(RunEvent::StepFinished {
                 run_id: manifest.run_id.clone(),
                 index,
-                total,
-                step_id: step.id().to_owned(),
+                total: manifest.total_steps,
+                step_id: planned.id().to_owned(),
                 preview: record.output_preview.clone(),
             });
         }
-        Ok(())
+    }
+
+    /// What the review loop adds to an agent step: the reviewer's draft,
+    /// rules and verdict check; the writer's revision request.
+    fn agent_extras(
+        &self,
+        schedule: &Schedule,
+        stage: Stage,
+        recipe: &Recipe,
+        values: &HashMap<String, Value>,
+    ) -> AgentExtras {
+        let next_step_id = match stage {
+            Stage::Review(_) => None,
+            _ => match schedule.after(stage, &Value::Null) {
+                Next::Stage(next) => Some(schedule.planned(next).id().to_owned()),
+                _ => None,
+            },
+        };
+        let mut extras = AgentExtras {
+            next_step_id,
+            ..AgentExtras::default()
+        };
+        let (Some(review), Some(writer)) = (
+            schedule.review(),
+            recipe.review.as_ref().and_then(|review| {
+                recipe
+                    .phase_b
+                    .iter()
+                    .find(|step| step.step_id == review.after)
+            }),
+        ) else {
+            return extras;
+        };
+        match stage {
+            Stage::Writer(k) if k > 1 => {
+                if let Some((draft, why)) = review::revision_request(
+                    values,
+                    &writer.output_slot,
+                    &review.output_slot,
+                    k - 1,
+                ) {
+                    extras.follow_up = vec![
+                        Message::assistant(draft),
+                        Message::user(format!(
+                            "{why}\n\nReply with the whole revised text, as before, and nothing else."
+                        )),
+                    ];
+                }
+            }
+            Stage::Review(k) => {
+                let draft = values
+                    .get(&review::iteration_slot(&writer.output_slot, k))
+                    .map(|value| {
+                        value
+                            .as_str()
+                            .map_or_else(|| value.to_string(), str::to_owned)
+                    })
+                    .unwrap_or_default();
+                let applicable: Vec<ReviewRule> =
+                    review::verdict::applicable(&review.rules, &self.workspace, &draft)
+                        .into_iter()
+                        .cloned()
+                        .collect();
+                let listed: Vec<&ReviewRule> = applicable.iter().collect();
+                extras.slots = vec![
+                    ("draft".to_owned(), draft.clone()),
+                    (
+                        "review_rules".to_owned(),
+                        review::verdict::rules_text(&listed),
+                    ),
+                ];
+                extras.review = Some(VerdictCheck {
+                    applicable,
+                    all: review.rules.clone(),
+                    draft,
+                });
+            }
+            _ => {}
+        }
+        extras
+    }
+
+    /// The review loop's gates on iteration `k`'s draft, as a step with a
+    /// signed receipt like a tool's.
+    #[allow(clippy::too_many_arguments)]
+    fn run_gates(
+        &self,
+        schedule: &Schedule,
+        stage: Stage,
+        step_id: &str,
+        recipe: &Recipe,
+        manifest: &RunManifest,
+        values: &HashMap<String, Value>,
+        key: &SigningKey,
+        started_at: &str,
+    ) -> Result<StepOutput, StepFailure> {
+        let (Stage::Gates(k), Some(review)) = (stage, schedule.review()) else {
+            return Err(StepFailure::Failed(
+                "the gates run only in a review loop".into(),
+            ));
+        };
+        let writer = recipe
+            .phase_b
+            .iter()
+            .find(|step| step.step_id == review.after)
+            .ok_or_else(|| StepFailure::Failed(format!("no writer step `{}`", review.after)))?;
+        let draft_slot = review::iteration_slot(&writer.output_slot, k);
+        let draft = values
+            .get(&draft_slot)
+            .and_then(Value::as_str)
+            .ok_or_else(|| StepFailure::Failed(format!("slot `{draft_slot}` holds no draft")))?;
+        let brief = recipe
+            .phase_b
+            .iter()
+            .find(|step| step.prompt_type == "refine_brief")
+            .and_then(|step| values.get(&step.output_slot))
+            .and_then(Value::as_str);
+        let args = &manifest.task.initial_args;
+        let report = review::gates::run(
+            &self.workspace,
+            &review.gates,
+            &review::gates::DraftScene {
+                scene_path: args.get("scene_path").and_then(Value::as_str),
+                scene_id: args.get("scene_id").and_then(Value::as_str),
+                brief,
+                args,
+            },
+            draft,
+        );
+        let data = serde_json::to_value(&report).map_err(|e| StepFailure::Failed(e.to_string()))?;
+        let mut call_args = Map::new();
+        call_args.insert("draft_slot".into(), draft_slot.clone().into());
+        call_args.insert("draft_sha256".into(), sha256_hex(draft.as_bytes()).into());
+        call_args.insert(
+            "gates".into(),
+            serde_json::to_value(&review.gates).unwrap_or_default(),
+        );
+        Ok(self.tool_step_output(
+            manifest,
+            step_id,
+            review::GATES_TOOL,
+            call_args,
+            tools::ToolOutput {
+                data,
+                summary: report.summary(),
+                file_refs: Vec::new(),
+            },
+            vec![draft_slot],
+            key,
+            started_at,
+        ))
     }
 
     /// Resolves a tool step's arguments in `scope` and runs the tool:
@@ -799,15 +1036,39 @@ impl Runner {
         let (args, output, input_refs) = self
             .call_tool(step, &Slots { task, values })
             .map_err(StepFailure::Failed)?;
-        let output_text =
-            serde_json::to_string(&output.data).map_err(|e| StepFailure::Failed(e.to_string()))?;
+        Ok(self.tool_step_output(
+            manifest,
+            &step.step_id,
+            &step.tool,
+            args,
+            output,
+            input_refs,
+            key,
+            started_at,
+        ))
+    }
+
+    /// A finished tool-like step: its signed receipt and its pointer slot.
+    #[allow(clippy::too_many_arguments)]
+    fn tool_step_output(
+        &self,
+        manifest: &RunManifest,
+        step_id: &str,
+        tool: &str,
+        args: Map<String, Value>,
+        output: tools::ToolOutput,
+        input_refs: Vec<String>,
+        key: &SigningKey,
+        started_at: &str,
+    ) -> StepOutput {
+        let output_text = serde_json::to_string(&output.data).unwrap_or_default();
         let sha256 = sha256_hex(output_text.as_bytes());
         let mut receipt = ToolReceipt {
             receipt_id: new_id("rcpt_"),
             run_id: manifest.run_id.clone(),
             session_id: manifest.session_id.clone(),
-            step_id: step.step_id.clone(),
-            tool: step.tool.clone(),
+            step_id: step_id.to_owned(),
+            tool: tool.to_owned(),
             args: Value::Object(args),
             output: output.data.clone(),
             output_sha256: sha256.clone(),
@@ -824,7 +1085,7 @@ impl Runner {
             sha256,
             summary: output.summary,
         };
-        Ok(StepOutput {
+        StepOutput {
             slot,
             value: output.data,
             receipt: StepReceipt::Tool(Box::new(receipt)),
@@ -832,7 +1093,7 @@ impl Runner {
             text: output_text,
             reusable: None,
             actions: Vec::new(),
-        })
+        }
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -840,19 +1101,27 @@ impl Runner {
         &self,
         index: usize,
         step: &AgentStep,
-        recipe: &Recipe,
         manifest: &RunManifest,
         cache: &Cache,
         key: &SigningKey,
         started_at: &str,
         cancel: &CancellationToken,
+        extras: AgentExtras,
     ) -> Result<StepOutput, StepFailure> {
         let model = self.model.as_ref().ok_or_else(|| {
             StepFailure::Failed(
                 "no model is configured: pass --model scripted:FILE to dry-run the recipe".into(),
             )
         })?;
-        let (slots, inputs_used) = slot_texts(step, cache)?;
+        let (mut slots, inputs_used) = slot_texts(step, cache)?;
+        for (name, text) in &extras.slots {
+            slots.retain(|slot| slot.name != name);
+            slots.push(SlotText {
+                name,
+                text: text.clone(),
+                kind: SlotKind::Artifact,
+            });
+        }
         let target = model.target(&step.agent_archetype);
         let assembly = self
             .prompts
@@ -902,18 +1171,20 @@ impl Runner {
                 from: "step_runner".into(),
                 to: step.agent_archetype.clone(),
                 step_id: step.step_id.clone(),
-                next_step_id: recipe.step(index + 1).map(|next| next.id().to_owned()),
+                next_step_id: extras.next_step_id.clone(),
             },
             timestamp: now(),
             requested_by: "step_runner".into(),
             choices: None,
         };
         audit::write_packet(self.root(), &self.disk, &packet).map_err(StepFailure::Io)?;
+        let mut assembled = assembly.messages.clone();
+        assembled.extend(extras.follow_up.iter().cloned());
         let base = ModelRequest {
             step_id: step.step_id.clone(),
             agent_archetype: step.agent_archetype.clone(),
             prompt_type: step.prompt_type.clone(),
-            messages: assembly.messages.clone(),
+            messages: assembled,
             json_reply: json,
             schema: assembly.schema.as_ref().map(|(_, schema)| schema.clone()),
         };
@@ -954,7 +1225,8 @@ impl Runner {
                 assembly.schema.as_ref(),
                 &guard,
                 &mut checks,
-            ) {
+            ) && check_verdict(extras.review.as_ref(), &accepted, &mut checks).is_ok()
+            {
                 checks.push(Check {
                     check: "idempotency".into(),
                     passed: true,
@@ -1006,7 +1278,12 @@ impl Runner {
                 assembly.schema.as_ref(),
                 &guard,
                 &mut checks,
-            );
+            )
+            .and_then(|accepted| {
+                check_verdict(extras.review.as_ref(), &accepted, &mut checks)
+                    .map(|()| accepted)
+                    .map_err(Violation::Contract)
+            });
             let actor = ReceiptActor::of(&step.agent_archetype, &reply);
             match verdict {
                 Ok(accepted) => {
@@ -1128,8 +1405,8 @@ impl Runner {
     }
 
     /// An agent slot's value for `$ref`: its JSON when the step answers JSON.
-    fn artifact_value(&self, step: Step, text: &str) -> Value {
-        if let Step::Agent(agent) = step
+    fn artifact_value(&self, step: &Planned, text: &str) -> Value {
+        if let Planned::Agent(agent) = step
             && self.prompts.output(&agent.prompt_type) == Output::Json
             && let Some(value) = contract::stored_json(text)
         {
@@ -1188,6 +1465,45 @@ impl Runner {
         ));
         self.disk.write_atomic(&path, text.as_bytes())?;
         Ok(relative)
+    }
+}
+
+/// run.json's `phase` before `next`.
+fn phase_of(schedule: &Schedule, next: &Next) -> Option<String> {
+    match next {
+        Next::Stage(stage) => Some(schedule.planned(*stage).phase().to_owned()),
+        _ => None,
+    }
+}
+
+/// A reviewer's verdict held to the loop's rules (a check in its receipt);
+/// the reasons it fails, for the reviewer to hear when asked again.
+fn check_verdict(
+    check: Option<&VerdictCheck>,
+    accepted: &contract::Accepted,
+    checks: &mut Vec<Check>,
+) -> Result<(), String> {
+    let Some(check) = check else {
+        return Ok(());
+    };
+    let applicable: Vec<&ReviewRule> = check.applicable.iter().collect();
+    match review::verdict::validate(&accepted.value, &applicable, &check.all, &check.draft) {
+        Ok(_) => {
+            checks.push(Check {
+                check: "review_validation".into(),
+                passed: true,
+                detail: format!(
+                    "every applicable rule ({}) is reviewed with evidence quoted from the draft",
+                    applicable
+                        .iter()
+                        .map(|rule| rule.id.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            });
+            Ok(())
+        }
+        Err(errors) => Err(format!("the verdict is not valid: {}", errors.join("; "))),
     }
 }
 

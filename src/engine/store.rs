@@ -183,6 +183,9 @@ pub struct RunManifest {
     /// `"a"`, `"b"`, `"dod"`, or null when not running.
     pub phase: Option<String>,
     pub error: Option<String>,
+    /// The review loop's iterations and outcome, for a recipe with one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub review: Option<super::review::ReviewState>,
 }
 
 /// One line of steps.jsonl.

@@ -20,7 +20,7 @@ use super::recipes::OpenRecipe;
 use super::runs::{self, Context, PlanLink, RunRecipeArgs, invalid, lock};
 use crate::engine::plan::{self, Plan, PlanFiles, TaskStatus, markdown};
 use crate::engine::recipe::Registry;
-use crate::engine::store::{Disk, RunFiles, RunStatus};
+use crate::engine::store::{Disk, RunFiles};
 use crate::index::{FilePath, Workspace};
 use crate::text::{PositionEncoding, TextRange};
 
@@ -374,25 +374,29 @@ async fn drive(context: Context, session_id: String, first: u32, only: bool) {
         while context.runs.lock().contains_key(&run_id) {
             tokio::time::sleep(std::time::Duration::from_millis(100)).await;
         }
-        let root = lock(&context.session).workspace.root().to_path_buf();
-        let status = RunFiles::new(&root, &run_id)
-            .read_manifest()
-            .map(|manifest| manifest.status);
+        let (workspace, registry) = {
+            let mut session = lock(&context.session);
+            (session.workspace.clone(), session.recipes())
+        };
+        let finished = RunFiles::new(workspace.root(), &run_id).read_manifest();
         let Ok(mut plan) = editor_plan(&context, &session_id) else {
             return;
         };
-        let outcome = match status {
-            Ok(RunStatus::Done) => TaskStatus::Done,
-            Ok(RunStatus::Cancelled) => TaskStatus::Pending,
-            _ => TaskStatus::Failed,
+        let outcome = match &finished {
+            Ok(finished) => plan.finish_task(id, finished, &registry, Some(&workspace)),
+            Err(_) => {
+                if let Some(task) = plan.task_mut(id) {
+                    task.status = TaskStatus::Failed;
+                    task.run_id = Some(run_id);
+                }
+                plan.settle();
+                TaskStatus::Failed
+            }
         };
-        if let Some(task) = plan.task_mut(id) {
-            task.status = outcome;
-            task.run_id = Some(run_id);
-        }
-        plan.settle();
         persist(&context, &plan).await;
-        if outcome == TaskStatus::Done && !only && plan.status == "running" {
+        // A split task's parts run on, like the tasks after a done one.
+        let split = plan.task(id).is_none();
+        if (outcome == TaskStatus::Done || split) && !only && plan.status == "running" {
             next = plan.ready().first().copied();
         }
     }

@@ -14,13 +14,15 @@
 //! writer's own prose and is left alone. Reading never fails: what cannot
 //! be read is a [`LineProblem`] at its line, and the rest is kept.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::{Plan, Task, TaskStatus};
 use crate::text::TextRange;
 
 /// The fields a task line may have, as `plan.md` names them.
-pub const FIELDS: [&str; 7] = ["recipe", "deps", "status", "run", "dod", "question", "args"];
+pub const FIELDS: [&str; 8] = [
+    "recipe", "deps", "status", "run", "dod", "question", "args", "from",
+];
 
 /// Renders the plan's checklist.
 pub fn render(plan: &Plan) -> String {
@@ -29,39 +31,49 @@ pub fn render(plan: &Plan) -> String {
         plan.session_id, plan.status
     );
     for task in &plan.tasks {
-        let tick = if task.status == TaskStatus::Done {
-            'x'
-        } else {
-            ' '
-        };
+        out.push_str(&render_task(task));
+    }
+    out
+}
+
+/// One task's checklist line and its fields.
+fn render_task(task: &Task) -> String {
+    let mut out = String::new();
+    let tick = if task.status == TaskStatus::Done {
+        'x'
+    } else {
+        ' '
+    };
+    out.push_str(&format!(
+        "- [{tick}] {}. {}\n",
+        task.id,
+        one_line(&task.description)
+    ));
+    if let Some(recipe) = &task.recipe_id {
+        out.push_str(&format!("  - recipe: {recipe}\n"));
+    }
+    if !task.deps.is_empty() {
+        let deps: Vec<String> = task.deps.iter().map(u32::to_string).collect();
+        out.push_str(&format!("  - deps: {}\n", deps.join(", ")));
+    }
+    out.push_str(&format!("  - status: {}\n", task.status.as_str()));
+    if let Some(run) = &task.run_id {
+        out.push_str(&format!("  - run: {run}\n"));
+    }
+    if let Some(dod) = &task.dod {
+        out.push_str(&format!("  - dod: {}\n", one_line(dod)));
+    }
+    if let Some(question) = &task.scoping_question {
+        out.push_str(&format!("  - question: {}\n", one_line(question)));
+    }
+    if let Some(from) = task.split_from {
+        out.push_str(&format!("  - from: {from}\n"));
+    }
+    if !task.args.is_empty() {
         out.push_str(&format!(
-            "- [{tick}] {}. {}\n",
-            task.id,
-            one_line(&task.description)
+            "  - args: {}\n",
+            serde_json::Value::Object(task.args.clone())
         ));
-        if let Some(recipe) = &task.recipe_id {
-            out.push_str(&format!("  - recipe: {recipe}\n"));
-        }
-        if !task.deps.is_empty() {
-            let deps: Vec<String> = task.deps.iter().map(u32::to_string).collect();
-            out.push_str(&format!("  - deps: {}\n", deps.join(", ")));
-        }
-        out.push_str(&format!("  - status: {}\n", task.status.as_str()));
-        if let Some(run) = &task.run_id {
-            out.push_str(&format!("  - run: {run}\n"));
-        }
-        if let Some(dod) = &task.dod {
-            out.push_str(&format!("  - dod: {}\n", one_line(dod)));
-        }
-        if let Some(question) = &task.scoping_question {
-            out.push_str(&format!("  - question: {}\n", one_line(question)));
-        }
-        if !task.args.is_empty() {
-            out.push_str(&format!(
-                "  - args: {}\n",
-                serde_json::Value::Object(task.args.clone())
-            ));
-        }
     }
     out
 }
@@ -240,6 +252,13 @@ pub fn parse(text: &str) -> Parsed {
             "run" => task.run_id = (!value.is_empty()).then(|| value.to_owned()),
             "dod" => task.dod = (!value.is_empty()).then(|| value.to_owned()),
             "question" => task.scoping_question = (!value.is_empty()).then(|| value.to_owned()),
+            "from" => match value.parse() {
+                Ok(from) => task.split_from = Some(from),
+                Err(_) if value.is_empty() => task.split_from = None,
+                Err(_) => parsed.problems.push(problem(format!(
+                    "`from` is the number of the task this one was split from, not `{value}`"
+                ))),
+            },
             "args" => match serde_json::from_str::<serde_json::Value>(value) {
                 Ok(serde_json::Value::Object(args)) => task.args = args,
                 _ => parsed.problems.push(problem(
@@ -310,6 +329,9 @@ pub fn status_edits(text: &str, plan: &Plan) -> Vec<(TextRange, String)> {
         if let Some(run) = &task.run_id {
             wanted.push(("run", run.clone()));
         }
+        if let Some(question) = &task.scoping_question {
+            wanted.push(("question", one_line(question)));
+        }
         let mut inserted = String::new();
         for (field, value) in wanted {
             let line = format!("  - {field}: {value}");
@@ -337,6 +359,66 @@ pub fn status_edits(text: &str, plan: &Plan) -> Vec<(TextRange, String)> {
             let end = line_range(last).end;
             edits.push((TextRange::new(end, end), inserted));
         }
+    }
+    // A task split into others: its block becomes theirs. Other tasks the
+    // text lacks go after the last task.
+    let block = |lines: &TaskLines| {
+        let last = lines
+            .fields
+            .values()
+            .copied()
+            .max()
+            .unwrap_or(lines.line)
+            .max(lines.line);
+        let end = line_range(last).end;
+        let end = if text[end..].starts_with('\n') {
+            end + 1
+        } else {
+            end
+        };
+        TextRange::new(line_range(lines.line).start, end)
+    };
+    let mut placed: BTreeSet<u32> = parsed.lines.keys().copied().collect();
+    for (id, lines) in &parsed.lines {
+        if plan.task(*id).is_some() {
+            continue;
+        }
+        let parts: String = plan
+            .tasks
+            .iter()
+            .filter(|task| task.split_from == Some(*id) && !placed.contains(&task.id))
+            .map(render_task)
+            .collect();
+        placed.extend(
+            plan.tasks
+                .iter()
+                .filter(|task| task.split_from == Some(*id))
+                .map(|task| task.id),
+        );
+        // Edits on a removed task's own lines would overlap its replacement.
+        let range = block(lines);
+        edits.retain(|(edit, _)| edit.end <= range.start || edit.start >= range.end);
+        edits.push((range, parts));
+    }
+    let missing: String = plan
+        .tasks
+        .iter()
+        .filter(|task| !placed.contains(&task.id))
+        .map(render_task)
+        .collect();
+    if !missing.is_empty() {
+        let end = parsed
+            .lines
+            .values()
+            .map(|lines| block(lines).end)
+            .max()
+            .unwrap_or(text.len());
+        let lead = if end > 0 && !text[..end].ends_with('\n') {
+            "\n"
+        } else {
+            ""
+        };
+        edits.push((TextRange::new(end, end), format!("{lead}{missing}")));
     }
     edits.sort_by_key(|(range, _)| (range.start, range.end));
     edits

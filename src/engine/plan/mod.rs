@@ -23,8 +23,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::recipe::Registry;
+use super::review::Outcome;
 use super::router;
-use super::store::Disk;
+use super::store::{Disk, RunManifest, RunStatus};
 use crate::index::Workspace;
 
 /// Where the plans live, under the workspace root.
@@ -91,6 +92,9 @@ pub struct Task {
     /// The run's arguments (the router completes them from the description).
     #[serde(default, skip_serializing_if = "Map::is_empty")]
     pub args: Map<String, Value>,
+    /// The task this one was split from, when a reviewer judged it too big.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub split_from: Option<u32>,
 }
 
 impl Task {
@@ -106,6 +110,7 @@ impl Task {
             run_id: None,
             scoping_question: None,
             args: Map::new(),
+            split_from: None,
         }
     }
 }
@@ -180,6 +185,127 @@ impl Plan {
                 }
             }
         }
+    }
+
+    /// Records how task `id`'s run ended and returns the task's new state:
+    /// `done`, `pending` again after a cancel, `failed`; or, when its review
+    /// loop sent the task back, `needs_scoping` with the reviewer's reason as
+    /// the question, or the task split into the reviewer's subtasks (the
+    /// state of the first of them).
+    pub fn finish_task(
+        &mut self,
+        id: u32,
+        run: &RunManifest,
+        registry: &Registry,
+        workspace: Option<&Workspace>,
+    ) -> TaskStatus {
+        let review = run
+            .review
+            .as_ref()
+            .filter(|_| run.status == RunStatus::Failed);
+        let status = match (run.status, review.map(|r| &r.outcome)) {
+            (RunStatus::Done, _) => TaskStatus::Done,
+            (RunStatus::Cancelled | RunStatus::Pending | RunStatus::Running, _) => {
+                TaskStatus::Pending
+            }
+            (RunStatus::Failed, Some(Outcome::NeedsScoping)) => TaskStatus::NeedsScoping,
+            // A part of a split task is not split again: the writer decides.
+            (RunStatus::Failed, Some(Outcome::Split))
+                if self.task(id).is_some_and(|task| task.split_from.is_some()) =>
+            {
+                if let Some(task) = self.task_mut(id) {
+                    task.status = TaskStatus::NeedsScoping;
+                    task.run_id = Some(run.run_id.clone());
+                    task.scoping_question = Some(format!(
+                        "{} This task was split once already; split or reword it yourself.",
+                        review.and_then(|r| r.reason.clone()).unwrap_or_default()
+                    ));
+                }
+                self.settle();
+                return TaskStatus::NeedsScoping;
+            }
+            (RunStatus::Failed, Some(Outcome::Split))
+                if review.is_some_and(|r| !r.subtasks.is_empty()) =>
+            {
+                let subtasks = review.map(|r| r.subtasks.clone()).unwrap_or_default();
+                return self.split(id, &subtasks, registry, workspace);
+            }
+            (RunStatus::Failed, _) => TaskStatus::Failed,
+        };
+        if let Some(task) = self.task_mut(id) {
+            task.status = status;
+            task.run_id = Some(run.run_id.clone());
+            if status == TaskStatus::NeedsScoping {
+                task.scoping_question = review.and_then(|r| r.reason.clone());
+            }
+        }
+        self.settle();
+        status
+    }
+
+    /// Replaces task `id` with one task per description, in order, each
+    /// depending on the one before (the first on `id`'s dependencies); tasks
+    /// that depended on `id` depend on the last. Each is routed afresh, and
+    /// takes `id`'s recipe and arguments when no recipe takes it.
+    fn split(
+        &mut self,
+        id: u32,
+        descriptions: &[String],
+        registry: &Registry,
+        workspace: Option<&Workspace>,
+    ) -> TaskStatus {
+        let Some(position) = self.tasks.iter().position(|task| task.id == id) else {
+            return TaskStatus::Failed;
+        };
+        let original = self.tasks.remove(position);
+        let first_id = self
+            .tasks
+            .iter()
+            .map(|task| task.id)
+            .max()
+            .unwrap_or(0)
+            .max(id)
+            + 1;
+        let mut previous: Option<u32> = None;
+        let mut parts = Vec::new();
+        for (next_id, description) in (first_id..).zip(descriptions) {
+            let mut task = Task::new(next_id, description.trim());
+            task.split_from = Some(id);
+            task.dod.clone_from(&original.dod);
+            task.deps = previous.map_or_else(|| original.deps.clone(), |p| vec![p]);
+            let routed = router::route(registry, workspace, description);
+            match routed.recipe_id {
+                Some(recipe_id) if routed.routable => {
+                    task.recipe_id = Some(recipe_id);
+                    task.args = original.args.clone();
+                    for (key, value) in routed.initial_args {
+                        task.args.insert(key, value);
+                    }
+                }
+                _ => {
+                    task.recipe_id.clone_from(&original.recipe_id);
+                    task.args = original.args.clone();
+                }
+            }
+            previous = Some(next_id);
+            parts.push(task);
+        }
+        let last = previous.unwrap_or(id);
+        for task in &mut self.tasks {
+            for dep in &mut task.deps {
+                if *dep == id {
+                    *dep = last;
+                }
+            }
+        }
+        let first = parts.first().map(|task| task.id);
+        for (offset, task) in parts.into_iter().enumerate() {
+            self.tasks.insert(position + offset, task);
+        }
+        self.settle();
+        first
+            .and_then(|first| self.task(first))
+            .map_or(TaskStatus::Failed, |task| task.status)
     }
 
     /// Derives `pending` and `blocked` from the dependencies, for tasks that
