@@ -142,3 +142,116 @@ fn remember_this_makes_a_decision_of_the_selection() {
     );
     client.shutdown();
 }
+
+#[test]
+fn a_decision_contradicting_its_card_is_shown_and_promoted_to_the_card() {
+    use lsp_support::editor::{apply_to_disk, code_actions, editor_client};
+    use serde_json::json;
+    let dir = support::example_copy("kb");
+    let root = dir.path().canonicalize().unwrap();
+    let kb = root.join(".control-room/kb/decisions.jsonl");
+    std::fs::create_dir_all(kb.parent().unwrap()).unwrap();
+    let line = |key: &str, value: &str| {
+        json!({"category": "character", "key": key, "value": value, "source": "writer",
+               "scene": "SCN-the-high-tide", "created_at": "2026-11-20T10:00:00.000Z",
+               "updated_at": "2026-11-20T10:00:00.000Z", "promoted": false})
+        .to_string()
+    };
+    std::fs::write(
+        &kb,
+        format!(
+            "{}\n{}\n{}\n",
+            line("Kael", "Kael has green eyes now, since the flats."),
+            line("Iria Vell", "Iria drowns in the spring tide."),
+            line("Kael Maren", DECISION)
+        ),
+    )
+    .unwrap();
+    let server = FakeModelServer::start();
+    let mut client = editor_client(&root, &server.url, true, None);
+    let kb_uri = lsp_support::uri(&kb);
+    let text = client.open(&kb, 1);
+    let shown = client.diagnostics_for(&kb_uri, |d| d.len() == 2);
+    let diagnostics = shown["diagnostics"].as_array().unwrap();
+    assert_eq!(diagnostics[0]["code"], "decision-contradicts-card");
+    assert_eq!(diagnostics[0]["severity"], 2);
+    assert_eq!(
+        diagnostics[0]["message"],
+        "this decision gives Kael Maren green eyes, but the card says grey; promote the decision to the card if it is the new canon"
+    );
+    assert_eq!(diagnostics[0]["range"]["start"]["line"], 0);
+    let card = root.join("Compendium/Characters/CHAR-kael-maren.md");
+    assert_eq!(
+        diagnostics[0]["relatedInformation"][0]["location"]["uri"],
+        lsp_support::uri(&card)
+    );
+    assert_eq!(
+        diagnostics[1]["message"],
+        "this decision says Iria Vell dies, but the card says alive; promote the decision to the card if it is the new canon"
+    );
+    assert_eq!(diagnostics[1]["range"]["start"]["line"], 1);
+    // A pulled diagnostic says the same.
+    let pulled = client.request(
+        "textDocument/diagnostic",
+        json!({"textDocument": {"uri": kb_uri}}),
+    );
+    assert_eq!(pulled["items"].as_array().unwrap().len(), 2, "{pulled}");
+
+    let actions = code_actions(&mut client, &kb, diagnostics[0]["range"].clone());
+    let promote = actions
+        .iter()
+        .find(|action| action["title"] == "Promote to card: Kael Maren")
+        .unwrap_or_else(|| panic!("{actions:#?}"));
+    let changes = promote["edit"]["documentChanges"].as_array().unwrap();
+    assert_eq!(changes.len(), 2, "the card and the decision, in one edit");
+    let kb_change = changes
+        .iter()
+        .find(|change| change["textDocument"]["uri"] == kb_uri)
+        .unwrap();
+    assert_eq!(
+        kb_change["textDocument"]["version"], 1,
+        "a versioned edit of the open file"
+    );
+    apply_to_disk(&promote["edit"]);
+    let card_text = std::fs::read_to_string(&card).unwrap();
+    assert!(card_text.contains("eyes: green\n"), "{card_text}");
+    assert!(
+        card_text.contains("hair: black\n"),
+        "the rest of the card is kept"
+    );
+    let kb_text = std::fs::read_to_string(&kb).unwrap();
+    let first: Value = serde_json::from_str(kb_text.lines().next().unwrap()).unwrap();
+    assert_eq!(first["promoted"], true);
+    assert_eq!(first["value"], "Kael has green eyes now, since the flats.");
+    assert_ne!(first["updated_at"], "2026-11-20T10:00:00.000Z");
+    assert_eq!(
+        kb_text.lines().nth(2),
+        text.lines().nth(2),
+        "other decisions are untouched"
+    );
+
+    // As an editor would after applying it: the buffer changes, the card is saved.
+    client.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": kb_uri, "version": 2}, "contentChanges": [{"text": kb_text}]}),
+    );
+    client.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": lsp_support::uri(&card), "type": 2}]}),
+    );
+    let left = client.diagnostics_for(&kb_uri, |d| d.len() == 1);
+    assert_eq!(left["diagnostics"][0]["range"]["start"]["line"], 1);
+
+    // Promoting the death sets the card's status and the scene it happened in.
+    let actions = code_actions(&mut client, &kb, left["diagnostics"][0]["range"].clone());
+    let promote = actions
+        .iter()
+        .find(|action| action["title"] == "Promote to card: Iria Vell")
+        .unwrap();
+    apply_to_disk(&promote["edit"]);
+    let iria =
+        std::fs::read_to_string(root.join("Compendium/Characters/CHAR-iria-vell.md")).unwrap();
+    assert!(iria.contains("status: dead\n"), "{iria}");
+    assert!(iria.contains("died_in: SCN-the-high-tide\n---"), "{iria}");
+    client.shutdown();
+}

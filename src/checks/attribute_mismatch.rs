@@ -107,6 +107,22 @@ fn colours_in(attribute: Attribute, text: &str) -> u16 {
         .fold(0, |families, word| families | word)
 }
 
+/// The colour families `text` names for a card's `key` (`eyes` or `hair`),
+/// and the first colour word in it; 0 and `None` for another key or no
+/// colour. For readers outside this check (the knowledge base's decisions).
+pub(crate) fn colour_families(key: &str, text: &str) -> (u16, Option<String>) {
+    let attribute = match key {
+        "eyes" => Attribute::Eyes,
+        "hair" => Attribute::Hair,
+        _ => return (0, None),
+    };
+    let first = text
+        .split(|c: char| !c.is_alphabetic())
+        .find(|word| colour(attribute, &word.to_lowercase()) != 0)
+        .map(str::to_lowercase);
+    (colours_in(attribute, text), first)
+}
+
 /// Words that bring another person into a sentence.
 const PERSON_NOUNS: &[&str] = &[
     "man",

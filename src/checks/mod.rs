@@ -24,6 +24,8 @@ mod unreadable;
 
 use std::fmt;
 
+pub(crate) use attribute_mismatch::colour_families;
+
 use crate::index::{FilePath, SourceFile, Workspace};
 use crate::prose::Prose;
 use crate::text::TextRange;

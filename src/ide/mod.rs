@@ -4,6 +4,7 @@
 //! them into protocol types.
 
 mod completion;
+mod decisions;
 mod hover;
 mod navigation;
 mod outline_view;
@@ -12,6 +13,7 @@ mod rename;
 mod run_actions;
 
 pub use completion::{Completion, CompletionKind, completions};
+pub use decisions::{Contradiction, contradictions};
 pub use hover::hover;
 pub use navigation::{Location, definition, references};
 pub use outline_view::{

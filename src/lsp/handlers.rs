@@ -26,6 +26,8 @@ pub struct Snapshot {
     pub recipes: Vec<super::recipes::OpenRecipe>,
     /// Plan checklists open in the editor (not part of the workspace either).
     pub plans: Vec<super::recipes::OpenRecipe>,
+    /// The knowledge base of decisions, when it is open.
+    pub kb: Vec<super::recipes::OpenRecipe>,
     /// The recipes the workspace can run.
     pub registry: Arc<Registry>,
     /// Agents' findings (shared: anchoring remembers where each was seen).
@@ -327,6 +329,16 @@ pub fn code_actions(
     snapshot: &Snapshot,
     params: &lsp::CodeActionParams,
 ) -> Vec<lsp::CodeActionOrCommand> {
+    if let Some(path) = path_for(&snapshot.workspace, &params.text_document.uri)
+        && let Some(open) = snapshot.kb.iter().find(|(kb, _, _)| *kb == path)
+    {
+        return super::knowledge::promotions(
+            &snapshot.workspace,
+            open,
+            params.range,
+            snapshot.encoding,
+        );
+    }
     let Some(file) = snapshot.file(&params.text_document.uri) else {
         return Vec::new();
     };

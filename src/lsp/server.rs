@@ -118,6 +118,7 @@ impl Server {
             encoding: session.encoding,
             recipes: session.open_recipes(),
             plans: session.open_plans(),
+            kb: session.open_kb(),
             registry: session.recipes(),
             findings: session.findings.clone(),
             receipts: session.receipts.clone(),
@@ -232,7 +233,7 @@ async fn publish_diagnostics(
     mode: DiagnosticsMode,
     refresh: bool,
 ) {
-    let (workspace, encoding, indexed, versions, open_recipes, open_plans) = {
+    let (workspace, encoding, indexed, versions, open_recipes, open_plans, open_kb) = {
         let mut session = lock(&session);
         let versions: HashMap<FilePath, i32> = session
             .documents
@@ -249,6 +250,7 @@ async fn publish_diagnostics(
                 let plans = session.open_plans();
                 (!plans.is_empty()).then(|| (plans, session.recipes()))
             },
+            session.open_kb(),
         )
     };
     if mode == DiagnosticsMode::Pull {
@@ -308,6 +310,11 @@ async fn publish_diagnostics(
                 encoding,
             ));
         }
+        recipes.extend(super::knowledge::diagnostics(
+            &task_workspace,
+            &open_kb,
+            encoding,
+        ));
         (changes, config, cache.recipe_changes(recipes))
     })
     .await;
@@ -747,6 +754,17 @@ impl LanguageServer for Server {
                 let Some(path) = path_for(&snapshot.workspace, &params.text_document.uri) else {
                     return Vec::new();
                 };
+                if snapshot.kb.iter().any(|(open, _, _)| *open == path) {
+                    return super::knowledge::diagnostics(
+                        &snapshot.workspace,
+                        &snapshot.kb,
+                        snapshot.encoding,
+                    )
+                    .into_iter()
+                    .find(|(open, _, _)| *open == path)
+                    .map(|(_, diagnostics, _)| diagnostics)
+                    .unwrap_or_default();
+                }
                 if snapshot.plans.iter().any(|(open, _, _)| *open == path) {
                     return super::plans::diagnostics(
                         &snapshot.workspace,

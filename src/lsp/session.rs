@@ -55,6 +55,17 @@ pub fn is_plan_path(path: &str) -> bool {
         .is_some_and(|id| !id.is_empty() && !id.contains('/'))
 }
 
+/// Whether a workspace path is the knowledge base of decisions, a document
+/// of the session like a plan checklist.
+pub fn is_kb_path(path: &str) -> bool {
+    path == crate::engine::prompts::state::KB_FILE
+}
+
+/// Whether an open document is the session's own, not the manuscript's.
+fn is_side_document(path: &str) -> bool {
+    is_recipe_path(path) || is_plan_path(path) || is_kb_path(path)
+}
+
 pub struct Session {
     pub workspace: Workspace,
     pub documents: HashMap<FilePath, Document>,
@@ -125,7 +136,7 @@ impl Session {
 
     pub fn open(&mut self, path: FilePath, text: String, version: i32) {
         self.generation += 1;
-        if is_recipe_path(&path) || is_plan_path(&path) {
+        if is_side_document(&path) {
             self.recipes = None;
             let document = Document {
                 rope: Rope::from_str(&text),
@@ -231,6 +242,11 @@ impl Session {
         self.open_matching(is_plan_path)
     }
 
+    /// The knowledge base, when it is open: path, text and version.
+    pub fn open_kb(&self) -> Vec<(FilePath, String, i32)> {
+        self.open_matching(is_kb_path)
+    }
+
     fn open_matching(&self, wanted: fn(&str) -> bool) -> Vec<(FilePath, String, i32)> {
         self.documents
             .iter()
@@ -245,7 +261,7 @@ impl Session {
         if self.documents.contains_key(path) {
             return;
         }
-        if is_recipe_path(path) || is_plan_path(path) {
+        if is_side_document(path) {
             // Not manuscript; the next diagnostics run re-reads them.
             self.recipes = None;
             self.generation += 1;

@@ -119,6 +119,7 @@ export class ControlRoom implements vscode.Disposable {
     const serverOptions: ServerOptions = { command, args: ['lsp'], options: { cwd: folder.uri.fsPath } };
     const markdown = folderGlob(folder, '**/*');
     const recipes = folderGlob(folder, '.control-room/recipes/*.json');
+    const decisions = folderGlob(folder, '.control-room/kb/decisions.jsonl');
     let client: LanguageClient | undefined = undefined;
     const clientOptions: LanguageClientOptions = {
       documentSelector: [
@@ -126,6 +127,8 @@ export class ControlRoom implements vscode.Disposable {
           ? { scheme: 'file', language: 'markdown' }
           : { scheme: 'file', language: 'markdown', pattern: markdown },
         { scheme: 'file', language: 'json', pattern: recipes ?? '**/.control-room/recipes/*.json' },
+        // The knowledge base: decisions that contradict a card, and "Promote to card".
+        { scheme: 'file', pattern: decisions ?? '**/.control-room/kb/decisions.jsonl' },
       ],
       workspaceFolder: folder,
       outputChannel: this.output,
