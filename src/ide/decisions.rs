@@ -323,14 +323,6 @@ mod tests {
             Some("2026-11-23T00:00:00.000Z")
         );
         // Once promoted (and the card changed), nothing is left to say.
-        assert!(
-            contradictions(
-                &workspace,
-                &kb,
-                &kb_text.lines().next().unwrap().to_owned(),
-                "x"
-            )
-            .is_empty()
-        );
+        assert!(contradictions(&workspace, &kb, kb_text.lines().next().unwrap(), "x").is_empty());
     }
 }
