@@ -20,8 +20,8 @@ use super::{Plan, Task, TaskStatus};
 use crate::text::TextRange;
 
 /// The fields a task line may have, as `plan.md` names them.
-pub const FIELDS: [&str; 8] = [
-    "recipe", "deps", "status", "run", "dod", "question", "args", "from",
+pub const FIELDS: [&str; 9] = [
+    "recipe", "deps", "status", "run", "dod", "question", "args", "from", "issue",
 ];
 
 /// Renders the plan's checklist.
@@ -68,6 +68,9 @@ fn render_task(task: &Task) -> String {
     }
     if let Some(from) = task.split_from {
         out.push_str(&format!("  - from: {from}\n"));
+    }
+    if let Some(issue) = &task.issue {
+        out.push_str(&format!("  - issue: {issue}\n"));
     }
     if !task.args.is_empty() {
         out.push_str(&format!(
@@ -250,6 +253,7 @@ pub fn parse(text: &str) -> Parsed {
                 ))),
             },
             "run" => task.run_id = (!value.is_empty()).then(|| value.to_owned()),
+            "issue" => task.issue = (!value.is_empty()).then(|| value.to_owned()),
             "dod" => task.dod = (!value.is_empty()).then(|| value.to_owned()),
             "question" => task.scoping_question = (!value.is_empty()).then(|| value.to_owned()),
             "from" => match value.parse() {
@@ -331,6 +335,9 @@ pub fn status_edits(text: &str, plan: &Plan) -> Vec<(TextRange, String)> {
         }
         if let Some(question) = &task.scoping_question {
             wanted.push(("question", one_line(question)));
+        }
+        if let Some(issue) = &task.issue {
+            wanted.push(("issue", issue.clone()));
         }
         let mut inserted = String::new();
         for (field, value) in wanted {

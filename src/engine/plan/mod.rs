@@ -28,6 +28,14 @@ use super::router;
 use super::store::{Disk, RunManifest, RunStatus};
 use crate::index::Workspace;
 
+/// The issue a run's error names when its Definition of Done failed
+/// (`… ; see .control-room/issues/DOD-run_x.md`).
+fn dod_issue(error: &str) -> Option<String> {
+    let (_, path) = error.rsplit_once("; see ")?;
+    let path = path.trim();
+    (path.starts_with(".control-room/issues/") && path.ends_with(".md")).then(|| path.to_owned())
+}
+
 /// Where the plans live, under the workspace root.
 pub const SESSIONS_DIR: &str = ".control-room/sessions";
 
@@ -95,6 +103,9 @@ pub struct Task {
     /// The task this one was split from, when a reviewer judged it too big.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub split_from: Option<u32>,
+    /// The issue a failed run wrote (its Definition of Done), workspace-relative.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub issue: Option<String>,
 }
 
 impl Task {
@@ -111,6 +122,7 @@ impl Task {
             scoping_question: None,
             args: Map::new(),
             split_from: None,
+            issue: None,
         }
     }
 }
@@ -235,6 +247,9 @@ impl Plan {
         if let Some(task) = self.task_mut(id) {
             task.status = status;
             task.run_id = Some(run.run_id.clone());
+            task.issue = (status == TaskStatus::Failed)
+                .then(|| run.error.as_deref().and_then(dod_issue))
+                .flatten();
             if status == TaskStatus::NeedsScoping {
                 task.scoping_question = review.and_then(|r| r.reason.clone());
             }

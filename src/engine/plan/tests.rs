@@ -284,3 +284,173 @@ fn status_edits_touch_only_boxes_status_and_run_lines() {
     // In step already: nothing to do.
     assert!(markdown::status_edits(&edited, &plan).is_empty());
 }
+
+fn finished(status: RunStatus, error: Option<&str>, review: Option<ReviewState>) -> RunManifest {
+    serde_json::from_value(serde_json::json!({
+        "run_id": "run_aaaaaaaaaaaa",
+        "recipe_id": "creative_draft_scene_reviewed",
+        "session_id": "sp_0123456789ab",
+        "status": status.as_str(),
+        "created_at": "2026-11-23T20:00:00.000Z",
+        "updated_at": "2026-11-23T20:01:00.000Z",
+        "completed_at": "2026-11-23T20:01:00.000Z",
+        "task": {"description": "x", "session_plan_task_id": 1, "initial_args": {}},
+        "current_step_index": 0,
+        "total_steps": 0,
+        "phase": null,
+        "error": error,
+        "review": review,
+    }))
+    .unwrap()
+}
+
+fn review(outcome: Outcome, reason: &str, subtasks: &[&str]) -> Option<ReviewState> {
+    Some(ReviewState {
+        iterations: 1,
+        outcome,
+        reason: Some(reason.to_owned()),
+        subtasks: subtasks.iter().map(|s| (*s).to_owned()).collect(),
+    })
+}
+
+use super::super::review::{Outcome, ReviewState};
+
+#[test]
+fn a_finished_run_sets_its_task_and_a_failed_dod_links_the_issue() {
+    let registry = registry();
+    let mut plan = plan(vec![
+        task(1, "draft scene SCN-a", &[]),
+        task(2, "draft scene SCN-b", &[1]),
+    ]);
+    plan.settle();
+    let cancelled = finished(RunStatus::Cancelled, None, None);
+    assert_eq!(
+        plan.finish_task(1, &cancelled, &registry, None),
+        TaskStatus::Pending
+    );
+    let failed = finished(
+        RunStatus::Failed,
+        Some(
+            "the Definition of Done failed (slot `draft` is empty); see .control-room/issues/DOD-run_aaaaaaaaaaaa.md",
+        ),
+        None,
+    );
+    assert_eq!(
+        plan.finish_task(1, &failed, &registry, None),
+        TaskStatus::Failed
+    );
+    assert_eq!(
+        plan.task(1).unwrap().issue.as_deref(),
+        Some(".control-room/issues/DOD-run_aaaaaaaaaaaa.md")
+    );
+    assert_eq!(plan.status, "failed");
+    let text = markdown::render(&plan);
+    assert!(
+        text.contains("  - issue: .control-room/issues/DOD-run_aaaaaaaaaaaa.md\n"),
+        "{text}"
+    );
+    assert_eq!(
+        markdown::parse(&text).tasks,
+        plan.tasks,
+        "the issue reads back"
+    );
+    let done = finished(RunStatus::Done, None, None);
+    assert_eq!(
+        plan.finish_task(1, &done, &registry, None),
+        TaskStatus::Done
+    );
+    assert_eq!(plan.task(1).unwrap().issue, None);
+    assert_eq!(statuses(&plan), [(1, "done"), (2, "pending")]);
+}
+
+#[test]
+fn review_outcomes_rescope_or_split_the_task() {
+    let registry = registry();
+    let mut plan = plan(vec![
+        task(1, "draft scene SCN-a", &[]),
+        task(2, "draft scene SCN-b", &[1]),
+        task(3, "draft scene SCN-c", &[1, 2]),
+    ]);
+    plan.settle();
+    let scope = finished(
+        RunStatus::Failed,
+        Some("misscoped"),
+        review(
+            Outcome::NeedsScoping,
+            "the reviewer judged the task misscoped: two turns",
+            &[],
+        ),
+    );
+    assert_eq!(
+        plan.finish_task(2, &scope, &registry, None),
+        TaskStatus::NeedsScoping
+    );
+    assert_eq!(
+        plan.task(2).unwrap().scoping_question.as_deref(),
+        Some("the reviewer judged the task misscoped: two turns")
+    );
+
+    let split = finished(
+        RunStatus::Failed,
+        Some("too big"),
+        review(
+            Outcome::Split,
+            "too big",
+            &["draft scene SCN-a: the quarrel", "the parting"],
+        ),
+    );
+    let before = markdown::render(&plan);
+    assert_eq!(
+        plan.finish_task(1, &split, &registry, None),
+        TaskStatus::Pending
+    );
+    let ids: Vec<u32> = plan.tasks.iter().map(|t| t.id).collect();
+    assert_eq!(ids, [4, 5, 2, 3]);
+    assert_eq!(plan.task(4).unwrap().deps, Vec::<u32>::new());
+    assert_eq!(plan.task(5).unwrap().deps, [4]);
+    assert_eq!(
+        plan.task(3).unwrap().deps,
+        [5, 2],
+        "dependents wait on the last part"
+    );
+    // The unroutable part keeps the task's recipe.
+    assert_eq!(
+        plan.task(5).unwrap().recipe_id.as_deref(),
+        Some("creative_draft_scene")
+    );
+    assert_eq!(plan.task(4).unwrap().split_from, Some(1));
+    // plan.md: the split task's block becomes its parts; the writer's note stays.
+    let with_note = before.replace("- [ ] 2.", "A note of mine.\n\n- [ ] 2.");
+    let edited = markdown::apply(&with_note, &markdown::status_edits(&with_note, &plan));
+    assert!(edited.contains("A note of mine."), "{edited}");
+    assert!(!edited.contains("1. draft scene SCN-a\n"), "{edited}");
+    assert!(
+        edited.contains("- [ ] 4. draft scene SCN-a: the quarrel\n"),
+        "{edited}"
+    );
+    assert!(
+        edited.contains("- [ ] 5. the parting\n  - recipe: creative_draft_scene\n  - deps: 4\n"),
+        "{edited}"
+    );
+    assert!(
+        edited.contains("  - question: the reviewer judged the task misscoped: two turns"),
+        "{edited}"
+    );
+    let reread = markdown::merge(&plan, &markdown::parse(&edited));
+    assert_eq!(
+        reread.tasks.iter().map(|t| t.id).collect::<Vec<_>>(),
+        [4, 5, 2, 3]
+    );
+    assert_eq!(reread.task(5).unwrap().split_from, Some(1));
+    // A part judged too big again goes to the writer instead of splitting again.
+    let again = finished(
+        RunStatus::Failed,
+        Some("too big"),
+        review(Outcome::Split, "still too big", &["a", "b"]),
+    );
+    assert_eq!(
+        plan.finish_task(4, &again, &registry, None),
+        TaskStatus::NeedsScoping
+    );
+    assert_eq!(plan.tasks.len(), 4);
+}
