@@ -448,3 +448,149 @@ fn lenses_run_a_plan_through_the_editors_runs_in_dependency_order() {
     assert_eq!(plan_json(&root, &id)["status"], "paused");
     client.shutdown();
 }
+
+/// An editor with `plan.md` open: a versioned edit of the open buffer is
+/// applied to the buffer (and refused if its version is not the buffer's),
+/// then announced with `didChange`, as VS Code does; other edits go to disk.
+struct OpenBuffer {
+    uri: String,
+    text: String,
+    version: i64,
+    /// The versions the server's edits of the buffer carried, in order.
+    edited_at: Vec<i64>,
+    refused: usize,
+}
+
+fn editor_with_open(
+    buffer: std::sync::Arc<std::sync::Mutex<OpenBuffer>>,
+    outbox: std::sync::Arc<std::sync::Mutex<Vec<Value>>>,
+) -> lsp_support::Responder {
+    use lsp_support::editor::{apply_to_disk, offset_of};
+    Box::new(move |request: &Value| match request["method"].as_str() {
+        Some("workspace/applyEdit") => {
+            let edit = &request["params"]["edit"];
+            let mut buffer = buffer.lock().unwrap();
+            let mut others = Vec::new();
+            for change in edit["documentChanges"].as_array().unwrap() {
+                if change["textDocument"]["uri"] != buffer.uri.as_str() {
+                    others.push(change.clone());
+                    continue;
+                }
+                let version = change["textDocument"]["version"].as_i64().unwrap();
+                buffer.edited_at.push(version);
+                if version != buffer.version {
+                    buffer.refused += 1;
+                    return Some(
+                        json!({"applied": false, "failureReason": "the document has changed"}),
+                    );
+                }
+                let mut text = buffer.text.clone();
+                let mut edits: Vec<&Value> = change["edits"].as_array().unwrap().iter().collect();
+                edits.sort_by_key(|e| std::cmp::Reverse(offset_of(&text, &e["range"]["start"])));
+                for e in edits {
+                    let start = offset_of(&text, &e["range"]["start"]);
+                    let end = offset_of(&text, &e["range"]["end"]);
+                    text.replace_range(start..end, e["newText"].as_str().unwrap());
+                }
+                buffer.text = text;
+                buffer.version += 1;
+                outbox.lock().unwrap().push(json!({
+                    "jsonrpc": "2.0",
+                    "method": "textDocument/didChange",
+                    "params": {"textDocument": {"uri": buffer.uri, "version": buffer.version},
+                               "contentChanges": [{"text": buffer.text}]},
+                }));
+            }
+            if !others.is_empty() {
+                apply_to_disk(&json!({"documentChanges": others}));
+            }
+            Some(json!({"applied": true}))
+        }
+        Some("window/showDocument") => Some(json!({"success": true})),
+        _ => None,
+    })
+}
+
+#[test]
+fn an_open_plan_md_is_kept_in_step_by_versioned_edits_of_its_buffer() {
+    let dir = example_copy("plan");
+    let root = dir.path().canonicalize().unwrap();
+    let server = model_server::FakeModelServer::start();
+    model_server::serve_draft_scene(&server, "");
+    let id = new_plan(
+        &root,
+        &[
+            "draft scene SCN-the-reckoning",
+            "draft scene SCN-the-vigil",
+            "--dep",
+            "2:1",
+        ],
+    );
+    let path = root.join(format!(".control-room/sessions/{id}/plan.md"));
+    let on_disk = std::fs::read_to_string(&path).unwrap();
+    // Unsaved in the buffer: the writer's note.
+    let text = format!("{on_disk}\nUnsaved note: the vigil can wait.\n");
+    let plan_uri = lsp_support::uri(&path);
+    let buffer = std::sync::Arc::new(std::sync::Mutex::new(OpenBuffer {
+        uri: plan_uri.clone(),
+        text: text.clone(),
+        version: 1,
+        edited_at: Vec::new(),
+        refused: 0,
+    }));
+    lsp_support::editor::configure(&root, &server.url);
+    let mut client = lsp_support::Client::spawn(&[]);
+    client.responder = Some(editor_with_open(buffer.clone(), client.outbox.clone()));
+    client.initialize(&root, lsp_support::editor::capabilities());
+    client.wait_for_index();
+    client.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": plan_uri, "languageId": "markdown", "version": 1, "text": text}}),
+    );
+    let answer = client.request(
+        "workspace/executeCommand",
+        json!({"command": "controlRoom.runPlan", "arguments": [{"session_id": id, "task": 1}]}),
+    );
+    assert_eq!(answer["task"], 1);
+    // Wait for the buffer to say the task is done (each edit is answered meanwhile).
+    client.wait_for(|_| {
+        buffer
+            .lock()
+            .unwrap()
+            .text
+            .contains("- [x] 1. draft scene SCN-the-reckoning\n")
+    });
+    let buffer = buffer.lock().unwrap();
+    assert_eq!(
+        buffer.refused, 0,
+        "every edit carried the buffer's version: {:?}",
+        buffer.edited_at
+    );
+    assert!(
+        buffer.edited_at.len() >= 2,
+        "running, then done: {:?}",
+        buffer.edited_at
+    );
+    assert_eq!(
+        buffer.edited_at,
+        (1..=buffer.edited_at.len() as i64).collect::<Vec<_>>(),
+        "each edit followed the last didChange"
+    );
+    assert!(
+        buffer
+            .text
+            .ends_with("\nUnsaved note: the vigil can wait.\n"),
+        "{}",
+        buffer.text
+    );
+    assert!(
+        buffer.text.contains("  - status: done\n"),
+        "{}",
+        buffer.text
+    );
+    // The file on disk is the writer's to save: the server wrote plan.json only.
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), on_disk);
+    assert_eq!(plan_json(&root, &id)["tasks"][0]["status"], "done");
+    drop(buffer);
+    client.shutdown();
+}

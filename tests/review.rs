@@ -359,6 +359,44 @@ fn fixable_feedback_loops_once_and_then_passes() {
 }
 
 #[test]
+fn an_unsure_reviewer_leaves_the_draft_to_the_writer() {
+    let dir = support::example_copy("review-unsure");
+    let root = dir.path();
+    let server = FakeModelServer::start();
+    let mut unsure: Value = serde_json::from_str(&verdict(
+        "approved",
+        None,
+        None,
+        "It may work; I cannot tell.",
+    ))
+    .unwrap();
+    unsure["confidence"] = json!(0.55);
+    serve(
+        &server,
+        &[clean_draft()],
+        vec![Answer::text(unsure.to_string())],
+    );
+    lsp_support::editor::configure(root, &server.url);
+
+    let output = draft(root);
+    assert_eq!(output.status.code(), Some(1), "{}", output_text(&output));
+    let (run, manifest) = run_json(root);
+    assert_eq!(manifest["status"], "failed");
+    assert_eq!(manifest["review"]["outcome"], "escalated");
+    let error = manifest["error"].as_str().unwrap();
+    assert!(error.contains("confidence (0.55) is below 0.70"), "{error}");
+    assert!(error.contains("for you to judge"), "{error}");
+    // Nothing after the loop ran; the report keeps the draft for the writer.
+    assert!(bodies_of(&server, &step_marker("polish", "editor")).is_empty());
+    let report = report(root, &run);
+    assert!(report.contains("outcome: **left to you**"), "{report}");
+    assert!(
+        report.contains("The tide had left the yard strewn with wrack"),
+        "{report}"
+    );
+}
+
+#[test]
 fn in_a_plan_misscoped_goes_back_to_scoping_and_too_big_splits_the_task() {
     let dir = support::example_copy("review-plan");
     let root = dir.path();

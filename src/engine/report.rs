@@ -457,12 +457,20 @@ fn link(path: &str) -> String {
 }
 
 /// `continuity_report` as "Continuity report".
+/// `scene_brief` → "Scene brief"; a review loop's `draft#2` → "Draft, draft 2".
 fn heading(slot: &str) -> String {
-    let spaced = slot.replace('_', " ");
+    let (name, iteration) = slot
+        .split_once('#')
+        .map_or((slot, None), |(name, k)| (name, Some(k)));
+    let spaced = name.replace('_', " ");
     let mut chars = spaced.chars();
-    chars.next().map_or_else(String::new, |first| {
+    let title = chars.next().map_or_else(String::new, |first| {
         first.to_uppercase().collect::<String>() + chars.as_str()
-    })
+    });
+    match iteration {
+        Some(k) => format!("{title}, draft {k}"),
+        None => title,
+    }
 }
 
 fn one_line(text: &str) -> String {

@@ -28,6 +28,9 @@ pub struct Client {
     pub seen: Vec<Value>,
     /// How server requests are answered (by default, `null`).
     pub responder: Option<Responder>,
+    /// Notifications a responder wants sent after its answer (the
+    /// `didChange` an editor sends once it applied an edit to a buffer).
+    pub outbox: Arc<Mutex<Vec<Value>>>,
     /// What the server wrote to its stderr so far (also passed on to ours).
     stderr: Arc<Mutex<String>>,
 }
@@ -101,6 +104,7 @@ impl Client {
             next_id: 1,
             seen: Vec::new(),
             responder: None,
+            outbox: Arc::default(),
             stderr,
         }
     }
@@ -176,6 +180,10 @@ impl Client {
                     .unwrap_or(Value::Null);
                 let reply = json!({"jsonrpc": "2.0", "id": message["id"], "result": result});
                 self.send(&reply);
+                let after: Vec<Value> = std::mem::take(&mut *self.outbox.lock().unwrap());
+                for notification in after {
+                    self.send(&notification);
+                }
             }
             let matched = wanted(&message);
             if message.get("method").is_some() {
