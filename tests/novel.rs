@@ -5,7 +5,9 @@
 //! characters and 13 places. Nobody dies and nothing contradicts the cards,
 //! so nearly everything `control-room check` reports there is a false alarm.
 //! The budget is 12 diagnostics of the contract's codes over the whole book;
-//! the test prints every one, so a regression shows what it brought.
+//! the test prints every one, so a regression shows what it brought. The
+//! review loop's point-of-view gate, judging each chapter as a draft told
+//! from Elizabeth's point of view, refuses none.
 
 mod support;
 
@@ -85,4 +87,69 @@ fn pride_and_prejudice_stays_within_the_false_alarm_budget() {
                     .is_some_and(|message| message.contains("Bennett"))
         });
     assert!(found, "the planted “Bennett” was not reported");
+}
+
+/// Most chapters of the novel that the review loop's point-of-view gate
+/// may refuse when each is judged as a draft told from Elizabeth Bennet's
+/// point of view (the book's: third person, close on her). Mr. Collins's
+/// letter in chapter 13 (first person, unquoted) once counted against it;
+/// the gate now judges the person by paragraphs.
+const POV_BUDGET: usize = 0;
+
+#[test]
+fn the_point_of_view_gate_passes_the_novels_own_chapters() {
+    use control_room::engine::recipe::GateSettings;
+    use control_room::engine::review::gates::{self, DraftScene};
+    use control_room::index::Workspace;
+
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpora/pride-and-prejudice");
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let root = dir.path().join("pride-and-prejudice");
+    support::copy_tree(&corpus, &root);
+    // Every chapter told from Elizabeth's point of view.
+    let scenes = root.join("Story/Scenes");
+    for entry in std::fs::read_dir(&scenes).unwrap().flatten() {
+        let text = std::fs::read_to_string(entry.path()).unwrap();
+        let text = text.replacen("---\n", "---\npov: Elizabeth Bennet\n", 1);
+        std::fs::write(entry.path(), text).unwrap();
+    }
+    let workspace = Workspace::load(&root);
+    let settings = GateSettings {
+        continuity: false,
+        anti_patterns: false,
+        word_count: false,
+        ..GateSettings::default()
+    };
+    let args = serde_json::Map::new();
+    let mut refused = Vec::new();
+    let mut judged = 0;
+    for (file, _) in workspace.catalog().scenes() {
+        let body = file.text[file.front_matter.as_ref().map_or(0, |f| f.range.end)..].to_owned();
+        let report = gates::run(
+            &workspace,
+            &settings,
+            &DraftScene {
+                scene_path: Some(&file.path),
+                scene_id: None,
+                brief: None,
+                args: &args,
+            },
+            &body,
+        );
+        judged += 1;
+        if !report.passed {
+            println!("{}: {}", file.path, report.feedback().trim());
+            refused.push(file.path.to_string());
+        }
+    }
+    assert_eq!(judged, 61);
+    println!(
+        "{} of {judged} chapters refused by the pov gate",
+        refused.len()
+    );
+    assert!(
+        refused.len() <= POV_BUDGET,
+        "{} chapters refused, above the budget of {POV_BUDGET}: {refused:?}",
+        refused.len()
+    );
 }

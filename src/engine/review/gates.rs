@@ -35,9 +35,9 @@ const CONTINUITY_CODES: &[Code] = &[
 /// Other scenes of the same point of view read to learn its person.
 const POV_SAMPLE: usize = 6;
 
-/// First-person pronouns in the narration that make a draft first person,
-/// at least this many and at least 1% of its narration's words.
-const FIRST_PERSON_MIN: usize = 3;
+/// Paragraphs of first-person narration that make a draft first person
+/// (when they are also most of its paragraphs).
+const FIRST_PERSON_MIN: usize = 2;
 
 /// What the gates found, the gates step's output (and its receipt's).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -243,44 +243,52 @@ impl Person {
 }
 
 /// The person a scene's narration is told in (dialogue aside), from
-/// `start` on; `None` for a text with no narration to speak of.
+/// `start` on; `None` for a text with too little narration to tell. Judged
+/// by paragraphs, so a letter or a diary entry quoted in a third-person
+/// scene does not make it first person: first person when most paragraphs
+/// of narration use a first-person pronoun in it.
 fn person(file: &SourceFile, start: usize) -> Option<Person> {
     let prose = file.analyse_prose();
+    let text = &file.text;
+    // Paragraph of each narration word: the number of blank lines before it.
+    let mut paragraphs: Vec<(usize, bool)> = Vec::new(); // (words, has first person)
     let mut words = 0;
-    let mut first = 0;
+    let mut last_end = start;
     for token in prose
         .tokens
         .iter()
         .filter(|t| t.is_word() && !t.quoted && t.range.start >= start)
     {
+        if paragraphs.is_empty() || text[last_end..token.range.start].contains("\n\n") {
+            paragraphs.push((0, false));
+        }
+        last_end = token.range.end;
         words += 1;
-        if matches!(
-            token.text(&file.text),
-            "I" | "me"
-                | "Me"
-                | "my"
-                | "My"
-                | "mine"
-                | "Mine"
-                | "myself"
-                | "Myself"
-                | "I'm"
-                | "I’m"
-                | "I'd"
-                | "I’d"
-        ) {
-            first += 1;
+        let paragraph = paragraphs.last_mut().expect("pushed above");
+        paragraph.0 += 1;
+        if FIRST_PERSON.contains(&token.text(text)) {
+            paragraph.1 = true;
         }
     }
     if words < 20 {
         return None;
     }
-    Some(if first >= FIRST_PERSON_MIN && first * 100 >= words {
-        Person::First
-    } else {
-        Person::Third
-    })
+    let told: Vec<&(usize, bool)> = paragraphs.iter().filter(|(n, _)| *n >= 3).collect();
+    let first = told.iter().filter(|(_, first)| *first).count();
+    Some(
+        if first >= FIRST_PERSON_MIN.min(told.len()) && first * 2 > told.len() {
+            Person::First
+        } else {
+            Person::Third
+        },
+    )
 }
+
+/// First-person pronouns, as narration writes them.
+const FIRST_PERSON: &[&str] = &[
+    "I", "me", "Me", "my", "My", "mine", "Mine", "myself", "Myself", "I'm", "I’m", "I'd", "I’d",
+    "I've", "I’ve", "I'll", "I’ll",
+];
 
 fn pov_failures(workspace: &Workspace, file: &SourceFile, body_start: usize) -> Vec<String> {
     let catalog = workspace.catalog();
