@@ -888,10 +888,6 @@ fn set_read_only(path: &Path, read_only: bool) {
 #[test]
 fn a_disk_that_fills_at_any_write_leaves_valid_files_and_resumes() {
     use control_room::engine::model::{Model, ScriptedModel};
-    use control_room::engine::prompts::Prompts;
-    use control_room::engine::recipe::Registry;
-    use control_room::engine::runner::Runner;
-    use control_room::index::Workspace;
     use std::sync::Arc;
     use tokio_util::sync::CancellationToken;
 
@@ -900,18 +896,7 @@ fn a_disk_that_fills_at_any_write_leaves_valid_files_and_resumes() {
         .build()
         .unwrap();
     let model: Arc<dyn Model> = Arc::new(ScriptedModel::load(&script_path()).unwrap());
-    let runner = |root: &Path, disk: Disk| {
-        let templates = Prompts::load(root);
-        Runner {
-            workspace: Arc::new(Workspace::load(root)),
-            registry: Arc::new(Registry::load(root, &templates)),
-            prompts: Arc::new(templates),
-            model: Some(model.clone()),
-            disk,
-            sinks: Vec::new(),
-            reuse: false,
-        }
-    };
+    let runner = |root: &Path, disk: Disk| support::runner(root, disk, model.clone());
     let mut args = serde_json::Map::new();
     args.insert("scene_id".into(), json!("SCN-the-reckoning"));
 

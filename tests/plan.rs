@@ -10,19 +10,9 @@ mod model_server;
 mod support;
 
 use std::path::Path;
-use std::process::{Command, Output};
 
 use serde_json::{Value, json};
-use support::{example_copy, output_text, read_json};
-
-fn control_room(root: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_control-room"))
-        .args(args)
-        .arg("--dir")
-        .arg(root)
-        .output()
-        .expect("the binary runs")
-}
+use support::{control_room, example_copy, output_text, read_json};
 
 fn new_plan(root: &Path, args: &[&str]) -> String {
     let mut all = vec!["plan", "new"];

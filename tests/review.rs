@@ -15,24 +15,15 @@ mod model_server;
 mod support;
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use model_server::{Answer, FakeModelServer, scripted_reply, step_marker};
 use serde_json::{Value, json};
-use support::{output_text, read_json};
+use support::{control_room, output_text, read_json};
 
 const REVIEWED: &str = "creative_draft_scene_reviewed";
 const TOMAS: &str = "\"Hold the gate,\" Old Tomas said from the wall.";
 const REVISED: &str = "Iria spoke first, and badly, stumbling over the word 'barred'.";
-
-fn control_room(root: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_control-room"))
-        .args(args)
-        .arg("--dir")
-        .arg(root)
-        .output()
-        .expect("the binary runs")
-}
 
 fn draft(root: &Path) -> Output {
     control_room(
@@ -47,7 +38,7 @@ fn clean_draft() -> String {
 }
 
 /// A verdict judging every rule of the recipe on `draft`, quoting it.
-fn verdict(verdict: &str, kind: Option<&str>, violated: Option<&str>, feedback: &str) -> String {
+fn verdict(verdict: &str, kind: Option<&str>, violated: Option<&str>, feedback: &str) -> Value {
     let quote = "The tide had left the yard strewn with wrack";
     let entries: Vec<Value> = ["beats", "pov", "canon", "open-questions", "voices"]
         .iter()
@@ -66,7 +57,6 @@ fn verdict(verdict: &str, kind: Option<&str>, violated: Option<&str>, feedback: 
         "confidence": 0.85,
         "feedback": feedback,
     })
-    .to_string()
 }
 
 /// The planner, editor, continuity and critic as the scripted dry run
@@ -156,12 +146,9 @@ fn a_draft_failing_a_gate_never_reaches_the_reviewer() {
     serve(
         &server,
         &[failing, clean_draft()],
-        vec![Answer::text(verdict(
-            "approved",
-            None,
-            None,
-            "The reckoning lands.",
-        ))],
+        vec![Answer::text(
+            verdict("approved", None, None, "The reckoning lands.").to_string(),
+        )],
     );
     lsp_support::editor::configure(root, &server.url);
 
@@ -262,8 +249,8 @@ fn a_reviewer_approving_with_a_violation_is_refused_by_validation() {
         &server,
         &[clean_draft()],
         vec![
-            Answer::text(verdict("approved", None, Some("voices"), "Fine as it is.")),
-            Answer::text(verdict("approved", None, None, "Fine as it is.")),
+            Answer::text(verdict("approved", None, Some("voices"), "Fine as it is.").to_string()),
+            Answer::text(verdict("approved", None, None, "Fine as it is.").to_string()),
         ],
     );
     lsp_support::editor::configure(root, &server.url);
@@ -308,13 +295,16 @@ fn fixable_feedback_loops_once_and_then_passes() {
         &server,
         &[clean_draft(), revised],
         vec![
-            Answer::text(verdict(
-                "rejected",
-                Some("fixable"),
-                Some("voices"),
-                "Show Iria speaking badly instead of saying she did.",
-            )),
-            Answer::text(verdict("approved", None, None, "Iria's stumble now shows.")),
+            Answer::text(
+                verdict(
+                    "rejected",
+                    Some("fixable"),
+                    Some("voices"),
+                    "Show Iria speaking badly instead of saying she did.",
+                )
+                .to_string(),
+            ),
+            Answer::text(verdict("approved", None, None, "Iria's stumble now shows.").to_string()),
         ],
     );
     lsp_support::editor::configure(root, &server.url);
@@ -363,13 +353,7 @@ fn an_unsure_reviewer_leaves_the_draft_to_the_writer() {
     let dir = support::example_copy("review-unsure");
     let root = dir.path();
     let server = FakeModelServer::start();
-    let mut unsure: Value = serde_json::from_str(&verdict(
-        "approved",
-        None,
-        None,
-        "It may work; I cannot tell.",
-    ))
-    .unwrap();
+    let mut unsure: Value = verdict("approved", None, None, "It may work; I cannot tell.");
     unsure["confidence"] = json!(0.55);
     serve(
         &server,
@@ -401,13 +385,12 @@ fn in_a_plan_misscoped_goes_back_to_scoping_and_too_big_splits_the_task() {
     let dir = support::example_copy("review-plan");
     let root = dir.path();
     let server = FakeModelServer::start();
-    let mut big: Value = serde_json::from_str(&verdict(
+    let mut big: Value = verdict(
         "rejected",
         Some("too_big"),
         Some("beats"),
         "Two scenes in one.",
-    ))
-    .unwrap();
+    );
     big["subtasks"] = json!([
         "Draft scene SCN-the-reckoning with review: the garrison's judgement",
         "Draft scene SCN-the-reckoning with review: Kael takes the road"
@@ -416,12 +399,15 @@ fn in_a_plan_misscoped_goes_back_to_scoping_and_too_big_splits_the_task() {
         &server,
         &[clean_draft()],
         vec![
-            Answer::text(verdict(
-                "rejected",
-                Some("misscoped"),
-                Some("beats"),
-                "The outline gives this scene two turns; decide which one it ends on.",
-            )),
+            Answer::text(
+                verdict(
+                    "rejected",
+                    Some("misscoped"),
+                    Some("beats"),
+                    "The outline gives this scene two turns; decide which one it ends on.",
+                )
+                .to_string(),
+            ),
             Answer::text(big.to_string()),
         ],
     );
@@ -518,11 +504,7 @@ fn in_a_plan_misscoped_goes_back_to_scoping_and_too_big_splits_the_task() {
 #[test]
 fn a_run_stopped_anywhere_in_the_loop_resumes_where_it_was() {
     use control_room::engine::model::{Model, ScriptedModel};
-    use control_room::engine::prompts::Prompts;
-    use control_room::engine::recipe::Registry;
-    use control_room::engine::runner::Runner;
     use control_room::engine::store::Disk;
-    use control_room::index::Workspace;
     use std::sync::Arc;
     use tokio_util::sync::CancellationToken;
 
@@ -538,21 +520,10 @@ fn a_run_stopped_anywhere_in_the_loop_resumes_where_it_was() {
     .unwrap();
     replies["draft"] = json!(format!("{}\n{TOMAS}\n", clean_draft().trim_end()));
     replies["draft#2"] = json!(clean_draft());
-    replies["review#2"] = json!(verdict("approved", None, None, "It lands."));
+    replies["review#2"] = json!(verdict("approved", None, None, "It lands.").to_string());
     std::fs::write(&script, replies.to_string()).unwrap();
     let model: Arc<dyn Model> = Arc::new(ScriptedModel::load(&script).unwrap());
-    let runner = |root: &Path, disk: Disk| {
-        let templates = Prompts::load(root);
-        Runner {
-            workspace: Arc::new(Workspace::load(root)),
-            registry: Arc::new(Registry::load(root, &templates)),
-            prompts: Arc::new(templates),
-            model: Some(model.clone()),
-            disk,
-            sinks: Vec::new(),
-            reuse: false,
-        }
-    };
+    let runner = |root: &Path, disk: Disk| support::runner(root, disk, model.clone());
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

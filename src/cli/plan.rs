@@ -114,11 +114,7 @@ fn current(root: &Path, session_id: &str) -> anyhow::Result<(Plan, Vec<String>, 
 pub fn list(dir: &Path) -> anyhow::Result<i32> {
     let root = workspace_root(dir)?;
     for plan in crate::engine::plan::list(&root) {
-        let done = plan
-            .tasks
-            .iter()
-            .filter(|task| task.status == TaskStatus::Done)
-            .count();
+        let done = plan.done();
         println!(
             "{}  {:<8}  {done}/{} tasks done  {}",
             plan.session_id,
@@ -240,11 +236,7 @@ pub fn run(
             break;
         }
     }
-    let done = plan
-        .tasks
-        .iter()
-        .filter(|task| task.status == TaskStatus::Done)
-        .count();
+    let done = plan.done();
     println!(
         "plan {session_id}: {done} of {} tasks done ({})",
         plan.tasks.len(),

@@ -232,3 +232,35 @@ pub fn read_json(path: &Path) -> serde_json::Value {
     serde_json::from_str(&text)
         .unwrap_or_else(|e| panic!("{} does not parse: {e}\n{text}", path.display()))
 }
+
+/// Runs the real binary with `args` on the manuscript at `root`.
+pub fn control_room(root: &Path, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_control-room"))
+        .args(args)
+        .arg("--dir")
+        .arg(root)
+        .output()
+        .expect("the binary runs")
+}
+
+/// A runner of the workspace at `root`, its agents answered by `model`,
+/// its state written through `disk`.
+pub fn runner(
+    root: &Path,
+    disk: control_room::engine::store::Disk,
+    model: std::sync::Arc<dyn control_room::engine::model::Model>,
+) -> control_room::engine::runner::Runner {
+    use control_room::engine::prompts::Prompts;
+    use control_room::engine::recipe::Registry;
+    use control_room::index::Workspace;
+    let templates = Prompts::load(root);
+    control_room::engine::runner::Runner {
+        workspace: std::sync::Arc::new(Workspace::load(root)),
+        registry: std::sync::Arc::new(Registry::load(root, &templates)),
+        prompts: std::sync::Arc::new(templates),
+        model: Some(model),
+        disk,
+        sinks: Vec::new(),
+        reuse: false,
+    }
+}

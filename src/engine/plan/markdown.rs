@@ -107,6 +107,18 @@ pub struct TaskLines {
     pub fields: BTreeMap<&'static str, usize>,
 }
 
+impl TaskLines {
+    /// The task's last line: its task line or its last field's.
+    fn last_line(&self) -> usize {
+        self.fields
+            .values()
+            .copied()
+            .max()
+            .unwrap_or(self.line)
+            .max(self.line)
+    }
+}
+
 impl Parsed {
     /// The line a problem about `task` (and `field`) belongs on.
     pub fn line_of(&self, task: u32, field: Option<&str>) -> Option<usize> {
@@ -356,28 +368,14 @@ pub fn status_edits(text: &str, plan: &Plan) -> Vec<(TextRange, String)> {
             }
         }
         if !inserted.is_empty() {
-            let last = lines
-                .fields
-                .values()
-                .copied()
-                .max()
-                .unwrap_or(lines.line)
-                .max(lines.line);
-            let end = line_range(last).end;
+            let end = line_range(lines.last_line()).end;
             edits.push((TextRange::new(end, end), inserted));
         }
     }
     // A task split into others: its block becomes theirs. Other tasks the
     // text lacks go after the last task.
     let block = |lines: &TaskLines| {
-        let last = lines
-            .fields
-            .values()
-            .copied()
-            .max()
-            .unwrap_or(lines.line)
-            .max(lines.line);
-        let end = line_range(last).end;
+        let end = line_range(lines.last_line()).end;
         let end = if text[end..].starts_with('\n') {
             end + 1
         } else {

@@ -167,6 +167,14 @@ impl Plan {
         self.tasks.iter().find(|task| task.id == id)
     }
 
+    /// How many tasks are done.
+    pub fn done(&self) -> usize {
+        self.tasks
+            .iter()
+            .filter(|task| task.status == TaskStatus::Done)
+            .count()
+    }
+
     pub fn task_mut(&mut self, id: u32) -> Option<&mut Task> {
         self.tasks.iter_mut().find(|task| task.id == id)
     }
