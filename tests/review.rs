@@ -23,6 +23,21 @@ use support::{control_room, output_text, read_json};
 
 const REVIEWED: &str = "creative_draft_scene_reviewed";
 const TOMAS: &str = "\"Hold the gate,\" Old Tomas said from the wall.";
+/// The steps of a reviewed draft whose first draft failed a gate.
+const AFTER_A_FAILED_GATE: [&str; 12] = [
+    "discover",
+    "analyze_outline",
+    "check_canon",
+    "brief",
+    "draft",
+    "gates",
+    "draft#2",
+    "gates#2",
+    "review#2",
+    "polish",
+    "continuity",
+    "critique",
+];
 const REVISED: &str = "Iria spoke first, and badly, stumbling over the word 'barred'.";
 
 fn draft(root: &Path) -> Output {
@@ -186,23 +201,7 @@ fn a_draft_failing_a_gate_never_reaches_the_reviewer() {
     assert_eq!(manifest["status"], "done");
     assert_eq!(manifest["review"]["iterations"], 2);
     assert_eq!(manifest["review"]["outcome"], "approved");
-    assert_eq!(
-        step_ids(root, &run),
-        [
-            "discover",
-            "analyze_outline",
-            "check_canon",
-            "brief",
-            "draft",
-            "gates",
-            "draft#2",
-            "gates#2",
-            "review#2",
-            "polish",
-            "continuity",
-            "critique"
-        ]
-    );
+    assert_eq!(step_ids(root, &run), AFTER_A_FAILED_GATE);
     // Each gates run left a signed receipt.
     let session = manifest["session_id"].as_str().unwrap();
     let receipts = std::fs::read_to_string(root.join(format!(
@@ -530,20 +529,6 @@ fn a_run_stopped_anywhere_in_the_loop_resumes_where_it_was() {
         .unwrap();
     let mut args = serde_json::Map::new();
     args.insert("scene_id".into(), json!("SCN-the-reckoning"));
-    let expected = [
-        "discover",
-        "analyze_outline",
-        "check_canon",
-        "brief",
-        "draft",
-        "gates",
-        "draft#2",
-        "gates#2",
-        "review#2",
-        "polish",
-        "continuity",
-        "critique",
-    ];
     let mut stopped = 0;
     for writes in 0..80 {
         let dir = support::example_copy("review-resume");
@@ -570,7 +555,7 @@ fn a_run_stopped_anywhere_in_the_loop_resumes_where_it_was() {
         assert_eq!(review.iterations, 2, "after {writes} writes");
         assert_eq!(
             step_ids(root, &run.run_id),
-            expected,
+            AFTER_A_FAILED_GATE,
             "after {writes} writes"
         );
         let cache = read_json(&root.join(format!(".control-room/runs/{}/cache.json", run.run_id)));
