@@ -116,6 +116,22 @@ fn a_two_task_plan_runs_in_dependency_order_and_delivers_its_drafts() {
         root.join(format!("Story/Scenes/SCN-the-vigil.draft-{vigil_run}.md"))
             .is_file()
     );
+    // Each run's report says where its draft went.
+    let report = |run: &str| {
+        std::fs::read_to_string(root.join(format!(".control-room/runs/{run}/report.md"))).unwrap()
+    };
+    let vigil_report = report(vigil_run);
+    assert!(
+        vigil_report.contains(&format!(
+            "written beside the scene as [Story/Scenes/SCN-the-vigil.draft-{vigil_run}.md]"
+        )),
+        "{vigil_report}"
+    );
+    let reckoning_report = report(plan["tasks"][1]["run_id"].as_str().unwrap());
+    assert!(
+        reckoning_report.contains("- Result: [Story/Scenes/SCN-the-reckoning.md]"),
+        "{reckoning_report}"
+    );
     let markdown =
         std::fs::read_to_string(root.join(format!(".control-room/sessions/{id}/plan.md"))).unwrap();
     assert!(

@@ -10,13 +10,13 @@ use std::path::Path;
 
 use anyhow::{Context, bail};
 
-use super::run::{ModelArgs, drive_run, model, runner};
+use super::run::{ModelArgs, execute_run, finish_run, model, runner};
 use super::workspace_root;
 use serde_json::Value;
 
 use crate::engine::drafting;
 use crate::engine::plan::{Plan, PlanFiles, Task, TaskStatus, markdown};
-use crate::engine::report::{self, Delivery};
+use crate::engine::report::Delivery;
 use crate::engine::runner::{PlanTask, Runner, new_id, now};
 use crate::engine::store::{Disk, RunFiles, RunManifest, RunStatus};
 
@@ -198,13 +198,14 @@ pub fn run(
             entry.run_id = Some(manifest.run_id.clone());
         }
         files.save(&disk, &plan)?;
-        let finished = drive_run(&runner, &manifest.run_id)
-            .and_then(|_| RunFiles::new(&root, &manifest.run_id).read_manifest());
-        let outcome = match finished {
+        let outcome = match execute_run(&runner, &manifest.run_id) {
             Ok(finished) => {
-                if finished.status == RunStatus::Done {
-                    deliver(&runner, &finished)?;
-                }
+                let delivery = if finished.status == RunStatus::Done {
+                    deliver(&runner, &finished)?
+                } else {
+                    Delivery::Withheld(format!("because the run is {}", finished.status.as_str()))
+                };
+                finish_run(&runner, &finished, &delivery);
                 let outcome =
                     plan.finish_task(id, &finished, &runner.registry, Some(&runner.workspace));
                 if let Some(review) = finished
@@ -248,20 +249,22 @@ pub fn run(
 /// Puts a drafting run's scene into the manuscript, so the tasks after it
 /// read it: a new scene file when there is none, else beside the scene
 /// (`SCN-x.draft-<run>.md`), never over the writer's text.
-fn deliver(runner: &Runner, manifest: &RunManifest) -> anyhow::Result<()> {
+fn deliver(runner: &Runner, manifest: &RunManifest) -> anyhow::Result<Delivery> {
     let Some(recipe) = runner.registry.get(&manifest.recipe_id) else {
-        return Ok(());
+        return Ok(Delivery::Report);
     };
     let cache = RunFiles::new(runner.workspace.root(), &manifest.run_id).read_cache()?;
     let (Some(draft), brief) = drafting::run_draft(recipe, &cache) else {
-        return Ok(());
+        return Ok(Delivery::Report);
     };
     let args = &manifest.task.initial_args;
     let (Some(scene_id), Some(scene_path)) = (
         args.get("scene_id").and_then(Value::as_str),
         args.get("scene_path").and_then(Value::as_str),
     ) else {
-        return Ok(());
+        return Ok(Delivery::Withheld(
+            "because the task names no scene to put it in".to_owned(),
+        ));
     };
     let absolute = runner.workspace.absolute_path(scene_path);
     let (path, text) = if absolute.exists() {
@@ -283,19 +286,12 @@ fn deliver(runner: &Runner, manifest: &RunManifest) -> anyhow::Result<()> {
         .workspace
         .relative_path(&path)
         .map_or_else(|| path.display().to_string(), |path| path.to_string());
-    let delivery = if relative != scene_path {
+    Ok(if relative == scene_path {
+        Delivery::Scene(relative)
+    } else {
         Delivery::Beside {
             path: relative,
             reason: "the scene already has text".to_owned(),
         }
-    } else {
-        Delivery::Scene(relative)
-    };
-    let _ = report::write_from_files(
-        runner.workspace.root(),
-        Some(recipe),
-        &manifest.run_id,
-        &delivery,
-    );
-    Ok(())
+    })
 }

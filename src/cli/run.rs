@@ -20,7 +20,7 @@ use crate::engine::recipe::Registry;
 use crate::engine::report::{self, Delivery};
 use crate::engine::router;
 use crate::engine::runner::Runner;
-use crate::engine::store::{self, RunFiles, RunStatus};
+use crate::engine::store::{self, RunFiles, RunManifest, RunStatus};
 use crate::index::Workspace;
 use crate::llm;
 use crate::llm::cassette::{Recording, Replay};
@@ -251,14 +251,7 @@ pub(crate) fn cancel_on_ctrl_c() -> (CancellationToken, tokio::task::JoinHandle<
 /// Executes a run to its end, cancelling it on Ctrl-C. Exit status 0 when it
 /// is done, 1 otherwise.
 pub(crate) fn drive_run(runner: &Runner, run_id: &str) -> anyhow::Result<i32> {
-    let runtime = tokio_runtime()?;
-    let manifest = runtime.block_on(async {
-        let (cancel, interrupt) = cancel_on_ctrl_c();
-        let result = runner.execute(run_id, cancel).await;
-        interrupt.abort();
-        result
-    })?;
-    let dir = format!("{}/{}", store::RUNS_DIR, manifest.run_id);
+    let manifest = execute_run(runner, run_id)?;
     let recipe = runner.registry.get(&manifest.recipe_id);
     let delivery = match (manifest.status, recipe.is_some_and(drafting::drafts)) {
         (_, false) => Delivery::Report,
@@ -268,12 +261,31 @@ pub(crate) fn drive_run(runner: &Runner, run_id: &str) -> anyhow::Result<i32> {
         ),
         (status, true) => Delivery::Withheld(format!("because the run is {}", status.as_str())),
     };
+    Ok(finish_run(runner, &manifest, &delivery))
+}
+
+/// Runs (or resumes) `run_id` until it ends; Ctrl-C cancels it.
+pub(crate) fn execute_run(runner: &Runner, run_id: &str) -> anyhow::Result<RunManifest> {
+    let runtime = tokio_runtime()?;
+    Ok(runtime.block_on(async {
+        let (cancel, interrupt) = cancel_on_ctrl_c();
+        let result = runner.execute(run_id, cancel).await;
+        interrupt.abort();
+        result
+    })?)
+}
+
+/// Writes an ended run's report, with `delivery` saying where its result
+/// went, and prints how it ended; the exit code.
+pub(crate) fn finish_run(runner: &Runner, manifest: &RunManifest, delivery: &Delivery) -> i32 {
+    let dir = format!("{}/{}", store::RUNS_DIR, manifest.run_id);
+    let recipe = runner.registry.get(&manifest.recipe_id);
     // The report is for reading; a run is whole without it.
-    let _ = report::write_from_files(runner.workspace.root(), recipe, &manifest.run_id, &delivery);
+    let _ = report::write_from_files(runner.workspace.root(), recipe, &manifest.run_id, delivery);
     match manifest.status {
         RunStatus::Done => {
             println!("run {} done: {dir}", manifest.run_id);
-            Ok(0)
+            0
         }
         status => {
             println!(
@@ -282,7 +294,7 @@ pub(crate) fn drive_run(runner: &Runner, run_id: &str) -> anyhow::Result<i32> {
                 status.as_str(),
                 manifest.error.as_deref().unwrap_or("")
             );
-            Ok(1)
+            1
         }
     }
 }

@@ -103,13 +103,10 @@ fn review_section(
     out.push("|---|---|---|---|---|".to_owned());
     let writer_slot = input
         .recipe
-        .and_then(|recipe| {
-            recipe
-                .phase_b
-                .iter()
-                .find(|step| step.step_id == block.after)
-        })
-        .map_or(block.after.as_str(), |step| step.output_slot.as_str());
+        .and_then(|recipe| super::review::Schedule::new(recipe).review())
+        .map_or(block.after.as_str(), |(_, writer)| {
+            writer.output_slot.as_str()
+        });
     for k in 1..=review.iterations {
         let words = match input.cache.get(&iteration_slot(writer_slot, k)) {
             Some(CacheSlot::Artifact { text, .. }) => {

@@ -705,7 +705,7 @@ impl Runner {
                     self.run_tool(tool, manifest, &task, values, key, &started_at)
                 }
                 Planned::Agent(agent) => {
-                    let extras = self.agent_extras(&schedule, stage, recipe, values);
+                    let extras = self.agent_extras(&schedule, stage, values);
                     self.run_agent(
                         index,
                         agent,
@@ -859,7 +859,6 @@ impl Runner {
         &self,
         schedule: &Schedule,
         stage: Stage,
-        recipe: &Recipe,
         values: &HashMap<String, Value>,
     ) -> AgentExtras {
         let next_step_id = match stage {
@@ -873,15 +872,7 @@ impl Runner {
             next_step_id,
             ..AgentExtras::default()
         };
-        let (Some(review), Some(writer)) = (
-            schedule.review(),
-            recipe.review.as_ref().and_then(|review| {
-                recipe
-                    .phase_b
-                    .iter()
-                    .find(|step| step.step_id == review.after)
-            }),
-        ) else {
+        let Some((review, writer)) = schedule.review() else {
             return extras;
         };
         match stage {
@@ -947,16 +938,11 @@ impl Runner {
         key: &SigningKey,
         started_at: &str,
     ) -> Result<StepOutput, StepFailure> {
-        let (Stage::Gates(k), Some(review)) = (stage, schedule.review()) else {
+        let (Stage::Gates(k), Some((review, writer))) = (stage, schedule.review()) else {
             return Err(StepFailure::Failed(
                 "the gates run only in a review loop".into(),
             ));
         };
-        let writer = recipe
-            .phase_b
-            .iter()
-            .find(|step| step.step_id == review.after)
-            .ok_or_else(|| StepFailure::Failed(format!("no writer step `{}`", review.after)))?;
         let draft_slot = review::iteration_slot(&writer.output_slot, k);
         let draft = values
             .get(&draft_slot)

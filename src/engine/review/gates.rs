@@ -194,18 +194,18 @@ fn target_from_args(args: &Map<String, Value>) -> Option<u32> {
     .filter(|&n| n > 0)
 }
 
-/// The scene file the draft would make, and where its body starts: the
-/// existing scene's front matter over the draft, or a new scene's.
+/// The scene file the draft would make, and where its body starts (after
+/// the front matter): the existing scene's front matter over the draft, or a
+/// new scene's.
 fn candidate(workspace: &Workspace, scene: &DraftScene, draft: &str) -> (SourceFile, usize) {
-    let paths = &workspace.config().paths;
     let existing = scene.scene_path.and_then(|path| workspace.file(path));
-    let (path, text, body_start): (FilePath, String, usize) = match existing {
+    let (path, text): (FilePath, String) = match existing {
         Some(file) => {
             let (range, body) = drafting::replacement_body(file, draft);
-            let mut text = file.text[..range.start].to_owned();
-            let start = text.len();
-            text.push_str(&body);
-            (file.path.clone(), text, start)
+            (
+                file.path.clone(),
+                format!("{}{body}", &file.text[..range.start]),
+            )
         }
         None => {
             let id = scene.scene_id.unwrap_or("SCN-draft");
@@ -213,18 +213,15 @@ fn candidate(workspace: &Workspace, scene: &DraftScene, draft: &str) -> (SourceF
                 .scene_path
                 .map_or_else(|| drafting::new_scene_path(workspace, id), str::to_owned);
             let text = drafting::new_scene_text(workspace, id, scene.brief, draft);
-            let start = front_matter_end(&text);
-            (Arc::from(path.as_str()), text, start)
+            (Arc::from(path.as_str()), text)
         }
     };
-    (SourceFile::parse(path, text.into(), paths), body_start)
-}
-
-/// The offset after a `---` front matter block, 0 without one.
-fn front_matter_end(text: &str) -> usize {
-    text.strip_prefix("---\n")
-        .and_then(|rest| rest.find("\n---\n").map(|end| 4 + end + 5))
-        .unwrap_or(0)
+    let file = SourceFile::parse(path, text.into(), &workspace.config().paths);
+    let body_start = file
+        .front_matter
+        .as_ref()
+        .map_or(0, |front| front.range.end);
+    (file, body_start)
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

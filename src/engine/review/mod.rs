@@ -176,8 +176,9 @@ impl Planned<'_> {
 #[derive(Clone, Copy, Debug)]
 pub struct Schedule<'r> {
     recipe: &'r Recipe,
-    /// The review block and the index (in [`Recipe::steps`]) of the writer.
-    review: Option<(&'r Review, usize)>,
+    /// The review block, the index (in [`Recipe::steps`]) of its writer, and
+    /// the writer.
+    review: Option<(&'r Review, usize, &'r AgentStep)>,
 }
 
 /// `name` for the first iteration, `name#k` after.
@@ -199,14 +200,20 @@ impl<'r> Schedule<'r> {
         let review = recipe.review.as_ref().and_then(|review| {
             recipe
                 .steps()
-                .position(|step| matches!(step, Step::Agent(a) if a.step_id == review.after))
-                .map(|index| (review, index))
+                .enumerate()
+                .find_map(|(index, step)| match step {
+                    Step::Agent(writer) if writer.step_id == review.after => {
+                        Some((review, index, writer))
+                    }
+                    _ => None,
+                })
         });
         Schedule { recipe, review }
     }
 
-    pub fn review(&self) -> Option<&'r Review> {
-        self.review.map(|(review, _)| review)
+    /// The recipe's review block and the writer step it reviews.
+    pub fn review(&self) -> Option<(&'r Review, &'r AgentStep)> {
+        self.review.map(|(review, _, writer)| (review, writer))
     }
 
     pub fn first(&self) -> Option<Stage> {
@@ -216,7 +223,7 @@ impl<'r> Schedule<'r> {
     fn at(&self, index: usize) -> Option<Stage> {
         if index >= self.recipe.step_count() {
             None
-        } else if self.review.is_some_and(|(_, writer)| writer == index) {
+        } else if self.review.is_some_and(|(_, writer, _)| writer == index) {
             Some(Stage::Writer(1))
         } else {
             Some(Stage::Recipe(index))
@@ -224,10 +231,7 @@ impl<'r> Schedule<'r> {
     }
 
     fn writer(&self) -> (&'r Review, &'r AgentStep, usize) {
-        let (review, index) = self.review.expect("a loop stage needs a review block");
-        let Some(Step::Agent(writer)) = self.recipe.step(index) else {
-            unreachable!("the review's `after` is an agent step")
-        };
+        let (review, index, writer) = self.review.expect("a loop stage needs a review block");
         (review, writer, index)
     }
 
