@@ -192,6 +192,9 @@ fn a_recorded_run_replays_offline_and_no_file_holds_a_key() {
     // Replayed with no server and no key: the same slots.
     drop(server);
     std::fs::remove_dir_all(root.join(".control-room/runs")).unwrap();
+    // The recorded run delivered its scene; the replay starts from the
+    // manuscript the recording saw.
+    std::fs::remove_file(root.join("Story/Scenes/SCN-the-reckoning.md")).unwrap();
     std::fs::remove_file(root.join("control-room.toml")).unwrap();
     let model = format!("replay:{}", cassette.display());
     let mut args = DRAFT_RECKONING.to_vec();
@@ -535,6 +538,8 @@ fn an_identical_request_reuses_the_finished_artifact_unless_fresh() {
     let first_run = only_run(root);
     let first_slots = slot_texts(root, &first_run);
     let first_receipts = agent_receipts(root, &first_run);
+    // The run delivered its scene; the second starts from the same manuscript.
+    std::fs::remove_file(root.join("Story/Scenes/SCN-the-reckoning.md")).unwrap();
 
     let again = cli(root, &DRAFT_RECKONING, &[("FAKE_PROVIDER_KEY", KEY)]);
     assert!(again.status.success(), "{}", text(&again));

@@ -98,42 +98,20 @@ pub fn conference(dir: &Path, options: &Options, model_args: &ModelArgs) -> anyh
 
 /// `PATH` or `PATH:START-END`: the passage a question is about.
 fn passage(workspace: &Workspace, spec: &str) -> anyhow::Result<Passage> {
-    let (path, lines) = match spec.rsplit_once(':') {
-        Some((path, lines)) if lines.contains('-') || lines.parse::<u32>().is_ok() => {
-            (path, Some(lines))
-        }
-        _ => (spec, None),
-    };
-    crate::engine::tools::check_relative_path(path).map_err(anyhow::Error::msg)?;
+    let lines = super::passage_lines(workspace, spec)?;
     let file = workspace
-        .file(path)
-        .with_context(|| format!("{path} is not a file of this workspace"))?;
-    let total = file.text.lines().count().max(1) as u32;
-    let (start, end) = match lines {
-        None => (1, total),
-        Some(lines) => {
-            let (start, end) = lines.split_once('-').unwrap_or((lines, lines));
-            let number = |text: &str| {
-                text.trim()
-                    .parse::<u32>()
-                    .with_context(|| format!("`{spec}`: lines are START-END, 1-based"))
-            };
-            (number(start)?, number(end)?)
-        }
-    };
-    if start == 0 || start > end || end > total {
-        bail!("`{spec}`: {path} has lines 1–{total}");
-    }
+        .file(&lines.path)
+        .with_context(|| format!("{} is not a file of this workspace", lines.path))?;
     let text: Vec<&str> = file
         .text
         .lines()
-        .skip(start as usize - 1)
-        .take((end - start + 1) as usize)
+        .skip(lines.start as usize - 1)
+        .take((lines.end - lines.start + 1) as usize)
         .collect();
     Ok(Passage {
-        path: path.to_owned(),
-        start_line: start,
-        end_line: end,
         text: text.join("\n"),
+        path: lines.path,
+        start_line: lines.start,
+        end_line: lines.end,
     })
 }

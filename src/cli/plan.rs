@@ -6,19 +6,23 @@
 //! run each, in dependency order, until none is ready. A blocked task runs
 //! only when named with `--force`.
 
-use std::path::Path;
+use std::future::Future;
+use std::path::{Path, PathBuf};
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
 
 use anyhow::{Context, bail};
 
-use super::run::{ModelArgs, execute_run, finish_run, model, runner};
+use super::run::{ModelArgs, disk_text, model, print_end, run_to_end, runner, tokio_runtime};
 use super::workspace_root;
-use serde_json::Value;
-
-use crate::engine::drafting;
+use crate::engine::launch::{self, LaunchRequest};
+use crate::engine::model::Model;
+use crate::engine::plan::driver::{self, DriveEnd, PlanHost, TaskRun};
 use crate::engine::plan::{Plan, PlanFiles, Task, TaskStatus, markdown};
-use crate::engine::report::Delivery;
-use crate::engine::runner::{PlanTask, Runner, new_id, now};
-use crate::engine::store::{Disk, RunFiles, RunManifest, RunStatus};
+use crate::engine::recipe::Registry;
+use crate::engine::runner::{new_id, now};
+use crate::engine::store::{Disk, RunManifest};
+use crate::index::Workspace;
 
 /// What `plan new` takes.
 pub struct NewPlan<'a> {
@@ -138,6 +142,78 @@ pub fn show(dir: &Path, session_id: &str) -> anyhow::Result<i32> {
     Ok(i32::from(broken))
 }
 
+/// The command line's side of a plan's drive: runs on the disk's
+/// manuscript with a progress bar, drafts delivered to the files.
+struct CliPlan<'a> {
+    root: PathBuf,
+    session_id: String,
+    model: Arc<dyn Model>,
+    model_args: &'a ModelArgs,
+    /// The workspace and recipes the last run started on.
+    current: Mutex<(Arc<Workspace>, Arc<Registry>)>,
+}
+
+type RunWait = Pin<Box<dyn Future<Output = Result<RunManifest, String>> + Send>>;
+
+impl PlanHost for CliPlan<'_> {
+    type Wait = RunWait;
+
+    fn load(&self) -> Result<Plan, String> {
+        let (plan, problems, broken) =
+            current(&self.root, &self.session_id).map_err(|error| format!("{error:#}"))?;
+        if broken {
+            return Err(format!(
+                "plan {} has errors; fix plan.md and run it again: {}",
+                self.session_id,
+                problems.join("; ")
+            ));
+        }
+        Ok(plan)
+    }
+
+    async fn start(&self, request: LaunchRequest) -> Result<TaskRun<RunWait>, String> {
+        // Each run sees the manuscript as the tasks before it left it.
+        let runner = runner(&self.root, Some((self.model.clone(), self.model_args)));
+        let plan = request.plan.clone();
+        let resolved = launch::resolve(&runner.registry, &runner.workspace, request)
+            .map_err(|error| error.to_string())?;
+        let manifest = launch::create(&runner, &resolved, plan.as_ref(), disk_text(&self.root))
+            .map_err(|error| error.to_string())?;
+        *self
+            .current
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner()) =
+            (runner.workspace.clone(), runner.registry.clone());
+        let run_id = manifest.run_id.clone();
+        let finished: RunWait = Box::pin(async move {
+            let manifest = run_to_end(runner, &manifest.run_id)
+                .await
+                .map_err(|error| format!("{error:#}"))?;
+            print_end(&manifest);
+            Ok(manifest)
+        });
+        Ok(TaskRun { run_id, finished })
+    }
+
+    async fn persist(&self, plan: &Plan) {
+        let files = PlanFiles::new(&self.root, &self.session_id);
+        if let Err(error) = files.save_in_step(&Disk::default(), plan) {
+            eprintln!("warning: cannot write plan {}: {error}", self.session_id);
+        }
+    }
+
+    fn current(&self) -> (Arc<Workspace>, Arc<Registry>) {
+        self.current
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .clone()
+    }
+
+    async fn note(&self, message: String) {
+        eprintln!("{message}");
+    }
+}
+
 /// `control-room plan run <id> [--force TASK]`: runs the ready tasks in
 /// dependency order (and the forced one first), saving the plan at every
 /// change of state. Exit 0 when every task is done.
@@ -148,95 +224,44 @@ pub fn run(
     model_args: &ModelArgs,
 ) -> anyhow::Result<i32> {
     let root = workspace_root(dir)?;
-    let files = PlanFiles::new(&root, session_id);
-    let (mut plan, problems, broken) = current(&root, session_id)?;
+    let (plan, problems, broken) = current(&root, session_id)?;
     for problem in &problems {
         eprintln!("{problem}");
     }
     if broken {
         bail!("plan {session_id} has errors; fix plan.md and run it again");
     }
-    let disk = Disk::default();
-    plan.status = "running".to_owned();
-    files.save(&disk, &plan)?;
+    let first = match force {
+        Some(id) => {
+            let task = plan
+                .task(id)
+                .with_context(|| format!("plan {session_id} has no task {id}"))?;
+            if !matches!(task.status, TaskStatus::Pending | TaskStatus::Blocked) {
+                bail!(
+                    "task {id} is {}; only a pending or blocked task can be forced",
+                    task.status.as_str()
+                );
+            }
+            Some(id)
+        }
+        None => plan.ready().first().copied(),
+    };
     let model = model(&root, model_args)?;
-    let mut forced = force;
-    if let Some(id) = force {
-        let task = plan
-            .task(id)
-            .with_context(|| format!("plan {session_id} has no task {id}"))?;
-        if !matches!(task.status, TaskStatus::Pending | TaskStatus::Blocked) {
-            bail!(
-                "task {id} is {}; only a pending or blocked task can be forced",
-                task.status.as_str()
-            );
+    if let Some(first) = first {
+        let start = runner(&root, None);
+        let host = CliPlan {
+            root: root.clone(),
+            session_id: session_id.to_owned(),
+            model,
+            model_args,
+            current: Mutex::new((start.workspace.clone(), start.registry.clone())),
+        };
+        let end = tokio_runtime()?.block_on(driver::drive(&host, first, false));
+        if let DriveEnd::Error(error) = end {
+            bail!(error);
         }
     }
-    loop {
-        let next = forced.take().or_else(|| plan.ready().first().copied());
-        let Some(id) = next else {
-            break;
-        };
-        // Each run sees the manuscript as the tasks before it left it.
-        let runner = runner(&root, Some((model.clone(), model_args)));
-        let task = plan.task(id).cloned().context("the task went")?;
-        let Some(recipe_id) = task.recipe_id.clone() else {
-            bail!("task {id} has no recipe");
-        };
-        let manifest = runner.create(
-            &recipe_id,
-            &task.description,
-            task.args.clone(),
-            Some(PlanTask {
-                session_id,
-                task_id: id,
-            }),
-        )?;
-        eprintln!("task {id}: {} (run {})", task.description, manifest.run_id);
-        if let Some(entry) = plan.task_mut(id) {
-            entry.status = TaskStatus::Running;
-            entry.run_id = Some(manifest.run_id.clone());
-        }
-        files.save(&disk, &plan)?;
-        let outcome = match execute_run(&runner, &manifest.run_id) {
-            Ok(finished) => {
-                let delivery = if finished.status == RunStatus::Done {
-                    deliver(&runner, &finished)?
-                } else {
-                    Delivery::Withheld(format!("because the run is {}", finished.status.as_str()))
-                };
-                finish_run(&runner, &finished, &delivery);
-                let outcome =
-                    plan.finish_task(id, &finished, &runner.registry, Some(&runner.workspace));
-                if let Some(review) = finished
-                    .review
-                    .as_ref()
-                    .filter(|_| outcome != TaskStatus::Done)
-                {
-                    eprintln!(
-                        "task {id}: {} after {} draft(s): {}",
-                        outcome.as_str(),
-                        review.iterations,
-                        finished.error.as_deref().unwrap_or("")
-                    );
-                }
-                outcome
-            }
-            Err(_) => {
-                if let Some(entry) = plan.task_mut(id) {
-                    entry.status = TaskStatus::Failed;
-                }
-                plan.settle();
-                TaskStatus::Failed
-            }
-        };
-        files.save(&disk, &plan)?;
-        // A split task's parts run on; anything else that is not done stops the plan.
-        let split = plan.task(id).is_none();
-        if outcome != TaskStatus::Done && !split {
-            break;
-        }
-    }
+    let plan = PlanFiles::new(&root, session_id).load()?;
     let done = plan.done();
     println!(
         "plan {session_id}: {done} of {} tasks done ({})",
@@ -244,54 +269,4 @@ pub fn run(
         plan.status
     );
     Ok(i32::from(plan.status != "done"))
-}
-
-/// Puts a drafting run's scene into the manuscript, so the tasks after it
-/// read it: a new scene file when there is none, else beside the scene
-/// (`SCN-x.draft-<run>.md`), never over the writer's text.
-fn deliver(runner: &Runner, manifest: &RunManifest) -> anyhow::Result<Delivery> {
-    let Some(recipe) = runner.registry.get(&manifest.recipe_id) else {
-        return Ok(Delivery::Report);
-    };
-    let cache = RunFiles::new(runner.workspace.root(), &manifest.run_id).read_cache()?;
-    let (Some(draft), brief) = drafting::run_draft(recipe, &cache) else {
-        return Ok(Delivery::Report);
-    };
-    let args = &manifest.task.initial_args;
-    let (Some(scene_id), Some(scene_path)) = (
-        args.get("scene_id").and_then(Value::as_str),
-        args.get("scene_path").and_then(Value::as_str),
-    ) else {
-        return Ok(Delivery::Withheld(
-            "because the task names no scene to put it in".to_owned(),
-        ));
-    };
-    let absolute = runner.workspace.absolute_path(scene_path);
-    let (path, text) = if absolute.exists() {
-        let beside = drafting::beside_path(scene_path, &manifest.run_id);
-        (
-            runner.workspace.absolute_path(&beside),
-            drafting::draft_body(&draft),
-        )
-    } else {
-        let text = drafting::new_scene_text(&runner.workspace, scene_id, brief.as_deref(), &draft);
-        (absolute, text)
-    };
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent)?;
-    }
-    Disk::default().write_atomic(&path, text.as_bytes())?;
-    eprintln!("  the draft is in {}", path.display());
-    let relative = runner
-        .workspace
-        .relative_path(&path)
-        .map_or_else(|| path.display().to_string(), |path| path.to_string());
-    Ok(if relative == scene_path {
-        Delivery::Scene(relative)
-    } else {
-        Delivery::Beside {
-            path: relative,
-            reason: "the scene already has text".to_owned(),
-        }
-    })
 }

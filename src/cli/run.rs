@@ -12,12 +12,14 @@ use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::workspace_root;
+use crate::engine::delivery::{self, Applied, Decision};
 use crate::engine::drafting;
 use crate::engine::events::{RunEvent, RunSink};
+use crate::engine::launch::{self, CancelOutcome, LaunchRequest, RunEnd};
 use crate::engine::model::{Model, Role, ScriptedModel};
 use crate::engine::prompts::{Output, Prompts};
 use crate::engine::recipe::Registry;
-use crate::engine::report::{self, Delivery};
+use crate::engine::report::Delivery;
 use crate::engine::router;
 use crate::engine::runner::Runner;
 use crate::engine::store::{self, RunFiles, RunManifest, RunStatus};
@@ -248,40 +250,68 @@ pub(crate) fn cancel_on_ctrl_c() -> (CancellationToken, tokio::task::JoinHandle<
     (cancel, interrupt)
 }
 
-/// Executes a run to its end, cancelling it on Ctrl-C. Exit status 0 when it
-/// is done, 1 otherwise.
-pub(crate) fn drive_run(runner: &Runner, run_id: &str) -> anyhow::Result<i32> {
-    let manifest = execute_run(runner, run_id)?;
-    let recipe = runner.registry.get(&manifest.recipe_id);
-    let delivery = match (manifest.status, recipe.is_some_and(drafting::drafts)) {
-        (_, false) => Delivery::Report,
-        (RunStatus::Done, true) => Delivery::Withheld(
-            "because a run from the command line leaves the draft in its files (below); the editor's Draft scene or `control-room plan run` delivers it"
-                .to_owned(),
-        ),
-        (status, true) => Delivery::Withheld(format!("because the run is {}", status.as_str())),
+/// The writer's text of a file, as the disk has it.
+pub(crate) fn disk_text(root: &Path) -> impl Fn(&str) -> Option<String> + '_ {
+    move |path: &str| std::fs::read_to_string(root.join(path)).ok()
+}
+
+/// Executes a run to its end (Ctrl-C cancels it), delivers its draft to the
+/// manuscript as the editor would, and writes its findings and report.
+/// The run's manifest, or why it could not run.
+pub(crate) async fn run_to_end(runner: Runner, run_id: &str) -> anyhow::Result<RunManifest> {
+    let workspace = runner.workspace.clone();
+    let registry = runner.registry.clone();
+    let root = workspace.root().to_path_buf();
+    let (cancel, interrupt) = cancel_on_ctrl_c();
+    let handle = launch::spawn(runner, run_id, cancel);
+    let end = handle.finish().await;
+    interrupt.abort();
+    let manifest = match end {
+        RunEnd::Ended(manifest) => manifest,
+        RunEnd::NotRun(error) => return Err(error.into()),
+        RunEnd::Crashed(reason) => {
+            let manifest = RunFiles::new(&root, run_id).read_manifest()?;
+            delivery::conclude_failed(&root, registry.get(&manifest.recipe_id), &manifest, &reason);
+            bail!("run {run_id}: {reason}");
+        }
     };
-    Ok(finish_run(runner, &manifest, &delivery))
+    let recipe = registry.get(&manifest.recipe_id);
+    let cache = RunFiles::new(&root, run_id)
+        .read_cache()
+        .unwrap_or_default();
+    let scene = manifest
+        .task
+        .initial_args
+        .get("scene_path")
+        .and_then(Value::as_str)
+        .and_then(|path| disk_text(&root)(path));
+    let decision = delivery::decide(&workspace, recipe, &manifest, &cache, scene.as_deref());
+    let applied = match decision {
+        Decision::Draft(placement) => {
+            delivery::apply_on_disk(&root, &store::Disk::default(), run_id, placement)
+        }
+        other => Applied::nothing(&other),
+    };
+    match &applied.delivery {
+        Delivery::Scene(path) => eprintln!("  the draft is in {path}"),
+        Delivery::Beside { path, reason } => {
+            eprintln!("  the draft is beside the scene, in {path}, because {reason}")
+        }
+        Delivery::Withheld(reason) if recipe.is_some_and(drafting::drafts) => {
+            eprintln!("  no draft was delivered {reason}")
+        }
+        _ => {}
+    }
+    let concluded = delivery::conclude(&root, recipe, &manifest, &applied, &disk_text(&root));
+    if let Err(error) = &concluded.findings_written {
+        eprintln!("warning: run {run_id}: cannot write its findings: {error}");
+    }
+    Ok(*manifest)
 }
 
-/// Runs (or resumes) `run_id` until it ends; Ctrl-C cancels it.
-pub(crate) fn execute_run(runner: &Runner, run_id: &str) -> anyhow::Result<RunManifest> {
-    let runtime = tokio_runtime()?;
-    Ok(runtime.block_on(async {
-        let (cancel, interrupt) = cancel_on_ctrl_c();
-        let result = runner.execute(run_id, cancel).await;
-        interrupt.abort();
-        result
-    })?)
-}
-
-/// Writes an ended run's report, with `delivery` saying where its result
-/// went, and prints how it ended; the exit code.
-pub(crate) fn finish_run(runner: &Runner, manifest: &RunManifest, delivery: &Delivery) -> i32 {
+/// Prints how a run ended; the exit code (0 when it is done).
+pub(crate) fn print_end(manifest: &RunManifest) -> i32 {
     let dir = format!("{}/{}", store::RUNS_DIR, manifest.run_id);
-    let recipe = runner.registry.get(&manifest.recipe_id);
-    // The report is for reading; a run is whole without it.
-    let _ = report::write_from_files(runner.workspace.root(), recipe, &manifest.run_id, delivery);
     match manifest.status {
         RunStatus::Done => {
             println!("run {} done: {dir}", manifest.run_id);
@@ -299,6 +329,13 @@ pub(crate) fn finish_run(runner: &Runner, manifest: &RunManifest, delivery: &Del
     }
 }
 
+/// Runs (or resumes) `run_id` to its end and delivers it; the exit code.
+pub(crate) fn drive_run(runner: Runner, run_id: &str) -> anyhow::Result<i32> {
+    let runtime = tokio_runtime()?;
+    let manifest = runtime.block_on(run_to_end(runner, run_id))?;
+    Ok(print_end(&manifest))
+}
+
 /// `control-room run <recipe-or-task> [--arg k=v]… [--task TEXT] [--model scripted:FILE]`.
 pub fn run(
     dir: &Path,
@@ -310,46 +347,25 @@ pub fn run(
     let root = workspace_root(dir)?;
     let model = model(&root, model_args)?;
     let runner = runner(&root, Some((model, model_args)));
-    let mut args = parse_args(args)?;
-    let (recipe_id, description) = if runner.registry.get(target).is_some() {
-        let description = task.map_or_else(
-            || {
-                let label = runner.registry.get(target).map_or("", |r| r.label.as_str());
-                match args
-                    .get("scene_id")
-                    .or(args.get("scene_path"))
-                    .and_then(Value::as_str)
-                {
-                    Some(scene) => format!("{label}: {scene}"),
-                    None => label.to_owned(),
-                }
-            },
-            str::to_owned,
-        );
-        (target.to_owned(), description)
+    let args = parse_args(args)?;
+    let request = if runner.registry.get(target).is_some() {
+        LaunchRequest {
+            recipe: Some(target.to_owned()),
+            task: task.map(str::to_owned),
+            args,
+            ..LaunchRequest::default()
+        }
     } else {
-        if let Some(error) = runner
-            .registry
-            .errors()
-            .iter()
-            .find(|error| error.file.ends_with(&format!("/{target}.json")))
-        {
-            bail!("recipe `{target}` could not be loaded: {error}");
+        LaunchRequest {
+            task: Some(target.to_owned()),
+            description: task.map(str::to_owned),
+            args,
+            ..LaunchRequest::default()
         }
-        let routed = router::route(&runner.registry, Some(&runner.workspace), target);
-        let Some(recipe_id) = routed.recipe_id.filter(|_| routed.routable) else {
-            bail!(
-                "`{target}` is neither a recipe id nor a task a recipe matches: {}",
-                routed.reason
-            );
-        };
-        for (key, value) in routed.initial_args {
-            args.entry(key).or_insert(value);
-        }
-        (recipe_id, task.unwrap_or(target).to_owned())
     };
-    let manifest = runner.create(&recipe_id, &description, args, None)?;
-    drive_run(&runner, &manifest.run_id)
+    let resolved = launch::resolve(&runner.registry, &runner.workspace, request)?;
+    let manifest = launch::create(&runner, &resolved, None, disk_text(&root))?;
+    drive_run(runner, &manifest.run_id)
 }
 
 /// `control-room runs list`.
@@ -408,25 +424,17 @@ pub fn show(dir: &Path, run_id: &str) -> anyhow::Result<i32> {
 pub fn cancel(dir: &Path, run_id: &str) -> anyhow::Result<i32> {
     let root = workspace_root(dir)?;
     let files = RunFiles::new(&root, run_id);
-    let mut manifest = files
-        .read_manifest()
-        .with_context(|| format!("no run `{run_id}`"))?;
-    if manifest.status.is_finished() {
-        println!("run {run_id} is already {}", manifest.status.as_str());
-        return Ok(1);
+    match launch::cancel_elsewhere(&root, run_id)? {
+        CancelOutcome::AlreadyFinished(status) => {
+            println!("run {run_id} is already {}", status.as_str());
+            return Ok(1);
+        }
+        CancelOutcome::Cancelled => {
+            println!("run {run_id} cancelled");
+            return Ok(0);
+        }
+        CancelOutcome::Requested => {}
     }
-    if let Some(_lock) = files.try_lock()? {
-        // Nobody is running it (it was killed, or never started).
-        manifest.status = RunStatus::Cancelled;
-        manifest.phase = None;
-        manifest.updated_at = crate::engine::runner::now();
-        manifest.completed_at = Some(manifest.updated_at.clone());
-        manifest.error = Some("cancelled while no process was running it".into());
-        files.write_manifest(&store::Disk::default(), &manifest)?;
-        println!("run {run_id} cancelled");
-        return Ok(0);
-    }
-    store::Disk::default().write_atomic(&files.cancel_request(), b"cancel\n")?;
     for _ in 0..200 {
         std::thread::sleep(Duration::from_millis(50));
         if let Ok(manifest) = files.read_manifest()
@@ -444,7 +452,7 @@ pub fn resume(dir: &Path, run_id: &str, model_args: &ModelArgs) -> anyhow::Resul
     let root = workspace_root(dir)?;
     let model = model(&root, model_args)?;
     let runner = runner(&root, Some((model, model_args)));
-    drive_run(&runner, run_id)
+    drive_run(runner, run_id)
 }
 
 /// What `control-room prompt` is asked.

@@ -488,6 +488,7 @@ mod tests {
             phase: None,
             error: None,
             review: None,
+            scene: None,
         }
     }
 

@@ -8,9 +8,11 @@
 pub mod audit;
 pub mod conference;
 pub mod contract;
+pub mod delivery;
 pub mod drafting;
 pub mod events;
 pub mod findings;
+pub mod launch;
 pub mod model;
 pub mod plan;
 pub mod prompts;

@@ -503,6 +503,7 @@ mod tests {
             phase: None,
             error: None,
             review: None,
+            scene: None,
         };
         let artifact = |text: &str| CacheSlot::Artifact {
             agent_id: "x".into(),

@@ -284,6 +284,7 @@ impl Runner {
             phase: None,
             error: None,
             review: recipe.review.as_ref().map(|_| ReviewState::new()),
+            scene: None,
         };
         let written = staging
             .write_manifest(&self.disk, &manifest)

@@ -87,6 +87,40 @@ impl Disk {
         result
     }
 
+    /// Writes `bytes` to `path` only if no file is there, as one step: the
+    /// bytes go to a temporary file, which is then linked at `path` (a link
+    /// never replaces a file). `Ok(false)` when a file was already there,
+    /// so two writers racing for one new file cannot both win.
+    pub fn create_new(&self, path: &Path, bytes: &[u8]) -> std::io::Result<bool> {
+        let dir = path.parent().unwrap_or(Path::new("."));
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy())
+            .unwrap_or_default();
+        let temp = dir.join(format!(
+            ".{name}.new-{}-{}",
+            std::process::id(),
+            NEW_FILES.fetch_add(1, Ordering::SeqCst)
+        ));
+        let result = (|| {
+            let mut file = std::fs::File::create_new(&temp)?;
+            self.spend(bytes.len())?;
+            file.write_all(bytes)?;
+            file.sync_all()?;
+            drop(file);
+            match std::fs::hard_link(&temp, path) {
+                Ok(()) => {
+                    sync_dir(dir);
+                    Ok(true)
+                }
+                Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => Ok(false),
+                Err(error) => Err(error),
+            }
+        })();
+        let _ = std::fs::remove_file(&temp);
+        result
+    }
+
     /// Appends one line (which ends in `\n`) and syncs it. On failure the
     /// file is cut back to its old length.
     pub fn append_line(&self, path: &Path, line: &[u8]) -> std::io::Result<()> {
@@ -108,6 +142,9 @@ impl Disk {
         result
     }
 }
+
+/// Tells apart the temporary files of one process's new files.
+static NEW_FILES: AtomicI64 = AtomicI64::new(0);
 
 fn sync_dir(dir: &Path) {
     #[cfg(unix)]
@@ -186,6 +223,10 @@ pub struct RunManifest {
     /// The review loop's iterations and outcome, for a recipe with one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub review: Option<super::review::ReviewState>,
+    /// The scene the run writes, as the writer's text stood when the run
+    /// was created; delivery compares it with the text at the end.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scene: Option<super::delivery::SceneMark>,
 }
 
 /// One line of steps.jsonl.
@@ -368,6 +409,32 @@ mod tests {
             .map(|e| e.file_name())
             .collect();
         assert_eq!(leftovers.len(), 1, "temporary files left: {leftovers:?}");
+    }
+
+    #[test]
+    fn two_writers_of_one_new_scene_cannot_both_win() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("SCN-new.md");
+        let won: Vec<bool> = std::thread::scope(|scope| {
+            let writers: Vec<_> = (0..8)
+                .map(|n| {
+                    let path = &path;
+                    scope.spawn(move || {
+                        Disk::default()
+                            .create_new(path, format!("draft {n}\n").as_bytes())
+                            .unwrap()
+                    })
+                })
+                .collect();
+            writers.into_iter().map(|w| w.join().unwrap()).collect()
+        });
+        assert_eq!(won.iter().filter(|won| **won).count(), 1, "{won:?}");
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.starts_with("draft "), "{text}");
+        // A file that is there is never replaced, and no temporary file stays.
+        assert!(!Disk::default().create_new(&path, b"other").unwrap());
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
     }
 
     #[test]

@@ -10,6 +10,10 @@
 //! running task finish and starts no other. Lenses on the checklist offer
 //! both.
 
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
 use serde::Deserialize;
 use serde_json::{Value, json};
 use tower_lsp_server::jsonrpc::Error as RpcError;
@@ -17,10 +21,12 @@ use tower_lsp_server::ls_types as lsp;
 
 use super::convert;
 use super::recipes::OpenRecipe;
-use super::runs::{self, Context, PlanLink, RunRecipeArgs, invalid, lock};
+use super::runs::{self, Context, invalid, lock};
+use crate::engine::launch::LaunchRequest;
+use crate::engine::plan::driver::{self, DriveEnd, PlanHost, TaskRun};
 use crate::engine::plan::{self, Plan, PlanFiles, TaskStatus, markdown};
 use crate::engine::recipe::Registry;
-use crate::engine::store::{Disk, RunFiles};
+use crate::engine::store::{Disk, RunManifest};
 use crate::index::{FilePath, Workspace};
 use crate::text::{PositionEncoding, TextRange};
 
@@ -244,7 +250,7 @@ async fn persist(context: &Context, plan: &Plan) {
     }
     match open {
         Some((path, text, version)) => {
-            let edits = markdown::status_edits(&text, plan);
+            let edits = markdown::edits_in_step(&text, plan);
             if edits.is_empty() {
                 return;
             }
@@ -274,15 +280,7 @@ async fn persist(context: &Context, plan: &Plan) {
             let _ = context.client.apply_edit(edit).await;
         }
         None => {
-            let current = std::fs::read_to_string(files.markdown()).unwrap_or_default();
-            let text = if current.is_empty() {
-                markdown::render(plan)
-            } else {
-                markdown::apply(&current, &markdown::status_edits(&current, plan))
-            };
-            if text != current {
-                let _ = disk.write_atomic(&files.markdown(), text.as_bytes());
-            }
+            let _ = files.save_in_step(&disk, plan);
         }
     }
 }
@@ -323,82 +321,66 @@ pub fn run(context: &Context, args: RunPlanArgs) -> Result<Value, RpcError> {
     Ok(json!({"session_id": args.session_id, "task": first}))
 }
 
+/// The editor's side of a plan's drive: each task a run of the editor's
+/// (progress, cancel, delivery as edits), the checklist kept in step
+/// through the editor when it is open.
+struct EditorPlan {
+    context: Context,
+    session_id: String,
+}
+
+type RunWait = Pin<Box<dyn Future<Output = Result<RunManifest, String>> + Send>>;
+
+impl PlanHost for EditorPlan {
+    type Wait = RunWait;
+
+    fn load(&self) -> Result<Plan, String> {
+        editor_plan(&self.context, &self.session_id).map_err(|error| error.message.into_owned())
+    }
+
+    async fn start(&self, request: LaunchRequest) -> Result<TaskRun<RunWait>, String> {
+        let started = runs::start_request(&self.context, request, None)
+            .map_err(|error| error.message.into_owned())?;
+        let ended = started.ended;
+        Ok(TaskRun {
+            run_id: started.run_id,
+            finished: Box::pin(async move {
+                ended
+                    .await
+                    .unwrap_or_else(|_| Err("the run's task was stopped".to_owned()))
+            }),
+        })
+    }
+
+    async fn persist(&self, plan: &Plan) {
+        persist(&self.context, plan).await;
+    }
+
+    fn current(&self) -> (Arc<Workspace>, Arc<Registry>) {
+        let mut session = lock(&self.context.session);
+        (Arc::new(session.workspace.clone()), session.recipes())
+    }
+
+    async fn note(&self, message: String) {
+        self.context
+            .client
+            .log_message(lsp::MessageType::INFO, message)
+            .await;
+    }
+}
+
 /// Runs `first`, then (unless `only`) every task that gets ready, one run
 /// at a time, until none is ready, one fails, or the plan is paused.
 async fn drive(context: Context, session_id: String, first: u32, only: bool) {
-    let mut next = Some(first);
-    while let Some(id) = next.take() {
-        let Ok(mut plan) = editor_plan(&context, &session_id) else {
-            return;
-        };
-        let Some(task) = plan.task(id).cloned() else {
-            return;
-        };
-        let request = RunRecipeArgs {
-            recipe: task.recipe_id.clone(),
-            task: Some(task.description.clone()),
-            args: task.args.clone(),
-            scene: None,
-            plan: Some(PlanLink {
-                session_id: session_id.clone(),
-                task_id: id,
-            }),
-        };
-        let run_id = match runs::start(&context, request, None) {
-            Ok(started) => started["run_id"].as_str().unwrap_or_default().to_owned(),
-            Err(error) => {
-                if let Some(task) = plan.task_mut(id) {
-                    task.status = TaskStatus::Failed;
-                }
-                plan.settle();
-                persist(&context, &plan).await;
-                let message = format!(
-                    "task {id} of plan {session_id} did not start: {}",
-                    error.message
-                );
-                context
-                    .client
-                    .show_message(lsp::MessageType::ERROR, message)
-                    .await;
-                return;
-            }
-        };
-        plan.status = "running".to_owned();
-        if let Some(task) = plan.task_mut(id) {
-            task.status = TaskStatus::Running;
-            task.run_id = Some(run_id.clone());
-        }
-        persist(&context, &plan).await;
-        // The run is done with once it has left the in-flight list: its
-        // result delivered, its findings published.
-        while context.runs.lock().contains_key(&run_id) {
-            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-        }
-        let (workspace, registry) = {
-            let mut session = lock(&context.session);
-            (session.workspace.clone(), session.recipes())
-        };
-        let finished = RunFiles::new(workspace.root(), &run_id).read_manifest();
-        let Ok(mut plan) = editor_plan(&context, &session_id) else {
-            return;
-        };
-        let outcome = match &finished {
-            Ok(finished) => plan.finish_task(id, finished, &registry, Some(&workspace)),
-            Err(_) => {
-                if let Some(task) = plan.task_mut(id) {
-                    task.status = TaskStatus::Failed;
-                    task.run_id = Some(run_id);
-                }
-                plan.settle();
-                TaskStatus::Failed
-            }
-        };
-        persist(&context, &plan).await;
-        // A split task's parts run on, like the tasks after a done one.
-        let split = plan.task(id).is_none();
-        if (outcome == TaskStatus::Done || split) && !only && plan.status == "running" {
-            next = plan.ready().first().copied();
-        }
+    let host = EditorPlan {
+        context: context.clone(),
+        session_id,
+    };
+    if let DriveEnd::Error(message) = driver::drive(&host, first, only).await {
+        context
+            .client
+            .show_message(lsp::MessageType::ERROR, message)
+            .await;
     }
 }
 

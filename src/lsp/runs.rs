@@ -22,26 +22,27 @@ use std::sync::{Arc, Mutex};
 
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
-use sha2::Digest;
-use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
+use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 use tower_lsp_server::Client;
 use tower_lsp_server::jsonrpc::{Error as RpcError, ErrorCode};
 use tower_lsp_server::ls_types::{self as lsp, Uri};
 
-use super::convert::{range, uri_for};
+use super::convert::{self, uri_for};
 use super::session::Session;
-use crate::engine::contract;
-use crate::engine::drafting;
-use crate::engine::events::{RunEvent, RunSink};
-use crate::engine::findings::{self, RunFindings};
+use crate::engine::delivery::{self, Applied, Decision, Placement};
+use crate::engine::events::RunEvent;
+use crate::engine::findings;
+use crate::engine::launch::{
+    self, CancelOutcome, LaunchError, LaunchRequest, PlanLink, RunEnd, RunHandle,
+};
 use crate::engine::model::Model;
 use crate::engine::prompts::Prompts;
 use crate::engine::recipe::Registry;
-use crate::engine::report::{self, Delivery, ReportInput};
+use crate::engine::report::{self, Delivery};
 use crate::engine::router;
 use crate::engine::runner::{self, RunError, Runner};
-use crate::engine::store::{self, CacheSlot, Disk, RunFiles, RunManifest, RunStatus};
+use crate::engine::store::{self, Disk, RunFiles, RunManifest, RunStatus};
 use crate::index::{SourceFile, Workspace};
 
 pub const RUN_RECIPE: &str = "controlRoom.runRecipe";
@@ -49,10 +50,14 @@ pub const CANCEL_RUN: &str = "controlRoom.cancelRun";
 pub const LIST_RUNS: &str = "controlRoom.listRuns";
 pub const OPEN_RUN: &str = "controlRoom.openRun";
 pub const DISMISS_FINDING: &str = "controlRoom.dismissFinding";
+pub const RESUME_RUN: &str = "controlRoom.resumeRun";
+pub const ROUTE: &str = "controlRoom.route";
 
 /// Every command the server executes.
 pub const COMMANDS: &[&str] = &[
     RUN_RECIPE,
+    RESUME_RUN,
+    ROUTE,
     CANCEL_RUN,
     LIST_RUNS,
     OPEN_RUN,
@@ -162,18 +167,16 @@ pub(super) struct RunRecipeArgs {
     pub(super) plan: Option<PlanLink>,
 }
 
-/// A run's plan task: the plan's id and the task's number.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(super) struct PlanLink {
-    pub(super) session_id: String,
-    pub(super) task_id: u32,
-}
-
 #[derive(Debug, Deserialize)]
 struct RunIdArgs {
     #[serde(alias = "runId")]
     run_id: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RouteArgs {
+    task: String,
 }
 
 #[derive(Debug, Deserialize)]
@@ -192,7 +195,17 @@ pub async fn execute(
         RUN_RECIPE => {
             let args = argument(RUN_RECIPE, arguments)?;
             let token = params.work_done_progress_params.work_done_token;
-            start(context, args, token).map(Some)
+            let started = start(context, args, token)?;
+            Ok(Some(json!({ "run_id": started.run_id })))
+        }
+        RESUME_RUN => {
+            let RunIdArgs { run_id } = argument(RESUME_RUN, arguments)?;
+            let token = params.work_done_progress_params.work_done_token;
+            resume(context, &run_id, token).map(Some)
+        }
+        ROUTE => {
+            let RouteArgs { task } = argument(ROUTE, arguments)?;
+            route(context, &task).map(Some)
         }
         CANCEL_RUN => {
             let RunIdArgs { run_id } = argument(CANCEL_RUN, arguments)?;
@@ -231,27 +244,19 @@ pub async fn execute(
     }
 }
 
-/// The scene as it stands: whether it exists, a digest of its text (the
-/// editor's if it is open, else the disk's), and its document version.
-#[derive(Clone, Debug, PartialEq)]
-struct SceneState {
-    digest: Option<[u8; 32]>,
-    version: Option<i32>,
-}
-
-fn scene_state(session: &Session, path: &str) -> SceneState {
+/// The writer's text of `path` (the editor's if it is open, else the
+/// disk's) and its document version.
+fn scene_now(session: &Session, path: &str) -> (Option<String>, Option<i32>) {
     let version = session.version(path);
-    let digest = if version.is_some() {
+    let text = if version.is_some() {
         session
             .workspace
             .file(path)
-            .map(|file| sha2::Sha256::digest(file.text.as_bytes()).into())
+            .map(|file| file.text.to_string())
     } else {
-        std::fs::read(session.workspace.absolute_path(path))
-            .ok()
-            .map(|bytes| sha2::Sha256::digest(&bytes).into())
+        std::fs::read_to_string(session.workspace.absolute_path(path)).ok()
     };
-    SceneState { digest, version }
+    (text, version)
 }
 
 /// Everything a run needs that was known when it started.
@@ -259,9 +264,32 @@ struct Started {
     manifest: RunManifest,
     label: String,
     scene_path: Option<String>,
-    before: Option<SceneState>,
+    /// The scene's document version when the run started.
+    version: Option<i32>,
     workspace: Arc<Workspace>,
     registry: Arc<Registry>,
+}
+
+/// A run this server started: its id, and what its end sends (the run's
+/// manifest once its result is delivered, or why it did not run).
+pub(super) struct StartedRun {
+    pub(super) run_id: String,
+    pub(super) ended: oneshot::Receiver<Result<RunManifest, String>>,
+}
+
+/// The recipes as the editor has them: project recipes open in the editor
+/// win over the disk.
+fn editor_registry(context: &Context) -> (Arc<Workspace>, Registry, Prompts) {
+    let (workspace, open_recipes) = {
+        let session = lock(&context.session);
+        (
+            Arc::new(session.workspace.clone()),
+            session.open_recipe_texts(),
+        )
+    };
+    let prompts = Prompts::load(workspace.root());
+    let registry = Registry::load_with_open(workspace.root(), &prompts, &open_recipes);
+    (workspace, registry, prompts)
 }
 
 /// `controlRoom.runRecipe`: creates the run and starts it in the background.
@@ -269,170 +297,224 @@ pub(super) fn start(
     context: &Context,
     request: RunRecipeArgs,
     client_token: Option<lsp::ProgressToken>,
-) -> Result<Value, RpcError> {
-    let (workspace, editor_llm, open_recipes) = {
-        let session = lock(&context.session);
-        (
-            Arc::new(session.workspace.clone()),
-            session.editor_llm.clone(),
-            session.open_recipe_texts(),
-        )
-    };
-    let root = workspace.root().to_path_buf();
-    let prompts = Prompts::load(&root);
-    let registry = Registry::load_with_open(&root, &prompts, &open_recipes);
-    let plan_link = request.plan.clone();
-    let mut args = request.args;
-    if let Some(scene) = request.scene.filter(|scene| !scene.trim().is_empty()) {
-        let key = if scene.ends_with(".md") {
-            "scene_path"
-        } else {
-            "scene_id"
-        };
-        args.entry(key).or_insert(Value::String(scene));
+) -> Result<StartedRun, RpcError> {
+    let launch_request = LaunchRequest {
+        recipe: request.recipe,
+        task: request.task,
+        description: None,
+        args: request.args,
+        plan: request.plan,
     }
-    let (recipe_id, description) = match (request.recipe, request.task) {
-        (Some(recipe_id), task) => {
-            let recipe = registry.get(&recipe_id).ok_or_else(|| {
-                let known: Vec<&str> = registry.recipes().map(|r| r.recipe_id.as_str()).collect();
-                invalid(format!(
-                    "no recipe `{recipe_id}`; the recipes are {}",
-                    known.join(", ")
-                ))
-            })?;
-            let description = task.unwrap_or_else(|| {
-                match args
-                    .get("scene_id")
-                    .or(args.get("scene_path"))
-                    .and_then(Value::as_str)
-                {
-                    Some(scene) => format!("{}: {scene}", recipe.label),
-                    None => recipe.label.clone(),
-                }
-            });
-            (recipe_id, description)
-        }
-        (None, Some(task)) => {
-            let routed = router::route(&registry, Some(&workspace), &task);
-            let recipe_id = routed
-                .recipe_id
-                .filter(|_| routed.routable)
-                .ok_or_else(|| invalid(routed.reason.clone()))?;
-            for (key, value) in routed.initial_args {
-                args.entry(key).or_insert(value);
-            }
-            (recipe_id, task)
-        }
-        (None, None) => {
-            return Err(invalid(format!(
-                "{RUN_RECIPE}: give a `recipe` id or a `task` to route"
-            )));
-        }
-    };
-    router::complete_args(&workspace, &mut args);
-    let scene_path = args
-        .get("scene_path")
-        .and_then(Value::as_str)
-        .map(str::to_owned);
-    let recipe = registry
-        .get(&recipe_id)
-        .cloned()
-        .expect("routed to a known recipe");
-    if drafting::drafts(&recipe) && scene_path.is_none() {
-        return Err(invalid(format!(
-            "{}: name the scene to draft (a scene id such as SCN-the-gate, or its path)",
-            recipe.label
-        )));
-    }
-    let model = connect(&root, editor_llm.as_ref()).map_err(|error| {
-        invalid(format!(
-            "{}: the model is not usable: {error}",
-            recipe.label
-        ))
-    })?;
+    .with_scene(request.scene.as_deref().unwrap_or_default());
+    start_request(context, launch_request, client_token)
+}
 
-    let (events, receiver) = unbounded_channel();
-    let registry = Arc::new(registry);
-    let runner = Runner {
-        workspace: workspace.clone(),
-        registry: registry.clone(),
-        prompts: Arc::new(prompts),
-        model: Some(model),
-        disk: Disk::default(),
-        sinks: vec![Arc::new(ProgressSink(events))],
-        reuse: true,
-    };
+/// Starts a run of `request` through the engine's launcher.
+pub(super) fn start_request(
+    context: &Context,
+    request: LaunchRequest,
+    client_token: Option<lsp::ProgressToken>,
+) -> Result<StartedRun, RpcError> {
+    let (workspace, registry, prompts) = editor_registry(context);
+    let plan = request.plan.clone();
+    let resolved =
+        launch::resolve(&registry, &workspace, request).map_err(|error| match error {
+            LaunchError::NothingToRun => invalid(format!("{RUN_RECIPE}: {error}")),
+            error => invalid(error.to_string()),
+        })?;
+    let runner = runner_for(
+        context,
+        workspace,
+        registry,
+        prompts,
+        &resolved.recipe.label,
+    )?;
     // One run of a recipe per scene at a time: checked and recorded under
     // one lock, so two quick clicks cannot both start.
     let mut in_flight = context.runs.lock();
-    if let Some((run_id, _)) = in_flight
-        .iter()
-        .find(|(_, run)| run.recipe_id == recipe_id && run.scene_path == scene_path)
-    {
-        let on = scene_path
+    refuse_twice(
+        &in_flight,
+        &resolved.recipe.recipe_id,
+        resolved.scene_path.as_deref(),
+        &resolved.recipe.label,
+    )?;
+    let (manifest, version) = {
+        let session = lock(&context.session);
+        let version = resolved
+            .scene_path
             .as_deref()
-            .map_or(String::new(), |path| format!(" on {path}"));
-        return Err(RpcError {
-            code: ErrorCode::InvalidRequest,
-            message: format!(
-                "“{}” is already running{on} (run {run_id}); cancel it or wait for it to finish",
-                recipe.label
-            )
-            .into(),
-            data: Some(json!({"run_id": run_id})),
-        });
-    }
-    let plan = plan_link
-        .as_ref()
-        .map(|link| crate::engine::runner::PlanTask {
-            session_id: &link.session_id,
-            task_id: link.task_id,
-        });
-    let manifest = runner
-        .create(&recipe_id, &description, args, plan)
-        .map_err(|error| invalid(format!("{}: {error}", recipe.label)))?;
-    let run_id = manifest.run_id.clone();
-    let before = scene_path
-        .as_deref()
-        .map(|path| scene_state(&lock(&context.session), path));
+            .and_then(|path| session.version(path));
+        let manifest = launch::create(&runner, &resolved, plan.as_ref(), |path| {
+            scene_now(&session, path).0
+        })
+        .map_err(|error| invalid(error.to_string()))?;
+        (manifest, version)
+    };
+    let started = Started {
+        label: resolved.label,
+        scene_path: resolved.scene_path,
+        version,
+        workspace: runner.workspace.clone(),
+        registry: runner.registry.clone(),
+        manifest,
+    };
+    Ok(begin(
+        context,
+        &mut in_flight,
+        runner,
+        started,
+        client_token,
+    ))
+}
+
+/// A runner for a run the editor starts, with the editor's model settings.
+fn runner_for(
+    context: &Context,
+    workspace: Arc<Workspace>,
+    registry: Registry,
+    prompts: Prompts,
+    label: &str,
+) -> Result<Runner, RpcError> {
+    let editor_llm = lock(&context.session).editor_llm.clone();
+    let model = connect(workspace.root(), editor_llm.as_ref())
+        .map_err(|error| invalid(format!("{label}: the model is not usable: {error}")))?;
+    Ok(Runner {
+        workspace,
+        registry: Arc::new(registry),
+        prompts: Arc::new(prompts),
+        model: Some(model),
+        disk: Disk::default(),
+        sinks: Vec::new(),
+        reuse: true,
+    })
+}
+
+/// Refuses a second run of a recipe on a scene while one is in flight.
+fn refuse_twice(
+    in_flight: &HashMap<String, InFlight>,
+    recipe_id: &str,
+    scene_path: Option<&str>,
+    label: &str,
+) -> Result<(), RpcError> {
+    let Some((run_id, _)) = in_flight
+        .iter()
+        .find(|(_, run)| run.recipe_id == recipe_id && run.scene_path.as_deref() == scene_path)
+    else {
+        return Ok(());
+    };
+    let on = scene_path.map_or(String::new(), |path| format!(" on {path}"));
+    Err(RpcError {
+        code: ErrorCode::InvalidRequest,
+        message: format!(
+            "“{label}” is already running{on} (run {run_id}); cancel it or wait for it to finish"
+        )
+        .into(),
+        data: Some(json!({"run_id": run_id})),
+    })
+}
+
+/// Records the run as in flight and executes it in the background.
+fn begin(
+    context: &Context,
+    in_flight: &mut HashMap<String, InFlight>,
+    runner: Runner,
+    started: Started,
+    client_token: Option<lsp::ProgressToken>,
+) -> StartedRun {
+    let run_id = started.manifest.run_id.clone();
     let created = client_token.is_none();
     let token = client_token
         .unwrap_or_else(|| lsp::ProgressToken::String(format!("control-room/run/{run_id}")));
     let cancel = CancellationToken::new();
-    let label = match scene_path.as_deref() {
-        Some(path) => format!("{}: {}", recipe.label, crate::index::file::file_stem(path)),
-        None => recipe.label.clone(),
-    };
     in_flight.insert(
         run_id.clone(),
         InFlight {
-            recipe_id: recipe_id.clone(),
-            label: label.clone(),
-            scene_path: scene_path.clone(),
+            recipe_id: started.manifest.recipe_id.clone(),
+            label: started.label.clone(),
+            scene_path: started.scene_path.clone(),
             cancel: cancel.clone(),
             token: token.clone(),
             step: "starting".into(),
         },
     );
-    drop(in_flight);
+    let (sender, ended) = oneshot::channel();
+    let context = context.clone();
+    let task_run_id = run_id.clone();
+    tokio::spawn(async move {
+        let handle = launch::spawn(runner, &task_run_id, cancel);
+        drive(&context, started, handle, token, created, sender).await;
+    });
+    StartedRun { run_id, ended }
+}
+
+/// `controlRoom.resumeRun`: goes on with a run that is not done (after a
+/// failure, a stop, a crash or a cancel) from its first unfinished step,
+/// like `runs resume`.
+fn resume(
+    context: &Context,
+    run_id: &str,
+    client_token: Option<lsp::ProgressToken>,
+) -> Result<Value, RpcError> {
+    let (workspace, registry, prompts) = editor_registry(context);
+    let manifest = RunFiles::new(workspace.root(), run_id)
+        .read_manifest()
+        .map_err(|_| invalid(format!("no run `{run_id}` in this workspace")))?;
+    // A failed or cancelled run goes on from its first unfinished step.
+    if manifest.status == RunStatus::Done {
+        return Err(invalid(
+            RunError::Finished {
+                run_id: run_id.to_owned(),
+                status: manifest.status.as_str(),
+            }
+            .to_string(),
+        ));
+    }
+    let recipe = registry
+        .get(&manifest.recipe_id)
+        .cloned()
+        .ok_or_else(|| invalid(RunError::UnknownRecipe(manifest.recipe_id.clone()).to_string()))?;
+    let scene_path = manifest
+        .task
+        .initial_args
+        .get("scene_path")
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    let runner = runner_for(context, workspace, registry, prompts, &recipe.label)?;
+    let mut in_flight = context.runs.lock();
+    if in_flight.contains_key(run_id) {
+        return Err(invalid(format!("run {run_id} is already running")));
+    }
+    refuse_twice(
+        &in_flight,
+        &recipe.recipe_id,
+        scene_path.as_deref(),
+        &recipe.label,
+    )?;
+    let version = scene_path
+        .as_deref()
+        .and_then(|path| lock(&context.session).version(path));
+    let label = match scene_path.as_deref() {
+        Some(path) => format!("{}: {}", recipe.label, crate::index::file::file_stem(path)),
+        None => recipe.label.clone(),
+    };
     let started = Started {
-        manifest,
         label,
         scene_path,
-        before,
-        workspace,
-        registry,
+        version,
+        workspace: runner.workspace.clone(),
+        registry: runner.registry.clone(),
+        manifest,
     };
-    tokio::spawn(drive(
-        context.clone(),
-        runner,
-        started,
-        cancel,
-        token,
-        created,
-        receiver,
-    ));
-    Ok(json!({ "run_id": run_id }))
+    let started = begin(context, &mut in_flight, runner, started, client_token);
+    Ok(json!({ "run_id": started.run_id }))
+}
+
+/// `controlRoom.route`: which recipe a task in words goes to, as
+/// `control-room route` prints it.
+fn route(context: &Context, task: &str) -> Result<Value, RpcError> {
+    let (workspace, registry, _) = editor_registry(context);
+    serde_json::to_value(router::route(&registry, Some(&workspace), task))
+        .map_err(|error| invalid(format!("{ROUTE}: {error}")))
 }
 
 /// The model for agents: `[llm]` of `control-room.toml`, the editor's
@@ -444,15 +526,6 @@ pub(super) fn connect(
     let env = |name: &str| std::env::var(name).ok();
     let config = crate::llm::workspace_config(root, editor, &env)?;
     crate::llm::connect(&config, root, &env, None)
-}
-
-/// Hands the runner's events to the task that reports progress.
-struct ProgressSink(UnboundedSender<RunEvent>);
-
-impl RunSink for ProgressSink {
-    fn event(&self, event: &RunEvent) {
-        let _ = self.0.send(event.clone());
-    }
 }
 
 /// `$/progress` of one run; silent when the client does not do progress.
@@ -532,33 +605,21 @@ struct Outcome {
     show: Option<Uri>,
 }
 
-/// Runs a run to its end and delivers what it leaves.
+/// Runs a run to its end and delivers what it leaves; sends `ended` the
+/// run's manifest, or why it did not run.
 async fn drive(
-    context: Context,
-    runner: Runner,
+    context: &Context,
     started: Started,
-    cancel: CancellationToken,
+    mut handle: RunHandle,
     token: lsp::ProgressToken,
     create: bool,
-    mut events: UnboundedReceiver<RunEvent>,
+    ended: oneshot::Sender<Result<RunManifest, String>>,
 ) {
     let run_id = started.manifest.run_id.clone();
-    let progress = Progress::begin(&context, token, create, &started.label).await;
-    // The runner is moved into its own task: when that task ends, however
-    // it ends, the runner and with it the event sender are dropped, so the
-    // forwarding below drains every event before progress ends.
-    let execution = {
-        let run_id = run_id.clone();
-        tokio::spawn(async move {
-            if cfg!(debug_assertions)
-                && std::env::var("CONTROL_ROOM_TEST_PANIC_IN").is_ok_and(|wanted| wanted == "run")
-            {
-                panic!("panic requested in run {run_id}");
-            }
-            runner.execute(&run_id, cancel).await
-        })
-    };
-    while let Some(event) = events.recv().await {
+    let progress = Progress::begin(context, token, create, &started.label).await;
+    // The channel closes when the run's task ends, however it ends, so
+    // every event is forwarded before progress ends.
+    while let Some(event) = handle.events.recv().await {
         let report = match event {
             RunEvent::StepStarted {
                 index,
@@ -580,25 +641,32 @@ async fn drive(
             progress.report(message, percentage).await;
         }
     }
-    let outcome = match execution.await {
-        Ok(Ok(manifest)) => finish(&context, &started, manifest).await,
-        Ok(Err(error)) => failed_to_run(&started, &error),
-        Err(join) => {
-            let reason = if join.is_panic() {
-                let panic = join.into_panic();
-                super::server::panic_message(&panic)
-            } else {
-                "the run's task was stopped".to_owned()
-            };
-            crashed(&started, &reason)
+    let root = started.workspace.root().to_path_buf();
+    let recipe = started.registry.get(&started.manifest.recipe_id);
+    let (outcome, result) = match handle.finish().await {
+        RunEnd::Ended(manifest) => {
+            let outcome = finish(context, &started, &manifest).await;
+            (outcome, Ok(*manifest))
+        }
+        RunEnd::NotRun(error) => {
+            let reason = error.to_string();
+            delivery::conclude_failed(&root, recipe, &started.manifest, &reason);
+            (failed(&started, &reason), Err(reason))
+        }
+        RunEnd::Crashed(reason) => {
+            delivery::conclude_failed(&root, recipe, &started.manifest, &reason);
+            (failed(&started, &reason), Err(reason))
         }
     };
     // Out of the in-flight list before the progress ends, so a client that
     // starts the same run again on seeing the end is not refused.
     context.runs.lock().remove(&run_id);
+    // Whoever waits for the run (a plan) goes on now: its result is
+    // delivered and its findings published.
+    let _ = ended.send(result);
     progress.end(outcome.summary.clone()).await;
     if let Some(uri) = outcome.show {
-        show(&context, uri, false).await;
+        show(context, uri, false).await;
     }
     if let Some((kind, text, actions)) = outcome.message {
         // Answered whenever the writer gets to it; nothing waits for it.
@@ -640,82 +708,21 @@ pub(super) async fn show(context: &Context, uri: Uri, take_focus: bool) {
 
 /// A run that ended (done, failed or cancelled): deliver its result,
 /// publish its findings, write its report.
-async fn finish(context: &Context, started: &Started, manifest: RunManifest) -> Outcome {
+async fn finish(context: &Context, started: &Started, manifest: &RunManifest) -> Outcome {
     let root = started.workspace.root().to_path_buf();
-    let files = RunFiles::new(&root, &manifest.run_id);
-    let cache = files.read_cache().unwrap_or_default();
-    let steps = files.read_steps();
     let recipe = started.registry.get(&manifest.recipe_id);
-    let result_step = recipe.and_then(drafting::result_step);
-    let draft = result_step.and_then(|step| match cache.get(&step.output_slot) {
-        Some(CacheSlot::Artifact { text, .. }) => Some(text.clone()),
-        _ => None,
-    });
-    let dod_issue = report::dod_issue(&root, &manifest.run_id);
-
-    // Deliver the draft, if this run made one and finished well.
-    let mut delivered: Option<(String, String)> = None; // (path, text)
-    let delivery = match (manifest.status, &draft, &started.scene_path) {
-        (RunStatus::Done, Some(draft), Some(scene_path)) => {
-            let (delivery, landed) =
-                deliver(context, started, &manifest, &cache, scene_path, draft).await;
-            delivered = landed;
-            delivery
-        }
-        (RunStatus::Done, _, _) if result_step.is_none() => Delivery::Report,
-        (RunStatus::Cancelled, _, _) => {
-            Delivery::Withheld("because the run was cancelled".to_owned())
-        }
-        _ if dod_issue.is_some() => {
-            Delivery::Withheld("because the Definition of Done failed".to_owned())
-        }
-        _ => Delivery::Withheld("because the run did not finish".to_owned()),
-    };
-
-    // Findings, checked against the text the writer will see.
-    let default_file = delivered
-        .as_ref()
-        .map(|(path, _)| path.clone())
-        .or_else(|| started.scene_path.clone());
-    let slots: std::collections::BTreeMap<String, Value> = cache
-        .iter()
-        .filter_map(|(name, slot)| match slot {
-            CacheSlot::Artifact { text, .. } => Some((name.clone(), contract::stored_json(text)?)),
-            CacheSlot::Pointer { .. } => None,
-        })
-        .collect();
-    let mut run_findings = {
+    let applied = deliver(context, started, manifest).await;
+    let concluded = {
         let session = lock(&context.session);
         let text_of = |path: &str| -> Option<String> {
-            if let Some((landed, text)) = &delivered
-                && landed == path
-            {
-                return Some(text.clone());
-            }
             session
                 .workspace
                 .file(path)
                 .map(|file| file.text.to_string())
         };
-        findings::collect(&manifest, &steps, &slots, default_file.as_deref(), &text_of)
+        delivery::conclude(&root, recipe, manifest, &applied, &text_of)
     };
-    let receipts = crate::engine::audit::receipt_paths(&root, &manifest.run_id);
-    let text = report::render(
-        &ReportInput {
-            manifest: &manifest,
-            recipe,
-            steps: &steps,
-            cache: &cache,
-            delivery: &delivery,
-            result_slot: result_step.map(|step| step.output_slot.as_str()),
-            agent_receipts: &receipts,
-            dod_issue: dod_issue.as_deref(),
-        },
-        &mut run_findings,
-    );
-    let disk = Disk::default();
-    let report_path = report::write(&root, &disk, &manifest.run_id, &text);
-    if let Err(error) = findings::write(&root, &disk, &run_findings) {
+    if let Err(error) = &concluded.findings_written {
         context
             .client
             .log_message(
@@ -727,17 +734,29 @@ async fn finish(context: &Context, started: &Started, manifest: RunManifest) -> 
             )
             .await;
     }
-    let shown = run_findings.findings.len();
+    let shown = concluded.findings.findings.len();
     let store = lock(&context.session).findings.clone();
     store
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
-        .insert(run_findings);
+        .insert(concluded.findings);
     (context.republish)();
-
-    let report_uri = report_path
+    let report_uri = concluded
+        .report
         .ok()
         .and_then(|path| uri_for(&started.workspace, &path));
+    outcome(started, manifest, &applied.delivery, report_uri, shown)
+}
+
+/// What the writer is told of a run that ended.
+fn outcome(
+    started: &Started,
+    manifest: &RunManifest,
+    delivery: &Delivery,
+    report_uri: Option<Uri>,
+    shown: usize,
+) -> Outcome {
+    let dod_issue = report::dod_issue(started.workspace.root(), &manifest.run_id);
     let report_action = |actions: &mut Vec<(String, Uri)>| {
         if let Some(uri) = &report_uri {
             actions.push(("Open report".to_owned(), uri.clone()));
@@ -749,7 +768,7 @@ async fn finish(context: &Context, started: &Started, manifest: RunManifest) -> 
         1 => ", 1 finding".to_owned(),
         n => format!(", {n} findings"),
     };
-    match (manifest.status, &delivery) {
+    match (manifest.status, delivery) {
         (RunStatus::Done, Delivery::Scene(path)) => Outcome {
             summary: format!("done: {path}{findings_note}"),
             message: None,
@@ -811,169 +830,125 @@ async fn finish(context: &Context, started: &Started, manifest: RunManifest) -> 
     }
 }
 
-/// Puts the draft into the scene through the editor, or beside it.
-/// Returns the delivery and, when the draft landed, (its path, its text).
-async fn deliver(
-    context: &Context,
-    started: &Started,
-    manifest: &RunManifest,
-    cache: &store::Cache,
-    scene_path: &str,
-    draft: &str,
-) -> (Delivery, Option<(String, String)>) {
-    let brief = started
-        .registry
-        .get(&manifest.recipe_id)
-        .and_then(|recipe| drafting::run_draft(recipe, cache).1);
-    let scene_id = manifest
-        .task
-        .initial_args
-        .get("scene_id")
-        .and_then(Value::as_str)
-        .map_or_else(
-            || crate::index::file::file_stem(scene_path).to_owned(),
-            str::to_owned,
-        );
+/// Puts the run's draft where the engine decides: into the scene through
+/// the editor, or beside it on the disk when the scene changed or the
+/// editor refuses.
+async fn deliver(context: &Context, started: &Started, manifest: &RunManifest) -> Applied {
+    let root = started.workspace.root();
+    let recipe = started.registry.get(&manifest.recipe_id);
+    let cache = RunFiles::new(root, &manifest.run_id)
+        .read_cache()
+        .unwrap_or_default();
     // Decide and build the edit under the lock, so the state it is built
     // on is the state that was checked.
-    let plan = {
+    let (decision, edit) = {
         let session = lock(&context.session);
-        let now = scene_state(&session, scene_path);
-        let before = started.before.clone().unwrap_or(SceneState {
-            digest: None,
-            version: None,
-        });
-        let workspace = &session.workspace;
-        let new_text = |existing: Option<&SourceFile>| match existing {
-            Some(file) => {
-                let (range, body) = drafting::replacement_body(file, draft);
-                format!("{}{body}", &file.text[..range.start])
-            }
-            None => drafting::new_scene_text(workspace, &scene_id, brief.as_deref(), draft),
-        };
-        if now.digest != before.digest {
-            let existing = workspace.file(scene_path).map(Arc::as_ref);
-            Err((
-                "the scene changed while the run worked".to_owned(),
-                new_text(existing.filter(|_| before.digest.is_some())),
-            ))
-        } else {
-            match before.digest {
-                Some(_) => {
-                    let file = workspace.file(scene_path).cloned().unwrap_or_else(|| {
-                        // Not indexed (yet): read it as the disk has it.
-                        Arc::new(SourceFile::read(
-                            workspace.root(),
-                            scene_path.into(),
-                            &workspace.config().paths,
-                        ))
-                    });
-                    let (replace, body) = drafting::replacement_body(&file, draft);
-                    let text = new_text(Some(&file));
-                    // The version the run started from; if only the version
-                    // moved (an edit undone), the text is the same and the
-                    // current version is the one the editor will accept.
-                    let version = now.version.or(before.version);
-                    Ok(EditPlan::Replace {
-                        range: range(&file, replace, session.encoding),
-                        body,
-                        version,
-                        text,
-                    })
-                }
-                None => Ok(EditPlan::Create {
-                    text: new_text(None),
-                }),
-            }
-        }
-    };
-    let Some(uri) = uri_for(&started.workspace, scene_path) else {
-        return (
-            Delivery::Withheld(format!("because {scene_path} cannot be named as a URI")),
-            None,
+        let scene = manifest
+            .task
+            .initial_args
+            .get("scene_path")
+            .and_then(Value::as_str);
+        let (text, version) = scene.map_or((None, None), |path| scene_now(&session, path));
+        let decision = delivery::decide(
+            &session.workspace,
+            recipe,
+            manifest,
+            &cache,
+            text.as_deref(),
         );
-    };
-    let outcome = match plan {
-        Err((reason, text)) => Err((reason, text)),
-        Ok(plan) => apply(context, uri, plan, started.workspace.root(), scene_path).await,
-    };
-    match outcome {
-        Ok(text) => {
-            // A file the editor does not have open learns its new text now;
-            // the editor's didOpen or a watched-file event will confirm it.
-            let mut session = lock(&context.session);
-            if session.version(scene_path).is_none() {
-                let paths = session.workspace.config().paths.clone();
-                let file = SourceFile::parse(scene_path.into(), text.clone().into(), &paths);
-                session.workspace.insert_file(file);
-                session.generation += 1;
-            }
-            (
-                Delivery::Scene(scene_path.to_owned()),
-                Some((scene_path.to_owned(), text)),
-            )
-        }
-        Err((reason, text)) => {
-            let beside = drafting::beside_path(scene_path, &manifest.run_id);
-            let absolute = started.workspace.absolute_path(&beside);
-            match Disk::default().write_atomic(&absolute, text.as_bytes()) {
-                Ok(()) => {
-                    lock(&context.session).reload_from_disk(&beside.as_str().into());
-                    (
-                        Delivery::Beside {
-                            path: beside.clone(),
-                            reason,
-                        },
-                        Some((beside, text)),
-                    )
-                }
-                Err(error) => (
-                    Delivery::Withheld(format!(
-                        "because {reason}, and {beside} cannot be written ({error}); the draft is in the run's cache.json"
-                    )),
-                    None,
+        let edit = match &decision {
+            Decision::Draft(Placement::Replace { range, body, .. }) => Some(EditPlan::Replace {
+                range: convert::range_in_text(
+                    text.as_deref().unwrap_or_default(),
+                    *range,
+                    session.encoding,
                 ),
+                body: body.clone(),
+                // The text is the one the run started from; if only the
+                // version moved (an edit undone), the current version is
+                // the one the editor will accept.
+                version: version.or(started.version),
+            }),
+            Decision::Draft(Placement::Create { text, .. }) => {
+                Some(EditPlan::Create { text: text.clone() })
             }
-        }
+            _ => None,
+        };
+        (decision, edit)
+    };
+    let placement = match decision {
+        Decision::Draft(placement) => placement,
+        other => return Applied::nothing(&other),
+    };
+    let scene_path = placement.scene_path().to_owned();
+    let placement = match (edit, uri_for(&started.workspace, &scene_path)) {
+        (Some(edit), Some(uri)) => match apply(context, uri, edit, root, &scene_path).await {
+            Ok(()) => {
+                let text = placement.text().to_owned();
+                // A file the editor does not have open learns its new text
+                // now; the editor's didOpen or a watched-file event confirms it.
+                let mut session = lock(&context.session);
+                if session.version(&scene_path).is_none() {
+                    let paths = session.workspace.config().paths.clone();
+                    let file =
+                        SourceFile::parse(scene_path.as_str().into(), text.clone().into(), &paths);
+                    session.workspace.insert_file(file);
+                    session.generation += 1;
+                }
+                return Applied {
+                    delivery: Delivery::Scene(scene_path.clone()),
+                    landed: Some((scene_path, text)),
+                };
+            }
+            Err(reason) => placement.beside(&manifest.run_id, reason),
+        },
+        (Some(_), None) => placement.beside(
+            &manifest.run_id,
+            format!("{scene_path} cannot be named as a URI"),
+        ),
+        (None, _) => placement,
+    };
+    let applied = delivery::apply_on_disk(root, &Disk::default(), &manifest.run_id, placement);
+    if let Delivery::Beside { path, .. } = &applied.delivery {
+        lock(&context.session).reload_from_disk(&path.as_str().into());
     }
+    applied
 }
 
-/// The edit that delivers a draft.
+/// The edit that delivers a draft, or a conference's transcript.
 pub(super) enum EditPlan {
     /// An existing scene: its body replaced, at the version it was read.
     Replace {
         range: lsp::Range,
         body: String,
         version: Option<i32>,
-        /// The whole text after the edit.
-        text: String,
     },
-    /// A new scene file.
+    /// A new file.
     Create { text: String },
 }
 
-/// Sends the edit; the scene's new text when the editor applied it, else
-/// why not and the text to keep beside the scene.
+/// Sends the edit; `Err` with why when the editor did not apply it (then
+/// the caller keeps the text elsewhere). A client that cannot create files
+/// through an edit gets the new file written here, only where no file is.
 pub(super) async fn apply(
     context: &Context,
     uri: Uri,
     plan: EditPlan,
     root: &Path,
-    scene_path: &str,
-) -> Result<String, (String, String)> {
+    path: &str,
+) -> Result<(), String> {
     let support = context.support;
-    let (edit, text) = match plan {
+    let edit = match plan {
         EditPlan::Replace {
             range,
             body,
             version,
-            text,
         } => {
             let edits = vec![lsp::TextEdit {
                 range,
                 new_text: body,
             }];
-            let edit = if support.document_changes {
+            if support.document_changes {
                 lsp::WorkspaceEdit {
                     document_changes: Some(lsp::DocumentChanges::Edits(vec![
                         lsp::TextDocumentEdit {
@@ -991,28 +966,23 @@ pub(super) async fn apply(
                     changes: Some([(uri, edits)].into_iter().collect()),
                     ..lsp::WorkspaceEdit::default()
                 }
-            };
-            (edit, text)
+            }
         }
         EditPlan::Create { text } => {
             if !(support.document_changes && support.create_files) {
-                // The client cannot create files through an edit: write the
-                // new file here (it does not exist, so nothing is lost).
-                let absolute: PathBuf = root.join(scene_path);
-                if absolute.exists() {
-                    return Err(("the scene file appeared while the run worked".into(), text));
-                }
+                // The client cannot create files through an edit: create
+                // the file here, only if none is there (nothing is lost).
+                let absolute: PathBuf = root.join(path);
                 if let Some(parent) = absolute.parent() {
                     let _ = std::fs::create_dir_all(parent);
                 }
-                return match Disk::default().write_atomic(&absolute, text.as_bytes()) {
-                    Ok(()) => Ok(text),
-                    Err(error) => {
-                        Err((format!("the scene file cannot be written ({error})"), text))
-                    }
+                return match Disk::default().create_new(&absolute, text.as_bytes()) {
+                    Ok(true) => Ok(()),
+                    Ok(false) => Err("the file appeared while the run worked".into()),
+                    Err(error) => Err(format!("the file cannot be written ({error})")),
                 };
             }
-            let edit = lsp::WorkspaceEdit {
+            lsp::WorkspaceEdit {
                 document_changes: Some(lsp::DocumentChanges::Operations(vec![
                     lsp::DocumentChangeOperation::Op(lsp::ResourceOp::Create(lsp::CreateFile {
                         uri: uri.clone(),
@@ -1029,57 +999,31 @@ pub(super) async fn apply(
                         },
                         edits: vec![lsp::OneOf::Left(lsp::TextEdit {
                             range: lsp::Range::default(),
-                            new_text: text.clone(),
+                            new_text: text,
                         })],
                     }),
                 ])),
                 ..lsp::WorkspaceEdit::default()
-            };
-            (edit, text)
+            }
         }
     };
     match context.client.apply_edit(edit).await {
-        Ok(response) if response.applied => Ok(text),
-        Ok(response) => Err((
-            match response.failure_reason {
-                Some(reason) if !reason.trim().is_empty() => {
-                    format!("the editor did not apply the edit ({reason})")
-                }
-                _ => "the editor did not apply the edit".to_owned(),
-            },
-            text,
-        )),
-        Err(error) => Err((
-            format!("the editor did not apply the edit ({})", error.message),
-            text,
+        Ok(response) if response.applied => Ok(()),
+        Ok(response) => Err(match response.failure_reason {
+            Some(reason) if !reason.trim().is_empty() => {
+                format!("the editor did not apply the edit ({reason})")
+            }
+            _ => "the editor did not apply the edit".to_owned(),
+        }),
+        Err(error) => Err(format!(
+            "the editor did not apply the edit ({})",
+            error.message
         )),
     }
 }
 
-/// The engine could not run the run at all (its files, its lock).
-fn failed_to_run(started: &Started, error: &RunError) -> Outcome {
-    failed(started, &error.to_string())
-}
-
-/// The run's task panicked: the run is marked failed so it can be resumed.
-fn crashed(started: &Started, reason: &str) -> Outcome {
-    let reason = format!("internal error: {reason}");
-    let files = RunFiles::new(started.workspace.root(), &started.manifest.run_id);
-    if let Ok(mut manifest) = files.read_manifest()
-        && !manifest.status.is_finished()
-    {
-        manifest.status = RunStatus::Failed;
-        manifest.error = Some(reason.clone());
-        manifest.updated_at = runner::now();
-        manifest.completed_at = Some(manifest.updated_at.clone());
-        let _ = files.write_manifest(&Disk::default(), &manifest);
-    }
-    failed(started, &reason)
-}
-
-/// A run that ended without reporting itself: its report and its message.
+/// A run that ended without reporting itself: its message.
 fn failed(started: &Started, reason: &str) -> Outcome {
-    write_failure_report(started, reason);
     Outcome {
         summary: format!("failed: {reason}"),
         message: Some((
@@ -1091,38 +1035,6 @@ fn failed(started: &Started, reason: &str) -> Outcome {
     }
 }
 
-/// A report for a run that never got to report itself.
-fn write_failure_report(started: &Started, reason: &str) {
-    let root = started.workspace.root();
-    let files = RunFiles::new(root, &started.manifest.run_id);
-    let manifest = files
-        .read_manifest()
-        .unwrap_or_else(|_| started.manifest.clone());
-    let mut empty = RunFindings {
-        version: 1,
-        run_id: manifest.run_id.clone(),
-        recipe_id: manifest.recipe_id.clone(),
-        scene_path: started.scene_path.clone(),
-        completed_at: manifest.completed_at.clone(),
-        findings: Vec::new(),
-        dropped: Vec::new(),
-    };
-    let text = report::render(
-        &ReportInput {
-            manifest: &manifest,
-            recipe: started.registry.get(&manifest.recipe_id),
-            steps: &files.read_steps(),
-            cache: &files.read_cache().unwrap_or_default(),
-            delivery: &Delivery::Withheld(format!("because {reason}")),
-            result_slot: None,
-            agent_receipts: &[],
-            dod_issue: None,
-        },
-        &mut empty,
-    );
-    let _ = report::write(root, &Disk::default(), &manifest.run_id, &text);
-}
-
 /// `controlRoom.cancelRun`: stops a run of this server, asks another
 /// process to stop its run, or marks a run nobody runs as cancelled.
 fn cancel(context: &Context, run_id: &str) -> Result<Value, RpcError> {
@@ -1131,31 +1043,14 @@ fn cancel(context: &Context, run_id: &str) -> Result<Value, RpcError> {
         return Ok(json!({"run_id": run_id, "status": "cancelling"}));
     }
     let root = lock(&context.session).workspace.root().to_path_buf();
-    let files = RunFiles::new(&root, run_id);
-    let mut manifest = files
-        .read_manifest()
-        .map_err(|_| invalid(format!("no run `{run_id}` in this workspace")))?;
-    if manifest.status.is_finished() {
-        return Ok(json!({"run_id": run_id, "status": manifest.status.as_str()}));
-    }
-    let disk = Disk::default();
-    let io = |error: std::io::Error| invalid(format!("run {run_id}: {error}"));
-    match files.try_lock().map_err(io)? {
-        Some(_lock) => {
-            manifest.status = RunStatus::Cancelled;
-            manifest.phase = None;
-            manifest.updated_at = runner::now();
-            manifest.completed_at = Some(manifest.updated_at.clone());
-            manifest.error = Some("cancelled while no process was running it".into());
-            files.write_manifest(&disk, &manifest).map_err(io)?;
-            Ok(json!({"run_id": run_id, "status": "cancelled"}))
-        }
-        None => {
-            disk.write_atomic(&files.cancel_request(), b"cancel\n")
-                .map_err(io)?;
-            Ok(json!({"run_id": run_id, "status": "cancelling"}))
-        }
-    }
+    let status = match launch::cancel_elsewhere(&root, run_id)
+        .map_err(|error| invalid(error.to_string()))?
+    {
+        CancelOutcome::AlreadyFinished(status) => status.as_str(),
+        CancelOutcome::Cancelled => "cancelled",
+        CancelOutcome::Requested => "cancelling",
+    };
+    Ok(json!({"run_id": run_id, "status": status}))
 }
 
 /// `controlRoom.listRuns`: every run of the workspace, newest first, with

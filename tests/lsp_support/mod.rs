@@ -224,6 +224,33 @@ impl Client {
             .clone()
     }
 
+    /// Like [`Client::diagnostics_for`], but also takes a publication seen
+    /// since `mark` (a length of `seen`), for one that may have arrived
+    /// while a request was waiting for its answer.
+    pub fn diagnostics_since(
+        &mut self,
+        mark: usize,
+        uri: &str,
+        mut wanted: impl FnMut(&[Value]) -> bool,
+    ) -> Value {
+        let mut matches = |message: &Value| {
+            message["method"] == "textDocument/publishDiagnostics"
+                && message["params"]["uri"] == uri
+                && wanted(
+                    message["params"]["diagnostics"]
+                        .as_array()
+                        .map_or(&[], Vec::as_slice),
+                )
+        };
+        if let Some(found) = self.seen[mark.min(self.seen.len())..]
+            .iter()
+            .find(|message| matches(message))
+        {
+            return found["params"].clone();
+        }
+        self.wait_for(matches)["params"].clone()
+    }
+
     pub fn initialize(&mut self, root: &Path, capabilities: Value) -> Value {
         let result = self.request(
             "initialize",

@@ -309,6 +309,24 @@ pub fn merge(plan: &Plan, parsed: &Parsed) -> Plan {
     merged
 }
 
+/// The edits that bring the checklist `text` in step with `plan`: only its
+/// boxes and state lines ([`status_edits`]) while it lists the plan's
+/// tasks, else (a task was split, or added) the whole checklist rendered
+/// anew.
+pub fn edits_in_step(text: &str, plan: &Plan) -> Vec<(TextRange, String)> {
+    let parsed = parse(text);
+    let listed: std::collections::BTreeSet<u32> = parsed.lines.keys().copied().collect();
+    let planned: std::collections::BTreeSet<u32> = plan.tasks.iter().map(|task| task.id).collect();
+    if text.trim().is_empty() || listed != planned {
+        let rendered = render(plan);
+        if rendered == text {
+            return Vec::new();
+        }
+        return vec![(TextRange::new(0, text.len()), rendered)];
+    }
+    status_edits(text, plan)
+}
+
 /// The edits that bring `text`'s boxes and its `status` and `run` fields in
 /// line with `plan`, leaving every other line as the writer wrote it (their
 /// notes, their order, their wording). Byte ranges, in order, never

@@ -14,6 +14,7 @@
 //! `markdown` renders and reads `plan.md`; [`PlanFiles`] keeps the two files
 //! in step, each written atomically.
 
+pub mod driver;
 pub mod markdown;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -591,6 +592,20 @@ impl PlanFiles {
     pub fn save(&self, disk: &Disk, plan: &Plan) -> std::io::Result<()> {
         self.save_json(disk, plan)?;
         disk.write_atomic(&self.markdown(), markdown::render(plan).as_bytes())
+    }
+
+    /// Writes `plan.json`, then brings `plan.md` in step by changing only
+    /// its boxes and its `status`, `run`, `question` and `issue` lines, so
+    /// the writer's notes in it stay (a missing `plan.md`, or one whose
+    /// tasks are no longer the plan's, is rendered whole).
+    pub fn save_in_step(&self, disk: &Disk, plan: &Plan) -> std::io::Result<()> {
+        self.save_json(disk, plan)?;
+        let current = std::fs::read_to_string(self.markdown()).unwrap_or_default();
+        let text = markdown::apply(&current, &markdown::edits_in_step(&current, plan));
+        if text == current {
+            return Ok(());
+        }
+        disk.write_atomic(&self.markdown(), text.as_bytes())
     }
 
     /// Writes `plan.json` alone, atomically (the writer's `plan.md` was

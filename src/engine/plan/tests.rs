@@ -285,6 +285,24 @@ fn status_edits_touch_only_boxes_status_and_run_lines() {
     assert!(markdown::status_edits(&edited, &plan).is_empty());
 }
 
+#[test]
+fn a_checklist_whose_tasks_were_split_is_rendered_anew_when_kept_in_step() {
+    let text = "- [ ] 1. Draft the reckoning\n  - status: running\n  my note\n";
+    let mut plan = plan(vec![task(1, "Draft the reckoning", &[])]);
+    plan.tasks[0].status = TaskStatus::Done;
+    // The same tasks: only the box and the state lines change.
+    let edits = markdown::edits_in_step(text, &plan);
+    assert!(markdown::apply(text, &edits).contains("  my note\n"));
+    // Task 1 split into 2 and 3: the checklist lists them.
+    let split = self::plan(vec![
+        task(2, "Draft the reckoning: the judgement", &[]),
+        task(3, "Draft the reckoning: the road", &[2]),
+    ]);
+    let edited = markdown::apply(text, &markdown::edits_in_step(text, &split));
+    assert_eq!(edited, markdown::render(&split));
+    assert!(markdown::edits_in_step(&edited, &split).is_empty());
+}
+
 fn finished(status: RunStatus, error: Option<&str>, review: Option<ReviewState>) -> RunManifest {
     serde_json::from_value(serde_json::json!({
         "run_id": "run_aaaaaaaaaaaa",
