@@ -71,7 +71,7 @@ impl<'a> ToolArgs<'a> {
         let Some(path) = self.string(name)? else {
             return Ok(None);
         };
-        check_relative_path(path).map_err(|message| Self::bad(name, message))?;
+        check_relative_path(path).map_err(|error| Self::bad(name, error.to_string()))?;
         Ok(Some(path))
     }
 
@@ -79,25 +79,35 @@ impl<'a> ToolArgs<'a> {
     pub fn paths(&self, name: &str) -> Result<Vec<&'a str>, ToolError> {
         let paths = self.strings(name)?;
         for path in &paths {
-            check_relative_path(path).map_err(|message| Self::bad(name, message))?;
+            check_relative_path(path).map_err(|error| Self::bad(name, error.to_string()))?;
         }
         Ok(paths)
     }
 }
 
+/// Why a path argument is refused. The messages follow the argument's name
+/// ("argument `scene_path`: is empty").
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PathError {
+    #[error("is empty")]
+    Empty,
+    #[error("`{0}` must be a path relative to the workspace, with `/`")]
+    NotRelative(String),
+    #[error("`{0}` leaves the workspace or is malformed")]
+    Outside(String),
+}
+
 /// Accepts a workspace-relative path with forward slashes that stays inside
 /// the workspace.
-pub fn check_relative_path(path: &str) -> Result<(), String> {
+pub fn check_relative_path(path: &str) -> Result<(), PathError> {
     if path.is_empty() {
-        return Err("is empty".to_owned());
+        return Err(PathError::Empty);
     }
     if path.starts_with('/') || path.contains('\\') || path.contains(':') {
-        return Err(format!(
-            "`{path}` must be a path relative to the workspace, with `/`"
-        ));
+        return Err(PathError::NotRelative(path.to_owned()));
     }
     if path.split('/').any(|part| part == ".." || part.is_empty()) {
-        return Err(format!("`{path}` leaves the workspace or is malformed"));
+        return Err(PathError::Outside(path.to_owned()));
     }
     Ok(())
 }

@@ -32,10 +32,10 @@ use sha2::{Digest, Sha256};
 use crate::index::{SourceFile, Workspace};
 use crate::text::TextRange;
 
-pub use args::{ToolArgs, check_relative_path, indexed_file};
+pub use args::{PathError, ToolArgs, check_relative_path, indexed_file};
 pub use shared::{
-    CharacterMention, Finding, MAX_SUMMARY_CHARS, ProseFigures, SceneTarget, StoryScene, Summary,
-    body_sentences, canon_for_scene, cards_in_entry, characters_mentioned, describe_kind,
+    CharacterMention, Finding, MAX_SUMMARY_CHARS, NotAScene, ProseFigures, SceneTarget, StoryScene,
+    Summary, body_sentences, canon_for_scene, cards_in_entry, characters_mentioned, describe_kind,
     entry_sub_beats, line_number, normalised_word, one_line, outline_entry, per_thousand, push_ref,
     quote, related_refs, require_readable, round_to, scene_at_path, scene_target, story_scenes,
 };

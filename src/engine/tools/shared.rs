@@ -362,7 +362,7 @@ pub fn scene_target<'w>(
     let catalog = workspace.catalog();
     if let Some(path) = args.path("scene_path")? {
         let target = scene_at_path(workspace, path)
-            .map_err(|message| ToolArgs::bad("scene_path", message))?;
+            .map_err(|error| ToolArgs::bad("scene_path", error.to_string()))?;
         if target.file.is_none() && target.entry.is_none() {
             return Err(ToolArgs::bad(
                 "scene_path",
@@ -395,14 +395,29 @@ pub fn scene_target<'w>(
     }))
 }
 
+/// An indexed file named where a scene was wanted.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("`{path}` is {kind}, not a scene")]
+pub struct NotAScene {
+    pub path: String,
+    /// What the file is instead, as [`describe_kind`] says it.
+    pub kind: String,
+}
+
 /// The scene a workspace-relative `path` names, as [`scene_target`] reads a
 /// path, without requiring that it exist: the result may have neither file
 /// nor outline entry. An indexed file that is not a scene is an error, in
 /// words.
-pub fn scene_at_path<'w>(workspace: &'w Workspace, path: &str) -> Result<SceneTarget<'w>, String> {
+pub fn scene_at_path<'w>(
+    workspace: &'w Workspace,
+    path: &str,
+) -> Result<SceneTarget<'w>, NotAScene> {
     if let Some(file) = workspace.file(path) {
         let Some(scene) = file.scene() else {
-            return Err(format!("`{path}` is {}, not a scene", describe_kind(file)));
+            return Err(NotAScene {
+                path: path.to_owned(),
+                kind: describe_kind(file),
+            });
         };
         return Ok(SceneTarget {
             argument: "scene_path",
