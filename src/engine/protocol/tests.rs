@@ -59,7 +59,17 @@ I'm updating the Beat Sheet with this midpoint.
 </action>
 "#;
 
+/// Every case of [`parse`]: a name, the reply, what it must read as.
 fn parse_cases() -> Vec<(&'static str, &'static str, ParsedReply)> {
+    let mut cases = thinking_cases();
+    cases.extend(message_and_action_cases());
+    cases.extend(content_update_cases());
+    cases.extend(repair_cases());
+    cases
+}
+
+/// The spec's example and thinking blocks, closed or not.
+fn thinking_cases() -> Vec<(&'static str, &'static str, ParsedReply)> {
     vec![
         (
             "spec §5.5 multiple tags per response",
@@ -131,6 +141,12 @@ fn parse_cases() -> Vec<(&'static str, &'static str, ParsedReply)> {
                 ..message("Hi", true)
             },
         ),
+    ]
+}
+
+/// Messages and actions, well formed or not.
+fn message_and_action_cases() -> Vec<(&'static str, &'static str, ParsedReply)> {
+    vec![
         (
             "bare prose",
             "  Elena opened the door.\n\nMarcus was waiting.  \n",
@@ -171,7 +187,10 @@ fn parse_cases() -> Vec<(&'static str, &'static str, ParsedReply)> {
             "action with an invalid type",
             "<action type=\"save decision\"><key>k</key></action>",
             warned(
-                message("<action type=\"save decision\"><key>k</key></action>", false),
+                message(
+                    "<action type=\"save decision\"><key>k</key></action>",
+                    false,
+                ),
                 &["an <action> with an invalid type \"save decision\" was skipped"],
             ),
         ),
@@ -233,14 +252,26 @@ fn parse_cases() -> Vec<(&'static str, &'static str, ParsedReply)> {
             "<message>Hi there\n<action type=\"x\"><k>v</k></action>",
             ParsedReply {
                 actions: vec![action("x", &[("k", "v")], "<k>v</k>")],
-                ..warned(message("Hi there", true), &["unclosed <message> was taken up to <action>"])
+                ..warned(
+                    message("Hi there", true),
+                    &["unclosed <message> was taken up to <action>"],
+                )
             },
         ),
         (
             "unclosed message to the end",
             "<message>Hi there",
-            warned(message("Hi there", true), &["unclosed <message> was taken to the end of the reply"]),
+            warned(
+                message("Hi there", true),
+                &["unclosed <message> was taken to the end of the reply"],
+            ),
         ),
+    ]
+}
+
+/// Content updates, with a target or not, closed or not.
+fn content_update_cases() -> Vec<(&'static str, &'static str, ParsedReply)> {
+    vec![
         (
             "content update with single quotes",
             "<content_update target='Story/Scenes/SCN-1.md'>\nElena's hand trembled.\n\nShe pushed through.\n</content_update>",
@@ -270,10 +301,19 @@ fn parse_cases() -> Vec<(&'static str, &'static str, ParsedReply)> {
                 content_updates: vec![update("a.md", "Elena ran.")],
                 ..warned(
                     message("Draft below.", true),
-                    &["an unclosed <content_update target=\"a.md\"> was taken to the end of the reply"],
+                    &[
+                        "an unclosed <content_update target=\"a.md\"> was taken to the end of the reply",
+                    ],
                 )
             },
         ),
+    ]
+}
+
+/// Reasoning models' tags, stray tags, fences and the joins left where
+/// blocks were removed.
+fn repair_cases() -> Vec<(&'static str, &'static str, ParsedReply)> {
+    vec![
         (
             "think block from a reasoning model",
             "<think>\nThe user wants a scene.\n</think>\n\nElena waited.",
@@ -298,7 +338,10 @@ fn parse_cases() -> Vec<(&'static str, &'static str, ParsedReply)> {
             "Hi</message> there</action>",
             warned(
                 message("Hi there", false),
-                &["a stray </message> was dropped", "a stray </action> was dropped"],
+                &[
+                    "a stray </message> was dropped",
+                    "a stray </action> was dropped",
+                ],
             ),
         ),
         (
