@@ -156,18 +156,36 @@ impl AgentReceipt {
     }
 }
 
-/// A bundled contract schema, compiled once.
-fn contract(name: &str) -> Result<Validator, String> {
-    let text = bundled_text(&format!("schemas/{name}.json"))
-        .ok_or_else(|| format!("no bundled schema {name}"))?;
-    let schema: Value = serde_json::from_str(text)
-        .map_err(|error| format!("the bundled schema {name} is not JSON: {error}"))?;
-    jsonschema::validator_for(&schema)
-        .map_err(|error| format!("the bundled schema {name} does not compile: {error}"))
+/// Why a bundled contract schema is not usable (a fault of the build, which
+/// every check against that contract then reports).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+enum ContractError {
+    #[error("no bundled schema {0}")]
+    Missing(String),
+    #[error("the bundled schema {name} is not JSON: {error}")]
+    NotJson { name: String, error: String },
+    #[error("the bundled schema {name} does not compile: {error}")]
+    DoesNotCompile { name: String, error: String },
 }
 
-static PACKET: LazyLock<Result<Validator, String>> = LazyLock::new(|| contract("packet.v0.1"));
-static RECEIPT: LazyLock<Result<Validator, String>> = LazyLock::new(|| contract("receipt.v0.1"));
+/// A bundled contract schema, compiled once.
+fn contract(name: &str) -> Result<Validator, ContractError> {
+    let text = bundled_text(&format!("schemas/{name}.json"))
+        .ok_or_else(|| ContractError::Missing(name.to_owned()))?;
+    let schema: Value = serde_json::from_str(text).map_err(|error| ContractError::NotJson {
+        name: name.to_owned(),
+        error: error.to_string(),
+    })?;
+    jsonschema::validator_for(&schema).map_err(|error| ContractError::DoesNotCompile {
+        name: name.to_owned(),
+        error: error.to_string(),
+    })
+}
+
+static PACKET: LazyLock<Result<Validator, ContractError>> =
+    LazyLock::new(|| contract("packet.v0.1"));
+static RECEIPT: LazyLock<Result<Validator, ContractError>> =
+    LazyLock::new(|| contract("receipt.v0.1"));
 
 /// The ways `value` breaks the bundled v0.1 contract `schema`
 /// (`packet.v0.1` or `receipt.v0.1`).
@@ -179,7 +197,7 @@ pub fn contract_errors(schema: &str, value: &Value) -> Vec<String> {
     };
     match validator {
         Ok(validator) => validator_errors(validator, value),
-        Err(error) => vec![error.clone()],
+        Err(error) => vec![error.to_string()],
     }
 }
 

@@ -106,10 +106,20 @@ pub enum TaskPattern {
     Regex(regex::Regex),
 }
 
+/// Why a task pattern is not usable.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PatternError {
+    #[error("a task pattern must be non-empty text")]
+    Empty,
+    /// The regular expression does not compile; the text says why.
+    #[error("{0}")]
+    Regex(String),
+}
+
 impl TaskPattern {
     /// Parses a pattern; `/…/` is a regular expression, anything else a
     /// substring. The error says why a regular expression does not compile.
-    pub fn new(pattern: &str) -> Result<TaskPattern, String> {
+    pub fn new(pattern: &str) -> Result<TaskPattern, PatternError> {
         let pattern = pattern.trim();
         match pattern
             .strip_prefix('/')
@@ -120,11 +130,13 @@ impl TaskPattern {
                 .size_limit(1 << 20)
                 .build()
                 .map(TaskPattern::Regex)
-                .map_err(|error| match error {
-                    regex::Error::Syntax(message) => message,
-                    other => other.to_string(),
+                .map_err(|error| {
+                    PatternError::Regex(match error {
+                        regex::Error::Syntax(message) => message,
+                        other => other.to_string(),
+                    })
                 }),
-            _ if pattern.is_empty() => Err("a task pattern must be non-empty text".into()),
+            _ if pattern.is_empty() => Err(PatternError::Empty),
             _ => Ok(TaskPattern::Substring(pattern.to_lowercase())),
         }
     }
@@ -248,7 +260,7 @@ mod tests {
     #[test]
     fn unusable_patterns_say_why() {
         assert!(TaskPattern::new("  ").is_err());
-        let error = TaskPattern::new("/draft (scene/").unwrap_err();
+        let error = TaskPattern::new("/draft (scene/").unwrap_err().to_string();
         assert!(error.contains("unclosed group"), "{error}");
     }
 }

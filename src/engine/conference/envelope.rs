@@ -38,14 +38,17 @@ impl Default for Policy {
     }
 }
 
+/// A tool the policy was asked to allow that does not exist; the message
+/// lists the tools that do.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown tool `{0}`; the tools are {tools}", tools = TOOLS.join(", "))]
+pub struct UnknownTool(pub String);
+
 impl Policy {
     /// Keeps only known tools; an unknown name is an error naming the tools.
-    pub fn with_allowed(mut self, tools: &[String]) -> Result<Policy, String> {
+    pub fn with_allowed(mut self, tools: &[String]) -> Result<Policy, UnknownTool> {
         if let Some(unknown) = tools.iter().find(|tool| !TOOLS.contains(&tool.as_str())) {
-            return Err(format!(
-                "unknown tool `{unknown}`; the tools are {}",
-                TOOLS.join(", ")
-            ));
+            return Err(UnknownTool(unknown.clone()));
         }
         if !tools.is_empty() {
             self.allowed_tools = tools.to_vec();

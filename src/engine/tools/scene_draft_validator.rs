@@ -56,9 +56,9 @@ pub(super) fn run(context: &ToolContext, args: &ToolArgs) -> Result<ToolOutput, 
             name: "scene_path".into(),
             message: "is required".into(),
         })?;
-    let target = scene_at_path(workspace, path).map_err(|message| ToolError::BadArgument {
+    let target = scene_at_path(workspace, path).map_err(|error| ToolError::BadArgument {
         name: "scene_path".into(),
-        message,
+        message: error.to_string(),
     })?;
     let mut problems = Problems(Vec::new());
     let mut file_refs = Vec::new();

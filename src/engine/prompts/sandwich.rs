@@ -1,0 +1,125 @@
+//! The context sandwich: the system prompt's layers (identity, process map,
+//! the mode's rules, the session state, the output protocol, the step's role)
+//! joined in order, and the step's filled template as the user message.
+
+use super::capabilities::Profile;
+use super::state::{self, Decision, StateInputs};
+use super::trim::Trim;
+use super::{
+    Output, Part, PromptError, PromptFile, PromptInputs, Prompts, SlotText, TemplateEntry, Variant,
+    estimate_tokens, fill,
+};
+use crate::engine::model::Message;
+use crate::engine::recipe::AgentStep;
+
+/// Joins the layers of the system prompt.
+const LAYER_SEPARATOR: &str = "\n\n---\n\n";
+
+/// §9.3: restated for models that follow the XML protocol unreliably.
+const XML_REMINDER: &str = "CRITICAL FORMAT REMINDER:\n\
+- Put the prose you write inside <content_update target=\"…\">…</content_update>, or reply with the prose alone.\n\
+- Put anything you say to the writer inside <message>…</message>.\n\
+- Reasoning goes inside <thinking>…</thinking>; it is never shown or saved.\n\
+- Do not use JSON. Use XML only.";
+impl Prompts {
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn sandwich(
+        &self,
+        step: &AgentStep,
+        entry: &TemplateEntry,
+        template: &PromptFile,
+        profile: &Profile,
+        inputs: &PromptInputs,
+        slots: &[SlotText],
+        trim: Trim,
+    ) -> Result<(Vec<Message>, Vec<Part>), PromptError> {
+        let mut layers: Vec<(String, String, String)> = Vec::new();
+        fn push(layers: &mut Vec<(String, String, String)>, name: &str, file: &PromptFile) {
+            layers.push((
+                name.to_owned(),
+                file.source.clone(),
+                file.text.trim().to_owned(),
+            ));
+        }
+        if let Some(file) = self.layer(profile, "identity") {
+            push(&mut layers, "identity", file);
+        }
+        if !trim.no_process_map
+            && let Some(file) = self.layer(profile, "process_map")
+        {
+            push(&mut layers, "process_map", file);
+        }
+        if let Some(mode) = &entry.mode
+            && let Some(variants) = self.library.modes.get(mode)
+        {
+            let variant = if trim.short_mode_rules {
+                Variant::T1
+            } else {
+                profile.variant
+            };
+            if let Some((_, file)) = variants.pick(variant) {
+                push(&mut layers, &format!("modes/{mode}"), file);
+            }
+        }
+        let mut state_profile = profile.clone();
+        if trim.minimal_state {
+            state_profile.variant = Variant::T1;
+        }
+        let no_decisions: [Decision; 0] = [];
+        let state = state::session_state(
+            &StateInputs {
+                mode: entry.mode.as_deref(),
+                step_id: &step.step_id,
+                archetype: &step.agent_archetype,
+                workspace: inputs.workspace,
+                task_args: inputs.task_args,
+                decisions: if trim.no_knowledge {
+                    &no_decisions
+                } else {
+                    &self.decisions
+                },
+            },
+            &state_profile,
+        );
+        layers.push(("session_state".into(), "generated".into(), state));
+        let protocol = match entry.output {
+            Output::Prose => "protocols",
+            Output::Json => "protocols_json",
+        };
+        if let Some(file) = self.layer(profile, protocol) {
+            push(&mut layers, protocol, file);
+        }
+        if entry.output == Output::Prose && profile.needs_xml_reminder() {
+            layers.push((
+                "xml_reminder".into(),
+                "§9.3".into(),
+                XML_REMINDER.to_owned(),
+            ));
+        }
+        let role = format!(
+            "You are the {} for this step (`{}`). Use no tools: everything you may rely on is in this prompt.",
+            step.agent_archetype, step.step_id
+        );
+        layers.push(("role".into(), "generated".into(), role));
+        let user = fill(template, inputs, slots)?;
+        let mut parts: Vec<Part> = layers
+            .iter()
+            .map(|(name, source, text)| Part {
+                name: name.clone(),
+                source: source.clone(),
+                tokens: estimate_tokens(text),
+            })
+            .collect();
+        parts.push(Part {
+            name: "template".into(),
+            source: template.source.clone(),
+            tokens: estimate_tokens(&user),
+        });
+        let system = layers
+            .into_iter()
+            .map(|(_, _, text)| text)
+            .collect::<Vec<_>>()
+            .join(LAYER_SEPARATOR);
+        Ok((vec![Message::system(system), Message::user(user)], parts))
+    }
+}

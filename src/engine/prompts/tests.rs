@@ -1,0 +1,444 @@
+//! Tests of the prompts: the bundled library and every recipe step at every
+//! tier, tiers and variants from the capability matrix, the writer's and the
+//! project's prompts over the bundled ones, broken prompt files reported,
+//! trimming to a small context window, and unknown placeholders.
+
+use std::path::Path;
+
+use super::*;
+use crate::engine::recipe::Registry;
+
+fn step(prompt_type: &str, inputs: &[&str]) -> AgentStep {
+    AgentStep {
+        step_id: "brief".into(),
+        agent_archetype: "planner".into(),
+        input_slots: inputs.iter().map(|s| (*s).to_owned()).collect(),
+        output_slot: "scene_brief".into(),
+        prompt_type: prompt_type.into(),
+    }
+}
+
+fn inputs<'a>(
+    args: &'a Map<String, Value>,
+    slots: Vec<SlotText<'a>>,
+    model: Option<&'a str>,
+    tier: Option<&'a str>,
+) -> PromptInputs<'a> {
+    PromptInputs {
+        task_description: "Draft SCN-the-gate",
+        task_args: args,
+        slots,
+        model,
+        max_tokens: None,
+        tier,
+        workspace: None,
+    }
+}
+
+fn slot(name: &str, text: &str, kind: SlotKind) -> SlotText<'static> {
+    SlotText {
+        name: Box::leak(name.to_owned().into_boxed_str()),
+        text: text.to_owned(),
+        kind,
+    }
+}
+
+fn write(root: &Path, relative: &str, text: &str) {
+    let path = root.join(relative);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+#[test]
+fn the_bundled_library_loads_without_problems() {
+    let prompts = Prompts::bundled();
+    assert_eq!(prompts.problems, Vec::<String>::new());
+    for layer in ["identity", "process_map", "protocols", "protocols_json"] {
+        assert!(prompts.library.layers.contains_key(layer), "{layer}");
+    }
+    for mode in ["architect", "voice_calibration", "director", "editor"] {
+        assert!(prompts.library.modes.contains_key(mode), "{mode}");
+    }
+    for (name, entry) in &prompts.library.templates {
+        assert!(entry.mode.is_some(), "{name} has no mode");
+        assert_eq!(
+            entry.output == Output::Json,
+            entry.schema.is_some(),
+            "{name}: a JSON step has a schema and a prose step none"
+        );
+    }
+}
+
+/// Every agent step of every bundled recipe assembles at every tier
+/// from exactly the slots the recipe gives it.
+#[test]
+fn every_recipe_step_assembles_at_every_tier() {
+    let prompts = Prompts::bundled();
+    let registry = Registry::load(Path::new("/nonexistent"), &prompts);
+    assert!(registry.errors().is_empty());
+    let args = Map::new();
+    let mut assembled = 0;
+    for recipe in registry.recipes() {
+        for agent in &recipe.phase_b {
+            for tier in ["minimal", "medium", "full"] {
+                let slots = agent
+                    .input_slots
+                    .iter()
+                    .map(|name| slot(name, &format!("TEXT OF {name}"), SlotKind::Artifact))
+                    .collect();
+                let assembly = prompts
+                    .build(agent, &inputs(&args, slots, None, Some(tier)))
+                    .unwrap_or_else(|e| {
+                        panic!("{}/{} at {tier}: {e}", recipe.recipe_id, agent.step_id)
+                    });
+                let user = &assembly.messages[1].content;
+                assert!(!user.contains("{{"), "{}: {user}", agent.prompt_type);
+                assert!(
+                    agent
+                        .input_slots
+                        .iter()
+                        .any(|name| user.contains(&format!("TEXT OF {name}"))),
+                    "{}/{} injects none of its inputs",
+                    recipe.recipe_id,
+                    agent.step_id
+                );
+                assembled += 1;
+            }
+        }
+    }
+    assert!(assembled >= 3 * 18, "{assembled}");
+}
+
+#[test]
+fn tiers_come_from_the_capability_matrix() {
+    let prompts = Prompts::bundled();
+    let args = Map::new();
+    let build = |model: Option<&str>| {
+        prompts
+            .build(
+                &step("refine_brief", &["outline_beat", "canon_context"]),
+                &inputs(
+                    &args,
+                    vec![
+                        slot("outline_beat", "BEAT", SlotKind::Pointer),
+                        slot("canon_context", "CANON", SlotKind::Pointer),
+                    ],
+                    model,
+                    None,
+                ),
+            )
+            .unwrap()
+    };
+    let full = build(Some("claude-sonnet-4-5"));
+    assert_eq!(
+        (full.profile.tier.as_str(), full.variant),
+        ("full", Variant::T5)
+    );
+    let names: Vec<&str> = full.parts.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "identity",
+            "process_map",
+            "modes/architect",
+            "session_state",
+            "protocols",
+            "role",
+            "template"
+        ]
+    );
+    assert!(
+        full.parts
+            .iter()
+            .any(|p| p.source == "prompts/templates/refine_brief.t5.md")
+    );
+
+    let minimal = build(Some("llama3.2:3b"));
+    assert_eq!(
+        (minimal.profile.tier.as_str(), minimal.variant),
+        ("minimal", Variant::T1)
+    );
+    let names: Vec<&str> = minimal.parts.iter().map(|p| p.name.as_str()).collect();
+    // No process map at the minimal tier, and the XML reminder of §9.3.
+    assert_eq!(
+        names,
+        [
+            "identity",
+            "modes/architect",
+            "session_state",
+            "protocols",
+            "xml_reminder",
+            "role",
+            "template"
+        ]
+    );
+    assert!(
+        minimal
+            .parts
+            .iter()
+            .any(|p| p.source == "prompts/identity.t1.md")
+    );
+    assert!(minimal.tokens < full.tokens);
+
+    // A router's prefix is ignored; an unknown model gets the default.
+    let routed = build(Some("openrouter/anthropic/claude-sonnet-4-5"));
+    assert_eq!(routed.profile.tier, "full");
+    let unknown = build(Some("my-finetune"));
+    assert_eq!(
+        (
+            unknown.profile.tier.as_str(),
+            unknown.profile.matched.as_deref()
+        ),
+        ("medium", None)
+    );
+}
+
+#[test]
+fn variants_fall_back_to_the_closest_and_null_omits() {
+    let file = |name: &str| PromptFile {
+        source: name.into(),
+        text: name.into(),
+    };
+    let mut variants = Variants::default();
+    variants.set(Variant::T1, Some(file("one")));
+    variants.set(Variant::T3, Some(file("three")));
+    assert_eq!(variants.pick(Variant::T5).unwrap().1.text, "three");
+    assert_eq!(variants.pick(Variant::T1).unwrap().1.text, "one");
+    let mut only_small = Variants::default();
+    only_small.set(Variant::T1, Some(file("one")));
+    assert_eq!(only_small.pick(Variant::T5).unwrap().1.text, "one");
+    let mut omitted = Variants::default();
+    omitted.set(Variant::T1, None);
+    omitted.set(Variant::T3, Some(file("three")));
+    assert!(omitted.pick(Variant::T1).is_none());
+    assert_eq!(omitted.pick(Variant::T5).unwrap().1.text, "three");
+}
+
+#[test]
+fn user_and_project_prompts_shadow_the_bundled_ones() {
+    let root = tempfile::tempdir().unwrap();
+    let user = tempfile::tempdir().unwrap();
+    // The writer's directory replaces the identity at every tier…
+    write(user.path(), "identity.md", "USER IDENTITY");
+    // …and one variant of a template; the project replaces it again.
+    write(
+        user.path(),
+        "templates/refine_brief.t5.md",
+        "USER T5 {{outline_beat}}",
+    );
+    write(
+        root.path(),
+        ".control-room/prompts/templates/refine_brief.t5.md",
+        "PROJECT T5 {{outline_beat}}",
+    );
+    // A new prompt type with its registry entry and schema.
+    write(
+        root.path(),
+        ".control-room/prompts/prompts.json",
+        r#"{"pipeline_templates": {"rate_tension": {"label": "Rate tension", "mode": "editor", "output": "json", "schema": "schemas/rate_tension.json", "variants": {"t3": "templates/rate_tension.md"}}}}"#,
+    );
+    write(
+        root.path(),
+        ".control-room/prompts/templates/rate_tension.md",
+        "Rate {{edited_draft}}",
+    );
+    write(
+        root.path(),
+        ".control-room/prompts/schemas/rate_tension.json",
+        r#"{"type": "object", "required": ["score"]}"#,
+    );
+    // A project capability matrix entry wins over the bundled one.
+    write(
+        root.path(),
+        ".control-room/prompts/models.json",
+        r#"{"models": [{"match": "llama3.2:3b", "context_window": 131072, "xml_reliability": "high", "tier": "full"}]}"#,
+    );
+    let prompts = Prompts::load_with(root.path(), Some(user.path()));
+    assert_eq!(prompts.problems, Vec::<String>::new());
+    let args = Map::new();
+    let assembly = prompts
+        .build(
+            &step("refine_brief", &["outline_beat", "canon_context"]),
+            &inputs(
+                &args,
+                vec![
+                    slot("outline_beat", "BEAT", SlotKind::Pointer),
+                    slot("canon_context", "CANON", SlotKind::Pointer),
+                ],
+                Some("llama3.2:3b"),
+                None,
+            ),
+        )
+        .unwrap();
+    assert_eq!(assembly.profile.tier, "full");
+    assert_eq!(assembly.messages[1].content, "PROJECT T5 BEAT");
+    assert!(assembly.messages[0].content.starts_with("USER IDENTITY"));
+    // At the minimal tier the user's identity serves too; t3 of the
+    // template is still the bundled one.
+    let small = prompts
+        .build(
+            &step("refine_brief", &["outline_beat", "canon_context"]),
+            &inputs(
+                &args,
+                vec![
+                    slot("outline_beat", "BEAT", SlotKind::Pointer),
+                    slot("canon_context", "CANON", SlotKind::Pointer),
+                ],
+                None,
+                Some("medium"),
+            ),
+        )
+        .unwrap();
+    assert!(small.messages[0].content.starts_with("USER IDENTITY"));
+    assert!(
+        small
+            .parts
+            .iter()
+            .any(|p| p.source == "prompts/templates/refine_brief.t3.md")
+    );
+
+    let entry = prompts.library.template("rate_tension").unwrap();
+    assert_eq!(entry.output, Output::Json);
+    assert_eq!(
+        entry.schema.as_ref().unwrap().0,
+        ".control-room/prompts/schemas/rate_tension.json"
+    );
+    assert!(entry.variants.pick(Variant::T5).is_some());
+}
+
+#[test]
+fn broken_prompt_files_are_reported_by_file_and_line() {
+    let root = tempfile::tempdir().unwrap();
+    write(
+        root.path(),
+        ".control-room/prompts/prompts.json",
+        "{\n  \"layers\": {,\n}",
+    );
+    write(root.path(), ".control-room/prompts/models.json", "[1, 2");
+    write(
+        root.path(),
+        ".control-room/kb/decisions.jsonl",
+        "{\"category\": \"character\", \"key\": \"k\", \"value\": \"v\"}\nnot json\n",
+    );
+    let prompts = Prompts::load_with(root.path(), None);
+    assert_eq!(prompts.problems.len(), 3, "{:?}", prompts.problems);
+    assert!(
+        prompts.problems[0].starts_with(".control-room/prompts/prompts.json:2:"),
+        "{:?}",
+        prompts.problems
+    );
+    assert!(
+        prompts.problems[1].starts_with(".control-room/prompts/models.json:1:"),
+        "{:?}",
+        prompts.problems
+    );
+    assert!(
+        prompts.problems[2].starts_with(".control-room/kb/decisions.jsonl:2:"),
+        "{:?}",
+        prompts.problems
+    );
+    // The bundled prompts still serve, and the good decision is kept.
+    assert!(prompts.has("draft_scene"));
+    assert_eq!(prompts.decisions.len(), 1);
+}
+
+#[test]
+fn a_small_context_window_trims_layers_then_tool_summaries_never_agent_text() {
+    let root = tempfile::tempdir().unwrap();
+    write(
+        root.path(),
+        ".control-room/prompts/models.json",
+        r#"{"models": [{"match": "tiny", "context_window": 6000, "xml_reliability": "high", "tier": "full"}]}"#,
+    );
+    let prompts = Prompts::load_with(root.path(), None);
+    let args = Map::new();
+    let canon = "Kael Maren has grey eyes.\n".repeat(300);
+    let draft = "The gate stood open. ".repeat(100);
+    let assembly = prompts
+        .build(
+            &step("check_continuity", &["edited_draft", "canon_context"]),
+            &inputs(
+                &args,
+                vec![
+                    slot("edited_draft", &draft, SlotKind::Artifact),
+                    slot("canon_context", &canon, SlotKind::Pointer),
+                ],
+                Some("tiny"),
+                None,
+            ),
+        )
+        .unwrap();
+    assert!(
+        assembly.tokens <= assembly.budget,
+        "{} > {}",
+        assembly.tokens,
+        assembly.budget
+    );
+    assert_eq!(assembly.budget, 6000 - 4000);
+    let user = &assembly.messages[1].content;
+    assert!(user.contains(draft.trim()), "the agent's text was cut");
+    assert!(
+        user.contains("characters of this context were cut to fit"),
+        "{user}"
+    );
+    assert!(
+        assembly.trimmed.iter().any(|t| t == "the process map"),
+        "{:?}",
+        assembly.trimmed
+    );
+    assert!(
+        assembly
+            .trimmed
+            .iter()
+            .any(|t| t.ends_with("of `canon_context`")),
+        "{:?}",
+        assembly.trimmed
+    );
+    assert!(!assembly.parts.iter().any(|p| p.name == "process_map"));
+
+    // An agent's text that cannot fit fails the step with the figures.
+    let error = prompts
+        .build(
+            &step("check_continuity", &["edited_draft", "canon_context"]),
+            &inputs(
+                &args,
+                vec![
+                    slot("edited_draft", &draft.repeat(20), SlotKind::Artifact),
+                    slot("canon_context", "short", SlotKind::Pointer),
+                ],
+                Some("tiny"),
+                None,
+            ),
+        )
+        .unwrap_err();
+    let PromptError::TooLarge { model, window, .. } = &error else {
+        panic!("{error}")
+    };
+    assert_eq!((model.as_str(), *window), ("tiny", 6000));
+    assert!(
+        error
+            .to_string()
+            .contains("choose a model with a larger context window")
+    );
+}
+
+#[test]
+fn an_unknown_placeholder_names_the_template() {
+    let prompts = Prompts::bundled();
+    let args = Map::new();
+    let error = prompts
+        .build(
+            &step("refine_brief", &["outline_beat"]),
+            &inputs(
+                &args,
+                vec![slot("outline_beat", "b", SlotKind::Pointer)],
+                None,
+                Some("medium"),
+            ),
+        )
+        .unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "prompts/templates/refine_brief.t3.md: placeholder `{{canon_context}}` names nothing this step is given (it is given outline_beat, task.description)"
+    );
+}

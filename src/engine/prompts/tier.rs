@@ -1,0 +1,34 @@
+//! Which variant of each prompt file a step gets: the tier a caller forces
+//! or the model's capability profile picks, and the layer file of that
+//! variant.
+
+use super::capabilities::Profile;
+use super::{PromptError, PromptFile, PromptInputs, Prompts};
+
+impl Prompts {
+    pub(super) fn profile(&self, inputs: &PromptInputs) -> Result<Profile, PromptError> {
+        match inputs.tier {
+            Some(tier) => self
+                .capabilities
+                .with_tier(inputs.model, tier)
+                .ok_or_else(|| {
+                    PromptError::UnknownTier(
+                        tier.to_owned(),
+                        self.capabilities
+                            .tier_names()
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                    )
+                }),
+            None => Ok(self.capabilities.profile(inputs.model)),
+        }
+    }
+
+    pub(super) fn layer(&self, profile: &Profile, name: &str) -> Option<&PromptFile> {
+        self.library
+            .layers
+            .get(name)
+            .and_then(|variants| variants.pick(profile.variant))
+            .map(|(_, file)| file)
+    }
+}
