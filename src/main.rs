@@ -9,7 +9,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 
 use control_room::checks;
 use control_room::cli::check::{FailOn, exit_status, write_human, write_json};
-use control_room::cli::run;
+use control_room::cli::{knowledge, run};
 use control_room::index::Workspace;
 
 /// A language server and checker for novels kept as Markdown.
@@ -18,6 +18,10 @@ use control_room::index::Workspace;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// The manuscript: this folder, or the nearest folder above it that holds
+    /// one (control-room.toml, or Story/ and Compendium/). Default: here.
+    #[arg(long, global = true, value_name = "DIR")]
+    dir: Option<PathBuf>,
 }
 
 #[derive(Subcommand)]
@@ -26,9 +30,9 @@ enum Command {
     Lsp,
     /// Check a manuscript and print its diagnostics.
     Check {
-        /// The manuscript's root folder.
-        #[arg(default_value = ".")]
-        dir: PathBuf,
+        /// The manuscript (the same as --dir).
+        #[arg(value_name = "DIR")]
+        folder: Option<PathBuf>,
         /// Output for people (like rustc) or for scripts (one JSON object).
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
@@ -40,9 +44,6 @@ enum Command {
     Route {
         /// The task, in words ("draft scene SCN-the-gate").
         task: String,
-        /// The manuscript's root folder.
-        #[arg(long, default_value = ".")]
-        dir: PathBuf,
     },
     /// Run a recipe (by id, or the one a task routes to).
     Run {
@@ -56,9 +57,6 @@ enum Command {
         task: Option<String>,
         #[command(flatten)]
         model: run::ModelArgs,
-        /// The manuscript's root folder.
-        #[arg(long, default_value = ".")]
-        dir: PathBuf,
     },
     /// Print the prompt an agent step of a recipe would be sent.
     Prompt {
@@ -84,9 +82,6 @@ enum Command {
         /// Print the messages, parts and figures as JSON.
         #[arg(long)]
         json: bool,
-        /// The manuscript's root folder.
-        #[arg(long, default_value = ".")]
-        dir: PathBuf,
     },
     /// Convene a conference: the Chief gathers evidence with tools, then each
     /// agent gives one grounded opinion; prints the transcript's path.
@@ -110,16 +105,16 @@ enum Command {
         concurrency: Option<usize>,
         #[command(flatten)]
         model: run::ModelArgs,
-        /// The manuscript's root folder.
-        #[arg(default_value = ".")]
-        dir: PathBuf,
+        /// The manuscript (the same as --dir).
+        #[arg(value_name = "DIR")]
+        folder: Option<PathBuf>,
     },
     /// Check what an editor needs: the version, the manuscript root, and
     /// whether each model server answers (exits 1 when something is amiss).
     Doctor {
-        /// A folder in the manuscript (its root is looked for here and above).
-        #[arg(default_value = ".")]
-        dir: PathBuf,
+        /// A folder in the manuscript (the same as --dir).
+        #[arg(value_name = "DIR")]
+        folder: Option<PathBuf>,
         /// The editor's `controlRoom.llm` settings, as JSON.
         #[arg(long, value_name = "JSON")]
         llm: Option<String>,
@@ -132,18 +127,40 @@ enum Command {
     Plan {
         #[command(subcommand)]
         command: PlanCommand,
-        /// The manuscript's root folder.
-        #[arg(long, default_value = ".", global = true)]
-        dir: PathBuf,
     },
     /// List, show, cancel or resume runs.
     Runs {
         #[command(subcommand)]
         command: RunsCommand,
-        /// The manuscript's root folder.
-        #[arg(long, default_value = ".", global = true)]
-        dir: PathBuf,
     },
+    /// Remember a passage: the decision it makes (about the one character
+    /// or place it names) goes into the knowledge base the agents read.
+    Remember {
+        /// PATH or PATH:START-END (1-based lines).
+        #[arg(value_name = "PATH[:START-END]")]
+        passage: String,
+    },
+    /// The agents' findings the editor shows, or dismiss one.
+    Findings {
+        #[command(subcommand)]
+        command: Option<FindingsCommand>,
+    },
+    /// The knowledge base's decisions that contradict their card (exits 1
+    /// when there is one).
+    Decisions,
+    /// Promote the decision on LINE of the knowledge base to its card.
+    Promote {
+        /// The decision's line in .control-room/kb/decisions.jsonl (1-based).
+        line: usize,
+    },
+}
+
+#[derive(Subcommand)]
+enum FindingsCommand {
+    /// Every finding shown, with its id (the default).
+    List,
+    /// Record a finding as dismissed: it is not shown again.
+    Dismiss { finding_id: String },
 }
 
 #[derive(Subcommand)]
@@ -208,16 +225,23 @@ fn main() -> ExitCode {
             return ExitCode::from(if error.use_stderr() { 2 } else { 0 });
         }
     };
+    let global = cli.dir;
+    let dir = global.clone().unwrap_or_else(|| PathBuf::from("."));
+    let folder =
+        |positional: Option<PathBuf>| positional.or(global.clone()).unwrap_or_else(|| ".".into());
     let result = match cli.command {
         Command::Lsp => control_room::lsp::run_stdio().map(|()| 0),
-        Command::Check { dir, format, deny } => check(dir, format, deny),
-        Command::Route { task, dir } => run::route(&dir, &task),
+        Command::Check {
+            folder: positional,
+            format,
+            deny,
+        } => check(folder(positional), format, deny),
+        Command::Route { task } => run::route(&dir, &task),
         Command::Run {
             target,
             args,
             task,
             model,
-            dir,
         } => run::run(&dir, &target, task.as_deref(), &args, &model),
         Command::Conference {
             question,
@@ -227,9 +251,9 @@ fn main() -> ExitCode {
             passage,
             concurrency,
             model,
-            dir,
+            folder: positional,
         } => control_room::cli::conference::conference(
-            &dir,
+            &folder(positional),
             &control_room::cli::conference::Options {
                 question: &question,
                 agents: &agents,
@@ -249,7 +273,6 @@ fn main() -> ExitCode {
             model,
             tier,
             json,
-            dir,
         } => run::prompt(
             &dir,
             &run::PromptArgs {
@@ -263,8 +286,12 @@ fn main() -> ExitCode {
                 json,
             },
         ),
-        Command::Doctor { dir, llm, format } => doctor(&dir, llm.as_deref(), format),
-        Command::Plan { command, dir } => {
+        Command::Doctor {
+            folder: positional,
+            llm,
+            format,
+        } => doctor(&folder(positional), llm.as_deref(), format),
+        Command::Plan { command } => {
             use control_room::cli::plan;
             match command {
                 PlanCommand::New { tasks, deps } => plan::new(
@@ -283,12 +310,19 @@ fn main() -> ExitCode {
                 } => plan::run(&dir, &session_id, force, &model),
             }
         }
-        Command::Runs { command, dir } => match command {
+        Command::Runs { command } => match command {
             RunsCommand::List => run::list(&dir),
             RunsCommand::Show { run_id } => run::show(&dir, &run_id),
             RunsCommand::Cancel { run_id } => run::cancel(&dir, &run_id),
             RunsCommand::Resume { run_id, model } => run::resume(&dir, &run_id, &model),
         },
+        Command::Remember { passage } => knowledge::remember(&dir, &passage),
+        Command::Findings { command } => match command {
+            None | Some(FindingsCommand::List) => knowledge::list_findings(&dir),
+            Some(FindingsCommand::Dismiss { finding_id }) => knowledge::dismiss(&dir, &finding_id),
+        },
+        Command::Decisions => knowledge::decisions(&dir),
+        Command::Promote { line } => knowledge::promote(&dir, line),
     };
     match result {
         Ok(status) => ExitCode::from(status as u8),

@@ -236,3 +236,206 @@ fn route_is_the_same_answer_on_the_command_line_and_in_the_editor() {
     assert_eq!(printed, answered);
     client.shutdown();
 }
+
+/// The knowledge base of a copy, with two decisions that contradict their
+/// cards and one that does not.
+fn write_decisions(root: &Path) {
+    let kb = root.join(".control-room/kb/decisions.jsonl");
+    std::fs::create_dir_all(kb.parent().unwrap()).unwrap();
+    let line = |key: &str, value: &str| {
+        json!({"category": "character", "key": key, "value": value, "source": "writer",
+               "scene": "SCN-the-high-tide", "created_at": "2026-11-20T10:00:00.000Z",
+               "updated_at": "2026-11-20T10:00:00.000Z", "promoted": false})
+        .to_string()
+    };
+    std::fs::write(
+        &kb,
+        format!(
+            "{}\n{}\n{}\n",
+            line("Kael", "Kael has green eyes now, since the flats."),
+            line("Iria Vell", "Iria drowns in the spring tide."),
+            line("Kael Maren", "Kael never raises his voice.")
+        ),
+    )
+    .unwrap();
+}
+
+/// A decision's line without the time it was stamped.
+fn unstamped(line: &str) -> Value {
+    let mut decision: Value = serde_json::from_str(line).unwrap();
+    decision.as_object_mut().unwrap().remove("updated_at");
+    decision.as_object_mut().unwrap().remove("created_at");
+    decision
+}
+
+#[test]
+fn remember_and_promote_on_the_command_line_change_what_the_editor_changes() {
+    use lsp_support::editor::{apply_to_disk, code_actions};
+    let server = FakeModelServer::start();
+    let [(_cli_dir, cli), (_editor_dir, editor)] = two_copies(&server);
+    let scene = "Story/Scenes/SCN-the-gate.md";
+    let text = read(&cli, scene);
+    let line = text
+        .lines()
+        .position(|line| line.starts_with("Ysolde Harrow crossed the yard"))
+        .unwrap();
+
+    // Remember this: the whole line, by number on the command line and as a
+    // selection in the editor.
+    let output = control_room(&cli, &["remember", &format!("{scene}:{}", line + 1)]);
+    assert!(output.status.success(), "{}", output_text(&output));
+    let mut client = editor_client(&editor, &server.url, true, None);
+    let scene_path = editor.join(scene);
+    client.open(&scene_path, 1);
+    let length = text.lines().nth(line).unwrap().encode_utf16().count();
+    let selection = json!({"start": {"line": line, "character": 0}, "end": {"line": line, "character": length}});
+    let remember = code_actions(&mut client, &scene_path, selection)
+        .into_iter()
+        .find(|action| action["title"] == "Remember this")
+        .expect("Remember this on a selection");
+    client.request(
+        "workspace/executeCommand",
+        json!({"command": remember["command"]["command"], "arguments": remember["command"]["arguments"]}),
+    );
+    let kb = ".control-room/kb/decisions.jsonl";
+    let (from_cli, from_editor) = (read(&cli, kb), read(&editor, kb));
+    assert_eq!(unstamped(&from_cli), unstamped(&from_editor));
+    assert_eq!(unstamped(&from_cli)["category"], "constraint");
+
+    // Promote to card: the first contradiction, by its line on the command
+    // line and as the editor's quick fix.
+    for root in [&cli, &editor] {
+        write_decisions(root);
+    }
+    let listed = control_room(&cli, &["decisions"]);
+    assert_eq!(listed.status.code(), Some(1), "{}", output_text(&listed));
+    let listed = String::from_utf8(listed.stdout).unwrap();
+    assert!(
+        listed.starts_with(&format!(
+            "{kb}:1: this decision gives Kael Maren green eyes, but the card says grey"
+        )),
+        "{listed}"
+    );
+    assert_eq!(listed.lines().count(), 2, "{listed}");
+    let output = control_room(&cli, &["promote", "1"]);
+    assert!(output.status.success(), "{}", output_text(&output));
+    let kb_path = editor.join(kb);
+    client.open(&kb_path, 1);
+    let shown = client.diagnostics_for(&lsp_support::uri(&kb_path), |d| d.len() == 2);
+    let actions = code_actions(
+        &mut client,
+        &kb_path,
+        shown["diagnostics"][0]["range"].clone(),
+    );
+    let promote = actions
+        .iter()
+        .find(|action| action["title"] == "Promote to card: Kael Maren")
+        .unwrap_or_else(|| panic!("{actions:#?}"));
+    apply_to_disk(&promote["edit"]);
+    let card = "Compendium/Characters/CHAR-kael-maren.md";
+    assert!(read(&cli, card).contains("eyes: green\n"));
+    assert_eq!(read(&cli, card), read(&editor, card));
+    let (from_cli, from_editor) = (read(&cli, kb), read(&editor, kb));
+    for (cli_line, editor_line) in from_cli.lines().zip(from_editor.lines()) {
+        assert_eq!(unstamped(cli_line), unstamped(editor_line));
+    }
+    assert_eq!(
+        unstamped(from_cli.lines().next().unwrap())["promoted"],
+        true
+    );
+    // Promoted, the decision is no longer a contradiction.
+    let listed = control_room(&cli, &["decisions"]);
+    assert_eq!(String::from_utf8(listed.stdout).unwrap().lines().count(), 1);
+    client.shutdown();
+}
+
+#[test]
+fn a_finding_dismissed_on_the_command_line_is_gone_from_the_editor() {
+    let server = FakeModelServer::start();
+    serve_draft_scene(&server, "");
+    let [(_dir, root), (_other, _)] = two_copies(&server);
+    let output = control_room(
+        &root,
+        &["run", RECIPE, "--arg", "scene_id=SCN-the-reckoning"],
+    );
+    assert!(output.status.success(), "{}", output_text(&output));
+    let listed = control_room(&root, &["findings"]);
+    let listed = String::from_utf8(listed.stdout).unwrap();
+    assert_eq!(listed.lines().count(), 2, "{listed}");
+    let first = listed.lines().next().unwrap();
+    assert!(
+        first.starts_with("Story/Scenes/SCN-the-reckoning.md:"),
+        "{first}"
+    );
+    let id = first
+        .rsplit_once('[')
+        .and_then(|(_, id)| id.strip_suffix(']'))
+        .unwrap()
+        .to_owned();
+    let output = control_room(&root, &["findings", "dismiss", &id]);
+    assert!(output.status.success(), "{}", output_text(&output));
+    let listed = control_room(&root, &["findings"]);
+    let listed = String::from_utf8(listed.stdout).unwrap();
+    assert_eq!(listed.lines().count(), 1, "{listed}");
+    assert!(!listed.contains(&id), "{listed}");
+
+    // The editor shows the one left.
+    let mut client = editor_client(&root, &server.url, true, None);
+    let scene = root.join("Story/Scenes/SCN-the-reckoning.md");
+    client.open(&scene, 1);
+    let shown = client.diagnostics_for(&lsp_support::uri(&scene), |d| {
+        d.iter().any(|d| d["code"] == "agent-finding")
+    });
+    let ids: Vec<&Value> = shown["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["code"] == "agent-finding")
+        .map(|d| &d["data"]["finding_id"])
+        .collect();
+    assert_eq!(ids.len(), 1, "{shown:#}");
+    assert_ne!(ids[0], &json!(id));
+    client.shutdown();
+}
+
+#[test]
+fn every_command_finds_the_manuscript_from_a_folder_inside_it() {
+    let (_dir, root) = example_copy();
+    let inside = root.join("Story/Scenes");
+    for args in [
+        &["check"][..],
+        &["route", "draft scene SCN-the-reckoning"],
+        &["runs", "list"],
+        &["plan", "list"],
+        &["findings"],
+    ] {
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_control-room"))
+            .args(args)
+            .current_dir(&inside)
+            .output()
+            .unwrap();
+        let code = output.status.code();
+        assert!(
+            code == Some(0) || (args[0] == "check" && code == Some(1)),
+            "{args:?} from inside the manuscript: {}",
+            output_text(&output)
+        );
+    }
+    // `check DIR` and `check --dir DIR` are the same.
+    let positional = control_room_args(&["check", "--format", "json"], Some(&inside), None);
+    let flagged = control_room_args(&["check", "--format", "json", "--dir"], None, Some(&inside));
+    assert_eq!(positional, flagged);
+    let report: Value = serde_json::from_str(&positional).unwrap();
+    assert_eq!(report["root"], root.display().to_string());
+    assert!(report["files_indexed"].as_u64().unwrap() > 5, "{report}");
+}
+
+/// The binary's stdout for `args`, with the folder as a last argument.
+fn control_room_args(args: &[&str], positional: Option<&Path>, flagged: Option<&Path>) -> String {
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_control-room"));
+    command.args(args);
+    if let Some(folder) = positional.or(flagged) {
+        command.arg(folder);
+    }
+    String::from_utf8(command.output().unwrap().stdout).unwrap()
+}

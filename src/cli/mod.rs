@@ -3,6 +3,7 @@
 pub mod check;
 pub mod conference;
 pub mod doctor;
+pub mod knowledge;
 pub mod plan;
 pub mod run;
 
@@ -10,15 +11,19 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 
-/// The workspace root a command was given: checked to be a folder it can
-/// list, and made absolute.
+/// The manuscript a command works on, the same way for every command: the
+/// folder it was given (`--dir`, default the current one), or the nearest
+/// folder above it that holds a manuscript (`control-room.toml`, or `Story/`
+/// and `Compendium/`), as git finds its repository; checked to be a folder
+/// it can list, and made absolute.
 pub fn workspace_root(dir: &Path) -> anyhow::Result<PathBuf> {
     let metadata = std::fs::metadata(dir)
         .with_context(|| format!("cannot read the workspace {}", dir.display()))?;
     anyhow::ensure!(metadata.is_dir(), "{} is not a folder", dir.display());
-    let root = dir
+    let given = dir
         .canonicalize()
         .with_context(|| format!("cannot resolve {}", dir.display()))?;
+    let root = crate::index::find_root(&given).unwrap_or(given);
     std::fs::read_dir(&root)
         .with_context(|| format!("cannot list the workspace {}", root.display()))?;
     Ok(root)

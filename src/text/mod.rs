@@ -9,4 +9,4 @@ mod line_index;
 mod range;
 
 pub use line_index::{LineCol, LineIndex, PositionEncoding};
-pub use range::TextRange;
+pub use range::{TextRange, apply_edits};

@@ -64,3 +64,17 @@ impl fmt::Debug for TextRange {
         write!(f, "{}..{}", self.start, self.end)
     }
 }
+
+/// `text` with each range replaced by its text; the ranges are in order and
+/// do not overlap.
+pub fn apply_edits(text: &str, edits: &[(TextRange, String)]) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for (range, replacement) in edits {
+        out.push_str(&text[at..range.start]);
+        out.push_str(replacement);
+        at = range.end;
+    }
+    out.push_str(&text[at..]);
+    out
+}

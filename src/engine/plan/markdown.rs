@@ -449,13 +449,5 @@ pub fn status_edits(text: &str, plan: &Plan) -> Vec<(TextRange, String)> {
 
 /// `text` with `edits` (in order, not overlapping) applied.
 pub fn apply(text: &str, edits: &[(TextRange, String)]) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut at = 0;
-    for (range, replacement) in edits {
-        out.push_str(&text[at..range.start]);
-        out.push_str(replacement);
-        at = range.end;
-    }
-    out.push_str(&text[at..]);
-    out
+    crate::text::apply_edits(text, edits)
 }
