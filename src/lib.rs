@@ -3,7 +3,10 @@
 //!
 //! The core (`text`, `syntax`, `index`, `checks`) knows nothing of LSP; the
 //! `lsp` module adapts it to the protocol and `cli` to the terminal. `engine`
-//! runs recipes of tools and agents over the core.
+//! runs recipes of tools and agents over the core, on `storage` and the
+//! knowledge base (`kb`), which the evidence validator and the editor
+//! features use too. `ARCHITECTURE.md` has the table of which module may
+//! import which; `tests/tidy.rs` holds the code to it.
 
 pub mod checks;
 pub mod cli;
@@ -11,8 +14,10 @@ pub mod engine;
 pub mod evidence;
 pub mod ide;
 pub mod index;
+pub mod kb;
 pub mod llm;
 pub mod lsp;
 pub mod prose;
+pub mod storage;
 pub mod syntax;
 pub mod text;

@@ -54,3 +54,197 @@ fn every_source_file_starts_with_a_module_doc() {
         );
     }
 }
+
+/// Which top-level module of `src/` may import which. A new arrow that is
+/// not here fails the test: add it only if it runs down the layers (see
+/// ARCHITECTURE.md), never back up. `main.rs`, `lib.rs` and `cli`/`lsp`,
+/// the front ends, sit on top.
+const LAYERS: &[(&str, &[&str])] = &[
+    ("text", &[]),
+    ("syntax", &["text"]),
+    ("prose", &["text", "syntax"]),
+    ("index", &["text", "syntax", "prose"]),
+    ("checks", &["text", "syntax", "prose", "index"]),
+    ("storage", &["text", "index"]),
+    ("kb", &["text", "index", "storage"]),
+    ("evidence", &["text", "syntax", "index", "storage"]),
+    (
+        "engine",
+        &[
+            "text", "syntax", "prose", "index", "checks", "storage", "kb", "evidence",
+        ],
+    ),
+    ("llm", &["text", "index", "storage", "engine"]),
+    (
+        "ide",
+        &[
+            "text", "syntax", "prose", "index", "checks", "storage", "kb", "engine",
+        ],
+    ),
+    (
+        "cli",
+        &[
+            "text", "syntax", "prose", "index", "checks", "storage", "kb", "evidence", "engine",
+            "llm", "ide",
+        ],
+    ),
+    (
+        "lsp",
+        &[
+            "text", "syntax", "prose", "index", "checks", "storage", "kb", "evidence", "engine",
+            "llm", "ide",
+        ],
+    ),
+];
+
+/// The code of a file without its comments (line comments and doc
+/// comments; block comments are not used here).
+fn code_of(text: &str) -> String {
+    text.lines()
+        .map(|line| match line.find("//") {
+            // Not inside a string: good enough for `use` lines and paths.
+            Some(at) if !line[..at].contains('"') => &line[..at],
+            _ => line,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The modules under `crate::` that `code` names, among `known`.
+fn crate_modules<'k>(code: &str, known: &[&'k str]) -> std::collections::BTreeSet<&'k str> {
+    let mut found = std::collections::BTreeSet::new();
+    for (at, _) in code.match_indices("crate::") {
+        let rest = &code[at + "crate::".len()..];
+        let name: String = rest
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        if let Some(module) = known.iter().find(|known| **known == name) {
+            found.insert(*module);
+        }
+    }
+    // `use crate::{a, b}` names several.
+    for (at, _) in code.match_indices("crate::{") {
+        let inner = &code[at + "crate::{".len()..];
+        let inner = &inner[..inner.find('}').unwrap_or(inner.len())];
+        for part in inner.split(',') {
+            let name = part.trim().split("::").next().unwrap_or("");
+            if let Some(module) = known.iter().find(|known| **known == name) {
+                found.insert(*module);
+            }
+        }
+    }
+    found
+}
+
+/// The arrows between top-level modules: (from, to, a file that imports).
+fn module_arrows() -> Vec<(String, String, PathBuf)> {
+    let known: Vec<&str> = LAYERS.iter().map(|(name, _)| *name).collect();
+    let mut arrows = Vec::new();
+    for (path, text) in sources() {
+        let Some(top) = path.components().next() else {
+            continue;
+        };
+        let top = top.as_os_str().to_string_lossy().into_owned();
+        if !known.contains(&top.as_str()) {
+            continue; // main.rs and lib.rs
+        }
+        for module in crate_modules(&code_of(&text), &known) {
+            if module != top {
+                arrows.push((top.clone(), module.to_owned(), path.clone()));
+            }
+        }
+    }
+    arrows
+}
+
+#[test]
+fn every_module_imports_only_the_modules_below_it() {
+    let known: Vec<&str> = LAYERS.iter().map(|(name, _)| *name).collect();
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    for entry in std::fs::read_dir(&src).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            assert!(
+                known.contains(&name.as_str()),
+                "src/{name}/ has no row in the module table of tests/tidy.rs"
+            );
+        }
+    }
+    let arrows = module_arrows();
+    // The scan sees imports at all: the engine's conference validates with
+    // the evidence module.
+    assert!(
+        arrows
+            .iter()
+            .any(|(from, to, _)| from == "engine" && to == "evidence")
+    );
+    let mut broken = Vec::new();
+    for (from, to, file) in arrows {
+        let allowed = LAYERS
+            .iter()
+            .find(|(name, _)| *name == from)
+            .is_some_and(|(_, below)| below.contains(&to.as_str()));
+        if !allowed {
+            broken.push(format!("{} imports crate::{to}", file.display()));
+        }
+    }
+    broken.sort();
+    broken.dedup();
+    assert!(
+        broken.is_empty(),
+        "arrows the module table does not allow:\n{}",
+        broken.join("\n")
+    );
+}
+
+/// A circle in `arrows` (node → nodes), if there is one.
+fn circle(
+    arrows: &std::collections::BTreeMap<String, std::collections::BTreeSet<String>>,
+) -> Option<Vec<String>> {
+    fn visit(
+        node: &str,
+        arrows: &std::collections::BTreeMap<String, std::collections::BTreeSet<String>>,
+        path: &mut Vec<String>,
+        done: &mut std::collections::BTreeSet<String>,
+    ) -> Option<Vec<String>> {
+        if let Some(at) = path.iter().position(|seen| seen == node) {
+            let mut found = path[at..].to_vec();
+            found.push(node.to_owned());
+            return Some(found);
+        }
+        if done.contains(node) {
+            return None;
+        }
+        path.push(node.to_owned());
+        for next in arrows.get(node).into_iter().flatten() {
+            if let Some(found) = visit(next, arrows, path, done) {
+                return Some(found);
+            }
+        }
+        path.pop();
+        done.insert(node.to_owned());
+        None
+    }
+    let mut done = std::collections::BTreeSet::new();
+    arrows
+        .keys()
+        .find_map(|node| visit(node, arrows, &mut Vec::new(), &mut done))
+}
+
+#[test]
+fn the_top_level_modules_import_each_other_in_no_circle() {
+    let mut arrows: std::collections::BTreeMap<String, std::collections::BTreeSet<String>> =
+        Default::default();
+    for (from, to, _) in module_arrows() {
+        arrows.entry(from).or_default().insert(to);
+    }
+    assert_eq!(circle(&arrows), None);
+    // The check itself finds a circle when there is one.
+    arrows
+        .entry("text".into())
+        .or_default()
+        .insert("lsp".into());
+    assert!(circle(&arrows).is_some());
+}

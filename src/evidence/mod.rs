@@ -19,8 +19,8 @@ use std::sync::Arc;
 
 pub use self::book::{Lookup, ReceiptBook};
 use self::line::EvidenceLine;
-use crate::engine::tools::sha256_hex;
 use crate::index::{FileContent, Workspace};
+use crate::storage::sha256_hex;
 use crate::text::TextRange;
 
 /// Where conference transcripts and other issues live.
@@ -164,7 +164,7 @@ impl Sources for WorkspaceSources<'_> {
         if let Some(file) = self.workspace.file(path) {
             return file.load_error.is_none().then(|| file.text.clone());
         }
-        if path.starts_with(ISSUES_DIR) && crate::engine::tools::check_relative_path(path).is_ok() {
+        if path.starts_with(ISSUES_DIR) && crate::storage::check_relative_path(path).is_ok() {
             return read_issue(self.workspace.root(), path);
         }
         None
@@ -328,7 +328,7 @@ impl<'a> Validator<'a> {
                 range: at(*range),
                 message,
             };
-            if !crate::engine::receipts::is_receipt_id(id) {
+            if !crate::storage::receipts::is_receipt_id(id) {
                 problems.push(problem(format!(
                     "`{id}` is not a receipt id (rcpt_ and 12 lowercase hex digits)"
                 )));

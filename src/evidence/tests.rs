@@ -5,8 +5,8 @@ use serde_json::json;
 use tempfile::TempDir;
 
 use super::*;
-use crate::engine::receipts::{SigningKey, ToolReceipt};
-use crate::engine::tools::FileRef;
+use crate::storage::FileRef;
+use crate::storage::receipts::{SigningKey, ToolReceipt};
 
 const SCENE: &str = "---\nid: SCN-the-gate\npov: Kael\n---\n\nKael's grey eyes narrowed at the gate.\nThe salt wind took his words away.\n";
 const OUTLINE: &str = "# Outline\n\n- SCN-the-gate: Kael reaches the gate.\n";

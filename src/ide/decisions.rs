@@ -9,8 +9,8 @@
 //! alone (the prompts' loader reports the latter).
 
 use crate::checks::{FileEdit, Fix, FixKind, colour_families};
-use crate::engine::prompts::state::Decision;
 use crate::index::{CardKind, FilePath, LifeStatus, SourceFile, Workspace};
+use crate::kb::Decision;
 use crate::text::TextRange;
 
 /// Words that say a character dies.
@@ -236,7 +236,7 @@ fn insert_field(card_file: &SourceFile, line: &str) -> FileEdit {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::prompts::state::Decision;
+    use crate::kb::Decision;
 
     fn workspace() -> (tempfile::TempDir, Workspace) {
         let dir = tempfile::tempdir().unwrap();

@@ -6,8 +6,8 @@
 
 use std::collections::BTreeSet;
 
-use crate::engine::prompts::state::Decision;
 use crate::index::{CardKind, SourceFile, Workspace};
+use crate::kb::Decision;
 use crate::text::TextRange;
 
 /// How many words of the passage name a `constraint` decision.

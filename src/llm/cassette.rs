@@ -17,8 +17,8 @@ use serde_json::{Value, json};
 use crate::engine::model::{
     Actor, BoxFuture, Decoding, Message, Model, ModelError, ModelReply, ModelRequest, ModelTarget,
 };
-use crate::engine::store::Disk;
-use crate::engine::tools::sha256_hex;
+use crate::storage::Disk;
+use crate::storage::sha256_hex;
 
 /// What a request was sent to, as far as the key is concerned.
 #[derive(Clone, Debug, PartialEq, PartialOrd, Eq, Ord, Serialize, Deserialize)]

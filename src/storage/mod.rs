@@ -1,0 +1,16 @@
+//! The storage layer, below the engine, the evidence validator and the
+//! knowledge base: atomic whole-file writes, create-new, JSON Lines appends
+//! ([`Disk`]); ids and timestamps; hashes; the workspace-relative path check
+//! every untrusted path goes through; and the signed tool receipts with the
+//! file spans they record.
+
+mod disk;
+mod file_ref;
+mod ids;
+mod paths;
+pub mod receipts;
+
+pub use disk::{Disk, read_jsonl};
+pub use file_ref::{EXCERPT_CHARS, FileRef, excerpt, sha256_hex};
+pub use ids::{new_id, now};
+pub use paths::{PathError, check_relative_path};
