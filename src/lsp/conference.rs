@@ -14,9 +14,9 @@ use tokio_util::sync::CancellationToken;
 use tower_lsp_server::jsonrpc::Error as RpcError;
 use tower_lsp_server::ls_types::{self as lsp, Uri};
 
+use super::commands::{invalid, lock};
 use super::convert::{self, path_for, uri_for};
-use super::runs::{self, Context, EditPlan, InFlight, Progress, invalid};
-use super::session::Session;
+use super::runs::{self, Context, EditPlan, InFlight, Progress};
 use crate::engine::conference::envelope::Policy;
 use crate::engine::conference::{self, Conference, ConferenceError, Event, Passage, Request};
 use crate::engine::prompts::Prompts;
@@ -44,12 +44,6 @@ pub struct ConferenceArgs {
     pub uri: Option<Uri>,
     #[serde(default)]
     pub range: Option<lsp::Range>,
-}
-
-fn lock(session: &std::sync::Mutex<Session>) -> std::sync::MutexGuard<'_, Session> {
-    session
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// Starts a round; answers its id before anything is asked of a model.
@@ -214,7 +208,7 @@ async fn drive(
         ),
         Err(join) => {
             let reason = if join.is_panic() {
-                super::server::panic_message(&join.into_panic())
+                crate::engine::launch::panic_message(&join.into_panic())
             } else {
                 "its task was stopped".to_owned()
             };

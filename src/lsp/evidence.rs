@@ -10,14 +10,11 @@ use std::sync::Mutex;
 use serde_json::json;
 use tower_lsp_server::ls_types as lsp;
 
+use super::commands::lock;
 use super::convert;
 use crate::evidence::{self, ReceiptBook, Validator, WorkspaceSources};
 use crate::index::{FilePath, SourceFile, Workspace};
 use crate::text::{PositionEncoding, TextRange};
-
-fn lock(book: &Mutex<ReceiptBook>) -> std::sync::MutexGuard<'_, ReceiptBook> {
-    book.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-}
 
 /// The evidence diagnostics of each open document that has Evidence lines,
 /// with the receipts read again where their logs changed.

@@ -10,9 +10,10 @@ use serde_json::{Value, json};
 use tower_lsp_server::jsonrpc::Error as RpcError;
 use tower_lsp_server::ls_types::{self as lsp, Uri};
 
+use super::commands::{invalid, lock};
 use super::convert::{self, path_for, uri_for};
 use super::recipes::OpenRecipe;
-use super::runs::{Context, invalid, lock};
+use super::runs::Context;
 use crate::engine::prompts::state::append_decisions;
 use crate::engine::runner::now;
 use crate::engine::store::Disk;

@@ -7,6 +7,7 @@
 //! turns agents' findings into diagnostics, and `convert` is where byte
 //! offsets become line/column positions.
 
+mod commands;
 mod conference;
 mod convert;
 mod diagnostics;

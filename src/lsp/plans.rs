@@ -19,9 +19,10 @@ use serde_json::{Value, json};
 use tower_lsp_server::jsonrpc::Error as RpcError;
 use tower_lsp_server::ls_types as lsp;
 
+use super::commands::{invalid, lock};
 use super::convert;
 use super::recipes::OpenRecipe;
-use super::runs::{self, Context, invalid, lock};
+use super::runs::{self, Context};
 use crate::engine::launch::LaunchRequest;
 use crate::engine::plan::driver::{self, DriveEnd, PlanHost, TaskRun};
 use crate::engine::plan::{self, Plan, PlanFiles, TaskStatus, markdown};

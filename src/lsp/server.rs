@@ -11,11 +11,13 @@ use tower_lsp_server::jsonrpc::{Error as RpcError, Result as RpcResult};
 use tower_lsp_server::ls_types::{self as lsp, Uri};
 use tower_lsp_server::{Client, LanguageServer};
 
+use super::commands::{self, lock};
 use super::convert::{path_for, uri_for, uri_for_absolute};
 use super::diagnostics::DiagnosticsCache;
 use super::handlers::{self, Snapshot};
 use super::runs::{self, Runs};
 use super::session::Session;
+use crate::engine::launch::panic_message;
 use crate::index::config::CONFIG_FILE;
 use crate::index::{FileKind, FilePath};
 use crate::text::PositionEncoding;
@@ -207,22 +209,6 @@ impl Server {
             publish_diagnostics(client, session, diagnostics, mode, refresh).await;
         });
     }
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    // A panic while holding the lock leaves the data as consistent as the
-    // panicking step left it; serving on beats dying.
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
-pub(super) fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
-    panic
-        .downcast_ref::<&str>()
-        .map(|message| (*message).to_owned())
-        .or_else(|| panic.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "internal error".to_owned())
 }
 
 /// Computes diagnostics on a snapshot and sends what changed.
@@ -733,7 +719,7 @@ impl LanguageServer for Server {
         let Some(context) = self.run_context() else {
             return Err(RpcError::invalid_request());
         };
-        runs::execute(&context, params).await
+        commands::execute(&context, params).await
     }
 
     async fn diagnostic(
@@ -1125,7 +1111,7 @@ fn capabilities_for(encoding: PositionEncoding, pull: bool) -> lsp::ServerCapabi
             },
         )),
         execute_command_provider: Some(lsp::ExecuteCommandOptions {
-            commands: runs::COMMANDS
+            commands: commands::COMMANDS
                 .iter()
                 .map(|&command| command.to_owned())
                 .collect(),

@@ -1,0 +1,88 @@
+//! `workspace/executeCommand`: every command the server executes, and the
+//! one place that sends each to its handler. What the handlers share
+//! (argument parsing, errors, the lock helper) is in [`shared`].
+
+pub mod shared;
+
+use serde_json::{Value, json};
+use tower_lsp_server::jsonrpc::Error as RpcError;
+use tower_lsp_server::ls_types as lsp;
+
+use super::runs::{self, Context};
+use super::{conference, diagnostics, knowledge, plans};
+pub use shared::{argument, invalid, lock};
+
+/// Every command the server executes.
+pub const COMMANDS: &[&str] = &[
+    runs::RUN_RECIPE,
+    runs::RESUME_RUN,
+    runs::ROUTE,
+    runs::CANCEL_RUN,
+    runs::LIST_RUNS,
+    runs::OPEN_RUN,
+    runs::DISMISS_FINDING,
+    conference::CONFERENCE,
+    diagnostics::CHECK_WORKSPACE,
+    plans::RUN_PLAN,
+    plans::PAUSE_PLAN,
+    knowledge::REMEMBER,
+];
+
+/// Dispatches a `workspace/executeCommand`.
+pub async fn execute(
+    context: &Context,
+    params: lsp::ExecuteCommandParams,
+) -> Result<Option<Value>, RpcError> {
+    let arguments = &params.arguments;
+    match params.command.as_str() {
+        runs::RUN_RECIPE => {
+            let args = argument(runs::RUN_RECIPE, arguments)?;
+            let token = params.work_done_progress_params.work_done_token;
+            let started = runs::start(context, args, token)?;
+            Ok(Some(json!({ "run_id": started.run_id })))
+        }
+        runs::RESUME_RUN => {
+            let runs::RunIdArgs { run_id } = argument(runs::RESUME_RUN, arguments)?;
+            let token = params.work_done_progress_params.work_done_token;
+            runs::resume(context, &run_id, token).map(Some)
+        }
+        runs::ROUTE => {
+            let runs::RouteArgs { task } = argument(runs::ROUTE, arguments)?;
+            runs::route(context, &task).map(Some)
+        }
+        runs::CANCEL_RUN => {
+            let runs::RunIdArgs { run_id } = argument(runs::CANCEL_RUN, arguments)?;
+            runs::cancel(context, &run_id).map(Some)
+        }
+        runs::LIST_RUNS => Ok(Some(runs::list(context))),
+        runs::OPEN_RUN => {
+            let runs::RunIdArgs { run_id } = argument(runs::OPEN_RUN, arguments)?;
+            runs::open(context, &run_id).await.map(Some)
+        }
+        runs::DISMISS_FINDING => {
+            let runs::FindingArgs { finding_id } = argument(runs::DISMISS_FINDING, arguments)?;
+            runs::dismiss(context, &finding_id).map(Some)
+        }
+        conference::CONFERENCE => {
+            let args = argument(conference::CONFERENCE, arguments)?;
+            let token = params.work_done_progress_params.work_done_token;
+            conference::start(context, args, token).map(Some)
+        }
+        plans::RUN_PLAN => {
+            let args = argument(plans::RUN_PLAN, arguments)?;
+            plans::run(context, args).map(Some)
+        }
+        knowledge::REMEMBER => {
+            let args = argument(knowledge::REMEMBER, arguments)?;
+            knowledge::remember(context, args).map(Some)
+        }
+        plans::PAUSE_PLAN => {
+            let args = argument(plans::PAUSE_PLAN, arguments)?;
+            plans::pause(context, args).map(Some)
+        }
+        other => Err(invalid(format!(
+            "unknown command `{other}`; the commands are {}",
+            COMMANDS.join(", ")
+        ))),
+    }
+}

@@ -1,0 +1,195 @@
+//! What runs and conferences send the editor: `$/progress` of one run,
+//! workspace edits (a scene's body replaced at the version it was read, a
+//! new file created), and documents to show.
+
+use std::path::{Path, PathBuf};
+
+use tower_lsp_server::Client;
+use tower_lsp_server::ls_types::{self as lsp, Uri};
+
+use super::Context;
+use crate::engine::store::Disk;
+
+/// `$/progress` of one run; silent when the client does not do progress.
+pub(crate) struct Progress {
+    client: Client,
+    token: Option<lsp::ProgressToken>,
+}
+
+impl Progress {
+    pub(crate) async fn begin(
+        context: &Context,
+        token: lsp::ProgressToken,
+        create: bool,
+        title: &str,
+    ) -> Progress {
+        let client = context.client.clone();
+        let usable = context.support.work_done_progress
+            && (!create
+                || client
+                    .create_work_done_progress(token.clone())
+                    .await
+                    .is_ok());
+        let progress = Progress {
+            client,
+            token: usable.then_some(token),
+        };
+        progress
+            .send(lsp::WorkDoneProgress::Begin(lsp::WorkDoneProgressBegin {
+                title: title.to_owned(),
+                cancellable: Some(true),
+                message: Some("starting".to_owned()),
+                percentage: Some(0),
+            }))
+            .await;
+        progress
+    }
+
+    pub(crate) async fn report(&self, message: String, percentage: u32) {
+        self.send(lsp::WorkDoneProgress::Report(lsp::WorkDoneProgressReport {
+            cancellable: Some(true),
+            message: Some(message),
+            percentage: Some(percentage),
+        }))
+        .await;
+    }
+
+    pub(crate) async fn end(&self, message: String) {
+        self.send(lsp::WorkDoneProgress::End(lsp::WorkDoneProgressEnd {
+            message: Some(message),
+        }))
+        .await;
+    }
+
+    async fn send(&self, value: lsp::WorkDoneProgress) {
+        if let Some(token) = &self.token {
+            self.client
+                .send_notification::<lsp::notification::Progress>(lsp::ProgressParams {
+                    token: token.clone(),
+                    value: lsp::ProgressParamsValue::WorkDone(value),
+                })
+                .await;
+        }
+    }
+}
+
+pub(crate) async fn show(context: &Context, uri: Uri, take_focus: bool) {
+    if context.support.show_document {
+        let _ = context
+            .client
+            .show_document(lsp::ShowDocumentParams {
+                uri,
+                external: Some(false),
+                take_focus: Some(take_focus),
+                selection: None,
+            })
+            .await;
+    }
+}
+
+/// The edit that delivers a draft, or a conference's transcript.
+pub(crate) enum EditPlan {
+    /// An existing scene: its body replaced, at the version it was read.
+    Replace {
+        range: lsp::Range,
+        body: String,
+        version: Option<i32>,
+    },
+    /// A new file.
+    Create { text: String },
+}
+
+/// Sends the edit; `Err` with why when the editor did not apply it (then
+/// the caller keeps the text elsewhere). A client that cannot create files
+/// through an edit gets the new file written here, only where no file is.
+pub(crate) async fn apply(
+    context: &Context,
+    uri: Uri,
+    plan: EditPlan,
+    root: &Path,
+    path: &str,
+) -> Result<(), String> {
+    let support = context.support;
+    let edit = match plan {
+        EditPlan::Replace {
+            range,
+            body,
+            version,
+        } => {
+            let edits = vec![lsp::TextEdit {
+                range,
+                new_text: body,
+            }];
+            if support.document_changes {
+                lsp::WorkspaceEdit {
+                    document_changes: Some(lsp::DocumentChanges::Edits(vec![
+                        lsp::TextDocumentEdit {
+                            text_document: lsp::OptionalVersionedTextDocumentIdentifier {
+                                uri,
+                                version,
+                            },
+                            edits: edits.into_iter().map(lsp::OneOf::Left).collect(),
+                        },
+                    ])),
+                    ..lsp::WorkspaceEdit::default()
+                }
+            } else {
+                lsp::WorkspaceEdit {
+                    changes: Some([(uri, edits)].into_iter().collect()),
+                    ..lsp::WorkspaceEdit::default()
+                }
+            }
+        }
+        EditPlan::Create { text } => {
+            if !(support.document_changes && support.create_files) {
+                // The client cannot create files through an edit: create
+                // the file here, only if none is there (nothing is lost).
+                let absolute: PathBuf = root.join(path);
+                if let Some(parent) = absolute.parent() {
+                    let _ = std::fs::create_dir_all(parent);
+                }
+                return match Disk::default().create_new(&absolute, text.as_bytes()) {
+                    Ok(true) => Ok(()),
+                    Ok(false) => Err("the file appeared while the run worked".into()),
+                    Err(error) => Err(format!("the file cannot be written ({error})")),
+                };
+            }
+            lsp::WorkspaceEdit {
+                document_changes: Some(lsp::DocumentChanges::Operations(vec![
+                    lsp::DocumentChangeOperation::Op(lsp::ResourceOp::Create(lsp::CreateFile {
+                        uri: uri.clone(),
+                        options: Some(lsp::CreateFileOptions {
+                            overwrite: Some(false),
+                            ignore_if_exists: Some(false),
+                        }),
+                        annotation_id: None,
+                    })),
+                    lsp::DocumentChangeOperation::Edit(lsp::TextDocumentEdit {
+                        text_document: lsp::OptionalVersionedTextDocumentIdentifier {
+                            uri,
+                            version: None,
+                        },
+                        edits: vec![lsp::OneOf::Left(lsp::TextEdit {
+                            range: lsp::Range::default(),
+                            new_text: text,
+                        })],
+                    }),
+                ])),
+                ..lsp::WorkspaceEdit::default()
+            }
+        }
+    };
+    match context.client.apply_edit(edit).await {
+        Ok(response) if response.applied => Ok(()),
+        Ok(response) => Err(match response.failure_reason {
+            Some(reason) if !reason.trim().is_empty() => {
+                format!("the editor did not apply the edit ({reason})")
+            }
+            _ => "the editor did not apply the edit".to_owned(),
+        }),
+        Err(error) => Err(format!(
+            "the editor did not apply the edit ({})",
+            error.message
+        )),
+    }
+}
