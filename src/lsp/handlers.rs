@@ -1,85 +1,18 @@
 //! Request handlers: `from_proto` → an `ide` feature → `to_proto`, each on a
 //! snapshot of the workspace, never on the live session.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
-
 use serde_json::json;
-use tower_lsp_server::ls_types::{self as lsp, Uri};
+use tower_lsp_server::ls_types::{self as lsp};
 
-use super::convert::{self, offset, path_for, range, uri_for};
-use crate::checks::{self, FileEdit, FixKind};
-use crate::engine::findings::FindingStore;
-use crate::engine::recipe::Registry;
+use super::convert::{self, offset, path_for, range};
+use super::snapshot::Snapshot;
+use crate::checks::{self, FixKind};
 use crate::ide::{self, CompletionKind, RunAction, SymbolKind};
-use crate::index::{SourceFile, Workspace};
+use crate::index::SourceFile;
 use crate::text::PositionEncoding;
 
 /// The kind of the code actions that start a recipe run.
 pub const RUN_ACTION_KIND: &str = "refactor.control-room.run";
-
-/// What a request handler works on: an immutable workspace and the encoding.
-pub struct Snapshot {
-    pub workspace: Workspace,
-    pub encoding: PositionEncoding,
-    /// Project recipe files open in the editor (not part of the workspace).
-    pub recipes: Vec<super::recipes::OpenRecipe>,
-    /// Plan checklists open in the editor (not part of the workspace either).
-    pub plans: Vec<super::recipes::OpenRecipe>,
-    /// The knowledge base of decisions, when it is open.
-    pub kb: Vec<super::recipes::OpenRecipe>,
-    /// The recipes the workspace can run.
-    pub registry: Arc<Registry>,
-    /// Agents' findings (shared: anchoring remembers where each was seen).
-    pub findings: Arc<Mutex<FindingStore>>,
-    /// The workspace's tool receipts (shared: read again as their logs change).
-    pub receipts: Arc<Mutex<crate::evidence::ReceiptBook>>,
-    /// The Markdown documents open in the editor.
-    pub open: std::collections::HashSet<crate::index::FilePath>,
-}
-
-impl Snapshot {
-    fn file(&self, uri: &Uri) -> Option<&std::sync::Arc<SourceFile>> {
-        let path = path_for(&self.workspace, uri)?;
-        self.workspace.file(&path)
-    }
-
-    fn at(
-        &self,
-        position: &lsp::TextDocumentPositionParams,
-    ) -> Option<(&std::sync::Arc<SourceFile>, usize)> {
-        let file = self.file(&position.text_document.uri)?;
-        Some((file, offset(file, position.position, self.encoding)))
-    }
-
-    fn location(&self, location: &ide::Location) -> Option<lsp::Location> {
-        let file = self.workspace.file(&location.path)?;
-        Some(lsp::Location {
-            uri: uri_for(&self.workspace, &location.path)?,
-            range: range(file, location.range, self.encoding),
-        })
-    }
-
-    fn workspace_edit(&self, edits: &[FileEdit]) -> lsp::WorkspaceEdit {
-        let mut changes: HashMap<Uri, Vec<lsp::TextEdit>> = HashMap::new();
-        for edit in edits {
-            let (Some(file), Some(uri)) = (
-                self.workspace.file(&edit.path),
-                uri_for(&self.workspace, &edit.path),
-            ) else {
-                continue;
-            };
-            changes.entry(uri).or_default().push(lsp::TextEdit {
-                range: range(file, edit.range, self.encoding),
-                new_text: edit.new_text.clone(),
-            });
-        }
-        lsp::WorkspaceEdit {
-            changes: Some(changes),
-            ..lsp::WorkspaceEdit::default()
-        }
-    }
-}
 
 pub fn hover(snapshot: &Snapshot, params: &lsp::HoverParams) -> Option<lsp::Hover> {
     let (file, offset) = snapshot.at(&params.text_document_position_params)?;

@@ -21,6 +21,7 @@ mod runs;
 mod server;
 mod session;
 mod settings;
+mod snapshot;
 
 use tower_lsp_server::{LspService, Server as Transport};
 

@@ -1,7 +1,6 @@
 //! The `LanguageServer` implementation: lifecycle, document sync, the initial
 //! index, diagnostics scheduling, and dispatch of requests to handlers.
 
-use std::collections::HashMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
@@ -12,22 +11,18 @@ use tower_lsp_server::ls_types::{self as lsp, Uri};
 use tower_lsp_server::{Client, LanguageServer};
 
 use super::commands::{self, lock};
-use super::convert::{path_for, uri_for, uri_for_absolute};
+use super::convert::{path_for, uri_for};
 use super::diagnostics::DiagnosticsCache;
-use super::handlers::{self, Snapshot};
+use super::diagnostics::assemble;
+use super::diagnostics::publish::{DiagnosticsMode, publish as publish_diagnostics};
+use super::handlers;
 use super::runs::{self, Runs};
 use super::session::Session;
+use super::snapshot::Snapshot;
 use crate::engine::launch::panic_message;
 use crate::index::config::CONFIG_FILE;
 use crate::index::{FileKind, FilePath};
 use crate::text::PositionEncoding;
-
-/// How the client gets diagnostics.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum DiagnosticsMode {
-    Push,
-    Pull,
-}
 
 /// Files read per batch of the initial index, between progress reports.
 const INDEX_BATCH: usize = 48;
@@ -114,18 +109,7 @@ impl Server {
     }
 
     fn snapshot(&self) -> Option<Snapshot> {
-        let mut session = self.session()?;
-        Some(Snapshot {
-            workspace: session.workspace.clone(),
-            encoding: session.encoding,
-            recipes: session.open_recipes(),
-            plans: session.open_plans(),
-            kb: session.open_kb(),
-            registry: session.recipes(),
-            findings: session.findings.clone(),
-            receipts: session.receipts.clone(),
-            open: session.open_paths(),
-        })
+        Some(self.session()?.snapshot())
     }
 
     /// Runs a query on a snapshot, turning a panic into an error reply.
@@ -209,190 +193,6 @@ impl Server {
             publish_diagnostics(client, session, diagnostics, mode, refresh).await;
         });
     }
-}
-
-/// Computes diagnostics on a snapshot and sends what changed.
-async fn publish_diagnostics(
-    client: Client,
-    session: Arc<Mutex<Session>>,
-    cache: Arc<Mutex<DiagnosticsCache>>,
-    mode: DiagnosticsMode,
-    refresh: bool,
-) {
-    let (workspace, encoding, indexed, versions, open_recipes, open_plans, open_kb) = {
-        let mut session = lock(&session);
-        let versions: HashMap<FilePath, i32> = session
-            .documents
-            .iter()
-            .map(|(path, document)| (path.clone(), document.version))
-            .collect();
-        (
-            session.workspace.clone(),
-            session.encoding,
-            session.indexed,
-            versions,
-            session.open_recipes(),
-            {
-                let plans = session.open_plans();
-                (!plans.is_empty()).then(|| (plans, session.recipes()))
-            },
-            session.open_kb(),
-        )
-    };
-    if mode == DiagnosticsMode::Pull {
-        if refresh && indexed {
-            let _ = client.workspace_diagnostic_refresh().await;
-        }
-        return;
-    }
-    // Until the index is complete, only open scenes and cards are checked:
-    // the outline would otherwise list every unread scene as missing.
-    let open_documents: Vec<FilePath> = {
-        let session = lock(&session);
-        session
-            .open_paths()
-            .into_iter()
-            .filter(|path| {
-                indexed
-                    || session
-                        .workspace
-                        .file(path)
-                        .is_some_and(|file| file.scene().is_some() || file.card().is_some())
-            })
-            .collect()
-    };
-    let task_workspace = workspace.clone();
-    let task_versions = versions.clone();
-    let overlays = {
-        let session = lock(&session);
-        Overlays {
-            findings: session.findings.clone(),
-            receipts: session.receipts.clone(),
-            open: session.open_paths(),
-        }
-    };
-    let computed = tokio::task::spawn_blocking(move || {
-        let mut cache = lock(&cache);
-        let only = (!indexed).then_some(open_documents.as_slice());
-        let computed = with_overlays(
-            cache.compute(&task_workspace, only, encoding),
-            &overlays,
-            &task_workspace,
-            encoding,
-        );
-        let changes = cache.changes_to_publish(&task_workspace, computed, indexed, &task_versions);
-        let config = if indexed {
-            cache.config_change(&task_workspace, encoding)
-        } else {
-            None
-        };
-        let mut recipes =
-            super::recipes::diagnostics(task_workspace.root(), &open_recipes, encoding);
-        if let Some((plans, registry)) = &open_plans {
-            recipes.extend(super::plans::diagnostics(
-                &task_workspace,
-                registry,
-                plans,
-                encoding,
-            ));
-        }
-        recipes.extend(super::knowledge::diagnostics(
-            &task_workspace,
-            &open_kb,
-            encoding,
-        ));
-        (changes, config, cache.recipe_changes(recipes))
-    })
-    .await;
-    let Ok((changes, config, recipes)) = computed else {
-        return;
-    };
-    let changes = changes
-        .into_iter()
-        .map(|(path, diagnostics, version)| (path, (*diagnostics).clone(), version))
-        .chain(recipes);
-    for (path, diagnostics, version) in changes {
-        let Some(uri) = uri_for(&workspace, &path) else {
-            continue;
-        };
-        // Publish with the version the diagnostics were computed for, and only
-        // if the document has not moved on since (a newer run will follow).
-        if lock(&session).version(&path) != version {
-            continue;
-        }
-        client.publish_diagnostics(uri, diagnostics, version).await;
-    }
-    if let Some(config) = config
-        && let Some(uri) = uri_for_absolute(&workspace.root().join(CONFIG_FILE))
-    {
-        client.publish_diagnostics(uri, config, None).await;
-    }
-}
-
-/// What is added to the checks' diagnostics: agents' findings, and the
-/// evidence diagnostics of open documents.
-struct Overlays {
-    findings: Arc<Mutex<crate::engine::findings::FindingStore>>,
-    receipts: Arc<Mutex<crate::evidence::ReceiptBook>>,
-    open: std::collections::HashSet<FilePath>,
-}
-
-/// Each file's diagnostics with its agents' findings and, for an open
-/// document with Evidence lines, its evidence diagnostics added.
-fn with_overlays(
-    computed: Vec<(FilePath, Arc<Vec<lsp::Diagnostic>>)>,
-    overlays: &Overlays,
-    workspace: &crate::index::Workspace,
-    encoding: PositionEncoding,
-) -> Vec<(FilePath, Arc<Vec<lsp::Diagnostic>>)> {
-    let findings = &overlays.findings;
-    let files: std::collections::HashSet<String> = lock(findings)
-        .files()
-        .into_iter()
-        .map(str::to_owned)
-        .collect();
-    let open: std::collections::HashSet<FilePath> = computed
-        .iter()
-        .filter(|(path, _)| overlays.open.contains(path))
-        .map(|(path, _)| path.clone())
-        .collect();
-    let mut evidence: HashMap<FilePath, Vec<lsp::Diagnostic>> =
-        super::evidence::diagnostics(&overlays.receipts, workspace, &open, encoding)
-            .into_iter()
-            .collect();
-    computed
-        .into_iter()
-        .map(|(path, diagnostics)| {
-            let found = evidence.remove(&path).filter(|found| !found.is_empty());
-            if !files.contains(path.as_ref()) && found.is_none() {
-                return (path, diagnostics);
-            }
-            let mut merged = (*diagnostics).clone();
-            if files.contains(path.as_ref()) {
-                merged.extend(super::findings::diagnostics(
-                    findings, workspace, &path, encoding,
-                ));
-            }
-            merged.extend(found.unwrap_or_default());
-            (path, Arc::new(merged))
-        })
-        .collect()
-}
-
-/// The diagnostics of the given files (all when `None`) with their findings,
-/// for pull requests.
-fn checked(
-    cache: &mut DiagnosticsCache,
-    snapshot: &Snapshot,
-    only: Option<&[FilePath]>,
-) -> Vec<(FilePath, Arc<Vec<lsp::Diagnostic>>)> {
-    let computed = cache.compute(&snapshot.workspace, only, snapshot.encoding);
-    let overlays = Overlays {
-        findings: snapshot.findings.clone(),
-        receipts: snapshot.receipts.clone(),
-        open: snapshot.open.clone(),
-    };
-    with_overlays(computed, &overlays, &snapshot.workspace, snapshot.encoding)
 }
 
 impl LanguageServer for Server {
@@ -740,50 +540,7 @@ impl LanguageServer for Server {
                 let Some(path) = path_for(&snapshot.workspace, &params.text_document.uri) else {
                     return Vec::new();
                 };
-                if snapshot.kb.iter().any(|(open, _, _)| *open == path) {
-                    return super::knowledge::diagnostics(
-                        &snapshot.workspace,
-                        &snapshot.kb,
-                        snapshot.encoding,
-                    )
-                    .into_iter()
-                    .find(|(open, _, _)| *open == path)
-                    .map(|(_, diagnostics, _)| diagnostics)
-                    .unwrap_or_default();
-                }
-                if snapshot.plans.iter().any(|(open, _, _)| *open == path) {
-                    return super::plans::diagnostics(
-                        &snapshot.workspace,
-                        &snapshot.registry,
-                        &snapshot.plans,
-                        snapshot.encoding,
-                    )
-                    .into_iter()
-                    .find(|(open, _, _)| *open == path)
-                    .map(|(_, diagnostics, _)| diagnostics)
-                    .unwrap_or_default();
-                }
-                if snapshot.recipes.iter().any(|(open, _, _)| *open == path) {
-                    let root = snapshot.workspace.root();
-                    return super::recipes::diagnostics(root, &snapshot.recipes, snapshot.encoding)
-                        .into_iter()
-                        .find(|(open, _, _)| *open == path)
-                        .map(|(_, diagnostics, _)| diagnostics)
-                        .unwrap_or_default();
-                }
-                // Until the index is complete the outline would call every unread
-                // scene missing; the client is asked to pull again when it is.
-                let partial = snapshot
-                    .workspace
-                    .file(&path)
-                    .is_some_and(|file| file.outline().is_some());
-                if !indexed && partial {
-                    return Vec::new();
-                }
-                checked(&mut lock(&cache), snapshot, Some(&[path]))
-                    .into_iter()
-                    .flat_map(|(_, diagnostics)| (*diagnostics).clone())
-                    .collect()
+                assemble::document(&mut lock(&cache), snapshot, &path, indexed)
             })
             .await?;
         Ok(lsp::DocumentDiagnosticReportResult::Report(
@@ -814,7 +571,7 @@ impl LanguageServer for Server {
             .unwrap_or_default();
         let items = self
             .query("workspaceDiagnostic", move |snapshot| {
-                checked(&mut lock(&cache), snapshot, None)
+                assemble::files(&mut lock(&cache), snapshot, None)
                     .into_iter()
                     .filter(|(_, diagnostics)| !diagnostics.is_empty())
                     .filter_map(|(path, diagnostics)| {
@@ -893,7 +650,7 @@ impl Server {
         let cache = self.diagnostics.clone();
         let summary = self
             .query("checkWorkspace", move |snapshot| {
-                super::diagnostics::summary(&checked(&mut lock(&cache), snapshot, None))
+                super::diagnostics::summary(&assemble::files(&mut lock(&cache), snapshot, None))
             })
             .await?;
         if let Some(session) = self.session.get().cloned() {

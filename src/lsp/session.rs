@@ -327,6 +327,21 @@ impl Session {
     }
 
     /// The open Markdown documents.
+    /// An immutable snapshot for handlers and diagnostics passes.
+    pub fn snapshot(&mut self) -> super::snapshot::Snapshot {
+        super::snapshot::Snapshot {
+            workspace: self.workspace.clone(),
+            encoding: self.encoding,
+            recipes: self.open_recipes(),
+            plans: self.open_plans(),
+            kb: self.open_kb(),
+            registry: self.recipes(),
+            findings: self.findings.clone(),
+            receipts: self.receipts.clone(),
+            open: self.open_paths(),
+        }
+    }
+
     pub fn open_paths(&self) -> HashSet<FilePath> {
         self.documents
             .iter()

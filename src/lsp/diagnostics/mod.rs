@@ -1,5 +1,6 @@
 //! Diagnostics for the editor: cached per file, recomputed on snapshots,
-//! pushed debounced with the document version, or pulled.
+//! pushed debounced with the document version ([`publish`]), or pulled;
+//! either way assembled by [`assemble`].
 //!
 //! A file's cached diagnostics stay valid while the file (the same `Arc`) and
 //! its [`checks::dependency_key`] are unchanged, so an edit re-checks the
@@ -14,6 +15,9 @@ use rayon::prelude::*;
 use tower_lsp_server::ls_types as lsp;
 
 use super::convert;
+
+pub mod assemble;
+pub mod publish;
 use crate::checks;
 use crate::index::{FilePath, SourceFile, Workspace};
 use crate::text::PositionEncoding;

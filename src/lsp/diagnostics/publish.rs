@@ -1,0 +1,103 @@
+//! Pushing diagnostics: computed on a snapshot off the session's lock, sent
+//! with the version they were computed for, and only while the document has
+//! not moved on (a newer pass follows). A client that pulls is asked to
+//! pull again instead.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use tower_lsp_server::Client;
+
+use super::DiagnosticsCache;
+use super::assemble;
+use crate::index::FilePath;
+use crate::index::config::CONFIG_FILE;
+use crate::lsp::commands::lock;
+use crate::lsp::convert::{uri_for, uri_for_absolute};
+use crate::lsp::session::Session;
+
+/// How the client gets diagnostics.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DiagnosticsMode {
+    Push,
+    Pull,
+}
+
+/// Computes diagnostics on a snapshot and sends what changed (or, to a
+/// client that pulls, asks it to pull again once the index is complete).
+pub async fn publish(
+    client: Client,
+    session: Arc<Mutex<Session>>,
+    cache: Arc<Mutex<DiagnosticsCache>>,
+    mode: DiagnosticsMode,
+    refresh: bool,
+) {
+    let (snapshot, indexed, versions, open_documents) = {
+        let mut session = lock(&session);
+        let versions: HashMap<FilePath, i32> = session
+            .documents
+            .iter()
+            .map(|(path, document)| (path.clone(), document.version))
+            .collect();
+        // Until the index is complete, only open scenes and cards are
+        // checked: the outline would otherwise list every unread scene as
+        // missing.
+        let indexed = session.indexed;
+        let open_documents: Vec<FilePath> = session
+            .open_paths()
+            .into_iter()
+            .filter(|path| {
+                indexed
+                    || session
+                        .workspace
+                        .file(path)
+                        .is_some_and(|file| file.scene().is_some() || file.card().is_some())
+            })
+            .collect();
+        (session.snapshot(), indexed, versions, open_documents)
+    };
+    if mode == DiagnosticsMode::Pull {
+        if refresh && indexed {
+            let _ = client.workspace_diagnostic_refresh().await;
+        }
+        return;
+    }
+    let workspace = snapshot.workspace.clone();
+    let computed = tokio::task::spawn_blocking(move || {
+        let mut cache = lock(&cache);
+        let only = (!indexed).then_some(open_documents.as_slice());
+        let computed = assemble::files(&mut cache, &snapshot, only);
+        let changes = cache.changes_to_publish(&snapshot.workspace, computed, indexed, &versions);
+        let config = if indexed {
+            cache.config_change(&snapshot.workspace, snapshot.encoding)
+        } else {
+            None
+        };
+        let side = cache.recipe_changes(assemble::side_documents(&snapshot));
+        (changes, config, side)
+    })
+    .await;
+    let Ok((changes, config, side)) = computed else {
+        return;
+    };
+    let changes = changes
+        .into_iter()
+        .map(|(path, diagnostics, version)| (path, (*diagnostics).clone(), version))
+        .chain(side);
+    for (path, diagnostics, version) in changes {
+        let Some(uri) = uri_for(&workspace, &path) else {
+            continue;
+        };
+        // Publish with the version the diagnostics were computed for, and only
+        // if the document has not moved on since (a newer run will follow).
+        if lock(&session).version(&path) != version {
+            continue;
+        }
+        client.publish_diagnostics(uri, diagnostics, version).await;
+    }
+    if let Some(config) = config
+        && let Some(uri) = uri_for_absolute(&workspace.root().join(CONFIG_FILE))
+    {
+        client.publish_diagnostics(uri, config, None).await;
+    }
+}

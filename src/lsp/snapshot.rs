@@ -1,0 +1,79 @@
+//! What a request handler works on: an immutable snapshot of the session
+//! (the workspace, the documents open beside it, the recipes, the findings
+//! and receipts), taken under the session's lock and used off it.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use tower_lsp_server::ls_types::{self as lsp, Uri};
+
+use super::convert::{offset, path_for, range, uri_for};
+use crate::checks::FileEdit;
+use crate::engine::findings::FindingStore;
+use crate::engine::recipe::Registry;
+use crate::ide;
+use crate::index::{SourceFile, Workspace};
+use crate::text::PositionEncoding;
+
+/// What a request handler works on: an immutable workspace and the encoding.
+pub struct Snapshot {
+    pub workspace: Workspace,
+    pub encoding: PositionEncoding,
+    /// Project recipe files open in the editor (not part of the workspace).
+    pub recipes: Vec<super::recipes::OpenRecipe>,
+    /// Plan checklists open in the editor (not part of the workspace either).
+    pub plans: Vec<super::recipes::OpenRecipe>,
+    /// The knowledge base of decisions, when it is open.
+    pub kb: Vec<super::recipes::OpenRecipe>,
+    /// The recipes the workspace can run.
+    pub registry: Arc<Registry>,
+    /// Agents' findings (shared: anchoring remembers where each was seen).
+    pub findings: Arc<Mutex<FindingStore>>,
+    /// The workspace's tool receipts (shared: read again as their logs change).
+    pub receipts: Arc<Mutex<crate::evidence::ReceiptBook>>,
+    /// The Markdown documents open in the editor.
+    pub open: std::collections::HashSet<crate::index::FilePath>,
+}
+
+impl Snapshot {
+    pub fn file(&self, uri: &Uri) -> Option<&std::sync::Arc<SourceFile>> {
+        let path = path_for(&self.workspace, uri)?;
+        self.workspace.file(&path)
+    }
+
+    pub fn at(
+        &self,
+        position: &lsp::TextDocumentPositionParams,
+    ) -> Option<(&std::sync::Arc<SourceFile>, usize)> {
+        let file = self.file(&position.text_document.uri)?;
+        Some((file, offset(file, position.position, self.encoding)))
+    }
+
+    pub fn location(&self, location: &ide::Location) -> Option<lsp::Location> {
+        let file = self.workspace.file(&location.path)?;
+        Some(lsp::Location {
+            uri: uri_for(&self.workspace, &location.path)?,
+            range: range(file, location.range, self.encoding),
+        })
+    }
+
+    pub fn workspace_edit(&self, edits: &[FileEdit]) -> lsp::WorkspaceEdit {
+        let mut changes: HashMap<Uri, Vec<lsp::TextEdit>> = HashMap::new();
+        for edit in edits {
+            let (Some(file), Some(uri)) = (
+                self.workspace.file(&edit.path),
+                uri_for(&self.workspace, &edit.path),
+            ) else {
+                continue;
+            };
+            changes.entry(uri).or_default().push(lsp::TextEdit {
+                range: range(file, edit.range, self.encoding),
+                new_text: edit.new_text.clone(),
+            });
+        }
+        lsp::WorkspaceEdit {
+            changes: Some(changes),
+            ..lsp::WorkspaceEdit::default()
+        }
+    }
+}
