@@ -7,13 +7,13 @@
 //! turns agents' findings into diagnostics, and `convert` is where byte
 //! offsets become line/column positions.
 
+mod api;
 mod commands;
 mod conference;
 mod convert;
 mod diagnostics;
 mod evidence;
 mod findings;
-mod handlers;
 mod knowledge;
 mod plans;
 mod recipes;

@@ -1,0 +1,130 @@
+//! `initialized`: watched files registered, then the initial index: cards, outline and anti-pattern sheet first, the open documents checked, then the rest in batches with `$/progress`.
+
+use tower_lsp_server::ls_types as lsp;
+
+use crate::index::config::CONFIG_FILE;
+use crate::index::{FileKind, FilePath};
+use crate::lsp::commands::lock;
+use crate::lsp::diagnostics::publish::publish as publish_diagnostics;
+use crate::lsp::server::{INDEX_BATCH, Server};
+
+pub(crate) async fn initialized(server: &Server, _: lsp::InitializedParams) {
+    if server.support().watched_files_registration {
+        let recipes = format!("**/{}/*.json", crate::engine::recipe::PROJECT_DIR);
+        let watchers = [
+            "**/*.md",
+            "**/*.markdown",
+            &format!("**/{CONFIG_FILE}"),
+            &recipes,
+        ]
+        .into_iter()
+        .map(|glob| lsp::FileSystemWatcher {
+            glob_pattern: lsp::GlobPattern::String(glob.to_owned()),
+            kind: None,
+        })
+        .collect();
+        let options = lsp::DidChangeWatchedFilesRegistrationOptions { watchers };
+        let registration = lsp::Registration {
+            id: "control-room-watched-files".to_owned(),
+            method: "workspace/didChangeWatchedFiles".to_owned(),
+            register_options: serde_json::to_value(options).ok(),
+        };
+        let _ = server.client.register_capability(vec![registration]).await;
+    }
+    index_workspace(server).await;
+}
+
+/// Builds the index in priority order (cards, outline and anti-pattern
+/// sheet first, so the open scene can be checked at once), then the rest
+/// in batches, reporting progress; requests are answered meanwhile from
+/// what is indexed so far.
+pub(crate) async fn index_workspace(server: &Server) {
+    let Some(session) = server.session.get().cloned() else {
+        return;
+    };
+    let token = lsp::ProgressToken::String("control-room/index".to_owned());
+    let progress = if server.support().work_done_progress
+        && server
+            .client
+            .create_work_done_progress(token.clone())
+            .await
+            .is_ok()
+    {
+        Some(
+            server
+                .client
+                .progress(token, "Indexing manuscript")
+                .with_percentage(0)
+                .begin()
+                .await,
+        )
+    } else {
+        None
+    };
+    let workspace = lock(&session).workspace.clone();
+    // Findings of earlier runs come back before anything is published.
+    let root = workspace.root().to_path_buf();
+    if let Ok(store) =
+        tokio::task::spawn_blocking(move || crate::engine::findings::FindingStore::load(&root))
+            .await
+    {
+        *lock(&lock(&session).findings) = store;
+    }
+    let discovered = tokio::task::spawn_blocking(move || {
+        let paths = workspace.discover();
+        let config = workspace.config().paths.clone();
+        let (priority, rest): (Vec<FilePath>, Vec<FilePath>) =
+            paths.into_iter().partition(|path| {
+                matches!(
+                    crate::index::file::classify(path, None, &config),
+                    FileKind::Card { .. } | FileKind::Outline | FileKind::AntiPatterns
+                )
+            });
+        let files = workspace.read_files(&priority);
+        (files, rest)
+    })
+    .await;
+    let Ok((priority_files, rest)) = discovered else {
+        if let Some(progress) = progress {
+            progress.finish_with_message("indexing failed").await;
+        }
+        return;
+    };
+    lock(&session).insert_indexed(priority_files);
+    // The open documents can be checked now: publish without debounce.
+    publish_diagnostics(
+        server.client.clone(),
+        session.clone(),
+        server.diagnostics.clone(),
+        server.mode(),
+        false,
+    )
+    .await;
+
+    let total = rest.len().max(1);
+    let mut done = 0;
+    for batch in rest.chunks(INDEX_BATCH) {
+        let workspace = lock(&session).workspace.clone();
+        let batch = batch.to_vec();
+        let Ok(files) = tokio::task::spawn_blocking(move || workspace.read_files(&batch)).await
+        else {
+            continue;
+        };
+        done += files.len();
+        lock(&session).insert_indexed(files);
+        if let Some(progress) = &progress {
+            progress
+                .report_with_message(format!("{done}/{total} files"), (done * 100 / total) as u32)
+                .await;
+        }
+    }
+    lock(&session).indexed = true;
+    server.indexed.send_replace(true);
+    if let Some(progress) = progress {
+        let files = lock(&session).workspace.files().len();
+        progress
+            .finish_with_message(format!("{files} files indexed"))
+            .await;
+    }
+    server.publish_now(session).await;
+}

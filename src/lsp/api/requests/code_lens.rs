@@ -1,0 +1,75 @@
+//! `textDocument/codeLens`: word counts, "Draft scene" on an outline entry, and a plan checklist's lenses.
+
+use serde_json::json;
+use tower_lsp_server::jsonrpc::Result as RpcResult;
+use tower_lsp_server::ls_types as lsp;
+
+use crate::ide::{self, RunAction};
+use crate::lsp::convert::range;
+use crate::lsp::server::Server;
+use crate::lsp::snapshot::Snapshot;
+
+pub(crate) async fn code_lens(
+    server: &Server,
+    params: lsp::CodeLensParams,
+) -> RpcResult<Option<Vec<lsp::CodeLens>>> {
+    server
+        .query("codeLens", move |snapshot| {
+            Some(code_lenses(snapshot, &params))
+        })
+        .await
+}
+
+pub fn code_lenses(snapshot: &Snapshot, params: &lsp::CodeLensParams) -> Vec<lsp::CodeLens> {
+    let uri = &params.text_document.uri;
+    if let Some(path) = crate::lsp::convert::path_for(&snapshot.workspace, uri)
+        && let Some((_, text, _)) = snapshot.plans.iter().find(|(open, _, _)| *open == path)
+    {
+        return crate::lsp::plans::code_lenses(
+            &snapshot.workspace,
+            &snapshot.registry,
+            &path,
+            text,
+            snapshot.encoding,
+        );
+    }
+    let Some(file) = snapshot.file(uri) else {
+        return Vec::new();
+    };
+    let drafts = ide::draft_lenses(&snapshot.workspace, &snapshot.registry, file)
+        .into_iter()
+        .map(|action| lsp::CodeLens {
+            range: range(file, action.range, snapshot.encoding),
+            command: Some(run_command(&action, "Draft scene")),
+            data: None,
+        });
+    ide::word_counts(&snapshot.workspace, file)
+        .into_iter()
+        .map(|count| lsp::CodeLens {
+            range: range(file, count.range, snapshot.encoding),
+            command: Some(lsp::Command {
+                title: count.label(),
+                command: String::new(),
+                arguments: None,
+            }),
+            data: None,
+        })
+        .chain(drafts)
+        .collect()
+}
+
+/// The kind of the code actions that start a recipe run.
+pub(crate) const RUN_ACTION_KIND: &str = "refactor.control-room.run";
+
+/// The `controlRoom.runRecipe` command that starts `action`.
+pub(crate) fn run_command(action: &RunAction, title: &str) -> lsp::Command {
+    lsp::Command {
+        title: title.to_owned(),
+        command: crate::lsp::runs::RUN_RECIPE.to_owned(),
+        arguments: Some(vec![json!({
+            "recipe": action.recipe_id,
+            "task": action.task,
+            "args": action.args,
+        })]),
+    }
+}

@@ -1,0 +1,28 @@
+//! `textDocument/definition`: from a name or a scene id to its card or scene.
+
+use tower_lsp_server::jsonrpc::Result as RpcResult;
+use tower_lsp_server::ls_types as lsp;
+
+use crate::ide;
+use crate::lsp::server::Server;
+use crate::lsp::snapshot::Snapshot;
+
+pub(crate) async fn goto_definition(
+    server: &Server,
+    params: lsp::GotoDefinitionParams,
+) -> RpcResult<Option<lsp::GotoDefinitionResponse>> {
+    server
+        .query("definition", move |snapshot| definition(snapshot, &params))
+        .await
+}
+
+pub fn definition(
+    snapshot: &Snapshot,
+    params: &lsp::GotoDefinitionParams,
+) -> Option<lsp::GotoDefinitionResponse> {
+    let (file, offset) = snapshot.at(&params.text_document_position_params)?;
+    let target = ide::definition(&snapshot.workspace, &file.path, offset)?;
+    Some(lsp::GotoDefinitionResponse::Scalar(
+        snapshot.location(&target)?,
+    ))
+}

@@ -1,0 +1,41 @@
+//! `textDocument/foldingRange`: front matter, sections and comments.
+
+use tower_lsp_server::jsonrpc::Result as RpcResult;
+use tower_lsp_server::ls_types as lsp;
+
+use crate::ide;
+use crate::lsp::convert::range;
+use crate::lsp::server::Server;
+use crate::lsp::snapshot::Snapshot;
+
+pub(crate) async fn folding_range(
+    server: &Server,
+    params: lsp::FoldingRangeParams,
+) -> RpcResult<Option<Vec<lsp::FoldingRange>>> {
+    server
+        .query("foldingRange", move |snapshot| {
+            Some(folding_ranges(snapshot, &params))
+        })
+        .await
+}
+
+pub fn folding_ranges(
+    snapshot: &Snapshot,
+    params: &lsp::FoldingRangeParams,
+) -> Vec<lsp::FoldingRange> {
+    let Some(file) = snapshot.file(&params.text_document.uri) else {
+        return Vec::new();
+    };
+    ide::folding_ranges(file)
+        .into_iter()
+        .filter_map(|folded| {
+            let range = range(file, folded, snapshot.encoding);
+            (range.end.line > range.start.line).then(|| lsp::FoldingRange {
+                start_line: range.start.line,
+                end_line: range.end.line,
+                kind: Some(lsp::FoldingRangeKind::Region),
+                ..lsp::FoldingRange::default()
+            })
+        })
+        .collect()
+}

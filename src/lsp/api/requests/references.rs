@@ -1,0 +1,34 @@
+//! `textDocument/references`: every mention of a character or place in the prose, and every link to it.
+
+use tower_lsp_server::jsonrpc::Result as RpcResult;
+use tower_lsp_server::ls_types as lsp;
+
+use crate::ide;
+use crate::lsp::server::Server;
+use crate::lsp::snapshot::Snapshot;
+
+pub(crate) async fn references(
+    server: &Server,
+    params: lsp::ReferenceParams,
+) -> RpcResult<Option<Vec<lsp::Location>>> {
+    server
+        .query("references", move |snapshot| {
+            Some(references_of(snapshot, &params))
+        })
+        .await
+}
+
+fn references_of(snapshot: &Snapshot, params: &lsp::ReferenceParams) -> Vec<lsp::Location> {
+    let Some((file, offset)) = snapshot.at(&params.text_document_position) else {
+        return Vec::new();
+    };
+    ide::references(
+        &snapshot.workspace,
+        &file.path,
+        offset,
+        params.context.include_declaration,
+    )
+    .iter()
+    .filter_map(|location| snapshot.location(location))
+    .collect()
+}

@@ -1,0 +1,57 @@
+//! `textDocument/prepareRename` and `textDocument/rename`: a character or place renamed everywhere at once.
+
+use tower_lsp_server::jsonrpc::{Error as RpcError, Result as RpcResult};
+use tower_lsp_server::ls_types as lsp;
+
+use crate::ide;
+use crate::lsp::convert::range;
+use crate::lsp::server::Server;
+use crate::lsp::snapshot::Snapshot;
+
+pub(crate) async fn prepare_rename(
+    server: &Server,
+    params: lsp::TextDocumentPositionParams,
+) -> RpcResult<Option<lsp::PrepareRenameResponse>> {
+    server
+        .query("prepareRename", move |snapshot| prepare(snapshot, &params))
+        .await
+        .and_then(|result| result.map_err(RpcError::invalid_params))
+}
+
+pub(crate) async fn rename(
+    server: &Server,
+    params: lsp::RenameParams,
+) -> RpcResult<Option<lsp::WorkspaceEdit>> {
+    server
+        .query("rename", move |snapshot| rename_edit(snapshot, &params))
+        .await
+        .and_then(|result| result.map_err(RpcError::invalid_params))
+}
+
+fn prepare(
+    snapshot: &Snapshot,
+    params: &lsp::TextDocumentPositionParams,
+) -> Result<Option<lsp::PrepareRenameResponse>, String> {
+    let Some((file, offset)) = snapshot.at(params) else {
+        return Ok(None);
+    };
+    match ide::prepare_rename(&snapshot.workspace, &file.path, offset) {
+        Ok((target, placeholder)) => Ok(Some(lsp::PrepareRenameResponse::RangeWithPlaceholder {
+            range: range(file, target, snapshot.encoding),
+            placeholder,
+        })),
+        Err(error) => Err(error.to_string()),
+    }
+}
+
+fn rename_edit(
+    snapshot: &Snapshot,
+    params: &lsp::RenameParams,
+) -> Result<Option<lsp::WorkspaceEdit>, String> {
+    let Some((file, offset)) = snapshot.at(&params.text_document_position) else {
+        return Ok(None);
+    };
+    let edits = ide::rename(&snapshot.workspace, &file.path, offset, &params.new_name)
+        .map_err(|error| error.to_string())?;
+    Ok(Some(snapshot.workspace_edit(&edits)))
+}
