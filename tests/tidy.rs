@@ -248,3 +248,127 @@ fn the_top_level_modules_import_each_other_in_no_circle() {
         .insert("lsp".into());
     assert!(circle(&arrows).is_some());
 }
+
+/// The paths `rest` names after `base`: `a::b` is one, `{a, b::c}` two.
+fn expand(base: Vec<String>, rest: &str, paths: &mut Vec<Vec<String>>) {
+    let mut path = base;
+    let mut rest = rest;
+    loop {
+        let name: String = rest
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        if name.is_empty() {
+            break;
+        }
+        path.push(name.clone());
+        rest = &rest[name.len()..];
+        match rest.strip_prefix("::") {
+            Some(after) => rest = after,
+            None => break,
+        }
+    }
+    if let Some(group) = rest.strip_prefix('{') {
+        // The group's items at its own depth.
+        let mut depth = 0;
+        let mut start = 0;
+        for (at, c) in group.char_indices() {
+            match c {
+                '{' => depth += 1,
+                '}' if depth == 0 => {
+                    expand(path.clone(), group[start..at].trim(), paths);
+                    return;
+                }
+                '}' => depth -= 1,
+                ',' if depth == 0 => {
+                    expand(path.clone(), group[start..at].trim(), paths);
+                    start = at + 1;
+                }
+                _ => {}
+            }
+        }
+        return;
+    }
+    paths.push(path);
+}
+
+/// The `src/lsp/` file (as a module path, `lsp::runs::drive`) that `text`,
+/// a file of the module `module`, names with `super::` or `crate::lsp::`.
+fn lsp_imports(module: &[String], text: &str, files: &[Vec<String>]) -> Vec<Vec<String>> {
+    let code = code_of(text);
+    let mut found = Vec::new();
+    let mut paths: Vec<Vec<String>> = Vec::new();
+    for (at, _) in code.match_indices("crate::lsp::") {
+        expand(
+            vec!["lsp".to_owned()],
+            &code[at + "crate::lsp::".len()..],
+            &mut paths,
+        );
+    }
+    for (at, _) in code.match_indices("super::") {
+        if at >= 2 && &code[at - 2..at] == "::" {
+            continue; // `super::super::` is read from its first `super`
+        }
+        let mut rest = &code[at..];
+        let mut base: Vec<String> = module.to_vec();
+        while let Some(after) = rest.strip_prefix("super::") {
+            base.pop();
+            rest = after;
+        }
+        expand(base, rest, &mut paths);
+    }
+    for path in paths {
+        // The longest prefix that is a file of lsp/.
+        if let Some(file) = (1..=path.len())
+            .rev()
+            .map(|n| path[..n].to_vec())
+            .find(|prefix| files.contains(prefix))
+            && file != module
+        {
+            found.push(file);
+        }
+    }
+    found
+}
+
+#[test]
+fn the_files_of_the_language_server_import_each_other_in_no_circle() {
+    // Each file as its module path: lsp/runs/mod.rs is lsp::runs.
+    let files: Vec<(Vec<String>, String)> = sources()
+        .into_iter()
+        .filter(|(path, _)| path.starts_with("lsp"))
+        .map(|(path, text)| {
+            let mut module: Vec<String> = path
+                .with_extension("")
+                .components()
+                .map(|part| part.as_os_str().to_string_lossy().into_owned())
+                .collect();
+            if module.last().is_some_and(|last| last == "mod") {
+                module.pop();
+            }
+            (module, text)
+        })
+        .collect();
+    let names: Vec<Vec<String>> = files.iter().map(|(module, _)| module.clone()).collect();
+    let mut arrows: std::collections::BTreeMap<String, std::collections::BTreeSet<String>> =
+        Default::default();
+    for (module, text) in &files {
+        // A module's own children are its parts, not arrows back up.
+        for import in lsp_imports(module, text, &names) {
+            if import.starts_with(module) {
+                continue;
+            }
+            arrows
+                .entry(module.join("::"))
+                .or_default()
+                .insert(import.join("::"));
+        }
+    }
+    assert!(
+        arrows
+            .get("lsp::server")
+            .is_some_and(|imports| imports.contains("lsp::api")),
+        "the scan sees the server's imports: {arrows:#?}"
+    );
+    assert_eq!(circle(&arrows), None, "{arrows:#?}");
+}

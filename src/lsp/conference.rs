@@ -14,7 +14,7 @@ use tokio_util::sync::CancellationToken;
 use tower_lsp_server::jsonrpc::Error as RpcError;
 use tower_lsp_server::ls_types::{self as lsp, Uri};
 
-use super::commands::{invalid, lock};
+use super::commands::shared::{invalid, lock};
 use super::convert::{self, path_for, uri_for};
 use super::runs::{self, Context, EditPlan, InFlight, Progress};
 use crate::engine::conference::envelope::Policy;

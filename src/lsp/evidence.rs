@@ -10,7 +10,7 @@ use std::sync::Mutex;
 use serde_json::json;
 use tower_lsp_server::ls_types as lsp;
 
-use super::commands::lock;
+use super::commands::shared::lock;
 use super::convert;
 use crate::evidence::{self, ReceiptBook, Validator, WorkspaceSources};
 use crate::index::{FilePath, SourceFile, Workspace};

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use tower_lsp_server::jsonrpc::Error as RpcError;
 use tower_lsp_server::ls_types::{self as lsp, Uri};
 
-use super::commands::{invalid, lock};
+use super::commands::shared::{invalid, lock};
 use super::convert::{self, path_for, uri_for};
 use super::recipes::OpenRecipe;
 use super::runs::Context;

@@ -19,7 +19,7 @@ use serde_json::{Value, json};
 use tower_lsp_server::jsonrpc::Error as RpcError;
 use tower_lsp_server::ls_types as lsp;
 
-use super::commands::{invalid, lock};
+use super::commands::shared::{invalid, lock};
 use super::convert;
 use super::recipes::OpenRecipe;
 use super::runs::{self, Context};

@@ -10,7 +10,7 @@ use tower_lsp_server::ls_types::{self as lsp};
 use tower_lsp_server::{Client, LanguageServer};
 
 use super::api;
-use super::commands::lock;
+use super::commands::shared::lock;
 use super::diagnostics::DiagnosticsCache;
 use super::diagnostics::publish::{DiagnosticsMode, publish as publish_diagnostics};
 use super::runs::{self, Runs};

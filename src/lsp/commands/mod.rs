@@ -10,7 +10,7 @@ use tower_lsp_server::ls_types as lsp;
 
 use super::runs::{self, Context};
 use super::{conference, diagnostics, knowledge, plans};
-pub use shared::{argument, invalid, lock};
+use shared::{argument, invalid};
 
 /// Every command the server executes.
 pub const COMMANDS: &[&str] = &[

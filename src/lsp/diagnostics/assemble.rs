@@ -12,7 +12,7 @@ use tower_lsp_server::ls_types as lsp;
 
 use super::DiagnosticsCache;
 use crate::index::FilePath;
-use crate::lsp::commands::lock;
+use crate::lsp::commands::shared::lock;
 use crate::lsp::snapshot::Snapshot;
 
 /// A file's diagnostics, shared with the cache when nothing was added.

@@ -12,7 +12,7 @@ use super::DiagnosticsCache;
 use super::assemble;
 use crate::index::FilePath;
 use crate::index::config::CONFIG_FILE;
-use crate::lsp::commands::lock;
+use crate::lsp::commands::shared::lock;
 use crate::lsp::convert::{uri_for, uri_for_absolute};
 use crate::lsp::session::Session;
 

@@ -22,7 +22,7 @@ use crate::engine::launch::{RunEnd, RunHandle};
 use crate::engine::report::{self, Delivery};
 use crate::engine::store::{Disk, RunFiles, RunManifest, RunStatus};
 use crate::index::SourceFile;
-use crate::lsp::commands::lock;
+use crate::lsp::commands::shared::lock;
 use crate::lsp::convert::{self, uri_for};
 
 /// A message for the writer: its kind, its text, and its actions with the

@@ -31,7 +31,7 @@ use tower_lsp_server::Client;
 use tower_lsp_server::jsonrpc::{Error as RpcError, ErrorCode};
 use tower_lsp_server::ls_types::{self as lsp};
 
-use super::commands::{invalid, lock};
+use super::commands::shared::{invalid, lock};
 use super::convert::uri_for;
 use super::session::Session;
 use crate::engine::findings;

@@ -2,7 +2,7 @@
 
 use tower_lsp_server::ls_types as lsp;
 
-use crate::lsp::commands::lock;
+use crate::lsp::commands::shared::lock;
 use crate::lsp::convert::path_for;
 use crate::lsp::server::Server;
 

@@ -4,7 +4,7 @@ use tower_lsp_server::ls_types as lsp;
 
 use crate::index::config::CONFIG_FILE;
 use crate::index::{FileKind, FilePath};
-use crate::lsp::commands::lock;
+use crate::lsp::commands::shared::lock;
 use crate::lsp::diagnostics::publish::publish as publish_diagnostics;
 use crate::lsp::server::{INDEX_BATCH, Server};
 

@@ -3,7 +3,7 @@
 use tower_lsp_server::jsonrpc::Result as RpcResult;
 use tower_lsp_server::ls_types as lsp;
 
-use crate::lsp::commands::lock;
+use crate::lsp::commands::shared::lock;
 use crate::lsp::convert::path_for;
 use crate::lsp::diagnostics::assemble;
 use crate::lsp::server::{PULL_WAITS_FOR_INDEX, Server};

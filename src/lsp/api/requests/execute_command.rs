@@ -3,7 +3,7 @@
 use tower_lsp_server::jsonrpc::{Error as RpcError, Result as RpcResult};
 use tower_lsp_server::ls_types as lsp;
 
-use crate::lsp::commands::{self, lock};
+use crate::lsp::commands::{self, shared::lock};
 use crate::lsp::diagnostics::assemble;
 use crate::lsp::server::Server;
 

@@ -4,7 +4,7 @@ use tower_lsp_server::jsonrpc::Result as RpcResult;
 use tower_lsp_server::ls_types as lsp;
 
 use crate::index::FilePath;
-use crate::lsp::commands::lock;
+use crate::lsp::commands::shared::lock;
 use crate::lsp::convert::uri_for;
 use crate::lsp::diagnostics::assemble;
 use crate::lsp::server::Server;
