@@ -18,7 +18,7 @@ use super::workspace_root;
 use crate::engine::launch::{self, LaunchRequest};
 use crate::engine::model::Model;
 use crate::engine::plan::driver::{self, DriveEnd, PlanHost, TaskRun};
-use crate::engine::plan::{Plan, PlanFiles, Task, TaskStatus, markdown};
+use crate::engine::plan::{Plan, PlanFiles, Task, TaskStatus, checked, markdown};
 use crate::engine::recipe::Registry;
 use crate::engine::runner::{new_id, now};
 use crate::engine::store::{Disk, RunManifest};
@@ -78,40 +78,29 @@ pub fn new(dir: &Path, request: &NewPlan) -> anyhow::Result<i32> {
 /// the problems of `plan.md` and of the plan, as `path:line: message`.
 fn current(root: &Path, session_id: &str) -> anyhow::Result<(Plan, Vec<String>, bool)> {
     let files = PlanFiles::new(root, session_id);
-    let saved = files.load()?;
     let runner = runner(root, None);
     let shown = files.markdown().display().to_string();
-    let (mut plan, parsed) = match std::fs::read_to_string(files.markdown()) {
-        Ok(text) => {
-            let parsed = markdown::parse(&text);
-            (markdown::merge(&saved, &parsed), Some(parsed))
-        }
-        Err(_) => (saved, None),
-    };
-    plan.route(&runner.registry, Some(&runner.workspace));
-    plan.settle();
-    let mut lines = Vec::new();
-    let mut broken = false;
-    if let Some(parsed) = &parsed {
-        for problem in &parsed.problems {
-            broken = true;
-            lines.push(format!(
-                "{shown}:{}: error: {}",
-                problem.line + 1,
-                problem.message
-            ));
-        }
-    }
-    for problem in plan.problems(&runner.registry) {
-        broken |= problem.is_error;
-        let line = parsed
-            .as_ref()
-            .and_then(|parsed| parsed.line_of(problem.task, problem.field))
-            .map_or(String::new(), |line| format!("{}:", line + 1));
-        let kind = if problem.is_error { "error" } else { "note" };
-        lines.push(format!("{shown}:{line} {kind}: {}", problem.message));
-    }
-    Ok((plan, lines, broken))
+    let text = std::fs::read_to_string(files.markdown()).ok();
+    let checked = checked::check(
+        root,
+        session_id,
+        text.as_deref(),
+        &runner.registry,
+        &runner.workspace,
+    )?;
+    let broken = checked.broken();
+    let lines = checked
+        .problems
+        .iter()
+        .map(|problem| {
+            let line = problem
+                .line
+                .map_or(String::new(), |line| format!("{}:", line + 1));
+            let kind = if problem.is_error() { "error" } else { "note" };
+            format!("{shown}:{line} {kind}: {}", problem.message)
+        })
+        .collect();
+    Ok((checked.plan, lines, broken))
 }
 
 /// `control-room plan list`: every plan, newest first, a line each.

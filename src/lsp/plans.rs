@@ -24,6 +24,7 @@ use super::convert;
 use super::recipes::OpenRecipe;
 use super::runs::{self, Context};
 use crate::engine::launch::LaunchRequest;
+use crate::engine::plan::checked::{self, Checked, ProblemLevel, session_of_checklist};
 use crate::engine::plan::driver::{self, DriveEnd, PlanHost, TaskRun};
 use crate::engine::plan::{self, Plan, PlanFiles, TaskStatus, markdown};
 use crate::engine::recipe::Registry;
@@ -31,30 +32,18 @@ use crate::engine::store::{Disk, RunManifest};
 use crate::index::{FilePath, Workspace};
 use crate::text::{PositionEncoding, TextRange};
 
-/// The plan id of a checklist's path (`.control-room/sessions/<id>/plan.md`).
-fn session_id(path: &str) -> Option<&str> {
-    path.strip_prefix(plan::SESSIONS_DIR)?
-        .strip_prefix('/')?
-        .strip_suffix("/plan.md")
-}
-
-/// The plan with the checklist's text taken in, routed and settled, and the
-/// checklist as read.
+/// The plan with the checklist's text taken in, routed and settled, and
+/// its problems.
 fn current(
     workspace: &Workspace,
     registry: &Registry,
     path: &str,
     text: &str,
-) -> Result<(Plan, markdown::Parsed), String> {
-    let id = session_id(path).ok_or_else(|| format!("{path} is not a plan's checklist"))?;
-    let saved = PlanFiles::new(workspace.root(), id)
-        .load()
-        .map_err(|error| format!("{error:#}"))?;
-    let parsed = markdown::parse(text);
-    let mut plan = markdown::merge(&saved, &parsed);
-    plan.route(registry, Some(workspace));
-    plan.settle();
-    Ok((plan, parsed))
+) -> Result<Checked, String> {
+    let id =
+        session_of_checklist(path).ok_or_else(|| format!("{path} is not a plan's checklist"))?;
+    checked::check(workspace.root(), id, Some(text), registry, workspace)
+        .map_err(|error| error.to_string())
 }
 
 /// The whole of line `line` (0-based) of `text`, as a byte range.
@@ -102,46 +91,24 @@ pub fn diagnostics(
                     message,
                     encoding,
                 )],
-                Ok((plan, parsed)) => {
-                    let mut found: Vec<lsp::Diagnostic> = parsed
-                        .problems
-                        .iter()
-                        .map(|problem| {
-                            diagnostic(
-                                text,
-                                problem.line,
-                                "plan-syntax",
-                                lsp::DiagnosticSeverity::ERROR,
-                                problem.message.clone(),
-                                encoding,
-                            )
-                        })
-                        .collect();
-                    for problem in plan.problems(registry) {
-                        let line = parsed.line_of(problem.task, problem.field).unwrap_or(0);
-                        let (code, severity) = match (problem.field, problem.is_error) {
-                            (_, false) => {
-                                ("plan-needs-scoping", lsp::DiagnosticSeverity::INFORMATION)
-                            }
-                            (Some("deps"), true) => {
-                                ("plan-dependency", lsp::DiagnosticSeverity::ERROR)
-                            }
-                            (Some("recipe"), true) => {
-                                ("plan-recipe", lsp::DiagnosticSeverity::ERROR)
-                            }
-                            _ => ("plan-task", lsp::DiagnosticSeverity::ERROR),
+                Ok(checked) => checked
+                    .problems
+                    .into_iter()
+                    .map(|problem| {
+                        let severity = match problem.level {
+                            ProblemLevel::Error => lsp::DiagnosticSeverity::ERROR,
+                            ProblemLevel::Note => lsp::DiagnosticSeverity::INFORMATION,
                         };
-                        found.push(diagnostic(
+                        diagnostic(
                             text,
-                            line,
-                            code,
+                            problem.line.unwrap_or(0),
+                            problem.code,
                             severity,
                             problem.message,
                             encoding,
-                        ));
-                    }
-                    found
-                }
+                        )
+                    })
+                    .collect(),
             };
             (path.clone(), found, *version)
         })
@@ -156,17 +123,17 @@ pub fn save(
     path: &str,
     text: &str,
 ) -> Result<(), String> {
-    let (plan, parsed) = current(workspace, registry, path, text)?;
-    if let Some(problem) = parsed.problems.first() {
+    let checked = current(workspace, registry, path, text)?;
+    if let Some(problem) = checked.problems.iter().find(|p| p.code == "plan-syntax") {
         return Err(format!(
             "{path} was not taken into plan.json: line {}: {}",
-            problem.line + 1,
+            problem.line.unwrap_or(0) + 1,
             problem.message
         ));
     }
-    let id = session_id(path).unwrap_or_default();
+    let id = session_of_checklist(path).unwrap_or_default();
     PlanFiles::new(workspace.root(), id)
-        .save_json(&Disk::default(), &plan)
+        .save_json(&Disk::default(), &checked.plan)
         .map_err(|error| format!("cannot write plan.json of {id}: {error}"))
 }
 
@@ -207,23 +174,21 @@ fn editor_plan(context: &Context, session_id: &str) -> Result<Plan, RpcError> {
             .map(|document| document.rope.to_string());
         (session.workspace.clone(), session.recipes(), text)
     };
-    let files = PlanFiles::new(workspace.root(), session_id);
-    let saved = files
-        .load()
-        .map_err(|error| invalid(format!("{error:#}")))?;
-    let mut plan = match text {
-        Some(text) => markdown::merge(&saved, &markdown::parse(&text)),
-        None => saved,
-    };
-    plan.route(&registry, Some(&workspace));
-    plan.settle();
-    if let Some(problem) = plan.problems(&registry).into_iter().find(|p| p.is_error) {
+    let checked = checked::check(
+        workspace.root(),
+        session_id,
+        text.as_deref(),
+        &registry,
+        &workspace,
+    )
+    .map_err(|error| invalid(error.to_string()))?;
+    if let Some(problem) = checked.problems.iter().find(|p| p.is_error()) {
         return Err(invalid(format!(
             "plan {session_id} has errors; fix plan.md first: {}",
             problem.message
         )));
     }
-    Ok(plan)
+    Ok(checked.plan)
 }
 
 /// Writes `plan.json`, and brings `plan.md` in step: through the editor when
@@ -408,7 +373,12 @@ pub fn code_lenses(
     text: &str,
     encoding: PositionEncoding,
 ) -> Vec<lsp::CodeLens> {
-    let Ok((plan, parsed)) = current(workspace, registry, path, text) else {
+    let Ok(Checked {
+        plan,
+        parsed: Some(parsed),
+        ..
+    }) = current(workspace, registry, path, text)
+    else {
         return Vec::new();
     };
     let lens = |line: usize, title: &str, command: &str, argument: Value| lsp::CodeLens {

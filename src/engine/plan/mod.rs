@@ -14,6 +14,7 @@
 //! `markdown` renders and reads `plan.md`; [`PlanFiles`] keeps the two files
 //! in step, each written atomically.
 
+pub mod checked;
 pub mod driver;
 pub mod markdown;
 
