@@ -10,6 +10,7 @@
 
 pub mod checks;
 pub mod cli;
+pub mod codes;
 pub mod engine;
 pub mod evidence;
 pub mod ide;

@@ -148,6 +148,12 @@ enum Command {
     /// The knowledge base's decisions that contradict their card (exits 1
     /// when there is one).
     Decisions,
+    /// What a diagnostic code means: when it is emitted, its default
+    /// severity, and where it comes from.
+    Explain {
+        /// A code, such as `dead-character` or `plan-dependency`.
+        code: String,
+    },
     /// Promote the decision on LINE of the knowledge base to its card.
     Promote {
         /// The decision's line in .control-room/kb/decisions.jsonl (1-based).
@@ -322,6 +328,7 @@ fn main() -> ExitCode {
             Some(FindingsCommand::Dismiss { finding_id }) => knowledge::dismiss(&dir, &finding_id),
         },
         Command::Decisions => knowledge::decisions(&dir),
+        Command::Explain { code } => Ok(control_room::cli::explain::explain(&code)),
         Command::Promote { line } => knowledge::promote(&dir, line),
     };
     match result {

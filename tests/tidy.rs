@@ -61,38 +61,39 @@ fn every_source_file_starts_with_a_module_doc() {
 /// the front ends, sit on top.
 const LAYERS: &[(&str, &[&str])] = &[
     ("text", &[]),
+    ("codes", &[]),
     ("syntax", &["text"]),
     ("prose", &["text", "syntax"]),
     ("index", &["text", "syntax", "prose"]),
-    ("checks", &["text", "syntax", "prose", "index"]),
+    ("checks", &["codes", "text", "syntax", "prose", "index"]),
     ("storage", &["text", "index"]),
     ("kb", &["text", "index", "storage"]),
-    ("evidence", &["text", "syntax", "index", "storage"]),
+    ("evidence", &["codes", "text", "syntax", "index", "storage"]),
     (
         "engine",
         &[
-            "text", "syntax", "prose", "index", "checks", "storage", "kb", "evidence",
+            "codes", "text", "syntax", "prose", "index", "checks", "storage", "kb", "evidence",
         ],
     ),
-    ("llm", &["text", "index", "storage", "engine"]),
+    ("llm", &["codes", "text", "index", "storage", "engine"]),
     (
         "ide",
         &[
-            "text", "syntax", "prose", "index", "checks", "storage", "kb", "engine",
+            "codes", "text", "syntax", "prose", "index", "checks", "storage", "kb", "engine",
         ],
     ),
     (
         "cli",
         &[
-            "text", "syntax", "prose", "index", "checks", "storage", "kb", "evidence", "engine",
-            "llm", "ide",
+            "codes", "text", "syntax", "prose", "index", "checks", "storage", "kb", "evidence",
+            "engine", "llm", "ide",
         ],
     ),
     (
         "lsp",
         &[
-            "text", "syntax", "prose", "index", "checks", "storage", "kb", "evidence", "engine",
-            "llm", "ide",
+            "codes", "text", "syntax", "prose", "index", "checks", "storage", "kb", "evidence",
+            "engine", "llm", "ide",
         ],
     ),
 ];

@@ -77,6 +77,21 @@ pub enum Code {
 }
 
 impl Code {
+    /// Every code, in the manuscript format's order.
+    pub const ALL: [Code; 11] = [
+        Code::FrontMatter,
+        Code::UnknownReference,
+        Code::DuplicateId,
+        Code::DeadCharacter,
+        Code::AttributeMismatch,
+        Code::NameTypo,
+        Code::MissingScene,
+        Code::OrphanScene,
+        Code::TimelineOrder,
+        Code::AntiPattern,
+        Code::Unreadable,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             Code::FrontMatter => "front-matter",

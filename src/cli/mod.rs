@@ -3,6 +3,7 @@
 pub mod check;
 pub mod conference;
 pub mod doctor;
+pub mod explain;
 pub mod knowledge;
 pub mod plan;
 pub mod run;

@@ -23,6 +23,9 @@ use super::store::{Disk, RUNS_DIR, RunFiles, RunManifest, StepRecord};
 use super::tools::check_relative_path;
 use crate::text::TextRange;
 
+/// The diagnostic code of findings in the editor.
+pub const CODE: &str = "agent-finding";
+
 /// Where dismissals are kept, relative to the root.
 pub const DISMISSED_FILE: &str = ".control-room/findings/dismissed.jsonl";
 

@@ -46,6 +46,17 @@ pub enum Code {
 }
 
 impl Code {
+    /// Every code.
+    pub const ALL: [Code; 7] = [
+        Code::Missing,
+        Code::Multiple,
+        Code::Quote,
+        Code::Receipt,
+        Code::Stale,
+        Code::Source,
+        Code::Claim,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             Code::Missing => "evidence-missing",

@@ -13,6 +13,9 @@ use crate::index::{CardKind, FilePath, LifeStatus, SourceFile, Workspace};
 use crate::kb::Decision;
 use crate::text::TextRange;
 
+/// The diagnostic code of a decision that contradicts its card.
+pub const CONTRADICTS_CARD: &str = "decision-contradicts-card";
+
 /// Words that say a character dies.
 const DEATH: &[&str] = &[
     "dies", "died", "dead", "killed", "drowned", "drowns", "slain",

@@ -13,7 +13,7 @@ mod rename;
 mod run_actions;
 
 pub use completion::{Completion, CompletionKind, completions};
-pub use decisions::{Contradiction, contradictions};
+pub use decisions::{CONTRADICTS_CARD, Contradiction, contradictions};
 pub use hover::hover;
 pub use navigation::{Location, definition, references};
 pub use outline_view::{

@@ -10,13 +10,10 @@ use serde_json::json;
 use tower_lsp_server::ls_types as lsp;
 
 use super::convert::{self, uri_for};
-use crate::engine::findings::{FindingSeverity, FindingStore};
+use crate::engine::findings::{CODE, FindingSeverity, FindingStore};
 use crate::engine::report;
 use crate::index::Workspace;
 use crate::text::PositionEncoding;
-
-/// The diagnostic code of findings.
-pub const CODE: &str = "agent-finding";
 
 /// The `agent-finding` diagnostics of `path`.
 pub fn diagnostics(

@@ -17,6 +17,7 @@ use super::runs::Context;
 use crate::engine::prompts::state::append_decisions;
 use crate::engine::runner::now;
 use crate::engine::store::Disk;
+use crate::ide::CONTRADICTS_CARD;
 use crate::index::{FilePath, Workspace};
 use crate::text::PositionEncoding;
 use crate::text::TextRange;
@@ -63,9 +64,6 @@ pub fn remember(context: &Context, args: RememberArgs) -> Result<Value, RpcError
     })?;
     Ok(json!({"decision": decision}))
 }
-
-/// The diagnostic code of a decision that contradicts its card.
-pub const CONTRADICTS_CARD: &str = "decision-contradicts-card";
 
 fn found(workspace: &Workspace, path: &FilePath, text: &str) -> Vec<crate::ide::Contradiction> {
     crate::ide::contradictions(workspace, path, text, &now())

@@ -11,6 +11,15 @@ use super::{Plan, PlanFiles};
 use crate::engine::recipe::Registry;
 use crate::index::Workspace;
 
+/// The codes of a checklist's problems, as [`crate::codes`] lists them.
+pub const PLAN_CODES: [&str; 5] = [
+    "plan-syntax",
+    "plan-dependency",
+    "plan-recipe",
+    "plan-task",
+    "plan-needs-scoping",
+];
+
 /// How much a checklist problem matters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ProblemLevel {

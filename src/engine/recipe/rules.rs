@@ -104,35 +104,9 @@ impl RecipeRule {
         }
     }
 
-    /// What the rule asks of a recipe, in words, for a listing of the rules.
+    /// What the rule asks of a recipe, in words (its line in [`crate::codes`]).
     pub fn description(&self) -> &'static str {
-        match self {
-            RecipeRule::Unreadable => "the file can be read",
-            RecipeRule::InvalidJson => "the file is valid JSON",
-            RecipeRule::WrongType => "every value has the type and range its field takes",
-            RecipeRule::UnknownField => "every field is one the format knows",
-            RecipeRule::MissingField => "every required field is given",
-            RecipeRule::BadId => {
-                "recipe ids are lowercase letters, digits and `_`; step ids have no `#` and are not `gates`"
-            }
-            RecipeRule::BadPattern => "every task pattern is usable",
-            RecipeRule::UnknownTool => "every phase A step names a known tool",
-            RecipeRule::UnknownArchetype => "every agent step names a known archetype",
-            RecipeRule::UnknownSlot => "every slot read is produced by an earlier step",
-            RecipeRule::UnknownPromptType => "every prompt type names a prompt template",
-            RecipeRule::UnknownDodCheck => "every DoD check is a known check",
-            RecipeRule::BadRef => "every `$ref` is well formed and names a slot or a task field",
-            RecipeRule::UnfedPlaceholder => {
-                "every placeholder of a step's template is fed by its input slots or the task"
-            }
-            RecipeRule::DuplicateStepId => "no two steps share an id",
-            RecipeRule::DuplicateOutputSlot => "no two steps produce the same slot",
-            RecipeRule::BadSlot => "output slots are not `task` and have no `#` or `.`",
-            RecipeRule::UnknownStep => "the review block's `after` names a phase B step",
-            RecipeRule::ReviewNotJson => "the reviewer's template answers JSON",
-            RecipeRule::DuplicateRule => "no two review rules share an id",
-            RecipeRule::DuplicateRecipeId => "no two project files define the same recipe id",
-        }
+        crate::codes::find(crate::codes::Family::Recipe, self.code()).map_or("", |info| info.doc)
     }
 }
 

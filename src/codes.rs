@@ -1,0 +1,414 @@
+//! Every diagnostic code control-room emits, in one registry: what it says,
+//! its default severity, where it appears, and the file that emits it.
+//! `control-room explain CODE` prints an entry; `tests/codes.rs` holds the
+//! registry to the code (every code the checks, the evidence validator, the
+//! recipe validator, the plans, the findings and the knowledge base can
+//! emit is here, named in the file given) and to the manuscript format's
+//! tables, so a new code cannot be added without its line.
+
+/// Where a code's diagnostics appear.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Family {
+    /// On manuscript files (scenes, the outline, cards, the anti-pattern sheet).
+    Manuscript,
+    /// On documents with `Evidence:` lines (conference transcripts, notes).
+    Evidence,
+    /// On agents' findings, anchored in the manuscript.
+    Finding,
+    /// On a plan's checklist (`plan.md`) open in the editor.
+    Plan,
+    /// On the knowledge base (`decisions.jsonl`) open in the editor.
+    KnowledgeBase,
+    /// On project recipe files (`.control-room/recipes/*.json`).
+    Recipe,
+}
+
+impl Family {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Family::Manuscript => "manuscript",
+            Family::Evidence => "evidence",
+            Family::Finding => "finding",
+            Family::Plan => "plan",
+            Family::KnowledgeBase => "knowledge base",
+            Family::Recipe => "recipe",
+        }
+    }
+}
+
+/// One code of the registry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CodeInfo {
+    pub code: &'static str,
+    pub family: Family,
+    /// The default severity, as the manuscript format states it.
+    pub severity: &'static str,
+    /// When it is emitted, in one line.
+    pub doc: &'static str,
+    /// The file (under `src/`) that emits it.
+    pub emitted_by: &'static str,
+}
+
+const fn code(
+    code: &'static str,
+    family: Family,
+    severity: &'static str,
+    doc: &'static str,
+    emitted_by: &'static str,
+) -> CodeInfo {
+    CodeInfo {
+        code,
+        family,
+        severity,
+        doc,
+        emitted_by,
+    }
+}
+
+use Family::*;
+
+/// The registry, in the order the manuscript format lists the codes.
+pub const CODES: &[CodeInfo] = &[
+    code(
+        "front-matter",
+        Manuscript,
+        "error",
+        "front matter is not valid YAML, or a known key has a value of the wrong kind",
+        "checks/front_matter.rs",
+    ),
+    code(
+        "unknown-reference",
+        Manuscript,
+        "error",
+        "`pov`, `location`, `characters` or `died_in` names no known character, location or scene",
+        "checks/unknown_reference.rs",
+    ),
+    code(
+        "duplicate-id",
+        Manuscript,
+        "error",
+        "two files claim the same scene or card id, or two cards the same name/alias",
+        "checks/duplicate_id.rs",
+    ),
+    code(
+        "dead-character",
+        Manuscript,
+        "error (pov, characters) / warning (prose)",
+        "a character whose `status` is dead appears alive in a scene after their `died_in` scene in outline order (not a flashback)",
+        "checks/dead_character.rs",
+    ),
+    code(
+        "attribute-mismatch",
+        Manuscript,
+        "warning",
+        "the prose gives a character an `eyes` or `hair` value that contradicts the card",
+        "checks/attribute_mismatch.rs",
+    ),
+    code(
+        "name-typo",
+        Manuscript,
+        "warning",
+        "a capitalised word one or two edits from a character or location name or alias, and not an ordinary word",
+        "checks/name_typo.rs",
+    ),
+    code(
+        "missing-scene",
+        Manuscript,
+        "information",
+        "the outline lists a scene id that has no file",
+        "checks/missing_scene.rs",
+    ),
+    code(
+        "orphan-scene",
+        Manuscript,
+        "warning",
+        "a scene file that the outline does not list",
+        "checks/orphan_scene.rs",
+    ),
+    code(
+        "timeline-order",
+        Manuscript,
+        "warning",
+        "a scene's `date` is earlier than the date of a scene before it in outline order (flashbacks exempt)",
+        "checks/timeline_order.rs",
+    ),
+    code(
+        "anti-pattern",
+        Manuscript,
+        "warning (zero tolerance) / information (deduction)",
+        "prose contains a phrase from the anti-pattern sheet",
+        "checks/anti_pattern.rs",
+    ),
+    code(
+        "unreadable",
+        Manuscript,
+        "error",
+        "a file that cannot be read as text (binary, not UTF-8, over 8 MB), or a `control-room.toml` that does not parse",
+        "checks/unreadable.rs",
+    ),
+    code(
+        "evidence-missing",
+        Evidence,
+        "error",
+        "a conference reply without an Evidence line (and not `ABSTAIN`)",
+        "evidence/mod.rs",
+    ),
+    code(
+        "evidence-multiple",
+        Evidence,
+        "error",
+        "a conference reply with more than one Evidence line",
+        "evidence/mod.rs",
+    ),
+    code(
+        "evidence-quote",
+        Evidence,
+        "error",
+        "a quote not found in the file it cites",
+        "evidence/mod.rs",
+    ),
+    code(
+        "evidence-receipt",
+        Evidence,
+        "error",
+        "a receipt id that is unknown, of another round, or whose signature does not verify",
+        "evidence/mod.rs",
+    ),
+    code(
+        "evidence-stale",
+        Evidence,
+        "warning",
+        "the cited file changed since the receipt's sha256",
+        "evidence/mod.rs",
+    ),
+    code(
+        "evidence-source",
+        Evidence,
+        "error",
+        "a transcript reply cites outside its role's sources",
+        "evidence/mod.rs",
+    ),
+    code(
+        "evidence-claim",
+        Evidence,
+        "error",
+        "a claim without its quote, location or scope (`missing-quote`, `missing-location`, `missing-scope`)",
+        "evidence/mod.rs",
+    ),
+    code(
+        "agent-finding",
+        Finding,
+        "as the report says",
+        "a finding from an agent's report, anchored at the text it quotes; it disappears when that text is gone",
+        "engine/findings.rs",
+    ),
+    code(
+        "plan-file",
+        Plan,
+        "error",
+        "the checklist's `plan.json` cannot be read",
+        "lsp/plans.rs",
+    ),
+    code(
+        "plan-syntax",
+        Plan,
+        "error",
+        "a line of `plan.md` that cannot be read: a task line, a field or a status the checklist does not know",
+        "engine/plan/checked.rs",
+    ),
+    code(
+        "plan-dependency",
+        Plan,
+        "error",
+        "a task waits on itself or on a task the plan does not have, or tasks wait on each other in a circle",
+        "engine/plan/checked.rs",
+    ),
+    code(
+        "plan-recipe",
+        Plan,
+        "error",
+        "a task names a recipe no recipe file defines",
+        "engine/plan/checked.rs",
+    ),
+    code(
+        "plan-task",
+        Plan,
+        "error",
+        "two tasks share a number",
+        "engine/plan/checked.rs",
+    ),
+    code(
+        "plan-needs-scoping",
+        Plan,
+        "information",
+        "no recipe takes the task as worded: the question says what to make clearer",
+        "engine/plan/checked.rs",
+    ),
+    code(
+        "decision-contradicts-card",
+        KnowledgeBase,
+        "warning",
+        "a decision gives a card's character other eyes or hair, or a death the card does not have; \"Promote to card\" makes it canon",
+        "ide/decisions.rs",
+    ),
+    code(
+        "unreadable",
+        Recipe,
+        "error",
+        "the file can be read",
+        "engine/recipe/rules.rs",
+    ),
+    code(
+        "invalid-json",
+        Recipe,
+        "error",
+        "the file is valid JSON",
+        "engine/recipe/rules.rs",
+    ),
+    code(
+        "wrong-type",
+        Recipe,
+        "error",
+        "every value has the type and range its field takes",
+        "engine/recipe/rules.rs",
+    ),
+    code(
+        "unknown-field",
+        Recipe,
+        "error",
+        "every field is one the format knows",
+        "engine/recipe/rules.rs",
+    ),
+    code(
+        "missing-field",
+        Recipe,
+        "error",
+        "every required field is given",
+        "engine/recipe/rules.rs",
+    ),
+    code(
+        "bad-id",
+        Recipe,
+        "error",
+        "recipe ids are lowercase letters, digits and `_`; step ids have no `#` and are not `gates`",
+        "engine/recipe/rules.rs",
+    ),
+    code(
+        "bad-pattern",
+        Recipe,
+        "error",
+        "every task pattern is usable",
+        "engine/recipe/rules.rs",
+    ),
+    code(
+        "unknown-tool",
+        Recipe,
+        "error",
+        "every phase A step names a known tool",
+        "engine/recipe/rules.rs",
+    ),
+    code(
+        "unknown-archetype",
+        Recipe,
+        "error",
+        "every agent step names a known archetype",
+        "engine/recipe/rules.rs",
+    ),
+    code(
+        "unknown-slot",
+        Recipe,
+        "error",
+        "every slot read is produced by an earlier step",
+        "engine/recipe/rules.rs",
+    ),
+    code(
+        "unknown-prompt-type",
+        Recipe,
+        "error",
+        "every prompt type names a prompt template",
+        "engine/recipe/rules.rs",
+    ),
+    code(
+        "unknown-dod-check",
+        Recipe,
+        "error",
+        "every DoD check is a known check",
+        "engine/recipe/rules.rs",
+    ),
+    code(
+        "bad-ref",
+        Recipe,
+        "error",
+        "every `$ref` is well formed and names a slot or a task field",
+        "engine/recipe/rules.rs",
+    ),
+    code(
+        "unfed-placeholder",
+        Recipe,
+        "error",
+        "every placeholder of a step's template is fed by its input slots or the task",
+        "engine/recipe/rules.rs",
+    ),
+    code(
+        "duplicate-step-id",
+        Recipe,
+        "error",
+        "no two steps share an id",
+        "engine/recipe/rules.rs",
+    ),
+    code(
+        "duplicate-output-slot",
+        Recipe,
+        "error",
+        "no two steps produce the same slot",
+        "engine/recipe/rules.rs",
+    ),
+    code(
+        "bad-slot",
+        Recipe,
+        "error",
+        "output slots are not `task` and have no `#` or `.`",
+        "engine/recipe/rules.rs",
+    ),
+    code(
+        "unknown-step",
+        Recipe,
+        "error",
+        "the review block's `after` names a phase B step",
+        "engine/recipe/rules.rs",
+    ),
+    code(
+        "review-not-json",
+        Recipe,
+        "error",
+        "the reviewer's template answers JSON",
+        "engine/recipe/rules.rs",
+    ),
+    code(
+        "duplicate-rule",
+        Recipe,
+        "error",
+        "no two review rules share an id",
+        "engine/recipe/rules.rs",
+    ),
+    code(
+        "duplicate-recipe-id",
+        Recipe,
+        "error",
+        "no two project files define the same recipe id",
+        "engine/recipe/rules.rs",
+    ),
+];
+
+/// Every entry for `code` (`unreadable` is both a manuscript file's and a
+/// recipe file's).
+pub fn lookup(code: &str) -> impl Iterator<Item = &'static CodeInfo> + '_ {
+    CODES.iter().filter(move |info| info.code == code)
+}
+
+/// The entry for `code` among `family`'s.
+pub fn find(family: Family, code: &str) -> Option<&'static CodeInfo> {
+    CODES
+        .iter()
+        .find(|info| info.family == family && info.code == code)
+}
