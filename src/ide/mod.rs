@@ -3,6 +3,7 @@
 //! completion and word counts. Offsets in, plain data out; `src/lsp/` turns
 //! them into protocol types.
 
+mod code_actions;
 mod completion;
 mod decisions;
 mod hover;
@@ -12,6 +13,7 @@ mod remember;
 mod rename;
 mod run_actions;
 
+pub use code_actions::{CodeAction, code_actions};
 pub use completion::{Completion, CompletionKind, completions};
 pub use decisions::{CONTRADICTS_CARD, Contradiction, contradictions};
 pub use hover::hover;

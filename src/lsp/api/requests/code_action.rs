@@ -4,11 +4,15 @@ use serde_json::json;
 use tower_lsp_server::jsonrpc::Result as RpcResult;
 use tower_lsp_server::ls_types as lsp;
 
-use crate::checks::{self, FixKind};
-use crate::ide;
-use crate::lsp::convert::{self, offset, path_for, range};
+use super::code_lens::{RUN_ACTION_KIND, run_command};
+use crate::checks;
+use crate::ide::{self, CodeAction};
+use crate::lsp::commands::shared::lock;
+use crate::lsp::convert::{self, offset, path_for};
+use crate::lsp::runs;
 use crate::lsp::server::Server;
 use crate::lsp::snapshot::Snapshot;
+use crate::text::TextRange;
 
 pub(crate) async fn code_action(
     server: &Server,
@@ -21,8 +25,8 @@ pub(crate) async fn code_action(
         .await
 }
 
-/// Quick fixes of the diagnostics under the cursor, "Dismiss" for the
-/// agents' findings there, and the recipe runs that apply here.
+/// The knowledge base's "Promote to card" when it is the document, else
+/// the plain actions of [`ide::code_actions`] as LSP code actions.
 pub fn code_actions(
     snapshot: &Snapshot,
     params: &lsp::CodeActionParams,
@@ -42,128 +46,99 @@ pub fn code_actions(
     };
     let start = offset(file, params.range.start, snapshot.encoding);
     let end = offset(file, params.range.end, snapshot.encoding);
-    let mut actions = Vec::new();
-    let checked = checks::check_file(&snapshot.workspace, &file.path);
-    for diagnostic in &checked {
-        if diagnostic.range.end < start || diagnostic.range.start > end {
-            continue;
-        }
-        let lsp_diagnostic =
-            convert::diagnostic(&snapshot.workspace, diagnostic, snapshot.encoding);
-        let corrections = diagnostic
-            .fixes
-            .iter()
-            .filter(|fix| fix.kind == FixKind::Correction)
-            .count();
-        for fix in &diagnostic.fixes {
-            // Preferred (applied by "fix all"): a correction that is the only one.
-            let preferred = fix.kind == FixKind::Correction && corrections == 1;
-            actions.push(lsp::CodeActionOrCommand::CodeAction(lsp::CodeAction {
-                title: fix.title.clone(),
-                kind: Some(lsp::CodeActionKind::QUICKFIX),
-                diagnostics: Some(vec![lsp_diagnostic.clone()]),
-                edit: Some(snapshot.workspace_edit(&fix.edits)),
-                is_preferred: Some(preferred),
-                ..lsp::CodeAction::default()
-            }));
-        }
-    }
-    let wanted = lsp::Range {
-        start: params.range.start,
-        end: params.range.end,
+    let range = TextRange::new(start.min(end), start.max(end));
+    let actions = ide::code_actions(
+        &snapshot.workspace,
+        &snapshot.registry,
+        &mut lock(&snapshot.findings),
+        file,
+        range,
+    );
+    let diagnostic = |diagnostic: &checks::Diagnostic| {
+        convert::diagnostic(&snapshot.workspace, diagnostic, snapshot.encoding)
     };
-    let touches = |other: &lsp::Range| other.end >= wanted.start && other.start <= wanted.end;
-    for finding in crate::lsp::findings::diagnostics(
+    // The findings as the editor shows them, for the dismissals' diagnostics.
+    let findings = crate::lsp::findings::diagnostics(
         &snapshot.findings,
         &snapshot.workspace,
         &file.path,
         snapshot.encoding,
-    ) {
-        let Some(id) = finding
-            .data
-            .as_ref()
-            .and_then(|data| data["finding_id"].as_str())
-            .map(str::to_owned)
-        else {
-            continue;
-        };
-        if !touches(&finding.range) {
-            continue;
-        }
-        actions.push(lsp::CodeActionOrCommand::CodeAction(lsp::CodeAction {
-            title: "Dismiss this finding".to_owned(),
-            kind: Some(lsp::CodeActionKind::QUICKFIX),
-            diagnostics: Some(vec![finding]),
-            command: Some(lsp::Command {
-                title: "Dismiss this finding".to_owned(),
-                command: crate::lsp::runs::DISMISS_FINDING.to_owned(),
-                arguments: Some(vec![json!({ "finding_id": id })]),
-            }),
-            ..lsp::CodeAction::default()
-        }));
-    }
-    // "Convene conference" on a selection of Markdown text.
-    if start != end && file.path.ends_with(".md") {
-        actions.push(lsp::CodeActionOrCommand::CodeAction(lsp::CodeAction {
-            title: "Convene conference".to_owned(),
-            kind: Some(lsp::CodeActionKind::new(super::code_lens::RUN_ACTION_KIND)),
-            command: Some(lsp::Command {
-                title: "Convene conference".to_owned(),
-                command: crate::lsp::conference::CONFERENCE.to_owned(),
-                arguments: Some(vec![json!({
-                    "uri": params.text_document.uri,
-                    "range": params.range,
-                })]),
-            }),
-            ..lsp::CodeAction::default()
-        }));
-    }
-    // "Remember this": the selection becomes a decision of the knowledge base.
-    if start != end && file.scene().is_some() {
-        actions.push(lsp::CodeActionOrCommand::CodeAction(lsp::CodeAction {
-            title: "Remember this".to_owned(),
-            kind: Some(lsp::CodeActionKind::new(super::code_lens::RUN_ACTION_KIND)),
-            command: Some(lsp::Command {
-                title: "Remember this".to_owned(),
-                command: crate::lsp::knowledge::REMEMBER.to_owned(),
-                arguments: Some(vec![json!({
-                    "uri": params.text_document.uri,
-                    "range": params.range,
-                })]),
-            }),
-            ..lsp::CodeAction::default()
-        }));
-    }
-    let missing: Vec<lsp::Diagnostic> = checked
-        .iter()
-        .filter(|diagnostic| diagnostic.code == checks::Code::MissingScene)
-        .map(|diagnostic| convert::diagnostic(&snapshot.workspace, diagnostic, snapshot.encoding))
-        .collect();
-    for action in ide::run_actions(
-        &snapshot.workspace,
-        &snapshot.registry,
-        file,
-        crate::text::TextRange::new(start.min(end), end.max(start)),
-    ) {
-        let at = range(file, action.range, snapshot.encoding);
-        // "Draft scene" is the missing-scene diagnostic's quick fix.
-        let fixes: Vec<lsp::Diagnostic> = missing
-            .iter()
-            .filter(|diagnostic| action.drafts_missing_scene && diagnostic.range == at)
-            .cloned()
-            .collect();
-        actions.push(lsp::CodeActionOrCommand::CodeAction(lsp::CodeAction {
-            title: action.title.clone(),
-            kind: Some(if fixes.is_empty() {
-                lsp::CodeActionKind::new(super::code_lens::RUN_ACTION_KIND)
-            } else {
-                lsp::CodeActionKind::QUICKFIX
-            }),
-            is_preferred: (!fixes.is_empty()).then_some(true),
-            diagnostics: (!fixes.is_empty()).then_some(fixes),
-            command: Some(super::code_lens::run_command(&action, &action.title)),
-            ..lsp::CodeAction::default()
-        }));
-    }
+    );
+    let on_selection = |title: &str, command: &str| lsp::CodeAction {
+        title: title.to_owned(),
+        kind: Some(lsp::CodeActionKind::new(RUN_ACTION_KIND)),
+        command: Some(lsp::Command {
+            title: title.to_owned(),
+            command: command.to_owned(),
+            arguments: Some(vec![json!({
+                "uri": params.text_document.uri,
+                "range": params.range,
+            })]),
+        }),
+        ..lsp::CodeAction::default()
+    };
     actions
+        .into_iter()
+        .map(|action| match action {
+            CodeAction::Fix {
+                diagnostic: fixed,
+                fix,
+                preferred,
+            } => lsp::CodeAction {
+                title: fix.title.clone(),
+                kind: Some(lsp::CodeActionKind::QUICKFIX),
+                diagnostics: Some(vec![diagnostic(&fixed)]),
+                edit: Some(snapshot.workspace_edit(&fix.edits)),
+                is_preferred: Some(preferred),
+                ..lsp::CodeAction::default()
+            },
+            CodeAction::Dismiss { finding_id, .. } => lsp::CodeAction {
+                title: "Dismiss this finding".to_owned(),
+                kind: Some(lsp::CodeActionKind::QUICKFIX),
+                diagnostics: Some(
+                    findings
+                        .iter()
+                        .filter(|shown| {
+                            shown
+                                .data
+                                .as_ref()
+                                .and_then(|data| data["finding_id"].as_str())
+                                == Some(finding_id.as_str())
+                        })
+                        .cloned()
+                        .collect(),
+                ),
+                command: Some(lsp::Command {
+                    title: "Dismiss this finding".to_owned(),
+                    command: runs::DISMISS_FINDING.to_owned(),
+                    arguments: Some(vec![json!({ "finding_id": finding_id })]),
+                }),
+                ..lsp::CodeAction::default()
+            },
+            CodeAction::Conference { .. } => {
+                on_selection("Convene conference", crate::lsp::conference::CONFERENCE)
+            }
+            CodeAction::Remember { .. } => {
+                on_selection("Remember this", crate::lsp::knowledge::REMEMBER)
+            }
+            CodeAction::Run { action, fixes } => {
+                // "Draft scene" is the missing-scene diagnostic's quick fix.
+                let fixes: Option<Vec<lsp::Diagnostic>> =
+                    fixes.map(|fixed| vec![diagnostic(&fixed)]);
+                lsp::CodeAction {
+                    title: action.title.clone(),
+                    kind: Some(if fixes.is_some() {
+                        lsp::CodeActionKind::QUICKFIX
+                    } else {
+                        lsp::CodeActionKind::new(RUN_ACTION_KIND)
+                    }),
+                    is_preferred: fixes.is_some().then_some(true),
+                    diagnostics: fixes,
+                    command: Some(run_command(&action, &action.title)),
+                    ..lsp::CodeAction::default()
+                }
+            }
+        })
+        .map(lsp::CodeActionOrCommand::CodeAction)
+        .collect()
 }
