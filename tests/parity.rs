@@ -439,3 +439,56 @@ fn control_room_args(args: &[&str], positional: Option<&Path>, flagged: Option<&
     }
     String::from_utf8(command.output().unwrap().stdout).unwrap()
 }
+
+#[test]
+fn the_readme_parity_table_names_every_command_of_both_front_ends() {
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let start = readme
+        .find("| verb | command line | editor")
+        .expect("the parity table");
+    let table: String = readme[start..]
+        .lines()
+        .take_while(|line| line.starts_with('|'))
+        .collect::<Vec<_>>()
+        .join("\n");
+    // Every command the server executes.
+    let (_dir, root) = example_copy();
+    let mut client = Client::spawn(&[]);
+    let initialized = client.initialize(&root, json!({}));
+    let commands = initialized["capabilities"]["executeCommandProvider"]["commands"]
+        .as_array()
+        .unwrap();
+    assert!(commands.len() >= 12, "{commands:?}");
+    for command in commands {
+        let command = command.as_str().unwrap();
+        assert!(
+            table.contains(&format!("`{command}`")),
+            "{command} is not in the table"
+        );
+    }
+    client.shutdown();
+    // Every subcommand of the command line but the server itself and doctor.
+    let help = std::process::Command::new(env!("CARGO_BIN_EXE_control-room"))
+        .arg("--help")
+        .output()
+        .unwrap();
+    let help = String::from_utf8(help.stdout).unwrap();
+    let subcommands: Vec<&str> = help
+        .split("Commands:")
+        .nth(1)
+        .unwrap()
+        .lines()
+        .skip(1)
+        .take_while(|line| !line.trim().is_empty())
+        .filter_map(|line| line.split_whitespace().next())
+        .filter(|name| !["lsp", "doctor", "help"].contains(name))
+        .collect();
+    assert!(subcommands.len() >= 12, "{subcommands:?}");
+    for name in subcommands {
+        assert!(
+            table.contains(&format!("`{name}")),
+            "`control-room {name}` is not in the table"
+        );
+    }
+}
