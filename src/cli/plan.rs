@@ -17,7 +17,7 @@ use super::run::{ModelArgs, disk_text, model, print_end, run_to_end, runner, tok
 use super::workspace_root;
 use crate::engine::launch::{self, LaunchRequest};
 use crate::engine::model::Model;
-use crate::engine::plan::driver::{self, DriveEnd, PlanHost, TaskRun};
+use crate::engine::plan::driver::{self, DriveEnd, HostError, PlanHost, TaskRun};
 use crate::engine::plan::{Plan, PlanFiles, Task, TaskStatus, checked, markdown};
 use crate::engine::recipe::Registry;
 use crate::engine::runner::{new_id, now};
@@ -142,25 +142,25 @@ struct CliPlan<'a> {
     current: Mutex<(Arc<Workspace>, Arc<Registry>)>,
 }
 
-type RunWait = Pin<Box<dyn Future<Output = Result<RunManifest, String>> + Send>>;
+type RunWait = Pin<Box<dyn Future<Output = Result<RunManifest, HostError>> + Send>>;
 
 impl PlanHost for CliPlan<'_> {
     type Wait = RunWait;
 
-    fn load(&self) -> Result<Plan, String> {
+    fn load(&self) -> Result<Plan, HostError> {
         let (plan, problems, broken) =
             current(&self.root, &self.session_id).map_err(|error| format!("{error:#}"))?;
         if broken {
-            return Err(format!(
+            return Err(HostError(format!(
                 "plan {} has errors; fix plan.md and run it again: {}",
                 self.session_id,
                 problems.join("; ")
-            ));
+            )));
         }
         Ok(plan)
     }
 
-    async fn start(&self, request: LaunchRequest) -> Result<TaskRun<RunWait>, String> {
+    async fn start(&self, request: LaunchRequest) -> Result<TaskRun<RunWait>, HostError> {
         // Each run sees the manuscript as the tasks before it left it.
         let runner = runner(&self.root, Some((self.model.clone(), self.model_args)));
         let plan = request.plan.clone();

@@ -25,7 +25,7 @@ use super::recipes::OpenRecipe;
 use super::runs::{self, Context};
 use crate::engine::launch::LaunchRequest;
 use crate::engine::plan::checked::{self, Checked, ProblemLevel, session_of_checklist};
-use crate::engine::plan::driver::{self, DriveEnd, PlanHost, TaskRun};
+use crate::engine::plan::driver::{self, DriveEnd, HostError, PlanHost, TaskRun};
 use crate::engine::plan::{self, Plan, PlanFiles, TaskStatus, markdown};
 use crate::engine::recipe::Registry;
 use crate::engine::store::{Disk, RunManifest};
@@ -295,18 +295,19 @@ struct EditorPlan {
     session_id: String,
 }
 
-type RunWait = Pin<Box<dyn Future<Output = Result<RunManifest, String>> + Send>>;
+type RunWait = Pin<Box<dyn Future<Output = Result<RunManifest, HostError>> + Send>>;
 
 impl PlanHost for EditorPlan {
     type Wait = RunWait;
 
-    fn load(&self) -> Result<Plan, String> {
-        editor_plan(&self.context, &self.session_id).map_err(|error| error.message.into_owned())
+    fn load(&self) -> Result<Plan, HostError> {
+        editor_plan(&self.context, &self.session_id)
+            .map_err(|error| HostError(error.message.into_owned()))
     }
 
-    async fn start(&self, request: LaunchRequest) -> Result<TaskRun<RunWait>, String> {
+    async fn start(&self, request: LaunchRequest) -> Result<TaskRun<RunWait>, HostError> {
         let started = runs::start_request(&self.context, request, None)
-            .map_err(|error| error.message.into_owned())?;
+            .map_err(|error| HostError(error.message.into_owned()))?;
         let ended = started.ended;
         Ok(TaskRun {
             run_id: started.run_id,
@@ -314,6 +315,7 @@ impl PlanHost for EditorPlan {
                 ended
                     .await
                     .unwrap_or_else(|_| Err("the run's task was stopped".to_owned()))
+                    .map_err(HostError)
             }),
         })
     }

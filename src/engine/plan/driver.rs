@@ -24,19 +24,31 @@ pub struct TaskRun<W> {
     pub finished: W,
 }
 
+/// Why a front end could not read the plan, start a task's run, or see it
+/// end: its message for the writer.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct HostError(pub String);
+
+impl From<String> for HostError {
+    fn from(message: String) -> HostError {
+        HostError(message)
+    }
+}
+
 /// What a plan driver needs of its front end.
 pub trait PlanHost {
     /// What awaits a started run.
-    type Wait: Future<Output = Result<RunManifest, String>> + Send;
+    type Wait: Future<Output = Result<RunManifest, HostError>> + Send;
 
     /// The plan as the writer has it now (routed and settled), or why it
     /// cannot be read.
-    fn load(&self) -> Result<Plan, String>;
+    fn load(&self) -> Result<Plan, HostError>;
     /// Starts the run of a task.
     fn start(
         &self,
         request: LaunchRequest,
-    ) -> impl Future<Output = Result<TaskRun<Self::Wait>, String>> + Send;
+    ) -> impl Future<Output = Result<TaskRun<Self::Wait>, HostError>> + Send;
     /// Brings the plan's files in step with `plan`.
     fn persist(&self, plan: &Plan) -> impl Future<Output = ()> + Send;
     /// The workspace and recipes as they are now (a task's run may have
@@ -69,7 +81,7 @@ pub async fn drive<H: PlanHost>(host: &H, first: u32, only: bool) -> DriveEnd {
     loop {
         let mut plan = match host.load() {
             Ok(plan) => plan,
-            Err(error) => return DriveEnd::Error(error),
+            Err(error) => return DriveEnd::Error(error.0),
         };
         let session_id = plan.session_id.clone();
         let Some(task) = plan.task(next).cloned() else {
@@ -113,7 +125,7 @@ pub async fn drive<H: PlanHost>(host: &H, first: u32, only: bool) -> DriveEnd {
         // The writer may have edited the checklist while the run worked.
         let mut plan = match host.load() {
             Ok(plan) => plan,
-            Err(error) => return DriveEnd::Error(error),
+            Err(error) => return DriveEnd::Error(error.0),
         };
         let (workspace, registry) = host.current();
         let outcome = match &finished {
