@@ -198,7 +198,7 @@ impl Runner {
             .and_then(|accepted| {
                 check_verdict(review, &accepted, &mut checks)
                     .map(|()| accepted)
-                    .map_err(Violation::Contract)
+                    .map_err(|invalid| Violation::Contract(invalid.to_string()))
             });
             let actor = ReceiptActor::of(&step.agent_archetype, &reply);
             match verdict {

@@ -56,7 +56,9 @@ use super::receipts::{self, SigningKey, ToolReceipt};
 use super::recipe::{Recipe, Registry};
 use super::review::{Next, Outcome, Planned, ReviewState, Schedule, Stage, Stop};
 use super::router;
-use super::store::{Cache, CacheSlot, Disk, RunFiles, RunManifest, RunStatus, RunTask, StepRecord};
+use super::store::{
+    Cache, CacheSlot, Disk, RunFileError, RunFiles, RunManifest, RunStatus, RunTask, StepRecord,
+};
 use super::tools::sha256_hex;
 use crate::index::Workspace;
 use reuse::ReuseEntry;
@@ -98,14 +100,11 @@ pub enum RunError {
     },
     #[error("cannot write the run's files: {0}")]
     Io(#[from] std::io::Error),
+    /// run.json or cache.json could not be read; the message names the file.
+    #[error(transparent)]
+    Files(#[from] RunFileError),
     #[error("{0}")]
     Other(String),
-}
-
-impl From<anyhow::Error> for RunError {
-    fn from(error: anyhow::Error) -> Self {
-        RunError::Other(format!("{error:#}"))
-    }
 }
 
 /// The session plan task a run carries out (`session_id` and

@@ -176,13 +176,19 @@ impl Runner {
     }
 }
 
+/// Why a reviewer's verdict breaks the loop's rules: every reason, for the
+/// reviewer to hear when it is asked again.
+#[derive(Debug, thiserror::Error)]
+#[error("the verdict is not valid: {}", .0.join("; "))]
+pub(super) struct InvalidVerdict(Vec<String>);
+
 /// A reviewer's verdict held to the loop's rules (a check in its receipt);
 /// the reasons it fails, for the reviewer to hear when asked again.
 pub(super) fn check_verdict(
     check: Option<&VerdictCheck>,
     accepted: &contract::Accepted,
     checks: &mut Vec<Check>,
-) -> Result<(), String> {
+) -> Result<(), InvalidVerdict> {
     let Some(check) = check else {
         return Ok(());
     };
@@ -203,6 +209,6 @@ pub(super) fn check_verdict(
             });
             Ok(())
         }
-        Err(errors) => Err(format!("the verdict is not valid: {}", errors.join("; "))),
+        Err(errors) => Err(InvalidVerdict(errors)),
     }
 }

@@ -10,9 +10,9 @@ use super::slots::Slots;
 use super::{Runner, StepFailure, StepOutput, StepReceipt, new_id, now};
 use crate::engine::receipts::{SigningKey, ToolReceipt};
 use crate::engine::recipe::ToolStep;
-use crate::engine::refs;
+use crate::engine::refs::{self, RefError};
 use crate::engine::store::{CacheSlot, RunManifest};
-use crate::engine::tools::{self, ToolContext, sha256_hex};
+use crate::engine::tools::{self, ToolContext, ToolError, sha256_hex};
 
 /// A tool step's resolved arguments, its output, and the slots the
 /// arguments read.
@@ -21,10 +21,10 @@ pub(super) type ToolCall = (Map<String, Value>, tools::ToolOutput, Vec<String>);
 impl Runner {
     /// Resolves a tool step's arguments in `scope` and runs the tool:
     /// (arguments, output, the slots the arguments read).
-    pub(super) fn call_tool(&self, step: &ToolStep, scope: &Slots) -> Result<ToolCall, String> {
+    pub(super) fn call_tool(&self, step: &ToolStep, scope: &Slots) -> Result<ToolCall, CallError> {
         let mut input_refs = Vec::new();
         let args = refs::resolve(&Value::Object(step.args.clone()), scope, &mut input_refs)
-            .map_err(|error| with_arg_hint(error.to_string()))?;
+            .map_err(CallError::Args)?;
         let Value::Object(args) = args else {
             unreachable!("an object resolves to an object")
         };
@@ -35,7 +35,7 @@ impl Runner {
             },
             &args,
         )
-        .map_err(|error| error.to_string())?;
+        .map_err(CallError::Tool)?;
         Ok((args, output, input_refs))
     }
 
@@ -51,7 +51,7 @@ impl Runner {
     ) -> Result<StepOutput, StepFailure> {
         let (args, output, input_refs) = self
             .call_tool(step, &Slots { task, values })
-            .map_err(StepFailure::Failed)?;
+            .map_err(|error| StepFailure::Failed(error.to_string()))?;
         Ok(self.tool_step_output(
             manifest,
             &step.step_id,
@@ -111,6 +111,17 @@ impl Runner {
             actions: Vec::new(),
         }
     }
+}
+
+/// Why a tool step could not run: its arguments did not resolve (the
+/// message then says how to pass a missing task argument), or the tool
+/// failed. Neither is a source of the other, so `{:#}` says each once.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum CallError {
+    #[error("{}", with_arg_hint(.0.to_string()))]
+    Args(RefError),
+    #[error("{0}")]
+    Tool(ToolError),
 }
 
 /// A tool error that names a missing task argument, with how to pass it.
