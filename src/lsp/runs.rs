@@ -525,7 +525,7 @@ pub(super) fn connect(
 ) -> anyhow::Result<Arc<dyn Model>> {
     let env = |name: &str| std::env::var(name).ok();
     let config = crate::llm::workspace_config(root, editor, &env)?;
-    crate::llm::connect(&config, root, &env, None)
+    Ok(crate::llm::connect(&config, root, &env, None)?)
 }
 
 /// `$/progress` of one run; silent when the client does not do progress.
