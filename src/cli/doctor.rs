@@ -39,6 +39,7 @@ pub fn examine(dir: &Path, editor_llm: Option<&Value>) -> anyhow::Result<Report>
         .transpose();
     let config = editor.and_then(|editor| {
         crate::llm::workspace_config(root.as_deref().unwrap_or(&start), editor.as_ref(), &env)
+            .map_err(Into::into)
     });
     let llm = match config {
         Ok(config) => {

@@ -70,7 +70,7 @@ pub fn model(root: &Path, args: &ModelArgs) -> anyhow::Result<Arc<dyn Model>> {
     let model: Arc<dyn Model> = match args.model.as_deref() {
         None => {
             let config = llm::workspace_config(root, None, &env)?;
-            return llm::connect(&config, root, &env, args.record.as_deref());
+            return Ok(llm::connect(&config, root, &env, args.record.as_deref())?);
         }
         Some(spec) => match spec.split_once(':') {
             Some(("scripted", file)) if !file.is_empty() => {

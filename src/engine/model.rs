@@ -143,6 +143,27 @@ enum Scripted {
     Error { message: String, delay: Duration },
 }
 
+/// Why a file of scripted replies cannot be used; each message names the
+/// file. The underlying error is part of the message rather than a source,
+/// so a chain printed with `{:#}` says it once.
+#[derive(Debug, thiserror::Error)]
+pub enum ScriptError {
+    #[error("cannot read the scripted replies {}: {error}", path.display())]
+    Unreadable {
+        path: std::path::PathBuf,
+        error: std::io::Error,
+    },
+    #[error("{file}:{}:{}: not valid JSON: {error}", error.line(), error.column())]
+    NotJson {
+        file: String,
+        error: serde_json::Error,
+    },
+    #[error("{file}: expected an object of replies keyed by step id")]
+    NotAnObject { file: String },
+    #[error("{file}: `{step_id}.delay_ms` must be a whole number")]
+    BadDelay { file: String, step_id: String },
+}
+
 /// Answers each step from a JSON file: `{"step_id": reply, …}` where a reply
 /// is text; or `{"reply": text-or-JSON, "delay_ms": N}`; or `{"error":
 /// "message", "delay_ms": N}` to fail the step; any other JSON value is sent
@@ -154,34 +175,34 @@ pub struct ScriptedModel {
 }
 
 impl ScriptedModel {
-    pub fn load(path: &Path) -> anyhow::Result<ScriptedModel> {
-        let text = std::fs::read_to_string(path).map_err(|error| {
-            anyhow::anyhow!(
-                "cannot read the scripted replies {}: {error}",
-                path.display()
-            )
+    pub fn load(path: &Path) -> Result<ScriptedModel, ScriptError> {
+        let text = std::fs::read_to_string(path).map_err(|error| ScriptError::Unreadable {
+            path: path.to_path_buf(),
+            error,
         })?;
         ScriptedModel::parse(&path.display().to_string(), &text)
     }
 
-    pub fn parse(file: &str, text: &str) -> anyhow::Result<ScriptedModel> {
-        let value: Value = serde_json::from_str(text).map_err(|error| {
-            anyhow::anyhow!(
-                "{file}:{}:{}: not valid JSON: {error}",
-                error.line(),
-                error.column()
-            )
+    pub fn parse(file: &str, text: &str) -> Result<ScriptedModel, ScriptError> {
+        let value: Value = serde_json::from_str(text).map_err(|error| ScriptError::NotJson {
+            file: file.to_owned(),
+            error,
         })?;
         let Value::Object(entries) = value else {
-            anyhow::bail!("{file}: expected an object of replies keyed by step id");
+            return Err(ScriptError::NotAnObject {
+                file: file.to_owned(),
+            });
         };
         let mut replies = BTreeMap::new();
         for (step_id, entry) in entries {
-            let delay = |object: &serde_json::Map<String, Value>| -> anyhow::Result<Duration> {
+            let delay = |object: &serde_json::Map<String, Value>| -> Result<Duration, ScriptError> {
                 match object.get("delay_ms") {
                     None => Ok(Duration::ZERO),
                     Some(value) => value.as_u64().map(Duration::from_millis).ok_or_else(|| {
-                        anyhow::anyhow!("{file}: `{step_id}.delay_ms` must be a whole number")
+                        ScriptError::BadDelay {
+                            file: file.to_owned(),
+                            step_id: step_id.clone(),
+                        }
                     }),
                 }
             };

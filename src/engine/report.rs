@@ -150,48 +150,6 @@ fn review_section(
     }
 }
 
-/// Writes a finished run's report from its files alone (the command line's
-/// runs, which have no editor to anchor findings in): its steps, slots,
-/// receipts and issue, with `delivery` saying where the result went.
-pub fn write_from_files(
-    root: &Path,
-    recipe: Option<&Recipe>,
-    run_id: &str,
-    delivery: &Delivery,
-) -> anyhow::Result<String> {
-    let files = RunFiles::new(root, run_id);
-    let manifest = files.read_manifest()?;
-    let steps = files.read_steps();
-    let cache = files.read_cache()?;
-    let receipts = audit::receipt_paths(root, run_id);
-    let dod = dod_issue(root, run_id);
-    let mut findings = RunFindings {
-        version: 1,
-        run_id: run_id.to_owned(),
-        recipe_id: manifest.recipe_id.clone(),
-        scene_path: None,
-        completed_at: manifest.completed_at.clone(),
-        findings: Vec::new(),
-        dropped: Vec::new(),
-    };
-    let text = render(
-        &ReportInput {
-            manifest: &manifest,
-            recipe,
-            steps: &steps,
-            cache: &cache,
-            delivery,
-            result_slot: recipe
-                .and_then(super::drafting::result_step)
-                .map(|step| step.output_slot.as_str()),
-            agent_receipts: &receipts,
-            dod_issue: dod.as_deref(),
-        },
-        &mut findings,
-    );
-    Ok(write(root, &Disk::default(), run_id, &text)?)
-}
-
 /// Renders the report, and notes in `findings` the line of each finding.
 pub fn render(input: &ReportInput, findings: &mut RunFindings) -> String {
     let manifest = input.manifest;

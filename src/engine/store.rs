@@ -175,21 +175,23 @@ impl RunFiles {
         self.dir.join("cancel")
     }
 
-    pub fn read_manifest(&self) -> anyhow::Result<RunManifest> {
+    pub fn read_manifest(&self) -> Result<RunManifest, RunFileError> {
         let path = self.manifest();
-        let text = std::fs::read_to_string(&path)
-            .map_err(|error| anyhow::anyhow!("cannot read {}: {error}", path.display()))?;
-        serde_json::from_str(&text)
-            .map_err(|error| anyhow::anyhow!("{} is damaged: {error}", path.display()))
+        let text = std::fs::read_to_string(&path).map_err(|error| RunFileError::Unreadable {
+            path: path.clone(),
+            error,
+        })?;
+        serde_json::from_str(&text).map_err(|error| RunFileError::Damaged { path, error })
     }
 
-    pub fn read_cache(&self) -> anyhow::Result<Cache> {
+    pub fn read_cache(&self) -> Result<Cache, RunFileError> {
         let path = self.cache();
         match std::fs::read_to_string(&path) {
-            Ok(text) => serde_json::from_str(&text)
-                .map_err(|error| anyhow::anyhow!("{} is damaged: {error}", path.display())),
+            Ok(text) => {
+                serde_json::from_str(&text).map_err(|error| RunFileError::Damaged { path, error })
+            }
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(Cache::new()),
-            Err(error) => Err(anyhow::anyhow!("cannot read {}: {error}", path.display())),
+            Err(error) => Err(RunFileError::Unreadable { path, error }),
         }
     }
 
@@ -210,6 +212,23 @@ impl RunFiles {
         line.push(b'\n');
         disk.append_line(&self.steps(), &line)
     }
+}
+
+/// Why a run's file could not be read. The message names the file; the
+/// underlying error is part of the message rather than a source, so a chain
+/// printed with `{:#}` says it once.
+#[derive(Debug, thiserror::Error)]
+pub enum RunFileError {
+    #[error("cannot read {}: {error}", path.display())]
+    Unreadable {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+    #[error("{} is damaged: {error}", path.display())]
+    Damaged {
+        path: PathBuf,
+        error: serde_json::Error,
+    },
 }
 
 fn pretty(value: &impl Serialize) -> std::io::Result<Vec<u8>> {

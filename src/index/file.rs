@@ -62,7 +62,7 @@ impl SourceFile {
     pub fn read(root: &Path, path: FilePath, paths: &PathsConfig) -> SourceFile {
         match read_text(&root.join(&*path)) {
             Ok(text) => SourceFile::parse(path, text.into(), paths),
-            Err(reason) => SourceFile::unreadable(path, reason, paths),
+            Err(reason) => SourceFile::unreadable(path, reason.to_string(), paths),
         }
     }
 
@@ -298,30 +298,43 @@ pub fn file_stem(path: &str) -> &str {
     name.rsplit_once('.').map_or(name, |(stem, _)| stem)
 }
 
+/// Why a file is not indexed, in a writer's words (they show as the
+/// file's `load_error`). The underlying error is part of the message rather
+/// than a source, so a chain printed with `{:#}` says it once.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadTextError {
+    #[error("cannot read the file: {0}")]
+    Unreadable(std::io::Error),
+    #[error(
+        "the file is too large to index ({:.1} MiB; the limit is {} MiB)",
+        *bytes as f64 / 1_048_576.0,
+        MAX_FILE_BYTES / 1_048_576
+    )]
+    TooLarge { bytes: u64 },
+    #[error("the file looks binary (it contains NUL bytes), so it is not indexed")]
+    Binary,
+    #[error("the file is not UTF-8 text (invalid byte at offset {offset}), so it is not indexed")]
+    NotUtf8 { offset: usize },
+}
+
 /// Reads a file as text, or says in a writer's words why it cannot be.
-pub fn read_text(path: &Path) -> Result<String, String> {
-    let metadata =
-        std::fs::metadata(path).map_err(|error| format!("cannot read the file: {error}"))?;
+pub fn read_text(path: &Path) -> Result<String, ReadTextError> {
+    let metadata = std::fs::metadata(path).map_err(ReadTextError::Unreadable)?;
     if metadata.len() > MAX_FILE_BYTES {
-        return Err(format!(
-            "the file is too large to index ({:.1} MiB; the limit is {} MiB)",
-            metadata.len() as f64 / 1_048_576.0,
-            MAX_FILE_BYTES / 1_048_576
-        ));
+        return Err(ReadTextError::TooLarge {
+            bytes: metadata.len(),
+        });
     }
-    let bytes = std::fs::read(path).map_err(|error| format!("cannot read the file: {error}"))?;
+    let bytes = std::fs::read(path).map_err(ReadTextError::Unreadable)?;
     text_from_bytes(bytes)
 }
 
-pub fn text_from_bytes(bytes: Vec<u8>) -> Result<String, String> {
+pub fn text_from_bytes(bytes: Vec<u8>) -> Result<String, ReadTextError> {
     if memchr::memchr(0, &bytes).is_some() {
-        return Err("the file looks binary (it contains NUL bytes), so it is not indexed".into());
+        return Err(ReadTextError::Binary);
     }
-    let mut text = String::from_utf8(bytes).map_err(|error| {
-        format!(
-            "the file is not UTF-8 text (invalid byte at offset {}), so it is not indexed",
-            error.utf8_error().valid_up_to()
-        )
+    let mut text = String::from_utf8(bytes).map_err(|error| ReadTextError::NotUtf8 {
+        offset: error.utf8_error().valid_up_to(),
     })?;
     if text.starts_with('\u{feff}') {
         // A byte order mark would hide the front matter; positions stay right
@@ -376,11 +389,13 @@ mod tests {
         assert!(
             text_from_bytes(vec![0xff, 0xfe, b'a'])
                 .unwrap_err()
+                .to_string()
                 .contains("not UTF-8")
         );
         assert!(
             text_from_bytes(vec![b'a', 0, b'b'])
                 .unwrap_err()
+                .to_string()
                 .contains("binary")
         );
         assert_eq!(text_from_bytes("\u{feff}---\n".into()).unwrap(), "---\n");

@@ -2,6 +2,7 @@
 
 use serde_json::{Value, json};
 
+use super::UnreadableReply;
 use super::config::EndpointConfig;
 use crate::engine::model::{Decoding, ModelRequest, Role};
 
@@ -55,17 +56,17 @@ pub fn body(endpoint: &EndpointConfig, request: &ModelRequest) -> (Value, Decodi
 }
 
 /// The reply's text (its text blocks joined) and the model that served it.
-pub fn reply(value: &Value) -> Result<(String, Option<String>), String> {
+pub fn reply(value: &Value) -> Result<(String, Option<String>), UnreadableReply> {
     let blocks = value["content"]
         .as_array()
-        .ok_or("the reply has no `content`")?;
+        .ok_or(UnreadableReply::Missing("content"))?;
     let text: String = blocks
         .iter()
         .filter(|block| block["type"] == "text")
         .filter_map(|block| block["text"].as_str())
         .collect();
     if text.is_empty() && value["stop_reason"] == "refusal" {
-        return Err("the model refused".into());
+        return Err(UnreadableReply::Refused);
     }
     Ok((text, value["model"].as_str().map(str::to_owned)))
 }

@@ -75,6 +75,25 @@ pub fn request_key(
     sha256_hex(canonical.to_string().as_bytes())
 }
 
+/// Why a cassette cannot be recorded to or replayed; each message names the
+/// file. The underlying error is part of the message rather than a source,
+/// so a chain printed with `{:#}` says it once.
+#[derive(Debug, thiserror::Error)]
+pub enum CassetteError {
+    #[error("cannot create {} for the recording: {error}", dir.display())]
+    NoFolder { dir: PathBuf, error: std::io::Error },
+    #[error("cannot read the replay file {file}: {error}")]
+    Unreadable { file: String, error: std::io::Error },
+    #[error("{file}:{line}: not a recorded exchange: {error}")]
+    NotAnExchange {
+        file: String,
+        line: usize,
+        error: serde_json::Error,
+    },
+    #[error("the replay file {file} holds no exchanges")]
+    Empty { file: String },
+}
+
 /// Wraps a model and appends each successful exchange to a cassette.
 pub struct Recording {
     inner: Arc<dyn Model>,
@@ -83,13 +102,11 @@ pub struct Recording {
 }
 
 impl Recording {
-    pub fn new(inner: Arc<dyn Model>, path: &Path) -> anyhow::Result<Recording> {
+    pub fn new(inner: Arc<dyn Model>, path: &Path) -> Result<Recording, CassetteError> {
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-            std::fs::create_dir_all(parent).map_err(|error| {
-                anyhow::anyhow!(
-                    "cannot create {} for the recording: {error}",
-                    parent.display()
-                )
+            std::fs::create_dir_all(parent).map_err(|error| CassetteError::NoFolder {
+                dir: parent.to_path_buf(),
+                error,
             })?;
         }
         Ok(Recording {
@@ -160,10 +177,12 @@ pub struct Replay {
 }
 
 impl Replay {
-    pub fn load(path: &Path) -> anyhow::Result<Replay> {
+    pub fn load(path: &Path) -> Result<Replay, CassetteError> {
         let file = path.display().to_string();
-        let text = std::fs::read_to_string(path)
-            .map_err(|error| anyhow::anyhow!("cannot read the replay file {file}: {error}"))?;
+        let text = std::fs::read_to_string(path).map_err(|error| CassetteError::Unreadable {
+            file: file.clone(),
+            error,
+        })?;
         let mut replay = Replay {
             file: file.clone(),
             exchanges: HashMap::new(),
@@ -176,9 +195,12 @@ impl Replay {
             if line.trim().is_empty() {
                 continue;
             }
-            let exchange: Exchange = serde_json::from_str(line).map_err(|error| {
-                anyhow::anyhow!("{file}:{}: not a recorded exchange: {error}", number + 1)
-            })?;
+            let exchange: Exchange =
+                serde_json::from_str(line).map_err(|error| CassetteError::NotAnExchange {
+                    file: file.clone(),
+                    line: number + 1,
+                    error,
+                })?;
             let decoding = serde_json::to_string(&exchange.requested).unwrap_or_default();
             let endpoint = (exchange.provider.clone(), exchange.model.clone(), decoding);
             replay
@@ -199,7 +221,7 @@ impl Replay {
             replay.exchanges.insert(exchange.key, exchange.reply);
         }
         if replay.exchanges.is_empty() {
-            anyhow::bail!("the replay file {file} holds no exchanges");
+            return Err(CassetteError::Empty { file });
         }
         Ok(replay)
     }

@@ -30,6 +30,42 @@ use crate::engine::model::{
     Actor, BoxFuture, Decoding, Model, ModelError, ModelReply, ModelRequest, ModelTarget,
 };
 
+/// Why no model could be built from the `[llm]` settings. Errors of other
+/// modules pass through unchanged (`transparent`), so their messages and
+/// sources read as they did before they were wrapped.
+#[derive(Debug, thiserror::Error)]
+pub enum LlmError {
+    #[error(
+        "[llm] api_key_env names {variable}, but that environment variable is not set; export it with the key for {provider}"
+    )]
+    KeyNotSet { variable: String, provider: String },
+    #[error(transparent)]
+    BaseUrl(<reqwest::Url as std::str::FromStr>::Err),
+    #[error(transparent)]
+    Client(#[from] reqwest::Error),
+    /// `control-room.toml` could not be read; the message says why.
+    #[error("{0}")]
+    Workspace(String),
+    #[error(transparent)]
+    Config(#[from] config::LlmConfigError),
+    #[error("[llm.agents.{archetype}]: provider `replay` can only be set for all agents")]
+    ReplayForOneAgent { archetype: String },
+    #[error(transparent)]
+    Cassette(#[from] cassette::CassetteError),
+}
+
+/// Why a model server's reply holds no text this can read; the model
+/// error that reports it quotes the reply beside this.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+pub enum UnreadableReply {
+    #[error("the reply has no `{0}`")]
+    Missing(&'static str),
+    #[error("the model refused: {0}")]
+    RefusedBecause(String),
+    #[error("the model refused")]
+    Refused,
+}
+
 /// An API key. Never printed: `Debug` shows a placeholder.
 #[derive(Clone)]
 pub struct Secret(Arc<str>);
@@ -88,18 +124,20 @@ impl Endpoint {
     pub fn new(
         config: EndpointConfig,
         env: &dyn Fn(&str) -> Option<String>,
-    ) -> anyhow::Result<Endpoint> {
+    ) -> Result<Endpoint, LlmError> {
         let secret = match &config.api_key_env {
             None => None,
             Some(name) => match env(name).filter(|value| !value.trim().is_empty()) {
                 Some(value) => Some(Secret::new(value.trim())),
-                None => anyhow::bail!(
-                    "[llm] api_key_env names {name}, but that environment variable is not set; export it with the key for {}",
-                    config.provider
-                ),
+                None => {
+                    return Err(LlmError::KeyNotSet {
+                        variable: name.clone(),
+                        provider: config.provider.to_string(),
+                    });
+                }
             },
         };
-        let mut shown = reqwest::Url::parse(&config.base_url)?;
+        let mut shown = reqwest::Url::parse(&config.base_url).map_err(LlmError::BaseUrl)?;
         // Credentials in a URL are secrets too.
         let _ = shown.set_username("");
         let _ = shown.set_password(None);
@@ -241,10 +279,10 @@ pub fn workspace_config(
     root: &Path,
     editor: Option<&config::LlmLayer>,
     env: &dyn Fn(&str) -> Option<String>,
-) -> anyhow::Result<LlmConfig> {
+) -> Result<LlmConfig, LlmError> {
     let workspace = crate::index::Workspace::new(root);
     if let Some(error) = workspace.config_error() {
-        anyhow::bail!("{}", error.message);
+        return Err(LlmError::Workspace(error.message.clone()));
     }
     let mut layers = Vec::new();
     if let Some(llm) = workspace.config().other.get("llm") {
@@ -268,7 +306,7 @@ pub fn connect(
     root: &Path,
     env: &dyn Fn(&str) -> Option<String>,
     record: Option<&Path>,
-) -> anyhow::Result<Arc<dyn Model>> {
+) -> Result<Arc<dyn Model>, LlmError> {
     let model: Arc<dyn Model> = match config.default.provider {
         Provider::Replay => {
             let file = config.replay_file.as_deref().unwrap_or_default();
@@ -278,9 +316,9 @@ pub fn connect(
             let mut agents = BTreeMap::new();
             for (archetype, endpoint) in &config.agents {
                 if endpoint.provider == Provider::Replay {
-                    anyhow::bail!(
-                        "[llm.agents.{archetype}]: provider `replay` can only be set for all agents"
-                    );
+                    return Err(LlmError::ReplayForOneAgent {
+                        archetype: archetype.clone(),
+                    });
                 }
                 agents.insert(archetype.clone(), Endpoint::new(endpoint.clone(), env)?);
             }

@@ -3,6 +3,7 @@
 
 use serde_json::{Value, json};
 
+use super::UnreadableReply;
 use super::config::EndpointConfig;
 use crate::engine::model::{Decoding, ModelRequest};
 
@@ -41,10 +42,10 @@ pub fn body(endpoint: &EndpointConfig, request: &ModelRequest) -> (Value, Decodi
 }
 
 /// The reply's text and the model that served it.
-pub fn reply(value: &Value) -> Result<(String, Option<String>), String> {
+pub fn reply(value: &Value) -> Result<(String, Option<String>), UnreadableReply> {
     let choice = value
         .pointer("/choices/0")
-        .ok_or("the reply has no `choices`")?;
+        .ok_or(UnreadableReply::Missing("choices"))?;
     let message = &choice["message"];
     let text = match &message["content"] {
         Value::String(text) => text.clone(),
@@ -55,8 +56,8 @@ pub fn reply(value: &Value) -> Result<(String, Option<String>), String> {
             .collect::<Vec<_>>()
             .join(""),
         _ => match message["refusal"].as_str() {
-            Some(refusal) => return Err(format!("the model refused: {refusal}")),
-            None => return Err("the reply has no `choices[0].message.content`".into()),
+            Some(refusal) => return Err(UnreadableReply::RefusedBecause(refusal.to_owned())),
+            None => return Err(UnreadableReply::Missing("choices[0].message.content")),
         },
     };
     Ok((text, value["model"].as_str().map(str::to_owned)))

@@ -29,7 +29,7 @@ use tokio_util::sync::CancellationToken;
 use self::envelope::Policy;
 use super::audit::{AgentReceipt, Packet};
 use super::contract::Check;
-use super::model::{Model, ModelReply, ModelRequest};
+use super::model::{Model, ModelError, ModelReply, ModelRequest};
 use super::prompts::{PromptBuilder, PromptInputs, SlotKind, SlotText};
 use super::receipts::{SigningKey, ToolReceipt};
 use super::recipe::AgentStep;
@@ -203,7 +203,7 @@ pub struct Conference {
 struct Asked {
     started_at: String,
     finished_at: String,
-    reply: Result<ModelReply, String>,
+    reply: Result<ModelReply, ModelError>,
 }
 
 impl Conference {
@@ -290,7 +290,7 @@ async fn ask(
 ) -> Result<Asked, ConferenceError> {
     let started_at = now();
     let reply = tokio::select! {
-        reply = model.complete(request) => reply.map_err(|error| error.to_string()),
+        reply = model.complete(request) => reply,
         () = cancel.cancelled() => return Err(ConferenceError::Cancelled),
     };
     Ok(Asked {

@@ -128,7 +128,7 @@ impl Conference {
                 }
                 Err(error) => (
                     ReplyOutcome::Failed {
-                        error: error.clone(),
+                        error: error.to_string(),
                     },
                     None,
                     vec![],

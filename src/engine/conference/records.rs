@@ -76,7 +76,7 @@ impl Conference {
                         effective: Decoding::default(),
                     },
                 },
-                Some(error.clone()),
+                Some(error.to_string()),
             ),
         };
         let excerpt = match (text, &stop_reason) {

@@ -582,11 +582,13 @@ impl PlanFiles {
     }
 
     /// Reads `plan.json`, naming the file in an error.
-    pub fn load(&self) -> anyhow::Result<Plan> {
+    pub fn load(&self) -> Result<Plan, PlanFileError> {
         let path = self.json();
-        let text = std::fs::read_to_string(&path)
-            .map_err(|error| anyhow::anyhow!("{}: {error}", path.display()))?;
-        serde_json::from_str(&text).map_err(|error| anyhow::anyhow!("{}: {error}", path.display()))
+        let text = std::fs::read_to_string(&path).map_err(|error| PlanFileError::Unreadable {
+            path: path.clone(),
+            error,
+        })?;
+        serde_json::from_str(&text).map_err(|error| PlanFileError::Damaged { path, error })
     }
 
     /// Writes `plan.json` and then `plan.md`, each atomically.
@@ -617,6 +619,23 @@ impl PlanFiles {
         json.push(b'\n');
         disk.write_atomic(&self.json(), &json)
     }
+}
+
+/// Why `plan.json` could not be read: the file, then what went wrong. The
+/// underlying error is part of the message rather than a source, so a chain
+/// printed with `{:#}` says it once.
+#[derive(Debug, thiserror::Error)]
+pub enum PlanFileError {
+    #[error("{}: {error}", path.display())]
+    Unreadable {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+    #[error("{}: {error}", path.display())]
+    Damaged {
+        path: PathBuf,
+        error: serde_json::Error,
+    },
 }
 
 /// Every plan of the workspace, newest first; unreadable ones are skipped.

@@ -424,7 +424,7 @@ pub(super) fn connect(
 ) -> anyhow::Result<Arc<dyn Model>> {
     let env = |name: &str| std::env::var(name).ok();
     let config = crate::llm::workspace_config(root, editor, &env)?;
-    crate::llm::connect(&config, root, &env, None)
+    Ok(crate::llm::connect(&config, root, &env, None)?)
 }
 
 /// `controlRoom.cancelRun`: stops a run of this server, asks another

@@ -1,0 +1,667 @@
+//! The StepRunner: executes a recipe mechanically, step by step, and keeps
+//! the run's files valid at every instant.
+//!
+//! The spec's eight guarantees, and where they hold:
+//! 1. Phase A steps run in order, each finished before the next ([`Runner::execute`]'s loop).
+//! 2. Tool outputs are cached in named slots with receipt ids (`CacheSlot::Pointer`).
+//! 3. Phase B agents run in order; each output is cached before the next runs.
+//! 4. Agents get no tools: a [`ModelRequest`] has only messages.
+//! 5. An agent's prompt is its `prompt_type` template and its `input_slots`, nothing else.
+//! 6. A failing agent (error, bad reply) halts the run; nothing retries it
+//!    automatically. The writer may `resume` it.
+//! 7. Every tool call leaves a signed receipt linked to the run's session.
+//! 8. After the last step the Definition of Done is evaluated; a failure ends
+//!    the run `failed` and writes an issue file under `.control-room/issues/`.
+//!
+//! A completed step is persisted in this order: its receipt, `cache.json`
+//! (atomic), its `steps.jsonl` line (append, synced), then `run.json`
+//! (atomic). A crash between any two leaves files that [`Runner::execute`]
+//! reconciles on resume: `steps.jsonl` is the truth about what finished, a
+//! slot without its step line is dropped and the step runs again, so no step
+//! id is ever written twice.
+//!
+//! This file holds the run itself: creating it, the step loop and what each
+//! finished step leaves on disk. The steps live beside it: `tool` (a phase A
+//! tool), `agent` (a phase B agent: prompt, packet, model call, contract,
+//! retries, receipt), `review_loop` (what the review loop adds: the gates and
+//! the reviewer's verdict), `reuse` (finished agent steps a later identical
+//! request reuses), `resume` (what a resumed run finished before), `dod` (the
+//! Definition of Done), `slots` (the slots' values and texts) and `preview`
+//! (`control-room prompt`).
+//!
+//! [`ModelRequest`]: super::model::ModelRequest
+
+mod agent;
+mod dod;
+mod preview;
+mod resume;
+mod reuse;
+mod review_loop;
+mod slots;
+mod tool;
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+use tokio_util::sync::CancellationToken;
+
+use super::audit::{self, AgentReceipt};
+use super::events::{RunEvent, RunSink};
+use super::model::Model;
+use super::prompts::PromptBuilder;
+use super::receipts::{self, SigningKey, ToolReceipt};
+use super::recipe::{Recipe, Registry};
+use super::review::{Next, Outcome, Planned, ReviewState, Schedule, Stage, Stop};
+use super::router;
+use super::store::{
+    Cache, CacheSlot, Disk, RunFileError, RunFiles, RunManifest, RunStatus, RunTask, StepRecord,
+};
+use super::tools::sha256_hex;
+use crate::index::Workspace;
+use reuse::ReuseEntry;
+use slots::{preview, task_value};
+
+pub use crate::storage::{new_id, now};
+pub use reuse::REUSE_DIR;
+
+/// How often a running run looks for a cancel request from another process.
+const CANCEL_POLL: Duration = Duration::from_millis(50);
+
+/// Everything a run needs.
+pub struct Runner {
+    pub workspace: Arc<Workspace>,
+    pub registry: Arc<Registry>,
+    pub prompts: Arc<dyn PromptBuilder>,
+    /// `None` when no model is configured: phase B steps then fail clearly.
+    pub model: Option<Arc<dyn Model>>,
+    pub disk: Disk,
+    pub sinks: Vec<Arc<dyn RunSink>>,
+    /// Whether an agent step whose prompt and model are those of a step
+    /// finished before reuses that step's artifact instead of asking again.
+    pub reuse: bool,
+}
+
+/// Why a run could not start or go on.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error("no recipe `{0}`")]
+    UnknownRecipe(String),
+    #[error("no run `{0}` in this workspace")]
+    UnknownRun(String),
+    #[error("run {0} is being run by another process")]
+    Busy(String),
+    #[error("run {run_id} is {status}; only an unfinished run can be resumed")]
+    Finished {
+        run_id: String,
+        status: &'static str,
+    },
+    #[error("cannot write the run's files: {0}")]
+    Io(#[from] std::io::Error),
+    /// run.json or cache.json could not be read; the message names the file.
+    #[error(transparent)]
+    Files(#[from] RunFileError),
+    #[error("{0}")]
+    Other(String),
+}
+
+/// The session plan task a run carries out (`session_id` and
+/// `task.session_plan_task_id` in run.json).
+#[derive(Clone, Copy, Debug)]
+pub struct PlanTask<'a> {
+    pub session_id: &'a str,
+    pub task_id: u32,
+}
+
+/// A step's receipt.
+enum StepReceipt {
+    Tool(Box<ToolReceipt>),
+    Agent(Box<AgentReceipt>),
+}
+
+impl StepReceipt {
+    fn id(&self) -> &str {
+        match self {
+            StepReceipt::Tool(receipt) => &receipt.receipt_id,
+            StepReceipt::Agent(receipt) => &receipt.receipt_id,
+        }
+    }
+}
+
+/// What a finished step hands to persistence.
+struct StepOutput {
+    slot: CacheSlot,
+    /// What `$ref` sees of the slot.
+    value: Value,
+    receipt: StepReceipt,
+    input_slot_refs: Vec<String>,
+    /// The full output as text, hashed and previewed in steps.jsonl.
+    text: String,
+    /// An agent step later runs may reuse: its key and entry.
+    reusable: Option<(String, ReuseEntry)>,
+    /// The reply's `<action>`s; `save_decision` goes to the knowledge base.
+    actions: Vec<super::protocol::Action>,
+}
+
+/// How a step ended when it did not succeed.
+enum StepFailure {
+    Failed(String),
+    /// An agent's reply broke its contract past the retries, or named a
+    /// path it must not: STOP_HOOK, with the receipt that says so.
+    Stopped(String, Box<AgentReceipt>),
+    Cancelled,
+    Io(std::io::Error),
+    /// The review loop ended the run (escalated, back to scoping, split).
+    Review(Stop),
+}
+
+impl Runner {
+    fn emit(&self, event: RunEvent) {
+        for sink in &self.sinks {
+            sink.event(&event);
+        }
+    }
+
+    fn root(&self) -> &Path {
+        self.workspace.root()
+    }
+
+    /// Creates a run of `recipe_id` (status `pending`), its arguments
+    /// completed from the workspace. It runs with [`Runner::execute`].
+    pub fn create(
+        &self,
+        recipe_id: &str,
+        description: &str,
+        mut args: Map<String, Value>,
+        plan: Option<PlanTask<'_>>,
+    ) -> Result<RunManifest, RunError> {
+        let recipe = self
+            .registry
+            .get(recipe_id)
+            .ok_or_else(|| RunError::UnknownRecipe(recipe_id.to_owned()))?;
+        router::complete_args(&self.workspace, &mut args);
+        let run_id = new_id("run_");
+        let files = RunFiles::new(self.root(), &run_id);
+        // The run's folder appears whole: written under a hidden name, then renamed.
+        let staging = RunFiles {
+            dir: files.dir.with_file_name(format!(".{run_id}.tmp")),
+        };
+        std::fs::create_dir_all(&staging.dir)?;
+        let created = now();
+        let manifest = RunManifest {
+            run_id,
+            recipe_id: recipe.recipe_id.clone(),
+            session_id: plan
+                .as_ref()
+                .map_or_else(|| new_id("sess_"), |plan| plan.session_id.to_owned()),
+            status: RunStatus::Pending,
+            created_at: created.clone(),
+            updated_at: created,
+            completed_at: None,
+            task: RunTask {
+                description: description.to_owned(),
+                session_plan_task_id: plan.as_ref().map(|plan| u64::from(plan.task_id)),
+                initial_args: args,
+            },
+            current_step_index: 0,
+            total_steps: Schedule::new(recipe).total(1),
+            phase: None,
+            error: None,
+            review: recipe.review.as_ref().map(|_| ReviewState::new()),
+            scene: None,
+        };
+        let written = staging
+            .write_manifest(&self.disk, &manifest)
+            .and_then(|()| staging.write_cache(&self.disk, &Cache::new()))
+            .and_then(|()| std::fs::rename(&staging.dir, &files.dir));
+        if let Err(error) = written {
+            let _ = std::fs::remove_dir_all(&staging.dir);
+            return Err(error.into());
+        }
+        Ok(manifest)
+    }
+
+    /// Runs (or resumes) `run_id` from its first unfinished step until it is
+    /// done, fails, or `cancel` fires (or a cancel request file appears).
+    pub async fn execute(
+        &self,
+        run_id: &str,
+        cancel: CancellationToken,
+    ) -> Result<RunManifest, RunError> {
+        let files = RunFiles::new(self.root(), run_id);
+        if !files.manifest().exists() {
+            return Err(RunError::UnknownRun(run_id.to_owned()));
+        }
+        let Some(lock) = files.try_lock()? else {
+            return Err(RunError::Busy(run_id.to_owned()));
+        };
+        let mut manifest = files.read_manifest()?;
+        if manifest.status == RunStatus::Done {
+            return Err(RunError::Finished {
+                run_id: run_id.to_owned(),
+                status: manifest.status.as_str(),
+            });
+        }
+        let recipe = self
+            .registry
+            .get(&manifest.recipe_id)
+            .ok_or_else(|| RunError::UnknownRecipe(manifest.recipe_id.clone()))?
+            .clone();
+        // A cancel request left from before this resume does not apply to
+        // it, and temporary files of a write a crash interrupted are litter.
+        let _ = std::fs::remove_file(files.cancel_request());
+        remove_temporary_files(&files.dir);
+        let key = SigningKey::load_or_create(self.root(), &self.disk)?;
+        let (mut cache, mut values, done, next, review_state) =
+            self.reconcile(&files, &recipe, &manifest, &key)?;
+        let schedule = Schedule::new(&recipe);
+
+        manifest.status = RunStatus::Running;
+        manifest.current_step_index = done;
+        manifest.total_steps = schedule.total(review_state.as_ref().map_or(1, |r| r.iterations));
+        manifest.review = review_state;
+        manifest.error = None;
+        manifest.completed_at = None;
+        manifest.phase = phase_of(&schedule, &next);
+        manifest.updated_at = now();
+        files.write_manifest(&self.disk, &manifest)?;
+        self.emit(RunEvent::Started {
+            manifest: manifest.clone(),
+            from_step: done,
+        });
+
+        let watcher = watch_for_cancel_request(files.cancel_request(), cancel.clone());
+        let outcome = self
+            .run_steps(
+                &files,
+                &recipe,
+                &mut manifest,
+                &mut cache,
+                &mut values,
+                &key,
+                &cancel,
+                next,
+            )
+            .await;
+        watcher.abort();
+
+        self.conclude(&files, &recipe, &mut manifest, &values, outcome)?;
+        files.write_manifest(&self.disk, &manifest)?;
+        let _ = std::fs::remove_file(files.cancel_request());
+        self.emit(RunEvent::Finished {
+            manifest: manifest.clone(),
+        });
+        drop(lock);
+        Ok(manifest)
+    }
+
+    /// Puts how the steps ended into the manifest: after the last step, the
+    /// Definition of Done decides; otherwise the cancel, the review loop's
+    /// stop or the failure says why the run ended. A write error of the
+    /// run's files is recorded as far as the disk allows and returned.
+    fn conclude(
+        &self,
+        files: &RunFiles,
+        recipe: &Recipe,
+        manifest: &mut RunManifest,
+        values: &HashMap<String, Value>,
+        outcome: Result<(), StepFailure>,
+    ) -> Result<(), RunError> {
+        let finished = now();
+        manifest.updated_at = finished.clone();
+        manifest.phase = None;
+        match outcome {
+            Ok(()) => {
+                manifest.phase = Some("dod".into());
+                files.write_manifest(&self.disk, manifest)?;
+                self.emit(RunEvent::Checking {
+                    run_id: manifest.run_id.clone(),
+                });
+                let failures = self.check_dod(recipe, manifest, values);
+                manifest.phase = None;
+                if failures.is_empty() {
+                    manifest.status = RunStatus::Done;
+                } else {
+                    manifest.status = RunStatus::Failed;
+                    let issue = self.write_dod_issue(manifest, recipe, &failures)?;
+                    manifest.error = Some(format!(
+                        "the Definition of Done failed ({}); see {issue}",
+                        failures.join("; ")
+                    ));
+                }
+                manifest.completed_at = Some(finished);
+            }
+            Err(StepFailure::Cancelled) => {
+                manifest.status = RunStatus::Cancelled;
+                manifest.error = Some(format!(
+                    "cancelled during step {} of {}",
+                    manifest.current_step_index + 1,
+                    manifest.total_steps
+                ));
+                manifest.completed_at = Some(finished);
+            }
+            Err(StepFailure::Review(stop)) => {
+                manifest.status = RunStatus::Failed;
+                manifest.error = Some(match stop.outcome {
+                    Outcome::NeedsScoping => format!("{}; the task needs scoping", stop.reason),
+                    Outcome::Split => format!(
+                        "{}; it splits into: {}",
+                        stop.reason,
+                        stop.subtasks.join("; ")
+                    ),
+                    _ => format!(
+                        "the review loop stopped: {}; the last draft is in the run's report for you to judge",
+                        stop.reason
+                    ),
+                });
+                manifest.completed_at = Some(finished);
+            }
+            Err(StepFailure::Failed(message) | StepFailure::Stopped(message, _)) => {
+                manifest.status = RunStatus::Failed;
+                manifest.error = Some(message);
+                manifest.completed_at = Some(finished);
+            }
+            Err(StepFailure::Io(error)) => {
+                manifest.status = RunStatus::Failed;
+                manifest.error = Some(format!("cannot write the run's files: {error}"));
+                manifest.completed_at = Some(finished);
+                // The files on disk are still the last consistent state; try
+                // to record the failure, but a full disk may refuse even that.
+                let _ = files.write_manifest(&self.disk, manifest);
+                self.emit(RunEvent::Finished {
+                    manifest: manifest.clone(),
+                });
+                return Err(RunError::Io(error));
+            }
+        }
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    async fn run_steps(
+        &self,
+        files: &RunFiles,
+        recipe: &Recipe,
+        manifest: &mut RunManifest,
+        cache: &mut Cache,
+        values: &mut HashMap<String, Value>,
+        key: &SigningKey,
+        cancel: &CancellationToken,
+        mut next: Next,
+    ) -> Result<(), StepFailure> {
+        let schedule = Schedule::new(recipe);
+        let task = task_value(manifest);
+        loop {
+            let stage = match next {
+                Next::End => return Ok(()),
+                Next::Stop(stop) => return Err(StepFailure::Review(stop)),
+                Next::Stage(stage) => stage,
+            };
+            if cancel.is_cancelled() {
+                return Err(StepFailure::Cancelled);
+            }
+            let index = manifest.current_step_index;
+            let total = manifest.total_steps;
+            let planned = schedule.planned(stage);
+            // run.json already names this step: it was written when the
+            // previous one finished (or when the run started).
+            self.emit(RunEvent::StepStarted {
+                run_id: manifest.run_id.clone(),
+                index,
+                total,
+                step_id: planned.id().to_owned(),
+                phase: planned.phase(),
+                actor: planned.actor().to_owned(),
+            });
+            let started_at = now();
+            let run = StageRun {
+                schedule: &schedule,
+                stage,
+                planned: &planned,
+                index,
+                started_at,
+            };
+            let output = self
+                .run_stage(&run, recipe, manifest, cache, values, &task, key, cancel)
+                .await?;
+            next = self.record_step(run, files, manifest, cache, values, output)?;
+        }
+    }
+
+    /// Runs one stage of the schedule. A failure names the step and its
+    /// actor; a STOP_HOOK's receipt is written before the run stops.
+    #[allow(clippy::too_many_arguments)]
+    async fn run_stage(
+        &self,
+        run: &StageRun<'_>,
+        recipe: &Recipe,
+        manifest: &RunManifest,
+        cache: &Cache,
+        values: &HashMap<String, Value>,
+        task: &Value,
+        key: &SigningKey,
+        cancel: &CancellationToken,
+    ) -> Result<StepOutput, StepFailure> {
+        let started_at = run.started_at.as_str();
+        let outcome = match run.planned {
+            Planned::Tool(tool) => self.run_tool(tool, manifest, task, values, key, started_at),
+            Planned::Agent(agent) => {
+                let extras = self.agent_extras(run.schedule, run.stage, values);
+                self.run_agent(
+                    run.index, agent, manifest, cache, key, started_at, cancel, extras,
+                )
+                .await
+            }
+            Planned::Gates { step_id, .. } => self.run_gates(
+                run.schedule,
+                run.stage,
+                step_id,
+                recipe,
+                manifest,
+                values,
+                key,
+                started_at,
+            ),
+        };
+        let label = match run.planned {
+            Planned::Agent(agent) => format!("agent {}", agent.agent_archetype),
+            other => format!("tool {}", other.actor()),
+        };
+        match outcome {
+            Ok(done) => Ok(done),
+            Err(StepFailure::Failed(message)) => Err(StepFailure::Failed(format!(
+                "step `{}` ({label}) failed: {message}",
+                run.planned.id()
+            ))),
+            Err(StepFailure::Stopped(message, receipt)) => {
+                let path = audit::write_receipt(self.root(), &self.disk, &receipt)
+                    .map_err(StepFailure::Io)?;
+                Err(StepFailure::Failed(format!(
+                    "step `{}` ({label}) stopped (STOP_HOOK): {message}; nothing was written. The receipt is {path}",
+                    run.planned.id()
+                )))
+            }
+            Err(other) => Err(other),
+        }
+    }
+
+    /// Persists a finished step in the order resume relies on: its receipt,
+    /// `cache.json`, its `steps.jsonl` line (then the decisions it saved and
+    /// its reuse entry), then `run.json`. Returns what comes next.
+    fn record_step(
+        &self,
+        run: StageRun<'_>,
+        files: &RunFiles,
+        manifest: &mut RunManifest,
+        cache: &mut Cache,
+        values: &mut HashMap<String, Value>,
+        output: StepOutput,
+    ) -> Result<Next, StepFailure> {
+        let StageRun {
+            schedule,
+            stage,
+            planned,
+            index,
+            started_at,
+        } = run;
+        let StepOutput {
+            slot,
+            value,
+            receipt,
+            input_slot_refs,
+            text: output_text,
+            reusable,
+            actions,
+        } = output;
+        match &receipt {
+            StepReceipt::Tool(receipt) => {
+                receipts::append(self.root(), &self.disk, receipt).map_err(StepFailure::Io)?;
+            }
+            StepReceipt::Agent(receipt) => {
+                audit::write_receipt(self.root(), &self.disk, receipt).map_err(StepFailure::Io)?;
+            }
+        }
+        let alias = schedule.alias(stage);
+        if let Some(alias) = &alias {
+            cache.insert(alias.clone(), slot.clone());
+        }
+        cache.insert(planned.slot().to_owned(), slot.clone());
+        files
+            .write_cache(&self.disk, cache)
+            .map_err(StepFailure::Io)?;
+        let record = StepRecord {
+            step_index: index,
+            step_id: planned.id().to_owned(),
+            phase: planned.phase().to_owned(),
+            tool: match planned {
+                Planned::Agent(_) => None,
+                other => Some(other.actor().to_owned()),
+            },
+            agent_archetype: match planned {
+                Planned::Agent(agent) => Some(agent.agent_archetype.clone()),
+                _ => None,
+            },
+            agent_id: match &slot {
+                CacheSlot::Artifact { agent_id, .. } => Some(agent_id.clone()),
+                CacheSlot::Pointer { .. } => None,
+            },
+            status: "done".into(),
+            output_slot: planned.slot().to_owned(),
+            receipt_id: Some(receipt.id().to_owned()),
+            input_slot_refs,
+            output_hash: format!("sha256:{}", sha256_hex(output_text.as_bytes())),
+            output_preview: preview(&output_text),
+            started_at,
+            completed_at: now(),
+            error: None,
+        };
+        files
+            .append_step(&self.disk, &record)
+            .map_err(StepFailure::Io)?;
+        self.save_decisions(manifest, &record, &actions)
+            .map_err(StepFailure::Io)?;
+        if let Some((key, entry)) = reusable {
+            self.keep_for_reuse(&key, &entry);
+        }
+        let next = schedule.after(stage, &value);
+        if let Some(alias) = alias {
+            values.insert(alias, value.clone());
+        }
+        values.insert(planned.slot().to_owned(), value);
+        if let Some(state) = &mut manifest.review {
+            state.note(stage, &next);
+        }
+        manifest.current_step_index = index + 1;
+        manifest.total_steps = schedule.total(manifest.review.as_ref().map_or(1, |r| r.iterations));
+        manifest.phase = phase_of(schedule, &next);
+        manifest.updated_at = now();
+        files
+            .write_manifest(&self.disk, manifest)
+            .map_err(StepFailure::Io)?;
+        self.emit(RunEvent::StepFinished {
+            run_id: manifest.run_id.clone(),
+            index,
+            total: manifest.total_steps,
+            step_id: planned.id().to_owned(),
+            preview: record.output_preview.clone(),
+        });
+        Ok(next)
+    }
+
+    /// Appends the decisions a step's reply saved to the knowledge base.
+    /// This runs after the step is recorded; saved twice (a resumed step), a
+    /// decision still counts once, as the later line supersedes.
+    fn save_decisions(
+        &self,
+        manifest: &RunManifest,
+        record: &StepRecord,
+        actions: &[super::protocol::Action],
+    ) -> std::io::Result<()> {
+        let decisions = super::prompts::state::decisions_from_actions(
+            actions,
+            &format!(
+                "{} ({}, step {})",
+                record.agent_archetype.as_deref().unwrap_or("agent"),
+                manifest.run_id,
+                record.step_id
+            ),
+            manifest
+                .task
+                .initial_args
+                .get("scene_id")
+                .and_then(Value::as_str),
+            &record.completed_at,
+        );
+        super::prompts::state::append_decisions(self.root(), &self.disk, &decisions)
+    }
+}
+
+/// The stage the step loop is on, and what it knows of it before it runs.
+struct StageRun<'a> {
+    schedule: &'a Schedule<'a>,
+    stage: Stage,
+    planned: &'a Planned<'a>,
+    index: usize,
+    started_at: String,
+}
+
+/// run.json's `phase` before `next`.
+fn phase_of(schedule: &Schedule, next: &Next) -> Option<String> {
+    match next {
+        Next::Stage(stage) => Some(schedule.planned(*stage).phase().to_owned()),
+        _ => None,
+    }
+}
+
+/// Fires `cancel` when a cancel request file appears, so another process
+/// (`control-room runs cancel`) can stop a run whose lock it cannot take.
+fn watch_for_cancel_request(
+    request: std::path::PathBuf,
+    cancel: CancellationToken,
+) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        loop {
+            if request.exists() {
+                cancel.cancel();
+                break;
+            }
+            tokio::time::sleep(CANCEL_POLL).await;
+        }
+    })
+}
+
+/// Deletes `.NAME.tmp-PID` files an interrupted atomic write left behind.
+fn remove_temporary_files(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if name.starts_with('.') && name.contains(".tmp-") {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}

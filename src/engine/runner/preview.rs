@@ -1,0 +1,137 @@
+//! The prompt preview (`control-room prompt`): the messages an agent step
+//! would be sent, assembled without running the recipe's agents.
+
+use std::collections::HashMap;
+
+use serde_json::{Map, Value, json};
+
+use super::slots::{Slots, slot_texts};
+use super::{RunError, Runner, StepFailure};
+use crate::engine::prompts::{Assembly, PromptInputs};
+use crate::engine::recipe::AgentStep;
+use crate::engine::router;
+use crate::engine::store::{Cache, CacheSlot, RunFiles};
+use crate::engine::tools::sha256_hex;
+
+impl Runner {
+    /// The prompt `step_id` of `recipe_id` would be sent, for inspection
+    /// (`control-room prompt`). Its inputs come from `run_id`'s finished
+    /// steps when given; otherwise phase A's tools run now (they only read
+    /// the index) and earlier agents' outputs are shown as placeholders.
+    /// `model` (else the configured model) and `tier` choose the tier.
+    #[allow(clippy::too_many_arguments)]
+    pub fn preview_prompt(
+        &self,
+        recipe_id: &str,
+        step_id: &str,
+        description: &str,
+        mut args: Map<String, Value>,
+        run_id: Option<&str>,
+        model: Option<&str>,
+        tier: Option<&str>,
+    ) -> Result<Assembly, RunError> {
+        let recipe = self
+            .registry
+            .get(recipe_id)
+            .ok_or_else(|| RunError::UnknownRecipe(recipe_id.to_owned()))?;
+        let agents: Vec<&AgentStep> = recipe.phase_b.iter().collect();
+        let Some(step) = agents.iter().find(|step| step.step_id == step_id).copied() else {
+            let ids: Vec<&str> = agents.iter().map(|step| step.step_id.as_str()).collect();
+            return Err(RunError::Other(format!(
+                "recipe `{recipe_id}` has no agent step `{step_id}`; its agent steps are {}",
+                ids.join(", ")
+            )));
+        };
+        let mut cache = Cache::new();
+        let (description, args) = match run_id {
+            Some(run_id) => {
+                let files = RunFiles::new(self.root(), run_id);
+                if !files.manifest().exists() {
+                    return Err(RunError::UnknownRun(run_id.to_owned()));
+                }
+                let manifest = files.read_manifest()?;
+                if manifest.recipe_id != recipe.recipe_id {
+                    return Err(RunError::Other(format!(
+                        "run {run_id} ran recipe `{}`, not `{recipe_id}`",
+                        manifest.recipe_id
+                    )));
+                }
+                cache = files.read_cache()?;
+                (manifest.task.description, manifest.task.initial_args)
+            }
+            None => {
+                router::complete_args(&self.workspace, &mut args);
+                (description.to_owned(), args)
+            }
+        };
+        if run_id.is_none() {
+            let task = json!({
+                "description": description,
+                "args": args,
+                "initial_args": args,
+                "session_plan_task_id": null,
+            });
+            let mut values = HashMap::new();
+            for tool in &recipe.phase_a {
+                let scope = Slots {
+                    task: &task,
+                    values: &values,
+                };
+                let (_, output, _) = self.call_tool(tool, &scope).map_err(|error| {
+                    RunError::Other(format!("step `{}`: {error}", tool.step_id))
+                })?;
+                let text = serde_json::to_string(&output.data)
+                    .map_err(|e| RunError::Other(e.to_string()))?;
+                cache.insert(
+                    tool.output_slot.clone(),
+                    CacheSlot::Pointer {
+                        receipt_id: "(preview)".into(),
+                        sha256: sha256_hex(text.as_bytes()),
+                        summary: output.summary,
+                    },
+                );
+                values.insert(tool.output_slot.clone(), output.data);
+            }
+        }
+        for earlier in &recipe.phase_b {
+            if earlier.step_id == step_id {
+                break;
+            }
+            cache.entry(earlier.output_slot.clone()).or_insert_with(|| {
+                let text = format!(
+                    "[the {}'s output from step `{}` goes here]",
+                    earlier.agent_archetype, earlier.step_id
+                );
+                CacheSlot::Artifact {
+                    agent_id: earlier.agent_archetype.clone(),
+                    summary: text.clone(),
+                    sha256: sha256_hex(text.as_bytes()),
+                    text,
+                }
+            });
+        }
+        let (slots, _) = slot_texts(step, &cache).map_err(|failure| match failure {
+            StepFailure::Failed(message) => RunError::Other(message),
+            _ => RunError::Other(format!("step `{step_id}`: its inputs are not available")),
+        })?;
+        let target = self
+            .model
+            .as_ref()
+            .and_then(|model| model.target(&step.agent_archetype));
+        let model = model.or(target.as_ref().map(|target| target.model.as_str()));
+        self.prompts
+            .build(
+                step,
+                &PromptInputs {
+                    task_description: &description,
+                    task_args: &args,
+                    slots,
+                    model,
+                    max_tokens: target.as_ref().and_then(|target| target.max_tokens),
+                    tier,
+                    workspace: Some(&self.workspace),
+                },
+            )
+            .map_err(|error| RunError::Other(error.to_string()))
+    }
+}
