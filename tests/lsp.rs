@@ -413,7 +413,7 @@ fn bad_files_and_panicking_handlers_do_not_kill_the_server() {
     )
     .unwrap();
 
-    let mut client = Client::spawn(&[("CONTROL_ROOM_TEST_PANIC_IN", "hover")]);
+    let mut client = Client::spawn(&[("CONTROL_ROOM_TEST_PANIC_IN", "textDocument/hover")]);
     client.initialize(&root, json!({}));
     // Each bad file gets a diagnostic saying why it is not indexed, in any order.
     let expected = [
@@ -448,7 +448,7 @@ fn bad_files_and_panicking_handlers_do_not_kill_the_server() {
         hover["error"]["message"]
             .as_str()
             .unwrap()
-            .contains("panic requested in hover"),
+            .contains("panic requested in textDocument/hover"),
         "{hover}"
     );
     assert!(client.is_running());

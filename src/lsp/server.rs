@@ -242,74 +242,74 @@ impl LanguageServer for Server {
     }
 
     async fn hover(&self, params: lsp::HoverParams) -> RpcResult<Option<lsp::Hover>> {
-        api::requests::hover::hover(self, params).await
+        api::on_snapshot::<lsp::request::HoverRequest>(self, params).await
     }
 
     async fn goto_definition(
         &self,
         params: lsp::GotoDefinitionParams,
     ) -> RpcResult<Option<lsp::GotoDefinitionResponse>> {
-        api::requests::definition::goto_definition(self, params).await
+        api::on_snapshot::<lsp::request::GotoDefinition>(self, params).await
     }
 
     async fn references(
         &self,
         params: lsp::ReferenceParams,
     ) -> RpcResult<Option<Vec<lsp::Location>>> {
-        api::requests::references::references(self, params).await
+        api::on_snapshot::<lsp::request::References>(self, params).await
     }
 
     async fn prepare_rename(
         &self,
         params: lsp::TextDocumentPositionParams,
     ) -> RpcResult<Option<lsp::PrepareRenameResponse>> {
-        api::requests::rename::prepare_rename(self, params).await
+        api::on_snapshot::<lsp::request::PrepareRenameRequest>(self, params).await
     }
 
     async fn rename(&self, params: lsp::RenameParams) -> RpcResult<Option<lsp::WorkspaceEdit>> {
-        api::requests::rename::rename(self, params).await
+        api::on_snapshot::<lsp::request::Rename>(self, params).await
     }
 
     async fn document_symbol(
         &self,
         params: lsp::DocumentSymbolParams,
     ) -> RpcResult<Option<lsp::DocumentSymbolResponse>> {
-        api::requests::document_symbol::document_symbol(self, params).await
+        api::on_snapshot::<lsp::request::DocumentSymbolRequest>(self, params).await
     }
 
     async fn symbol(
         &self,
         params: lsp::WorkspaceSymbolParams,
     ) -> RpcResult<Option<lsp::WorkspaceSymbolResponse>> {
-        api::requests::workspace_symbol::symbol(self, params).await
+        api::on_snapshot::<lsp::request::WorkspaceSymbolRequest>(self, params).await
     }
 
     async fn completion(
         &self,
         params: lsp::CompletionParams,
     ) -> RpcResult<Option<lsp::CompletionResponse>> {
-        api::requests::completion::completion(self, params).await
+        api::on_snapshot::<lsp::request::Completion>(self, params).await
     }
 
     async fn folding_range(
         &self,
         params: lsp::FoldingRangeParams,
     ) -> RpcResult<Option<Vec<lsp::FoldingRange>>> {
-        api::requests::folding_range::folding_range(self, params).await
+        api::on_snapshot::<lsp::request::FoldingRangeRequest>(self, params).await
     }
 
     async fn code_lens(
         &self,
         params: lsp::CodeLensParams,
     ) -> RpcResult<Option<Vec<lsp::CodeLens>>> {
-        api::requests::code_lens::code_lens(self, params).await
+        api::on_snapshot::<lsp::request::CodeLensRequest>(self, params).await
     }
 
     async fn code_action(
         &self,
         params: lsp::CodeActionParams,
     ) -> RpcResult<Option<lsp::CodeActionResponse>> {
-        api::requests::code_action::code_action(self, params).await
+        api::on_snapshot::<lsp::request::CodeActionRequest>(self, params).await
     }
 
     async fn execute_command(

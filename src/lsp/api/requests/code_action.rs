@@ -7,22 +7,17 @@ use tower_lsp_server::ls_types as lsp;
 use super::code_lens::{RUN_ACTION_KIND, run_command};
 use crate::checks;
 use crate::ide::{self, CodeAction};
+use crate::lsp::api::SnapshotRequest;
 use crate::lsp::commands::shared::lock;
 use crate::lsp::convert::{self, offset, path_for};
 use crate::lsp::runs;
-use crate::lsp::server::Server;
 use crate::lsp::snapshot::Snapshot;
 use crate::text::TextRange;
 
-pub(crate) async fn code_action(
-    server: &Server,
-    params: lsp::CodeActionParams,
-) -> RpcResult<Option<lsp::CodeActionResponse>> {
-    server
-        .query("codeAction", move |snapshot| {
-            Some(code_actions(snapshot, &params))
-        })
-        .await
+impl SnapshotRequest for lsp::request::CodeActionRequest {
+    fn answer(snapshot: &Snapshot, params: &Self::Params) -> RpcResult<Self::Result> {
+        Ok(Some(code_actions(snapshot, params)))
+    }
 }
 
 /// The knowledge base's "Promote to card" when it is the document, else

@@ -5,19 +5,14 @@ use tower_lsp_server::jsonrpc::Result as RpcResult;
 use tower_lsp_server::ls_types as lsp;
 
 use crate::ide::{self, RunAction};
+use crate::lsp::api::SnapshotRequest;
 use crate::lsp::convert::range;
-use crate::lsp::server::Server;
 use crate::lsp::snapshot::Snapshot;
 
-pub(crate) async fn code_lens(
-    server: &Server,
-    params: lsp::CodeLensParams,
-) -> RpcResult<Option<Vec<lsp::CodeLens>>> {
-    server
-        .query("codeLens", move |snapshot| {
-            Some(code_lenses(snapshot, &params))
-        })
-        .await
+impl SnapshotRequest for lsp::request::CodeLensRequest {
+    fn answer(snapshot: &Snapshot, params: &Self::Params) -> RpcResult<Self::Result> {
+        Ok(Some(code_lenses(snapshot, params)))
+    }
 }
 
 pub fn code_lenses(snapshot: &Snapshot, params: &lsp::CodeLensParams) -> Vec<lsp::CodeLens> {

@@ -4,18 +4,13 @@ use tower_lsp_server::jsonrpc::Result as RpcResult;
 use tower_lsp_server::ls_types as lsp;
 
 use crate::ide::{self, CompletionKind};
-use crate::lsp::server::Server;
+use crate::lsp::api::SnapshotRequest;
 use crate::lsp::snapshot::Snapshot;
 
-pub(crate) async fn completion(
-    server: &Server,
-    params: lsp::CompletionParams,
-) -> RpcResult<Option<lsp::CompletionResponse>> {
-    server
-        .query("completion", move |snapshot| {
-            completions_at(snapshot, &params)
-        })
-        .await
+impl SnapshotRequest for lsp::request::Completion {
+    fn answer(snapshot: &Snapshot, params: &Self::Params) -> RpcResult<Self::Result> {
+        Ok(completions_at(snapshot, params))
+    }
 }
 
 fn completions_at(

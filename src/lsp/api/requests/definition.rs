@@ -4,16 +4,13 @@ use tower_lsp_server::jsonrpc::Result as RpcResult;
 use tower_lsp_server::ls_types as lsp;
 
 use crate::ide;
-use crate::lsp::server::Server;
+use crate::lsp::api::SnapshotRequest;
 use crate::lsp::snapshot::Snapshot;
 
-pub(crate) async fn goto_definition(
-    server: &Server,
-    params: lsp::GotoDefinitionParams,
-) -> RpcResult<Option<lsp::GotoDefinitionResponse>> {
-    server
-        .query("definition", move |snapshot| definition(snapshot, &params))
-        .await
+impl SnapshotRequest for lsp::request::GotoDefinition {
+    fn answer(snapshot: &Snapshot, params: &Self::Params) -> RpcResult<Self::Result> {
+        Ok(definition(snapshot, params))
+    }
 }
 
 pub fn definition(

@@ -5,20 +5,15 @@ use tower_lsp_server::ls_types as lsp;
 
 use crate::ide::{self, SymbolKind};
 use crate::index::SourceFile;
+use crate::lsp::api::SnapshotRequest;
 use crate::lsp::convert::range;
-use crate::lsp::server::Server;
 use crate::lsp::snapshot::Snapshot;
 use crate::text::PositionEncoding;
 
-pub(crate) async fn document_symbol(
-    server: &Server,
-    params: lsp::DocumentSymbolParams,
-) -> RpcResult<Option<lsp::DocumentSymbolResponse>> {
-    server
-        .query("documentSymbol", move |snapshot| {
-            document_symbols(snapshot, &params)
-        })
-        .await
+impl SnapshotRequest for lsp::request::DocumentSymbolRequest {
+    fn answer(snapshot: &Snapshot, params: &Self::Params) -> RpcResult<Self::Result> {
+        Ok(document_symbols(snapshot, params))
+    }
 }
 
 pub fn document_symbols(

@@ -4,19 +4,14 @@ use tower_lsp_server::jsonrpc::Result as RpcResult;
 use tower_lsp_server::ls_types as lsp;
 
 use crate::ide;
+use crate::lsp::api::SnapshotRequest;
 use crate::lsp::convert::range;
-use crate::lsp::server::Server;
 use crate::lsp::snapshot::Snapshot;
 
-pub(crate) async fn folding_range(
-    server: &Server,
-    params: lsp::FoldingRangeParams,
-) -> RpcResult<Option<Vec<lsp::FoldingRange>>> {
-    server
-        .query("foldingRange", move |snapshot| {
-            Some(folding_ranges(snapshot, &params))
-        })
-        .await
+impl SnapshotRequest for lsp::request::FoldingRangeRequest {
+    fn answer(snapshot: &Snapshot, params: &Self::Params) -> RpcResult<Self::Result> {
+        Ok(Some(folding_ranges(snapshot, params)))
+    }
 }
 
 pub fn folding_ranges(

@@ -4,17 +4,14 @@ use tower_lsp_server::jsonrpc::Result as RpcResult;
 use tower_lsp_server::ls_types as lsp;
 
 use crate::ide;
+use crate::lsp::api::SnapshotRequest;
 use crate::lsp::convert::range;
-use crate::lsp::server::Server;
 use crate::lsp::snapshot::Snapshot;
 
-pub(crate) async fn hover(
-    server: &Server,
-    params: lsp::HoverParams,
-) -> RpcResult<Option<lsp::Hover>> {
-    server
-        .query("hover", move |snapshot| hover_at(snapshot, &params))
-        .await
+impl SnapshotRequest for lsp::request::HoverRequest {
+    fn answer(snapshot: &Snapshot, params: &Self::Params) -> RpcResult<Self::Result> {
+        Ok(hover_at(snapshot, params))
+    }
 }
 
 fn hover_at(snapshot: &Snapshot, params: &lsp::HoverParams) -> Option<lsp::Hover> {

@@ -4,18 +4,13 @@ use tower_lsp_server::jsonrpc::Result as RpcResult;
 use tower_lsp_server::ls_types as lsp;
 
 use crate::ide;
-use crate::lsp::server::Server;
+use crate::lsp::api::SnapshotRequest;
 use crate::lsp::snapshot::Snapshot;
 
-pub(crate) async fn references(
-    server: &Server,
-    params: lsp::ReferenceParams,
-) -> RpcResult<Option<Vec<lsp::Location>>> {
-    server
-        .query("references", move |snapshot| {
-            Some(references_of(snapshot, &params))
-        })
-        .await
+impl SnapshotRequest for lsp::request::References {
+    fn answer(snapshot: &Snapshot, params: &Self::Params) -> RpcResult<Self::Result> {
+        Ok(Some(references_of(snapshot, params)))
+    }
 }
 
 fn references_of(snapshot: &Snapshot, params: &lsp::ReferenceParams) -> Vec<lsp::Location> {

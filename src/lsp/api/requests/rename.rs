@@ -4,28 +4,20 @@ use tower_lsp_server::jsonrpc::{Error as RpcError, Result as RpcResult};
 use tower_lsp_server::ls_types as lsp;
 
 use crate::ide;
+use crate::lsp::api::SnapshotRequest;
 use crate::lsp::convert::range;
-use crate::lsp::server::Server;
 use crate::lsp::snapshot::Snapshot;
 
-pub(crate) async fn prepare_rename(
-    server: &Server,
-    params: lsp::TextDocumentPositionParams,
-) -> RpcResult<Option<lsp::PrepareRenameResponse>> {
-    server
-        .query("prepareRename", move |snapshot| prepare(snapshot, &params))
-        .await
-        .and_then(|result| result.map_err(RpcError::invalid_params))
+impl SnapshotRequest for lsp::request::PrepareRenameRequest {
+    fn answer(snapshot: &Snapshot, params: &Self::Params) -> RpcResult<Self::Result> {
+        prepare(snapshot, params).map_err(RpcError::invalid_params)
+    }
 }
 
-pub(crate) async fn rename(
-    server: &Server,
-    params: lsp::RenameParams,
-) -> RpcResult<Option<lsp::WorkspaceEdit>> {
-    server
-        .query("rename", move |snapshot| rename_edit(snapshot, &params))
-        .await
-        .and_then(|result| result.map_err(RpcError::invalid_params))
+impl SnapshotRequest for lsp::request::Rename {
+    fn answer(snapshot: &Snapshot, params: &Self::Params) -> RpcResult<Self::Result> {
+        rename_edit(snapshot, params).map_err(RpcError::invalid_params)
+    }
 }
 
 fn prepare(

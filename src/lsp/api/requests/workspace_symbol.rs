@@ -4,20 +4,15 @@ use tower_lsp_server::jsonrpc::Result as RpcResult;
 use tower_lsp_server::ls_types as lsp;
 
 use crate::ide;
-use crate::lsp::server::Server;
+use crate::lsp::api::SnapshotRequest;
 use crate::lsp::snapshot::Snapshot;
 
-pub(crate) async fn symbol(
-    server: &Server,
-    params: lsp::WorkspaceSymbolParams,
-) -> RpcResult<Option<lsp::WorkspaceSymbolResponse>> {
-    server
-        .query("workspaceSymbol", move |snapshot| {
-            Some(lsp::WorkspaceSymbolResponse::Flat(workspace_symbols(
-                snapshot, &params,
-            )))
-        })
-        .await
+impl SnapshotRequest for lsp::request::WorkspaceSymbolRequest {
+    fn answer(snapshot: &Snapshot, params: &Self::Params) -> RpcResult<Self::Result> {
+        Ok(Some(lsp::WorkspaceSymbolResponse::Flat(workspace_symbols(
+            snapshot, params,
+        ))))
+    }
 }
 
 pub fn workspace_symbols(
