@@ -442,20 +442,7 @@ pub fn conclude(
 pub fn conclude_failed(root: &Path, recipe: Option<&Recipe>, manifest: &RunManifest, reason: &str) {
     let files = RunFiles::new(root, &manifest.run_id);
     let manifest = files.read_manifest().unwrap_or_else(|_| manifest.clone());
-    let mut empty = RunFindings {
-        version: 1,
-        run_id: manifest.run_id.clone(),
-        recipe_id: manifest.recipe_id.clone(),
-        scene_path: manifest
-            .task
-            .initial_args
-            .get("scene_path")
-            .and_then(Value::as_str)
-            .map(str::to_owned),
-        completed_at: manifest.completed_at.clone(),
-        findings: Vec::new(),
-        dropped: Vec::new(),
-    };
+    let mut empty = RunFindings::of_run(&manifest, Vec::new(), Vec::new());
     let text = report::render(
         &ReportInput {
             manifest: &manifest,

@@ -99,6 +99,30 @@ pub struct RunFindings {
     pub dropped: Vec<DroppedFinding>,
 }
 
+impl RunFindings {
+    /// The findings of `manifest`'s run, about the scene it names.
+    pub fn of_run(
+        manifest: &RunManifest,
+        findings: Vec<Finding>,
+        dropped: Vec<DroppedFinding>,
+    ) -> RunFindings {
+        RunFindings {
+            version: 1,
+            run_id: manifest.run_id.clone(),
+            recipe_id: manifest.recipe_id.clone(),
+            scene_path: manifest
+                .task
+                .initial_args
+                .get("scene_path")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
+            completed_at: manifest.completed_at.clone(),
+            findings,
+            dropped,
+        }
+    }
+}
+
 /// Reads the findings of a finished run's JSON slots (`findings` and
 /// `concerns` arrays of Finding objects, in step order). `default_file` is
 /// where a finding without `file` points (the scene the run is about, or the
@@ -209,20 +233,7 @@ pub fn collect(
             });
         }
     }
-    RunFindings {
-        version: 1,
-        run_id: manifest.run_id.clone(),
-        recipe_id: manifest.recipe_id.clone(),
-        scene_path: manifest
-            .task
-            .initial_args
-            .get("scene_path")
-            .and_then(Value::as_str)
-            .map(str::to_owned),
-        completed_at: manifest.completed_at.clone(),
-        findings,
-        dropped,
-    }
+    RunFindings::of_run(manifest, findings, dropped)
 }
 
 /// Where `quote` is in `text`: the exact text if it occurs, else the same

@@ -20,6 +20,7 @@ use crate::engine::delivery::{self, Applied, Decision, Placement};
 use crate::engine::events::RunEvent;
 use crate::engine::launch::{RunEnd, RunHandle};
 use crate::engine::report::{self, Delivery};
+use crate::engine::runner::RunError;
 use crate::engine::store::{Disk, RunFiles, RunManifest, RunStatus};
 use crate::index::SourceFile;
 use crate::lsp::commands::shared::lock;
@@ -84,7 +85,10 @@ pub(super) async fn drive(
         }
         RunEnd::NotRun(error) => {
             let reason = error.to_string();
-            delivery::conclude_failed(&root, recipe, &started.manifest, &reason);
+            // A run another process holds reports itself when it ends.
+            if !matches!(error, RunError::Busy(_)) {
+                delivery::conclude_failed(&root, recipe, &started.manifest, &reason);
+            }
             (failed(&started, &reason), Err(reason))
         }
         RunEnd::Crashed(reason) => {
