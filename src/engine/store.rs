@@ -55,9 +55,20 @@ pub struct RunTask {
     pub initial_args: Map<String, Value>,
 }
 
-/// run.json.
+/// The version of run.json's format this build writes. A file without a
+/// version is read as version 1 (the format before the field was added).
+pub const RUN_FORMAT_VERSION: u32 = 1;
+
+fn run_format_v1() -> u32 {
+    1
+}
+
+/// run.json: the wire format of a run's manifest.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RunManifest {
+    /// The format's version ([`RUN_FORMAT_VERSION`] when written).
+    #[serde(default = "run_format_v1")]
+    pub version: u32,
     pub run_id: String,
     pub recipe_id: String,
     pub session_id: String,
@@ -258,4 +269,25 @@ pub fn list_runs(root: &Path) -> Vec<RunManifest> {
             .then_with(|| b.run_id.cmp(&a.run_id))
     });
     runs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_run_json_from_before_the_version_field_reads_as_version_1_and_is_written_with_it() {
+        let old = serde_json::json!({
+            "run_id": "run_aaaaaaaaaaaa", "recipe_id": "r", "session_id": "sess_aaaaaaaaaaaa",
+            "status": "done", "created_at": "t0", "updated_at": "t1", "completed_at": "t1",
+            "task": {"description": "x", "session_plan_task_id": null, "initial_args": {}},
+            "current_step_index": 1, "total_steps": 1, "phase": null, "error": null,
+        });
+        let manifest: RunManifest = serde_json::from_value(old).unwrap();
+        assert_eq!(manifest.version, 1);
+        assert_eq!(manifest.scene, None);
+        let written = serde_json::to_value(&manifest).unwrap();
+        assert_eq!(written["version"], RUN_FORMAT_VERSION);
+        assert!(written.get("scene").is_none(), "{written}");
+    }
 }
