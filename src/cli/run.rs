@@ -12,13 +12,12 @@ use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::workspace_root;
-use crate::engine::delivery::{self, Applied, Decision};
+use crate::engine::delivery::{self};
 use crate::engine::drafting;
 use crate::engine::events::{RunEvent, RunSink};
 use crate::engine::launch::{self, CancelOutcome, LaunchRequest, RunEnd};
 use crate::engine::model::{Model, Role, ScriptedModel};
-use crate::engine::prompts::{Output, Prompts};
-use crate::engine::recipe::Registry;
+use crate::engine::prompts::Output;
 use crate::engine::report::Delivery;
 use crate::engine::router;
 use crate::engine::runner::Runner;
@@ -27,22 +26,11 @@ use crate::index::Workspace;
 use crate::llm;
 use crate::llm::cassette::{Recording, Replay};
 
-/// The registry of a workspace, with broken project recipes reported on stderr.
-fn registry(root: &Path, templates: &Prompts) -> Registry {
-    let registry = Registry::load(root, templates);
-    for error in registry.errors() {
-        eprintln!("warning: recipe not loaded: {error}");
-    }
-    registry
-}
-
 /// `control-room route "<task>"`: the routing result as JSON.
 pub fn route(dir: &Path, task: &str) -> anyhow::Result<i32> {
     let root = workspace_root(dir)?;
-    let templates = Prompts::load(&root);
-    let registry = registry(&root, &templates);
-    let workspace = Workspace::load(&root);
-    let result = router::route(&registry, Some(&workspace), task);
+    let engine = runner(&root, None);
+    let result = router::route(&engine.registry, Some(&engine.workspace), task);
     println!("{}", serde_json::to_string_pretty(&result)?);
     Ok(0)
 }
@@ -109,20 +97,18 @@ pub fn parse_args(pairs: &[String]) -> anyhow::Result<Map<String, Value>> {
 /// A runner on the workspace as it is on disk now; without a model it can
 /// create runs and route, not execute agent steps.
 pub(crate) fn runner(root: &Path, model: Option<(Arc<dyn Model>, &ModelArgs)>) -> Runner {
-    let prompts = Prompts::load(root);
-    for problem in &prompts.problems {
-        eprintln!("warning: {problem}");
+    let opened = launch::open(
+        Arc::new(Workspace::load(root)),
+        &std::collections::BTreeMap::new(),
+    );
+    for warning in &opened.warnings {
+        eprintln!("warning: {warning}");
     }
-    let registry = registry(root, &prompts);
-    Runner {
-        workspace: Arc::new(Workspace::load(root)),
-        registry: Arc::new(registry),
-        prompts: Arc::new(prompts),
-        reuse: model.as_ref().is_some_and(|(_, args)| !args.fresh),
-        model: model.map(|(model, _)| model),
-        disk: store::Disk::default(),
-        sinks: vec![Arc::new(Progress::new())],
-    }
+    let mut runner = opened.runner;
+    runner.reuse = model.as_ref().is_some_and(|(_, args)| !args.fresh);
+    runner.model = model.map(|(model, _)| model);
+    runner.sinks.push(Arc::new(Progress::new()));
+    runner
 }
 
 /// Progress on stderr: a bar on a terminal, one line per event elsewhere.
@@ -276,22 +262,7 @@ pub(crate) async fn run_to_end(runner: Runner, run_id: &str) -> anyhow::Result<R
         }
     };
     let recipe = registry.get(&manifest.recipe_id);
-    let cache = RunFiles::new(&root, run_id)
-        .read_cache()
-        .unwrap_or_default();
-    let scene = manifest
-        .task
-        .initial_args
-        .get("scene_path")
-        .and_then(Value::as_str)
-        .and_then(|path| disk_text(&root)(path));
-    let decision = delivery::decide(&workspace, recipe, &manifest, &cache, scene.as_deref());
-    let applied = match decision {
-        Decision::Draft(placement) => {
-            delivery::apply_on_disk(&root, &store::Disk::default(), run_id, placement)
-        }
-        other => Applied::nothing(&other),
-    };
+    let applied = delivery::deliver_to_disk(&workspace, recipe, &manifest);
     match &applied.delivery {
         Delivery::Scene(path) => eprintln!("  the draft is in {path}"),
         Delivery::Beside { path, reason } => {
@@ -483,11 +454,8 @@ fn configured_model(root: &Path, archetype: &str) -> Option<String> {
 /// or (with `--json`) for scripts.
 pub fn prompt(dir: &Path, request: &PromptArgs) -> anyhow::Result<i32> {
     let root = workspace_root(dir)?;
-    let prompts = Prompts::load(&root);
-    for problem in &prompts.problems {
-        eprintln!("warning: {problem}");
-    }
-    let registry = registry(&root, &prompts);
+    let runner = runner(&root, None);
+    let registry = runner.registry.clone();
     let Some(recipe) = registry.get(request.recipe) else {
         let known: Vec<&str> = registry.recipes().map(|r| r.recipe_id.as_str()).collect();
         bail!(
@@ -514,15 +482,6 @@ pub fn prompt(dir: &Path, request: &PromptArgs) -> anyhow::Result<i32> {
         .find(|step| step.step_id == request.step)
         .and_then(|step| configured_model(&root, &step.agent_archetype));
     let model = request.model.map(str::to_owned).or(configured);
-    let runner = Runner {
-        workspace: Arc::new(Workspace::load(&root)),
-        registry: Arc::new(registry.clone()),
-        prompts: Arc::new(prompts),
-        model: None,
-        disk: store::Disk::default(),
-        sinks: Vec::new(),
-        reuse: false,
-    };
     let assembly = runner.preview_prompt(
         request.recipe,
         request.step,

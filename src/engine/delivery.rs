@@ -327,6 +327,31 @@ pub fn apply_on_disk(root: &Path, disk: &Disk, run_id: &str, placement: Placemen
     write_beside(root, disk, placement)
 }
 
+/// The command line's delivery: decides where the run's draft goes with the
+/// scene as the disk has it, and puts it there.
+pub fn deliver_to_disk(
+    workspace: &Workspace,
+    recipe: Option<&Recipe>,
+    manifest: &RunManifest,
+) -> Applied {
+    let root = workspace.root();
+    let cache = RunFiles::new(root, &manifest.run_id)
+        .read_cache()
+        .unwrap_or_default();
+    let scene = manifest
+        .task
+        .initial_args
+        .get("scene_path")
+        .and_then(Value::as_str)
+        .and_then(|path| std::fs::read_to_string(root.join(path)).ok());
+    match decide(workspace, recipe, manifest, &cache, scene.as_deref()) {
+        Decision::Draft(placement) => {
+            apply_on_disk(root, &Disk::default(), &manifest.run_id, placement)
+        }
+        other => Applied::nothing(&other),
+    }
+}
+
 fn landed(placement: Placement) -> Applied {
     let path = placement.scene_path().to_owned();
     Applied {

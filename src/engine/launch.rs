@@ -23,6 +23,47 @@ use super::runner::{self, PlanTask, RunError, Runner};
 use super::store::{Disk, RunFiles, RunManifest, RunStatus};
 use crate::index::Workspace;
 
+/// The engine opened on a workspace: a runner with the workspace's prompts
+/// and recipes (project recipes open in an editor, `open_recipes` by path,
+/// over the disk's) and no model yet, and what could not be loaded.
+pub struct Opened {
+    pub runner: Runner,
+    /// Prompt files and recipes that could not be loaded, one line each.
+    pub warnings: Vec<String>,
+}
+
+/// Opens the engine on `workspace` for a front end to launch runs with.
+pub fn open(
+    workspace: Arc<Workspace>,
+    open_recipes: &std::collections::BTreeMap<String, String>,
+) -> Opened {
+    let prompts = super::prompts::Prompts::load(workspace.root());
+    let registry = Registry::load_with_open(workspace.root(), &prompts, open_recipes);
+    let warnings = prompts
+        .problems
+        .iter()
+        .cloned()
+        .chain(
+            registry
+                .errors()
+                .iter()
+                .map(|error| format!("recipe not loaded: {error}")),
+        )
+        .collect();
+    Opened {
+        runner: Runner {
+            workspace,
+            registry: Arc::new(registry),
+            prompts: Arc::new(prompts),
+            model: None,
+            disk: Disk::default(),
+            sinks: Vec::new(),
+            reuse: false,
+        },
+        warnings,
+    }
+}
+
 /// What a front end asks to run.
 #[derive(Clone, Debug, Default)]
 pub struct LaunchRequest {

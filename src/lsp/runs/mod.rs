@@ -37,7 +37,6 @@ use super::session::Session;
 use crate::engine::findings;
 use crate::engine::launch::{self, CancelOutcome, LaunchError, LaunchRequest, PlanLink};
 use crate::engine::model::Model;
-use crate::engine::prompts::Prompts;
 use crate::engine::recipe::Registry;
 use crate::engine::report::{self};
 use crate::engine::router;
@@ -176,9 +175,9 @@ pub(super) struct StartedRun {
     pub(super) ended: oneshot::Receiver<Result<RunManifest, String>>,
 }
 
-/// The recipes as the editor has them: project recipes open in the editor
-/// win over the disk.
-fn editor_registry(context: &Context) -> (Arc<Workspace>, Registry, Prompts) {
+/// The engine as the editor has it: the session's workspace, and project
+/// recipes open in the editor over the disk's.
+fn editor_engine(context: &Context) -> Runner {
     let (workspace, open_recipes) = {
         let session = lock(&context.session);
         (
@@ -186,9 +185,8 @@ fn editor_registry(context: &Context) -> (Arc<Workspace>, Registry, Prompts) {
             session.open_recipe_texts(),
         )
     };
-    let prompts = Prompts::load(workspace.root());
-    let registry = Registry::load_with_open(workspace.root(), &prompts, &open_recipes);
-    (workspace, registry, prompts)
+    // Recipes that do not load are shown on their files as diagnostics.
+    launch::open(workspace, &open_recipes).runner
 }
 
 /// `controlRoom.runRecipe`: creates the run and starts it in the background.
@@ -214,20 +212,15 @@ pub(super) fn start_request(
     request: LaunchRequest,
     client_token: Option<lsp::ProgressToken>,
 ) -> Result<StartedRun, RpcError> {
-    let (workspace, registry, prompts) = editor_registry(context);
+    let mut runner = editor_engine(context);
     let plan = request.plan.clone();
-    let resolved =
-        launch::resolve(&registry, &workspace, request).map_err(|error| match error {
+    let resolved = launch::resolve(&runner.registry, &runner.workspace, request).map_err(
+        |error| match error {
             LaunchError::NothingToRun => invalid(format!("{RUN_RECIPE}: {error}")),
             error => invalid(error.to_string()),
-        })?;
-    let runner = runner_for(
-        context,
-        workspace,
-        registry,
-        prompts,
-        &resolved.recipe.label,
+        },
     )?;
+    with_model(context, &mut runner, &resolved.recipe.label)?;
     // One run of a recipe per scene at a time: checked and recorded under
     // one lock, so two quick clicks cannot both start.
     let mut in_flight = context.runs.lock();
@@ -266,26 +259,15 @@ pub(super) fn start_request(
     ))
 }
 
-/// A runner for a run the editor starts, with the editor's model settings.
-fn runner_for(
-    context: &Context,
-    workspace: Arc<Workspace>,
-    registry: Registry,
-    prompts: Prompts,
-    label: &str,
-) -> Result<Runner, RpcError> {
+/// Gives `runner` the model of the editor's settings; agents' replies that
+/// an identical request produced before are reused.
+fn with_model(context: &Context, runner: &mut Runner, label: &str) -> Result<(), RpcError> {
     let editor_llm = lock(&context.session).editor_llm.clone();
-    let model = connect(workspace.root(), editor_llm.as_ref())
+    let model = connect(runner.workspace.root(), editor_llm.as_ref())
         .map_err(|error| invalid(format!("{label}: the model is not usable: {error}")))?;
-    Ok(Runner {
-        workspace,
-        registry: Arc::new(registry),
-        prompts: Arc::new(prompts),
-        model: Some(model),
-        disk: Disk::default(),
-        sinks: Vec::new(),
-        reuse: true,
-    })
+    runner.model = Some(model);
+    runner.reuse = true;
+    Ok(())
 }
 
 /// Refuses a second run of a recipe on a scene while one is in flight.
@@ -354,8 +336,8 @@ pub(super) fn resume(
     run_id: &str,
     client_token: Option<lsp::ProgressToken>,
 ) -> Result<Value, RpcError> {
-    let (workspace, registry, prompts) = editor_registry(context);
-    let manifest = RunFiles::new(workspace.root(), run_id)
+    let mut runner = editor_engine(context);
+    let manifest = RunFiles::new(runner.workspace.root(), run_id)
         .read_manifest()
         .map_err(|_| invalid(format!("no run `{run_id}` in this workspace")))?;
     // A failed or cancelled run goes on from its first unfinished step.
@@ -368,7 +350,8 @@ pub(super) fn resume(
             .to_string(),
         ));
     }
-    let recipe = registry
+    let recipe = runner
+        .registry
         .get(&manifest.recipe_id)
         .cloned()
         .ok_or_else(|| invalid(RunError::UnknownRecipe(manifest.recipe_id.clone()).to_string()))?;
@@ -378,7 +361,7 @@ pub(super) fn resume(
         .get("scene_path")
         .and_then(Value::as_str)
         .map(str::to_owned);
-    let runner = runner_for(context, workspace, registry, prompts, &recipe.label)?;
+    with_model(context, &mut runner, &recipe.label)?;
     let mut in_flight = context.runs.lock();
     if in_flight.contains_key(run_id) {
         return Err(invalid(format!("run {run_id} is already running")));
@@ -411,9 +394,13 @@ pub(super) fn resume(
 /// `controlRoom.route`: which recipe a task in words goes to, as
 /// `control-room route` prints it.
 pub(super) fn route(context: &Context, task: &str) -> Result<Value, RpcError> {
-    let (workspace, registry, _) = editor_registry(context);
-    serde_json::to_value(router::route(&registry, Some(&workspace), task))
-        .map_err(|error| invalid(format!("{ROUTE}: {error}")))
+    let engine = editor_engine(context);
+    serde_json::to_value(router::route(
+        &engine.registry,
+        Some(&engine.workspace),
+        task,
+    ))
+    .map_err(|error| invalid(format!("{ROUTE}: {error}")))
 }
 
 /// The model for agents: `[llm]` of `control-room.toml`, the editor's
