@@ -74,7 +74,7 @@ fn review_section(
     block: &super::recipe::Review,
     input: &ReportInput,
 ) {
-    use super::review::{Outcome, iteration_slot};
+    use super::review::Outcome;
     out.push(String::new());
     out.push("## Review".to_owned());
     out.push(String::new());
@@ -108,25 +108,36 @@ fn review_section(
             writer.output_slot.as_str()
         });
     for k in 1..=review.iterations {
-        let words = match input.cache.get(&iteration_slot(writer_slot, k)) {
-            Some(CacheSlot::Artifact { text, .. }) => {
-                format!("{k} ({} words)", text.split_whitespace().count())
-            }
-            _ => k.to_string(),
-        };
-        let gates = match input
-            .cache
-            .get(&iteration_slot(super::recipe::GATES_STEP, k))
-        {
-            Some(CacheSlot::Pointer { summary, .. }) => {
-                summary.replace("the draft ", "").replace('|', "\\|")
-            }
-            _ => "not run".to_owned(),
-        };
-        let (verdict, confidence, feedback) = match input
-            .cache
-            .get(&iteration_slot(&block.output_slot, k))
-        {
+        out.push(review_row(input, block, writer_slot, k));
+    }
+}
+
+/// The review table's row for draft `k`: its length, the gates' summary,
+/// and the reviewer's verdict, confidence and feedback.
+fn review_row(
+    input: &ReportInput,
+    block: &super::recipe::Review,
+    writer_slot: &str,
+    k: u32,
+) -> String {
+    use super::review::iteration_slot;
+    let words = match input.cache.get(&iteration_slot(writer_slot, k)) {
+        Some(CacheSlot::Artifact { text, .. }) => {
+            format!("{k} ({} words)", text.split_whitespace().count())
+        }
+        _ => k.to_string(),
+    };
+    let gates = match input
+        .cache
+        .get(&iteration_slot(super::recipe::GATES_STEP, k))
+    {
+        Some(CacheSlot::Pointer { summary, .. }) => {
+            summary.replace("the draft ", "").replace('|', "\\|")
+        }
+        _ => "not run".to_owned(),
+    };
+    let (verdict, confidence, feedback) =
+        match input.cache.get(&iteration_slot(&block.output_slot, k)) {
             Some(CacheSlot::Artifact { text, .. }) => {
                 let value = super::contract::stored_json(text).unwrap_or(Value::Null);
                 let verdict = match (value["verdict"].as_str(), value["rejection_type"].as_str()) {
@@ -144,19 +155,33 @@ fn review_section(
             }
             _ => ("not reviewed".to_owned(), String::new(), String::new()),
         };
-        out.push(format!(
-            "| {words} | {gates} | {verdict} | {confidence} | {feedback} |"
-        ));
-    }
+    format!("| {words} | {gates} | {verdict} | {confidence} | {feedback} |")
 }
 
 /// Renders the report, and notes in `findings` the line of each finding.
 pub fn render(input: &ReportInput, findings: &mut RunFindings) -> String {
     let manifest = input.manifest;
+    let mut out = Lines::default();
+    summary_section(&mut out, input, findings);
+    if let (Some(review), Some(block)) = (
+        &manifest.review,
+        input.recipe.and_then(|recipe| recipe.review.as_ref()),
+    ) {
+        review_section(&mut out, review, block, input);
+    }
+    outputs_section(&mut out, input, findings);
+    dropped_section(&mut out, findings);
+    steps_section(&mut out, input);
+    out.0.join("\n") + "\n"
+}
+
+/// The title and the run's summary: its task, times, result, Definition of
+/// Done, error and how many findings the editor shows.
+fn summary_section(out: &mut Lines, input: &ReportInput, findings: &RunFindings) {
+    let manifest = input.manifest;
     let label = input
         .recipe
         .map_or(manifest.recipe_id.as_str(), |recipe| recipe.label.as_str());
-    let mut out = Lines::default();
     let scene = manifest
         .task
         .initial_args
@@ -180,14 +205,8 @@ pub fn render(input: &ReportInput, findings: &mut RunFindings) -> String {
         manifest.created_at,
         manifest.completed_at.as_deref().unwrap_or("not yet")
     ));
-    match input.delivery {
-        Delivery::Report => {}
-        Delivery::Scene(path) => out.push(format!("- Result: {}", link(path))),
-        Delivery::Beside { path, reason } => out.push(format!(
-            "- Result: written beside the scene as {} because {reason}; nothing in the scene was changed",
-            link(path)
-        )),
-        Delivery::Withheld(reason) => out.push(format!("- Result: not written, {reason}")),
+    if let Some(result) = result_line(input.delivery) {
+        out.push(result);
     }
     if let Some(issue) = input.dod_issue {
         out.push(format!(
@@ -206,13 +225,23 @@ pub fn render(input: &ReportInput, findings: &mut RunFindings) -> String {
             findings.findings.len()
         ));
     }
-    if let (Some(review), Some(block)) = (
-        &manifest.review,
-        input.recipe.and_then(|recipe| recipe.review.as_ref()),
-    ) {
-        review_section(&mut out, review, block, input);
-    }
+}
 
+/// The summary's line saying where the result went, if the recipe has one.
+fn result_line(delivery: &Delivery) -> Option<String> {
+    match delivery {
+        Delivery::Report => None,
+        Delivery::Scene(path) => Some(format!("- Result: {}", link(path))),
+        Delivery::Beside { path, reason } => Some(format!(
+            "- Result: written beside the scene as {} because {reason}; nothing in the scene was changed",
+            link(path)
+        )),
+        Delivery::Withheld(reason) => Some(format!("- Result: not written, {reason}")),
+    }
+}
+
+/// One section per agent output of the run's main phase, in step order.
+fn outputs_section(out: &mut Lines, input: &ReportInput, findings: &mut RunFindings) {
     for step in input.steps.iter().filter(|step| step.phase == "b") {
         let Some(CacheSlot::Artifact { text, .. }) = input.cache.get(&step.output_slot) else {
             continue;
@@ -225,6 +254,8 @@ pub fn render(input: &ReportInput, findings: &mut RunFindings) -> String {
             step.agent_archetype.as_deref().unwrap_or("agent")
         ));
         out.push(String::new());
+        // A draft that landed is already linked as the result, so it is
+        // not repeated here.
         let landed = matches!(input.delivery, Delivery::Scene(_) | Delivery::Beside { .. });
         let words = text.split_whitespace().count();
         if input.result_slot == Some(step.output_slot.as_str()) && landed {
@@ -234,34 +265,43 @@ pub fn render(input: &ReportInput, findings: &mut RunFindings) -> String {
             continue;
         }
         if let Some(value) = super::contract::stored_json(text).filter(Value::is_object) {
-            render_json(&mut out, &step.step_id, &value, findings);
+            render_json(out, &step.step_id, &value, findings);
         } else {
             for line in text.trim().lines() {
                 out.push(line.to_owned());
             }
         }
     }
+}
 
-    if !findings.dropped.is_empty() {
-        out.push(String::new());
-        out.push("## Findings not shown".to_owned());
-        out.push(String::new());
-        out.push(
-            "Only findings whose quote is in the text are shown as diagnostics; these were not:"
-                .to_owned(),
-        );
-        out.push(String::new());
-        for dropped in &findings.dropped {
-            out.push(format!(
-                "- step `{}`: “{}”: {} (*{}*)",
-                dropped.step_id,
-                one_line(&dropped.quote),
-                one_line(&dropped.message),
-                dropped.reason
-            ));
-        }
+/// The findings that could not be anchored in the text, and why; nothing
+/// when every finding was shown.
+fn dropped_section(out: &mut Lines, findings: &RunFindings) {
+    if findings.dropped.is_empty() {
+        return;
     }
+    out.push(String::new());
+    out.push("## Findings not shown".to_owned());
+    out.push(String::new());
+    out.push(
+        "Only findings whose quote is in the text are shown as diagnostics; these were not:"
+            .to_owned(),
+    );
+    out.push(String::new());
+    for dropped in &findings.dropped {
+        out.push(format!(
+            "- step `{}`: “{}”: {} (*{}*)",
+            dropped.step_id,
+            one_line(&dropped.quote),
+            one_line(&dropped.message),
+            dropped.reason
+        ));
+    }
+}
 
+/// The table of every step with a link to its receipt, and the run's files.
+fn steps_section(out: &mut Lines, input: &ReportInput) {
+    let manifest = input.manifest;
     out.push(String::new());
     out.push("## Steps and receipts".to_owned());
     out.push(String::new());
@@ -277,18 +317,7 @@ pub fn render(input: &ReportInput, findings: &mut RunFindings) -> String {
             .as_deref()
             .or(step.agent_archetype.as_deref())
             .unwrap_or("");
-        let receipt = match (&step.receipt_id, &step.tool) {
-            (Some(id), Some(_)) => format!("[`{id}`]({TO_ROOT}{tool_log})"),
-            (Some(id), None) => input
-                .agent_receipts
-                .iter()
-                .find(|(receipt, _, _)| receipt == id)
-                .map_or_else(
-                    || format!("`{id}`"),
-                    |(_, _, path)| format!("[`{id}`]({TO_ROOT}{path})"),
-                ),
-            (None, _) => String::new(),
-        };
+        let receipt = receipt_cell(step, input, &tool_log);
         out.push(format!(
             "| {} | `{}` | {by} | {receipt} | {} |",
             step.step_index + 1,
@@ -302,7 +331,23 @@ pub fn render(input: &ReportInput, findings: &mut RunFindings) -> String {
         audit::AUDIT_DIR,
         manifest.run_id
     ));
-    out.0.join("\n") + "\n"
+}
+
+/// A step's receipt id, linked to the session's tool log for a tool and to
+/// its own file for an agent when known; empty for a step without one.
+fn receipt_cell(step: &StepRecord, input: &ReportInput, tool_log: &str) -> String {
+    match (&step.receipt_id, &step.tool) {
+        (Some(id), Some(_)) => format!("[`{id}`]({TO_ROOT}{tool_log})"),
+        (Some(id), None) => input
+            .agent_receipts
+            .iter()
+            .find(|(receipt, _, _)| receipt == id)
+            .map_or_else(
+                || format!("`{id}`"),
+                |(_, _, path)| format!("[`{id}`]({TO_ROOT}{path})"),
+            ),
+        (None, _) => String::new(),
+    }
 }
 
 /// Lines of the report, so findings can note where they are.

@@ -20,6 +20,7 @@ use std::sync::Arc;
 pub use self::book::{Lookup, ReceiptBook};
 use self::line::EvidenceLine;
 use crate::index::{FileContent, Workspace};
+use crate::storage::receipts::ToolReceipt;
 use crate::storage::sha256_hex;
 use crate::text::TextRange;
 
@@ -329,14 +330,32 @@ impl<'a> Validator<'a> {
         round: Option<&str>,
         role: Option<&str>,
     ) -> Vec<Problem> {
-        let at = |range: TextRange| TextRange::new(offset + range.start, offset + range.end);
-        let whole = TextRange::new(offset, offset + text.len());
+        // Each rule reports ranges within the line; they are moved to the
+        // line's place in the text once all rules have run.
+        let (mut problems, receipts) = self.receipt_problems(found, round);
+        problems.extend(self.quote_problems(found, &receipts));
+        problems.extend(self.stale_problems(found, &receipts));
+        problems.extend(self.source_problems(found, role));
+        problems.extend(claim_problem(found, text.len()));
+        for problem in &mut problems {
+            problem.range = problem.range.shifted(offset);
+        }
+        problems
+    }
+
+    /// The problems of the line's receipt ids, and the receipts that verify
+    /// and belong to `round` (when given), each with its range.
+    fn receipt_problems(
+        &self,
+        found: &EvidenceLine,
+        round: Option<&str>,
+    ) -> (Vec<Problem>, Vec<(TextRange, &'a ToolReceipt)>) {
         let mut problems = Vec::new();
         let mut receipts = Vec::new();
         for (range, id) in &found.receipts {
             let problem = |message: String| Problem {
                 code: Code::Receipt,
-                range: at(*range),
+                range: *range,
                 message,
             };
             if !crate::storage::receipts::is_receipt_id(id) {
@@ -364,56 +383,63 @@ impl<'a> Validator<'a> {
                 ))),
             }
         }
+        (problems, receipts)
+    }
 
-        // The quotes, in the cited file or else in what the receipts read.
-        let candidates: Vec<String> = match &found.file {
-            Some((_, path)) => vec![path.clone()],
-            None => {
-                let mut paths: Vec<String> = receipts
-                    .iter()
-                    .flat_map(|(_, receipt)| receipt.file_refs.iter().map(|r| r.path.clone()))
-                    .collect();
-                paths.dedup();
-                paths
-            }
-        };
+    /// The problems of the line's quotes: each must be in the cited file, or
+    /// else in a file one of its receipts read.
+    fn quote_problems(
+        &self,
+        found: &EvidenceLine,
+        receipts: &[(TextRange, &ToolReceipt)],
+    ) -> Vec<Problem> {
         if let Some((range, path)) = &found.file
             && self.cited(path).is_none()
         {
-            problems.push(Problem {
+            return vec![Problem {
                 code: Code::Quote,
-                range: at(*range),
+                range: *range,
                 message: format!("{path} is not a file of this workspace"),
+            }];
+        }
+        let candidates = quote_candidates(found, receipts);
+        let mut problems = Vec::new();
+        for (range, quote) in &found.quotes {
+            let wanted = line::normalise(quote);
+            let found_in = candidates.iter().find(|path| {
+                self.cited(path)
+                    .is_some_and(|cited| cited.normalised.contains(&wanted))
             });
-        } else {
-            for (range, quote) in &found.quotes {
-                let wanted = line::normalise(quote);
-                let found_in = candidates.iter().find(|path| {
-                    self.cited(path)
-                        .is_some_and(|cited| cited.normalised.contains(&wanted))
+            if found_in.is_none() {
+                let message = match (&found.file, candidates.as_slice()) {
+                    (Some((_, path)), _) => format!("“{quote}” is not in {path}"),
+                    (None, []) => format!(
+                        "“{quote}” names no file to be found in, and no receipt that read one"
+                    ),
+                    (None, paths) => format!(
+                        "“{quote}” is not in the files its receipts read ({})",
+                        paths.join(", ")
+                    ),
+                };
+                problems.push(Problem {
+                    code: Code::Quote,
+                    range: *range,
+                    message,
                 });
-                if found_in.is_none() {
-                    let message = match (&found.file, candidates.as_slice()) {
-                        (Some((_, path)), _) => format!("“{quote}” is not in {path}"),
-                        (None, []) => format!(
-                            "“{quote}” names no file to be found in, and no receipt that read one"
-                        ),
-                        (None, paths) => format!(
-                            "“{quote}” is not in the files its receipts read ({})",
-                            paths.join(", ")
-                        ),
-                    };
-                    problems.push(Problem {
-                        code: Code::Quote,
-                        range: at(*range),
-                        message,
-                    });
-                }
             }
         }
+        problems
+    }
 
-        // Stale: the cited file changed since a receipt read it.
-        for (range, receipt) in &receipts {
+    /// The warnings for cited files that changed since a receipt read them,
+    /// at most one per receipt.
+    fn stale_problems(
+        &self,
+        found: &EvidenceLine,
+        receipts: &[(TextRange, &ToolReceipt)],
+    ) -> Vec<Problem> {
+        let mut problems = Vec::new();
+        for (range, receipt) in receipts {
             for read in &receipt.file_refs {
                 let cited_here = match &found.file {
                     Some((_, path)) => *path == read.path,
@@ -428,7 +454,7 @@ impl<'a> Validator<'a> {
                     let range = found.file.as_ref().map_or(*range, |(range, _)| *range);
                     problems.push(Problem {
                         code: Code::Stale,
-                        range: at(range),
+                        range,
                         message: format!(
                             "{} changed since {} read it (lines {}–{})",
                             read.path, receipt.receipt_id, read.start_line, read.end_line
@@ -438,17 +464,20 @@ impl<'a> Validator<'a> {
                 }
             }
         }
+        problems
+    }
 
-        // The role's sources.
+    /// The problem of a cited file outside `role`'s sources, if there is one.
+    fn source_problems(&self, found: &EvidenceLine, role: Option<&str>) -> Option<Problem> {
         if let (Some(role), Some((range, path))) = (role, &found.file)
             && let Some((allowed, described)) = role_sources(role)
             && self.cited(path).is_some()
         {
             let kind = self.sources.kind(path);
             if !allowed.contains(&kind) {
-                problems.push(Problem {
+                return Some(Problem {
                     code: Code::Source,
-                    range: at(*range),
+                    range: *range,
                     message: format!(
                         "the {role} cites {} ({path}); the {role} cites {described}",
                         kind.describe()
@@ -456,30 +485,48 @@ impl<'a> Validator<'a> {
                 });
             }
         }
-
-        // Claims: a quote or a location; an absence needs a scope.
-        let claim = if found.negative {
-            (found.file.is_none() && !found.scope).then_some(
-                "missing-scope: a claim that something is absent must name where it looked (a scene, a file)",
-            )
-        } else if found.quotes.is_empty() && !found.location {
-            Some(if found.file.is_some() {
-                "missing-location: it cites a file but quotes nothing and gives no line or section"
-            } else {
-                "missing-quote: it quotes nothing and gives no file, line or section"
-            })
-        } else {
-            None
-        };
-        if let Some(message) = claim {
-            problems.push(Problem {
-                code: Code::Claim,
-                range: whole,
-                message: message.to_owned(),
-            });
-        }
-        problems
+        None
     }
+}
+
+/// The files a line's quotes may be found in: the file it cites, or else
+/// every file its receipts read.
+fn quote_candidates(found: &EvidenceLine, receipts: &[(TextRange, &ToolReceipt)]) -> Vec<String> {
+    match &found.file {
+        Some((_, path)) => vec![path.clone()],
+        None => {
+            let mut paths: Vec<String> = receipts
+                .iter()
+                .flat_map(|(_, receipt)| receipt.file_refs.iter().map(|r| r.path.clone()))
+                .collect();
+            paths.dedup();
+            paths
+        }
+    }
+}
+
+/// The problem of a claim without its quote, location or scope, spanning
+/// the whole line of `len` bytes, if there is one.
+fn claim_problem(found: &EvidenceLine, len: usize) -> Option<Problem> {
+    // A claim needs a quote or a location; a claim of absence needs a scope.
+    let message = if found.negative {
+        (found.file.is_none() && !found.scope).then_some(
+            "missing-scope: a claim that something is absent must name where it looked (a scene, a file)",
+        )
+    } else if found.quotes.is_empty() && !found.location {
+        Some(if found.file.is_some() {
+            "missing-location: it cites a file but quotes nothing and gives no line or section"
+        } else {
+            "missing-quote: it quotes nothing and gives no file, line or section"
+        })
+    } else {
+        None
+    }?;
+    Some(Problem {
+        code: Code::Claim,
+        range: TextRange::new(0, len),
+        message: message.to_owned(),
+    })
 }
 
 /// Each line of `text` with its byte offset, without the line break, skipping

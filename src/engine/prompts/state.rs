@@ -17,8 +17,8 @@ use std::fmt::Write as _;
 
 use serde_json::{Map, Value};
 
-use crate::index::Workspace;
 use crate::index::model::Tolerance;
+use crate::index::{Catalog, Scene, Workspace};
 use crate::kb::CATEGORIES;
 pub use crate::kb::{Decision, KB_FILE, append_decisions, load_decisions};
 
@@ -147,20 +147,17 @@ pub fn session_state(inputs: &StateInputs, profile: &Profile) -> String {
     let scene_id = arg(inputs.task_args, "scene_id");
     let scene_path = arg(inputs.task_args, "scene_path");
     let catalog = inputs.workspace.map(Workspace::catalog);
-    let scene_file = catalog
+    let scene = catalog
         .zip(scene_id)
-        .and_then(|(catalog, id)| catalog.scene(id));
-    let scene = scene_file.and_then(|file| file.scene());
-    let beat = catalog.zip(scene_id).and_then(|(catalog, id)| {
-        let outline = catalog.outline()?.outline()?;
-        outline
-            .entries
-            .iter()
-            .find(|entry| entry.scene_id == id)
-            .map(|entry| entry.beat.clone())
-    });
+        .and_then(|(catalog, id)| catalog.scene(id))
+        .and_then(|file| file.scene());
+    let beat = catalog
+        .zip(scene_id)
+        .and_then(|(catalog, id)| current_beat(catalog, id));
 
     if variant == Variant::T1 {
+        // The smallest tier gets the file and the beat as bare elements,
+        // without the context blocks around them.
         if let Some(path) = scene_path {
             element(&mut out, 2, "active_file", path);
         }
@@ -168,101 +165,149 @@ pub fn session_state(inputs: &StateInputs, profile: &Profile) -> String {
             element(&mut out, 2, "current_beat", beat);
         }
     } else {
-        let mut active = String::new();
-        if let Some(path) = scene_path {
-            element(&mut active, 4, "file", path);
-        }
-        if let Some(id) = scene_id {
-            let title = scene.and_then(|scene| scene.title.as_deref());
-            let shown = match title {
-                Some(title) => format!("{id}: {title}"),
-                None => id.to_owned(),
-            };
-            element(&mut active, 4, "scene", &shown);
-        }
-        if let Some(beat) = &beat {
-            element(&mut active, 4, "beat", beat);
-        }
-        if !active.is_empty() {
-            out.push_str("  <active_context>\n");
-            out.push_str(&active);
-            out.push_str("  </active_context>\n");
-        }
+        active_context(&mut out, scene_path, scene_id, scene, beat.as_deref());
         if let Some(scene) = scene {
-            let mut context = String::new();
-            if let Some(pov) = &scene.pov {
-                element(&mut context, 4, "pov_character", &pov.text);
-            }
-            if let Some(target) = scene.words_target {
-                element(&mut context, 4, "word_target", &target.to_string());
-            }
-            if variant == Variant::T5 {
-                if let Some(location) = &scene.location {
-                    element(&mut context, 4, "location", &location.text);
-                }
-                if !scene.characters.is_empty() {
-                    let names: Vec<&str> =
-                        scene.characters.iter().map(|c| c.text.as_str()).collect();
-                    element(&mut context, 4, "characters_present", &names.join(", "));
-                }
-                if let Some(date) = &scene.date {
-                    element(&mut context, 4, "story_date", &date.text);
-                }
-                if scene.flashback {
-                    element(&mut context, 4, "flashback", "true");
-                }
-            }
-            if !context.is_empty() {
-                out.push_str("  <scene_context>\n");
-                out.push_str(&context);
-                out.push_str("  </scene_context>\n");
-            }
+            scene_context(&mut out, scene, variant);
         }
         if let Some(catalog) = catalog {
-            let patterns: Vec<_> = catalog
-                .anti_patterns()
-                .iter()
-                .filter(|p| variant == Variant::T5 || p.tolerance == Tolerance::Zero)
-                .collect();
-            if !patterns.is_empty() {
-                out.push_str("  <voice_context>\n    <antipatterns>\n");
-                for pattern in patterns {
-                    let severity = match pattern.tolerance {
-                        Tolerance::Zero => "zero_tolerance",
-                        Tolerance::Deduction => "deduction",
-                    };
-                    let _ = writeln!(
-                        out,
-                        "      <pattern severity=\"{severity}\">{}</pattern>",
-                        escape(&pattern.phrase)
-                    );
-                }
-                out.push_str("    </antipatterns>\n  </voice_context>\n");
-            }
+            voice_context(&mut out, catalog, variant);
         }
     }
 
     let (knowledge, memory) = select_decisions(inputs.decisions, profile.spec.knowledge_entries);
-    if !knowledge.is_empty() {
-        out.push_str("  <knowledge_context>\n");
-        for decision in knowledge {
-            let _ = writeln!(
-                out,
-                "    <entry category=\"{}\" key=\"{}\">{}</entry>",
-                escape(&decision.category),
-                escape(&decision.key),
-                escape(decision.value.trim())
-            );
-        }
-        out.push_str("  </knowledge_context>\n");
-    }
-    if !memory.is_empty() {
-        out.push_str("  <agent_memory>\n");
-        for decision in memory {
-            element(&mut out, 4, &decision.category, &decision.value);
-        }
-        out.push_str("  </agent_memory>\n");
-    }
+    knowledge_context(&mut out, &knowledge);
+    agent_memory(&mut out, &memory);
     out.push_str("</session_state>");
     out
+}
+
+/// The outline beat of the scene `id`, if the outline lists it.
+fn current_beat(catalog: &Catalog, id: &str) -> Option<String> {
+    let outline = catalog.outline()?.outline()?;
+    outline
+        .entries
+        .iter()
+        .find(|entry| entry.scene_id == id)
+        .map(|entry| entry.beat.clone())
+}
+
+/// Writes `<active_context>` (the file, the scene and its beat) to `out`,
+/// unless there is none of them.
+fn active_context(
+    out: &mut String,
+    scene_path: Option<&str>,
+    scene_id: Option<&str>,
+    scene: Option<&Scene>,
+    beat: Option<&str>,
+) {
+    let mut active = String::new();
+    if let Some(path) = scene_path {
+        element(&mut active, 4, "file", path);
+    }
+    if let Some(id) = scene_id {
+        let title = scene.and_then(|scene| scene.title.as_deref());
+        let shown = match title {
+            Some(title) => format!("{id}: {title}"),
+            None => id.to_owned(),
+        };
+        element(&mut active, 4, "scene", &shown);
+    }
+    if let Some(beat) = beat {
+        element(&mut active, 4, "beat", beat);
+    }
+    if !active.is_empty() {
+        out.push_str("  <active_context>\n");
+        out.push_str(&active);
+        out.push_str("  </active_context>\n");
+    }
+}
+
+/// Writes `<scene_context>` to `out`: the scene's essentials, and at the
+/// full tier the rest of its front matter; nothing when it has none.
+fn scene_context(out: &mut String, scene: &Scene, variant: Variant) {
+    let mut context = String::new();
+    if let Some(pov) = &scene.pov {
+        element(&mut context, 4, "pov_character", &pov.text);
+    }
+    if let Some(target) = scene.words_target {
+        element(&mut context, 4, "word_target", &target.to_string());
+    }
+    if variant == Variant::T5 {
+        if let Some(location) = &scene.location {
+            element(&mut context, 4, "location", &location.text);
+        }
+        if !scene.characters.is_empty() {
+            let names: Vec<&str> = scene.characters.iter().map(|c| c.text.as_str()).collect();
+            element(&mut context, 4, "characters_present", &names.join(", "));
+        }
+        if let Some(date) = &scene.date {
+            element(&mut context, 4, "story_date", &date.text);
+        }
+        if scene.flashback {
+            element(&mut context, 4, "flashback", "true");
+        }
+    }
+    if !context.is_empty() {
+        out.push_str("  <scene_context>\n");
+        out.push_str(&context);
+        out.push_str("  </scene_context>\n");
+    }
+}
+
+/// Writes `<voice_context>` to `out`: the zero-tolerance anti-patterns, or
+/// at the full tier every one; nothing when there are none.
+fn voice_context(out: &mut String, catalog: &Catalog, variant: Variant) {
+    let patterns: Vec<_> = catalog
+        .anti_patterns()
+        .iter()
+        .filter(|p| variant == Variant::T5 || p.tolerance == Tolerance::Zero)
+        .collect();
+    if patterns.is_empty() {
+        return;
+    }
+    out.push_str("  <voice_context>\n    <antipatterns>\n");
+    for pattern in patterns {
+        let severity = match pattern.tolerance {
+            Tolerance::Zero => "zero_tolerance",
+            Tolerance::Deduction => "deduction",
+        };
+        let _ = writeln!(
+            out,
+            "      <pattern severity=\"{severity}\">{}</pattern>",
+            escape(&pattern.phrase)
+        );
+    }
+    out.push_str("    </antipatterns>\n  </voice_context>\n");
+}
+
+/// Writes `<knowledge_context>` with one entry per decision to `out`,
+/// unless there are none.
+fn knowledge_context(out: &mut String, knowledge: &[&Decision]) {
+    if knowledge.is_empty() {
+        return;
+    }
+    out.push_str("  <knowledge_context>\n");
+    for decision in knowledge {
+        let _ = writeln!(
+            out,
+            "    <entry category=\"{}\" key=\"{}\">{}</entry>",
+            escape(&decision.category),
+            escape(&decision.key),
+            escape(decision.value.trim())
+        );
+    }
+    out.push_str("  </knowledge_context>\n");
+}
+
+/// Writes `<agent_memory>` with one element per decision to `out`, unless
+/// there are none.
+fn agent_memory(out: &mut String, memory: &[&Decision]) {
+    if memory.is_empty() {
+        return;
+    }
+    out.push_str("  <agent_memory>\n");
+    for decision in memory {
+        element(out, 4, &decision.category, &decision.value);
+    }
+    out.push_str("  </agent_memory>\n");
 }

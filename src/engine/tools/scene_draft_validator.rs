@@ -35,7 +35,7 @@ use super::{
     FileRef, SceneTarget, Summary, ToolArgs, ToolContext, ToolError, ToolOutput, cards_in_entry,
     characters_mentioned, line_number, scene_at_path,
 };
-use crate::index::{CardKind, FilePath, Workspace};
+use crate::index::{CardKind, Catalog, FilePath, OutlineEntry, Scene, SourceFile, Workspace};
 
 /// How far from the `words:` target a draft may be, as a fraction.
 const TARGET_TOLERANCE: f64 = 0.2;
@@ -133,6 +133,8 @@ fn outline_problem(workspace: &Workspace, target: &SceneTarget, path: &str) -> S
     )
 }
 
+/// Checks the scene file of `target` against every rule but `exists` and
+/// `outline`, filling in what `data` reports of it.
 fn validate_file(
     workspace: &Workspace,
     target: &SceneTarget,
@@ -148,6 +150,27 @@ fn validate_file(
     }
     let Some(scene) = file.scene() else { return };
 
+    check_front_matter(file, data, problems);
+    let pov_card = check_pov(catalog, scene, data, problems);
+    check_length(scene, data, problems);
+    let cast = Cast {
+        catalog,
+        mentioned: characters_mentioned(workspace, file)
+            .into_iter()
+            .map(|found| found.card)
+            .collect(),
+        pov_card,
+    };
+    data["characters"] = Value::Array(check_characters(&cast, scene, problems));
+    let beat_characters = match target.entry {
+        Some((_, entry)) => check_beat(workspace, &cast, entry, problems),
+        None => Vec::new(),
+    };
+    data["beat_characters"] = Value::Array(beat_characters);
+}
+
+/// Checks that the file has front matter whose every value could be read.
+fn check_front_matter(file: &SourceFile, data: &mut Value, problems: &mut Problems) {
     if file.front_matter.is_none() {
         problems.add(
             "front_matter",
@@ -164,7 +187,15 @@ fn validate_file(
         })
         .collect();
     data["front_matter_problems"] = Value::Array(front_matter_problems);
+}
 
+/// Checks that `pov:` names a character card; returns that card's path.
+fn check_pov(
+    catalog: &Catalog,
+    scene: &Scene,
+    data: &mut Value,
+    problems: &mut Problems,
+) -> Option<FilePath> {
     let pov_card: Option<FilePath> = scene.pov.as_ref().and_then(|pov| {
         catalog
             .resolve_card(&pov.text, &[CardKind::Character])
@@ -183,7 +214,12 @@ fn validate_file(
     }
     data["pov"] = json!(scene.pov.as_ref().map(|pov| &pov.text));
     data["pov_resolves"] = json!(scene.pov.as_ref().map(|_| pov_card.is_some()));
+    pov_card
+}
 
+/// Checks the prose's word count against its `words:` target, and that
+/// there is any prose at all.
+fn check_length(scene: &Scene, data: &mut Value, problems: &mut Problems) {
     let words = scene.word_count;
     data["words"] = json!(words);
     data["target"] = json!(scene.words_target);
@@ -210,22 +246,47 @@ fn validate_file(
     if words == 0 {
         problems.add("body", "the scene has no prose yet");
     }
+}
 
-    let mentioned = characters_mentioned(workspace, file);
-    let is_mentioned = |card: &FilePath| mentioned.iter().any(|found| &found.card == card);
-    let card_name = |card: &FilePath| {
-        catalog
+/// The characters the prose names, to check a scene's cast against.
+struct Cast<'a> {
+    catalog: &'a Catalog,
+    /// The cards of the characters named in the prose.
+    mentioned: Vec<FilePath>,
+    /// The point-of-view character's card: a narrator need not name themself.
+    pov_card: Option<FilePath>,
+}
+
+impl Cast<'_> {
+    /// Whether the prose names the character of `card`.
+    fn is_mentioned(&self, card: &FilePath) -> bool {
+        self.mentioned.iter().any(|found| found == card)
+    }
+
+    /// Whether the prose should name the character of `card` and does not.
+    fn is_missing(&self, card: &FilePath) -> bool {
+        !self.is_mentioned(card) && self.pov_card.as_ref() != Some(card)
+    }
+
+    /// The display name of `card`'s character, or its path when the card
+    /// cannot be read.
+    fn card_name(&self, card: &FilePath) -> String {
+        self.catalog
             .card(card)
             .and_then(|file| file.card())
             .map_or_else(|| card.to_string(), |card| card.display_name().to_owned())
-    };
+    }
+}
 
+/// Checks each name in `characters:`; returns one entry per name with its
+/// card and whether the prose names it.
+fn check_characters(cast: &Cast, scene: &Scene, problems: &mut Problems) -> Vec<Value> {
     let mut characters = Vec::new();
     for listed in &scene.characters {
-        let card = catalog
+        let card = cast
+            .catalog
             .resolve_card(&listed.text, &[CardKind::Character])
             .map(|card| card.path.clone());
-        let named = card.as_ref().is_some_and(is_mentioned);
         match &card {
             None => problems.add(
                 "characters",
@@ -234,11 +295,11 @@ fn validate_file(
                     listed.text
                 ),
             ),
-            Some(card) if !named && pov_card.as_ref() != Some(card) => problems.add(
+            Some(card) if cast.is_missing(card) => problems.add(
                 "characters",
                 format!(
                     "{} is listed in `characters` but never named in the prose",
-                    card_name(card)
+                    cast.card_name(card)
                 ),
             ),
             Some(_) => {}
@@ -246,32 +307,38 @@ fn validate_file(
         characters.push(json!({
             "name": listed.text,
             "card": card.as_ref().map(|card| card.to_string()),
-            "mentioned": named,
+            "mentioned": card.as_ref().is_some_and(|card| cast.is_mentioned(card)),
         }));
     }
-    data["characters"] = Value::Array(characters);
+    characters
+}
 
+/// Checks that the prose names each character of the outline beat; returns
+/// one entry per character with its card and whether the prose names it.
+fn check_beat(
+    workspace: &Workspace,
+    cast: &Cast,
+    entry: &OutlineEntry,
+    problems: &mut Problems,
+) -> Vec<Value> {
     let mut beat_characters = Vec::new();
-    if let Some((_, entry)) = target.entry {
-        for card in cards_in_entry(workspace, entry, &[CardKind::Character]) {
-            let named = is_mentioned(&card);
-            if !named && pov_card.as_ref() != Some(&card) {
-                problems.add(
-                    "beat",
-                    format!(
-                        "the outline beat names {}, who is not named in the prose",
-                        card_name(&card)
-                    ),
-                );
-            }
-            beat_characters.push(json!({
-                "name": card_name(&card),
-                "card": card.to_string(),
-                "mentioned": named,
-            }));
+    for card in cards_in_entry(workspace, entry, &[CardKind::Character]) {
+        if cast.is_missing(&card) {
+            problems.add(
+                "beat",
+                format!(
+                    "the outline beat names {}, who is not named in the prose",
+                    cast.card_name(&card)
+                ),
+            );
         }
+        beat_characters.push(json!({
+            "name": cast.card_name(&card),
+            "card": card.to_string(),
+            "mentioned": cast.is_mentioned(&card),
+        }));
     }
-    data["beat_characters"] = Value::Array(beat_characters);
+    beat_characters
 }
 
 fn describe(target: &SceneTarget, data: &Value, problems: &Problems) -> String {
