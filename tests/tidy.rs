@@ -318,6 +318,19 @@ fn lsp_imports(module: &[String], text: &str, files: &[Vec<String>]) -> Vec<Vec<
         }
         expand(base, rest, &mut paths);
     }
+    // A module brought in by name is used through paths that start with
+    // that name (`api::requests::hover::…`): follow those too.
+    let imported: Vec<Vec<String>> = paths.clone();
+    for module in imported {
+        let Some(name) = module.last() else { continue };
+        for (at, _) in code.match_indices(&format!("{name}::")) {
+            let before = code[..at].chars().next_back();
+            if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
+                continue;
+            }
+            expand(module.clone(), &code[at + name.len() + 2..], &mut paths);
+        }
+    }
     for path in paths {
         // The longest prefix that is a file of lsp/.
         if let Some(file) = (1..=path.len())
@@ -368,8 +381,101 @@ fn the_files_of_the_language_server_import_each_other_in_no_circle() {
     assert!(
         arrows
             .get("lsp::server")
-            .is_some_and(|imports| imports.contains("lsp::api")),
+            .is_some_and(|imports| imports.contains("lsp::api")
+                && imports.contains("lsp::api::requests::initialize")),
         "the scan sees the server's imports: {arrows:#?}"
     );
     assert_eq!(circle(&arrows), None, "{arrows:#?}");
+}
+
+/// The most lines of code (tests apart) a source file may have.
+const FILE_LINES: usize = 700;
+/// The most lines a function may have.
+const FUNCTION_LINES: usize = 125;
+
+/// The lines of `text` before its `#[cfg(test)] mod tests` (all of a
+/// `tests.rs` or test-support file).
+fn code_lines<'t>(path: &Path, text: &'t str) -> Vec<&'t str> {
+    let name = path.file_name().unwrap().to_string_lossy();
+    if name == "tests.rs" || name == "test_support.rs" {
+        return Vec::new();
+    }
+    let lines: Vec<&str> = text.lines().collect();
+    let end = lines
+        .windows(2)
+        .position(|pair| pair[0].trim() == "#[cfg(test)]" && pair[1].starts_with("mod tests"))
+        .unwrap_or(lines.len());
+    lines[..end].to_vec()
+}
+
+/// Each function of `lines` with its length: from its `fn` line to the
+/// closing brace at the same indentation.
+fn functions(lines: &[&str]) -> Vec<(String, usize)> {
+    let mut found = Vec::new();
+    let mut at = 0;
+    while at < lines.len() {
+        let line = lines[at];
+        let trimmed = line.trim_start();
+        let indent = line.len() - trimmed.len();
+        let declared = ["fn ", "pub fn ", "async fn ", "pub async fn "]
+            .iter()
+            .chain(&["pub(crate) fn ", "pub(super) fn ", "pub(crate) async fn "])
+            .find_map(|prefix| trimmed.strip_prefix(prefix));
+        if let Some(rest) = declared {
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            let close = format!("{}}}", " ".repeat(indent));
+            // A declaration without a body (a trait's) ends in `;` before
+            // any `{`.
+            let opens = lines[at..]
+                .iter()
+                .position(|line| line.contains('{') || line.trim_end().ends_with(';'))
+                .map(|offset| at + offset);
+            let has_body = opens.is_some_and(|open| lines[open].contains('{'));
+            if let Some(end) = lines[at..]
+                .iter()
+                .position(|line| line.trim_end() == close)
+                .map(|offset| at + offset)
+                .filter(|_| has_body)
+            {
+                found.push((name, end - at + 1));
+                at = end;
+            }
+        }
+        at += 1;
+    }
+    found
+}
+
+#[test]
+fn no_source_file_or_function_is_too_long() {
+    let mut too_long = Vec::new();
+    for (path, text) in sources() {
+        let lines = code_lines(&path, &text);
+        if lines.len() > FILE_LINES {
+            too_long.push(format!(
+                "src/{} has {} lines of code (at most {FILE_LINES}): split it along its seams",
+                path.display(),
+                lines.len()
+            ));
+        }
+        for (name, length) in functions(&lines) {
+            if length > FUNCTION_LINES {
+                too_long.push(format!(
+                    "src/{}: fn {name} has {length} lines (at most {FUNCTION_LINES})",
+                    path.display()
+                ));
+            }
+        }
+    }
+    assert!(too_long.is_empty(), "{}", too_long.join("\n"));
+    // The measure itself sees a long function.
+    let long: Vec<String> = std::iter::once("fn long() {".to_owned())
+        .chain((0..FUNCTION_LINES).map(|n| format!("    let x{n} = {n};")))
+        .chain(std::iter::once("}".to_owned()))
+        .collect();
+    let long: Vec<&str> = long.iter().map(String::as_str).collect();
+    assert_eq!(functions(&long), [("long".to_owned(), FUNCTION_LINES + 2)]);
 }

@@ -22,6 +22,7 @@ mod server;
 mod session;
 mod settings;
 mod snapshot;
+mod state;
 
 use tower_lsp_server::{LspService, Server as Transport};
 

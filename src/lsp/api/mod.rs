@@ -9,8 +9,8 @@ pub(crate) mod requests;
 use tower_lsp_server::jsonrpc::Result as RpcResult;
 use tower_lsp_server::ls_types::request::Request;
 
-use super::server::Server;
 use super::snapshot::Snapshot;
+use super::state::Server;
 
 /// A request answered on a snapshot of the session, off its lock, as ruff's
 /// background request handlers are: each handler file implements it for

@@ -3,7 +3,7 @@
 use tower_lsp_server::ls_types as lsp;
 
 use crate::lsp::convert::path_for;
-use crate::lsp::server::Server;
+use crate::lsp::state::Server;
 
 pub(crate) async fn did_change(server: &Server, params: lsp::DidChangeTextDocumentParams) {
     let document = params.text_document;

@@ -2,7 +2,7 @@
 
 use tower_lsp_server::ls_types as lsp;
 
-use crate::lsp::server::Server;
+use crate::lsp::state::Server;
 
 pub(crate) async fn did_change_configuration(
     server: &Server,

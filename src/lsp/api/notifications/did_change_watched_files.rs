@@ -4,7 +4,7 @@ use tower_lsp_server::ls_types as lsp;
 
 use crate::index::config::CONFIG_FILE;
 use crate::lsp::convert::path_for;
-use crate::lsp::server::Server;
+use crate::lsp::state::Server;
 
 pub(crate) async fn did_change_watched_files(
     server: &Server,

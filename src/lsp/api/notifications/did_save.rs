@@ -4,7 +4,7 @@ use tower_lsp_server::ls_types as lsp;
 
 use crate::lsp::commands::shared::lock;
 use crate::lsp::convert::path_for;
-use crate::lsp::server::Server;
+use crate::lsp::state::Server;
 
 pub(crate) async fn did_save(server: &Server, params: lsp::DidSaveTextDocumentParams) {
     let Some(session) = server.session.get().cloned() else {

@@ -6,7 +6,7 @@ use crate::index::config::CONFIG_FILE;
 use crate::index::{FileKind, FilePath};
 use crate::lsp::commands::shared::lock;
 use crate::lsp::diagnostics::publish::publish as publish_diagnostics;
-use crate::lsp::server::{INDEX_BATCH, Server};
+use crate::lsp::state::{INDEX_BATCH, Server};
 
 pub(crate) async fn initialized(server: &Server, _: lsp::InitializedParams) {
     if server.support().watched_files_registration {

@@ -6,7 +6,7 @@ use tower_lsp_server::ls_types as lsp;
 use crate::lsp::commands::shared::lock;
 use crate::lsp::convert::path_for;
 use crate::lsp::diagnostics::assemble;
-use crate::lsp::server::{PULL_WAITS_FOR_INDEX, Server};
+use crate::lsp::state::{PULL_WAITS_FOR_INDEX, Server};
 
 pub(crate) async fn diagnostic(
     server: &Server,

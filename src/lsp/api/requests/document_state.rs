@@ -4,7 +4,7 @@ use tower_lsp_server::jsonrpc::{Error as RpcError, Result as RpcResult};
 use tower_lsp_server::ls_types::Uri;
 
 use crate::lsp::convert::path_for;
-use crate::lsp::server::Server;
+use crate::lsp::state::Server;
 
 /// The reply to `controlRoom/documentState`: what the server holds for a
 /// document, so a client (or a test) can verify that the two are in sync.

@@ -5,7 +5,7 @@ use tower_lsp_server::ls_types as lsp;
 
 use crate::lsp::commands::{self, shared::lock};
 use crate::lsp::diagnostics::assemble;
-use crate::lsp::server::Server;
+use crate::lsp::state::Server;
 
 pub(crate) async fn execute_command(
     server: &Server,

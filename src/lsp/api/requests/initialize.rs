@@ -9,8 +9,8 @@ use tower_lsp_server::ls_types as lsp;
 use crate::lsp::commands::{self};
 use crate::lsp::diagnostics::publish::DiagnosticsMode;
 use crate::lsp::runs;
-use crate::lsp::server::{ClientSupport, Server};
 use crate::lsp::session::Session;
+use crate::lsp::state::{ClientSupport, Server};
 use crate::text::PositionEncoding;
 
 pub(crate) async fn initialize(

@@ -2,7 +2,7 @@
 
 use tower_lsp_server::jsonrpc::Result as RpcResult;
 
-use crate::lsp::server::Server;
+use crate::lsp::state::Server;
 
 pub(crate) async fn shutdown(_server: &Server) -> RpcResult<()> {
     Ok(())

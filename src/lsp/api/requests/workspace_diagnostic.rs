@@ -7,7 +7,7 @@ use crate::index::FilePath;
 use crate::lsp::commands::shared::lock;
 use crate::lsp::convert::uri_for;
 use crate::lsp::diagnostics::assemble;
-use crate::lsp::server::Server;
+use crate::lsp::state::Server;
 
 pub(crate) async fn workspace_diagnostic(
     server: &Server,
