@@ -18,9 +18,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use sha2::Digest;
 
 use super::audit;
 use super::contract;
@@ -28,29 +26,10 @@ use super::drafting;
 use super::findings::{self, RunFindings};
 use super::recipe::Recipe;
 use super::report::{self, Delivery, ReportInput};
+pub use super::store::SceneMark;
 use super::store::{Cache, CacheSlot, Disk, RunFiles, RunManifest, RunStatus};
 use crate::index::{SourceFile, Workspace};
 use crate::text::TextRange;
-
-/// The writer's text of a scene at one moment: its SHA-256, or `None` when
-/// there was no such file.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SceneMark {
-    pub sha256: Option<String>,
-}
-
-impl SceneMark {
-    /// The mark of `text` (`None`: the scene does not exist).
-    pub fn of(text: Option<&str>) -> SceneMark {
-        SceneMark {
-            sha256: text.map(|text| super::receipts::hex(&sha2::Sha256::digest(text.as_bytes()))),
-        }
-    }
-
-    pub fn exists(&self) -> bool {
-        self.sha256.is_some()
-    }
-}
 
 /// What to do with a draft.
 #[derive(Clone, Debug, PartialEq)]

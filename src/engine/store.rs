@@ -55,6 +55,69 @@ pub struct RunTask {
     pub initial_args: Map<String, Value>,
 }
 
+/// Why the loop ended a run, as run.json's `review` keeps it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// Still going.
+    Reviewing,
+    Approved,
+    /// The writer (the person) must judge the draft.
+    Escalated,
+    /// The task is misscoped or architectural: back to scoping.
+    NeedsScoping,
+    /// The task is too big: split it into `subtasks`.
+    Split,
+}
+
+/// run.json's `review`: the loop's iterations and how it ended.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ReviewState {
+    pub iterations: u32,
+    pub outcome: Outcome,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub subtasks: Vec<String>,
+}
+
+impl ReviewState {
+    pub fn new() -> ReviewState {
+        ReviewState {
+            iterations: 0,
+            outcome: Outcome::Reviewing,
+            reason: None,
+            subtasks: Vec::new(),
+        }
+    }
+}
+
+impl Default for ReviewState {
+    fn default() -> Self {
+        ReviewState::new()
+    }
+}
+
+/// The writer's text of a scene at one moment: its SHA-256, or `None` when
+/// there was no such file.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SceneMark {
+    pub sha256: Option<String>,
+}
+
+impl SceneMark {
+    /// The mark of `text` (`None`: the scene does not exist).
+    pub fn of(text: Option<&str>) -> SceneMark {
+        SceneMark {
+            sha256: text.map(|text| crate::storage::sha256_hex(text.as_bytes())),
+        }
+    }
+
+    pub fn exists(&self) -> bool {
+        self.sha256.is_some()
+    }
+}
+
 /// The version of run.json's format this build writes. A file without a
 /// version is read as version 1 (the format before the field was added).
 pub const RUN_FORMAT_VERSION: u32 = 1;
@@ -84,11 +147,11 @@ pub struct RunManifest {
     pub error: Option<String>,
     /// The review loop's iterations and outcome, for a recipe with one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub review: Option<super::review::ReviewState>,
+    pub review: Option<ReviewState>,
     /// The scene the run writes, as the writer's text stood when the run
     /// was created; delivery compares it with the text at the end.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub scene: Option<super::delivery::SceneMark>,
+    pub scene: Option<SceneMark>,
 }
 
 /// One line of steps.jsonl.

@@ -2,8 +2,8 @@
 //! of the whole file and an excerpt, so a quote can be found again and a
 //! changed file noticed.
 
+use super::hash::sha256_hex;
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
 use crate::index::SourceFile;
 use crate::text::TextRange;
@@ -52,9 +52,4 @@ impl FileRef {
 /// At most [`EXCERPT_CHARS`] characters of `text`, cut at a character boundary.
 pub fn excerpt(text: &str) -> String {
     text.chars().take(EXCERPT_CHARS).collect()
-}
-
-/// Lowercase hex sha256.
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    super::receipts::hex(&Sha256::digest(bytes))
 }

@@ -6,11 +6,13 @@
 
 mod disk;
 mod file_ref;
+mod hash;
 mod ids;
 mod paths;
 pub mod receipts;
 
 pub use disk::{Disk, read_jsonl};
-pub use file_ref::{EXCERPT_CHARS, FileRef, excerpt, sha256_hex};
+pub use file_ref::{EXCERPT_CHARS, FileRef, excerpt};
+pub use hash::{hex, sha256_hex};
 pub use ids::{new_id, now};
 pub use paths::{PathError, check_relative_path};

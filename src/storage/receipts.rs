@@ -200,15 +200,7 @@ pub fn load(root: &Path, session_id: &str) -> Vec<ToolReceipt> {
     store::read_jsonl(&receipts_path(root, session_id))
 }
 
-pub fn hex(bytes: &[u8]) -> String {
-    use std::fmt::Write;
-    bytes
-        .iter()
-        .fold(String::with_capacity(bytes.len() * 2), |mut out, byte| {
-            let _ = write!(out, "{byte:02x}");
-            out
-        })
-}
+pub use super::hash::hex;
 
 fn unhex(text: &str) -> Option<Vec<u8>> {
     if !text.len().is_multiple_of(2) {

@@ -25,7 +25,7 @@
 pub mod gates;
 pub mod verdict;
 
-use serde::{Deserialize, Serialize};
+pub use super::store::{Outcome, ReviewState};
 use serde_json::Value;
 
 use super::recipe::{AgentStep, GATES_STEP, Recipe, Review, Step, ToolStep};
@@ -53,21 +53,6 @@ pub enum Next {
     Stop(Stop),
 }
 
-/// Why the loop ended a run, as run.json's `review` keeps it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Outcome {
-    /// Still going.
-    Reviewing,
-    Approved,
-    /// The writer (the person) must judge the draft.
-    Escalated,
-    /// The task is misscoped or architectural: back to scoping.
-    NeedsScoping,
-    /// The task is too big: split it into `subtasks`.
-    Split,
-}
-
 #[derive(Clone, Debug, PartialEq)]
 pub struct Stop {
     pub outcome: Outcome,
@@ -75,31 +60,14 @@ pub struct Stop {
     pub subtasks: Vec<String>,
 }
 
-/// run.json's `review`: the loop's iterations and how it ended.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ReviewState {
-    pub iterations: u32,
-    pub outcome: Outcome,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub subtasks: Vec<String>,
+/// Follows the loop in run.json's `review`: `stage` finished and `next`
+/// comes.
+pub trait FollowLoop {
+    fn note(&mut self, stage: Stage, next: &Next);
 }
 
-impl ReviewState {
-    pub fn new() -> ReviewState {
-        ReviewState {
-            iterations: 0,
-            outcome: Outcome::Reviewing,
-            reason: None,
-            subtasks: Vec::new(),
-        }
-    }
-}
-
-impl ReviewState {
-    /// Follows the loop: `stage` finished and `next` comes.
-    pub fn note(&mut self, stage: Stage, next: &Next) {
+impl FollowLoop for ReviewState {
+    fn note(&mut self, stage: Stage, next: &Next) {
         match (stage, next) {
             (_, Next::Stop(stop)) => {
                 self.outcome = stop.outcome.clone();
@@ -115,12 +83,6 @@ impl ReviewState {
             }
             _ => {}
         }
-    }
-}
-
-impl Default for ReviewState {
-    fn default() -> Self {
-        ReviewState::new()
     }
 }
 

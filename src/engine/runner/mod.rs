@@ -35,7 +35,6 @@ mod agent;
 mod dod;
 mod preview;
 mod resume;
-mod reuse;
 mod review_loop;
 mod slots;
 mod tool;
@@ -54,18 +53,18 @@ use super::model::Model;
 use super::prompts::PromptBuilder;
 use super::receipts::{self, SigningKey, ToolReceipt};
 use super::recipe::{Recipe, Registry};
-use super::review::{Next, Outcome, Planned, ReviewState, Schedule, Stage, Stop};
+use super::review::{FollowLoop, Next, Outcome, Planned, ReviewState, Schedule, Stage, Stop};
 use super::router;
 use super::store::{
     Cache, CacheSlot, Disk, RunFileError, RunFiles, RunManifest, RunStatus, RunTask, StepRecord,
 };
 use super::tools::sha256_hex;
 use crate::index::Workspace;
-use reuse::ReuseEntry;
+use agent::ReuseEntry;
 use slots::{preview, task_value};
 
 pub use crate::storage::{new_id, now};
-pub use reuse::REUSE_DIR;
+pub use agent::REUSE_DIR;
 
 /// How often a running run looks for a cancel request from another process.
 const CANCEL_POLL: Duration = Duration::from_millis(50);

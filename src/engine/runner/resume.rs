@@ -10,7 +10,7 @@ use serde_json::Value;
 use super::{RunError, Runner};
 use crate::engine::receipts::{self, SigningKey, ToolReceipt};
 use crate::engine::recipe::Recipe;
-use crate::engine::review::{Next, ReviewState, Schedule};
+use crate::engine::review::{FollowLoop, Next, ReviewState, Schedule};
 use crate::engine::store::{Cache, CacheSlot, RunFiles, RunManifest, StepRecord};
 
 impl Runner {
