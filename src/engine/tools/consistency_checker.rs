@@ -25,12 +25,7 @@ const SEVERITIES: [&str; 4] = ["error", "warning", "information", "hint"];
 
 pub(super) fn run(context: &ToolContext, args: &ToolArgs) -> Result<ToolOutput, ToolError> {
     let workspace = context.workspace;
-    let path = args
-        .path("scene_path")?
-        .ok_or_else(|| ToolError::BadArgument {
-            name: "scene_path".into(),
-            message: "is required".into(),
-        })?;
+    let path = args.required_path("scene_path")?;
     let file = indexed_file(context, "scene_path", path)?;
 
     let mut file_refs = vec![FileRef::whole(file)];

@@ -260,12 +260,7 @@ const TOP: usize = 10;
 
 pub(super) fn run(context: &ToolContext, args: &ToolArgs) -> Result<ToolOutput, ToolError> {
     let workspace = context.workspace;
-    let path = args
-        .path("scene_path")?
-        .ok_or_else(|| ToolError::BadArgument {
-            name: "scene_path".into(),
-            message: "is required".into(),
-        })?;
+    let path = args.required_path("scene_path")?;
     let file = indexed_file(context, "scene_path", path)?;
     require_readable(file)?;
     let text = &*file.text;
