@@ -259,16 +259,13 @@ fn describe_card(summary: &mut Summary, file: &SourceFile, card: &Card) {
 mod tests {
     use serde_json::json;
 
-    use super::super::test_support::{bad_argument, file_ref, output, run, salt_road};
+    use super::super::test_support::{
+        file_ref, output, rejected, salt_road, salt_road_output, scene,
+    };
 
     #[test]
     fn cards_of_a_scene_with_their_facts_and_the_conflicts() {
-        let (dir, ws) = salt_road();
-        let out = output(
-            &ws,
-            "canon_checker",
-            json!({"scene_path": "Story/Scenes/SCN-the-gate.md"}),
-        );
+        let (dir, out) = salt_road_output("canon_checker", scene("Story/Scenes/SCN-the-gate.md"));
         let data = &out.data;
         assert_eq!(data["scene"]["id"], "SCN-the-gate");
         assert_eq!(data["scene"]["exists"], true);
@@ -327,11 +324,7 @@ mod tests {
     #[test]
     fn dead_characters_and_typos_are_conflicts() {
         let (_dir, ws) = salt_road();
-        let vigil = output(
-            &ws,
-            "canon_checker",
-            json!({"scene_path": "Story/Scenes/SCN-the-vigil.md"}),
-        );
+        let vigil = output(&ws, "canon_checker", scene("Story/Scenes/SCN-the-vigil.md"));
         let codes: Vec<(&str, u64)> = vigil.data["conflicts"]
             .as_array()
             .expect("conflicts")
@@ -361,7 +354,7 @@ mod tests {
         let saltmaster = output(
             &ws,
             "canon_checker",
-            json!({"scene_path": "Story/Scenes/SCN-the-saltmaster.md"}),
+            scene("Story/Scenes/SCN-the-saltmaster.md"),
         );
         let typo = &saltmaster.data["conflicts"][0];
         assert_eq!(typo["code"], "name-typo");
@@ -371,12 +364,8 @@ mod tests {
 
     #[test]
     fn a_scene_without_a_file_uses_its_outline_entry() {
-        let (dir, ws) = salt_road();
-        let out = output(
-            &ws,
-            "canon_checker",
-            json!({"scene_path": "Story/Scenes/SCN-the-reckoning.md"}),
-        );
+        let (dir, out) =
+            salt_road_output("canon_checker", scene("Story/Scenes/SCN-the-reckoning.md"));
         assert_eq!(out.data["scene"]["exists"], false);
         assert_eq!(out.data["scene"]["id"], "SCN-the-reckoning");
         assert_eq!(
@@ -409,33 +398,29 @@ mod tests {
     #[test]
     fn bad_arguments_are_named() {
         let (_dir, ws) = salt_road();
-        let (name, _) = bad_argument(run(&ws, "canon_checker", json!({})));
+        let (name, _) = rejected(&ws, "canon_checker", json!({}));
         assert_eq!(name, "scene_path");
-        let (name, message) = bad_argument(run(
-            &ws,
-            "canon_checker",
-            json!({"scene_path": "Story/Scenes/SCN-nowhere.md"}),
-        ));
+        let (name, message) = rejected(&ws, "canon_checker", scene("Story/Scenes/SCN-nowhere.md"));
         assert_eq!(name, "scene_path");
         assert!(message.contains("SCN-nowhere"), "{message}");
-        let (name, message) = bad_argument(run(
+        let (name, message) = rejected(
             &ws,
             "canon_checker",
             json!({
                 "scene_path": "Story/Scenes/SCN-the-gate.md",
                 "canon_paths": ["Story/Scenes/SCN-the-fall.md"],
             }),
-        ));
+        );
         assert_eq!(name, "canon_paths");
         assert!(message.contains("not a canon card"), "{message}");
-        let (name, _) = bad_argument(run(
+        let (name, _) = rejected(
             &ws,
             "canon_checker",
             json!({
                 "scene_path": "Story/Scenes/SCN-the-gate.md",
                 "canon_paths": ["/etc/passwd"],
             }),
-        ));
+        );
         assert_eq!(name, "canon_paths");
     }
 }
