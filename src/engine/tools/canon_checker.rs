@@ -213,13 +213,8 @@ fn describe_card(summary: &mut Summary, file: &SourceFile, card: &Card) {
         card.type_name,
         file.path
     ));
-    if !card.aliases.is_empty() {
-        let aliases: Vec<&str> = card
-            .aliases
-            .iter()
-            .map(|alias| alias.text.as_str())
-            .collect();
-        summary.line(format!("  aliases: {}", aliases.join(", ")));
+    if let Some(aliases) = card.alias_list() {
+        summary.line(format!("  aliases: {aliases}"));
     }
     if card.kind == crate::index::CardKind::Character {
         let mut status = format!("  status: {}", card.status.as_str());
