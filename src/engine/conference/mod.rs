@@ -255,22 +255,29 @@ impl Conference {
     }
 
     /// The messages of `step` from the prompt registry, for the model its
-    /// agent goes to.
+    /// agent goes to. Every agent of a round is given the question and the
+    /// passage first, then `slots`.
     fn prompt(
         &self,
         step: &AgentStep,
         request: &Request,
-        args: &Map<String, Value>,
         slots: Vec<SlotText>,
     ) -> Result<super::prompts::Assembly, ConferenceError> {
+        let passage = Self::passage_text(request);
+        let mut given = vec![
+            artifact("question", &request.question),
+            artifact("context", &passage),
+        ];
+        given.extend(slots);
+        let args = Self::task_args(request);
         let target = self.model.target(&step.agent_archetype);
         self.prompts
             .build(
                 step,
                 &PromptInputs {
                     task_description: &request.question,
-                    task_args: args,
-                    slots,
+                    task_args: &args,
+                    slots: given,
                     model: target.as_ref().map(|t| t.model.as_str()),
                     max_tokens: target.as_ref().and_then(|t| t.max_tokens),
                     tier: None,
