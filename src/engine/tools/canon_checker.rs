@@ -255,7 +255,7 @@ mod tests {
     use serde_json::json;
 
     use super::super::test_support::{
-        file_ref, output, rejected, salt_road, salt_road_output, scene,
+        codes_and_lines, file_ref, output, rejected, salt_road, salt_road_output, scene,
     };
 
     #[test]
@@ -320,18 +320,10 @@ mod tests {
     fn dead_characters_and_typos_are_conflicts() {
         let (_dir, ws) = salt_road();
         let vigil = output(&ws, "canon_checker", scene("Story/Scenes/SCN-the-vigil.md"));
-        let codes: Vec<(&str, u64)> = vigil.data["conflicts"]
-            .as_array()
-            .expect("conflicts")
-            .iter()
-            .map(|c| {
-                (
-                    c["code"].as_str().unwrap_or(""),
-                    c["line"].as_u64().unwrap_or(0),
-                )
-            })
-            .collect();
-        assert_eq!(codes, [("dead-character", 4), ("dead-character", 13)]);
+        assert_eq!(
+            codes_and_lines(&vigil.data["conflicts"]),
+            [("dead-character", 4), ("dead-character", 13)]
+        );
         let tomas = vigil.data["cards"]
             .as_array()
             .expect("cards")

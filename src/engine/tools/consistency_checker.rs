@@ -98,7 +98,7 @@ mod tests {
     use serde_json::json;
 
     use super::super::test_support::{
-        file_ref, output, rejected, salt_road, salt_road_output, scene, workspace,
+        codes_and_lines, file_ref, output, rejected, salt_road, salt_road_output, scene, workspace,
     };
 
     #[test]
@@ -152,18 +152,10 @@ mod tests {
             scene("Story/Scenes/SCN-the-saltmaster.md"),
         );
         assert_eq!(out.data["pass"], true);
-        let found: Vec<(&str, u64)> = out.data["findings"]
-            .as_array()
-            .expect("findings")
-            .iter()
-            .map(|f| {
-                (
-                    f["code"].as_str().unwrap_or(""),
-                    f["line"].as_u64().unwrap_or(0),
-                )
-            })
-            .collect();
-        assert_eq!(found, [("timeline-order", 6), ("name-typo", 17)]);
+        assert_eq!(
+            codes_and_lines(&out.data["findings"]),
+            [("timeline-order", 6), ("name-typo", 17)]
+        );
         assert_eq!(out.data["findings"][0]["quote"], "1203-04-11");
     }
 

@@ -278,6 +278,21 @@ pub(crate) fn scene_id(id: &str) -> Value {
     json!({ "scene_id": id })
 }
 
+/// The code and line of each finding in `findings` (a JSON list), in order.
+pub(crate) fn codes_and_lines(findings: &Value) -> Vec<(&str, u64)> {
+    findings
+        .as_array()
+        .expect("a list of findings")
+        .iter()
+        .map(|finding| {
+            (
+                finding["code"].as_str().unwrap_or(""),
+                finding["line"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect()
+}
+
 /// The file reference for `path`, checked against the file on disk: its
 /// sha256 is the file's and its excerpt starts the span's first line.
 pub(crate) fn file_ref<'a>(output: &'a ToolOutput, root: &Path, path: &str) -> &'a FileRef {
