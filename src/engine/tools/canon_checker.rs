@@ -369,9 +369,7 @@ mod tests {
 
     #[test]
     fn canon_paths_choose_the_cards() {
-        let (_dir, ws) = salt_road();
-        let out = output(
-            &ws,
+        let (_dir, out) = salt_road_output(
             "canon_checker",
             json!({
                 "scene_path": "Story/Scenes/SCN-the-gate.md",

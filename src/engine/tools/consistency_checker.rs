@@ -145,9 +145,7 @@ mod tests {
 
     #[test]
     fn warnings_alone_pass_and_dates_out_of_order_are_found() {
-        let (_dir, ws) = salt_road();
-        let out = output(
-            &ws,
+        let (_dir, out) = salt_road_output(
             "consistency_checker",
             scene("Story/Scenes/SCN-the-saltmaster.md"),
         );
@@ -161,9 +159,7 @@ mod tests {
 
     #[test]
     fn a_clean_file_passes_and_says_so() {
-        let (_dir, ws) = salt_road();
-        let out = output(
-            &ws,
+        let (_dir, out) = salt_road_output(
             "consistency_checker",
             scene("Compendium/Characters/CHAR-kael-maren.md"),
         );

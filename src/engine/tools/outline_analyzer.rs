@@ -376,9 +376,7 @@ mod tests {
 
     #[test]
     fn a_scene_without_a_file_has_a_beat_by_path_and_the_last_has_no_next() {
-        let (_dir, ws) = salt_road();
-        let out = output(
-            &ws,
+        let (_dir, out) = salt_road_output(
             "outline_analyzer",
             scene("Story/Scenes/SCN-the-reckoning.md"),
         );
