@@ -13,15 +13,13 @@ use crate::index::model::Tolerance;
 use crate::index::{SourceFile, Workspace};
 use crate::text::TextRange;
 
+/// The anti-patterns of a scene (`check_file` asks only of scenes).
 pub(super) fn check(
     workspace: &Workspace,
     file: &SourceFile,
     prose: &LazyProse,
     diagnostics: &mut Vec<Diagnostic>,
 ) {
-    if file.scene().is_none() {
-        return;
-    }
     let catalog = workspace.catalog();
     let phrases = catalog.anti_phrases();
     if phrases.is_empty() {

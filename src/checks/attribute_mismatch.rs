@@ -198,15 +198,13 @@ enum Owner {
     Beside(usize),
 }
 
+/// The attribute mismatches of a scene (`check_file` asks only of scenes).
 pub(super) fn check(
     workspace: &Workspace,
     file: &SourceFile,
     prose: &LazyProse,
     diagnostics: &mut Vec<Diagnostic>,
 ) {
-    if file.scene().is_none() {
-        return;
-    }
     let text = &*file.text;
     let prose = prose.get();
     let mentions = workspace.mentions(&file.path);

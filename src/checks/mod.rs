@@ -231,10 +231,15 @@ pub fn check_file(workspace: &Workspace, path: &str) -> Vec<Diagnostic> {
     missing_scene::check(workspace, file, &mut diagnostics);
     orphan_scene::check(workspace, file, &mut diagnostics);
     dead_character::check(workspace, file, &prose, &mut diagnostics);
-    attribute_mismatch::check(workspace, file, &prose, &mut diagnostics);
     name_typo::check(workspace, file, &prose, &mut diagnostics);
     timeline_order::check(workspace, file, &mut diagnostics);
-    anti_pattern::check(workspace, file, &prose, &mut diagnostics);
+    // What characters look like and which phrases to avoid are matters of a
+    // scene's prose alone. (The order of the checks does not matter: the
+    // diagnostics are sorted below.)
+    if file.scene().is_some() {
+        attribute_mismatch::check(workspace, file, &prose, &mut diagnostics);
+        anti_pattern::check(workspace, file, &prose, &mut diagnostics);
+    }
     apply_severity_settings(workspace, &mut diagnostics);
     diagnostics.retain(|diagnostic| !allow::is_allowed(file, diagnostic));
     for diagnostic in &mut diagnostics {

@@ -14,6 +14,9 @@ use serde_json::Value;
 
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
+/// What [`Model::complete`] returns: the model's reply, in time.
+pub type Completion<'a> = BoxFuture<'a, Result<ModelReply, ModelError>>;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
@@ -124,10 +127,7 @@ pub struct ModelTarget {
 /// A language model, as the step runner sees it. Dropping the future cancels
 /// the call.
 pub trait Model: Send + Sync {
-    fn complete<'a>(
-        &'a self,
-        request: &'a ModelRequest,
-    ) -> BoxFuture<'a, Result<ModelReply, ModelError>>;
+    fn complete<'a>(&'a self, request: &'a ModelRequest) -> Completion<'a>;
 
     /// The provider and model `archetype`'s steps go to, when known.
     fn target(&self, archetype: &str) -> Option<ModelTarget> {
@@ -240,10 +240,7 @@ impl ScriptedModel {
 }
 
 impl Model for ScriptedModel {
-    fn complete<'a>(
-        &'a self,
-        request: &'a ModelRequest,
-    ) -> BoxFuture<'a, Result<ModelReply, ModelError>> {
+    fn complete<'a>(&'a self, request: &'a ModelRequest) -> Completion<'a> {
         Box::pin(async move {
             let scripted =
                 self.replies

@@ -14,6 +14,32 @@ const CARD: &str = "---\ntype: character\nname: Kael\neyes: grey\n---\n\nKael Ma
 const SCENE_PATH: &str = "Story/Scenes/SCN-the-gate.md";
 const ROUND: &str = "conf_0123456789ab";
 
+/// The workspace and the book of signed receipts that every test validates
+/// against; the temp dir is kept for as long as the workspace is used.
+struct Fixture {
+    _dir: TempDir,
+    workspace: Workspace,
+    book: ReceiptBook,
+}
+
+impl Fixture {
+    fn new() -> Fixture {
+        let (dir, workspace) = workspace();
+        let book = book(&SigningKey::for_tests(&[3; 32]));
+        Fixture {
+            _dir: dir,
+            workspace,
+            book,
+        }
+    }
+
+    fn sources(&self) -> WorkspaceSources<'_> {
+        WorkspaceSources {
+            workspace: &self.workspace,
+        }
+    }
+}
+
 fn workspace() -> (TempDir, Workspace) {
     let dir = tempfile::tempdir().unwrap();
     for (path, text) in [
@@ -80,13 +106,9 @@ fn codes(verdict: &Verdict) -> Vec<&'static str> {
 
 #[test]
 fn each_rule_of_a_reply_gives_its_code() {
-    let (_dir, workspace) = workspace();
-    let key = SigningKey::for_tests(&[3; 32]);
-    let book = book(&key);
-    let sources = WorkspaceSources {
-        workspace: &workspace,
-    };
-    let validator = Validator::new(&sources, &book);
+    let fixture = Fixture::new();
+    let sources = fixture.sources();
+    let validator = Validator::new(&sources, &fixture.book);
     let reply = |text: &str, role: &str| validator.reply(text, role, ROUND);
     let grounded = format!(
         "The gate scene holds.\nEvidence: \"Kael’s grey  eyes narrowed\" in {SCENE_PATH} (receipt_id: rcpt_00000000000a)"
@@ -181,13 +203,9 @@ fn each_rule_of_a_reply_gives_its_code() {
 
 #[test]
 fn documents_are_checked_line_by_line_and_transcripts_reply_by_reply() {
-    let (_dir, workspace) = workspace();
-    let key = SigningKey::for_tests(&[3; 32]);
-    let book = book(&key);
-    let sources = WorkspaceSources {
-        workspace: &workspace,
-    };
-    let validator = Validator::new(&sources, &book);
+    let fixture = Fixture::new();
+    let sources = fixture.sources();
+    let validator = Validator::new(&sources, &fixture.book);
     let note = format!(
         "# Notes\n\nEvidence: \"grey eyes narrowed\" in {SCENE_PATH} line 6\n\n```\nEvidence: \"ignored in code\"\n```\nEvidence: \"blue eyes\" in {SCENE_PATH}\n"
     );
@@ -220,18 +238,14 @@ fn documents_are_checked_line_by_line_and_transcripts_reply_by_reply() {
 fn fifty_replies_validate_well_within_the_budget_in_a_debug_build() {
     // The figure is measured in release by `cargo bench --bench conference`;
     // this only guards against a quadratic slip.
-    let (_dir, workspace) = workspace();
-    let key = SigningKey::for_tests(&[3; 32]);
-    let book = book(&key);
-    let sources = WorkspaceSources {
-        workspace: &workspace,
-    };
+    let fixture = Fixture::new();
+    let sources = fixture.sources();
     let mut transcript = format!("---\nconference_id: {ROUND}\n---\n## Replies\n");
     for index in 0..50 {
         transcript.push_str(&format!(
             "\n### writer {index}\n\n> Evidence: \"grey eyes narrowed\" in {SCENE_PATH} (rcpt_00000000000a)\n"
         ));
     }
-    let problems = Validator::new(&sources, &book).document(&transcript);
+    let problems = Validator::new(&sources, &fixture.book).document(&transcript);
     assert!(problems.is_empty(), "{problems:?}");
 }

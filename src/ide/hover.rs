@@ -20,13 +20,8 @@ pub fn hover(workspace: &Workspace, path: &str, offset: usize) -> Option<(TextRa
                 CardKind::Other => &card.type_name,
             };
             let _ = writeln!(text, "**{}** · {kind}", card.display_name());
-            if !card.aliases.is_empty() {
-                let aliases: Vec<&str> = card
-                    .aliases
-                    .iter()
-                    .map(|alias| alias.text.as_str())
-                    .collect();
-                let _ = writeln!(text, "\nAlso: {}", aliases.join(", "));
+            if let Some(aliases) = card.alias_list() {
+                let _ = writeln!(text, "\nAlso: {aliases}");
             }
             if card.kind == CardKind::Character || card.status != LifeStatus::Alive {
                 let _ = write!(text, "\nStatus: {}", card.status.as_str());

@@ -144,13 +144,7 @@ pub fn workspace_symbols(workspace: &Workspace, query: &str) -> Vec<Symbol> {
                 .map_or(TextRange::empty(0), |name| name.range);
             symbols.push(Symbol {
                 name: card.display_name().to_owned(),
-                detail: (!card.aliases.is_empty()).then(|| {
-                    card.aliases
-                        .iter()
-                        .map(|alias| alias.text.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                }),
+                detail: card.alias_list(),
                 kind: match card.kind {
                     CardKind::Character => SymbolKind::Character,
                     CardKind::Location => SymbolKind::Location,

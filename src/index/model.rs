@@ -168,6 +168,16 @@ impl Card {
         self.name.iter().chain(&self.aliases)
     }
 
+    /// The aliases as written, joined with commas; `None` when there are none.
+    pub fn alias_list(&self) -> Option<String> {
+        let aliases: Vec<&str> = self
+            .aliases
+            .iter()
+            .map(|alias| alias.text.as_str())
+            .collect();
+        (!aliases.is_empty()).then(|| aliases.join(", "))
+    }
+
     pub fn display_name(&self) -> &str {
         self.name.as_ref().map_or(&self.id, |name| &name.text)
     }

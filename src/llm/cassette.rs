@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::engine::model::{
-    Actor, BoxFuture, Decoding, Message, Model, ModelError, ModelReply, ModelRequest, ModelTarget,
+    Actor, Completion, Decoding, Message, Model, ModelError, ModelReply, ModelRequest, ModelTarget,
 };
 use crate::storage::Disk;
 use crate::storage::sha256_hex;
@@ -118,10 +118,7 @@ impl Recording {
 }
 
 impl Model for Recording {
-    fn complete<'a>(
-        &'a self,
-        request: &'a ModelRequest,
-    ) -> BoxFuture<'a, Result<ModelReply, ModelError>> {
+    fn complete<'a>(&'a self, request: &'a ModelRequest) -> Completion<'a> {
         Box::pin(async move {
             let reply = self.inner.complete(request).await?;
             let model = reply
@@ -236,10 +233,7 @@ impl Replay {
 }
 
 impl Model for Replay {
-    fn complete<'a>(
-        &'a self,
-        request: &'a ModelRequest,
-    ) -> BoxFuture<'a, Result<ModelReply, ModelError>> {
+    fn complete<'a>(&'a self, request: &'a ModelRequest) -> Completion<'a> {
         Box::pin(async move {
             let (reply, requested) = self.find(request).ok_or_else(|| {
                 ModelError::failed(format!(

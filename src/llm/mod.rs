@@ -27,7 +27,7 @@ use std::time::Duration;
 pub use config::{EndpointConfig, LlmConfig, Provider};
 
 use crate::engine::model::{
-    Actor, BoxFuture, Decoding, Model, ModelError, ModelReply, ModelRequest, ModelTarget,
+    Actor, Completion, Decoding, Model, ModelError, ModelReply, ModelRequest, ModelTarget,
 };
 
 /// Why no model could be built from the `[llm]` settings. Errors of other
@@ -250,10 +250,7 @@ pub struct HttpModel {
 }
 
 impl Model for HttpModel {
-    fn complete<'a>(
-        &'a self,
-        request: &'a ModelRequest,
-    ) -> BoxFuture<'a, Result<ModelReply, ModelError>> {
+    fn complete<'a>(&'a self, request: &'a ModelRequest) -> Completion<'a> {
         let endpoint = self
             .agents
             .get(&request.agent_archetype)

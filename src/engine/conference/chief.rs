@@ -59,14 +59,7 @@ impl Conference {
                 Ok(reply) => reply.text.clone(),
                 Err(error) => {
                     round.chief_note = Some(format!("the Chief's step {number} failed: {error}"));
-                    round.agent_records.push(self.records(
-                        round,
-                        &step_id,
-                        "chief",
-                        &asked,
-                        None,
-                        vec![],
-                    ));
+                    self.record(round, &step_id, "chief", &asked, None, vec![]);
                     break;
                 }
             };
@@ -85,14 +78,7 @@ impl Conference {
                 envelope::Request::Done { note } => {
                     round.chief_note = Some(note);
                     let checks = vec![check("envelope", true, "the Chief ended its turn")];
-                    round.agent_records.push(self.records(
-                        round,
-                        &step_id,
-                        "chief",
-                        &asked,
-                        Some(&reply_text),
-                        checks,
-                    ));
+                    self.record(round, &step_id, "chief", &asked, Some(&reply_text), checks);
                     break;
                 }
                 envelope::Request::Rejected { tool, reason } => {
@@ -112,14 +98,7 @@ impl Conference {
                 CallOutcome::Rejected { reason } => reason.clone(),
             };
             let checks = vec![check("envelope", passed, &detail)];
-            round.agent_records.push(self.records(
-                round,
-                &step_id,
-                "chief",
-                &asked,
-                Some(&reply_text),
-                checks,
-            ));
+            self.record(round, &step_id, "chief", &asked, Some(&reply_text), checks);
             round.calls.push(call);
             let left = policy.max_steps - number;
             messages.push(Message::assistant(reply_text));
@@ -149,16 +128,11 @@ impl Conference {
             prompt_type: "conference_tools".into(),
         };
         let catalog = tool_catalog(&policy.allowed_tools);
-        let passage = Self::passage_text(request);
         let described = policy.describe();
-        let args = Self::task_args(request);
         let assembly = self.prompt(
             &step,
             request,
-            &args,
             vec![
-                artifact("question", &request.question),
-                artifact("context", &passage),
                 artifact("tool_catalog", &catalog),
                 artifact("policy", &described),
                 artifact("nonce", nonce),

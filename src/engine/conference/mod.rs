@@ -32,22 +32,20 @@ use super::contract::Check;
 use super::model::{Model, ModelError, ModelReply, ModelRequest};
 use super::prompts::{PromptBuilder, PromptInputs, SlotKind, SlotText};
 use super::receipts::{SigningKey, ToolReceipt};
-use super::recipe::AgentStep;
+use super::recipe::{ARCHETYPES, AgentStep};
 use super::runner::{new_id, now};
 use crate::evidence::Verdict;
 use crate::index::Workspace;
 
 pub use closing::{close, summary, transcript, transcript_path, write_receipts};
 
-/// The agents that may take part in phase 2, in the order they are listed.
-pub const AGENTS: &[&str] = &[
-    "planner",
-    "writer",
-    "editor",
-    "continuity",
-    "critic",
-    "librarian",
-];
+/// The agents that may take part in phase 2, in the order they are listed:
+/// the archetypes of the recipes, less the Chief, who leads the round's
+/// phase 1, and the reviewer, who judges drafts rather than passages.
+pub const AGENTS: &[&str] = match ARCHETYPES {
+    [_chief, agents @ .., _reviewer] => agents,
+    _ => panic!("the archetypes begin with the Chief and end with the reviewer"),
+};
 
 /// The question asked of a passage when the writer gives none.
 pub const DEFAULT_QUESTION: &str = "What do you think of this passage?";
@@ -255,22 +253,29 @@ impl Conference {
     }
 
     /// The messages of `step` from the prompt registry, for the model its
-    /// agent goes to.
+    /// agent goes to. Every agent of a round is given the question and the
+    /// passage first, then `slots`.
     fn prompt(
         &self,
         step: &AgentStep,
         request: &Request,
-        args: &Map<String, Value>,
         slots: Vec<SlotText>,
     ) -> Result<super::prompts::Assembly, ConferenceError> {
+        let passage = Self::passage_text(request);
+        let mut given = vec![
+            artifact("question", &request.question),
+            artifact("context", &passage),
+        ];
+        given.extend(slots);
+        let args = Self::task_args(request);
         let target = self.model.target(&step.agent_archetype);
         self.prompts
             .build(
                 step,
                 &PromptInputs {
                     task_description: &request.question,
-                    task_args: args,
-                    slots,
+                    task_args: &args,
+                    slots: given,
                     model: target.as_ref().map(|t| t.model.as_str()),
                     max_tokens: target.as_ref().and_then(|t| t.max_tokens),
                     tier: None,

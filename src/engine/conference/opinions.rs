@@ -28,8 +28,6 @@ impl Conference {
         events: &(dyn Fn(Event) + Send + Sync),
         cancel: &CancellationToken,
     ) -> Result<(), ConferenceError> {
-        let passage = Self::passage_text(request);
-        let args = Self::task_args(request);
         let semaphore = Arc::new(Semaphore::new(request.concurrency.max(1)));
         let mut tasks = tokio::task::JoinSet::new();
         for (index, agent) in request.agents.iter().enumerate() {
@@ -44,10 +42,7 @@ impl Conference {
             let assembly = self.prompt(
                 &step,
                 request,
-                &args,
                 vec![
-                    artifact("question", &request.question),
-                    artifact("context", &passage),
                     SlotText {
                         name: "evidence",
                         text: evidence.to_owned(),
@@ -134,8 +129,7 @@ impl Conference {
                     vec![],
                 ),
             };
-            let records = self.records(round, &step_id, agent, &asked, text.as_deref(), checks);
-            round.agent_records.push(records);
+            self.record(round, &step_id, agent, &asked, text.as_deref(), checks);
             round.replies.push(Reply {
                 agent: agent.clone(),
                 outcome,

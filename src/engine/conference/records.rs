@@ -12,16 +12,16 @@ use crate::engine::runner::new_id;
 use crate::engine::tools::{self, sha256_hex};
 
 impl Conference {
-    /// The packet and signed receipt of one agent step.
-    pub(super) fn records(
+    /// The packet and signed receipt of one agent step, kept in the round.
+    pub(super) fn record(
         &self,
-        round: &Round,
+        round: &mut Round,
         step_id: &str,
         agent: &str,
         asked: &Asked,
         text: Option<&str>,
         checks: Vec<Check>,
-    ) -> (Packet, AgentReceipt) {
+    ) {
         let chief = agent == "chief";
         let packet = Packet {
             packet_id: new_id("pkt_"),
@@ -127,6 +127,6 @@ impl Conference {
             signature: String::new(),
         };
         receipt.sign(&self.key);
-        (packet, receipt)
+        round.agent_records.push((packet, receipt));
     }
 }

@@ -43,6 +43,54 @@ fn slot(name: &str, text: &str, kind: SlotKind) -> SlotText<'static> {
     }
 }
 
+/// Builds `refine_brief` from its outline beat and canon, both pointers:
+/// for `model`, or at `tier` where no model is named.
+fn refine_brief(prompts: &Prompts, model: Option<&str>, tier: Option<&str>) -> Assembly {
+    let args = Map::new();
+    prompts
+        .build(
+            &step("refine_brief", &["outline_beat", "canon_context"]),
+            &inputs(
+                &args,
+                vec![
+                    slot("outline_beat", "BEAT", SlotKind::Pointer),
+                    slot("canon_context", "CANON", SlotKind::Pointer),
+                ],
+                model,
+                tier,
+            ),
+        )
+        .unwrap()
+}
+
+/// Builds `check_continuity` for the model `tiny`, with `draft` as the
+/// agent's text and `canon` as a pointer that may be trimmed.
+fn check_continuity(prompts: &Prompts, draft: &str, canon: &str) -> Result<Assembly, PromptError> {
+    let args = Map::new();
+    prompts.build(
+        &step("check_continuity", &["edited_draft", "canon_context"]),
+        &inputs(
+            &args,
+            vec![
+                slot("edited_draft", draft, SlotKind::Artifact),
+                slot("canon_context", canon, SlotKind::Pointer),
+            ],
+            Some("tiny"),
+            None,
+        ),
+    )
+}
+
+/// The names of the parts an assembly is made of, in order.
+fn part_names(assembly: &Assembly) -> Vec<&str> {
+    assembly.parts.iter().map(|p| p.name.as_str()).collect()
+}
+
+/// Whether a part of the assembly was read from `source`.
+fn has_part_from(assembly: &Assembly, source: &str) -> bool {
+    assembly.parts.iter().any(|p| p.source == source)
+}
+
 fn write(root: &Path, relative: &str, text: &str) {
     let path = root.join(relative);
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -112,31 +160,14 @@ fn every_recipe_step_assembles_at_every_tier() {
 #[test]
 fn tiers_come_from_the_capability_matrix() {
     let prompts = Prompts::bundled();
-    let args = Map::new();
-    let build = |model: Option<&str>| {
-        prompts
-            .build(
-                &step("refine_brief", &["outline_beat", "canon_context"]),
-                &inputs(
-                    &args,
-                    vec![
-                        slot("outline_beat", "BEAT", SlotKind::Pointer),
-                        slot("canon_context", "CANON", SlotKind::Pointer),
-                    ],
-                    model,
-                    None,
-                ),
-            )
-            .unwrap()
-    };
+    let build = |model: Option<&str>| refine_brief(&prompts, model, None);
     let full = build(Some("claude-sonnet-4-5"));
     assert_eq!(
         (full.profile.tier.as_str(), full.variant),
         ("full", Variant::T5)
     );
-    let names: Vec<&str> = full.parts.iter().map(|p| p.name.as_str()).collect();
     assert_eq!(
-        names,
+        part_names(&full),
         [
             "identity",
             "process_map",
@@ -147,21 +178,16 @@ fn tiers_come_from_the_capability_matrix() {
             "template"
         ]
     );
-    assert!(
-        full.parts
-            .iter()
-            .any(|p| p.source == "prompts/templates/refine_brief.t5.md")
-    );
+    assert!(has_part_from(&full, "prompts/templates/refine_brief.t5.md"));
 
     let minimal = build(Some("llama3.2:3b"));
     assert_eq!(
         (minimal.profile.tier.as_str(), minimal.variant),
         ("minimal", Variant::T1)
     );
-    let names: Vec<&str> = minimal.parts.iter().map(|p| p.name.as_str()).collect();
     // No process map at the minimal tier, and the XML reminder of §9.3.
     assert_eq!(
-        names,
+        part_names(&minimal),
         [
             "identity",
             "modes/architect",
@@ -172,12 +198,7 @@ fn tiers_come_from_the_capability_matrix() {
             "template"
         ]
     );
-    assert!(
-        minimal
-            .parts
-            .iter()
-            .any(|p| p.source == "prompts/identity.t1.md")
-    );
+    assert!(has_part_from(&minimal, "prompts/identity.t1.md"));
     assert!(minimal.tokens < full.tokens);
 
     // A router's prefix is ignored; an unknown model gets the default.
@@ -255,47 +276,18 @@ fn user_and_project_prompts_shadow_the_bundled_ones() {
     );
     let prompts = Prompts::load_with(root.path(), Some(user.path()));
     assert_eq!(prompts.problems, Vec::<String>::new());
-    let args = Map::new();
-    let assembly = prompts
-        .build(
-            &step("refine_brief", &["outline_beat", "canon_context"]),
-            &inputs(
-                &args,
-                vec![
-                    slot("outline_beat", "BEAT", SlotKind::Pointer),
-                    slot("canon_context", "CANON", SlotKind::Pointer),
-                ],
-                Some("llama3.2:3b"),
-                None,
-            ),
-        )
-        .unwrap();
+    let assembly = refine_brief(&prompts, Some("llama3.2:3b"), None);
     assert_eq!(assembly.profile.tier, "full");
     assert_eq!(assembly.messages[1].content, "PROJECT T5 BEAT");
     assert!(assembly.messages[0].content.starts_with("USER IDENTITY"));
     // At the minimal tier the user's identity serves too; t3 of the
     // template is still the bundled one.
-    let small = prompts
-        .build(
-            &step("refine_brief", &["outline_beat", "canon_context"]),
-            &inputs(
-                &args,
-                vec![
-                    slot("outline_beat", "BEAT", SlotKind::Pointer),
-                    slot("canon_context", "CANON", SlotKind::Pointer),
-                ],
-                None,
-                Some("medium"),
-            ),
-        )
-        .unwrap();
+    let small = refine_brief(&prompts, None, Some("medium"));
     assert!(small.messages[0].content.starts_with("USER IDENTITY"));
-    assert!(
-        small
-            .parts
-            .iter()
-            .any(|p| p.source == "prompts/templates/refine_brief.t3.md")
-    );
+    assert!(has_part_from(
+        &small,
+        "prompts/templates/refine_brief.t3.md"
+    ));
 
     let entry = prompts.library.template("rate_tension").unwrap();
     assert_eq!(entry.output, Output::Json);
@@ -322,21 +314,14 @@ fn broken_prompt_files_are_reported_by_file_and_line() {
     );
     let prompts = Prompts::load_with(root.path(), None);
     assert_eq!(prompts.problems.len(), 3, "{:?}", prompts.problems);
-    assert!(
-        prompts.problems[0].starts_with(".control-room/prompts/prompts.json:2:"),
-        "{:?}",
-        prompts.problems
-    );
-    assert!(
-        prompts.problems[1].starts_with(".control-room/prompts/models.json:1:"),
-        "{:?}",
-        prompts.problems
-    );
-    assert!(
-        prompts.problems[2].starts_with(".control-room/kb/decisions.jsonl:2:"),
-        "{:?}",
-        prompts.problems
-    );
+    let places = [
+        ".control-room/prompts/prompts.json:2:",
+        ".control-room/prompts/models.json:1:",
+        ".control-room/kb/decisions.jsonl:2:",
+    ];
+    for (problem, place) in prompts.problems.iter().zip(places) {
+        assert!(problem.starts_with(place), "{:?}", prompts.problems);
+    }
     // The bundled prompts still serve, and the good decision is kept.
     assert!(prompts.has("draft_scene"));
     assert_eq!(prompts.decisions.len(), 1);
@@ -351,23 +336,9 @@ fn a_small_context_window_trims_layers_then_tool_summaries_never_agent_text() {
         r#"{"models": [{"match": "tiny", "context_window": 6000, "xml_reliability": "high", "tier": "full"}]}"#,
     );
     let prompts = Prompts::load_with(root.path(), None);
-    let args = Map::new();
     let canon = "Kael Maren has grey eyes.\n".repeat(300);
     let draft = "The gate stood open. ".repeat(100);
-    let assembly = prompts
-        .build(
-            &step("check_continuity", &["edited_draft", "canon_context"]),
-            &inputs(
-                &args,
-                vec![
-                    slot("edited_draft", &draft, SlotKind::Artifact),
-                    slot("canon_context", &canon, SlotKind::Pointer),
-                ],
-                Some("tiny"),
-                None,
-            ),
-        )
-        .unwrap();
+    let assembly = check_continuity(&prompts, &draft, &canon).unwrap();
     assert!(
         assembly.tokens <= assembly.budget,
         "{} > {}",
@@ -397,20 +368,7 @@ fn a_small_context_window_trims_layers_then_tool_summaries_never_agent_text() {
     assert!(!assembly.parts.iter().any(|p| p.name == "process_map"));
 
     // An agent's text that cannot fit fails the step with the figures.
-    let error = prompts
-        .build(
-            &step("check_continuity", &["edited_draft", "canon_context"]),
-            &inputs(
-                &args,
-                vec![
-                    slot("edited_draft", &draft.repeat(20), SlotKind::Artifact),
-                    slot("canon_context", "short", SlotKind::Pointer),
-                ],
-                Some("tiny"),
-                None,
-            ),
-        )
-        .unwrap_err();
+    let error = check_continuity(&prompts, &draft.repeat(20), "short").unwrap_err();
     let PromptError::TooLarge { model, window, .. } = &error else {
         panic!("{error}")
     };

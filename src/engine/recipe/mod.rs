@@ -65,7 +65,8 @@ pub const BUNDLED: &[(&str, &str)] = &[
 /// Where project recipes live, relative to the workspace root.
 pub const PROJECT_DIR: &str = ".control-room/recipes";
 
-/// The roles a phase B step may give an agent.
+/// The roles a phase B step may give an agent. A conference asks all but
+/// the first and the last (see `conference::AGENTS`).
 pub const ARCHETYPES: &[&str] = &[
     "chief",
     "planner",

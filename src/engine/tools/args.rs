@@ -75,6 +75,12 @@ impl<'a> ToolArgs<'a> {
         Ok(Some(path))
     }
 
+    /// Like [`ToolArgs::path`], for an argument the tool cannot do without.
+    pub fn required_path(&self, name: &str) -> Result<&'a str, ToolError> {
+        self.path(name)?
+            .ok_or_else(|| Self::bad(name, "is required"))
+    }
+
     /// Like [`ToolArgs::path`], for each item of a list.
     pub fn paths(&self, name: &str) -> Result<Vec<&'a str>, ToolError> {
         let paths = self.strings(name)?;

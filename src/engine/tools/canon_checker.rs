@@ -213,13 +213,8 @@ fn describe_card(summary: &mut Summary, file: &SourceFile, card: &Card) {
         card.type_name,
         file.path
     ));
-    if !card.aliases.is_empty() {
-        let aliases: Vec<&str> = card
-            .aliases
-            .iter()
-            .map(|alias| alias.text.as_str())
-            .collect();
-        summary.line(format!("  aliases: {}", aliases.join(", ")));
+    if let Some(aliases) = card.alias_list() {
+        summary.line(format!("  aliases: {aliases}"));
     }
     if card.kind == crate::index::CardKind::Character {
         let mut status = format!("  status: {}", card.status.as_str());
@@ -259,16 +254,13 @@ fn describe_card(summary: &mut Summary, file: &SourceFile, card: &Card) {
 mod tests {
     use serde_json::json;
 
-    use super::super::test_support::{bad_argument, file_ref, output, run, salt_road};
+    use super::super::test_support::{
+        codes_and_lines, file_ref, output, rejected, salt_road, salt_road_output, scene,
+    };
 
     #[test]
     fn cards_of_a_scene_with_their_facts_and_the_conflicts() {
-        let (dir, ws) = salt_road();
-        let out = output(
-            &ws,
-            "canon_checker",
-            json!({"scene_path": "Story/Scenes/SCN-the-gate.md"}),
-        );
+        let (dir, out) = salt_road_output("canon_checker", scene("Story/Scenes/SCN-the-gate.md"));
         let data = &out.data;
         assert_eq!(data["scene"]["id"], "SCN-the-gate");
         assert_eq!(data["scene"]["exists"], true);
@@ -327,23 +319,11 @@ mod tests {
     #[test]
     fn dead_characters_and_typos_are_conflicts() {
         let (_dir, ws) = salt_road();
-        let vigil = output(
-            &ws,
-            "canon_checker",
-            json!({"scene_path": "Story/Scenes/SCN-the-vigil.md"}),
+        let vigil = output(&ws, "canon_checker", scene("Story/Scenes/SCN-the-vigil.md"));
+        assert_eq!(
+            codes_and_lines(&vigil.data["conflicts"]),
+            [("dead-character", 4), ("dead-character", 13)]
         );
-        let codes: Vec<(&str, u64)> = vigil.data["conflicts"]
-            .as_array()
-            .expect("conflicts")
-            .iter()
-            .map(|c| {
-                (
-                    c["code"].as_str().unwrap_or(""),
-                    c["line"].as_u64().unwrap_or(0),
-                )
-            })
-            .collect();
-        assert_eq!(codes, [("dead-character", 4), ("dead-character", 13)]);
         let tomas = vigil.data["cards"]
             .as_array()
             .expect("cards")
@@ -361,7 +341,7 @@ mod tests {
         let saltmaster = output(
             &ws,
             "canon_checker",
-            json!({"scene_path": "Story/Scenes/SCN-the-saltmaster.md"}),
+            scene("Story/Scenes/SCN-the-saltmaster.md"),
         );
         let typo = &saltmaster.data["conflicts"][0];
         assert_eq!(typo["code"], "name-typo");
@@ -371,12 +351,8 @@ mod tests {
 
     #[test]
     fn a_scene_without_a_file_uses_its_outline_entry() {
-        let (dir, ws) = salt_road();
-        let out = output(
-            &ws,
-            "canon_checker",
-            json!({"scene_path": "Story/Scenes/SCN-the-reckoning.md"}),
-        );
+        let (dir, out) =
+            salt_road_output("canon_checker", scene("Story/Scenes/SCN-the-reckoning.md"));
         assert_eq!(out.data["scene"]["exists"], false);
         assert_eq!(out.data["scene"]["id"], "SCN-the-reckoning");
         assert_eq!(
@@ -393,9 +369,7 @@ mod tests {
 
     #[test]
     fn canon_paths_choose_the_cards() {
-        let (_dir, ws) = salt_road();
-        let out = output(
-            &ws,
+        let (_dir, out) = salt_road_output(
             "canon_checker",
             json!({
                 "scene_path": "Story/Scenes/SCN-the-gate.md",
@@ -409,33 +383,29 @@ mod tests {
     #[test]
     fn bad_arguments_are_named() {
         let (_dir, ws) = salt_road();
-        let (name, _) = bad_argument(run(&ws, "canon_checker", json!({})));
+        let (name, _) = rejected(&ws, "canon_checker", json!({}));
         assert_eq!(name, "scene_path");
-        let (name, message) = bad_argument(run(
-            &ws,
-            "canon_checker",
-            json!({"scene_path": "Story/Scenes/SCN-nowhere.md"}),
-        ));
+        let (name, message) = rejected(&ws, "canon_checker", scene("Story/Scenes/SCN-nowhere.md"));
         assert_eq!(name, "scene_path");
         assert!(message.contains("SCN-nowhere"), "{message}");
-        let (name, message) = bad_argument(run(
+        let (name, message) = rejected(
             &ws,
             "canon_checker",
             json!({
                 "scene_path": "Story/Scenes/SCN-the-gate.md",
                 "canon_paths": ["Story/Scenes/SCN-the-fall.md"],
             }),
-        ));
+        );
         assert_eq!(name, "canon_paths");
         assert!(message.contains("not a canon card"), "{message}");
-        let (name, _) = bad_argument(run(
+        let (name, _) = rejected(
             &ws,
             "canon_checker",
             json!({
                 "scene_path": "Story/Scenes/SCN-the-gate.md",
                 "canon_paths": ["/etc/passwd"],
             }),
-        ));
+        );
         assert_eq!(name, "canon_paths");
     }
 }

@@ -25,12 +25,7 @@ const SEVERITIES: [&str; 4] = ["error", "warning", "information", "hint"];
 
 pub(super) fn run(context: &ToolContext, args: &ToolArgs) -> Result<ToolOutput, ToolError> {
     let workspace = context.workspace;
-    let path = args
-        .path("scene_path")?
-        .ok_or_else(|| ToolError::BadArgument {
-            name: "scene_path".into(),
-            message: "is required".into(),
-        })?;
+    let path = args.required_path("scene_path")?;
     let file = indexed_file(context, "scene_path", path)?;
 
     let mut file_refs = vec![FileRef::whole(file)];
@@ -102,15 +97,15 @@ pub(super) fn run(context: &ToolContext, args: &ToolArgs) -> Result<ToolOutput, 
 mod tests {
     use serde_json::json;
 
-    use super::super::test_support::{bad_argument, file_ref, output, run, salt_road, workspace};
+    use super::super::test_support::{
+        codes_and_lines, file_ref, output, rejected, salt_road, salt_road_output, scene, workspace,
+    };
 
     #[test]
     fn a_scene_with_a_dead_character_does_not_pass() {
-        let (dir, ws) = salt_road();
-        let out = output(
-            &ws,
+        let (dir, out) = salt_road_output(
             "consistency_checker",
-            json!({"scene_path": "Story/Scenes/SCN-the-vigil.md"}),
+            scene("Story/Scenes/SCN-the-vigil.md"),
         );
         let data = &out.data;
         assert_eq!(data["id"], "SCN-the-vigil");
@@ -150,35 +145,23 @@ mod tests {
 
     #[test]
     fn warnings_alone_pass_and_dates_out_of_order_are_found() {
-        let (_dir, ws) = salt_road();
-        let out = output(
-            &ws,
+        let (_dir, out) = salt_road_output(
             "consistency_checker",
-            json!({"scene_path": "Story/Scenes/SCN-the-saltmaster.md"}),
+            scene("Story/Scenes/SCN-the-saltmaster.md"),
         );
         assert_eq!(out.data["pass"], true);
-        let found: Vec<(&str, u64)> = out.data["findings"]
-            .as_array()
-            .expect("findings")
-            .iter()
-            .map(|f| {
-                (
-                    f["code"].as_str().unwrap_or(""),
-                    f["line"].as_u64().unwrap_or(0),
-                )
-            })
-            .collect();
-        assert_eq!(found, [("timeline-order", 6), ("name-typo", 17)]);
+        assert_eq!(
+            codes_and_lines(&out.data["findings"]),
+            [("timeline-order", 6), ("name-typo", 17)]
+        );
         assert_eq!(out.data["findings"][0]["quote"], "1203-04-11");
     }
 
     #[test]
     fn a_clean_file_passes_and_says_so() {
-        let (_dir, ws) = salt_road();
-        let out = output(
-            &ws,
+        let (_dir, out) = salt_road_output(
             "consistency_checker",
-            json!({"scene_path": "Compendium/Characters/CHAR-kael-maren.md"}),
+            scene("Compendium/Characters/CHAR-kael-maren.md"),
         );
         assert_eq!(out.data["pass"], true);
         assert_eq!(out.data["findings"], json!([]));
@@ -189,11 +172,7 @@ mod tests {
     #[test]
     fn an_unreadable_file_is_a_finding_not_a_failure() {
         let (_dir, ws) = workspace(&[("Story/Scenes/SCN-bad.md", "\u{0}binary")]);
-        let out = output(
-            &ws,
-            "consistency_checker",
-            json!({"scene_path": "Story/Scenes/SCN-bad.md"}),
-        );
+        let out = output(&ws, "consistency_checker", scene("Story/Scenes/SCN-bad.md"));
         assert_eq!(out.data["findings"][0]["code"], "unreadable");
         assert_eq!(out.data["findings"][0]["line"], 1);
     }
@@ -201,16 +180,16 @@ mod tests {
     #[test]
     fn bad_arguments_are_named() {
         let (_dir, ws) = salt_road();
-        let (name, message) = bad_argument(run(&ws, "consistency_checker", json!({})));
+        let (name, message) = rejected(&ws, "consistency_checker", json!({}));
         assert_eq!(
             (name.as_str(), message.as_str()),
             ("scene_path", "is required")
         );
-        let (name, message) = bad_argument(run(
+        let (name, message) = rejected(
             &ws,
             "consistency_checker",
-            json!({"scene_path": "Story/Scenes/SCN-the-reckoning.md"}),
-        ));
+            scene("Story/Scenes/SCN-the-reckoning.md"),
+        );
         assert_eq!(name, "scene_path");
         assert!(message.contains("not a manuscript file"), "{message}");
     }

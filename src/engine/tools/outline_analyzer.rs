@@ -289,12 +289,13 @@ fn describe_structure(
 mod tests {
     use serde_json::json;
 
-    use super::super::test_support::{bad_argument, file_ref, output, run, salt_road, workspace};
+    use super::super::test_support::{
+        file_ref, output, rejected, run, salt_road, salt_road_output, scene, scene_id, workspace,
+    };
 
     #[test]
     fn structure_lists_chapters_and_scenes_in_story_order() {
-        let (dir, ws) = salt_road();
-        let out = output(&ws, "outline_analyzer", json!({}));
+        let (dir, out) = salt_road_output("outline_analyzer", json!({}));
         let data = &out.data;
         assert_eq!(data["path"], "Story/SCN-outline.md");
         assert_eq!(data["mode"], "structure");
@@ -338,8 +339,7 @@ mod tests {
 
     #[test]
     fn beat_gives_the_scene_and_its_neighbours() {
-        let (dir, ws) = salt_road();
-        let out = output(&ws, "outline_analyzer", json!({"scene_id": "SCN-the-gate"}));
+        let (dir, out) = salt_road_output("outline_analyzer", scene_id("SCN-the-gate"));
         let beat = &out.data["beat"];
         assert_eq!(out.data["mode"], "beat");
         assert_eq!(beat["scene_id"], "SCN-the-gate");
@@ -376,11 +376,9 @@ mod tests {
 
     #[test]
     fn a_scene_without_a_file_has_a_beat_by_path_and_the_last_has_no_next() {
-        let (_dir, ws) = salt_road();
-        let out = output(
-            &ws,
+        let (_dir, out) = salt_road_output(
             "outline_analyzer",
-            json!({"scene_path": "Story/Scenes/SCN-the-reckoning.md"}),
+            scene("Story/Scenes/SCN-the-reckoning.md"),
         );
         assert_eq!(out.data["beat"]["scene_id"], "SCN-the-reckoning");
         assert_eq!(out.data["beat"]["position"], 6);
@@ -392,23 +390,19 @@ mod tests {
     #[test]
     fn bad_arguments_are_named() {
         let (_dir, ws) = salt_road();
-        let (name, message) = bad_argument(run(
-            &ws,
-            "outline_analyzer",
-            json!({"scene_id": "SCN-nowhere"}),
-        ));
+        let (name, message) = rejected(&ws, "outline_analyzer", scene_id("SCN-nowhere"));
         assert_eq!(name, "scene_id");
         assert!(message.contains("SCN-nowhere"));
-        let (name, message) = bad_argument(run(
+        let (name, message) = rejected(
             &ws,
             "outline_analyzer",
             json!({"outline_path": "Compendium/Characters/CHAR-kael-maren.md"}),
-        ));
+        );
         assert_eq!(name, "outline_path");
         assert!(message.contains("a character card"), "{message}");
-        let (name, _) = bad_argument(run(&ws, "outline_analyzer", json!({"mode": "beat"})));
+        let (name, _) = rejected(&ws, "outline_analyzer", json!({"mode": "beat"}));
         assert_eq!(name, "mode");
-        let (name, _) = bad_argument(run(&ws, "outline_analyzer", json!({"mode": "poem"})));
+        let (name, _) = rejected(&ws, "outline_analyzer", json!({"mode": "poem"}));
         assert_eq!(name, "mode");
     }
 
@@ -419,11 +413,8 @@ mod tests {
             ("Story/Scenes/SCN-a.md", "Some prose.\n"),
             ("Story/Scenes/SCN-orphan.md", "More prose.\n"),
         ]);
-        let (name, message) = bad_argument(run(
-            &ws,
-            "outline_analyzer",
-            json!({"scene_path": "Story/Scenes/SCN-orphan.md"}),
-        ));
+        let (name, message) =
+            rejected(&ws, "outline_analyzer", scene("Story/Scenes/SCN-orphan.md"));
         assert_eq!(name, "scene_path");
         assert!(
             message.contains("does not list the scene `SCN-orphan`"),

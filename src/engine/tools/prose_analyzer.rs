@@ -260,12 +260,7 @@ const TOP: usize = 10;
 
 pub(super) fn run(context: &ToolContext, args: &ToolArgs) -> Result<ToolOutput, ToolError> {
     let workspace = context.workspace;
-    let path = args
-        .path("scene_path")?
-        .ok_or_else(|| ToolError::BadArgument {
-            name: "scene_path".into(),
-            message: "is required".into(),
-        })?;
+    let path = args.required_path("scene_path")?;
     let file = indexed_file(context, "scene_path", path)?;
     require_readable(file)?;
     let text = &*file.text;
@@ -552,16 +547,13 @@ fn describe(file: &SourceFile, data: &Value) -> String {
 mod tests {
     use serde_json::json;
 
-    use super::super::test_support::{bad_argument, file_ref, output, run, salt_road, workspace};
+    use super::super::test_support::{
+        file_ref, output, rejected, run, salt_road_output, scene, workspace,
+    };
 
     #[test]
     fn figures_of_a_scene() {
-        let (dir, ws) = salt_road();
-        let out = output(
-            &ws,
-            "prose_analyzer",
-            json!({"scene_path": "Story/Scenes/SCN-the-gate.md"}),
-        );
+        let (dir, out) = salt_road_output("prose_analyzer", scene("Story/Scenes/SCN-the-gate.md"));
         let data = &out.data;
         assert_eq!(data["words"], 70);
         assert_eq!(data["sentences"], 7);
@@ -605,12 +597,8 @@ mod tests {
 
     #[test]
     fn anti_patterns_and_dialogue() {
-        let (dir, ws) = salt_road();
-        let out = output(
-            &ws,
-            "prose_analyzer",
-            json!({"scene_path": "Story/Scenes/SCN-the-arrival.md"}),
-        );
+        let (dir, out) =
+            salt_road_output("prose_analyzer", scene("Story/Scenes/SCN-the-arrival.md"));
         let data = &out.data;
         assert_eq!(data["words"], 61);
         assert_eq!(data["sentences"], 8);
@@ -652,11 +640,7 @@ mod tests {
             "The family came early, and Emily smiled kindly and slowly. Lantern {far} lantern.\n"
         );
         let (_dir, ws) = workspace(&[("Story/Scenes/SCN-a.md", &text)]);
-        let out = output(
-            &ws,
-            "prose_analyzer",
-            json!({"scene_path": "Story/Scenes/SCN-a.md"}),
-        );
+        let out = output(&ws, "prose_analyzer", scene("Story/Scenes/SCN-a.md"));
         assert_eq!(
             out.data["adverbs"]["top"],
             json!([{"word": "kindly", "count": 1}, {"word": "slowly", "count": 1}])
@@ -670,11 +654,7 @@ mod tests {
     #[test]
     fn an_empty_scene_has_zero_figures() {
         let (_dir, ws) = workspace(&[("Story/Scenes/SCN-a.md", "---\ntitle: A\n---\n\n# A\n")]);
-        let out = output(
-            &ws,
-            "prose_analyzer",
-            json!({"scene_path": "Story/Scenes/SCN-a.md"}),
-        );
+        let out = output(&ws, "prose_analyzer", scene("Story/Scenes/SCN-a.md"));
         assert_eq!(out.data["words"], 0);
         assert_eq!(out.data["mean_sentence_words"], 0.0);
         assert_eq!(out.data["dialogue_ratio"], 0.0);
@@ -684,20 +664,12 @@ mod tests {
     #[test]
     fn bad_arguments_and_unreadable_files() {
         let (_dir, ws) = workspace(&[("Story/Scenes/SCN-bad.md", "\u{0}binary")]);
-        let (name, _) = bad_argument(run(&ws, "prose_analyzer", json!({})));
+        let (name, _) = rejected(&ws, "prose_analyzer", json!({}));
         assert_eq!(name, "scene_path");
-        let (name, _) = bad_argument(run(
-            &ws,
-            "prose_analyzer",
-            json!({"scene_path": "Story/Scenes/SCN-x.md"}),
-        ));
+        let (name, _) = rejected(&ws, "prose_analyzer", scene("Story/Scenes/SCN-x.md"));
         assert_eq!(name, "scene_path");
-        let error = run(
-            &ws,
-            "prose_analyzer",
-            json!({"scene_path": "Story/Scenes/SCN-bad.md"}),
-        )
-        .expect_err("unreadable");
+        let error =
+            run(&ws, "prose_analyzer", scene("Story/Scenes/SCN-bad.md")).expect_err("unreadable");
         assert!(
             error.to_string().contains("SCN-bad.md` could not be read"),
             "{error}"

@@ -318,12 +318,13 @@ fn describe(
 mod tests {
     use serde_json::json;
 
-    use super::super::test_support::{bad_argument, file_ref, output, run, salt_road, workspace};
+    use super::super::test_support::{
+        file_ref, output, rejected, salt_road, salt_road_output, scene, scene_id, workspace,
+    };
 
     #[test]
     fn each_scene_as_a_reader_meets_it() {
-        let (dir, ws) = salt_road();
-        let out = output(&ws, "reader_experience_simulator", json!({}));
+        let (dir, out) = salt_road_output("reader_experience_simulator", json!({}));
         let scenes = out.data["scenes"].as_array().expect("scenes");
         let row = |index: usize| {
             let scene = &scenes[index];
@@ -385,11 +386,9 @@ mod tests {
 
     #[test]
     fn one_scene_keeps_what_came_before() {
-        let (dir, ws) = salt_road();
-        let out = output(
-            &ws,
+        let (dir, out) = salt_road_output(
             "reader_experience_simulator",
-            json!({"scene_path": "Story/Scenes/SCN-the-fall.md"}),
+            scene("Story/Scenes/SCN-the-fall.md"),
         );
         let scenes = out.data["scenes"].as_array().expect("scenes");
         assert_eq!(scenes.len(), 1);
@@ -420,11 +419,11 @@ mod tests {
     #[test]
     fn bad_arguments_are_named_and_an_empty_story_has_no_arc() {
         let (_dir, ws) = salt_road();
-        let (name, message) = bad_argument(run(
+        let (name, message) = rejected(
             &ws,
             "reader_experience_simulator",
-            json!({"scene_id": "SCN-the-reckoning"}),
-        ));
+            scene_id("SCN-the-reckoning"),
+        );
         assert_eq!(name, "scene_id");
         assert!(message.contains("no scene file yet"), "{message}");
 
@@ -432,18 +431,14 @@ mod tests {
             ("Story/SCN-outline.md", "- SCN-a: One.\n"),
             ("Story/Scenes/SCN-orphan.md", "Prose.\n"),
         ]);
-        let (name, message) = bad_argument(run(
+        let (name, message) = rejected(
             &ws,
             "reader_experience_simulator",
-            json!({"scene_path": "Story/Scenes/SCN-orphan.md"}),
-        ));
+            scene("Story/Scenes/SCN-orphan.md"),
+        );
         assert_eq!(name, "scene_path");
         assert!(message.contains("not in the outline"), "{message}");
-        let (name, _) = bad_argument(run(
-            &ws,
-            "reader_experience_simulator",
-            json!({"scene_id": "SCN-orphan"}),
-        ));
+        let (name, _) = rejected(&ws, "reader_experience_simulator", scene_id("SCN-orphan"));
         assert_eq!(name, "scene_id");
         let out = output(&ws, "reader_experience_simulator", json!({}));
         assert_eq!(out.data["scenes"], json!([]));

@@ -363,7 +363,9 @@ fn describe(scenes: &[SceneStakes], without_file: &[String], totals: &Value) -> 
 mod tests {
     use serde_json::json;
 
-    use super::super::test_support::{bad_argument, file_ref, output, run, salt_road, workspace};
+    use super::super::test_support::{
+        file_ref, output, rejected, salt_road, salt_road_output, scene, scene_id, workspace,
+    };
     use super::STAKES_WORDS;
 
     #[test]
@@ -378,8 +380,7 @@ mod tests {
 
     #[test]
     fn each_scene_in_story_order_with_its_stakes() {
-        let (dir, ws) = salt_road();
-        let out = output(&ws, "stakes_mapper", json!({}));
+        let (dir, out) = salt_road_output("stakes_mapper", json!({}));
         let data = &out.data;
         let scenes = data["scenes"].as_array().expect("scenes");
         assert_eq!(scenes.len(), 5);
@@ -437,11 +438,7 @@ mod tests {
                 "They must not lose the war. Would they? “Never,” she said, “but why?”\n",
             ),
         ]);
-        let out = output(
-            &ws,
-            "stakes_mapper",
-            json!({"scene_path": "Story/Scenes/SCN-orphan.md"}),
-        );
+        let out = output(&ws, "stakes_mapper", scene("Story/Scenes/SCN-orphan.md"));
         let scene = &out.data["scenes"][0];
         assert_eq!(scene["position"], json!(null));
         assert_eq!(scene["stake_word_count"], 4);
@@ -456,18 +453,10 @@ mod tests {
     #[test]
     fn bad_arguments_are_named() {
         let (_dir, ws) = salt_road();
-        let (name, message) = bad_argument(run(
-            &ws,
-            "stakes_mapper",
-            json!({"scene_id": "SCN-the-reckoning"}),
-        ));
+        let (name, message) = rejected(&ws, "stakes_mapper", scene_id("SCN-the-reckoning"));
         assert_eq!(name, "scene_id");
         assert!(message.contains("no scene file yet"), "{message}");
-        let (name, _) = bad_argument(run(
-            &ws,
-            "stakes_mapper",
-            json!({"scene_path": "Story/Scenes/SCN-x.md"}),
-        ));
+        let (name, _) = rejected(&ws, "stakes_mapper", scene("Story/Scenes/SCN-x.md"));
         assert_eq!(name, "scene_path");
     }
 

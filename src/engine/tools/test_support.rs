@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
 use tempfile::TempDir;
 
 use super::{FileRef, ToolContext, ToolError, ToolOutput, sha256_hex};
@@ -254,6 +254,43 @@ pub(crate) fn bad_argument(result: Result<ToolOutput, ToolError>) -> (String, St
         Err(ToolError::BadArgument { name, message }) => (name, message),
         other => panic!("expected a bad argument, got {other:?}"),
     }
+}
+
+/// Runs `tool` with `args`, expecting a `BadArgument`: its name and message.
+pub(crate) fn rejected(workspace: &Workspace, tool: &str, args: Value) -> (String, String) {
+    bad_argument(run(workspace, tool, args))
+}
+
+/// Runs `tool` on [`SALT_ROAD`], expecting success. The dir comes back
+/// with the output so that file references can be checked against it.
+pub(crate) fn salt_road_output(tool: &str, args: Value) -> (TempDir, ToolOutput) {
+    let (dir, workspace) = salt_road();
+    (dir, output(&workspace, tool, args))
+}
+
+/// The arguments that name one scene, or any manuscript file, by its path.
+pub(crate) fn scene(path: &str) -> Value {
+    json!({ "scene_path": path })
+}
+
+/// The arguments that name one scene by its outline id.
+pub(crate) fn scene_id(id: &str) -> Value {
+    json!({ "scene_id": id })
+}
+
+/// The code and line of each finding in `findings` (a JSON list), in order.
+pub(crate) fn codes_and_lines(findings: &Value) -> Vec<(&str, u64)> {
+    findings
+        .as_array()
+        .expect("a list of findings")
+        .iter()
+        .map(|finding| {
+            (
+                finding["code"].as_str().unwrap_or(""),
+                finding["line"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect()
 }
 
 /// The file reference for `path`, checked against the file on disk: its

@@ -202,13 +202,13 @@ mod tests {
     use serde_json::json;
 
     use super::super::test_support::{
-        bad_argument, file_ref, output, run, salt_road, salt_road_with, workspace,
+        file_ref, output, rejected, salt_road, salt_road_output, salt_road_with, scene, scene_id,
+        workspace,
     };
 
     #[test]
     fn dates_in_story_order_with_the_one_out_of_place() {
-        let (dir, ws) = salt_road();
-        let out = output(&ws, "timeline_validator", json!({}));
+        let (dir, out) = salt_road_output("timeline_validator", json!({}));
         let data = &out.data;
         let dates: Vec<(&str, Option<&str>)> = data["scenes"]
             .as_array()
@@ -264,11 +264,7 @@ mod tests {
     #[test]
     fn a_scene_argument_restricts_the_violations() {
         let (_dir, ws) = salt_road();
-        let gate = output(
-            &ws,
-            "timeline_validator",
-            json!({"scene_id": "SCN-the-gate"}),
-        );
+        let gate = output(&ws, "timeline_validator", scene_id("SCN-the-gate"));
         assert_eq!(gate.data["violations"], json!([]));
         assert_eq!(gate.data["pass"], true);
         assert_eq!(gate.data["scenes"].as_array().map(Vec::len), Some(6));
@@ -279,7 +275,7 @@ mod tests {
         let saltmaster = output(
             &ws,
             "timeline_validator",
-            json!({"scene_path": "Story/Scenes/SCN-the-saltmaster.md"}),
+            scene("Story/Scenes/SCN-the-saltmaster.md"),
         );
         assert_eq!(
             saltmaster.data["violations"].as_array().map(Vec::len),
@@ -326,11 +322,7 @@ mod tests {
         assert!(out.file_refs.is_empty());
 
         let (_dir, ws) = salt_road();
-        let (name, _) = bad_argument(run(
-            &ws,
-            "timeline_validator",
-            json!({"scene_id": "SCN-nowhere"}),
-        ));
+        let (name, _) = rejected(&ws, "timeline_validator", scene_id("SCN-nowhere"));
         assert_eq!(name, "scene_id");
     }
 }
