@@ -53,6 +53,7 @@ fn transcript(workspace: &Workspace, key: &SigningKey) -> (String, Vec<ToolRecei
     for (index, scene) in scenes.iter().take(50).enumerate() {
         let id = format!("rcpt_{index:012x}");
         let mut receipt = ToolReceipt {
+            version: Some(control_room::storage::receipts::TOOL_RECEIPT_VERSION),
             receipt_id: id.clone(),
             run_id: ROUND.into(),
             session_id: ROUND.into(),

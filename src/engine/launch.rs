@@ -250,20 +250,19 @@ pub fn create(
         label: resolved.recipe.label.clone(),
         source,
     };
-    let mut manifest = runner
-        .create(
+    let scene = resolved
+        .scene_path
+        .as_deref()
+        .map(|path| delivery::SceneMark::of(scene_text(path).as_deref()));
+    let manifest = runner
+        .create_marked(
             &resolved.recipe.recipe_id,
             &resolved.description,
             resolved.args.clone(),
             plan_task,
+            scene,
         )
         .map_err(error)?;
-    if let Some(path) = &resolved.scene_path {
-        manifest.scene = Some(delivery::SceneMark::of(scene_text(path).as_deref()));
-        RunFiles::new(runner.workspace.root(), &manifest.run_id)
-            .write_manifest(&runner.disk, &manifest)
-            .map_err(|io| error(io.into()))?;
-    }
     Ok(manifest)
 }
 

@@ -57,6 +57,7 @@ fn workspace() -> (TempDir, Workspace) {
 
 fn receipt(id: &str, session: &str, text_read: &str, key: &SigningKey) -> ToolReceipt {
     let mut receipt = ToolReceipt {
+        version: Some(crate::storage::receipts::TOOL_RECEIPT_VERSION),
         receipt_id: id.into(),
         run_id: session.into(),
         session_id: session.into(),

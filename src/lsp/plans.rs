@@ -24,7 +24,7 @@ use super::convert;
 use super::recipes::OpenRecipe;
 use super::runs::{self, Context};
 use crate::engine::launch::LaunchRequest;
-use crate::engine::plan::checked::{self, Checked, ProblemLevel, session_of_checklist};
+use crate::engine::plan::checked::{self, Checked, ProblemLevel, line_range, session_of_checklist};
 use crate::engine::plan::driver::{self, DriveEnd, HostError, PlanHost, TaskRun};
 use crate::engine::plan::{self, Plan, PlanFiles, TaskStatus, markdown};
 use crate::engine::recipe::Registry;
@@ -46,25 +46,16 @@ fn current(
         .map_err(|error| error.to_string())
 }
 
-/// The whole of line `line` (0-based) of `text`, as a byte range.
-fn line_range(text: &str, line: usize) -> TextRange {
-    let start: usize = text.split_inclusive('\n').take(line).map(str::len).sum();
-    let end = text[start..]
-        .find('\n')
-        .map_or(text.len(), |length| start + length);
-    TextRange::new(start, end)
-}
-
 fn diagnostic(
     text: &str,
-    line: usize,
+    range: TextRange,
     code: &str,
     severity: lsp::DiagnosticSeverity,
     message: String,
     encoding: PositionEncoding,
 ) -> lsp::Diagnostic {
     lsp::Diagnostic {
-        range: convert::range_in_text(text, line_range(text, line), encoding),
+        range: convert::range_in_text(text, range, encoding),
         severity: Some(severity),
         code: Some(lsp::NumberOrString::String(code.to_owned())),
         source: Some("control-room".to_owned()),
@@ -85,7 +76,7 @@ pub fn diagnostics(
             let found = match current(workspace, registry, path, text) {
                 Err(message) => vec![diagnostic(
                     text,
-                    0,
+                    line_range(text, 0),
                     "plan-file",
                     lsp::DiagnosticSeverity::ERROR,
                     message,
@@ -101,7 +92,7 @@ pub fn diagnostics(
                         };
                         diagnostic(
                             text,
-                            problem.line.unwrap_or(0),
+                            problem.range(text),
                             problem.code,
                             severity,
                             problem.message,

@@ -329,13 +329,30 @@ impl Session {
     /// The open Markdown documents.
     /// An immutable snapshot for handlers and diagnostics passes.
     pub fn snapshot(&mut self) -> super::snapshot::Snapshot {
+        let registry = self.recipes();
+        self.snapshot_with(registry)
+    }
+
+    /// A snapshot for a diagnostics pass: the recipes are loaded only when
+    /// an open plan checklist needs them, so the first diagnostics do not
+    /// wait for the recipes and prompts to be read.
+    pub fn snapshot_for_diagnostics(&mut self) -> super::snapshot::Snapshot {
+        let registry = if self.open_plans().is_empty() {
+            Arc::new(Registry::default())
+        } else {
+            self.recipes()
+        };
+        self.snapshot_with(registry)
+    }
+
+    fn snapshot_with(&self, registry: Arc<Registry>) -> super::snapshot::Snapshot {
         super::snapshot::Snapshot {
             workspace: self.workspace.clone(),
             encoding: self.encoding,
             recipes: self.open_recipes(),
             plans: self.open_plans(),
             kb: self.open_kb(),
-            registry: self.recipes(),
+            registry,
             findings: self.findings.clone(),
             receipts: self.receipts.clone(),
             open: self.open_paths(),

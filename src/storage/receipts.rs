@@ -36,8 +36,18 @@ pub fn is_receipt_id(text: &str) -> bool {
     })
 }
 
+/// The version of the tool receipt's format this build writes.
+pub const TOOL_RECEIPT_VERSION: u32 = 1;
+
+/// A tool call's signed receipt: the wire format of `tool_receipts.jsonl`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ToolReceipt {
+    /// The format's version ([`TOOL_RECEIPT_VERSION`] when written). Absent
+    /// in receipts written before the field: they are read as version 1 and
+    /// verify as they were signed, since the signature covers the receipt
+    /// as written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<u32>,
     pub receipt_id: String,
     /// The run (or conference) the call belongs to.
     pub run_id: String,
@@ -219,6 +229,7 @@ mod tests {
 
     fn receipt() -> ToolReceipt {
         ToolReceipt {
+            version: Some(crate::storage::receipts::TOOL_RECEIPT_VERSION),
             receipt_id: "rcpt_0123456789ab".into(),
             run_id: "run_0123456789ab".into(),
             session_id: "sess_0123456789ab".into(),
@@ -269,6 +280,28 @@ mod tests {
             still_parsed > 100,
             "only {still_parsed} tampered receipts parsed"
         );
+    }
+
+    #[test]
+    fn a_receipt_from_before_the_version_field_still_verifies() {
+        let key = SigningKey::for_tests(&[7; 32]);
+        // Signed as a receipt was written before the field existed.
+        let mut old = receipt();
+        old.version = None;
+        old.sign(&key);
+        let line = serde_json::to_string(&old).unwrap();
+        assert!(!line.contains("\"version\""), "{line}");
+        let read: ToolReceipt = serde_json::from_str(&line).unwrap();
+        assert!(read.verify(&key));
+        // A receipt written now carries its version, under the signature.
+        let mut new = receipt();
+        new.sign(&key);
+        let line = serde_json::to_string(&new).unwrap();
+        assert!(line.contains("\"version\":1"), "{line}");
+        let mut read: ToolReceipt = serde_json::from_str(&line).unwrap();
+        assert!(read.verify(&key));
+        read.version = Some(2);
+        assert!(!read.verify(&key), "the version is signed");
     }
 
     #[test]

@@ -206,6 +206,7 @@ impl Conference {
         };
         let output_text = serde_json::to_string(&output.data).unwrap_or_default();
         let mut receipt = ToolReceipt {
+            version: Some(crate::storage::receipts::TOOL_RECEIPT_VERSION),
             receipt_id: new_id("rcpt_"),
             run_id: round.request.conference_id.clone(),
             session_id: round.request.conference_id.clone(),

@@ -10,6 +10,7 @@ use super::markdown::{self, Parsed};
 use super::{Plan, PlanFiles};
 use crate::engine::recipe::Registry;
 use crate::index::Workspace;
+use crate::text::TextRange;
 
 /// The codes of a checklist's problems, as [`crate::codes`] lists them.
 pub const PLAN_CODES: [&str; 5] = [
@@ -45,6 +46,21 @@ impl ChecklistProblem {
     pub fn is_error(&self) -> bool {
         self.level == ProblemLevel::Error
     }
+
+    /// Its range in the checklist `text`: its line (the first when it has
+    /// none).
+    pub fn range(&self, text: &str) -> TextRange {
+        line_range(text, self.line.unwrap_or(0))
+    }
+}
+
+/// The whole of line `line` (0-based) of `text`, as a byte range.
+pub fn line_range(text: &str, line: usize) -> TextRange {
+    let start: usize = text.split_inclusive('\n').take(line).map(str::len).sum();
+    let end = text[start..]
+        .find('\n')
+        .map_or(text.len(), |length| start + length);
+    TextRange::new(start, end)
 }
 
 /// A plan with the writer's checklist taken in, and its problems.

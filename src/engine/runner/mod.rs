@@ -173,8 +173,22 @@ impl Runner {
         &self,
         recipe_id: &str,
         description: &str,
+        args: Map<String, Value>,
+        plan: Option<PlanTask<'_>>,
+    ) -> Result<RunManifest, RunError> {
+        self.create_marked(recipe_id, description, args, plan, None)
+    }
+
+    /// [`Runner::create`] with the mark of the scene the run will write, as
+    /// the writer's text stands now (see `engine::delivery`), written in the
+    /// same `run.json`.
+    pub fn create_marked(
+        &self,
+        recipe_id: &str,
+        description: &str,
         mut args: Map<String, Value>,
         plan: Option<PlanTask<'_>>,
+        scene: Option<super::store::SceneMark>,
     ) -> Result<RunManifest, RunError> {
         let recipe = self
             .registry
@@ -210,7 +224,7 @@ impl Runner {
             phase: None,
             error: None,
             review: recipe.review.as_ref().map(|_| ReviewState::new()),
-            scene: None,
+            scene,
         };
         let written = staging
             .write_manifest(&self.disk, &manifest)

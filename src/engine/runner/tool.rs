@@ -80,6 +80,7 @@ impl Runner {
         let output_text = serde_json::to_string(&output.data).unwrap_or_default();
         let sha256 = sha256_hex(output_text.as_bytes());
         let mut receipt = ToolReceipt {
+            version: Some(crate::storage::receipts::TOOL_RECEIPT_VERSION),
             receipt_id: new_id("rcpt_"),
             run_id: manifest.run_id.clone(),
             session_id: manifest.session_id.clone(),

@@ -54,7 +54,12 @@ pub async fn publish(
                         .is_some_and(|file| file.scene().is_some() || file.card().is_some())
             })
             .collect();
-        (session.snapshot(), indexed, versions, open_documents)
+        (
+            session.snapshot_for_diagnostics(),
+            indexed,
+            versions,
+            open_documents,
+        )
     };
     if mode == DiagnosticsMode::Pull {
         if refresh && indexed {
