@@ -149,24 +149,14 @@ fn a_decision_contradicting_its_card_is_shown_and_promoted_to_the_card() {
     use serde_json::json;
     let dir = support::example_copy("kb");
     let root = dir.path().canonicalize().unwrap();
-    let kb = root.join(".control-room/kb/decisions.jsonl");
-    std::fs::create_dir_all(kb.parent().unwrap()).unwrap();
-    let line = |key: &str, value: &str| {
-        json!({"category": "character", "key": key, "value": value, "source": "writer",
-               "scene": "SCN-the-high-tide", "created_at": "2026-11-20T10:00:00.000Z",
-               "updated_at": "2026-11-20T10:00:00.000Z", "promoted": false})
-        .to_string()
-    };
-    std::fs::write(
-        &kb,
-        format!(
-            "{}\n{}\n{}\n",
-            line("Kael", "Kael has green eyes now, since the flats."),
-            line("Iria Vell", "Iria drowns in the spring tide."),
-            line("Kael Maren", DECISION)
-        ),
-    )
-    .unwrap();
+    let kb = support::write_character_decisions(
+        &root,
+        &[
+            ("Kael", "Kael has green eyes now, since the flats."),
+            ("Iria Vell", "Iria drowns in the spring tide."),
+            ("Kael Maren", DECISION),
+        ],
+    );
     let server = FakeModelServer::start();
     let mut client = editor_client(&root, &server.url, true, None);
     let kb_uri = lsp_support::uri(&kb);

@@ -240,24 +240,14 @@ fn route_is_the_same_answer_on_the_command_line_and_in_the_editor() {
 /// The knowledge base of a copy, with two decisions that contradict their
 /// cards and one that does not.
 fn write_decisions(root: &Path) {
-    let kb = root.join(".control-room/kb/decisions.jsonl");
-    std::fs::create_dir_all(kb.parent().unwrap()).unwrap();
-    let line = |key: &str, value: &str| {
-        json!({"category": "character", "key": key, "value": value, "source": "writer",
-               "scene": "SCN-the-high-tide", "created_at": "2026-11-20T10:00:00.000Z",
-               "updated_at": "2026-11-20T10:00:00.000Z", "promoted": false})
-        .to_string()
-    };
-    std::fs::write(
-        &kb,
-        format!(
-            "{}\n{}\n{}\n",
-            line("Kael", "Kael has green eyes now, since the flats."),
-            line("Iria Vell", "Iria drowns in the spring tide."),
-            line("Kael Maren", "Kael never raises his voice.")
-        ),
-    )
-    .unwrap();
+    support::write_character_decisions(
+        root,
+        &[
+            ("Kael", "Kael has green eyes now, since the flats."),
+            ("Iria Vell", "Iria drowns in the spring tide."),
+            ("Kael Maren", "Kael never raises his voice."),
+        ],
+    );
 }
 
 /// A decision's line without the time it was stamped.

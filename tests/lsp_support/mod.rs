@@ -207,21 +207,9 @@ impl Client {
     }
 
     /// Waits for `publishDiagnostics` for `uri` that satisfies `wanted`.
-    pub fn diagnostics_for(
-        &mut self,
-        uri: &str,
-        mut wanted: impl FnMut(&[Value]) -> bool,
-    ) -> Value {
-        self.wait_for(|message| {
-            message["method"] == "textDocument/publishDiagnostics"
-                && message["params"]["uri"] == uri
-                && wanted(
-                    message["params"]["diagnostics"]
-                        .as_array()
-                        .map_or(&[], Vec::as_slice),
-                )
-        })["params"]
-            .clone()
+    pub fn diagnostics_for(&mut self, uri: &str, wanted: impl FnMut(&[Value]) -> bool) -> Value {
+        let now = self.seen.len();
+        self.diagnostics_since(now, uri, wanted)
     }
 
     /// Like [`Client::diagnostics_for`], but also takes a publication seen

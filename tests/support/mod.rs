@@ -264,3 +264,23 @@ pub fn runner(
         reuse: false,
     }
 }
+
+/// Writes the knowledge base of the workspace at `root`: a writer's
+/// `character` decision of the scene SCN-the-high-tide for each (key, value).
+pub fn write_character_decisions(root: &Path, decisions: &[(&str, &str)]) -> PathBuf {
+    let kb = root.join(".control-room/kb/decisions.jsonl");
+    fs::create_dir_all(kb.parent().unwrap()).unwrap();
+    let text: String = decisions
+        .iter()
+        .map(|(key, value)| {
+            serde_json::json!({"category": "character", "key": key, "value": value,
+                "source": "writer", "scene": "SCN-the-high-tide",
+                "created_at": "2026-11-20T10:00:00.000Z",
+                "updated_at": "2026-11-20T10:00:00.000Z", "promoted": false})
+            .to_string()
+                + "\n"
+        })
+        .collect();
+    fs::write(&kb, text).unwrap();
+    kb
+}
