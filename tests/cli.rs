@@ -242,8 +242,27 @@ fn json_positions_skip_a_byte_order_mark_and_carriage_returns() {
         "unreadable",
         "binary",
     );
-    assert_eq!(binary["severity"], "warning");
+    assert_eq!(binary["severity"], "error");
     assert_eq!(binary["range"], range(0, 0, 0, 0));
+}
+
+#[test]
+fn an_unreadable_scene_is_an_error_so_check_exits_1() {
+    let copy = support::materialise("clean");
+    let scene = copy.path().join("Story/Scenes/SCN-binary.md");
+    std::fs::write(&scene, b"---\nid: SCN-binary\n---\n\x00\x01\x02 not text").unwrap();
+    let (status, report) = check_json(copy.path(), &[]);
+    assert_eq!(
+        status, 1,
+        "a scene left out of the manuscript fails the check"
+    );
+    let unreadable = find(
+        &report,
+        "Story/Scenes/SCN-binary.md",
+        "unreadable",
+        "binary",
+    );
+    assert_eq!(unreadable["severity"], "error");
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! `unreadable`: a Markdown file that could not be indexed at all (not UTF-8,
 //! binary, too large, or unreadable). Reported at the file's start so the
-//! writer knows why the file's names and scenes are missing.
+//! writer knows why the file's names and scenes are missing; an error,
+//! because the manuscript is checked without it.
 
 use super::{Code, Diagnostic, Severity};
 use crate::index::SourceFile;
@@ -11,7 +12,7 @@ pub(super) fn check(file: &SourceFile, diagnostics: &mut Vec<Diagnostic>) {
         diagnostics.push(Diagnostic::new(
             file,
             TextRange::empty(0),
-            Severity::Warning,
+            Severity::Error,
             Code::Unreadable,
             reason.clone(),
         ));
