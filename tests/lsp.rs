@@ -849,3 +849,59 @@ fn an_empty_configuration_change_keeps_the_initialization_options() {
     assert_eq!(published["version"], 2);
     client.shutdown();
 }
+
+/// A frame with `body` and its true length.
+fn frame(body: &str) -> Vec<u8> {
+    format!("Content-Length: {}\r\n\r\n{body}", body.len()).into_bytes()
+}
+
+#[test]
+fn one_malformed_frame_no_longer_ends_the_server() {
+    let (_dir, root) = example_copy();
+    let mut client = Client::spawn(&[]);
+    client.initialize(&root, json!({}));
+    // Bodies that are not JSON-RPC messages, each with a correct length.
+    let bodies = [
+        ("not json at all", -32700),
+        ("{\"jsonrpc\": \"2.0\", \"method\": ", -32700),
+        ("[1, 2, 3]", -32600),
+        ("{\"hello\": \"world\"}", -32600),
+        ("\u{00e9}t\u{00e9}", -32700),
+        ("", -32700),
+    ];
+    for (body, code) in bodies {
+        client.send_bytes(&frame(body));
+        let refused = client.wait_for(|m| m.get("error").is_some() && m["id"].is_null());
+        assert_eq!(refused["error"]["code"], code, "{body:?}: {refused}");
+    }
+    // Blank lines between frames, and a header it does not know, are harmless.
+    client.send_bytes(b"\r\n");
+    let arrival = root.join("Story/Scenes/SCN-the-arrival.md");
+    let text = client.open(&arrival, 1);
+    let hover = client.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": uri(&arrival)}, "position": position_of(&text, "Kael", 1)}),
+    );
+    assert!(hover["contents"]["value"].as_str().is_some(), "{hover}");
+    client.shutdown();
+}
+
+#[test]
+fn a_frame_whose_length_is_unusable_closes_the_connection_with_an_error() {
+    for garbled in [
+        &b"Content-Length: many\r\n\r\n{}"[..],
+        b"Content-Type: application/json\r\n\r\n{}",
+        b"Content-Length: 99999999999\r\n\r\n{}",
+    ] {
+        let (_dir, root) = example_copy();
+        let mut client = Client::spawn(&[]);
+        client.initialize(&root, json!({}));
+        client.send_bytes(garbled);
+        let (status, stderr) = client.wait_exit();
+        assert!(!status.success(), "{status}");
+        assert!(
+            stderr.contains("the connection to the editor was closed"),
+            "{stderr}"
+        );
+    }
+}

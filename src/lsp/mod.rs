@@ -14,6 +14,7 @@ mod convert;
 mod diagnostics;
 mod evidence;
 mod findings;
+mod framing;
 mod knowledge;
 mod plans;
 mod recipes;
@@ -26,12 +27,15 @@ mod state;
 
 use tower_lsp_server::{LspService, Server as Transport};
 
-/// Serves LSP over stdin/stdout until the client says `exit`.
+/// Serves LSP over stdin/stdout until the client says `exit` or closes its
+/// output. Frames are read by [`framing`], so a malformed one is answered
+/// with an error and the server goes on; a frame that cannot be delimited
+/// ends the connection with an error.
 pub fn run_stdio() -> anyhow::Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
-    runtime.block_on(async {
+    let closed = runtime.block_on(async {
         let (service, socket) = LspService::build(server::Server::new)
             .custom_method("controlRoom/documentState", server::Server::document_state)
             .custom_method(
@@ -39,9 +43,37 @@ pub fn run_stdio() -> anyhow::Result<()> {
                 server::Server::work_done_progress_cancel,
             )
             .finish();
-        Transport::new(tokio::io::stdin(), tokio::io::stdout(), socket)
+        let (client_frames, server_input) = tokio::io::duplex(1 << 16);
+        let (server_output, server_frames) = tokio::io::duplex(1 << 16);
+        let (refusals, refused) = tokio::sync::mpsc::unbounded_channel();
+        let input = tokio::spawn(framing::pump_input(
+            tokio::io::stdin(),
+            client_frames,
+            refusals,
+        ));
+        let output = tokio::spawn(framing::pump_output(
+            server_frames,
+            tokio::io::stdout(),
+            refused,
+        ));
+        Transport::new(server_input, server_output, socket)
             .serve(service)
             .await;
+        // The framework's output is closed: what it wrote goes out first.
+        let _ = output.await;
+        if input.is_finished() {
+            input.await.unwrap_or(framing::Closed::Ended)
+        } else {
+            input.abort();
+            framing::Closed::Ended
+        }
     });
-    Ok(())
+    // A read of stdin may still wait in a blocking thread: do not wait for it.
+    runtime.shutdown_background();
+    match closed {
+        framing::Closed::Ended => Ok(()),
+        framing::Closed::Garbled(why) => {
+            anyhow::bail!("the connection to the editor was closed: {why}")
+        }
+    }
 }

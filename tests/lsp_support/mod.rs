@@ -122,6 +122,25 @@ impl Client {
         }
     }
 
+    /// Writes `bytes` to the server as they are, frame or not.
+    pub fn send_bytes(&mut self, bytes: &[u8]) {
+        self.stdin.write_all(bytes).unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    /// Waits for the server to exit on its own; its status and stderr.
+    pub fn wait_exit(&mut self) -> (std::process::ExitStatus, String) {
+        let deadline = Instant::now() + TIMEOUT;
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                std::thread::sleep(Duration::from_millis(50));
+                return (status, self.stderr.lock().unwrap().clone());
+            }
+            assert!(Instant::now() < deadline, "the server did not exit");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
     /// How the server ended, and what it said on stderr.
     pub fn exit_report(&mut self) -> String {
         let status = self.child.wait().ok();

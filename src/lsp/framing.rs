@@ -1,0 +1,208 @@
+//! The wire under the LSP framework. tower-lsp-server reads frames through
+//! tokio-util's `FramedRead`, whose stream ends at the first frame it cannot
+//! decode: one body that is not JSON, with a correct `Content-Length`, used
+//! to leave the server deaf or gone. So the server reads the frames itself:
+//!
+//! - a frame whose body is a JSON-RPC message is handed to the framework as
+//!   it came (re-framed with its length alone);
+//! - a frame with a usable length whose body is not a message is answered
+//!   with a Parse error (or Invalid Request for JSON that is no message), and
+//!   the server goes on with the next frame;
+//! - a frame whose length is missing or unusable leaves no way to find the
+//!   next one: the connection is closed with a message on stderr, and the
+//!   process exits non-zero ([`Closed::Garbled`]).
+//!
+//! The framework's own output is copied to stdout frame by frame, with the
+//! error replies put between frames, never inside one.
+
+use std::io::ErrorKind;
+
+use serde_json::json;
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::sync::mpsc;
+use tower_lsp_server::jsonrpc::{Request, Response};
+
+/// The longest header block and the largest body a frame may have. A client
+/// sends documents as JSON text; 256 MiB is far beyond any manuscript.
+const MAX_HEADER: usize = 8 * 1024;
+const MAX_BODY: usize = 256 * 1024 * 1024;
+
+/// How the client's side of the connection ended.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Closed {
+    /// The client closed its output (or the framework stopped reading).
+    Ended,
+    /// A frame could not be delimited: why.
+    Garbled(String),
+}
+
+/// One frame read from the client.
+enum Frame {
+    Body(Vec<u8>),
+    End,
+    Garbled(String),
+}
+
+/// Reads one frame: headers up to the empty line, then `Content-Length`
+/// bytes.
+async fn read_frame<R: AsyncRead + Unpin>(input: &mut BufReader<R>) -> std::io::Result<Frame> {
+    let mut length: Option<Result<usize, String>> = None;
+    let mut header_bytes = 0;
+    let mut saw_header = false;
+    loop {
+        let mut line = Vec::new();
+        let read = input.read_until(b'\n', &mut line).await?;
+        if read == 0 {
+            return Ok(if saw_header {
+                Frame::Garbled("the input ended inside a frame's headers".to_owned())
+            } else {
+                Frame::End
+            });
+        }
+        header_bytes += read;
+        if header_bytes > MAX_HEADER {
+            return Ok(Frame::Garbled(format!(
+                "a frame's headers run past {MAX_HEADER} bytes"
+            )));
+        }
+        let text = String::from_utf8_lossy(&line);
+        let text = text.trim_end_matches(['\r', '\n']);
+        if text.is_empty() {
+            if !saw_header {
+                continue; // Blank lines between frames are harmless.
+            }
+            break;
+        }
+        saw_header = true;
+        if let Some((name, value)) = text.split_once(':')
+            && name.trim().eq_ignore_ascii_case("content-length")
+        {
+            length = Some(
+                value
+                    .trim()
+                    .parse::<usize>()
+                    .map_err(|_| format!("the Content-Length `{}` is not a length", value.trim())),
+            );
+        }
+    }
+    let length = match length {
+        None => return Ok(Frame::Garbled("a frame has no Content-Length".to_owned())),
+        Some(Err(why)) => return Ok(Frame::Garbled(why)),
+        Some(Ok(length)) if length > MAX_BODY => {
+            return Ok(Frame::Garbled(format!(
+                "a frame of {length} bytes is over the limit of {MAX_BODY}"
+            )));
+        }
+        Some(Ok(length)) => length,
+    };
+    let mut body = vec![0; length];
+    match input.read_exact(&mut body).await {
+        Ok(_) => Ok(Frame::Body(body)),
+        Err(error) if error.kind() == ErrorKind::UnexpectedEof => Ok(Frame::Garbled(format!(
+            "the input ended inside a frame of {length} bytes"
+        ))),
+        Err(error) => Err(error),
+    }
+}
+
+/// The error reply to a body that is not a JSON-RPC message, if it is not.
+fn refusal(body: &[u8]) -> Option<Vec<u8>> {
+    if serde_json::from_slice::<Request>(body).is_ok()
+        || serde_json::from_slice::<Response>(body).is_ok()
+    {
+        return None;
+    }
+    let (code, message) = match serde_json::from_slice::<serde_json::Value>(body) {
+        Ok(_) => (
+            -32600,
+            "Invalid request: the frame's JSON is not a JSON-RPC message",
+        ),
+        Err(_) => (-32700, "Parse error: the frame's body is not JSON"),
+    };
+    let reply = json!({"jsonrpc": "2.0", "id": null, "error": {"code": code, "message": message}});
+    Some(reply.to_string().into_bytes())
+}
+
+fn framed(body: &[u8]) -> Vec<u8> {
+    let mut frame = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
+    frame.extend_from_slice(body);
+    frame
+}
+
+/// Copies the client's frames to the framework (`to_server`), answering
+/// the ones that are not messages through `refusals`.
+pub async fn pump_input<R, W>(
+    input: R,
+    mut to_server: W,
+    refusals: mpsc::UnboundedSender<Vec<u8>>,
+) -> Closed
+where
+    R: AsyncRead + Unpin,
+    W: AsyncWrite + Unpin,
+{
+    let mut input = BufReader::new(input);
+    loop {
+        match read_frame(&mut input).await {
+            Ok(Frame::Body(body)) => match refusal(&body) {
+                Some(reply) => {
+                    eprintln!(
+                        "control-room: a frame from the client is not a JSON-RPC message; answered with an error"
+                    );
+                    let _ = refusals.send(reply);
+                }
+                None => {
+                    let written = to_server.write_all(&framed(&body)).await;
+                    if written.and(to_server.flush().await).is_err() {
+                        return Closed::Ended; // The framework stopped reading (exit).
+                    }
+                }
+            },
+            Ok(Frame::End) => return Closed::Ended,
+            Ok(Frame::Garbled(why)) => return Closed::Garbled(why),
+            Err(error) => return Closed::Garbled(format!("the input cannot be read: {error}")),
+        }
+    }
+}
+
+/// Copies the framework's frames to `output`, with the refusals put between
+/// frames; ends when the framework's output ends. The frames are read in a
+/// task of their own, so waiting for either never cuts a read short.
+pub async fn pump_output<R, W>(
+    from_server: R,
+    mut output: W,
+    mut refusals: mpsc::UnboundedReceiver<Vec<u8>>,
+) -> std::io::Result<()>
+where
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin,
+{
+    let (frames, mut server_frames) = mpsc::unbounded_channel();
+    let reader = tokio::spawn(async move {
+        let mut from_server = BufReader::new(from_server);
+        while let Ok(Frame::Body(body)) = read_frame(&mut from_server).await {
+            if frames.send(body).is_err() {
+                break;
+            }
+        }
+    });
+    let mut refusals_open = true;
+    loop {
+        tokio::select! {
+            frame = server_frames.recv() => match frame {
+                Some(body) => output.write_all(&framed(&body)).await?,
+                None => break,
+            },
+            refusal = refusals.recv(), if refusals_open => match refusal {
+                Some(reply) => output.write_all(&framed(&reply)).await?,
+                None => refusals_open = false,
+            },
+        }
+        output.flush().await?;
+    }
+    reader.abort();
+    // Refusals sent while the last frames went out.
+    while let Ok(reply) = refusals.try_recv() {
+        output.write_all(&framed(&reply)).await?;
+    }
+    output.flush().await
+}
