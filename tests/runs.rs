@@ -614,3 +614,40 @@ fn a_definition_of_done_that_fails_is_a_message_an_issue_and_a_report_that_keeps
     assert!(report.contains(&scripted_reply("polish")), "{report}");
     client.shutdown();
 }
+
+#[test]
+fn a_run_started_right_after_initialize_waits_for_the_first_index() {
+    let (_dir, root) = example_copy();
+    // Many cards, so the first index takes a while after `initialized`.
+    let characters = root.join("Compendium/Characters");
+    for n in 0..1500 {
+        std::fs::write(
+            characters.join(format!("CHAR-extra-{n}.md")),
+            format!(
+                "---\nname: Extra {n}\nstatus: alive\neyes: grey\n---\n\nA face in the crowd.\n"
+            ),
+        )
+        .unwrap();
+    }
+    let server = FakeModelServer::start();
+    serve_draft_scene(&server, "");
+    lsp_support::editor::configure(&root, &server.url);
+    let mut client = Client::spawn(&[]);
+    client.responder = Some(editor(true, None));
+    client.initialize(&root, capabilities());
+    // At once, before the index has ended.
+    let reply = execute(
+        &mut client,
+        json!({"recipe": "creative_draft_scene", "scene": "SCN-the-reckoning"}),
+    );
+    let run_id = reply["result"]["run_id"]
+        .as_str()
+        .unwrap_or_else(|| panic!("the run did not start: {reply}"))
+        .to_owned();
+    let values = progress(&mut client, &run_token(&run_id));
+    assert_eq!(
+        values.last().unwrap()["message"],
+        "done: Story/Scenes/SCN-the-reckoning.md, 2 findings"
+    );
+    client.shutdown();
+}

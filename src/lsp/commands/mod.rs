@@ -28,6 +28,19 @@ pub const COMMANDS: &[&str] = &[
     knowledge::REMEMBER,
 ];
 
+/// Whether `command` reads the manuscript (routes, runs, plans, remembers),
+/// and so must wait for the initial index; listing, opening and cancelling
+/// runs answer at once.
+pub fn reads_the_manuscript(command: &str) -> bool {
+    ![
+        runs::LIST_RUNS,
+        runs::OPEN_RUN,
+        runs::CANCEL_RUN,
+        plans::PAUSE_PLAN,
+    ]
+    .contains(&command)
+}
+
 /// Dispatches a `workspace/executeCommand`.
 pub async fn execute(
     context: &Context,

@@ -88,6 +88,8 @@ pub(crate) async fn index_workspace(server: &Server) {
         if let Some(progress) = progress {
             progress.finish_with_message("indexing failed").await;
         }
+        // Nothing more will come: whoever waits for the index goes on.
+        server.indexed.send_replace(true);
         return;
     };
     lock(&session).insert_indexed(priority_files);

@@ -17,8 +17,17 @@ pub(crate) async fn execute_command(
     let Some(context) = server.run_context() else {
         return Err(RpcError::invalid_request());
     };
+    if commands::reads_the_manuscript(&params.command) {
+        // A run routed on part of the index would not find the outline or
+        // the scene: wait for the initial index (a moment after start-up).
+        let mut indexed = server.indexed.subscribe();
+        let _ = tokio::time::timeout(WAIT_FOR_INDEX, indexed.wait_for(|done| *done)).await;
+    }
     commands::execute(&context, params).await
 }
+
+/// How long a command that reads the manuscript waits for the initial index.
+const WAIT_FOR_INDEX: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// `controlRoom.checkWorkspace`: the manuscript is read from disk again
 /// (open documents keep the editor's text), so files changed behind an
