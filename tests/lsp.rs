@@ -859,7 +859,8 @@ fn frame(body: &str) -> Vec<u8> {
 fn one_malformed_frame_no_longer_ends_the_server() {
     let (_dir, root) = example_copy();
     let mut client = Client::spawn(&[]);
-    client.initialize(&root, json!({}));
+    client.initialize(&root, json!({"window": {"workDoneProgress": true}}));
+    client.wait_for_index();
     // Bodies that are not JSON-RPC messages, each with a correct length.
     let bodies = [
         ("not json at all", -32700),
