@@ -906,3 +906,21 @@ fn a_frame_whose_length_is_unusable_closes_the_connection_with_an_error() {
         );
     }
 }
+
+#[test]
+fn a_server_whose_input_closes_while_it_waits_for_the_editor_exits() {
+    let (_dir, root) = example_copy();
+    let mut client = Client::spawn(&[]);
+    // A client that registers watched files dynamically: the server asks it
+    // to, in `initialized`, and waits for the answer.
+    client.request(
+        "initialize",
+        json!({"processId": null, "rootUri": uri(&root), "capabilities": {
+            "workspace": {"didChangeWatchedFiles": {"dynamicRegistration": true}}}}),
+    );
+    client.notify("initialized", json!({}));
+    // The editor goes away without answering, and without `exit`.
+    client.close_input();
+    let (status, stderr) = client.wait_exit();
+    assert!(status.success(), "{status}: {stderr}");
+}

@@ -27,6 +27,10 @@ mod state;
 
 use tower_lsp_server::{LspService, Server as Transport};
 
+/// How long the server lets its handlers finish once the editor's input
+/// has ended.
+const GRACE_AFTER_INPUT_ENDS: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// Serves LSP over stdin/stdout until the client says `exit` or closes its
 /// output. Frames are read by [`framing`], so a malformed one is answered
 /// with an error and the server goes on; a frame that cannot be delimited
@@ -56,17 +60,25 @@ pub fn run_stdio() -> anyhow::Result<()> {
             tokio::io::stdout(),
             refused,
         ));
-        Transport::new(server_input, server_output, socket)
-            .serve(service)
-            .await;
-        // The framework's output is closed: what it wrote goes out first.
-        let _ = output.await;
-        if input.is_finished() {
-            input.await.unwrap_or(framing::Closed::Ended)
-        } else {
-            input.abort();
-            framing::Closed::Ended
-        }
+        let serve = Transport::new(server_input, server_output, socket).serve(service);
+        tokio::pin!(serve);
+        let mut input = input;
+        let closed = tokio::select! {
+            () = &mut serve => {
+                input.abort();
+                framing::Closed::Ended
+            }
+            closed = &mut input => {
+                // The editor is gone. A handler may still wait for an answer
+                // from it (a registration) that will never come: give the
+                // framework a moment to finish, then stop all the same.
+                let _ = tokio::time::timeout(GRACE_AFTER_INPUT_ENDS, &mut serve).await;
+                closed.unwrap_or(framing::Closed::Ended)
+            }
+        };
+        // What the framework wrote goes out before the process ends.
+        let _ = tokio::time::timeout(GRACE_AFTER_INPUT_ENDS, output).await;
+        closed
     });
     // A read of stdin may still wait in a blocking thread: do not wait for it.
     runtime.shutdown_background();

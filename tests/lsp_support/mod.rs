@@ -21,7 +21,8 @@ pub type Responder = Box<dyn FnMut(&Value) -> Option<Value> + Send>;
 
 pub struct Client {
     child: Child,
-    stdin: ChildStdin,
+    /// The server's input; `None` once closed.
+    stdin: Option<ChildStdin>,
     incoming: Receiver<Value>,
     next_id: i64,
     /// Notifications and server requests seen so far, in order.
@@ -99,7 +100,7 @@ impl Client {
         });
         Client {
             child,
-            stdin,
+            stdin: Some(stdin),
             incoming,
             next_id: 1,
             seen: Vec::new(),
@@ -111,9 +112,10 @@ impl Client {
 
     pub fn send(&mut self, message: &Value) {
         let body = serde_json::to_vec(message).unwrap();
-        let sent = write!(self.stdin, "Content-Length: {}\r\n\r\n", body.len())
-            .and_then(|()| self.stdin.write_all(&body))
-            .and_then(|()| self.stdin.flush());
+        let stdin = self.stdin.as_mut().expect("the server's input is open");
+        let sent = write!(stdin, "Content-Length: {}\r\n\r\n", body.len())
+            .and_then(|()| stdin.write_all(&body))
+            .and_then(|()| stdin.flush());
         if let Err(error) = sent {
             panic!(
                 "cannot write to the server ({error}); {}",
@@ -124,8 +126,14 @@ impl Client {
 
     /// Writes `bytes` to the server as they are, frame or not.
     pub fn send_bytes(&mut self, bytes: &[u8]) {
-        self.stdin.write_all(bytes).unwrap();
-        self.stdin.flush().unwrap();
+        let stdin = self.stdin.as_mut().expect("the server's input is open");
+        stdin.write_all(bytes).unwrap();
+        stdin.flush().unwrap();
+    }
+
+    /// Closes the server's input, as an editor that goes away does.
+    pub fn close_input(&mut self) {
+        self.stdin = None;
     }
 
     /// Waits for the server to exit on its own; its status and stderr.
