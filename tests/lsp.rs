@@ -875,6 +875,9 @@ fn one_malformed_frame_no_longer_ends_the_server() {
         let refused = client.wait_for(|m| m.get("error").is_some() && m["id"].is_null());
         assert_eq!(refused["error"]["code"], code, "{body:?}: {refused}");
     }
+    // A `$/` request is refused with MethodNotFound, as the spec asks.
+    let refused = client.request_raw("$/unknownThing", json!({}));
+    assert_eq!(refused["error"]["code"], -32601, "{refused}");
     // Blank lines between frames, and a header it does not know, are harmless.
     client.send_bytes(b"\r\n");
     let arrival = root.join("Story/Scenes/SCN-the-arrival.md");

@@ -105,11 +105,22 @@ async fn read_frame<R: AsyncRead + Unpin>(input: &mut BufReader<R>) -> std::io::
     }
 }
 
-/// The error reply to a body that is not a JSON-RPC message, if it is not.
+/// The error reply to a body that is not a JSON-RPC message, if it is not,
+/// or to a `$/` request (the spec has them refused with MethodNotFound,
+/// which the framework does not do: it never answered them).
 fn refusal(body: &[u8]) -> Option<Vec<u8>> {
-    if serde_json::from_slice::<Request>(body).is_ok()
-        || serde_json::from_slice::<Response>(body).is_ok()
-    {
+    if let Ok(request) = serde_json::from_slice::<Request>(body) {
+        let id = request.id()?;
+        if !request.method().starts_with("$/") {
+            return None;
+        }
+        let reply = json!({"jsonrpc": "2.0", "id": id, "error": {
+            "code": -32601,
+            "message": format!("Method not found: {}", request.method()),
+        }});
+        return Some(reply.to_string().into_bytes());
+    }
+    if serde_json::from_slice::<Response>(body).is_ok() {
         return None;
     }
     let (code, message) = match serde_json::from_slice::<serde_json::Value>(body) {
