@@ -482,3 +482,70 @@ fn the_readme_parity_table_names_every_command_of_both_front_ends() {
         );
     }
 }
+
+#[test]
+fn two_processes_cannot_draft_one_scene_at_once() {
+    let server = FakeModelServer::start();
+    // The planner answers late, so the first run is still drafting when the
+    // others start.
+    server.on(
+        &step_marker("brief", "planner"),
+        vec![Answer::Delayed(
+            std::time::Duration::from_secs(4),
+            Box::new(Answer::text(model_server::scripted_reply("brief"))),
+        )],
+    );
+    serve_draft_scene(&server, "");
+    let [(_dir, root), (_other, _)] = two_copies(&server);
+    let draft = || {
+        std::process::Command::new(env!("CARGO_BIN_EXE_control-room"))
+            .args([
+                "run",
+                RECIPE,
+                "--arg",
+                "scene_id=SCN-the-reckoning",
+                "--dir",
+            ])
+            .arg(&root)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let first = draft();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while runs(&root).is_empty() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the first run did not start"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    // A second process, and the editor, are refused while it drafts.
+    let second = draft().wait_with_output().unwrap();
+    assert_eq!(second.status.code(), Some(2), "{}", output_text(&second));
+    assert!(
+        output_text(&second).contains("a run already drafts Story/Scenes/SCN-the-reckoning.md"),
+        "{}",
+        output_text(&second)
+    );
+    let mut client = editor_client(&root, &server.url, true, None);
+    let refused = client.request_raw(
+        "workspace/executeCommand",
+        json!({"command": "controlRoom.runRecipe", "arguments": [
+            {"recipe": RECIPE, "scene": "SCN-the-reckoning"}]}),
+    );
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .is_some_and(|message| message.contains("a run already drafts")),
+        "{refused}"
+    );
+    let first = first.wait_with_output().unwrap();
+    assert!(first.status.success(), "{}", output_text(&first));
+    assert_eq!(runs(&root).len(), 1, "only one run was made, and paid for");
+    // Once it has ended, the scene is free again.
+    let lock = control_room::engine::launch::lock_scene(&root, "Story/Scenes/SCN-the-reckoning.md");
+    assert!(lock.unwrap().is_some(), "the lock went with the run");
+    client.shutdown();
+}

@@ -166,16 +166,16 @@ impl PlanHost for CliPlan<'_> {
         let plan = request.plan.clone();
         let resolved = launch::resolve(&runner.registry, &runner.workspace, request)
             .map_err(|error| error.to_string())?;
-        let manifest = launch::create(&runner, &resolved, plan.as_ref(), disk_text(&self.root))
+        let created = launch::create(&runner, &resolved, plan.as_ref(), disk_text(&self.root))
             .map_err(|error| error.to_string())?;
         *self
             .current
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner()) =
             (runner.workspace.clone(), runner.registry.clone());
-        let run_id = manifest.run_id.clone();
+        let run_id = created.manifest.run_id.clone();
         let finished: RunWait = Box::pin(async move {
-            let manifest = run_to_end(runner, &manifest.run_id)
+            let manifest = run_to_end(runner, &created.manifest.run_id, created.lock)
                 .await
                 .map_err(|error| format!("{error:#}"))?;
             print_end(&manifest);

@@ -15,7 +15,7 @@ use super::workspace_root;
 use crate::engine::delivery::{self};
 use crate::engine::drafting;
 use crate::engine::events::{RunEvent, RunSink};
-use crate::engine::launch::{self, CancelOutcome, LaunchRequest, RunEnd};
+use crate::engine::launch::{self, CancelOutcome, LaunchRequest, RunEnd, SceneLock};
 use crate::engine::model::{Model, Role, ScriptedModel};
 use crate::engine::prompts::Output;
 use crate::engine::report::Delivery;
@@ -244,12 +244,16 @@ pub(crate) fn disk_text(root: &Path) -> impl Fn(&str) -> Option<String> + '_ {
 /// Executes a run to its end (Ctrl-C cancels it), delivers its draft to the
 /// manuscript as the editor would, and writes its findings and report.
 /// The run's manifest, or why it could not run.
-pub(crate) async fn run_to_end(runner: Runner, run_id: &str) -> anyhow::Result<RunManifest> {
+pub(crate) async fn run_to_end(
+    runner: Runner,
+    run_id: &str,
+    lock: Option<SceneLock>,
+) -> anyhow::Result<RunManifest> {
     let workspace = runner.workspace.clone();
     let registry = runner.registry.clone();
     let root = workspace.root().to_path_buf();
     let (cancel, interrupt) = cancel_on_ctrl_c();
-    let handle = launch::spawn(runner, run_id, cancel);
+    let handle = launch::spawn(runner, run_id, cancel, lock);
     let end = handle.finish().await;
     interrupt.abort();
     let manifest = match end {
@@ -301,9 +305,13 @@ pub(crate) fn print_end(manifest: &RunManifest) -> i32 {
 }
 
 /// Runs (or resumes) `run_id` to its end and delivers it; the exit code.
-pub(crate) fn drive_run(runner: Runner, run_id: &str) -> anyhow::Result<i32> {
+pub(crate) fn drive_run(
+    runner: Runner,
+    run_id: &str,
+    lock: Option<SceneLock>,
+) -> anyhow::Result<i32> {
     let runtime = tokio_runtime()?;
-    let manifest = runtime.block_on(run_to_end(runner, run_id))?;
+    let manifest = runtime.block_on(run_to_end(runner, run_id, lock))?;
     Ok(print_end(&manifest))
 }
 
@@ -335,8 +343,8 @@ pub fn run(
         }
     };
     let resolved = launch::resolve(&runner.registry, &runner.workspace, request)?;
-    let manifest = launch::create(&runner, &resolved, None, disk_text(&root))?;
-    drive_run(runner, &manifest.run_id)
+    let created = launch::create(&runner, &resolved, None, disk_text(&root))?;
+    drive_run(runner, &created.manifest.run_id, created.lock)
 }
 
 /// `control-room runs list`.
@@ -423,7 +431,21 @@ pub fn resume(dir: &Path, run_id: &str, model_args: &ModelArgs) -> anyhow::Resul
     let root = workspace_root(dir)?;
     let model = model(&root, model_args)?;
     let runner = runner(&root, Some((model, model_args)));
-    drive_run(runner, run_id)
+    let manifest = RunFiles::new(&root, run_id)
+        .read_manifest()
+        .with_context(|| format!("no run `{run_id}`"))?;
+    let lock = match runner.registry.get(&manifest.recipe_id) {
+        Some(recipe) => {
+            let scene = manifest
+                .task
+                .initial_args
+                .get("scene_path")
+                .and_then(Value::as_str);
+            launch::lock_for(&root, recipe, scene)?
+        }
+        None => None,
+    };
+    drive_run(runner, run_id, lock)
 }
 
 /// What `control-room prompt` is asked.

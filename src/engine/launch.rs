@@ -120,6 +120,10 @@ pub enum LaunchError {
     NotRoutable { task: String, reason: String },
     #[error("{label}: name the scene to draft (a scene id such as SCN-the-gate, or its path)")]
     NoScene { label: String },
+    #[error(
+        "{label}: a run already drafts {scene_path} (in this window, another one, or the command line); wait for it to end or cancel it"
+    )]
+    SceneBusy { label: String, scene_path: String },
     #[error("{label}: {source}")]
     Create {
         label: String,
@@ -232,6 +236,67 @@ pub fn resolve(
     })
 }
 
+/// The lock on a scene a run drafts: one writer per scene per manuscript,
+/// across processes. It is an OS lock on a file under
+/// `.control-room/locks/`, so it goes when the process that holds it ends,
+/// however it ends: a stale lock is never waited on.
+#[derive(Debug)]
+pub struct SceneLock {
+    _file: std::fs::File,
+}
+
+/// Where the lock of `scene_path` lives.
+fn scene_lock_path(root: &std::path::Path, scene_path: &str) -> std::path::PathBuf {
+    let digest = crate::storage::sha256_hex(scene_path.as_bytes());
+    root.join(".control-room/locks")
+        .join(format!("scene-{}.lock", &digest[..16]))
+}
+
+/// Takes the lock of `scene_path`; `None` when a run holds it already.
+pub fn lock_scene(root: &std::path::Path, scene_path: &str) -> std::io::Result<Option<SceneLock>> {
+    let path = scene_lock_path(root, scene_path);
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)?;
+    Ok(file.try_lock().is_ok().then_some(SceneLock { _file: file }))
+}
+
+/// The lock a run of `recipe` on `scene_path` needs: a drafting recipe's
+/// scene's; none for a recipe that only reports.
+pub fn lock_for(
+    root: &std::path::Path,
+    recipe: &Recipe,
+    scene_path: Option<&str>,
+) -> Result<Option<SceneLock>, LaunchError> {
+    let Some(scene_path) = scene_path.filter(|_| drafting::drafts(recipe)) else {
+        return Ok(None);
+    };
+    let busy = || LaunchError::SceneBusy {
+        label: recipe.label.clone(),
+        scene_path: scene_path.to_owned(),
+    };
+    match lock_scene(root, scene_path) {
+        Ok(Some(lock)) => Ok(Some(lock)),
+        Ok(None) => Err(busy()),
+        Err(io) => Err(LaunchError::Create {
+            label: recipe.label.clone(),
+            source: io.into(),
+        }),
+    }
+}
+
+/// A created run, and the lock on its scene, held until the run ends.
+#[derive(Debug)]
+pub struct Created {
+    pub manifest: RunManifest,
+    pub lock: Option<SceneLock>,
+}
+
 /// Creates the run of `resolved` (status `pending`), recording the digest of
 /// its scene as `scene_text` gives it (the writer's text: the editor's
 /// buffer, else the disk's), so delivery can tell whether the writer changed
@@ -241,7 +306,13 @@ pub fn create(
     resolved: &Resolved,
     plan: Option<&PlanLink>,
     scene_text: impl Fn(&str) -> Option<String>,
-) -> Result<RunManifest, LaunchError> {
+) -> Result<Created, LaunchError> {
+    // The scene's lock first: a run refused costs nothing.
+    let lock = lock_for(
+        runner.workspace.root(),
+        &resolved.recipe,
+        resolved.scene_path.as_deref(),
+    )?;
     let plan_task = plan.map(|link| PlanTask {
         session_id: &link.session_id,
         task_id: link.task_id,
@@ -263,7 +334,7 @@ pub fn create(
             scene,
         )
         .map_err(error)?;
-    Ok(manifest)
+    Ok(Created { manifest, lock })
 }
 
 /// How a run's task ended.
@@ -336,9 +407,15 @@ impl RunSink for ChannelSink {
     }
 }
 
-/// Executes (or resumes) `run_id` in a task of its own; `cancel` stops it.
-/// Must be called inside a tokio runtime.
-pub fn spawn(mut runner: Runner, run_id: &str, cancel: CancellationToken) -> RunHandle {
+/// Executes (or resumes) `run_id` in a task of its own, holding `lock` on
+/// its scene until it ends; `cancel` stops it. Must be called inside a tokio
+/// runtime.
+pub fn spawn(
+    mut runner: Runner,
+    run_id: &str,
+    cancel: CancellationToken,
+    lock: Option<SceneLock>,
+) -> RunHandle {
     let (sender, events) = unbounded_channel();
     runner.sinks.push(Arc::new(ChannelSink(sender)));
     let root = runner.workspace.root().to_path_buf();
@@ -353,7 +430,10 @@ pub fn spawn(mut runner: Runner, run_id: &str, cancel: CancellationToken) -> Run
             {
                 panic!("panic requested in run {run_id}");
             }
-            runner.execute(&run_id, cancel).await
+            let ended = runner.execute(&run_id, cancel).await;
+            // The scene is free once the run has ended.
+            drop(lock);
+            ended
         })
     };
     RunHandle {

@@ -35,10 +35,10 @@ use super::commands::shared::{invalid, lock};
 use super::convert::uri_for;
 use super::session::Session;
 use crate::engine::findings;
-use crate::engine::launch::{self, CancelOutcome, LaunchError, LaunchRequest, PlanLink};
+use crate::engine::launch::{self, CancelOutcome, LaunchError, LaunchRequest, PlanLink, SceneLock};
 use crate::engine::model::Model;
 use crate::engine::recipe::Registry;
-use crate::engine::report::{self};
+use crate::engine::report;
 use crate::engine::router;
 use crate::engine::runner::{self, RunError, Runner};
 use crate::engine::store::{self, Disk, RunFiles, RunManifest, RunStatus};
@@ -230,17 +230,17 @@ pub(super) fn start_request(
         resolved.scene_path.as_deref(),
         &resolved.recipe.label,
     )?;
-    let (manifest, version) = {
+    let (created, version) = {
         let session = lock(&context.session);
         let version = resolved
             .scene_path
             .as_deref()
             .and_then(|path| session.version(path));
-        let manifest = launch::create(&runner, &resolved, plan.as_ref(), |path| {
+        let created = launch::create(&runner, &resolved, plan.as_ref(), |path| {
             scene_now(&session, path).0
         })
         .map_err(|error| invalid(error.to_string()))?;
-        (manifest, version)
+        (created, version)
     };
     let started = Started {
         label: resolved.label,
@@ -248,12 +248,12 @@ pub(super) fn start_request(
         version,
         workspace: runner.workspace.clone(),
         registry: runner.registry.clone(),
-        manifest,
+        manifest: created.manifest,
     };
     Ok(begin(
         context,
         &mut in_flight,
-        runner,
+        (runner, created.lock),
         started,
         client_token,
     ))
@@ -298,7 +298,7 @@ fn refuse_twice(
 fn begin(
     context: &Context,
     in_flight: &mut HashMap<String, InFlight>,
-    runner: Runner,
+    (runner, scene_lock): (Runner, Option<SceneLock>),
     started: Started,
     client_token: Option<lsp::ProgressToken>,
 ) -> StartedRun {
@@ -322,7 +322,7 @@ fn begin(
     let context = context.clone();
     let task_run_id = run_id.clone();
     tokio::spawn(async move {
-        let handle = launch::spawn(runner, &task_run_id, cancel);
+        let handle = launch::spawn(runner, &task_run_id, cancel, scene_lock);
         drive::drive(&context, started, handle, token, created, sender).await;
     });
     StartedRun { run_id, ended }
@@ -372,6 +372,8 @@ pub(super) fn resume(
         scene_path.as_deref(),
         &recipe.label,
     )?;
+    let scene_lock = launch::lock_for(runner.workspace.root(), &recipe, scene_path.as_deref())
+        .map_err(|error| invalid(error.to_string()))?;
     let version = scene_path
         .as_deref()
         .and_then(|path| lock(&context.session).version(path));
@@ -387,7 +389,13 @@ pub(super) fn resume(
         registry: runner.registry.clone(),
         manifest,
     };
-    let started = begin(context, &mut in_flight, runner, started, client_token);
+    let started = begin(
+        context,
+        &mut in_flight,
+        (runner, scene_lock),
+        started,
+        client_token,
+    );
     Ok(json!({ "run_id": started.run_id }))
 }
 
