@@ -21,10 +21,11 @@ use super::file_ref::FileRef;
 pub const SECRET_FILE: &str = ".control-room/audit/secret.key";
 pub const GITIGNORE_FILE: &str = ".control-room/.gitignore";
 const GITIGNORE: &str = "# Written by control-room. The receipt-signing key never leaves this machine;\n\
-# run locks and cancel requests are per process.\n\
+# run locks, scene locks and cancel requests are per process.\n\
 audit/secret.key\n\
 runs/*/lock\n\
-runs/*/cancel\n";
+runs/*/cancel\n\
+locks/\n";
 
 /// `rcpt_` and 12 lowercase hex digits.
 pub fn is_receipt_id(text: &str) -> bool {
@@ -179,15 +180,38 @@ fn restrict_permissions(path: &Path) {
 #[cfg(not(unix))]
 fn restrict_permissions(_path: &Path) {}
 
+/// Writes `.control-room/.gitignore`, or adds to the one there the lines it
+/// lacks (a workspace from an earlier version lacks the newer ones), keeping
+/// the writer's own lines.
 fn ensure_gitignore(root: &Path, disk: &Disk) -> std::io::Result<()> {
     let path = root.join(GITIGNORE_FILE);
-    if path.exists() {
+    let current = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(error) => return Err(error),
+    };
+    if current.is_empty() {
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        return disk.write_atomic(&path, GITIGNORE.as_bytes());
+    }
+    let missing: Vec<&str> = GITIGNORE
+        .lines()
+        .filter(|line| !line.starts_with('#') && !current.lines().any(|have| have == *line))
+        .collect();
+    if missing.is_empty() {
         return Ok(());
     }
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent)?;
+    let mut text = current;
+    if !text.ends_with('\n') {
+        text.push('\n');
     }
-    disk.write_atomic(&path, GITIGNORE.as_bytes())
+    for line in missing {
+        text.push_str(line);
+        text.push('\n');
+    }
+    disk.write_atomic(&path, text.as_bytes())
 }
 
 /// The receipt log of a session.
@@ -302,6 +326,22 @@ mod tests {
         assert!(read.verify(&key));
         read.version = Some(2);
         assert!(!read.verify(&key), "the version is signed");
+    }
+
+    #[test]
+    fn an_older_gitignore_gets_the_lines_it_lacks_and_keeps_the_writers() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(GITIGNORE_FILE);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, "audit/secret.key\nmy-notes/\n").unwrap();
+        ensure_gitignore(dir.path(), &Disk::default()).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.starts_with("audit/secret.key\nmy-notes/\n"), "{text}");
+        assert!(text.lines().any(|line| line == "locks/"), "{text}");
+        assert_eq!(text.matches("audit/secret.key").count(), 1, "{text}");
+        // In step already: left alone.
+        ensure_gitignore(dir.path(), &Disk::default()).unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
     }
 
     #[test]
