@@ -564,3 +564,34 @@ fn an_identical_request_reuses_the_finished_artifact_unless_fresh() {
     assert!(asked.status.success(), "{}", text(&asked));
     assert_eq!(server.received().len(), 10);
 }
+
+#[test]
+fn a_reply_of_many_megabytes_is_refused_not_stored() {
+    let dir = example();
+    let root = dir.path();
+    let server = FakeModelServer::start();
+    // The planner runs away: twelve megabytes of "tide".
+    server.on(
+        &step_marker("brief", "planner"),
+        vec![Answer::text("tide ".repeat(12 * 1024 * 1024 / 5))],
+    );
+    serve_draft_scene(&server, "");
+    configure(root, &server.url);
+    let output = cli(root, &DRAFT_RECKONING, &[("FAKE_PROVIDER_KEY", KEY)]);
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output));
+    assert!(
+        text(&output).contains("sent a reply of more than 8 MiB; it was not kept"),
+        "{}",
+        text(&output)
+    );
+    // Refused once, not retried, and nothing of it kept.
+    assert_eq!(requests_for(&server, "brief", "planner").len(), 1);
+    let kept: u64 = every_file(root)
+        .iter()
+        .map(|file| std::fs::metadata(file).unwrap().len())
+        .sum();
+    assert!(
+        kept < 4 * 1024 * 1024,
+        "the manuscript and its runs hold {kept} bytes"
+    );
+}

@@ -102,8 +102,14 @@ impl Post<'_> {
             .get(reqwest::header::RETRY_AFTER)
             .and_then(|value| value.to_str().ok())
             .and_then(parse_retry_after);
-        let body = match response.text().await {
-            Ok(body) => body,
+        let body = match read_capped(response, MAX_REPLY_BYTES).await {
+            Ok(Some(body)) => body,
+            Ok(None) => {
+                return Err(Failure::Final(format!(
+                    "the model server at {shown} sent a reply of more than {} MiB; it was not kept (a step's reply is a few kilobytes: is max_tokens set?)",
+                    MAX_REPLY_BYTES / (1024 * 1024)
+                )));
+            }
             Err(error) if error.is_timeout() => {
                 return Err(Failure::Final(format!(
                     "the model server at {shown} did not finish its reply within {} s (timeout_s)",
@@ -186,6 +192,32 @@ fn parse_retry_after(value: &str) -> Option<Duration> {
     let date = jiff::fmt::rfc2822::parse(value).ok()?;
     let wait = date.timestamp().duration_since(jiff::Timestamp::now());
     Some(Duration::try_from(wait).unwrap_or(Duration::ZERO))
+}
+
+/// The largest reply body kept. A step's reply is prose or JSON of a few
+/// kilobytes; a model that runs away is stopped here rather than stored.
+const MAX_REPLY_BYTES: usize = 8 * 1024 * 1024;
+
+/// The response's body as text, read chunk by chunk; `None` when it runs
+/// past `limit` bytes (what was read is dropped, and the connection with it).
+async fn read_capped(
+    mut response: reqwest::Response,
+    limit: usize,
+) -> Result<Option<String>, reqwest::Error> {
+    if response
+        .content_length()
+        .is_some_and(|length| length > limit as u64)
+    {
+        return Ok(None);
+    }
+    let mut body = Vec::new();
+    while let Some(chunk) = response.chunk().await? {
+        if body.len() + chunk.len() > limit {
+            return Ok(None);
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(Some(String::from_utf8_lossy(&body).into_owned()))
 }
 
 /// The server's own error message, when its body has one.
