@@ -595,3 +595,53 @@ fn a_reply_of_many_megabytes_is_refused_not_stored() {
         "the manuscript and its runs hold {kept} bytes"
     );
 }
+
+#[test]
+fn runs_resume_keeps_the_runs_fresh() {
+    let dir = example();
+    let root = dir.path();
+    let server = FakeModelServer::start();
+    // The writer answers the first run, fails the second, then answers.
+    server.on(
+        &step_marker("draft", "writer"),
+        vec![
+            Answer::text(model_server::scripted_reply("draft")),
+            Answer::status(400),
+            Answer::text(model_server::scripted_reply("draft")),
+        ],
+    );
+    serve_draft_scene(&server, "");
+    configure(root, &server.url);
+    let key = [("FAKE_PROVIDER_KEY", KEY)];
+    let first = cli(root, &DRAFT_RECKONING, &key);
+    assert!(first.status.success(), "{}", text(&first));
+    // The same manuscript again, asked afresh; it stops at the writer.
+    std::fs::remove_file(root.join("Story/Scenes/SCN-the-reckoning.md")).unwrap();
+    let mut fresh = DRAFT_RECKONING.to_vec();
+    fresh.push("--fresh");
+    let stopped = cli(root, &fresh, &key);
+    assert_eq!(stopped.status.code(), Some(1), "{}", text(&stopped));
+    let run = support::run_ids(root)
+        .into_iter()
+        .find(|run| {
+            std::fs::read_to_string(root.join(format!(".control-room/runs/{run}/run.json")))
+                .unwrap()
+                .contains("\"fresh\": true")
+        })
+        .expect("the fresh run says so in its run.json");
+    // Resumed without --fresh, it still asks the model for every step
+    // after the writer, though the first run finished identical ones.
+    let resumed = cli(root, &["runs", "resume", &run], &key);
+    assert!(resumed.status.success(), "{}", text(&resumed));
+    for (step, archetype) in [
+        ("polish", "editor"),
+        ("continuity", "continuity"),
+        ("critique", "critic"),
+    ] {
+        assert_eq!(
+            requests_for(&server, step, archetype).len(),
+            2,
+            "{step} was asked again"
+        );
+    }
+}

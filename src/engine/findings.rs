@@ -504,6 +504,7 @@ mod tests {
             error: None,
             review: None,
             scene: None,
+            fresh: false,
         }
     }
 

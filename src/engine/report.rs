@@ -508,6 +508,7 @@ mod tests {
             error: None,
             review: None,
             scene: None,
+            fresh: false,
         };
         let artifact = |text: &str| CacheSlot::Artifact {
             agent_id: "x".into(),

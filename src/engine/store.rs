@@ -152,6 +152,10 @@ pub struct RunManifest {
     /// was created; delivery compares it with the text at the end.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scene: Option<SceneMark>,
+    /// Started to ask the model afresh (`--fresh`): no step reuses an
+    /// earlier identical request's artifact, resumed or not.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub fresh: bool,
 }
 
 /// One line of steps.jsonl.

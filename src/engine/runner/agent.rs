@@ -87,7 +87,9 @@ impl Runner {
             .target
             .as_ref()
             .map(|target| reuse_key(target, &base));
+        // A run started with `--fresh` asks the model again when resumed too.
         if self.reuse
+            && !manifest.fresh
             && let Some(reuse_key) = &reuse_key
             && let Some(output) = self.reuse_finished(
                 index,

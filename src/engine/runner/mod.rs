@@ -225,6 +225,7 @@ impl Runner {
             error: None,
             review: recipe.review.as_ref().map(|_| ReviewState::new()),
             scene,
+            fresh: self.model.is_some() && !self.reuse,
         };
         let written = staging
             .write_manifest(&self.disk, &manifest)
