@@ -334,7 +334,10 @@ fn main() -> ExitCode {
     match result {
         Ok(status) => ExitCode::from(status as u8),
         Err(error) => {
-            eprintln!("control-room: {error:#}");
+            eprintln!(
+                "control-room: {}",
+                control_room::text::printable(&format!("{error:#}"))
+            );
             ExitCode::from(2)
         }
     }

@@ -645,3 +645,29 @@ fn runs_resume_keeps_the_runs_fresh() {
         );
     }
 }
+
+#[test]
+fn a_reply_that_is_not_json_is_quoted_with_its_control_characters_escaped() {
+    let dir = example();
+    let root = dir.path();
+    let server = FakeModelServer::start();
+    server.on(
+        &step_marker("continuity", "continuity"),
+        vec![Answer::text(
+            "\u{0}\u{0}\u{1b}[2J\u{1b}]0;pwned\u{7} not json \u{0}",
+        )],
+    );
+    serve_draft_scene(&server, "");
+    configure(root, &server.url);
+    let output = cli(root, &DRAFT_RECKONING, &[("FAKE_PROVIDER_KEY", KEY)]);
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output));
+    let shown = [output.stdout.as_slice(), output.stderr.as_slice()].concat();
+    assert!(
+        !shown
+            .iter()
+            .any(|byte| *byte == 0 || *byte == 0x1b || *byte == 0x07),
+        "{:?}",
+        String::from_utf8_lossy(&shown)
+    );
+    assert!(text(&output).contains("\\u{1b}"), "{}", text(&output));
+}

@@ -297,7 +297,7 @@ pub(crate) fn print_end(manifest: &RunManifest) -> i32 {
                 "run {} {}: {}\n  files: {dir}",
                 manifest.run_id,
                 status.as_str(),
-                manifest.error.as_deref().unwrap_or("")
+                crate::text::printable(manifest.error.as_deref().unwrap_or(""))
             );
             1
         }

@@ -10,3 +10,38 @@ mod range;
 
 pub use line_index::{LineCol, LineIndex, PositionEncoding};
 pub use range::{TextRange, apply_edits};
+
+/// `text` fit for a terminal: control characters other than newline and
+/// tab (a NUL from a garbage model reply, an escape sequence) shown as
+/// `\u{..}` instead of sent to the terminal.
+pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text
+        .chars()
+        .any(|c| c.is_control() && c != '\n' && c != '\t')
+    {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    std::borrow::Cow::Owned(
+        text.chars()
+            .map(|c| {
+                if c.is_control() && c != '\n' && c != '\t' {
+                    c.escape_unicode().to_string()
+                } else {
+                    c.to_string()
+                }
+            })
+            .collect(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn printable_escapes_control_characters_but_keeps_lines_and_tabs() {
+        assert_eq!(super::printable("a\tb\nc"), "a\tb\nc");
+        assert_eq!(
+            super::printable("\u{0}x\u{1b}[2J\u{7}"),
+            "\\u{0}x\\u{1b}[2J\\u{7}"
+        );
+    }
+}
