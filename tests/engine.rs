@@ -1180,3 +1180,39 @@ fn prompt_prints_what_a_step_would_be_sent_at_each_tier() {
         text(&output)
     );
 }
+
+#[test]
+fn a_run_whose_process_was_killed_is_listed_as_interrupted_not_running() {
+    let dir = example();
+    let root = dir.path();
+    let script = script(
+        root,
+        json!({"draft": {"reply": "# Never", "delay_ms": 30000}}),
+    );
+    let mut child = start_run(root, &script);
+    wait_for("the draft step", || step_lines(root) >= 4);
+    let run_id = only_run(root);
+    let listed = text(&run_cli(root, &["runs", "list"]));
+    assert!(listed.contains(&format!("{run_id}  running  ")), "{listed}");
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let listed = text(&run_cli(root, &["runs", "list"]));
+    assert!(
+        listed.contains(&format!("{run_id}  interrupted")),
+        "{listed}"
+    );
+    // It can be resumed, and then it is done.
+    let resumed = run_cli(
+        root,
+        &[
+            "runs",
+            "resume",
+            &run_id,
+            "--model",
+            &format!("scripted:{}", script_path().display()),
+        ],
+    );
+    assert!(resumed.status.success(), "{}", text(&resumed));
+    let listed = text(&run_cli(root, &["runs", "list"]));
+    assert!(listed.contains(&format!("{run_id}  done")), "{listed}");
+}

@@ -137,6 +137,9 @@ fn the_cli_and_the_editor_deliver_the_same_drafts_findings_and_reports() {
             left_by(&editor, &editor_run_id),
             "{scene}: the same report result and findings"
         );
+        // Every finding is anchored in the report, on the command line too.
+        let report = read(&cli, &format!(".control-room/runs/{cli_run}/report.md"));
+        assert!(!report.contains("not shown: see below"), "{report}");
     }
     // The existing scene kept its front matter; its body is the draft.
     let vigil_after = read(&cli, "Story/Scenes/SCN-the-vigil.md");

@@ -358,7 +358,7 @@ pub fn list(dir: &Path) -> anyhow::Result<i32> {
         println!(
             "{}  {:<9}  {:<26}  step {}/{}  {}",
             run.run_id,
-            run.status.as_str(),
+            store::shown_status(&root, &run),
             run.recipe_id,
             run.current_step_index.min(run.total_steps),
             run.total_steps,

@@ -248,6 +248,12 @@ impl RunFiles {
         Ok(lock.try_lock().is_ok().then_some(lock))
     }
 
+    /// Whether a process is running the run: it holds the run's lock. Taking
+    /// the lock to find out releases it at once.
+    pub fn is_held(&self) -> bool {
+        matches!(self.try_lock(), Ok(None))
+    }
+
     /// Present when someone asked the run to stop.
     pub fn cancel_request(&self) -> PathBuf {
         self.dir.join("cancel")
@@ -316,6 +322,17 @@ fn pretty(value: &impl Serialize) -> std::io::Result<Vec<u8>> {
 }
 
 /// Every run under the workspace, newest first.
+/// How a run is shown: its status, or `interrupted` for a run that is not
+/// finished and that no process is running (its process was stopped or
+/// killed): it can be resumed.
+pub fn shown_status(root: &Path, manifest: &RunManifest) -> &'static str {
+    if !manifest.status.is_finished() && !RunFiles::new(root, &manifest.run_id).is_held() {
+        "interrupted"
+    } else {
+        manifest.status.as_str()
+    }
+}
+
 pub fn list_runs(root: &Path) -> Vec<RunManifest> {
     let Ok(entries) = std::fs::read_dir(root.join(RUNS_DIR)) else {
         return Vec::new();

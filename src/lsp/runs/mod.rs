@@ -477,7 +477,12 @@ pub(super) fn list(context: &Context) -> Value {
                 "run_id": run.run_id,
                 "recipe_id": run.recipe_id,
                 "label": here.map(|run| run.label.clone()),
-                "status": run.status.as_str(),
+                // A run of this server is running; one no process holds is interrupted.
+                "status": if here.is_some() {
+                    run.status.as_str()
+                } else {
+                    store::shown_status(workspace.root(), &run)
+                },
                 "in_flight": here.is_some(),
                 "step": here.map(|run| run.step.clone()),
                 "scene_path": run.task.initial_args.get("scene_path"),
