@@ -651,3 +651,42 @@ fn a_run_started_right_after_initialize_waits_for_the_first_index() {
     );
     client.shutdown();
 }
+
+#[test]
+fn draft_again_from_the_editor_asks_the_model_anew_with_fresh() {
+    let (_dir, root) = example_copy();
+    let server = FakeModelServer::start();
+    serve_draft_scene(&server, "");
+    let mut client = editor_client(&root, &server.url, true, None);
+    let scene = root.join("Story/Scenes/SCN-the-reckoning.md");
+    // Each draft starts from the same manuscript: the drafted scene goes.
+    let draft = |client: &mut Client, fresh: bool| {
+        let reply = execute(
+            client,
+            json!({"recipe": "creative_draft_scene", "scene": "SCN-the-reckoning", "fresh": fresh}),
+        );
+        let run_id = reply["result"]["run_id"].as_str().unwrap().to_owned();
+        let values = progress(client, &run_token(&run_id));
+        let end = values.last().unwrap()["message"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        assert!(
+            end.starts_with("done: Story/Scenes/SCN-the-reckoning.md"),
+            "{end}"
+        );
+        std::fs::remove_file(&scene).unwrap();
+        client.notify(
+            "workspace/didChangeWatchedFiles",
+            json!({"changes": [{"uri": uri(&scene), "type": 3}]}),
+        );
+        server.received().len()
+    };
+    let first = draft(&mut client, false);
+    assert_eq!(first, 5, "five agents asked");
+    // Again, as it was: every answer is reused, nothing is asked.
+    assert_eq!(draft(&mut client, false), first);
+    // Again, fresh: all five are asked anew.
+    assert_eq!(draft(&mut client, true), first + 5);
+    client.shutdown();
+}

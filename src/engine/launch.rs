@@ -79,6 +79,9 @@ pub struct LaunchRequest {
     pub args: Map<String, Value>,
     /// The plan task the run carries out.
     pub plan: Option<PlanLink>,
+    /// Ask the model afresh: no step reuses an earlier identical request's
+    /// artifact ("Draft again").
+    pub fresh: bool,
 }
 
 impl LaunchRequest {
@@ -142,6 +145,8 @@ pub struct Resolved {
     pub scene_path: Option<String>,
     /// What the writer sees the run called: the recipe's label and scene.
     pub label: String,
+    /// Ask the model afresh (see [`LaunchRequest::fresh`]).
+    pub fresh: bool,
 }
 
 /// Resolves `request`: the named recipe, or the one its task routes to, with
@@ -157,6 +162,7 @@ pub fn resolve(
         description,
         mut args,
         plan: _,
+        fresh,
     } = request;
     let not_loaded = |id: &str| {
         registry
@@ -233,6 +239,7 @@ pub fn resolve(
         args,
         scene_path,
         label,
+        fresh,
     })
 }
 
@@ -332,6 +339,7 @@ pub fn create(
             resolved.args.clone(),
             plan_task,
             scene,
+            resolved.fresh,
         )
         .map_err(error)?;
     Ok(Created { manifest, lock })

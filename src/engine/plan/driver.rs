@@ -96,6 +96,7 @@ pub async fn drive<H: PlanHost>(host: &H, first: u32, only: bool) -> DriveEnd {
                 session_id: session_id.clone(),
                 task_id: next,
             }),
+            fresh: false,
         };
         let run = match host.start(request).await {
             Ok(run) => run,

@@ -176,12 +176,12 @@ impl Runner {
         args: Map<String, Value>,
         plan: Option<PlanTask<'_>>,
     ) -> Result<RunManifest, RunError> {
-        self.create_marked(recipe_id, description, args, plan, None)
+        self.create_marked(recipe_id, description, args, plan, None, false)
     }
 
     /// [`Runner::create`] with the mark of the scene the run will write, as
     /// the writer's text stands now (see `engine::delivery`), written in the
-    /// same `run.json`.
+    /// same `run.json`; `fresh` asks the model afresh whatever `reuse` says.
     pub fn create_marked(
         &self,
         recipe_id: &str,
@@ -189,6 +189,7 @@ impl Runner {
         mut args: Map<String, Value>,
         plan: Option<PlanTask<'_>>,
         scene: Option<super::store::SceneMark>,
+        fresh: bool,
     ) -> Result<RunManifest, RunError> {
         let recipe = self
             .registry
@@ -225,7 +226,7 @@ impl Runner {
             error: None,
             review: recipe.review.as_ref().map(|_| ReviewState::new()),
             scene,
-            fresh: self.model.is_some() && !self.reuse,
+            fresh: fresh || (self.model.is_some() && !self.reuse),
         };
         let written = staging
             .write_manifest(&self.disk, &manifest)

@@ -122,6 +122,9 @@ pub(super) struct RunRecipeArgs {
     /// The plan task the run carries out.
     #[serde(default)]
     pub(super) plan: Option<PlanLink>,
+    /// Ask the model afresh ("Draft again"): nothing is reused.
+    #[serde(default)]
+    pub(super) fresh: bool,
 }
 
 #[derive(Debug, Deserialize)]
@@ -201,6 +204,7 @@ pub(super) fn start(
         description: None,
         args: request.args,
         plan: request.plan,
+        fresh: request.fresh,
     }
     .with_scene(request.scene.as_deref().unwrap_or_default());
     start_request(context, launch_request, client_token)
