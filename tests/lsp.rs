@@ -927,3 +927,35 @@ fn a_server_whose_input_closes_while_it_waits_for_the_editor_exits() {
     let (status, stderr) = client.wait_exit();
     assert!(status.success(), "{status}: {stderr}");
 }
+
+#[test]
+fn a_byte_order_mark_in_did_open_text_keeps_the_front_matter_diagnostics() {
+    let (_dir, root) = example_copy();
+    let scene = root.join("Story/Scenes/SCN-the-gate.md");
+    let text =
+        std::fs::read_to_string(&scene)
+            .unwrap()
+            .replacen("pov: ", "pov: Brannoc\nold_pov: ", 1);
+    let mut client = Client::spawn(&[]);
+    client.initialize(&root, json!({}));
+    client.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri(&scene), "languageId": "markdown", "version": 1,
+               "text": format!("\u{feff}{text}")}}),
+    );
+    let published = client.diagnostics_for(&uri(&scene), |d| {
+        d.iter().any(|d| d["code"] == "unknown-reference")
+    });
+    let unknown = published["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["code"] == "unknown-reference")
+        .unwrap()
+        .clone();
+    assert!(
+        unknown["message"].as_str().unwrap().contains("Brannoc"),
+        "{unknown}"
+    );
+    client.shutdown();
+}

@@ -93,20 +93,23 @@ impl YamlValue {
 /// without a closing one is reported as an error on the opening line, and the
 /// block is taken to be empty, so the body is not swallowed.
 pub fn parse(text: &str) -> Option<FrontMatter> {
-    let first_line_end = text.find('\n').unwrap_or(text.len());
-    if text[..first_line_end].trim_end() != "---" {
+    // A byte order mark an editor sent with the text comes before the block.
+    let start = if text.starts_with('\u{feff}') {
+        '\u{feff}'.len_utf8()
+    } else {
+        0
+    };
+    let (first_line_end, content_start) = line_end(text, start);
+    if text[start..first_line_end].trim_end() != "---" {
         return None;
     }
-    let content_start = (first_line_end + 1).min(text.len());
     let mut line_start = content_start;
     while line_start < text.len() {
-        let line_end = text[line_start..]
-            .find('\n')
-            .map_or(text.len(), |n| line_start + n);
-        let line = text[line_start..line_end].trim_end();
+        let (end, next) = line_end(text, line_start);
+        let line = text[line_start..end].trim_end();
         if line == "---" || line == "..." {
             let content = TextRange::new(content_start, line_start);
-            let range = TextRange::new(0, (line_end + 1).min(text.len()));
+            let range = TextRange::new(0, next);
             let (entries, errors) = parse_content(text, content);
             return Some(FrontMatter {
                 range,
@@ -115,7 +118,7 @@ pub fn parse(text: &str) -> Option<FrontMatter> {
                 errors,
             });
         }
-        line_start = line_end + 1;
+        line_start = next;
     }
     Some(FrontMatter {
         range: TextRange::new(0, first_line_end),
@@ -126,6 +129,24 @@ pub fn parse(text: &str) -> Option<FrontMatter> {
             message: "front matter is not closed: add a line `---` after its last entry".into(),
         }],
     })
+}
+
+/// The end of the line that starts at `from` (before its line break) and
+/// where the next line starts. A line ends at `\n`, `\r\n`, or a lone `\r`
+/// (old Mac files, and editors that keep them).
+fn line_end(text: &str, from: usize) -> (usize, usize) {
+    match text[from..].find(['\n', '\r']) {
+        None => (text.len(), text.len()),
+        Some(at) => {
+            let end = from + at;
+            let next = if text[end..].starts_with("\r\n") {
+                end + 2
+            } else {
+                end + 1
+            };
+            (end, next)
+        }
+    }
 }
 
 fn parse_content(text: &str, content: TextRange) -> (Vec<FrontMatterEntry>, Vec<FrontMatterError>) {
@@ -403,6 +424,28 @@ impl<'de> Visitor<'de> for RawValueVisitor {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn front_matter_closed_by_a_lone_cr_is_closed() {
+        let text = "---\rtitle: The Gate\r---\rBody.\r";
+        let front = parse(text).unwrap();
+        assert!(front.errors.is_empty(), "{:?}", front.errors);
+        assert_eq!(
+            &text[front.range.start..front.range.end],
+            "---\rtitle: The Gate\r---\r"
+        );
+        assert_eq!(front.entries.len(), 1);
+    }
+
+    #[test]
+    fn a_byte_order_mark_before_the_front_matter_is_skipped() {
+        let text = "\u{feff}---\ntitle: The Gate\n---\nBody.\n";
+        let front = parse(text).unwrap();
+        assert!(front.errors.is_empty(), "{:?}", front.errors);
+        assert_eq!(front.entries.len(), 1);
+        assert_eq!(front.range.end, text.find("Body").unwrap());
+    }
+
     use super::*;
 
     #[test]
