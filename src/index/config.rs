@@ -47,6 +47,43 @@ impl Default for PathsConfig {
     }
 }
 
+impl PathsConfig {
+    /// Puts back the default of every path that would leave the manuscript
+    /// (absolute, with `..`, or with `\\`), and says so for the first one:
+    /// the manuscript is read from its own folder only.
+    fn keep_inside(&mut self, text: &str) -> Option<ConfigError> {
+        let defaults = PathsConfig::default();
+        let mut first = None;
+        for (name, value, default) in [
+            ("scenes", &mut self.scenes, defaults.scenes),
+            ("outline", &mut self.outline, defaults.outline),
+            ("compendium", &mut self.compendium, defaults.compendium),
+            ("characters", &mut self.characters, defaults.characters),
+            ("locations", &mut self.locations, defaults.locations),
+            (
+                "anti_patterns",
+                &mut self.anti_patterns,
+                defaults.anti_patterns,
+            ),
+        ] {
+            let outside = value.starts_with('/')
+                || value.contains('\\')
+                || value.contains(':')
+                || value.split('/').any(|part| part == "..");
+            if outside {
+                first.get_or_insert_with(|| ConfigError {
+                    range: value_range(text, name, value),
+                    message: format!(
+                        "{CONFIG_FILE}: [paths] {name} = \"{value}\" leaves the manuscript; paths are relative to the folder of {CONFIG_FILE} and stay inside it (the default `{default}` is used)"
+                    ),
+                });
+                *value = default;
+            }
+        }
+        first
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct DiagnosticsConfig {
@@ -76,10 +113,15 @@ impl Config {
     /// Parses the configuration file's text; on error, the defaults and the error.
     pub fn parse(text: &str) -> (Config, Option<ConfigError>) {
         match toml::from_str::<Config>(text) {
-            Ok(config) => match config.validate(text) {
-                Ok(()) => (config, None),
-                Err(error) => (config, Some(error)),
-            },
+            Ok(mut config) => {
+                if let Some(error) = config.paths.keep_inside(text) {
+                    return (config, Some(error));
+                }
+                match config.validate(text) {
+                    Ok(()) => (config, None),
+                    Err(error) => (config, Some(error)),
+                }
+            }
             Err(error) => {
                 let range = error.span().map_or(TextRange::empty(0), TextRange::from);
                 let message = format!("{CONFIG_FILE} is not valid: {}", error.message());
@@ -131,6 +173,25 @@ fn value_range(text: &str, key: &str, value: &str) -> TextRange {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn paths_outside_the_manuscript_are_an_error_and_the_defaults_are_kept() {
+        let text = "[paths]\nscenes = \"../elsewhere\"\noutline = \"Plan.md\"\n";
+        let (config, error) = Config::parse(text);
+        let error = error.expect("an error");
+        assert!(
+            error
+                .message
+                .contains("scenes = \"../elsewhere\" leaves the manuscript"),
+            "{}",
+            error.message
+        );
+        assert_eq!(error.range.slice(text), "../elsewhere");
+        assert_eq!(config.paths.scenes, "Story/Scenes");
+        assert_eq!(config.paths.outline, "Plan.md");
+        let (_, error) = Config::parse("[paths]\ncharacters = \"/etc\"\n");
+        assert!(error.is_some());
+    }
 
     #[test]
     fn paths_override_defaults_and_other_sections_are_kept() {
