@@ -671,3 +671,36 @@ fn a_reply_that_is_not_json_is_quoted_with_its_control_characters_escaped() {
     );
     assert!(text(&output).contains("\\u{1b}"), "{}", text(&output));
 }
+
+#[test]
+fn a_reply_cut_off_at_the_length_limit_is_never_delivered_as_a_finished_scene() {
+    let dir = example();
+    let root = dir.path();
+    let server = FakeModelServer::start();
+    let cut = serde_json::json!({
+        "id": "chatcmpl-cut", "object": "chat.completion", "model": "llama3.1:8b",
+        "choices": [{"index": 0, "finish_reason": "length", "message": {"role": "assistant",
+            "content": "# The Reckoning\n\nThe tide had left the yard strewn with wrack, and nobody"}}],
+    });
+    server.on(
+        &step_marker("draft", "writer"),
+        vec![Answer::Status {
+            code: 200,
+            retry_after: None,
+            body: cut.to_string(),
+        }],
+    );
+    serve_draft_scene(&server, "");
+    configure(root, &server.url);
+    let output = cli(root, &DRAFT_RECKONING, &[("FAKE_PROVIDER_KEY", KEY)]);
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output));
+    assert!(
+        text(&output).contains("stopped at its length limit"),
+        "{}",
+        text(&output)
+    );
+    assert!(
+        !root.join("Story/Scenes/SCN-the-reckoning.md").exists(),
+        "a cut-off draft is not a scene"
+    );
+}

@@ -213,6 +213,16 @@ impl Endpoint {
                 http::excerpt(&value.to_string())
             ))
         })?;
+        if stopped_at_length_limit(config.provider, &value) {
+            // A reply cut off mid-sentence must never pass for a finished one.
+            let limit = effective
+                .max_tokens
+                .map_or(String::new(), |limit| format!(" of {limit} tokens"));
+            return Err(ModelError::failed(format!(
+                "the model at {} stopped at its length limit{limit} before it finished, so its reply is not used; raise max_tokens under [llm] in control-room.toml, or ask for less",
+                self.shown_url
+            )));
+        }
         let secrets: Vec<&Secret> = self.secret.iter().collect();
         Ok(ModelReply {
             text: redact(&text, &secrets).into_owned(),
@@ -224,6 +234,16 @@ impl Endpoint {
             requested: requested_decoding(config, request),
             effective,
         })
+    }
+}
+
+/// Whether the server says it stopped the reply at its length limit
+/// (OpenAI's `finish_reason: "length"`, Anthropic's `stop_reason:
+/// "max_tokens"`).
+fn stopped_at_length_limit(provider: Provider, value: &serde_json::Value) -> bool {
+    match provider {
+        Provider::Anthropic => value["stop_reason"] == "max_tokens",
+        _ => value.pointer("/choices/0/finish_reason") == Some(&serde_json::json!("length")),
     }
 }
 
