@@ -526,17 +526,23 @@ fn a_run_killed_at_any_step_boundary_or_mid_step_resumes_to_the_same_slots() {
     }
 }
 
-#[test]
-fn cancel_stops_the_current_step_and_resume_finishes_the_run() {
-    let dir = example();
-    let root = dir.path();
+/// A run of the draft recipe whose writer answers only after 30 s, started
+/// and waited for until it is at the draft step: the process and the run.
+fn start_a_run_that_waits_at_the_draft(root: &Path) -> (Child, String) {
     let script = script(
         root,
         json!({"draft": {"reply": "# Never", "delay_ms": 30000}}),
     );
-    let mut child = start_run(root, &script);
+    let child = start_run(root, &script);
     wait_for("the draft step", || step_lines(root) >= 4);
-    let run_id = only_run(root);
+    (child, only_run(root))
+}
+
+#[test]
+fn cancel_stops_the_current_step_and_resume_finishes_the_run() {
+    let dir = example();
+    let root = dir.path();
+    let (mut child, run_id) = start_a_run_that_waits_at_the_draft(root);
     let started = Instant::now();
     let cancelled = run_cli(root, &["runs", "cancel", &run_id]);
     assert!(cancelled.status.success(), "{}", text(&cancelled));
@@ -1185,13 +1191,7 @@ fn prompt_prints_what_a_step_would_be_sent_at_each_tier() {
 fn a_run_whose_process_was_killed_is_listed_as_interrupted_not_running() {
     let dir = example();
     let root = dir.path();
-    let script = script(
-        root,
-        json!({"draft": {"reply": "# Never", "delay_ms": 30000}}),
-    );
-    let mut child = start_run(root, &script);
-    wait_for("the draft step", || step_lines(root) >= 4);
-    let run_id = only_run(root);
+    let (mut child, run_id) = start_a_run_that_waits_at_the_draft(root);
     let listed = text(&run_cli(root, &["runs", "list"]));
     assert!(listed.contains(&format!("{run_id}  running  ")), "{listed}");
     child.kill().unwrap();
