@@ -389,3 +389,45 @@ fn a_conference_in_flight_is_listed_with_the_runs_and_cancelled_by_its_id() {
     );
     client.shutdown();
 }
+
+/// `control-room conference` on `root`, asking two agents.
+fn convene_on_the_command_line(root: &Path) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_control-room"))
+        .args(["conference", FIRST_ROUND, "--agents", "critic,editor"])
+        .arg(root)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn a_conference_whose_chief_failed_stops_and_asks_no_agent() {
+    let (_dir, root) = example_copy();
+    let server = FakeModelServer::start();
+    server.on("", vec![Answer::status(400)]);
+    configure(&root, &server.url);
+    let output = convene_on_the_command_line(&root);
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    let error = String::from_utf8(output.stderr).unwrap();
+    assert!(error.contains("the Chief's step 1 failed"), "{error}");
+    assert!(error.contains("the agents were not asked"), "{error}");
+    assert_eq!(server.received().len(), 1, "only the Chief was asked");
+}
+
+#[test]
+fn a_conference_with_no_grounded_reply_exits_non_zero() {
+    let (_dir, root) = example_copy();
+    let server = FakeModelServer::start();
+    // The Chief works; every agent fails.
+    server.on(
+        &step_marker("tools", "chief"),
+        vec![script(Arc::new(Mutex::new(None)))],
+    );
+    server.on("", vec![Answer::status(400)]);
+    configure(&root, &server.url);
+    let output = convene_on_the_command_line(&root);
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let path = String::from_utf8(output.stdout).unwrap();
+    assert!(root.join(path.trim()).is_file(), "the transcript is kept");
+    let error = String::from_utf8(output.stderr).unwrap();
+    assert!(error.contains("no agent gave a grounded reply"), "{error}");
+}

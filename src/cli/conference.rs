@@ -26,8 +26,8 @@ pub struct Options<'a> {
     pub concurrency: Option<usize>,
 }
 
-/// Runs a round and closes it. Exit status 0 when the round closed (whatever
-/// its replies came to), 1 when it was cancelled.
+/// Runs a round and closes it. Exit status 0 when the round closed with at
+/// least one grounded reply, 1 when none was (or it was cancelled).
 pub fn conference(dir: &Path, options: &Options, model_args: &ModelArgs) -> anyhow::Result<i32> {
     let root = workspace_root(dir)?;
     let workspace = Arc::new(Workspace::load(&root));
@@ -90,9 +90,14 @@ pub fn conference(dir: &Path, options: &Options, model_args: &ModelArgs) -> anyh
         Err(error) => return Err(error.into()),
     };
     let summary = conference::summary(&round);
+    let answered = conference::answered(&round);
     let path = conference::close(&root, &disk, round).context("cannot close the round")?;
     eprintln!("replies: {summary}");
     println!("{path}");
+    if answered == 0 {
+        eprintln!("no agent gave a grounded reply (accepted or an abstention); see the transcript");
+        return Ok(1);
+    }
     Ok(0)
 }
 

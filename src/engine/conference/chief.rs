@@ -58,7 +58,12 @@ impl Conference {
             let reply_text = match &asked.reply {
                 Ok(reply) => reply.text.clone(),
                 Err(error) => {
-                    round.chief_note = Some(format!("the Chief's step {number} failed: {error}"));
+                    let failed = format!("the Chief's step {number} failed: {error}");
+                    if !turn.ran_any {
+                        return Err(ConferenceError::ChiefFailed(failed));
+                    }
+                    // Evidence was gathered: the agents get what there is.
+                    round.chief_note = Some(failed);
                     self.record(round, &step_id, "chief", &asked, None, vec![]);
                     break;
                 }

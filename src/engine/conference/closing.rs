@@ -199,6 +199,21 @@ fn receipt_links(round: &Round, out: &mut String) {
     ));
 }
 
+/// How many agents gave a grounded reply: accepted, or an abstention.
+pub fn answered(round: &Round) -> usize {
+    round
+        .replies
+        .iter()
+        .filter(|reply| {
+            matches!(
+                &reply.outcome,
+                ReplyOutcome::Answered { verdict, .. }
+                    if verdict.is_accepted() || matches!(verdict, Verdict::Abstained)
+            )
+        })
+        .count()
+}
+
 /// What the round's replies came to, in a line.
 pub fn summary(round: &Round) -> String {
     let count = |wanted: fn(&ReplyOutcome) -> bool| {

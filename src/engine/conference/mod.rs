@@ -37,7 +37,7 @@ use super::runner::{new_id, now};
 use crate::evidence::Verdict;
 use crate::index::Workspace;
 
-pub use closing::{close, summary, transcript, transcript_path, write_receipts};
+pub use closing::{answered, close, summary, transcript, transcript_path, write_receipts};
 
 /// The agents that may take part in phase 2, in the order they are listed:
 /// the archetypes of the recipes, less the Chief, who leads the round's
@@ -187,6 +187,10 @@ pub enum ConferenceError {
     Cancelled,
     #[error("{0}")]
     Prompt(String),
+    /// The Chief's model call failed before any tool ran: the agents would
+    /// have no evidence, so they are not asked.
+    #[error("{0}; the agents were not asked, for they would have had no evidence")]
+    ChiefFailed(String),
 }
 
 /// Everything a round needs.
