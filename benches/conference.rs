@@ -137,8 +137,7 @@ fn validation(c: &mut Criterion) {
 }
 
 fn connect(url: &str) -> Arc<dyn control_room::engine::model::Model> {
-    let settings =
-        json!({"provider": "openai", "base_url": url, "model": "llama3.1:8b", "max_retries": 0});
+    let settings = json!({"provider": "openai", "base_url": url, "model": "llama3.1:8b", "max_retries": 0, "concurrency": 6});
     let layer = Layer::from_json("bench", &settings).unwrap();
     let config = LlmConfig::resolve(&[layer]).unwrap();
     llm::connect(&config, Path::new("."), &|_| None, None).unwrap()

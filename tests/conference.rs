@@ -431,3 +431,44 @@ fn a_conference_with_no_grounded_reply_exits_non_zero() {
     let error = String::from_utf8(output.stderr).unwrap();
     assert!(error.contains("no agent gave a grounded reply"), "{error}");
 }
+
+#[test]
+fn a_local_model_server_is_sent_one_call_at_a_time() {
+    let (_dir, root) = example_copy();
+    let server = FakeModelServer::start();
+    // The agents answer after 300 ms; asked at once, their requests would
+    // arrive together.
+    server.on(
+        &step_marker("tools", "chief"),
+        vec![script(Arc::new(Mutex::new(None)))],
+    );
+    server.on(
+        "",
+        vec![Answer::Delayed(
+            std::time::Duration::from_millis(300),
+            Box::new(text("no evidence line here")),
+        )],
+    );
+    configure(&root, &server.url);
+    let output = convene_on_the_command_line(&root);
+    // The replies are rejected (the round closes, exit 1): what matters here
+    // is when they were asked.
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let agents: Vec<std::time::Instant> = server
+        .received()
+        .into_iter()
+        .filter(|request| {
+            !request
+                .body
+                .to_string()
+                .contains(&step_marker("tools", "chief"))
+        })
+        .map(|request| request.at)
+        .collect();
+    assert_eq!(agents.len(), 2, "two agents asked");
+    let apart = agents[1].duration_since(agents[0]);
+    assert!(
+        apart >= std::time::Duration::from_millis(250),
+        "the second call was sent {apart:?} after the first, before the first was answered"
+    );
+}

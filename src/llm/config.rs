@@ -89,6 +89,9 @@ pub struct LlmLayer {
     pub temperature: Option<f64>,
     #[serde(alias = "maxTokens")]
     pub max_tokens: Option<u32>,
+    /// How many calls the server is sent at once (default: 1 for a server
+    /// on this machine, 4 for a hosted one).
+    pub concurrency: Option<u32>,
     #[serde(alias = "replayFile")]
     pub replay_file: Option<String>,
     /// Per-archetype overrides (`[llm.agents.writer]`).
@@ -118,6 +121,7 @@ impl LlmLayer {
             max_retries: over.max_retries.or(self.max_retries),
             temperature: over.temperature.or(self.temperature),
             max_tokens: over.max_tokens.or(self.max_tokens),
+            concurrency: over.concurrency.or(self.concurrency),
             replay_file: over
                 .replay_file
                 .clone()
@@ -140,6 +144,8 @@ pub struct EndpointConfig {
     pub max_retries: u32,
     pub temperature: f64,
     pub max_tokens: Option<u32>,
+    /// How many calls the server is sent at once, when the settings say.
+    pub concurrency: Option<u32>,
 }
 
 /// The resolved `[llm]` settings.
@@ -364,6 +370,10 @@ fn endpoint(
         max_retries,
         temperature,
         max_tokens: layer.max_tokens,
+        concurrency: match layer.concurrency {
+            Some(0) => return Err(error(format!("{} must be at least 1", key("concurrency")))),
+            other => other,
+        },
     })
 }
 
@@ -420,6 +430,15 @@ mod tests {
         );
         assert_eq!(writer.temperature, 0.4);
         assert_eq!(config.for_archetype("planner"), &config.default);
+    }
+
+    #[test]
+    fn concurrency_is_read_and_zero_refused() {
+        let config = LlmConfig::resolve(&[toml_layer("[llm]\nconcurrency = 3\n")]).unwrap();
+        assert_eq!(config.default.concurrency, Some(3));
+        assert_eq!(LlmConfig::resolve(&[]).unwrap().default.concurrency, None);
+        let error = LlmConfig::resolve(&[toml_layer("[llm]\nconcurrency = 0\n")]).unwrap_err();
+        assert!(error.to_string().contains("concurrency"), "{error}");
     }
 
     #[test]

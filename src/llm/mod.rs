@@ -267,6 +267,34 @@ fn requested_decoding(config: &EndpointConfig, request: &ModelRequest) -> Decodi
 pub struct HttpModel {
     default: Endpoint,
     agents: BTreeMap<String, Endpoint>,
+    /// Calls in flight per server (by base URL): a server on this machine
+    /// serves one reply at a time, so it gets one call at a time, and a
+    /// call's timeout starts only when it is sent, not while it waits.
+    servers: BTreeMap<String, Arc<tokio::sync::Semaphore>>,
+}
+
+/// How many calls a server is sent at once unless `[llm] concurrency` says:
+/// one for a server on this machine (llama.cpp, Ollama, LM Studio serve one
+/// reply at a time), four for a hosted one.
+fn calls_at_once(base_url: &str) -> usize {
+    let host = base_url
+        .split("://")
+        .nth(1)
+        .unwrap_or(base_url)
+        .split(['/', '?'])
+        .next()
+        .unwrap_or_default();
+    let host = host.rsplit_once('@').map_or(host, |(_, host)| host);
+    let host = match host.strip_prefix('[') {
+        Some(bracketed) => bracketed.split(']').next().unwrap_or_default(),
+        None => host.split(':').next().unwrap_or_default(),
+    };
+    let local = host == "localhost"
+        || host == "::1"
+        || host
+            .parse::<std::net::Ipv4Addr>()
+            .is_ok_and(|ip| ip.is_loopback());
+    if local { 1 } else { 4 }
 }
 
 impl Model for HttpModel {
@@ -275,7 +303,20 @@ impl Model for HttpModel {
             .agents
             .get(&request.agent_archetype)
             .unwrap_or(&self.default);
-        Box::pin(endpoint.complete(request))
+        let server = self.servers.get(&endpoint.config().base_url).cloned();
+        Box::pin(async move {
+            // Dropping the future while it waits gives the place up.
+            let _permit = match &server {
+                Some(server) => Some(
+                    server
+                        .acquire()
+                        .await
+                        .map_err(|_| ModelError::failed("the model's call queue was closed"))?,
+                ),
+                None => None,
+            };
+            endpoint.complete(request).await
+        })
     }
 
     fn target(&self, archetype: &str) -> Option<ModelTarget> {
@@ -339,9 +380,19 @@ pub fn connect(
                 }
                 agents.insert(archetype.clone(), Endpoint::new(endpoint.clone(), env)?);
             }
+            let mut servers = BTreeMap::new();
+            for endpoint in std::iter::once(&config.default).chain(config.agents.values()) {
+                servers.entry(endpoint.base_url.clone()).or_insert_with(|| {
+                    let at_once = endpoint
+                        .concurrency
+                        .map_or_else(|| calls_at_once(&endpoint.base_url), |n| n as usize);
+                    Arc::new(tokio::sync::Semaphore::new(at_once))
+                });
+            }
             Arc::new(HttpModel {
                 default: Endpoint::new(config.default.clone(), env)?,
                 agents,
+                servers,
             })
         }
     };
@@ -354,6 +405,21 @@ pub fn connect(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_server_on_this_machine_gets_one_call_at_a_time() {
+        for local in [
+            "http://127.0.0.1:11434/v1",
+            "http://localhost:8080/v1",
+            "http://[::1]:8000/v1",
+            "http://user:pw@127.0.0.2/v1",
+        ] {
+            assert_eq!(calls_at_once(local), 1, "{local}");
+        }
+        for hosted in ["https://api.openai.com/v1", "https://api.anthropic.com"] {
+            assert_eq!(calls_at_once(hosted), 4, "{hosted}");
+        }
+    }
 
     #[test]
     fn secrets_and_key_shaped_text_are_redacted() {
