@@ -76,18 +76,15 @@ pub fn new(dir: &Path, request: &NewPlan) -> anyhow::Result<i32> {
 
 /// The plan with the writer's `plan.md` taken in (routed and settled), and
 /// the problems of `plan.md` and of the plan, as `path:line: message`.
-fn current(root: &Path, session_id: &str) -> anyhow::Result<(Plan, Vec<String>, bool)> {
+fn current(
+    root: &Path,
+    session_id: &str,
+    (workspace, registry): (&Workspace, &Registry),
+) -> anyhow::Result<(Plan, Vec<String>, bool)> {
     let files = PlanFiles::new(root, session_id);
-    let runner = runner(root, None);
     let shown = files.markdown().display().to_string();
     let text = std::fs::read_to_string(files.markdown()).ok();
-    let checked = checked::check(
-        root,
-        session_id,
-        text.as_deref(),
-        &runner.registry,
-        &runner.workspace,
-    )?;
+    let checked = checked::check(root, session_id, text.as_deref(), registry, workspace)?;
     let broken = checked.broken();
     let lines = checked
         .problems
@@ -123,7 +120,9 @@ pub fn list(dir: &Path) -> anyhow::Result<i32> {
 /// on stderr (exit 1 when one is an error).
 pub fn show(dir: &Path, session_id: &str) -> anyhow::Result<i32> {
     let root = workspace_root(dir)?;
-    let (plan, problems, broken) = current(&root, session_id)?;
+    let engine = runner(&root, None);
+    let (plan, problems, broken) =
+        current(&root, session_id, (&engine.workspace, &engine.registry))?;
     print!("{}", markdown::render(&plan));
     for problem in &problems {
         eprintln!("{problem}");
@@ -148,8 +147,12 @@ impl PlanHost for CliPlan<'_> {
     type Wait = RunWait;
 
     fn load(&self) -> Result<Plan, HostError> {
+        // The manuscript as the last task's run started on it: reading it
+        // whole again for every look at the plan would cost a start-up each.
+        let (workspace, registry) = PlanHost::current(self);
         let (plan, problems, broken) =
-            current(&self.root, &self.session_id).map_err(|error| format!("{error:#}"))?;
+            current(&self.root, &self.session_id, (&workspace, &registry))
+                .map_err(|error| format!("{error:#}"))?;
         if broken {
             return Err(HostError(format!(
                 "plan {} has errors; fix plan.md and run it again: {}",
@@ -213,7 +216,8 @@ pub fn run(
     model_args: &ModelArgs,
 ) -> anyhow::Result<i32> {
     let root = workspace_root(dir)?;
-    let (plan, problems, broken) = current(&root, session_id)?;
+    let start = runner(&root, None);
+    let (plan, problems, broken) = current(&root, session_id, (&start.workspace, &start.registry))?;
     for problem in &problems {
         eprintln!("{problem}");
     }
@@ -237,7 +241,6 @@ pub fn run(
     };
     let model = model(&root, model_args)?;
     if let Some(first) = first {
-        let start = runner(&root, None);
         let host = CliPlan {
             root: root.clone(),
             session_id: session_id.to_owned(),

@@ -266,7 +266,10 @@ pub(crate) async fn run_to_end(
         }
     };
     let recipe = registry.get(&manifest.recipe_id);
-    let applied = delivery::deliver_to_disk(&workspace, recipe, &manifest);
+    let cache = RunFiles::new(&root, run_id)
+        .read_cache()
+        .unwrap_or_default();
+    let applied = delivery::deliver_to_disk(&workspace, recipe, &manifest, &cache);
     match &applied.delivery {
         Delivery::Scene(path) => eprintln!("  the draft is in {path}"),
         Delivery::Beside { path, reason } => {
@@ -277,7 +280,14 @@ pub(crate) async fn run_to_end(
         }
         _ => {}
     }
-    let concluded = delivery::conclude(&root, recipe, &manifest, &applied, &disk_text(&root));
+    let concluded = delivery::conclude(
+        &root,
+        recipe,
+        &manifest,
+        &cache,
+        &applied,
+        &disk_text(&root),
+    );
     if let Err(error) = &concluded.findings_written {
         eprintln!("warning: run {run_id}: cannot write its findings: {error}");
     }

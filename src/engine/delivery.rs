@@ -312,18 +312,16 @@ pub fn deliver_to_disk(
     workspace: &Workspace,
     recipe: Option<&Recipe>,
     manifest: &RunManifest,
+    cache: &Cache,
 ) -> Applied {
     let root = workspace.root();
-    let cache = RunFiles::new(root, &manifest.run_id)
-        .read_cache()
-        .unwrap_or_default();
     let scene = manifest
         .task
         .initial_args
         .get("scene_path")
         .and_then(Value::as_str)
         .and_then(|path| std::fs::read_to_string(root.join(path)).ok());
-    match decide(workspace, recipe, manifest, &cache, scene.as_deref()) {
+    match decide(workspace, recipe, manifest, cache, scene.as_deref()) {
         Decision::Draft(placement) => {
             apply_on_disk(root, &Disk::default(), &manifest.run_id, placement)
         }
@@ -378,17 +376,18 @@ pub struct Concluded {
     pub findings_written: std::io::Result<()>,
 }
 
-/// Writes the run's findings and its report, once its result was applied.
+/// Writes the run's findings and its report, once its result was applied;
+/// `cache` is the run's slots (read once at its end).
 /// `text_of` gives a file's current text (the editor's, else the disk's).
 pub fn conclude(
     root: &Path,
     recipe: Option<&Recipe>,
     manifest: &RunManifest,
+    cache: &Cache,
     applied: &Applied,
     text_of: &dyn Fn(&str) -> Option<String>,
 ) -> Concluded {
     let files = RunFiles::new(root, &manifest.run_id);
-    let cache = files.read_cache().unwrap_or_default();
     let steps = files.read_steps();
     let result_step = recipe.and_then(drafting::result_step);
     let scene_path = manifest
@@ -422,7 +421,7 @@ pub fn conclude(
             manifest,
             recipe,
             steps: &steps,
-            cache: &cache,
+            cache,
             delivery: &applied.delivery,
             result_slot: result_step.map(|step| step.output_slot.as_str()),
             agent_receipts: &receipts,

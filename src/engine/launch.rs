@@ -357,20 +357,9 @@ pub enum RunEnd {
     Crashed(String),
 }
 
-impl RunEnd {
-    /// The run's manifest, when it ran.
-    pub fn manifest(&self) -> Option<&RunManifest> {
-        match self {
-            RunEnd::Ended(manifest) => Some(manifest),
-            _ => None,
-        }
-    }
-}
-
 /// A run executing in a task of its own.
 pub struct RunHandle {
     pub run_id: String,
-    pub cancel: CancellationToken,
     /// The run's events, in order; the channel closes when the run ends.
     pub events: UnboundedReceiver<RunEvent>,
     root: std::path::PathBuf,
@@ -429,7 +418,6 @@ pub fn spawn(
     let root = runner.workspace.root().to_path_buf();
     let task = {
         let run_id = run_id.to_owned();
-        let cancel = cancel.clone();
         // The runner moves into the task: when the task ends, however it
         // ends, the event sender goes with it and the channel closes.
         tokio::spawn(async move {
@@ -446,7 +434,6 @@ pub fn spawn(
     };
     RunHandle {
         run_id: run_id.to_owned(),
-        cancel,
         events,
         root,
         task,

@@ -15,8 +15,6 @@
 //! The framework's own output is copied to stdout frame by frame, with the
 //! error replies put between frames, never inside one.
 
-use std::io::ErrorKind;
-
 use serde_json::json;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
@@ -95,14 +93,19 @@ async fn read_frame<R: AsyncRead + Unpin>(input: &mut BufReader<R>) -> std::io::
         }
         Some(Ok(length)) => length,
     };
-    let mut body = vec![0; length];
-    match input.read_exact(&mut body).await {
-        Ok(_) => Ok(Frame::Body(body)),
-        Err(error) if error.kind() == ErrorKind::UnexpectedEof => Ok(Frame::Garbled(format!(
+    // Read as the bytes come, so a length that lies costs no more memory
+    // than what is actually sent.
+    let mut body = Vec::new();
+    (&mut *input)
+        .take(length as u64)
+        .read_to_end(&mut body)
+        .await?;
+    if body.len() < length {
+        return Ok(Frame::Garbled(format!(
             "the input ended inside a frame of {length} bytes"
-        ))),
-        Err(error) => Err(error),
+        )));
     }
+    Ok(Frame::Body(body))
 }
 
 /// The error reply to a body that is not a JSON-RPC message, if it is not,

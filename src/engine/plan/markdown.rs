@@ -446,8 +446,3 @@ pub fn status_edits(text: &str, plan: &Plan) -> Vec<(TextRange, String)> {
     edits.sort_by_key(|(range, _)| (range.start, range.end));
     edits
 }
-
-/// `text` with `edits` (in order, not overlapping) applied.
-pub fn apply(text: &str, edits: &[(TextRange, String)]) -> String {
-    crate::text::apply_edits(text, edits)
-}

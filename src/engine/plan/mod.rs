@@ -604,7 +604,7 @@ impl PlanFiles {
     pub fn save_in_step(&self, disk: &Disk, plan: &Plan) -> std::io::Result<()> {
         self.save_json(disk, plan)?;
         let current = std::fs::read_to_string(self.markdown()).unwrap_or_default();
-        let text = markdown::apply(&current, &markdown::edits_in_step(&current, plan));
+        let text = crate::text::apply_edits(&current, &markdown::edits_in_step(&current, plan));
         if text == current {
             return Ok(());
         }

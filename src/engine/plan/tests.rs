@@ -273,7 +273,7 @@ fn status_edits_touch_only_boxes_status_and_run_lines() {
     plan.tasks[0].status = TaskStatus::Done;
     plan.tasks[0].run_id = Some("run_0000000000aa".to_owned());
     plan.tasks[1].status = TaskStatus::Pending;
-    let edited = markdown::apply(text, &markdown::status_edits(text, &plan));
+    let edited = crate::text::apply_edits(text, &markdown::status_edits(text, &plan));
     assert_eq!(
         edited,
         "# My plan\n\nNotes I keep here.\n\n\
@@ -292,13 +292,13 @@ fn a_checklist_whose_tasks_were_split_is_rendered_anew_when_kept_in_step() {
     plan.tasks[0].status = TaskStatus::Done;
     // The same tasks: only the box and the state lines change.
     let edits = markdown::edits_in_step(text, &plan);
-    assert!(markdown::apply(text, &edits).contains("  my note\n"));
+    assert!(crate::text::apply_edits(text, &edits).contains("  my note\n"));
     // Task 1 split into 2 and 3: the checklist lists them.
     let split = self::plan(vec![
         task(2, "Draft the reckoning: the judgement", &[]),
         task(3, "Draft the reckoning: the road", &[2]),
     ]);
-    let edited = markdown::apply(text, &markdown::edits_in_step(text, &split));
+    let edited = crate::text::apply_edits(text, &markdown::edits_in_step(text, &split));
     assert_eq!(edited, markdown::render(&split));
     assert!(markdown::edits_in_step(&edited, &split).is_empty());
 }
@@ -439,7 +439,7 @@ fn review_outcomes_rescope_or_split_the_task() {
     assert_eq!(plan.task(4).unwrap().split_from, Some(1));
     // plan.md: the split task's block becomes its parts; the writer's note stays.
     let with_note = before.replace("- [ ] 2.", "A note of mine.\n\n- [ ] 2.");
-    let edited = markdown::apply(&with_note, &markdown::status_edits(&with_note, &plan));
+    let edited = crate::text::apply_edits(&with_note, &markdown::status_edits(&with_note, &plan));
     assert!(edited.contains("A note of mine."), "{edited}");
     assert!(!edited.contains("1. draft scene SCN-a\n"), "{edited}");
     assert!(

@@ -21,7 +21,7 @@ use crate::engine::events::RunEvent;
 use crate::engine::launch::{RunEnd, RunHandle};
 use crate::engine::report::{self, Delivery};
 use crate::engine::runner::RunError;
-use crate::engine::store::{Disk, RunFiles, RunManifest, RunStatus};
+use crate::engine::store::{Cache, Disk, RunFiles, RunManifest, RunStatus};
 use crate::index::SourceFile;
 use crate::lsp::commands::shared::lock;
 use crate::lsp::convert::{self, uri_for};
@@ -135,7 +135,10 @@ pub(super) async fn drive(
 async fn finish(context: &Context, started: &Started, manifest: &RunManifest) -> Outcome {
     let root = started.workspace.root().to_path_buf();
     let recipe = started.registry.get(&manifest.recipe_id);
-    let applied = deliver(context, started, manifest).await;
+    let cache = RunFiles::new(&root, &manifest.run_id)
+        .read_cache()
+        .unwrap_or_default();
+    let applied = deliver(context, started, manifest, &cache).await;
     let concluded = {
         let session = lock(&context.session);
         let text_of = |path: &str| -> Option<String> {
@@ -144,7 +147,7 @@ async fn finish(context: &Context, started: &Started, manifest: &RunManifest) ->
                 .file(path)
                 .map(|file| file.text.to_string())
         };
-        delivery::conclude(&root, recipe, manifest, &applied, &text_of)
+        delivery::conclude(&root, recipe, manifest, &cache, &applied, &text_of)
     };
     if let Err(error) = &concluded.findings_written {
         context
@@ -254,12 +257,14 @@ fn outcome(
 /// Puts the run's draft where the engine decides: into the scene through
 /// the editor, or beside it on the disk when the scene changed or the
 /// editor refuses.
-async fn deliver(context: &Context, started: &Started, manifest: &RunManifest) -> Applied {
+async fn deliver(
+    context: &Context,
+    started: &Started,
+    manifest: &RunManifest,
+    cache: &Cache,
+) -> Applied {
     let root = started.workspace.root();
     let recipe = started.registry.get(&manifest.recipe_id);
-    let cache = RunFiles::new(root, &manifest.run_id)
-        .read_cache()
-        .unwrap_or_default();
     // Decide and build the edit under the lock, so the state it is built
     // on is the state that was checked.
     let (decision, edit) = {
@@ -270,13 +275,8 @@ async fn deliver(context: &Context, started: &Started, manifest: &RunManifest) -
             .get("scene_path")
             .and_then(Value::as_str);
         let (text, version) = scene.map_or((None, None), |path| scene_now(&session, path));
-        let decision = delivery::decide(
-            &session.workspace,
-            recipe,
-            manifest,
-            &cache,
-            text.as_deref(),
-        );
+        let decision =
+            delivery::decide(&session.workspace, recipe, manifest, cache, text.as_deref());
         let edit = match &decision {
             Decision::Draft(Placement::Replace { range, body, .. }) => Some(EditPlan::Replace {
                 range: convert::range_in_text(
