@@ -683,3 +683,48 @@ fn doctor_finds_the_root_above_a_folder_and_tries_each_model_server() {
     assert_eq!(exit_code(&output), 1);
     drop(listener);
 }
+
+#[test]
+fn a_model_the_matrix_does_not_know_takes_its_window_and_tier_from_the_settings() {
+    let dir = support::example_copy("window-");
+    let root = dir.path();
+    let header = |root: &Path| {
+        let output = support::control_room(
+            root,
+            &[
+                "prompt",
+                "creative_draft_scene",
+                "draft",
+                "--arg",
+                "scene_id=SCN-the-reckoning",
+            ],
+        );
+        assert!(output.status.success(), "{}", support::output_text(&output));
+        String::from_utf8(output.stdout)
+            .unwrap()
+            .lines()
+            .nth(1)
+            .unwrap()
+            .to_owned()
+    };
+    std::fs::write(
+        root.join("control-room.toml"),
+        "[llm]\nmodel = \"house-model-7b\"\n",
+    )
+    .unwrap();
+    let default = header(root);
+    assert!(
+        default.contains("tier medium (variant t3), context window 8192"),
+        "an unknown model gets the default: {default}"
+    );
+    std::fs::write(
+        root.join("control-room.toml"),
+        "[llm]\nmodel = \"house-model-7b\"\ncontext_window = 4096\ntier = \"minimal\"\n",
+    )
+    .unwrap();
+    let header = header(root);
+    assert!(
+        header.contains("tier minimal (variant t1), context window 4096, prompt budget 3096"),
+        "{header}"
+    );
+}

@@ -35,6 +35,7 @@ fn request(step_id: &str, archetype: &str, json_reply: bool) -> ModelRequest {
         ],
         json_reply,
         schema: json_reply.then(|| json!({"type": "object", "required": ["pass"]})),
+        reply_limit: None,
     }
 }
 
@@ -278,5 +279,86 @@ fn a_missing_key_variable_is_named_and_a_pasted_key_refused() {
     assert!(
         error.contains("NOT_SET_ANYWHERE") && error.contains("not set"),
         "{error}"
+    );
+}
+
+/// llama-cpp-python's answer to a `response_format` it does not take.
+fn refuses(kind: &str) -> Answer {
+    Answer::Status {
+        code: 500,
+        retry_after: None,
+        body: format!(
+            "{{\"error\": {{\"message\": \"1 validation error: ('body', 'response_format', 'type') Input should be 'text' or 'json_object', input: '{kind}'\"}}}}"
+        ),
+    }
+}
+
+#[test]
+fn a_server_that_refuses_json_schema_is_asked_with_a_json_object_schema_and_remembers_it() {
+    let server = FakeModelServer::start();
+    server.on("\"type\":\"json_schema\"", vec![refuses("json_schema")]);
+    server.on("", vec![Answer::text("{\"pass\": true}")]);
+    // Retries allowed: a refused format is still asked once, not three times.
+    let model = connect(json!({"provider": "openai", "baseUrl": server.url, "maxRetries": 2}));
+    let reply = block_on(model.complete(&request("one", "continuity", true))).unwrap();
+    assert_eq!(reply.text, "{\"pass\": true}");
+    assert_eq!(
+        reply.effective.response_format.as_deref(),
+        Some("json_object")
+    );
+    let received = server.received();
+    assert_eq!(received.len(), 2, "refused once, then asked another way");
+    assert_eq!(received[0].body["response_format"]["type"], "json_schema");
+    assert_eq!(received[1].body["response_format"]["type"], "json_object");
+    assert_eq!(
+        received[1].body["response_format"]["schema"]["required"],
+        json!(["pass"])
+    );
+    // Learned: the next JSON step goes straight to the format that works.
+    block_on(model.complete(&request("two", "continuity", true))).unwrap();
+    let received = server.received();
+    assert_eq!(received.len(), 3);
+    assert_eq!(received[2].body["response_format"]["type"], "json_object");
+    // Prose steps never carry a response_format.
+    block_on(model.complete(&request("three", "writer", false))).unwrap();
+    assert!(server.received()[3].body.get("response_format").is_none());
+}
+
+#[test]
+fn a_server_that_refuses_every_response_format_is_asked_for_json_in_the_prompt() {
+    let server = FakeModelServer::start();
+    server.on("\"response_format\"", vec![refuses("json_object")]);
+    server.on("", vec![Answer::text("{\"pass\": false}")]);
+    let model = connect(json!({"provider": "openai", "baseUrl": server.url}));
+    let reply = block_on(model.complete(&request("one", "continuity", true))).unwrap();
+    assert_eq!(
+        reply.effective.response_format.as_deref(),
+        Some("json_prompt")
+    );
+    let received = server.received();
+    assert_eq!(received.len(), 3, "json_schema, json_object, then none");
+    assert!(received[2].body.get("response_format").is_none());
+}
+
+#[test]
+fn a_forced_structured_output_is_never_stepped_down_nor_retried() {
+    let server = FakeModelServer::start();
+    server.on("\"type\":\"json_schema\"", vec![refuses("json_schema")]);
+    server.on("", vec![Answer::text("{\"pass\": true}")]);
+    let model = connect(json!({
+        "provider": "openai", "baseUrl": server.url, "maxRetries": 2,
+        "structuredOutput": "json_schema",
+    }));
+    let error = block_on(model.complete(&request("one", "continuity", true))).unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains("refused the request's response_format"),
+        "{error}"
+    );
+    assert_eq!(
+        server.received().len(),
+        1,
+        "asked once: a retry cannot help"
     );
 }

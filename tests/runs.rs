@@ -690,3 +690,53 @@ fn draft_again_from_the_editor_asks_the_model_anew_with_fresh() {
     assert_eq!(draft(&mut client, true), first + 5);
     client.shutdown();
 }
+
+#[test]
+fn a_model_asked_without_a_writer_limit_is_sent_the_tiers_reply_reserve() {
+    // With no `max_tokens` a local model server writes until its context is
+    // full; every agent call carries the room its prompt's tier keeps for
+    // the reply instead (the minimal tier's 1,000 tokens for llama3.1:8b).
+    let (_dir, root) = example_copy();
+    let server = FakeModelServer::start();
+    serve_draft_scene(&server, "");
+    let mut client = editor_client(&root, &server.url, true, None);
+    let reply = execute(
+        &mut client,
+        json!({"recipe": "creative_draft_scene", "scene": "SCN-the-reckoning"}),
+    );
+    let run_id = reply["result"]["run_id"].as_str().unwrap().to_owned();
+    let values = progress(&mut client, &run_token(&run_id));
+    let end = values.last().unwrap()["message"].as_str().unwrap();
+    assert!(end.starts_with("done:"), "{end}");
+    let received = server.received();
+    assert_eq!(received.len(), 5, "five agents asked");
+    for request in &received {
+        assert_eq!(request.body["max_tokens"], 1000, "{}", request.body);
+    }
+    client.shutdown();
+    // The writer's own limit wins.
+    std::fs::write(
+        root.join("control-room.toml"),
+        format!(
+            "[llm]\nprovider = \"openai\"\nbase_url = \"{}\"\nmodel = \"llama3.1:8b\"\nmax_retries = 0\nmax_tokens = 700\n",
+            server.url
+        ),
+    )
+    .unwrap();
+    let mut client = Client::spawn(&[]);
+    client.responder = Some(editor(true, None));
+    client.initialize(&root, capabilities());
+    client.wait_for_index();
+    let reply = execute(
+        &mut client,
+        json!({"recipe": "creative_draft_scene", "scene": "SCN-the-vigil", "fresh": true}),
+    );
+    let run_id = reply["result"]["run_id"].as_str().unwrap().to_owned();
+    progress(&mut client, &run_token(&run_id));
+    let received = server.received();
+    assert!(received.len() > 5, "the second run asked the model");
+    for request in &received[5..] {
+        assert_eq!(request.body["max_tokens"], 700, "{}", request.body);
+    }
+    client.shutdown();
+}

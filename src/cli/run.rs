@@ -20,7 +20,7 @@ use crate::engine::model::{Model, Role, ScriptedModel};
 use crate::engine::prompts::Output;
 use crate::engine::report::Delivery;
 use crate::engine::router;
-use crate::engine::runner::Runner;
+use crate::engine::runner::{PreviewFor, Runner};
 use crate::engine::store::{self, RunFiles, RunManifest, RunStatus};
 use crate::index::Workspace;
 use crate::llm;
@@ -472,13 +472,13 @@ pub struct PromptArgs<'a> {
 
 /// The model `[llm]` (with the environment over it) gives `archetype`, if
 /// the configuration can say.
-fn configured_model(root: &Path, archetype: &str) -> Option<String> {
+fn configured_endpoint(root: &Path, archetype: &str) -> Option<llm::EndpointConfig> {
     let env = |name: &str| std::env::var(name).ok();
     let config = llm::workspace_config(root, None, &env).ok()?;
     let endpoint = config.for_archetype(archetype);
     match endpoint.provider {
         llm::config::Provider::Replay => None,
-        _ => Some(endpoint.model.clone()),
+        _ => Some(endpoint.clone()),
     }
 }
 
@@ -512,16 +512,26 @@ pub fn prompt(dir: &Path, request: &PromptArgs) -> anyhow::Result<i32> {
         .phase_b
         .iter()
         .find(|step| step.step_id == request.step)
-        .and_then(|step| configured_model(&root, &step.agent_archetype));
-    let model = request.model.map(str::to_owned).or(configured);
+        .and_then(|step| configured_endpoint(&root, &step.agent_archetype));
+    let model = request
+        .model
+        .map(str::to_owned)
+        .or(configured.as_ref().map(|endpoint| endpoint.model.clone()));
     let assembly = runner.preview_prompt(
         request.recipe,
         request.step,
         &description,
         args,
         request.run,
-        model.as_deref(),
-        request.tier,
+        PreviewFor {
+            model: model.as_deref(),
+            tier: request.tier.or(configured
+                .as_ref()
+                .and_then(|endpoint| endpoint.tier.as_deref())),
+            context_window: configured
+                .as_ref()
+                .and_then(|endpoint| endpoint.context_window),
+        },
     )?;
     if request.json {
         let value = json!({

@@ -66,6 +66,10 @@ pub struct ModelRequest {
     /// The JSON Schema the reply must follow, for providers that can
     /// enforce it (the runner validates the reply either way).
     pub schema: Option<Value>,
+    /// The reply's token limit when the writer set none: the room the
+    /// prompt's tier holds back for the reply. A model server asked without
+    /// a limit writes until its context is full.
+    pub reply_limit: Option<u32>,
 }
 
 /// Who answered: the provider and the model that served the reply (which
@@ -122,6 +126,10 @@ pub struct ModelTarget {
     /// The reply's token limit from the configuration, if set.
     pub max_tokens: Option<u32>,
     pub temperature: Option<f64>,
+    /// The context window the settings give the model, over the matrix's.
+    pub context_window: Option<u32>,
+    /// The prompt tier the settings give the model, over the matrix's.
+    pub tier: Option<String>,
 }
 
 /// A language model, as the step runner sees it. Dropping the future cancels

@@ -30,7 +30,10 @@ pub fn body(endpoint: &EndpointConfig, request: &ModelRequest) -> (Value, Decodi
         .map(|message| json!({"role": message.role, "content": message.content}))
         .collect();
     let temperature = endpoint.temperature.min(1.0);
-    let max_tokens = endpoint.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS);
+    let max_tokens = endpoint
+        .max_tokens
+        .or(request.reply_limit)
+        .unwrap_or(DEFAULT_MAX_TOKENS);
     let mut body = json!({
         "model": endpoint.model,
         "max_tokens": max_tokens,

@@ -209,6 +209,8 @@ impl Replay {
                 model: exchange.model.clone(),
                 max_tokens: exchange.requested.max_tokens,
                 temperature: exchange.requested.temperature,
+                context_window: None,
+                tier: None,
             };
             replay.first_target.get_or_insert_with(|| target.clone());
             replay

@@ -11,6 +11,7 @@
 //! timeout_s = 120
 //! max_retries = 2
 //! temperature = 0.7
+//! structured_output = "json_schema"        # json_schema | json_object | prompt (default: learned)
 //!
 //! [llm.agents.critic]                      # any key above, for one archetype
 //! model = "qwen2.5:14b"
@@ -30,6 +31,9 @@ use crate::engine::recipe::ARCHETYPES;
 pub const ENV_PROVIDER: &str = "CONTROL_ROOM_LLM_PROVIDER";
 pub const ENV_BASE_URL: &str = "CONTROL_ROOM_LLM_BASE_URL";
 pub const ENV_MODEL: &str = "CONTROL_ROOM_LLM_MODEL";
+
+/// The prompt tiers of the bundled model matrix.
+pub const TIERS: [&str; 3] = ["full", "medium", "minimal"];
 
 pub const DEFAULT_OPENAI_URL: &str = "http://localhost:11434/v1";
 pub const DEFAULT_OPENAI_MODEL: &str = "llama3.1:8b";
@@ -66,6 +70,53 @@ impl Provider {
     }
 }
 
+/// How a JSON step's schema is sent to an OpenAI-compatible server, from
+/// the most to the least enforced. Servers differ: OpenAI and vLLM take
+/// `json_schema`; llama-cpp-python's server refuses it and takes
+/// `json_object` with a `schema`; some take neither. Unless the settings
+/// force one, each endpoint starts at the first and steps down when the
+/// server refuses the format, remembering what it learned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum StructuredOutput {
+    /// `response_format: {type: json_schema, json_schema: {schema}}`.
+    JsonSchema,
+    /// `response_format: {type: json_object, schema}`.
+    JsonObject,
+    /// No `response_format`: the prompt asks for JSON, the reply is checked.
+    Prompt,
+}
+
+impl StructuredOutput {
+    pub const ALL: [StructuredOutput; 3] = [
+        StructuredOutput::JsonSchema,
+        StructuredOutput::JsonObject,
+        StructuredOutput::Prompt,
+    ];
+
+    pub fn parse(name: &str) -> Option<StructuredOutput> {
+        StructuredOutput::ALL
+            .into_iter()
+            .find(|format| format.name() == name.trim())
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            StructuredOutput::JsonSchema => "json_schema",
+            StructuredOutput::JsonObject => "json_object",
+            StructuredOutput::Prompt => "prompt",
+        }
+    }
+
+    /// The next, less enforced format, if there is one.
+    pub fn fallback(self) -> Option<StructuredOutput> {
+        match self {
+            StructuredOutput::JsonSchema => Some(StructuredOutput::JsonObject),
+            StructuredOutput::JsonObject => Some(StructuredOutput::Prompt),
+            StructuredOutput::Prompt => None,
+        }
+    }
+}
+
 impl fmt::Display for Provider {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
@@ -92,6 +143,15 @@ pub struct LlmLayer {
     /// How many calls the server is sent at once (default: 1 for a server
     /// on this machine, 4 for a hosted one).
     pub concurrency: Option<u32>,
+    /// How a JSON step's schema is sent (default: learned per server).
+    #[serde(alias = "structuredOutput")]
+    pub structured_output: Option<String>,
+    /// The model's context window in tokens, for a model the bundled
+    /// matrix does not know or knows wrong.
+    #[serde(alias = "contextWindow")]
+    pub context_window: Option<u32>,
+    /// The prompt tier (`full`, `medium`, `minimal`), for the same reason.
+    pub tier: Option<String>,
     #[serde(alias = "replayFile")]
     pub replay_file: Option<String>,
     /// Per-archetype overrides (`[llm.agents.writer]`).
@@ -122,6 +182,12 @@ impl LlmLayer {
             temperature: over.temperature.or(self.temperature),
             max_tokens: over.max_tokens.or(self.max_tokens),
             concurrency: over.concurrency.or(self.concurrency),
+            structured_output: over
+                .structured_output
+                .clone()
+                .or_else(|| self.structured_output.clone()),
+            context_window: over.context_window.or(self.context_window),
+            tier: over.tier.clone().or_else(|| self.tier.clone()),
             replay_file: over
                 .replay_file
                 .clone()
@@ -146,6 +212,12 @@ pub struct EndpointConfig {
     pub max_tokens: Option<u32>,
     /// How many calls the server is sent at once, when the settings say.
     pub concurrency: Option<u32>,
+    /// The structured-output format the settings force, if any.
+    pub structured_output: Option<StructuredOutput>,
+    /// The context window the settings give the model, if any.
+    pub context_window: Option<u32>,
+    /// The prompt tier the settings give the model, if any.
+    pub tier: Option<String>,
 }
 
 /// The resolved `[llm]` settings.
@@ -374,6 +446,34 @@ fn endpoint(
             Some(0) => return Err(error(format!("{} must be at least 1", key("concurrency")))),
             other => other,
         },
+        structured_output: match &layer.structured_output {
+            None => None,
+            Some(name) => Some(StructuredOutput::parse(name).ok_or_else(|| {
+                error(format!(
+                    "{} is `{name}`; use json_schema, json_object or prompt",
+                    key("structured_output")
+                ))
+            })?),
+        },
+        context_window: match layer.context_window {
+            Some(window) if window < 512 => {
+                return Err(error(format!(
+                    "{} must be at least 512 tokens",
+                    key("context_window")
+                )));
+            }
+            other => other,
+        },
+        tier: match &layer.tier {
+            Some(tier) if !TIERS.contains(&tier.as_str()) => {
+                return Err(error(format!(
+                    "{} is `{tier}`; use {}",
+                    key("tier"),
+                    TIERS.join(", ")
+                )));
+            }
+            other => other.clone(),
+        },
     })
 }
 
@@ -462,6 +562,12 @@ mod tests {
                 "not the key itself",
             ),
             ("[llm]\nprovider = \"replay\"\n", "needs `replay_file`"),
+            (
+                "[llm]\nstructured_output = \"grammar\"\n",
+                "`structured_output` is `grammar`",
+            ),
+            ("[llm]\ncontext_window = 100\n", "`context_window` must be"),
+            ("[llm]\ntier = \"huge\"\n", "`tier` is `huge`"),
         ];
         for (text, expected) in cases {
             let value: toml::Value = toml::from_str(text).unwrap();

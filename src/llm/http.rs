@@ -34,20 +34,42 @@ pub struct Post<'a> {
     pub secret: Option<&'a Secret>,
 }
 
+/// Why a POST got no reply to use.
+#[derive(Debug)]
+pub enum PostError {
+    /// The server refused the request's `response_format`: asking again
+    /// the same way will never work, asking another way may.
+    FormatRefused(ModelError),
+    Failed(ModelError),
+}
+
+impl From<PostError> for ModelError {
+    fn from(error: PostError) -> ModelError {
+        match error {
+            PostError::FormatRefused(error) | PostError::Failed(error) => error,
+        }
+    }
+}
+
 impl Post<'_> {
-    pub async fn send(&self) -> Result<Value, ModelError> {
+    pub async fn send(&self) -> Result<Value, PostError> {
         let mut attempt = 0;
         loop {
             let wait = match self.once().await {
                 Ok(value) => return Ok(value),
-                Err(Failure::Final(message)) => return Err(self.error(message)),
+                Err(Failure::Final(message)) => {
+                    return Err(PostError::Failed(self.error(message)));
+                }
+                Err(Failure::FormatRefused(message)) => {
+                    return Err(PostError::FormatRefused(self.error(message)));
+                }
                 Err(Failure::Retry { message, after }) => {
                     if attempt >= self.max_retries {
                         let tries = attempt + 1;
-                        return Err(self.error(format!(
+                        return Err(PostError::Failed(self.error(format!(
                             "{message} (after {tries} attempt{})",
                             if tries == 1 { "" } else { "s" }
-                        )));
+                        ))));
                     }
                     after.unwrap_or_else(|| backoff(attempt))
                 }
@@ -135,6 +157,12 @@ impl Post<'_> {
             });
         }
         let detail = error_detail(&body);
+        if self.body.get("response_format").is_some() && refuses_format(status, &body) {
+            return Err(Failure::FormatRefused(format!(
+                "the model server at {shown} refused the request's response_format (HTTP {}){detail}",
+                status.as_u16()
+            )));
+        }
         if status == StatusCode::TOO_MANY_REQUESTS || status.is_server_error() {
             if let Some(after) = retry_after
                 && after > MAX_RETRY_AFTER
@@ -167,10 +195,20 @@ impl Post<'_> {
 
 enum Failure {
     Final(String),
+    FormatRefused(String),
     Retry {
         message: String,
         after: Option<Duration>,
     },
+}
+
+/// Whether an error answer is the server refusing `response_format` (a
+/// validation error that names it), which no retry will change: llama-cpp-
+/// python answers 500 for a `json_schema` it does not take, others 400 or 422.
+fn refuses_format(status: StatusCode, body: &str) -> bool {
+    (status.is_client_error() && status != StatusCode::TOO_MANY_REQUESTS
+        || status.is_server_error())
+        && body.to_ascii_lowercase().contains("response_format")
 }
 
 /// `BASE_BACKOFF × 2^attempt`, scaled by a random factor in [0.5, 1).

@@ -24,7 +24,7 @@ use std::path::Path;
 use std::sync::{Arc, LazyLock};
 use std::time::Duration;
 
-pub use config::{EndpointConfig, LlmConfig, Provider};
+pub use config::{EndpointConfig, LlmConfig, Provider, StructuredOutput};
 
 use crate::engine::model::{
     Actor, Completion, Decoding, Model, ModelError, ModelReply, ModelRequest, ModelTarget,
@@ -117,6 +117,9 @@ pub struct Endpoint {
     http: reqwest::Client,
     /// The base URL without credentials, for messages.
     shown_url: String,
+    /// How this server takes a JSON step's schema: as the settings force
+    /// it, or as learned from its refusals (shared by every call).
+    structured_output: std::sync::Mutex<StructuredOutput>,
 }
 
 impl Endpoint {
@@ -145,11 +148,15 @@ impl Endpoint {
         let http = reqwest::Client::builder()
             .connect_timeout(Duration::from_secs_f64(config.timeout_s.min(10.0)))
             .build()?;
+        let structured_output = config
+            .structured_output
+            .unwrap_or(StructuredOutput::JsonSchema);
         Ok(Endpoint {
             config,
             secret,
             http,
             shown_url,
+            structured_output: std::sync::Mutex::new(structured_output),
         })
     }
 
@@ -157,11 +164,55 @@ impl Endpoint {
         &self.config
     }
 
+    /// How this endpoint sends a JSON step's schema now.
+    pub fn structured_output(&self) -> StructuredOutput {
+        *self
+            .structured_output
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Steps down from `refused` after the server refused it, unless the
+    /// settings force a format or another call already stepped down; the
+    /// format to ask with next, if any.
+    fn refused(&self, refused: StructuredOutput) -> Option<StructuredOutput> {
+        if self.config.structured_output.is_some() {
+            return None;
+        }
+        let mut current = self
+            .structured_output
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if *current == refused {
+            *current = refused.fallback()?;
+        }
+        Some(*current)
+    }
+
     pub async fn complete(&self, request: &ModelRequest) -> Result<ModelReply, ModelError> {
+        let mut format = self.structured_output();
+        loop {
+            match self.complete_as(request, format).await {
+                Err(http::PostError::FormatRefused(error)) => match self.refused(format) {
+                    Some(next) if next != format => format = next,
+                    _ => return Err(error),
+                },
+                other => return Ok(other?),
+            }
+        }
+    }
+
+    /// One call, a JSON step's schema sent as `format` says.
+    async fn complete_as(
+        &self,
+        request: &ModelRequest,
+        format: StructuredOutput,
+    ) -> Result<ModelReply, http::PostError> {
         let config = &self.config;
+        let failed = |message: String| http::PostError::Failed(ModelError::failed(message));
         let (url, body, effective, mut headers, hint) = match config.provider {
             Provider::OpenAi => {
-                let (body, effective) = openai::body(config, request);
+                let (body, effective) = openai::body(config, request, format);
                 let headers = match &self.secret {
                     Some(secret) => vec![("authorization", format!("Bearer {}", secret.expose()))],
                     None => Vec::new(),
@@ -183,8 +234,8 @@ impl Endpoint {
                 (anthropic::url(config), body, effective, headers, hint)
             }
             Provider::Replay => {
-                return Err(ModelError::failed(
-                    "provider `replay` answers from its cassette, not over HTTP",
+                return Err(failed(
+                    "provider `replay` answers from its cassette, not over HTTP".into(),
                 ));
             }
         };
@@ -207,7 +258,7 @@ impl Endpoint {
             _ => openai::reply(&value),
         };
         let (text, served) = parsed.map_err(|problem| {
-            ModelError::failed(format!(
+            failed(format!(
                 "the model server at {} sent a reply this cannot read: {problem}: {}",
                 self.shown_url,
                 http::excerpt(&value.to_string())
@@ -218,7 +269,7 @@ impl Endpoint {
             let limit = effective
                 .max_tokens
                 .map_or(String::new(), |limit| format!(" of {limit} tokens"));
-            return Err(ModelError::failed(format!(
+            return Err(failed(format!(
                 "the model at {} stopped at its length limit{limit} before it finished, so its reply is not used; raise max_tokens under [llm] in control-room.toml, or ask for less",
                 self.shown_url
             )));
@@ -326,6 +377,8 @@ impl Model for HttpModel {
             model: config.model.clone(),
             max_tokens: config.max_tokens,
             temperature: Some(config.temperature),
+            context_window: config.context_window,
+            tier: config.tier.clone(),
         })
     }
 }

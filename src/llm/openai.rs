@@ -4,38 +4,53 @@
 use serde_json::{Value, json};
 
 use super::UnreadableReply;
-use super::config::EndpointConfig;
+use super::config::{EndpointConfig, StructuredOutput};
 use crate::engine::model::{Decoding, ModelRequest};
 
 pub fn url(endpoint: &EndpointConfig) -> String {
     format!("{}/chat/completions", endpoint.base_url)
 }
 
-/// The request body, and the decoding it asks for.
-pub fn body(endpoint: &EndpointConfig, request: &ModelRequest) -> (Value, Decoding) {
+/// The request body, with a JSON step's schema sent as `format` says, and
+/// the decoding it asks for.
+pub fn body(
+    endpoint: &EndpointConfig,
+    request: &ModelRequest,
+    format: StructuredOutput,
+) -> (Value, Decoding) {
     let mut body = json!({
         "model": endpoint.model,
         "messages": request.messages,
         "temperature": endpoint.temperature,
         "stream": false,
     });
-    if let Some(max_tokens) = endpoint.max_tokens {
+    // The writer's limit, else the room the prompt's tier keeps for the
+    // reply: a server asked without one writes until its context is full.
+    let max_tokens = endpoint.max_tokens.or(request.reply_limit);
+    if let Some(max_tokens) = max_tokens {
         body["max_tokens"] = json!(max_tokens);
     }
     let response_format = match (&request.schema, request.json_reply) {
-        (Some(schema), _) => {
-            body["response_format"] = json!({
-                "type": "json_schema",
-                "json_schema": {"name": request.prompt_type, "schema": schema, "strict": is_strict(schema)},
-            });
-            "json_schema"
-        }
+        (Some(schema), _) => match format {
+            StructuredOutput::JsonSchema => {
+                body["response_format"] = json!({
+                    "type": "json_schema",
+                    "json_schema": {"name": request.prompt_type, "schema": schema, "strict": is_strict(schema)},
+                });
+                "json_schema"
+            }
+            StructuredOutput::JsonObject => {
+                body["response_format"] = json!({"type": "json_object", "schema": schema});
+                "json_object"
+            }
+            StructuredOutput::Prompt => "json_prompt",
+        },
         (None, true) => "json_prompt",
         (None, false) => "text",
     };
     let effective = Decoding {
         temperature: Some(endpoint.temperature),
-        max_tokens: endpoint.max_tokens,
+        max_tokens,
         response_format: Some(response_format.into()),
     };
     (body, effective)

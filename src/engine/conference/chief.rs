@@ -38,7 +38,7 @@ impl Conference {
     ) -> Result<String, ConferenceError> {
         let policy = &request.policy;
         let nonce = new_id("nonce_");
-        let (step, mut messages) = self.chief_prompt(request, &nonce)?;
+        let (step, mut messages, reply_limit) = self.chief_prompt(request, &nonce)?;
         let mut turn = Turn::default();
         for number in 1..=policy.max_steps {
             events(Event::ChiefStep {
@@ -53,6 +53,7 @@ impl Conference {
                 messages: messages.clone(),
                 json_reply: true,
                 schema: None,
+                reply_limit: Some(reply_limit),
             };
             let asked = ask(&*self.model, &model_request, cancel).await?;
             let reply_text = match &asked.reply {
@@ -123,7 +124,7 @@ impl Conference {
         &self,
         request: &Request,
         nonce: &str,
-    ) -> Result<(AgentStep, Vec<Message>), ConferenceError> {
+    ) -> Result<(AgentStep, Vec<Message>, u32), ConferenceError> {
         let policy = &request.policy;
         let step = AgentStep {
             step_id: "tools".into(),
@@ -143,7 +144,8 @@ impl Conference {
                 artifact("nonce", nonce),
             ],
         )?;
-        Ok((step, assembly.messages))
+        let limit = assembly.reply_limit();
+        Ok((step, assembly.messages, limit))
     }
 
     /// A call the envelope accepted: run within what is left of the turn's

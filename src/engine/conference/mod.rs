@@ -282,7 +282,8 @@ impl Conference {
                     slots: given,
                     model: target.as_ref().map(|t| t.model.as_str()),
                     max_tokens: target.as_ref().and_then(|t| t.max_tokens),
-                    tier: None,
+                    tier: target.as_ref().and_then(|t| t.tier.as_deref()),
+                    context_window: target.as_ref().and_then(|t| t.context_window),
                     workspace: Some(&self.workspace),
                 },
             )

@@ -55,6 +55,7 @@ impl Conference {
                 step_id: step.step_id.clone(),
                 agent_archetype: agent.clone(),
                 prompt_type: step.prompt_type.clone(),
+                reply_limit: Some(assembly.reply_limit()),
                 messages: assembly.messages,
                 json_reply: false,
                 schema: None,

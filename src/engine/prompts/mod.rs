@@ -73,8 +73,11 @@ pub struct PromptInputs<'a> {
     pub model: Option<&'a str>,
     /// The reply's token limit from the configuration, if set.
     pub max_tokens: Option<u32>,
-    /// A tier forced by the caller (`control-room prompt --tier`).
+    /// A tier forced by the caller (`control-room prompt --tier`, or the
+    /// `[llm] tier` setting).
     pub tier: Option<&'a str>,
+    /// The model's context window from the settings, over the matrix's.
+    pub context_window: Option<u32>,
     pub workspace: Option<&'a Workspace>,
 }
 
@@ -103,6 +106,14 @@ pub struct Assembly {
     pub trimmed: Vec<String>,
     pub tokens: usize,
     pub budget: usize,
+}
+
+impl Assembly {
+    /// The reply's token limit this prompt was fitted for: the tier's
+    /// reserve for the reply, sent when the writer sets no `max_tokens`.
+    pub fn reply_limit(&self) -> u32 {
+        u32::try_from(self.profile.spec.response_reserve).unwrap_or(u32::MAX)
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

@@ -31,6 +31,7 @@ fn inputs<'a>(
         model,
         max_tokens: None,
         tier,
+        context_window: None,
         workspace: None,
     }
 }

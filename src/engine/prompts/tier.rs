@@ -7,6 +7,14 @@ use super::{PromptError, PromptFile, PromptInputs, Prompts};
 
 impl Prompts {
     pub(super) fn profile(&self, inputs: &PromptInputs) -> Result<Profile, PromptError> {
+        let mut profile = self.matrix_profile(inputs)?;
+        if let Some(window) = inputs.context_window {
+            profile.caps.context_window = window as usize;
+        }
+        Ok(profile)
+    }
+
+    fn matrix_profile(&self, inputs: &PromptInputs) -> Result<Profile, PromptError> {
         match inputs.tier {
             Some(tier) => self
                 .capabilities

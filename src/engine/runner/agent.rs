@@ -81,6 +81,7 @@ impl Runner {
                 .schema
                 .as_ref()
                 .map(|(_, schema)| schema.clone()),
+            reply_limit: Some(prompted.assembly.reply_limit()),
         };
         let mut draft = ReceiptDraft::new(step, manifest, &packet, &prompted, started_at, key);
         let reuse_key = prompted
@@ -144,7 +145,8 @@ impl Runner {
                     slots,
                     model: target.as_ref().map(|target| target.model.as_str()),
                     max_tokens: target.as_ref().and_then(|target| target.max_tokens),
-                    tier: None,
+                    tier: target.as_ref().and_then(|target| target.tier.as_deref()),
+                    context_window: target.as_ref().and_then(|target| target.context_window),
                     workspace: Some(&self.workspace),
                 },
             )

@@ -34,6 +34,7 @@
 mod agent;
 mod dod;
 mod preview;
+pub use preview::PreviewFor;
 mod resume;
 mod review_loop;
 mod slots;

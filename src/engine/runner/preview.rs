@@ -13,13 +13,21 @@ use crate::engine::router;
 use crate::engine::store::{Cache, CacheSlot, RunFiles};
 use crate::engine::tools::sha256_hex;
 
+/// The model a previewed prompt is assembled for; each field unset falls
+/// back to the run's model.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PreviewFor<'a> {
+    pub model: Option<&'a str>,
+    pub tier: Option<&'a str>,
+    pub context_window: Option<u32>,
+}
+
 impl Runner {
     /// The prompt `step_id` of `recipe_id` would be sent, for inspection
     /// (`control-room prompt`). Its inputs come from `run_id`'s finished
     /// steps when given; otherwise phase A's tools run now (they only read
     /// the index) and earlier agents' outputs are shown as placeholders.
-    /// `model` (else the configured model) and `tier` choose the tier.
-    #[allow(clippy::too_many_arguments)]
+    /// `target` (else the run's model) chooses the tier and the window.
     pub fn preview_prompt(
         &self,
         recipe_id: &str,
@@ -27,9 +35,13 @@ impl Runner {
         description: &str,
         mut args: Map<String, Value>,
         run_id: Option<&str>,
-        model: Option<&str>,
-        tier: Option<&str>,
+        target: PreviewFor<'_>,
     ) -> Result<Assembly, RunError> {
+        let PreviewFor {
+            model,
+            tier,
+            context_window,
+        } = target;
         let recipe = self
             .registry
             .get(recipe_id)
@@ -128,7 +140,9 @@ impl Runner {
                     slots,
                     model,
                     max_tokens: target.as_ref().and_then(|target| target.max_tokens),
-                    tier,
+                    tier: tier.or(target.as_ref().and_then(|target| target.tier.as_deref())),
+                    context_window: context_window
+                        .or(target.as_ref().and_then(|target| target.context_window)),
                     workspace: Some(&self.workspace),
                 },
             )
