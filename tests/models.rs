@@ -703,4 +703,28 @@ fn a_reply_cut_off_at_the_length_limit_is_never_delivered_as_a_finished_scene() 
         !root.join("Story/Scenes/SCN-the-reckoning.md").exists(),
         "a cut-off draft is not a scene"
     );
+    // The writer was asked again for less, with only the start of the
+    // runaway reply sent back, then the step stopped.
+    let drafts: Vec<_> = server
+        .received()
+        .into_iter()
+        .filter(|request| {
+            request
+                .body
+                .to_string()
+                .contains(&step_marker("draft", "writer"))
+        })
+        .collect();
+    assert_eq!(drafts.len(), 3, "asked, then asked twice more for less");
+    let retry = drafts[1].body["messages"].as_array().unwrap();
+    let last = retry.last().unwrap()["content"].as_str().unwrap();
+    assert!(last.contains("much shorter"), "{last}");
+    let receipts = std::fs::read_dir(root.join(".control-room/audit/issues"))
+        .unwrap()
+        .flat_map(|run| std::fs::read_dir(run.unwrap().path()).unwrap())
+        .map(|entry| std::fs::read_to_string(entry.unwrap().path()).unwrap())
+        .filter(|text| text.contains("\"stop_hook\": true") || text.contains("\"stop_hook\":true"))
+        .collect::<Vec<_>>();
+    assert_eq!(receipts.len(), 1, "the draft step stopped with its receipt");
+    assert!(receipts[0].contains("\"finished\""), "{}", receipts[0]);
 }

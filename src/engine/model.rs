@@ -102,6 +102,25 @@ pub struct ModelReply {
     pub actor: Actor,
     pub requested: Decoding,
     pub effective: Decoding,
+    /// The server stopped the reply at its length limit (`finish_reason:
+    /// length`, `stop_reason: max_tokens`): the text is unfinished and
+    /// must never pass for a finished reply.
+    pub cut_off: bool,
+}
+
+impl ModelReply {
+    /// Why the reply cannot be used as it is, when it was cut off.
+    pub fn cut_off_message(&self) -> Option<String> {
+        self.cut_off.then(|| {
+            let limit = self
+                .effective
+                .max_tokens
+                .map_or(String::new(), |limit| format!(" of {limit} tokens"));
+            format!(
+                "the model stopped at its length limit{limit} before it finished; raise max_tokens under [llm] in control-room.toml, or ask for less"
+            )
+        })
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -271,6 +290,7 @@ impl Model for ScriptedModel {
                     },
                     requested: Decoding::default(),
                     effective: Decoding::default(),
+                    cut_off: false,
                 }),
                 Scripted::Error { message, .. } => Err(ModelError::Failed(message.clone())),
             }

@@ -52,6 +52,9 @@ pub struct RecordedReply {
     pub text: String,
     pub actor: Actor,
     pub effective: Decoding,
+    /// The server stopped the reply at its length limit.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub cut_off: bool,
 }
 
 /// The key of a request sent to `provider`/`model` with `requested` decoding.
@@ -141,6 +144,7 @@ impl Model for Recording {
                     text: reply.text.clone(),
                     actor: reply.actor.clone(),
                     effective: reply.effective.clone(),
+                    cut_off: reply.cut_off,
                 },
             };
             let mut line = serde_json::to_vec(&exchange)
@@ -251,6 +255,7 @@ impl Model for Replay {
                 },
                 requested: requested.clone(),
                 effective: reply.effective.clone(),
+                cut_off: reply.cut_off,
             })
         })
     }

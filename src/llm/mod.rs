@@ -264,16 +264,9 @@ impl Endpoint {
                 http::excerpt(&value.to_string())
             ))
         })?;
-        if stopped_at_length_limit(config.provider, &value) {
-            // A reply cut off mid-sentence must never pass for a finished one.
-            let limit = effective
-                .max_tokens
-                .map_or(String::new(), |limit| format!(" of {limit} tokens"));
-            return Err(failed(format!(
-                "the model at {} stopped at its length limit{limit} before it finished, so its reply is not used; raise max_tokens under [llm] in control-room.toml, or ask for less",
-                self.shown_url
-            )));
-        }
+        // A reply cut off mid-sentence is marked so: whoever asked decides
+        // (ask again for less, or fail), and it never passes for finished.
+        let cut_off = stopped_at_length_limit(config.provider, &value);
         let secrets: Vec<&Secret> = self.secret.iter().collect();
         Ok(ModelReply {
             text: redact(&text, &secrets).into_owned(),
@@ -284,6 +277,7 @@ impl Endpoint {
             },
             requested: requested_decoding(config, request),
             effective,
+            cut_off,
         })
     }
 }

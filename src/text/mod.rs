@@ -34,8 +34,23 @@ pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
     )
 }
 
+/// The first `chars` characters of `text` (all of it when shorter), cut
+/// on a character boundary.
+pub fn clip(text: &str, chars: usize) -> &str {
+    match text.char_indices().nth(chars) {
+        Some((cut, _)) => &text[..cut],
+        None => text,
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn clip_cuts_on_a_character_boundary() {
+        assert_eq!(super::clip("ésprit", 2), "és");
+        assert_eq!(super::clip("short", 99), "short");
+    }
+
     #[test]
     fn printable_escapes_control_characters_but_keeps_lines_and_tabs() {
         assert_eq!(super::printable("a\tb\nc"), "a\tb\nc");

@@ -183,13 +183,24 @@ impl Client {
     }
 
     /// Receives messages until one matches, answering server requests on the way.
-    pub fn wait_for(&mut self, mut wanted: impl FnMut(&Value) -> bool) -> Value {
-        let deadline = Instant::now() + TIMEOUT;
+    pub fn wait_for(&mut self, wanted: impl FnMut(&Value) -> bool) -> Value {
+        self.wait_for_within(TIMEOUT, wanted)
+    }
+
+    /// [`Client::wait_for`], for up to `limit`.
+    pub fn wait_for_within(
+        &mut self,
+        limit: Duration,
+        mut wanted: impl FnMut(&Value) -> bool,
+    ) -> Value {
+        let deadline = Instant::now() + limit;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
             let message = match self.incoming.recv_timeout(left) {
                 Ok(message) => message,
-                Err(RecvTimeoutError::Timeout) => panic!("timed out; seen: {:#?}", self.seen),
+                Err(RecvTimeoutError::Timeout) => {
+                    panic!("timed out after {limit:?}; seen: {:#?}", self.seen)
+                }
                 Err(RecvTimeoutError::Disconnected) => {
                     let report = self.exit_report();
                     panic!(

@@ -303,6 +303,11 @@ async fn ask(
         reply = model.complete(request) => reply,
         () = cancel.cancelled() => return Err(ConferenceError::Cancelled),
     };
+    // A reply cut off at its limit is no answer.
+    let reply = reply.and_then(|reply| match reply.cut_off_message() {
+        Some(message) => Err(ModelError::failed(message)),
+        None => Ok(reply),
+    });
     Ok(Asked {
         started_at,
         finished_at: now(),

@@ -197,18 +197,21 @@ impl Runner {
                 () = cancel.cancelled() => return Err(StepFailure::Cancelled),
             };
             let mut checks = retried.clone();
-            let verdict = contract::check_reply(
-                &reply.text,
-                assembly.output,
-                assembly.schema.as_ref(),
-                &prompted.guard,
-                &mut checks,
-            )
-            .and_then(|accepted| {
-                check_verdict(review, &accepted, &mut checks)
-                    .map(|()| accepted)
-                    .map_err(|invalid| Violation::Contract(invalid.to_string()))
-            });
+            let verdict = finished(&reply, &mut checks)
+                .and_then(|()| {
+                    contract::check_reply(
+                        &reply.text,
+                        assembly.output,
+                        assembly.schema.as_ref(),
+                        &prompted.guard,
+                        &mut checks,
+                    )
+                })
+                .and_then(|accepted| {
+                    check_verdict(review, &accepted, &mut checks)
+                        .map(|()| accepted)
+                        .map_err(|invalid| Violation::Contract(invalid.to_string()))
+                });
             let actor = ReceiptActor::of(&step.agent_archetype, &reply);
             match verdict {
                 Ok(accepted) => {
@@ -233,7 +236,13 @@ impl Runner {
                         passed: false,
                         detail: message.clone(),
                     });
-                    messages.push(Message::assistant(reply.text.clone()));
+                    // A runaway reply is not sent back whole: its start
+                    // shows the model what it did at a fraction of the room.
+                    messages.push(Message::assistant(if reply.cut_off {
+                        format!("{} […]", crate::text::clip(&reply.text, 400))
+                    } else {
+                        reply.text.clone()
+                    }));
                     messages.push(Message::user(stricter_prompt(
                         &message,
                         prompted.json,
@@ -650,4 +659,23 @@ pub(super) fn reuse_key(target: &ModelTarget, request: &ModelRequest) -> String 
         "schema": request.schema,
     });
     sha256_hex(canonical.to_string().as_bytes())
+}
+
+/// A reply the server cut off at its length limit breaks its contract (a
+/// check the receipt keeps): it is asked again, for less, and never
+/// accepted as finished.
+fn finished(reply: &ModelReply, checks: &mut Vec<Check>) -> Result<(), Violation> {
+    match reply.cut_off_message() {
+        Some(message) => {
+            checks.push(Check {
+                check: "finished".into(),
+                passed: false,
+                detail: message.clone(),
+            });
+            Err(Violation::Contract(format!(
+                "{message}; answer again, much shorter: only what was asked"
+            )))
+        }
+        None => Ok(()),
+    }
 }

@@ -1,0 +1,274 @@
+//! The AI half against a real local model server (llama-cpp-python with
+//! SmolLM2-135M-Instruct, see `tests/real_model_server`), with nothing set
+//! but the provider, the URL and the model. The model is weak on purpose;
+//! these tests pin the plumbing, not the prose: every run ends within its
+//! bound, ends in a state that says what happened, lands its output or
+//! lands nothing, and never presents a reply cut off at its limit as
+//! finished. Each prints its time and, per step, how often the model kept
+//! its contract, the figures the project reports for a small local model.
+
+mod lsp_support;
+mod real_model_server;
+mod support;
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use lsp_support::editor::{capabilities, editor};
+use lsp_support::{Client, example_copy};
+use real_model_server::RealModelServer;
+use serde_json::{Value, json};
+use support::{control_room, output_text, read_json};
+
+/// How long one recipe may take against the real server on a 2-core
+/// machine; a run that takes longer hangs.
+const RUN_BOUND: Duration = Duration::from_secs(480);
+
+/// Every agent receipt of `run_id`.
+fn agent_receipts(root: &Path, run_id: &str) -> Vec<Value> {
+    let dir = root.join(".control-room/audit/issues").join(run_id);
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return Vec::new();
+    };
+    let mut receipts: Vec<(String, Value)> = entries
+        .filter_map(Result::ok)
+        .map(|entry| entry.path())
+        .filter(|path| path.to_string_lossy().contains("__receipt__"))
+        .map(|path| (path.to_string_lossy().into_owned(), read_json(&path)))
+        .collect();
+    receipts.sort_by(|a, b| a.0.cmp(&b.0));
+    receipts.into_iter().map(|(_, receipt)| receipt).collect()
+}
+
+/// Checks what every agent receipt of a run says and prints, per step,
+/// whether the model kept its contract and at which attempt.
+fn check_receipts(root: &Path, run_id: &str, label: &str) -> Vec<Value> {
+    let receipts = agent_receipts(root, run_id);
+    for receipt in &receipts {
+        let effective = &receipt["actor"]["decoding"]["effective"];
+        assert!(
+            effective["max_tokens"]
+                .as_u64()
+                .is_some_and(|limit| limit > 0),
+            "every call carries a reply limit: {receipt:#}"
+        );
+        assert_ne!(
+            effective["response_format"], "json_schema",
+            "this server refuses json_schema: the call stepped down: {receipt:#}"
+        );
+        let failed: Vec<&str> = receipt["checks_performed"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|check| check["passed"] == false)
+            .filter_map(|check| check["check"].as_str())
+            .collect();
+        eprintln!(
+            "{label}: step {} ({}): {} attempt(s), contract {}{}",
+            receipt["step_id"].as_str().unwrap_or("?"),
+            effective["response_format"].as_str().unwrap_or("?"),
+            receipt["attempts"],
+            if receipt["stop_hook"] == true {
+                "broken"
+            } else {
+                "kept"
+            },
+            if failed.is_empty() {
+                String::new()
+            } else {
+                format!(" (failed checks on the way: {})", failed.join(", "))
+            }
+        );
+    }
+    receipts
+}
+
+fn run_status(root: &Path, run_id: &str) -> String {
+    let manifest = read_json(&root.join(format!(".control-room/runs/{run_id}/run.json")));
+    manifest["status"].as_str().unwrap().to_owned()
+}
+
+/// The runs of a workspace.
+fn run_ids(root: &Path) -> Vec<String> {
+    if root.join(".control-room/runs").is_dir() {
+        support::run_ids(root)
+    } else {
+        Vec::new()
+    }
+}
+
+#[test]
+fn draft_scene_in_the_editor_with_a_real_model_ends_in_time_and_lands_only_a_finished_draft() {
+    let Some(model) = RealModelServer::start("draft_scene_in_the_editor_with_a_real_model") else {
+        return;
+    };
+    let (_dir, root) = example_copy();
+    model.configure(&root);
+    let scene = root.join("Story/Scenes/SCN-the-reckoning.md");
+    assert!(!scene.exists(), "the scene is new");
+
+    let mut client = Client::spawn(&[]);
+    client.responder = Some(editor(true, None));
+    client.initialize(&root, capabilities());
+    client.wait_for_index();
+    let started = Instant::now();
+    let reply = client.request(
+        "workspace/executeCommand",
+        json!({"command": "controlRoom.runRecipe", "arguments": [{"recipe": "creative_draft_scene", "scene": "SCN-the-reckoning"}]}),
+    );
+    let run_id = reply["run_id"].as_str().expect("a run id").to_owned();
+    let token = format!("control-room/run/{run_id}");
+    let end = client.wait_for_within(RUN_BOUND, |m| {
+        m["method"] == "$/progress"
+            && m["params"]["token"] == token.as_str()
+            && m["params"]["value"]["kind"] == "end"
+    });
+    let elapsed = started.elapsed();
+    let message = end["params"]["value"]["message"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    eprintln!("draft scene: {elapsed:.1?}, {message}");
+
+    let status = run_status(&root, &run_id);
+    let receipts = check_receipts(&root, &run_id, "draft scene");
+    assert!(!receipts.is_empty(), "the model was asked");
+    match status.as_str() {
+        "done" => {
+            assert!(
+                message.starts_with("done: Story/Scenes/SCN-the-reckoning.md"),
+                "{message}"
+            );
+            let text = std::fs::read_to_string(&scene).unwrap();
+            let body = text.rsplit("---").next().unwrap_or_default();
+            assert!(
+                body.split_whitespace().count() > 20,
+                "a draft landed: {text}"
+            );
+        }
+        "failed" => {
+            // A clear message naming the step, and nothing in the manuscript.
+            assert!(message.contains("step `"), "{message}");
+            assert!(!scene.exists(), "a failed run lands nothing");
+        }
+        other => panic!("the run ended {other}: {message}"),
+    }
+    client.shutdown();
+}
+
+#[test]
+fn a_json_recipe_with_a_real_model_ends_in_time_with_its_schema_sent_the_way_the_server_takes() {
+    let Some(model) = RealModelServer::start("a_json_recipe_with_a_real_model") else {
+        return;
+    };
+    let (_dir, root) = example_copy();
+    model.configure(&root);
+    let scene = root.join("Story/Scenes/SCN-the-vigil.md");
+    let before = std::fs::read_to_string(&scene).unwrap();
+    let started = Instant::now();
+    let output = control_room(
+        &root,
+        &[
+            "run",
+            "analytical_scene_validate",
+            "--arg",
+            "scene_id=SCN-the-vigil",
+        ],
+    );
+    let elapsed = started.elapsed();
+    let text = output_text(&output);
+    eprintln!("JSON recipe: {elapsed:.1?}\n{text}");
+    assert!(elapsed < RUN_BOUND, "{elapsed:?}");
+    let runs = run_ids(&root);
+    assert_eq!(runs.len(), 1, "{text}");
+    let status = run_status(&root, &runs[0]);
+    let receipts = check_receipts(&root, &runs[0], "JSON recipe");
+    let json_steps: Vec<&Value> = receipts
+        .iter()
+        .filter(|receipt| {
+            receipt["actor"]["decoding"]["requested"]["response_format"] == "json_schema"
+        })
+        .collect();
+    assert!(!json_steps.is_empty(), "the continuity step asks for JSON");
+    assert!(
+        !text.contains("HTTP 500"),
+        "no call fails on the server's dialect: {text}"
+    );
+    match status.as_str() {
+        "done" => assert_eq!(output.status.code(), Some(0), "{text}"),
+        "failed" => {
+            assert_eq!(output.status.code(), Some(1), "{text}");
+            assert!(text.contains("step `"), "a failure names its step: {text}");
+        }
+        other => panic!("the run ended {other}: {text}"),
+    }
+    // A validation reads the scene; it never writes it.
+    assert_eq!(std::fs::read_to_string(&scene).unwrap(), before);
+}
+
+#[test]
+fn a_three_agent_conference_with_a_real_model_ends_in_time_and_says_whether_any_reply_held() {
+    let Some(model) = RealModelServer::start("a_three_agent_conference_with_a_real_model") else {
+        return;
+    };
+    let (_dir, root) = example_copy();
+    model.configure(&root);
+    let started = Instant::now();
+    let output = control_room(
+        &root,
+        &[
+            "conference",
+            "Is Kael's return to the ninth waystone earned?",
+            "--agents",
+            "planner,continuity,critic",
+        ],
+    );
+    let elapsed = started.elapsed();
+    let text = output_text(&output);
+    eprintln!("conference of three: {elapsed:.1?}\n{text}");
+    assert!(elapsed < RUN_BOUND, "{elapsed:?}");
+    // 0: at least one grounded reply; 1: none held, and it says why.
+    match output.status.code() {
+        Some(0) => assert!(text.contains("transcript"), "{text}"),
+        Some(1) => assert!(
+            text.contains("no agent") || text.contains("Chief"),
+            "a conference without a grounded reply says so: {text}"
+        ),
+        other => panic!("the conference exited {other:?}: {text}"),
+    }
+}
+
+#[test]
+fn a_plan_task_with_a_real_model_ends_in_time_and_records_its_outcome() {
+    let Some(model) = RealModelServer::start("a_plan_task_with_a_real_model") else {
+        return;
+    };
+    let (_dir, root) = example_copy();
+    model.configure(&root);
+    let output = control_room(&root, &["plan", "new", "check continuity of SCN-the-vigil"]);
+    assert!(output.status.success(), "{}", output_text(&output));
+    let started = Instant::now();
+    let output = control_room(&root, &["plan", "run"]);
+    let elapsed = started.elapsed();
+    let text = output_text(&output);
+    eprintln!("plan task: {elapsed:.1?}\n{text}");
+    assert!(elapsed < RUN_BOUND, "{elapsed:?}");
+    assert!(
+        matches!(output.status.code(), Some(0 | 1)),
+        "the plan ran to an outcome: {text}"
+    );
+    let runs = run_ids(&root);
+    assert_eq!(runs.len(), 1, "one task, one run: {text}");
+    let status = run_status(&root, &runs[0]);
+    assert!(
+        matches!(status.as_str(), "done" | "failed"),
+        "the task's run ended: {status}"
+    );
+    check_receipts(&root, &runs[0], "plan task");
+    let show = control_room(&root, &["plan", "show"]);
+    let plan = output_text(&show);
+    assert!(
+        plan.contains(if status == "done" { "done" } else { "failed" }),
+        "the plan records the task's outcome: {plan}"
+    );
+}
