@@ -132,9 +132,9 @@ fn draft_scene_in_the_editor_with_a_real_model_ends_in_time_and_lands_only_a_fin
 
     let status = run_status(&root, &run_id);
     let receipts = check_receipts(&root, &run_id, "draft scene");
-    assert!(!receipts.is_empty(), "the model was asked");
     match status.as_str() {
         "done" => {
+            assert_eq!(receipts.len(), 5, "five agents answered");
             assert!(
                 message.starts_with("done: Story/Scenes/SCN-the-reckoning.md"),
                 "{message}"
@@ -227,12 +227,17 @@ fn a_three_agent_conference_with_a_real_model_ends_in_time_and_says_whether_any_
     let text = output_text(&output);
     eprintln!("conference of three: {elapsed:.1?}\n{text}");
     assert!(elapsed < RUN_BOUND, "{elapsed:?}");
-    // 0: at least one grounded reply; 1: none held, and it says why.
+    // 0: at least one grounded reply; 1: none held, and it says so; 2: the
+    // Chief could not gather evidence, and the agents were not asked.
     match output.status.code() {
         Some(0) => assert!(text.contains("transcript"), "{text}"),
         Some(1) => assert!(
-            text.contains("no agent") || text.contains("Chief"),
+            text.contains("no agent"),
             "a conference without a grounded reply says so: {text}"
+        ),
+        Some(2) => assert!(
+            text.contains("the Chief") && text.contains("the agents were not asked"),
+            "{text}"
         ),
         other => panic!("the conference exited {other:?}: {text}"),
     }
@@ -247,8 +252,9 @@ fn a_plan_task_with_a_real_model_ends_in_time_and_records_its_outcome() {
     model.configure(&root);
     let output = control_room(&root, &["plan", "new", "check continuity of SCN-the-vigil"]);
     assert!(output.status.success(), "{}", output_text(&output));
+    let plan_id = String::from_utf8(output.stdout).unwrap().trim().to_owned();
     let started = Instant::now();
-    let output = control_room(&root, &["plan", "run"]);
+    let output = control_room(&root, &["plan", "run", &plan_id]);
     let elapsed = started.elapsed();
     let text = output_text(&output);
     eprintln!("plan task: {elapsed:.1?}\n{text}");
@@ -265,7 +271,7 @@ fn a_plan_task_with_a_real_model_ends_in_time_and_records_its_outcome() {
         "the task's run ended: {status}"
     );
     check_receipts(&root, &runs[0], "plan task");
-    let show = control_room(&root, &["plan", "show"]);
+    let show = control_room(&root, &["plan", "show", &plan_id]);
     let plan = output_text(&show);
     assert!(
         plan.contains(if status == "done" { "done" } else { "failed" }),

@@ -8,9 +8,10 @@ use tokio_util::sync::CancellationToken;
 
 use super::envelope::{self, Policy};
 use super::{
-    CallOutcome, Conference, ConferenceError, Event, Request, Round, ToolCall, artifact, ask, check,
+    CallOutcome, Conference, ConferenceError, Event, Request, Round, ToolCall, artifact,
+    ask_as_it_comes, check,
 };
-use crate::engine::model::{Message, ModelRequest};
+use crate::engine::model::{Message, ModelReply, ModelRequest};
 use crate::engine::receipts::ToolReceipt;
 use crate::engine::recipe::AgentStep;
 use crate::engine::runner::{new_id, now};
@@ -55,8 +56,13 @@ impl Conference {
                 schema: None,
                 reply_limit: Some(reply_limit),
             };
-            let asked = ask(&*self.model, &model_request, cancel).await?;
+            let asked = ask_as_it_comes(&*self.model, &model_request, cancel).await?;
             let reply_text = match &asked.reply {
+                // A runaway reply costs the Chief a step, as a malformed
+                // envelope does, and only its start is sent back.
+                Ok(reply) if reply.cut_off => {
+                    format!("{} […]", crate::text::clip(&reply.text, 400))
+                }
                 Ok(reply) => reply.text.clone(),
                 Err(error) => {
                     let failed = format!("the Chief's step {number} failed: {error}");
@@ -69,7 +75,18 @@ impl Conference {
                     break;
                 }
             };
-            let mut request_read = envelope::read(&reply_text, &nonce, policy);
+            let cut_off = asked
+                .reply
+                .as_ref()
+                .ok()
+                .and_then(ModelReply::cut_off_message);
+            let mut request_read = match cut_off {
+                Some(message) => envelope::Request::Rejected {
+                    tool: None,
+                    reason: format!("{message}: reply with one short JSON object"),
+                },
+                None => envelope::read(&reply_text, &nonce, policy),
+            };
             if let envelope::Request::Done { .. } = request_read
                 && number == 1
                 && policy.require_tool_first

@@ -293,7 +293,22 @@ impl Conference {
     }
 }
 
+/// Asks `request`; a reply cut off at its limit is no answer.
 async fn ask(
+    model: &dyn Model,
+    request: &ModelRequest,
+    cancel: &CancellationToken,
+) -> Result<Asked, ConferenceError> {
+    let mut asked = ask_as_it_comes(model, request, cancel).await?;
+    asked.reply = asked.reply.and_then(|reply| match reply.cut_off_message() {
+        Some(message) => Err(ModelError::failed(message)),
+        None => Ok(reply),
+    });
+    Ok(asked)
+}
+
+/// Asks `request`, a reply cut off at its limit kept as it came.
+async fn ask_as_it_comes(
     model: &dyn Model,
     request: &ModelRequest,
     cancel: &CancellationToken,
@@ -303,11 +318,7 @@ async fn ask(
         reply = model.complete(request) => reply,
         () = cancel.cancelled() => return Err(ConferenceError::Cancelled),
     };
-    // A reply cut off at its limit is no answer.
-    let reply = reply.and_then(|reply| match reply.cut_off_message() {
-        Some(message) => Err(ModelError::failed(message)),
-        None => Ok(reply),
-    });
+
     Ok(Asked {
         started_at,
         finished_at: now(),
