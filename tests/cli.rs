@@ -2,6 +2,7 @@
 //! copies of the fixtures, held to the command-line contract of the
 //! manuscript format (one JSON object, UTF-16 positions, exit statuses).
 
+mod model_server;
 mod support;
 
 use std::collections::BTreeSet;
@@ -617,8 +618,19 @@ fn the_binary_reports_what_the_library_finds_on_every_fixture() {
 #[test]
 fn doctor_finds_the_root_above_a_folder_and_tries_each_model_server() {
     let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/salt-road");
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let open = format!("http://{}/v1", listener.local_addr().unwrap());
+    // A server like llama-cpp-python's: it lists its model and refuses a
+    // json_schema response format.
+    let server = model_server::FakeModelServer::start();
+    server.on(
+        "\"type\":\"json_schema\"",
+        vec![model_server::Answer::Status {
+            code: 500,
+            retry_after: None,
+            body: "{\"error\": {\"message\": \"response_format: Input should be 'text' or 'json_object'\"}}".into(),
+        }],
+    );
+    server.on("", vec![model_server::Answer::text("{\"ok\": true}")]);
+    let open = server.url.clone();
     let closed = {
         let spare = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         format!("http://{}/v1", spare.local_addr().unwrap())
@@ -658,6 +670,22 @@ fn doctor_finds_the_root_above_a_folder_and_tries_each_model_server() {
         "{report}"
     );
     assert_eq!(status, 1, "an unreachable critic is a problem");
+    assert_eq!(
+        endpoints[0]["structured_output"], "json_object",
+        "the dialect the server takes: {report}"
+    );
+    // A base URL without /v1, and a model the server does not serve.
+    let (status, report) = doctor(json!({"baseUrl": open.trim_end_matches("/v1")}));
+    assert_eq!(status, 1, "{report}");
+    let detail = report["llm"]["endpoints"][0]["detail"].as_str().unwrap();
+    assert!(detail.contains("usually ends in /v1"), "{detail}");
+    let (status, report) = doctor(json!({"baseUrl": open, "model": "mistral-nemo"}));
+    assert_eq!(status, 1, "{report}");
+    let detail = report["llm"]["endpoints"][0]["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("does not serve `mistral-nemo`") && detail.contains("`llama3.1:8b`"),
+        "{detail}"
+    );
 
     let (status, report) =
         doctor(json!({"baseUrl": open, "apiKeyEnv": "CONTROL_ROOM_DOCTOR_UNSET"}));
@@ -681,7 +709,6 @@ fn doctor_finds_the_root_above_a_folder_and_tries_each_model_server() {
     let report: Value = serde_json::from_str(&stdout(&output)).unwrap();
     assert_eq!(report["root"], Value::Null);
     assert_eq!(exit_code(&output), 1);
-    drop(listener);
 }
 
 #[test]

@@ -1,8 +1,10 @@
 //! `control-room doctor`: what an editor plugin's health check asks. Which
 //! version runs, which manuscript root a folder lies in, and, for every
-//! model endpoint the `[llm]` settings give, whether its key variable is set
-//! and whether its server accepts a connection. The key itself is never read
-//! into the report, only whether its variable has a value.
+//! model endpoint the `[llm]` settings give, whether its key variable is set,
+//! whether its server accepts a connection and, for an OpenAI-compatible
+//! server, whether `GET /models` lists the model and how the server takes a
+//! JSON step's schema (one call of one token finds out). The key itself is
+//! never put in the report, only whether its variable has a value.
 
 use std::net::{TcpStream, ToSocketAddrs};
 use std::path::Path;
@@ -76,14 +78,28 @@ fn endpoint(agent: &str, config: &EndpointConfig, env: &dyn Fn(&str) -> Option<S
         .api_key_env
         .as_deref()
         .map(|name| env(name).is_some_and(|value| !value.trim().is_empty()));
-    let (reachable, detail) = match config.provider {
+    let (mut reachable, mut detail) = match config.provider {
         Provider::Replay => (None, "replays a recorded cassette".to_owned()),
         _ => match reach(&config.base_url) {
             Ok(detail) => (Some(true), detail),
             Err(detail) => (Some(false), detail),
         },
     };
+    let mut structured_output = None;
+    if config.provider == Provider::OpenAi && reachable == Some(true) && key_set != Some(false) {
+        match served(config, env) {
+            Ok((models, format)) => {
+                detail = format!("{detail}; serves {models}");
+                structured_output = Some(format);
+            }
+            Err(problem) => {
+                reachable = Some(false);
+                detail = format!("{detail}, but {problem}");
+            }
+        }
+    }
     json!({
+        "structured_output": structured_output,
         "agent": agent,
         "provider": config.provider.name(),
         "base_url": config.base_url,
@@ -93,6 +109,55 @@ fn endpoint(agent: &str, config: &EndpointConfig, env: &dyn Fn(&str) -> Option<S
         "reachable": reachable,
         "detail": detail,
     })
+}
+
+/// Asks an OpenAI-compatible server which models it serves and, when it
+/// serves the configured one, how it takes a JSON step's schema: the names
+/// it lists, and the structured-output format a run will use.
+fn served(
+    config: &EndpointConfig,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<(String, String), String> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|error| error.to_string())?;
+    let endpoint =
+        crate::llm::Endpoint::new(config.clone(), env).map_err(|error| error.to_string())?;
+    runtime.block_on(async {
+        let models = endpoint.models(MODELS_TIMEOUT).await?;
+        let listed = |name: &str| {
+            name == config.model
+                || name.rsplit(['/', '\\']).next() == Some(config.model.as_str())
+                || name.strip_suffix(":latest") == Some(config.model.as_str())
+        };
+        if !models.iter().any(|name| listed(name)) {
+            return Err(format!(
+                "it does not serve `{}` (it serves {}): check [llm] model",
+                config.model,
+                shown(&models)
+            ));
+        }
+        let format = endpoint
+            .probe_structured_output()
+            .await
+            .map_err(|error| error.to_string())?;
+        Ok((shown(&models), format.name().to_owned()))
+    })
+}
+
+/// How long `GET /models` may take.
+const MODELS_TIMEOUT: Duration = Duration::from_secs(5);
+
+fn shown(models: &[String]) -> String {
+    match models {
+        [] => "no model".to_owned(),
+        _ => models
+            .iter()
+            .map(|model| format!("`{model}`"))
+            .collect::<Vec<_>>()
+            .join(", "),
+    }
 }
 
 /// Opens (and closes) a TCP connection to the URL's host and port.
@@ -154,6 +219,11 @@ pub fn human(report: &Value) -> String {
             "ok"
         };
         lines.push(format!("{verdict}: {name}: {detail}"));
+        if let Some(format) = endpoint["structured_output"].as_str() {
+            lines.push(format!(
+                "ok: {name}: JSON steps send their schema as {format}"
+            ));
+        }
         if endpoint["key_set"] == false {
             lines.push(format!(
                 "problem: {name}: the variable {} holding its API key is not set",

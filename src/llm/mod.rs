@@ -164,6 +164,68 @@ impl Endpoint {
         &self.config
     }
 
+    /// The models the server lists at `GET {base_url}/models`.
+    pub async fn models(&self, timeout: Duration) -> Result<Vec<String>, String> {
+        let url = format!("{}/models", self.config.base_url);
+        let mut request = self.http.get(&url).timeout(timeout);
+        if let Some(secret) = &self.secret {
+            request = request.bearer_auth(secret.expose());
+        }
+        let secrets: Vec<&Secret> = self.secret.iter().collect();
+        let shown = &self.shown_url;
+        let response = request.send().await.map_err(|error| {
+            redact(&format!("GET {shown}/models failed: {error}"), &secrets).into_owned()
+        })?;
+        let status = response.status();
+        if status == reqwest::StatusCode::NOT_FOUND {
+            return Err(format!(
+                "GET {shown}/models is not found: an OpenAI-compatible base_url usually ends in /v1"
+            ));
+        }
+        if !status.is_success() {
+            return Err(format!(
+                "GET {shown}/models answered HTTP {}",
+                status.as_u16()
+            ));
+        }
+        let value: serde_json::Value = response
+            .json()
+            .await
+            .map_err(|_| format!("GET {shown}/models did not answer a list of models"))?;
+        let models = value["data"]
+            .as_array()
+            .or_else(|| value["models"].as_array())
+            .ok_or_else(|| format!("GET {shown}/models did not answer a list of models"))?;
+        Ok(models
+            .iter()
+            .filter_map(|model| model["id"].as_str().or_else(|| model["name"].as_str()))
+            .map(str::to_owned)
+            .collect())
+    }
+
+    /// Finds out how the server takes a JSON step's schema with one call
+    /// for one token, stepping down as a run would; the format a run uses.
+    pub async fn probe_structured_output(&self) -> Result<StructuredOutput, ModelError> {
+        let probe = ModelRequest {
+            step_id: "doctor".into(),
+            agent_archetype: "continuity".into(),
+            prompt_type: "doctor".into(),
+            messages: vec![crate::engine::model::Message::user(
+                "Reply with the JSON object {\"ok\": true}.",
+            )],
+            json_reply: true,
+            schema: Some(serde_json::json!({
+                "type": "object",
+                "properties": {"ok": {"type": "boolean"}},
+                "required": ["ok"],
+                "additionalProperties": false,
+            })),
+            reply_limit: Some(1),
+        };
+        self.complete(&probe).await?;
+        Ok(self.structured_output())
+    }
+
     /// How this endpoint sends a JSON step's schema now.
     pub fn structured_output(&self) -> StructuredOutput {
         *self

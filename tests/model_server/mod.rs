@@ -16,7 +16,7 @@ use axum::Router;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
-use axum::routing::post;
+use axum::routing::{get, post};
 use serde_json::{Value, json};
 
 #[derive(Clone, Debug)]
@@ -103,6 +103,7 @@ impl FakeModelServer {
         let app = Router::new()
             .route("/v1/chat/completions", post(answer))
             .route("/v1/messages", post(answer))
+            .route("/v1/models", get(models))
             .with_state(shared.clone());
         let listener = runtime
             .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
@@ -143,6 +144,12 @@ impl Drop for DropCounter {
     fn drop(&mut self) {
         self.0.dropped.fetch_add(1, Ordering::SeqCst);
     }
+}
+
+/// `GET /v1/models`: the one model tests configure.
+async fn models() -> Response {
+    axum::Json(json!({"object": "list", "data": [{"id": "llama3.1:8b", "object": "model"}]}))
+        .into_response()
 }
 
 async fn answer(state: State<Arc<Shared>>, uri: Uri, headers: HeaderMap, body: String) -> Response {
