@@ -1012,6 +1012,7 @@ fn sinks_hear_every_step_in_order() {
                 format!("{}/{total} {phase} {step_id} {actor}", index + 1)
             }
             RunEvent::StepFinished { step_id, .. } => format!("done {step_id}"),
+            RunEvent::Writing { step_id, .. } => format!("writing {step_id}"),
             RunEvent::Checking { .. } => "dod".to_owned(),
             RunEvent::Finished { manifest } => format!("end {}", manifest.status.as_str()),
         });

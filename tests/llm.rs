@@ -6,7 +6,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use control_room::engine::model::{Message, Model, ModelRequest};
+use control_room::engine::model::{Message, Model, ModelRequest, Written};
 use control_room::llm::config::Layer;
 use control_room::llm::{self, LlmConfig};
 use model_server::{Answer, FakeModelServer};
@@ -93,7 +93,7 @@ fn both_wire_formats_carry_the_request_and_the_reply() {
     let openai = &received[0];
     assert_eq!(openai.path, "/v1/chat/completions");
     assert_eq!(openai.headers["authorization"], format!("Bearer {KEY}"));
-    assert_eq!(openai.body["stream"], false);
+    assert_eq!(openai.body["stream"], true, "replies are streamed");
     assert_eq!(openai.body["messages"][0]["role"], "system");
     assert_eq!(
         openai.body["response_format"]["json_schema"]["schema"]["required"],
@@ -361,4 +361,108 @@ fn a_forced_structured_output_is_never_stepped_down_nor_retried() {
         1,
         "asked once: a retry cannot help"
     );
+}
+
+#[test]
+fn a_streamed_reply_may_take_longer_than_the_timeout_while_its_words_keep_coming() {
+    let server = FakeModelServer::start();
+    // Eight words 300 ms apart: 2.1 s in all, never 1 s without a word.
+    server.on(
+        "",
+        vec![Answer::Paced(
+            "The tide came in over the ninth stone.".into(),
+            Duration::from_millis(300),
+        )],
+    );
+    let model = connect(json!({"baseUrl": server.url, "timeoutS": 1}));
+    let told = std::sync::Mutex::new(Vec::new());
+    let on_text = |written: Written<'_>| {
+        told.lock().unwrap().push(written.words);
+    };
+    let started = Instant::now();
+    let reply =
+        block_on(model.complete_streaming(&request("draft", "writer", false), &on_text)).unwrap();
+    assert_eq!(reply.text, "The tide came in over the ninth stone.");
+    assert!(!reply.cut_off);
+    assert!(started.elapsed() > Duration::from_secs(2));
+    let told = told.into_inner().unwrap();
+    assert_eq!(told, (1..=8).collect::<Vec<_>>(), "each word as it came");
+}
+
+#[test]
+fn a_stream_that_stops_sending_fails_after_the_timeout_not_the_total() {
+    let server = FakeModelServer::start();
+    server.on(
+        "",
+        vec![Answer::Paced(
+            "The tide stopped".into(),
+            Duration::from_secs(30),
+        )],
+    );
+    let model = connect(json!({"baseUrl": server.url, "timeoutS": 1, "maxRetries": 0}));
+    let started = Instant::now();
+    let error = block_on(model.complete(&request("draft", "writer", false))).unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains("sent nothing more of its reply for 1 s (timeout_s)"),
+        "{error}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(5));
+}
+
+#[test]
+fn a_reply_longer_than_the_total_timeout_fails_however_steady() {
+    let server = FakeModelServer::start();
+    server.on(
+        "",
+        vec![Answer::Paced(
+            "one two three four five six".into(),
+            Duration::from_millis(400),
+        )],
+    );
+    let model = connect(json!({"baseUrl": server.url, "timeoutS": 1, "totalTimeoutS": 1.5}));
+    let error = block_on(model.complete(&request("draft", "writer", false))).unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains("did not finish its reply within 1.5 s (total_timeout_s)"),
+        "{error}"
+    );
+}
+
+#[test]
+fn cancelling_a_streamed_reply_closes_the_stream() {
+    let server = FakeModelServer::start();
+    server.on(
+        "",
+        vec![Answer::Paced(
+            "word ".repeat(200),
+            Duration::from_millis(50),
+        )],
+    );
+    let model = connect(json!({"baseUrl": server.url}));
+    let request = request("draft", "writer", false);
+    let on_text = |_: Written<'_>| {};
+    block_on(async {
+        tokio::select! {
+            _ = model.complete_streaming(&request, &on_text) => panic!("200 words came in 300 ms"),
+            () = tokio::time::sleep(Duration::from_millis(300)) => {}
+        }
+    });
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while server.dropped() == 0 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(server.dropped(), 1, "the server saw the stream closed");
+}
+
+#[test]
+fn stream_false_asks_for_the_whole_reply_at_once() {
+    let server = FakeModelServer::start();
+    server.on("", vec![Answer::text("whole")]);
+    let model = connect(json!({"baseUrl": server.url, "stream": false}));
+    let reply = block_on(model.complete(&request("draft", "writer", false))).unwrap();
+    assert_eq!(reply.text, "whole");
+    assert_eq!(server.received()[0].body["stream"], false);
 }

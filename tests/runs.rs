@@ -101,10 +101,26 @@ fn draft_scene_from_the_outline_arrives_as_an_edit_with_its_findings_as_diagnost
         "Draft a scene from outline: SCN-the-reckoning"
     );
     assert_eq!(values[0]["cancellable"], true);
-    let reports: Vec<&str> = values
+    let every: Vec<&str> = values
         .iter()
         .filter(|value| value["kind"] == "report")
         .filter_map(|value| value["message"].as_str())
+        .collect();
+    // Each agent's reply shows as the model streams it, word by word.
+    let writing: Vec<&str> = every
+        .iter()
+        .copied()
+        .filter(|message| message.contains(" words … "))
+        .collect();
+    assert!(
+        writing
+            .iter()
+            .any(|message| message.starts_with("[5/8] draft: ")),
+        "{writing:#?}"
+    );
+    let reports: Vec<&str> = every
+        .into_iter()
+        .filter(|message| !message.contains(" words … "))
         .collect();
     assert_eq!(
         reports,

@@ -163,6 +163,17 @@ impl RunSink for Progress {
             ) => {
                 bar.set_message(format!("phase {phase}: {step_id} ({actor})"));
             }
+            (
+                Some(bar),
+                RunEvent::Writing {
+                    step_id,
+                    words,
+                    tail,
+                    ..
+                },
+            ) => bar.set_message(format!("{step_id}: {words} words … {tail}")),
+            // Plain lines stay one per step: the words arrive in the report.
+            (None, RunEvent::Writing { .. }) => {}
             (Some(bar), RunEvent::StepFinished { index, .. }) => {
                 bar.set_position(*index as u64 + 1)
             }

@@ -5,6 +5,7 @@
 
 use std::sync::Mutex;
 
+use super::model::Written;
 use super::store::RunManifest;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -24,6 +25,16 @@ pub enum RunEvent {
         /// The tool or the agent archetype.
         actor: String,
     },
+    /// An agent's reply as the model writes it (where the model streams):
+    /// how many words so far, and the last of them.
+    Writing {
+        run_id: String,
+        index: usize,
+        step_id: String,
+        words: usize,
+        /// The end of the text so far, on one line.
+        tail: String,
+    },
     StepFinished {
         run_id: String,
         index: usize,
@@ -38,6 +49,19 @@ pub enum RunEvent {
     Finished {
         manifest: RunManifest,
     },
+}
+
+impl RunEvent {
+    /// The event for an agent's reply so far.
+    pub fn writing(run_id: &str, index: usize, step_id: &str, written: Written<'_>) -> RunEvent {
+        RunEvent::Writing {
+            run_id: run_id.to_owned(),
+            index,
+            step_id: step_id.to_owned(),
+            words: written.words,
+            tail: written.tail.to_owned(),
+        }
+    }
 }
 
 pub trait RunSink: Send + Sync {

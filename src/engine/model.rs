@@ -151,10 +151,32 @@ pub struct ModelTarget {
     pub tier: Option<String>,
 }
 
+/// A reply being written: how many words so far, and the end of the text
+/// (its last words, secrets removed).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Written<'a> {
+    pub words: usize,
+    pub tail: &'a str,
+}
+
+/// Told how a reply grows as the model writes it.
+pub type OnText<'a> = dyn Fn(Written<'_>) + Send + Sync + 'a;
+
 /// A language model, as the step runner sees it. Dropping the future cancels
 /// the call.
 pub trait Model: Send + Sync {
     fn complete<'a>(&'a self, request: &'a ModelRequest) -> Completion<'a>;
+
+    /// [`Model::complete`], telling `on_text` the reply so far as it is
+    /// written, where the model streams (otherwise nothing until the end).
+    fn complete_streaming<'a>(
+        &'a self,
+        request: &'a ModelRequest,
+        on_text: &'a OnText<'a>,
+    ) -> Completion<'a> {
+        let _ = on_text;
+        self.complete(request)
+    }
 
     /// The provider and model `archetype`'s steps go to, when known.
     fn target(&self, archetype: &str) -> Option<ModelTarget> {

@@ -2,8 +2,9 @@
 
 use serde_json::{Value, json};
 
-use super::UnreadableReply;
 use super::config::EndpointConfig;
+use super::stream::Delta;
+use super::{UnreadableReply, sse};
 use crate::engine::model::{Decoding, ModelRequest, Role};
 
 pub const API_VERSION: &str = "2023-06-01";
@@ -39,6 +40,7 @@ pub fn body(endpoint: &EndpointConfig, request: &ModelRequest) -> (Value, Decodi
         "max_tokens": max_tokens,
         "messages": messages,
         "temperature": temperature,
+        "stream": endpoint.stream,
     });
     if !system.is_empty() {
         body["system"] = json!(system.join("\n\n"));
@@ -56,6 +58,52 @@ pub fn body(endpoint: &EndpointConfig, request: &ModelRequest) -> (Value, Decodi
         ),
     };
     (body, effective)
+}
+
+/// What one event of a streamed reply adds: `message_start` names the
+/// model, `content_block_delta` carries text, `message_delta` the
+/// `stop_reason`, `message_stop` ends it; an `error` event is a failure.
+pub fn delta(event: &sse::Event) -> Result<Delta, String> {
+    let value: Value = serde_json::from_str(&event.data)
+        .map_err(|error| format!("an event that is not JSON ({error})"))?;
+    let kind = event
+        .event
+        .as_deref()
+        .or_else(|| value["type"].as_str())
+        .unwrap_or_default();
+    Ok(match kind {
+        "message_start" => Delta {
+            model: value["message"]["model"].as_str().map(str::to_owned),
+            ..Delta::default()
+        },
+        "content_block_delta" => Delta {
+            text: value["delta"]["text"].as_str().map(str::to_owned),
+            ..Delta::default()
+        },
+        "message_delta" => Delta {
+            stop: value["delta"]["stop_reason"].as_str().map(str::to_owned),
+            ..Delta::default()
+        },
+        "message_stop" => Delta {
+            done: true,
+            ..Delta::default()
+        },
+        "error" => {
+            return Err(value["error"]["message"]
+                .as_str()
+                .map_or_else(|| value.to_string(), str::to_owned));
+        }
+        _ => Delta::default(),
+    })
+}
+
+/// A streamed reply in the shape of an unstreamed one.
+pub fn streamed_value(text: &str, model: Option<&str>, stop: Option<&str>) -> Value {
+    json!({
+        "model": model,
+        "content": [{"type": "text", "text": text}],
+        "stop_reason": stop,
+    })
 }
 
 /// The reply's text (its text blocks joined) and the model that served it.

@@ -16,6 +16,7 @@ use serde_json::{Value, json};
 
 use crate::engine::model::{
     Actor, Completion, Decoding, Message, Model, ModelError, ModelReply, ModelRequest, ModelTarget,
+    OnText,
 };
 use crate::storage::Disk;
 use crate::storage::sha256_hex;
@@ -120,10 +121,17 @@ impl Recording {
     }
 }
 
-impl Model for Recording {
-    fn complete<'a>(&'a self, request: &'a ModelRequest) -> Completion<'a> {
+impl Recording {
+    fn record<'a>(
+        &'a self,
+        request: &'a ModelRequest,
+        on_text: Option<&'a OnText<'a>>,
+    ) -> Completion<'a> {
         Box::pin(async move {
-            let reply = self.inner.complete(request).await?;
+            let reply = match on_text {
+                Some(on_text) => self.inner.complete_streaming(request, on_text).await?,
+                None => self.inner.complete(request).await?,
+            };
             let model = reply
                 .actor
                 .requested_model
@@ -158,6 +166,20 @@ impl Model for Recording {
             })?;
             Ok(reply)
         })
+    }
+}
+
+impl Model for Recording {
+    fn complete<'a>(&'a self, request: &'a ModelRequest) -> Completion<'a> {
+        self.record(request, None)
+    }
+
+    fn complete_streaming<'a>(
+        &'a self,
+        request: &'a ModelRequest,
+        on_text: &'a OnText<'a>,
+    ) -> Completion<'a> {
+        self.record(request, Some(on_text))
     }
 
     fn target(&self, archetype: &str) -> Option<ModelTarget> {

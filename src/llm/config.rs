@@ -8,7 +8,9 @@
 //! base_url = "http://localhost:11434/v1"   # default: a local Ollama
 //! model = "llama3.1:8b"
 //! api_key_env = "OPENAI_API_KEY"           # the variable's name, never the key
-//! timeout_s = 120
+//! timeout_s = 120                          # the longest wait for the reply's next words
+//! total_timeout_s = 1800                   # the longest a whole reply may take
+//! stream = true                            # read replies as they are written
 //! max_retries = 2
 //! temperature = 0.7
 //! structured_output = "json_schema"        # json_schema | json_object | prompt (default: learned)
@@ -135,6 +137,11 @@ pub struct LlmLayer {
     pub api_key_env: Option<String>,
     #[serde(alias = "timeoutS", alias = "timeout")]
     pub timeout_s: Option<f64>,
+    /// The longest a whole reply may take, streamed or not.
+    #[serde(alias = "totalTimeoutS")]
+    pub total_timeout_s: Option<f64>,
+    /// Whether replies are streamed (default: yes).
+    pub stream: Option<bool>,
     #[serde(alias = "maxRetries")]
     pub max_retries: Option<u32>,
     pub temperature: Option<f64>,
@@ -178,6 +185,8 @@ impl LlmLayer {
                 .clone()
                 .or_else(|| self.api_key_env.clone()),
             timeout_s: over.timeout_s.or(self.timeout_s),
+            total_timeout_s: over.total_timeout_s.or(self.total_timeout_s),
+            stream: over.stream.or(self.stream),
             max_retries: over.max_retries.or(self.max_retries),
             temperature: over.temperature.or(self.temperature),
             max_tokens: over.max_tokens.or(self.max_tokens),
@@ -206,7 +215,12 @@ pub struct EndpointConfig {
     /// The environment variable holding the API key; `None` for servers that
     /// need none (a local Ollama).
     pub api_key_env: Option<String>,
+    /// The longest wait for a reply to start, or for its next chunk.
     pub timeout_s: f64,
+    /// The longest a whole reply may take.
+    pub total_timeout_s: f64,
+    /// Whether replies are streamed.
+    pub stream: bool,
     pub max_retries: u32,
     pub temperature: f64,
     pub max_tokens: Option<u32>,
@@ -414,6 +428,13 @@ fn endpoint(
             key("timeout_s")
         )));
     }
+    let total_timeout_s = layer.total_timeout_s.unwrap_or(1800.0).max(timeout_s);
+    if total_timeout_s > 86_400.0 {
+        return Err(error(format!(
+            "{} must be at most 86400 seconds",
+            key("total_timeout_s")
+        )));
+    }
     let max_retries = layer.max_retries.unwrap_or(2);
     if max_retries > 10 {
         return Err(error(format!("{} must be at most 10", key("max_retries"))));
@@ -439,6 +460,8 @@ fn endpoint(
             .clone()
             .or_else(|| default_key.map(str::to_owned)),
         timeout_s,
+        total_timeout_s,
+        stream: layer.stream.unwrap_or(true),
         max_retries,
         temperature,
         max_tokens: layer.max_tokens,

@@ -1,7 +1,8 @@
 //! One POST to a model server, with the retry policy: connect errors, 429
 //! (honouring `Retry-After`) and 5xx are retried up to `max_retries` times
 //! with exponential backoff and jitter; a timeout or any other status fails
-//! at once. Every error names the server (without credentials) and says what
+//! at once. A streamed reply (server-sent events) is read as it comes, its
+//! timeout the longest wait for the next chunk rather than for the whole. Every error names the server (without credentials) and says what
 //! to do; none repeats a key (messages pass through [`super::redact`]).
 //!
 //! Dropping the future drops the connection: that is how a run is cancelled.
@@ -11,7 +12,7 @@ use std::time::Duration;
 use reqwest::StatusCode;
 use serde_json::Value;
 
-use super::{Secret, redact};
+use super::{Secret, redact, sse};
 use crate::engine::model::ModelError;
 
 /// First backoff; doubled on every retry, with jitter, up to [`MAX_BACKOFF`].
@@ -32,6 +33,17 @@ pub struct Post<'a> {
     /// What to add to "no model server at …".
     pub unreachable_hint: &'a str,
     pub secret: Option<&'a Secret>,
+    /// Reads a streamed reply's events, when the request asks for a stream.
+    pub stream: Option<&'a dyn StreamHandler>,
+}
+
+/// What reads a streamed reply: the provider's events, into its text.
+pub trait StreamHandler: Sync {
+    /// An attempt starts: what an earlier one streamed is forgotten.
+    fn restart(&self);
+    /// One event of the stream; `Ok(true)` when it ends the reply, an error
+    /// message when the server reports one inside the stream.
+    fn event(&self, event: &sse::Event) -> Result<bool, String>;
 }
 
 /// Why a POST got no reply to use.
@@ -52,7 +64,8 @@ impl From<PostError> for ModelError {
 }
 
 impl Post<'_> {
-    pub async fn send(&self) -> Result<Value, PostError> {
+    /// The reply's JSON, or `None` when it was streamed to the handler.
+    pub async fn send(&self) -> Result<Option<Value>, PostError> {
         let mut attempt = 0;
         loop {
             let wait = match self.once().await {
@@ -84,17 +97,28 @@ impl Post<'_> {
         ModelError::Failed(redact(&message, &secrets).into_owned())
     }
 
-    async fn once(&self) -> Result<Value, Failure> {
-        let mut request = self
-            .http
-            .post(&self.url)
-            .timeout(self.timeout)
-            .json(self.body);
+    async fn once(&self) -> Result<Option<Value>, Failure> {
+        let mut request = self.http.post(&self.url).json(self.body);
+        if self.stream.is_none() {
+            request = request.timeout(self.timeout);
+        }
         for (name, value) in &self.headers {
             request = request.header(*name, value);
         }
         let shown = self.shown_url;
-        let response = match request.send().await {
+        let sent = match self.stream {
+            None => request.send().await,
+            Some(_) => match tokio::time::timeout(self.timeout, request.send()).await {
+                Ok(sent) => sent,
+                Err(_) => {
+                    return Err(Failure::Final(format!(
+                        "the model server at {shown} did not answer within {} s (timeout_s)",
+                        self.timeout.as_secs_f64()
+                    )));
+                }
+            },
+        };
+        let response = match sent {
             Ok(response) => response,
             Err(error) if error.is_timeout() => {
                 return Err(Failure::Final(format!(
@@ -119,6 +143,17 @@ impl Post<'_> {
             }
         };
         let status = response.status();
+        let streamed = response
+            .headers()
+            .get(reqwest::header::CONTENT_TYPE)
+            .and_then(|value| value.to_str().ok())
+            .is_some_and(|value| value.starts_with("text/event-stream"));
+        if let Some(handler) = self.stream
+            && status.is_success()
+            && streamed
+        {
+            return self.read_stream(response, handler).await.map(|()| None);
+        }
         let retry_after = response
             .headers()
             .get(reqwest::header::RETRY_AFTER)
@@ -149,7 +184,7 @@ impl Post<'_> {
             }
         };
         if status.is_success() {
-            return serde_json::from_str(&body).map_err(|error| {
+            return serde_json::from_str(&body).map(Some).map_err(|error| {
                 Failure::Final(format!(
                     "the model server at {shown} answered with something that is not JSON ({error}): {}",
                     excerpt(&body)
@@ -190,6 +225,69 @@ impl Post<'_> {
             "the model server at {shown} refused the request: HTTP {}{detail}{hint}",
             status.as_u16()
         )))
+    }
+}
+
+impl Post<'_> {
+    /// Reads a streamed reply into `handler`, waiting at most the timeout
+    /// for each chunk.
+    async fn read_stream(
+        &self,
+        mut response: reqwest::Response,
+        handler: &dyn StreamHandler,
+    ) -> Result<(), Failure> {
+        let shown = self.shown_url;
+        handler.restart();
+        let mut decoder = sse::Decoder::default();
+        let mut read = 0;
+        loop {
+            let chunk = match tokio::time::timeout(self.timeout, response.chunk()).await {
+                Err(_) => {
+                    return Err(Failure::Final(format!(
+                        "the model server at {shown} sent nothing more of its reply for {} s (timeout_s)",
+                        self.timeout.as_secs_f64()
+                    )));
+                }
+                Ok(Err(error)) => {
+                    return Err(Failure::Retry {
+                        message: format!(
+                            "the reply from the model server at {shown} broke off: {}",
+                            without_url(&error)
+                        ),
+                        after: None,
+                    });
+                }
+                Ok(Ok(None)) => {
+                    if let Some(event) = decoder.finish() {
+                        handler.event(&event).map_err(Failure::Final)?;
+                    }
+                    return Ok(());
+                }
+                Ok(Ok(Some(chunk))) => chunk,
+            };
+            read += chunk.len();
+            if read > MAX_REPLY_BYTES {
+                return Err(Failure::Final(format!(
+                    "the model server at {shown} sent a reply of more than {} MiB; it was not kept (a step's reply is a few kilobytes: is max_tokens set?)",
+                    MAX_REPLY_BYTES / (1024 * 1024)
+                )));
+            }
+            let events = decoder.push(&chunk).map_err(|problem| {
+                Failure::Final(format!(
+                    "the model server at {shown} streamed badly: {problem}"
+                ))
+            })?;
+            for event in events {
+                let ended = handler.event(&event).map_err(|problem| {
+                    Failure::Final(format!(
+                        "the model server at {shown} reported in its stream: {problem}"
+                    ))
+                })?;
+                if ended {
+                    return Ok(());
+                }
+            }
+        }
     }
 }
 

@@ -16,6 +16,8 @@ pub mod cassette;
 pub mod config;
 mod http;
 mod openai;
+mod sse;
+mod stream;
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -27,7 +29,7 @@ use std::time::Duration;
 pub use config::{EndpointConfig, LlmConfig, Provider, StructuredOutput};
 
 use crate::engine::model::{
-    Actor, Completion, Decoding, Model, ModelError, ModelReply, ModelRequest, ModelTarget,
+    Actor, Completion, Decoding, Model, ModelError, ModelReply, ModelRequest, ModelTarget, OnText,
 };
 
 /// Why no model could be built from the `[llm]` settings. Errors of other
@@ -222,7 +224,7 @@ impl Endpoint {
             })),
             reply_limit: Some(1),
         };
-        self.complete(&probe).await?;
+        self.complete(&probe, None).await?;
         Ok(self.structured_output())
     }
 
@@ -251,10 +253,14 @@ impl Endpoint {
         Some(*current)
     }
 
-    pub async fn complete(&self, request: &ModelRequest) -> Result<ModelReply, ModelError> {
+    pub async fn complete(
+        &self,
+        request: &ModelRequest,
+        on_text: Option<&OnText<'_>>,
+    ) -> Result<ModelReply, ModelError> {
         let mut format = self.structured_output();
         loop {
-            match self.complete_as(request, format).await {
+            match self.complete_as(request, format, on_text).await {
                 Err(http::PostError::FormatRefused(error)) => match self.refused(format) {
                     Some(next) if next != format => format = next,
                     _ => return Err(error),
@@ -269,6 +275,7 @@ impl Endpoint {
         &self,
         request: &ModelRequest,
         format: StructuredOutput,
+        on_text: Option<&OnText<'_>>,
     ) -> Result<ModelReply, http::PostError> {
         let config = &self.config;
         let failed = |message: String| http::PostError::Failed(ModelError::failed(message));
@@ -302,7 +309,8 @@ impl Endpoint {
             }
         };
         headers.push(("content-type", "application/json".to_owned()));
-        let value = http::Post {
+        let streamed = stream::Streamed::new(config.provider, on_text, self.secret.as_ref());
+        let post = http::Post {
             http: &self.http,
             url,
             shown_url: &self.shown_url,
@@ -312,9 +320,21 @@ impl Endpoint {
             max_retries: config.max_retries,
             unreachable_hint: hint,
             secret: self.secret.as_ref(),
-        }
-        .send()
-        .await?;
+            stream: config
+                .stream
+                .then_some(&streamed as &dyn http::StreamHandler),
+        };
+        let total = Duration::from_secs_f64(config.total_timeout_s);
+        let value = match tokio::time::timeout(total, post.send()).await {
+            Ok(value) => value?.unwrap_or_else(|| streamed.value()),
+            Err(_) => {
+                return Err(failed(format!(
+                    "the model server at {} did not finish its reply within {} s (total_timeout_s)",
+                    self.shown_url,
+                    total.as_secs_f64()
+                )));
+            }
+        };
         let parsed = match config.provider {
             Provider::Anthropic => anthropic::reply(&value),
             _ => openai::reply(&value),
@@ -404,8 +424,12 @@ fn calls_at_once(base_url: &str) -> usize {
     if local { 1 } else { 4 }
 }
 
-impl Model for HttpModel {
-    fn complete<'a>(&'a self, request: &'a ModelRequest) -> Completion<'a> {
+impl HttpModel {
+    fn call<'a>(
+        &'a self,
+        request: &'a ModelRequest,
+        on_text: Option<&'a OnText<'a>>,
+    ) -> Completion<'a> {
         let endpoint = self
             .agents
             .get(&request.agent_archetype)
@@ -422,8 +446,22 @@ impl Model for HttpModel {
                 ),
                 None => None,
             };
-            endpoint.complete(request).await
+            endpoint.complete(request, on_text).await
         })
+    }
+}
+
+impl Model for HttpModel {
+    fn complete<'a>(&'a self, request: &'a ModelRequest) -> Completion<'a> {
+        self.call(request, None)
+    }
+
+    fn complete_streaming<'a>(
+        &'a self,
+        request: &'a ModelRequest,
+        on_text: &'a OnText<'a>,
+    ) -> Completion<'a> {
+        self.call(request, Some(on_text))
     }
 
     fn target(&self, archetype: &str) -> Option<ModelTarget> {

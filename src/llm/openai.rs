@@ -3,8 +3,9 @@
 
 use serde_json::{Value, json};
 
-use super::UnreadableReply;
 use super::config::{EndpointConfig, StructuredOutput};
+use super::stream::Delta;
+use super::{UnreadableReply, sse};
 use crate::engine::model::{Decoding, ModelRequest};
 
 pub fn url(endpoint: &EndpointConfig) -> String {
@@ -22,7 +23,7 @@ pub fn body(
         "model": endpoint.model,
         "messages": request.messages,
         "temperature": endpoint.temperature,
-        "stream": false,
+        "stream": endpoint.stream,
     });
     // The writer's limit, else the room the prompt's tier keeps for the
     // reply: a server asked without one writes until its context is full.
@@ -54,6 +55,40 @@ pub fn body(
         response_format: Some(response_format.into()),
     };
     (body, effective)
+}
+
+/// What one event of a streamed reply adds: `data: [DONE]` ends it, a
+/// chunk carries `choices[0].delta.content` and at last its
+/// `finish_reason`; an `error` object is the server's failure.
+pub fn delta(event: &sse::Event) -> Result<Delta, String> {
+    if event.data.trim() == "[DONE]" {
+        return Ok(Delta {
+            done: true,
+            ..Delta::default()
+        });
+    }
+    let value: Value = serde_json::from_str(&event.data)
+        .map_err(|error| format!("a chunk that is not JSON ({error})"))?;
+    if let Some(error) = value.get("error") {
+        return Err(error["message"]
+            .as_str()
+            .map_or_else(|| error.to_string(), str::to_owned));
+    }
+    let choice = &value["choices"][0];
+    Ok(Delta {
+        text: choice["delta"]["content"].as_str().map(str::to_owned),
+        model: value["model"].as_str().map(str::to_owned),
+        stop: choice["finish_reason"].as_str().map(str::to_owned),
+        done: false,
+    })
+}
+
+/// A streamed reply in the shape of an unstreamed one.
+pub fn streamed_value(text: &str, model: Option<&str>, stop: Option<&str>) -> Value {
+    json!({
+        "model": model,
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": stop}],
+    })
 }
 
 /// The reply's text and the model that served it.

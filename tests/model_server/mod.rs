@@ -38,6 +38,9 @@ pub enum Answer {
     /// Decides from the request's body (for replies that must echo what the
     /// request carries, such as a nonce or a receipt id).
     With(Reply),
+    /// Streamed or not as the request asks, one word a chunk, a chunk every
+    /// so often (a model writing at a known speed).
+    Paced(String, Duration),
 }
 
 /// A reply computed from the request's body.
@@ -81,8 +84,22 @@ pub struct Received {
 struct Shared {
     rules: Mutex<Vec<Rule>>,
     received: Mutex<Vec<Received>>,
-    /// Hung requests whose client went away.
+    /// Hung requests, and streams cut short, whose client went away.
     dropped: AtomicUsize,
+}
+
+/// Counts a stream as dropped when it goes before its last event.
+struct StreamGuard {
+    shared: Arc<Shared>,
+    finished: bool,
+}
+
+impl Drop for StreamGuard {
+    fn drop(&mut self) {
+        if !self.finished {
+            self.shared.dropped.fetch_add(1, Ordering::SeqCst);
+        }
+    }
 }
 
 pub struct FakeModelServer {
@@ -187,7 +204,87 @@ async fn answer(state: State<Arc<Shared>>, uri: Uri, headers: HeaderMap, body: S
     }
     let anthropic = uri.path().ends_with("/messages");
     let model = value["model"].as_str().unwrap_or("unknown").to_owned();
+    // A request that asks for a stream gets its text as server-sent events.
+    if value["stream"] == true {
+        let streamed = |text, every| stream(shared.clone(), anthropic, model.clone(), text, every);
+        match answer {
+            Some(Answer::Text(text)) => return streamed(text, Duration::ZERO),
+            Some(Answer::Paced(text, every)) => return streamed(text, every),
+            _ => {}
+        }
+    }
+    let answer = match answer {
+        Some(Answer::Paced(text, _)) => Some(Answer::Text(text)),
+        other => other,
+    };
     render(shared, anthropic, model, &body, answer).await
+}
+
+/// `text` as a stream of server-sent events in the provider's format, a
+/// word (with the space before it) a chunk, `every` apart.
+fn stream(
+    shared: Arc<Shared>,
+    anthropic: bool,
+    model: String,
+    text: String,
+    every: Duration,
+) -> Response {
+    let model = format!("{model}-20260101");
+    let mut events: Vec<String> = Vec::new();
+    let pieces: Vec<String> = text.split_inclusive(' ').map(str::to_owned).collect();
+    if anthropic {
+        events.push(format!(
+            "event: message_start\ndata: {}\n\n",
+            json!({"type": "message_start", "message": {"model": model}})
+        ));
+        for piece in &pieces {
+            events.push(format!(
+                "event: content_block_delta\ndata: {}\n\n",
+                json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": piece}})
+            ));
+        }
+        events.push(format!(
+            "event: message_delta\ndata: {}\n\n",
+            json!({"type": "message_delta", "delta": {"stop_reason": "end_turn"}})
+        ));
+        events.push("event: message_stop\ndata: {\"type\": \"message_stop\"}\n\n".to_owned());
+    } else {
+        for piece in &pieces {
+            events.push(format!(
+                "data: {}\n\n",
+                json!({"model": model, "choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": null}]})
+            ));
+        }
+        events.push(format!(
+            "data: {}\n\n",
+            json!({"model": model, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+        ));
+        events.push("data: [DONE]\n\n".to_owned());
+    }
+    let guard = StreamGuard {
+        shared,
+        finished: false,
+    };
+    let chunks = futures_util::stream::unfold(
+        (events.into_iter().peekable(), true, guard),
+        move |(mut events, first, mut guard)| async move {
+            let event = events.next()?;
+            if !first && !every.is_zero() {
+                tokio::time::sleep(every).await;
+            }
+            guard.finished = events.peek().is_none();
+            Some((
+                Ok::<_, std::convert::Infallible>(event),
+                (events, false, guard),
+            ))
+        },
+    );
+    (
+        StatusCode::OK,
+        [("content-type", "text/event-stream")],
+        axum::body::Body::from_stream(chunks),
+    )
+        .into_response()
 }
 
 /// The HTTP response for `answer`.
@@ -246,7 +343,7 @@ async fn render(
             tokio::time::sleep(Duration::from_secs(3600)).await;
             StatusCode::REQUEST_TIMEOUT.into_response()
         }
-        Some(Answer::Delayed(..) | Answer::With(..)) => {
+        Some(Answer::Delayed(..) | Answer::With(..) | Answer::Paced(..)) => {
             unreachable!("delays and computed replies are resolved before answering")
         }
     }

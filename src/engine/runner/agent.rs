@@ -17,7 +17,10 @@ use crate::engine::audit::{
     self, AgentReceipt, Handoff, InputRef, OutputContract, OutputRef, Packet, ReceiptActor,
 };
 use crate::engine::contract::{self, Check, PathGuard, Violation};
-use crate::engine::model::{Decoding, Message, Model, ModelReply, ModelRequest, ModelTarget};
+use crate::engine::events::RunEvent;
+use crate::engine::model::{
+    Decoding, Message, Model, ModelReply, ModelRequest, ModelTarget, Written,
+};
 use crate::engine::prompts::{Assembly, Output, PromptInputs, SlotKind, SlotText};
 use crate::engine::receipts::{self, SigningKey};
 use crate::engine::recipe::AgentStep;
@@ -192,8 +195,16 @@ impl Runner {
                 messages: messages.clone(),
                 ..base.clone()
             };
+            let writing = |written: Written<'_>| {
+                self.emit(RunEvent::writing(
+                    &manifest.run_id,
+                    index,
+                    &step.step_id,
+                    written,
+                ));
+            };
             let reply: ModelReply = tokio::select! {
-                reply = model.complete(&request) => reply.map_err(|error| StepFailure::Failed(error.to_string()))?,
+                reply = model.complete_streaming(&request, &writing) => reply.map_err(|error| StepFailure::Failed(error.to_string()))?,
                 () = cancel.cancelled() => return Err(StepFailure::Cancelled),
             };
             let mut checks = retried.clone();

@@ -54,6 +54,8 @@ pub(super) async fn drive(
     let progress = Progress::begin(context, token, create, &started.label).await;
     // The channel closes when the run's task ends, however it ends, so
     // every event is forwarded before progress ends.
+    // The step's place, for the words of a reply being written.
+    let mut at = (String::new(), 0);
     while let Some(event) = handle.events.recv().await {
         let report = match event {
             RunEvent::StepStarted {
@@ -62,10 +64,22 @@ pub(super) async fn drive(
                 step_id,
                 actor,
                 ..
-            } => Some((
-                format!("[{}/{total}] {step_id} ({actor})", index + 1),
-                (index * 100 / total.max(1)) as u32,
-            )),
+            } => {
+                at = (
+                    format!("[{}/{total}]", index + 1),
+                    (index * 100 / total.max(1)) as u32,
+                );
+                Some((format!("{} {step_id} ({actor})", at.0), at.1))
+            }
+            // A streamed reply shows as it is written, in the progress
+            // itself: every client shows it, and the manuscript changes
+            // only once, by one edit the writer can undo.
+            RunEvent::Writing {
+                step_id,
+                words,
+                tail,
+                ..
+            } => Some((format!("{} {step_id}: {words} words … {tail}", at.0), at.1)),
             RunEvent::Checking { .. } => Some(("checking the Definition of Done".to_owned(), 100)),
             _ => None,
         };
