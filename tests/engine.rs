@@ -630,6 +630,76 @@ fn a_failing_agent_halts_the_run_and_resume_does_not_repeat_finished_steps() {
     assert_eq!(receipts_of(root, &run_id).len(), 3);
 }
 
+/// A run halted at its `polish` step, with run.json edited by `change`.
+fn halted_run_with_run_json(root: &Path, change: impl FnOnce(&mut Value)) -> (String, PathBuf) {
+    let script = script(
+        root,
+        json!({"polish": {"error": "the editor model is overloaded"}}),
+    );
+    let output = draft_reckoning(root, &script, &[]);
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output));
+    let run_id = only_run(root);
+    let path = run_dir(root, &run_id).join("run.json");
+    let mut manifest = read_json(&path);
+    change(&mut manifest);
+    std::fs::write(&path, serde_json::to_string_pretty(&manifest).unwrap()).unwrap();
+    (run_id, path)
+}
+
+fn resume_with_the_example_replies(root: &Path, run_id: &str) -> Output {
+    let model = format!("scripted:{}", script_path().display());
+    run_cli(root, &["runs", "resume", run_id, "--model", &model])
+}
+
+#[test]
+fn a_run_json_from_before_the_version_field_still_resumes() {
+    let dir = example();
+    let root = dir.path();
+    let (run_id, path) = halted_run_with_run_json(root, |manifest| {
+        assert_eq!(manifest["version"], 1);
+        manifest.as_object_mut().unwrap().remove("version");
+    });
+    let resumed = resume_with_the_example_replies(root, &run_id);
+    assert!(resumed.status.success(), "{}", text(&resumed));
+    assert_eq!(steps(root, &run_id).len(), 8);
+    let manifest = read_json(&path);
+    assert_eq!(manifest["status"], "done");
+    assert_eq!(manifest["version"], 1, "written back with its version");
+}
+
+#[test]
+fn a_run_json_of_a_newer_version_is_refused_naming_the_file_and_both_versions() {
+    let dir = example();
+    let root = dir.path();
+    let (run_id, path) = halted_run_with_run_json(root, |manifest| {
+        manifest["version"] = json!(2);
+    });
+    let before = std::fs::read(&path).unwrap();
+    for args in [
+        vec!["runs", "show", run_id.as_str()],
+        vec!["runs", "resume", run_id.as_str()],
+    ] {
+        let output = if args[1] == "resume" {
+            resume_with_the_example_replies(root, &run_id)
+        } else {
+            run_cli(root, &args)
+        };
+        let said = text(&output);
+        assert!(
+            !output.status.success() && output.status.code() != Some(101),
+            "{args:?} should fail cleanly: {said}"
+        );
+        assert!(
+            said.contains(&format!("{run_id}/run.json"))
+                && said.contains("version 2")
+                && said.contains("version 1"),
+            "{args:?}: {said}"
+        );
+    }
+    assert_eq!(std::fs::read(&path).unwrap(), before, "left as it was");
+    assert_eq!(steps(root, &run_id).len(), 5, "no step ran");
+}
+
 #[test]
 fn a_reply_that_is_not_json_where_json_is_due_fails_its_step() {
     let dir = example();
