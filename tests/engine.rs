@@ -242,7 +242,7 @@ fn a_scripted_dry_run_of_draft_scene_leaves_a_complete_signed_record() {
     }
 
     // Each agent step was handed a packet and left a signed receipt, both
-    // valid v0.1 contracts, linked to each other and to the run.
+    // valid v0.2 contracts with their version, linked to each other and to the run.
     let key = SigningKey::load_or_create(root, &Disk::default()).unwrap();
     let packets = audit::load_packets(root, &run_id);
     let agent_receipts = audit::load_receipts(root, &run_id);
@@ -250,12 +250,16 @@ fn a_scripted_dry_run_of_draft_scene_leaves_a_complete_signed_record() {
     assert_eq!(agent_receipts.len(), 5);
     for ((packet, receipt), step) in packets.iter().zip(&agent_receipts).zip(&steps[3..]) {
         assert!(
-            audit::contract_errors("packet.v0.1", &serde_json::to_value(packet).unwrap())
+            audit::contract_errors("packet.v0.2", &serde_json::to_value(packet).unwrap())
                 .is_empty()
         );
         assert!(
-            audit::contract_errors("receipt.v0.1", &serde_json::to_value(receipt).unwrap())
+            audit::contract_errors("receipt.v0.2", &serde_json::to_value(receipt).unwrap())
                 .is_empty()
+        );
+        assert_eq!(
+            (packet.version.as_deref(), receipt.version.as_deref()),
+            (Some("0.2"), Some("0.2"))
         );
         assert_eq!(receipt.packet_id, packet.packet_id);
         assert_eq!(
