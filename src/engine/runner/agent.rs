@@ -138,7 +138,7 @@ impl Runner {
         let assembly = self
             .prompts
             .build(
-                step,
+                step.prompt_step(),
                 &PromptInputs {
                     task_description: &manifest.task.description,
                     task_args: &manifest.task.initial_args,
