@@ -167,8 +167,13 @@ impl AgentReceipt {
         self.signature = key.sign(&canonical(self));
     }
 
+    /// Whether `key` signed this receipt and its contract is one this
+    /// build reads (v0.1, without a version, or [`CONTRACT_VERSION`]).
     pub fn verify(&self, key: &SigningKey) -> bool {
-        key.verify(&canonical(self), &self.signature)
+        self.version
+            .as_deref()
+            .is_none_or(|version| version == CONTRACT_VERSION)
+            && key.verify(&canonical(self), &self.signature)
     }
 }
 
@@ -575,6 +580,10 @@ mod tests {
         assert!(read.verify(&key()));
         read.version = None;
         assert!(!read.verify(&key()), "the version is signed");
+        // Signed under a version this build does not know, it never counts.
+        read.version = Some("0.3".into());
+        read.sign(&key());
+        assert!(!read.verify(&key()));
     }
 
     #[test]
