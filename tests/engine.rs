@@ -242,7 +242,7 @@ fn a_scripted_dry_run_of_draft_scene_leaves_a_complete_signed_record() {
     }
 
     // Each agent step was handed a packet and left a signed receipt, both
-    // valid v0.1 contracts, linked to each other and to the run.
+    // valid v0.2 contracts with their version, linked to each other and to the run.
     let key = SigningKey::load_or_create(root, &Disk::default()).unwrap();
     let packets = audit::load_packets(root, &run_id);
     let agent_receipts = audit::load_receipts(root, &run_id);
@@ -250,12 +250,16 @@ fn a_scripted_dry_run_of_draft_scene_leaves_a_complete_signed_record() {
     assert_eq!(agent_receipts.len(), 5);
     for ((packet, receipt), step) in packets.iter().zip(&agent_receipts).zip(&steps[3..]) {
         assert!(
-            audit::contract_errors("packet.v0.1", &serde_json::to_value(packet).unwrap())
+            audit::contract_errors("packet.v0.2", &serde_json::to_value(packet).unwrap())
                 .is_empty()
         );
         assert!(
-            audit::contract_errors("receipt.v0.1", &serde_json::to_value(receipt).unwrap())
+            audit::contract_errors("receipt.v0.2", &serde_json::to_value(receipt).unwrap())
                 .is_empty()
+        );
+        assert_eq!(
+            (packet.version.as_deref(), receipt.version.as_deref()),
+            (Some("0.2"), Some("0.2"))
         );
         assert_eq!(receipt.packet_id, packet.packet_id);
         assert_eq!(
@@ -628,6 +632,76 @@ fn a_failing_agent_halts_the_run_and_resume_does_not_repeat_finished_steps() {
     assert_run_files_valid(root, &run_id);
     assert_eq!(steps(root, &run_id).len(), 8);
     assert_eq!(receipts_of(root, &run_id).len(), 3);
+}
+
+/// A run halted at its `polish` step, with run.json edited by `change`.
+fn halted_run_with_run_json(root: &Path, change: impl FnOnce(&mut Value)) -> (String, PathBuf) {
+    let script = script(
+        root,
+        json!({"polish": {"error": "the editor model is overloaded"}}),
+    );
+    let output = draft_reckoning(root, &script, &[]);
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output));
+    let run_id = only_run(root);
+    let path = run_dir(root, &run_id).join("run.json");
+    let mut manifest = read_json(&path);
+    change(&mut manifest);
+    std::fs::write(&path, serde_json::to_string_pretty(&manifest).unwrap()).unwrap();
+    (run_id, path)
+}
+
+fn resume_with_the_example_replies(root: &Path, run_id: &str) -> Output {
+    let model = format!("scripted:{}", script_path().display());
+    run_cli(root, &["runs", "resume", run_id, "--model", &model])
+}
+
+#[test]
+fn a_run_json_from_before_the_version_field_still_resumes() {
+    let dir = example();
+    let root = dir.path();
+    let (run_id, path) = halted_run_with_run_json(root, |manifest| {
+        assert_eq!(manifest["version"], 1);
+        manifest.as_object_mut().unwrap().remove("version");
+    });
+    let resumed = resume_with_the_example_replies(root, &run_id);
+    assert!(resumed.status.success(), "{}", text(&resumed));
+    assert_eq!(steps(root, &run_id).len(), 8);
+    let manifest = read_json(&path);
+    assert_eq!(manifest["status"], "done");
+    assert_eq!(manifest["version"], 1, "written back with its version");
+}
+
+#[test]
+fn a_run_json_of_a_newer_version_is_refused_naming_the_file_and_both_versions() {
+    let dir = example();
+    let root = dir.path();
+    let (run_id, path) = halted_run_with_run_json(root, |manifest| {
+        manifest["version"] = json!(2);
+    });
+    let before = std::fs::read(&path).unwrap();
+    for args in [
+        vec!["runs", "show", run_id.as_str()],
+        vec!["runs", "resume", run_id.as_str()],
+    ] {
+        let output = if args[1] == "resume" {
+            resume_with_the_example_replies(root, &run_id)
+        } else {
+            run_cli(root, &args)
+        };
+        let said = text(&output);
+        assert!(
+            !output.status.success() && output.status.code() != Some(101),
+            "{args:?} should fail cleanly: {said}"
+        );
+        assert!(
+            said.contains(&format!("{run_id}/run.json"))
+                && said.contains("version 2")
+                && said.contains("version 1"),
+            "{args:?}: {said}"
+        );
+    }
+    assert_eq!(std::fs::read(&path).unwrap(), before, "left as it was");
+    assert_eq!(steps(root, &run_id).len(), 5, "no step ran");
 }
 
 #[test]

@@ -293,18 +293,21 @@ fn expand(base: Vec<String>, rest: &str, paths: &mut Vec<Vec<String>>) {
     paths.push(path);
 }
 
-/// The `src/lsp/` file (as a module path, `lsp::runs::drive`) that `text`,
-/// a file of the module `module`, names with `super::` or `crate::lsp::`.
-fn lsp_imports(module: &[String], text: &str, files: &[Vec<String>]) -> Vec<Vec<String>> {
+/// The files of `src/<top>/` (as module paths, `lsp::runs::drive`) that
+/// `text`, a file of the module `module`, names with `super::` or
+/// `crate::<top>::`.
+fn imports_inside(
+    top: &str,
+    module: &[String],
+    text: &str,
+    files: &[Vec<String>],
+) -> Vec<Vec<String>> {
     let code = code_of(text);
     let mut found = Vec::new();
     let mut paths: Vec<Vec<String>> = Vec::new();
-    for (at, _) in code.match_indices("crate::lsp::") {
-        expand(
-            vec!["lsp".to_owned()],
-            &code[at + "crate::lsp::".len()..],
-            &mut paths,
-        );
+    let prefix = format!("crate::{top}::");
+    for (at, _) in code.match_indices(&prefix) {
+        expand(vec![top.to_owned()], &code[at + prefix.len()..], &mut paths);
     }
     for (at, _) in code.match_indices("super::") {
         if at >= 2 && &code[at - 2..at] == "::" {
@@ -332,7 +335,7 @@ fn lsp_imports(module: &[String], text: &str, files: &[Vec<String>]) -> Vec<Vec<
         }
     }
     for path in paths {
-        // The longest prefix that is a file of lsp/.
+        // The longest prefix that is a file of the module.
         if let Some(file) = (1..=path.len())
             .rev()
             .map(|n| path[..n].to_vec())
@@ -345,12 +348,12 @@ fn lsp_imports(module: &[String], text: &str, files: &[Vec<String>]) -> Vec<Vec<
     found
 }
 
-#[test]
-fn the_files_of_the_language_server_import_each_other_in_no_circle() {
-    // Each file as its module path: lsp/runs/mod.rs is lsp::runs.
-    let files: Vec<(Vec<String>, String)> = sources()
+/// Each file of `src/<top>/` as its module path (`lsp/runs/mod.rs` is
+/// `lsp::runs`), with its text.
+fn module_files(top: &str) -> Vec<(Vec<String>, String)> {
+    sources()
         .into_iter()
-        .filter(|(path, _)| path.starts_with("lsp"))
+        .filter(|(path, _)| path.starts_with(top))
         .map(|(path, text)| {
             let mut module: Vec<String> = path
                 .with_extension("")
@@ -362,13 +365,18 @@ fn the_files_of_the_language_server_import_each_other_in_no_circle() {
             }
             (module, text)
         })
-        .collect();
+        .collect()
+}
+
+#[test]
+fn the_files_of_the_language_server_import_each_other_in_no_circle() {
+    let files = module_files("lsp");
     let names: Vec<Vec<String>> = files.iter().map(|(module, _)| module.clone()).collect();
     let mut arrows: std::collections::BTreeMap<String, std::collections::BTreeSet<String>> =
         Default::default();
     for (module, text) in &files {
         // A module's own children are its parts, not arrows back up.
-        for import in lsp_imports(module, text, &names) {
+        for import in imports_inside("lsp", module, text, &names) {
             if import.starts_with(module) {
                 continue;
             }
@@ -384,6 +392,47 @@ fn the_files_of_the_language_server_import_each_other_in_no_circle() {
             .is_some_and(|imports| imports.contains("lsp::api")
                 && imports.contains("lsp::api::requests::initialize")),
         "the scan sees the server's imports: {arrows:#?}"
+    );
+    assert_eq!(circle(&arrows), None, "{arrows:#?}");
+}
+
+/// Each direct child of `src/engine/` (a file, or a folder with all its
+/// files) as one node, and an arrow where one names another with `super::`
+/// or `crate::engine::`.
+#[test]
+fn the_children_of_the_engine_import_each_other_in_no_circle() {
+    let files = module_files("engine");
+    let names: Vec<Vec<String>> = files.iter().map(|(module, _)| module.clone()).collect();
+    let mut arrows: std::collections::BTreeMap<String, std::collections::BTreeSet<String>> =
+        Default::default();
+    for (module, text) in &files {
+        // engine/mod.rs declares the children; it is none of them.
+        let Some(child) = module.get(1) else {
+            continue;
+        };
+        for import in imports_inside("engine", module, text, &names) {
+            match import.get(1) {
+                Some(target) if target != child => {
+                    arrows
+                        .entry(format!("engine::{child}"))
+                        .or_default()
+                        .insert(format!("engine::{target}"));
+                }
+                _ => {} // itself, or engine/mod.rs
+            }
+        }
+    }
+    assert!(
+        arrows.get("engine::runner").is_some_and(
+            |imports| imports.contains("engine::recipe") && imports.contains("engine::store")
+        ),
+        "the scan sees the runner's imports: {arrows:#?}"
+    );
+    assert!(
+        arrows
+            .get("engine::recipe")
+            .is_some_and(|imports| imports.contains("engine::prompts")),
+        "the scan sees imports from a folder's inner files: {arrows:#?}"
     );
     assert_eq!(circle(&arrows), None, "{arrows:#?}");
 }

@@ -389,18 +389,33 @@ pub fn list(dir: &Path) -> anyhow::Result<i32> {
     Ok(0)
 }
 
+/// The run.json of `run_id`: "no run" where there is none, else why it
+/// cannot be read (damaged, or of a format version this build does not read).
+fn read_run(files: &RunFiles, run_id: &str) -> anyhow::Result<RunManifest> {
+    files.read_manifest().map_err(|error| {
+        if error.is_missing() {
+            anyhow::Error::new(error).context(format!("no run `{run_id}`"))
+        } else {
+            error.into()
+        }
+    })
+}
+
 /// `control-room runs show <id>`: run.json, its steps and slot summaries, as
 /// one JSON document.
 pub fn show(dir: &Path, run_id: &str) -> anyhow::Result<i32> {
     let root = workspace_root(dir)?;
     let files = RunFiles::new(&root, run_id);
-    let manifest = files
-        .read_manifest()
-        .with_context(|| format!("no run `{run_id}`"))?;
+    let manifest = read_run(&files, run_id)?;
     let steps = files.read_steps();
     let cache = files.read_cache()?;
-    let mut document = serde_json::to_value(&manifest)?;
-    document["steps"] = serde_json::to_value(&steps)?;
+    let mut document = serde_json::to_value(store::wire::RunJson::from(&manifest))?;
+    document["steps"] = serde_json::to_value(
+        steps
+            .iter()
+            .map(store::wire::StepLine::from)
+            .collect::<Vec<_>>(),
+    )?;
     document["cache_summary"] = cache
         .iter()
         .map(|(slot, value)| {
@@ -452,9 +467,7 @@ pub fn resume(dir: &Path, run_id: &str, model_args: &ModelArgs) -> anyhow::Resul
     let root = workspace_root(dir)?;
     let model = model(&root, model_args)?;
     let runner = runner(&root, Some((model, model_args)));
-    let manifest = RunFiles::new(&root, run_id)
-        .read_manifest()
-        .with_context(|| format!("no run `{run_id}`"))?;
+    let manifest = read_run(&RunFiles::new(&root, run_id), run_id)?;
     let lock = match runner.registry.get(&manifest.recipe_id) {
         Some(recipe) => {
             let scene = manifest

@@ -1,10 +1,16 @@
-//! Task packets and agent receipts (prompt-hardening v0.1, contracts A and
-//! B): every agent step is handed a packet (what it is asked, from which
-//! inputs, under which output contract and expected artifacts) and leaves a
-//! receipt (who answered with which decoding, what it produced, which checks
-//! the reply passed, whether it stopped with STOP_HOOK). Both are validated
-//! against the bundled v0.1 schemas before they are written, and receipts
-//! are signed with the workspace key like tool receipts.
+//! Task packets and agent receipts (prompt-hardening, contracts A and B):
+//! every agent step is handed a packet (what it is asked, from which inputs,
+//! under which output contract and expected artifacts) and leaves a receipt
+//! (who answered with which decoding, what it produced, which checks the
+//! reply passed, whether it stopped with STOP_HOOK). Receipts are signed with
+//! the workspace key like tool receipts.
+//!
+//! Both are written with `"version": "0.2"` and validated against the bundled
+//! v0.2 schemas (v0.1 and a version field) before they are written. A record
+//! without a version is a v0.1 record from an earlier build: it is read and
+//! checked against v0.1, and its signature verifies as it was written, since
+//! the signature covers the record as written. A record of a version this
+//! build does not know is not read.
 //!
 //! Layout (the spec's storage decision, the run being the issue):
 //! `.control-room/audit/issues/{run_id}/{timestamp}__packet__{packet_id}.json`
@@ -59,9 +65,15 @@ pub struct Handoff {
     pub next_step_id: Option<String>,
 }
 
+/// The version of the packet and receipt contracts this build writes.
+pub const CONTRACT_VERSION: &str = "0.2";
+
 /// What an agent step is asked to do.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Packet {
+    /// [`CONTRACT_VERSION`] when written; `None` in a v0.1 packet.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
     pub packet_id: String,
     pub parent_issue_id: String,
     pub parent_packet_id: Option<String>,
@@ -120,6 +132,10 @@ pub struct OutputRef {
 /// What an agent step did.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct AgentReceipt {
+    /// [`CONTRACT_VERSION`] when written, under the signature; `None` in a
+    /// v0.1 receipt, which verifies as it was signed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
     pub receipt_id: String,
     pub packet_id: String,
     pub issue_id: String,
@@ -151,8 +167,13 @@ impl AgentReceipt {
         self.signature = key.sign(&canonical(self));
     }
 
+    /// Whether `key` signed this receipt and its contract is one this
+    /// build reads (v0.1, without a version, or [`CONTRACT_VERSION`]).
     pub fn verify(&self, key: &SigningKey) -> bool {
-        key.verify(&canonical(self), &self.signature)
+        self.version
+            .as_deref()
+            .is_none_or(|version| version == CONTRACT_VERSION)
+            && key.verify(&canonical(self), &self.signature)
     }
 }
 
@@ -182,22 +203,71 @@ fn contract(name: &str) -> Result<Validator, ContractError> {
     })
 }
 
-static PACKET: LazyLock<Result<Validator, ContractError>> =
+static PACKET_V0_1: LazyLock<Result<Validator, ContractError>> =
     LazyLock::new(|| contract("packet.v0.1"));
-static RECEIPT: LazyLock<Result<Validator, ContractError>> =
+static PACKET_V0_2: LazyLock<Result<Validator, ContractError>> =
+    LazyLock::new(|| contract("packet.v0.2"));
+static RECEIPT_V0_1: LazyLock<Result<Validator, ContractError>> =
     LazyLock::new(|| contract("receipt.v0.1"));
+static RECEIPT_V0_2: LazyLock<Result<Validator, ContractError>> =
+    LazyLock::new(|| contract("receipt.v0.2"));
 
-/// The ways `value` breaks the bundled v0.1 contract `schema`
-/// (`packet.v0.1` or `receipt.v0.1`).
+/// The ways `value` breaks the bundled contract `schema` (`packet.v0.1`,
+/// `packet.v0.2`, `receipt.v0.1` or `receipt.v0.2`).
 pub fn contract_errors(schema: &str, value: &Value) -> Vec<String> {
     let validator = match schema {
-        "packet.v0.1" => &*PACKET,
-        "receipt.v0.1" => &*RECEIPT,
+        "packet.v0.1" => &*PACKET_V0_1,
+        "packet.v0.2" => &*PACKET_V0_2,
+        "receipt.v0.1" => &*RECEIPT_V0_1,
+        "receipt.v0.2" => &*RECEIPT_V0_2,
         other => return vec![format!("no contract {other}")],
     };
     match validator {
         Ok(validator) => validator_errors(validator, value),
         Err(error) => vec![error.to_string()],
+    }
+}
+
+/// The two kinds of record, each with its contract.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Record {
+    Packet,
+    Receipt,
+}
+
+impl Record {
+    fn name(self) -> &'static str {
+        match self {
+            Record::Packet => "packet",
+            Record::Receipt => "receipt",
+        }
+    }
+
+    /// The contract a record of this kind follows, by its `version` as
+    /// read: none is v0.1 (written before the field), `"0.2"` is v0.2, and
+    /// any other is one this build does not know.
+    pub fn contract(self, version: Option<&Value>) -> Result<&'static str, String> {
+        match (self, version) {
+            (Record::Packet, None) => Ok("packet.v0.1"),
+            (Record::Receipt, None) => Ok("receipt.v0.1"),
+            (Record::Packet, Some(Value::String(v))) if v == CONTRACT_VERSION => Ok("packet.v0.2"),
+            (Record::Receipt, Some(Value::String(v))) if v == CONTRACT_VERSION => {
+                Ok("receipt.v0.2")
+            }
+            (_, Some(other)) => Err(format!(
+                "a {} of version {other}, which this build does not know (it reads 0.1 and {CONTRACT_VERSION})",
+                self.name()
+            )),
+        }
+    }
+}
+
+/// The ways `value`, a packet or receipt as read, breaks the contract of
+/// its version.
+pub fn record_errors(record: Record, value: &Value) -> Vec<String> {
+    match record.contract(value.get("version")) {
+        Ok(schema) => contract_errors(schema, value),
+        Err(error) => vec![error],
     }
 }
 
@@ -210,14 +280,19 @@ fn issue_dir(root: &Path, issue_id: &str) -> PathBuf {
     root.join(AUDIT_DIR).join(issue_id)
 }
 
+/// Writes a record of this build's contract version, checked against it.
 fn write_json(
     disk: &Disk,
     path: &Path,
-    schema: &str,
+    record: Record,
     value: &impl Serialize,
 ) -> std::io::Result<()> {
     let json = serde_json::to_value(value).map_err(std::io::Error::other)?;
-    let errors = contract_errors(schema, &json);
+    let schema = format!("{}.v{CONTRACT_VERSION}", record.name());
+    let mut errors = contract_errors(&schema, &json);
+    if json.get("version").and_then(Value::as_str) != Some(CONTRACT_VERSION) {
+        errors.push(format!("its version is not {CONTRACT_VERSION}"));
+    }
     if !errors.is_empty() {
         // A bug of ours, not of the model: refuse to write a broken record.
         return Err(std::io::Error::other(format!(
@@ -242,7 +317,7 @@ pub fn write_packet(root: &Path, disk: &Disk, packet: &Packet) -> std::io::Resul
         packet.packet_id
     );
     let path = issue_dir(root, &packet.parent_issue_id).join(&name);
-    write_json(disk, &path, "packet.v0.1", packet)?;
+    write_json(disk, &path, Record::Packet, packet)?;
     Ok(format!("{AUDIT_DIR}/{}/{name}", packet.parent_issue_id))
 }
 
@@ -254,28 +329,28 @@ pub fn write_receipt(root: &Path, disk: &Disk, receipt: &AgentReceipt) -> std::i
         receipt.packet_id
     );
     let path = issue_dir(root, &receipt.issue_id).join(&name);
-    write_json(disk, &path, "receipt.v0.1", receipt)?;
+    write_json(disk, &path, Record::Receipt, receipt)?;
     Ok(format!("{AUDIT_DIR}/{}/{name}", receipt.issue_id))
 }
 
-/// Every receipt of an issue (a run), oldest first; unreadable files are skipped.
+/// Every receipt of an issue (a run), oldest first; unreadable files, and
+/// receipts of a version this build does not know, are skipped.
 pub fn load_receipts(root: &Path, issue_id: &str) -> Vec<AgentReceipt> {
-    load_records(root, issue_id, "__receipt__")
+    load_records(root, issue_id, Record::Receipt)
 }
 
-/// Every packet of an issue (a run), oldest first.
+/// Every packet of an issue (a run), oldest first, skipped as receipts are.
 pub fn load_packets(root: &Path, issue_id: &str) -> Vec<Packet> {
-    load_records(root, issue_id, "__packet__")
+    load_records(root, issue_id, Record::Packet)
 }
 
 /// Each receipt of an issue (a run) by id: its step and its path relative
 /// to the workspace, for links from the run report.
 pub fn receipt_paths(root: &Path, issue_id: &str) -> Vec<(String, String, String)> {
-    record_paths(root, issue_id, "__receipt__")
+    record_paths(root, issue_id, Record::Receipt)
         .iter()
         .filter_map(|path| {
-            let receipt: AgentReceipt =
-                serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()?;
+            let receipt: AgentReceipt = read_record(path, Record::Receipt)?;
             let name = path.file_name()?.to_str()?;
             Some((
                 receipt.receipt_id,
@@ -287,15 +362,27 @@ pub fn receipt_paths(root: &Path, issue_id: &str) -> Vec<(String, String, String
 }
 
 /// The records of one kind in an issue's folder, in file-name (time) order.
-fn load_records<T: serde::de::DeserializeOwned>(root: &Path, issue_id: &str, kind: &str) -> Vec<T> {
-    record_paths(root, issue_id, kind)
+fn load_records<T: serde::de::DeserializeOwned>(
+    root: &Path,
+    issue_id: &str,
+    record: Record,
+) -> Vec<T> {
+    record_paths(root, issue_id, record)
         .iter()
-        .filter_map(|path| serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok())
+        .filter_map(|path| read_record(path, record))
         .collect()
 }
 
+/// The record at `path`, if it reads and is of a version this build knows.
+fn read_record<T: serde::de::DeserializeOwned>(path: &Path, record: Record) -> Option<T> {
+    let value: Value = serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()?;
+    record.contract(value.get("version")).ok()?;
+    serde_json::from_value(value).ok()
+}
+
 /// The files of one kind in an issue's folder, in file-name (time) order.
-fn record_paths(root: &Path, issue_id: &str, kind: &str) -> Vec<PathBuf> {
+fn record_paths(root: &Path, issue_id: &str, record: Record) -> Vec<PathBuf> {
+    let kind = format!("__{}__", record.name());
     let Ok(entries) = std::fs::read_dir(issue_dir(root, issue_id)) else {
         return Vec::new();
     };
@@ -305,7 +392,7 @@ fn record_paths(root: &Path, issue_id: &str, kind: &str) -> Vec<PathBuf> {
         .filter(|path| {
             path.file_name()
                 .and_then(|name| name.to_str())
-                .is_some_and(|name| name.contains(kind) && name.ends_with(".json"))
+                .is_some_and(|name| name.contains(&kind) && name.ends_with(".json"))
         })
         .collect();
     paths.sort();
@@ -328,5 +415,258 @@ pub fn intent(prompt_type: &str, json: bool, mode: Option<&str>) -> &'static str
         Some("director") => "draft",
         Some("architect") => "plan",
         _ => "revise",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    /// An agent receipt as builds before the version field wrote it
+    /// (contract v0.1), signed with the test key `[7; 32]`.
+    const RECEIPT_V0_1: &str = r#"{
+  "receipt_id": "arcpt_0123456789ab",
+  "packet_id": "pkt_0123456789ab",
+  "issue_id": "run_0123456789ab",
+  "run_id": "run_0123456789ab",
+  "session_id": "sess_0123456789ab",
+  "step_id": "draft",
+  "actor": {
+    "agent": "writer",
+    "provider": "scripted",
+    "model": "scripted",
+    "requested_model": null,
+    "decoding": {
+      "requested": {
+        "max_tokens": 800
+      },
+      "effective": {
+        "max_tokens": 800
+      }
+    }
+  },
+  "started_at": "2026-11-22T10:00:00.000Z",
+  "finished_at": "2026-11-22T10:00:01.000Z",
+  "inputs_used": [
+    {
+      "slot": "scene_brief",
+      "kind": "artifact",
+      "sha256": "00",
+      "receipt_id": null
+    }
+  ],
+  "outputs_produced": [
+    {
+      "slot": "draft",
+      "sha256": "11",
+      "chars": 5,
+      "path": null
+    }
+  ],
+  "reasoning_summary": "Wrote the scene.",
+  "decisions": [],
+  "checks_performed": [
+    {
+      "check": "output_contract",
+      "passed": true,
+      "detail": "prose"
+    }
+  ],
+  "assumptions": [],
+  "risks": [],
+  "next_recommended_action": "run step `polish`",
+  "stop_hook": false,
+  "stop_reason": null,
+  "citations": [],
+  "report_excerpt": "The writer answered.",
+  "attempts": 1,
+  "reused_from": null,
+  "signature": "hmac-sha256:b9faad4d8aa74ab7a94e588e6f4b09971c481cb8b1e5f061cf60ba1dbf2d48c1"
+}"#;
+
+    const RUN: &str = "run_0123456789ab";
+
+    fn key() -> SigningKey {
+        SigningKey::for_tests(&[7; 32])
+    }
+
+    fn write_file(root: &Path, name: &str, text: &str) {
+        let dir = issue_dir(root, RUN);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join(name), text).unwrap();
+    }
+
+    fn packet() -> Packet {
+        Packet {
+            version: Some(CONTRACT_VERSION.to_owned()),
+            packet_id: "pkt_0123456789ab".into(),
+            parent_issue_id: RUN.into(),
+            parent_packet_id: None,
+            intent: "draft".into(),
+            target: Target {
+                file: Some("Story/Scenes/SCN-a.md".into()),
+                scene_id: Some("SCN-a".into()),
+            },
+            scope: "one scene".into(),
+            inputs: vec![InputRef {
+                slot: "scene_brief".into(),
+                kind: "artifact".into(),
+                sha256: "00".into(),
+                receipt_id: None,
+            }],
+            constraints: vec![],
+            output_contract: OutputContract {
+                kind: "prose".into(),
+                schema: None,
+                expected_artifacts: vec![],
+            },
+            handoff: Handoff {
+                from: "planner".into(),
+                to: "writer".into(),
+                step_id: "draft".into(),
+                next_step_id: Some("polish".into()),
+            },
+            timestamp: "2026-11-22T10:00:00.000Z".into(),
+            requested_by: "runner".into(),
+            choices: None,
+        }
+    }
+
+    #[test]
+    fn a_v0_1_agent_receipt_without_a_version_still_reads_and_verifies() {
+        let dir = tempfile::tempdir().unwrap();
+        write_file(
+            dir.path(),
+            "20261122T100001.000Z__receipt__pkt_0123456789ab.json",
+            RECEIPT_V0_1,
+        );
+        let value: Value = serde_json::from_str(RECEIPT_V0_1).unwrap();
+        assert_eq!(
+            Record::Receipt.contract(value.get("version")),
+            Ok("receipt.v0.1")
+        );
+        assert_eq!(record_errors(Record::Receipt, &value), Vec::<String>::new());
+        let receipts = load_receipts(dir.path(), RUN);
+        assert_eq!(receipts.len(), 1);
+        assert_eq!(receipts[0].version, None);
+        assert!(receipts[0].verify(&key()), "signed as it was written");
+        let mut altered = receipts[0].clone();
+        altered.attempts = 2;
+        assert!(!altered.verify(&key()));
+        assert_eq!(receipt_paths(dir.path(), RUN)[0].0, "arcpt_0123456789ab");
+    }
+
+    #[test]
+    fn a_receipt_written_now_carries_version_0_2_under_its_signature() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut receipt: AgentReceipt = serde_json::from_str(RECEIPT_V0_1).unwrap();
+        receipt.version = Some(CONTRACT_VERSION.to_owned());
+        receipt.sign(&key());
+        let path = write_receipt(dir.path(), &Disk::default(), &receipt).unwrap();
+        let text = std::fs::read_to_string(dir.path().join(path)).unwrap();
+        let value: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(value["version"], "0.2");
+        assert_eq!(
+            contract_errors("receipt.v0.2", &value),
+            Vec::<String>::new()
+        );
+        assert!(
+            !contract_errors("receipt.v0.1", &value).is_empty(),
+            "v0.1 has no version field"
+        );
+        let mut read = load_receipts(dir.path(), RUN).remove(0);
+        assert!(read.verify(&key()));
+        read.version = None;
+        assert!(!read.verify(&key()), "the version is signed");
+        // Signed under a version this build does not know, it never counts.
+        read.version = Some("0.3".into());
+        read.sign(&key());
+        assert!(!read.verify(&key()));
+    }
+
+    #[test]
+    fn a_v0_2_packet_follows_its_contract_and_one_with_a_wrong_version_does_not() {
+        let mut value = serde_json::to_value(packet()).unwrap();
+        assert_eq!(contract_errors("packet.v0.2", &value), Vec::<String>::new());
+        assert_eq!(record_errors(Record::Packet, &value), Vec::<String>::new());
+        assert!(!contract_errors("packet.v0.1", &value).is_empty());
+        for wrong in [json!("0.3"), json!("0.1"), json!(2), json!(null)] {
+            value["version"] = wrong.clone();
+            assert!(
+                !contract_errors("packet.v0.2", &value).is_empty(),
+                "version {wrong} passed the v0.2 contract"
+            );
+            assert!(
+                !record_errors(Record::Packet, &value).is_empty(),
+                "version {wrong} was read"
+            );
+        }
+        // Without a version it is a packet of v0.1 and follows that contract;
+        // the v0.2 contract also takes it (a model's record may omit it).
+        value.as_object_mut().unwrap().remove("version");
+        assert_eq!(
+            Record::Packet.contract(value.get("version")),
+            Ok("packet.v0.1")
+        );
+        assert_eq!(record_errors(Record::Packet, &value), Vec::<String>::new());
+        assert_eq!(contract_errors("packet.v0.2", &value), Vec::<String>::new());
+    }
+
+    #[test]
+    fn a_packet_is_written_only_with_this_builds_version() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut unversioned = packet();
+        unversioned.version = None;
+        let error = write_packet(dir.path(), &Disk::default(), &unversioned).unwrap_err();
+        assert!(error.to_string().contains("version is not 0.2"), "{error}");
+        assert!(load_packets(dir.path(), RUN).is_empty(), "nothing written");
+        write_packet(dir.path(), &Disk::default(), &packet()).unwrap();
+        assert_eq!(load_packets(dir.path(), RUN), [packet()]);
+    }
+
+    #[test]
+    fn a_record_of_a_version_this_build_does_not_know_is_not_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut newer: Value = serde_json::to_value(packet()).unwrap();
+        newer["version"] = json!("0.3");
+        write_file(
+            dir.path(),
+            "20261122T100000.000Z__packet__pkt_0123456789ab.json",
+            &newer.to_string(),
+        );
+        assert!(load_packets(dir.path(), RUN).is_empty());
+        let error = Record::Packet.contract(newer.get("version")).unwrap_err();
+        assert!(
+            error.contains("\"0.3\"") && error.contains("0.2"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn the_v0_2_schemas_are_the_v0_1_schemas_with_an_optional_version() {
+        for kind in ["packet", "receipt"] {
+            let schema = |version: &str| -> Value {
+                let name = format!("schemas/{kind}.v{version}.json");
+                serde_json::from_str(bundled_text(&name).unwrap()).unwrap()
+            };
+            let (old, mut new) = (schema("0.1"), schema("0.2"));
+            let version = new["properties"]
+                .as_object_mut()
+                .unwrap()
+                .remove("version")
+                .unwrap();
+            assert_eq!(version["const"], CONTRACT_VERSION);
+            for key in ["properties", "required", "additionalProperties", "$defs"] {
+                assert_eq!(new[key], old[key], "{kind}: {key}");
+            }
+            assert!(
+                !new["required"]
+                    .as_array()
+                    .unwrap()
+                    .contains(&json!("version"))
+            );
+        }
     }
 }

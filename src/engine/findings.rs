@@ -485,7 +485,6 @@ mod tests {
         let mut args = serde_json::Map::new();
         args.insert("scene_path".into(), json!("Story/Scenes/SCN-a.md"));
         RunManifest {
-            version: crate::engine::store::RUN_FORMAT_VERSION,
             run_id: "run_1".into(),
             recipe_id: "creative_draft_scene".into(),
             session_id: "sess_1".into(),

@@ -489,7 +489,6 @@ mod tests {
         let mut args = serde_json::Map::new();
         args.insert("scene_id".into(), json!("SCN-a"));
         let manifest = RunManifest {
-            version: crate::engine::store::RUN_FORMAT_VERSION,
             run_id: "run_1".into(),
             recipe_id: "creative_draft_scene".into(),
             session_id: "sess_1".into(),

@@ -41,6 +41,13 @@ pub fn is_receipt_id(text: &str) -> bool {
 pub const TOOL_RECEIPT_VERSION: u32 = 1;
 
 /// A tool call's signed receipt: the wire format of `tool_receipts.jsonl`.
+///
+/// It is also what the engine and the evidence validator hold, on purpose:
+/// a receipt is built, signed, written, read back and verified, and then
+/// only its fields are read. Its signature covers it as written, version
+/// field included or absent, so a separate domain copy would have to carry
+/// the wire's version to be verified again (the conference verifies the
+/// receipts of a round held in memory).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ToolReceipt {
     /// The format's version ([`TOOL_RECEIPT_VERSION`] when written). Absent
@@ -76,8 +83,13 @@ impl ToolReceipt {
         self.signature = key.sign(&canonical(self));
     }
 
+    /// Whether `key` signed this receipt, and its version is one this
+    /// build reads: a receipt of a newer format never counts, even signed,
+    /// rather than be read as this build's.
     pub fn verify(&self, key: &SigningKey) -> bool {
-        key.verify(&canonical(self), &self.signature)
+        self.version
+            .is_none_or(|version| (1..=TOOL_RECEIPT_VERSION).contains(&version))
+            && key.verify(&canonical(self), &self.signature)
     }
 }
 
@@ -326,6 +338,18 @@ mod tests {
         assert!(read.verify(&key));
         read.version = Some(2);
         assert!(!read.verify(&key), "the version is signed");
+    }
+
+    #[test]
+    fn a_receipt_of_a_newer_version_never_verifies_even_signed() {
+        let key = SigningKey::for_tests(&[7; 32]);
+        let mut newer = receipt();
+        newer.version = Some(TOOL_RECEIPT_VERSION + 1);
+        newer.sign(&key);
+        assert!(!newer.verify(&key));
+        let mut current = receipt();
+        current.sign(&key);
+        assert!(current.verify(&key));
     }
 
     #[test]

@@ -275,7 +275,7 @@ impl Conference {
         let target = self.model.target(&step.agent_archetype);
         self.prompts
             .build(
-                step,
+                step.prompt_step(),
                 &PromptInputs {
                     task_description: &request.question,
                     task_args: &args,

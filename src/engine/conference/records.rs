@@ -24,6 +24,7 @@ impl Conference {
     ) {
         let chief = agent == "chief";
         let packet = Packet {
+            version: Some(audit::CONTRACT_VERSION.to_owned()),
             packet_id: new_id("pkt_"),
             parent_issue_id: round.request.conference_id.clone(),
             parent_packet_id: None,
@@ -89,6 +90,7 @@ impl Conference {
             (None, None) => format!("The {agent} answered."),
         };
         let mut receipt = AgentReceipt {
+            version: Some(audit::CONTRACT_VERSION.to_owned()),
             receipt_id: new_id("arcpt_"),
             packet_id: packet.packet_id.clone(),
             issue_id: round.request.conference_id.clone(),

@@ -304,22 +304,27 @@ fn a_checklist_whose_tasks_were_split_is_rendered_anew_when_kept_in_step() {
 }
 
 fn finished(status: RunStatus, error: Option<&str>, review: Option<ReviewState>) -> RunManifest {
-    serde_json::from_value(serde_json::json!({
-        "run_id": "run_aaaaaaaaaaaa",
-        "recipe_id": "creative_draft_scene_reviewed",
-        "session_id": "sp_0123456789ab",
-        "status": status.as_str(),
-        "created_at": "2026-11-23T20:00:00.000Z",
-        "updated_at": "2026-11-23T20:01:00.000Z",
-        "completed_at": "2026-11-23T20:01:00.000Z",
-        "task": {"description": "x", "session_plan_task_id": 1, "initial_args": {}},
-        "current_step_index": 0,
-        "total_steps": 0,
-        "phase": null,
-        "error": error,
-        "review": review,
-    }))
-    .unwrap()
+    RunManifest {
+        run_id: "run_aaaaaaaaaaaa".into(),
+        recipe_id: "creative_draft_scene_reviewed".into(),
+        session_id: "sp_0123456789ab".into(),
+        status,
+        created_at: "2026-11-23T20:00:00.000Z".into(),
+        updated_at: "2026-11-23T20:01:00.000Z".into(),
+        completed_at: Some("2026-11-23T20:01:00.000Z".into()),
+        task: crate::engine::store::RunTask {
+            description: "x".into(),
+            session_plan_task_id: Some(1),
+            initial_args: Default::default(),
+        },
+        current_step_index: 0,
+        total_steps: 0,
+        phase: None,
+        error: error.map(str::to_owned),
+        review,
+        scene: None,
+        fresh: false,
+    }
 }
 
 fn review(outcome: Outcome, reason: &str, subtasks: &[&str]) -> Option<ReviewState> {

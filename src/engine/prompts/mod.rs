@@ -35,7 +35,6 @@ pub use self::registry::{
 };
 use self::state::Decision;
 use super::model::Message;
-use super::recipe::AgentStep;
 use crate::index::Workspace;
 
 pub use self::fill::{fill, placeholders};
@@ -61,6 +60,16 @@ pub struct SlotText<'a> {
     pub name: &'a str,
     pub text: String,
     pub kind: SlotKind,
+}
+
+/// The step a prompt is built for: which step, who answers it, and the
+/// prompt type whose template it fills (a recipe's agent step gives its own,
+/// `AgentStep::prompt_step`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PromptStep<'a> {
+    pub step_id: &'a str,
+    pub agent_archetype: &'a str,
+    pub prompt_type: &'a str,
 }
 
 /// What a prompt may draw on.
@@ -146,7 +155,7 @@ pub enum PromptError {
 
 /// Builds the messages of a phase B step.
 pub trait PromptBuilder: Send + Sync {
-    fn build(&self, step: &AgentStep, inputs: &PromptInputs) -> Result<Assembly, PromptError>;
+    fn build(&self, step: PromptStep<'_>, inputs: &PromptInputs) -> Result<Assembly, PromptError>;
 
     /// Whether `prompt_type` replies prose or JSON.
     fn output(&self, prompt_type: &str) -> Output;
@@ -215,16 +224,16 @@ impl PromptBuilder for Prompts {
             .map_or(Output::Prose, |entry| entry.output)
     }
 
-    fn build(&self, step: &AgentStep, inputs: &PromptInputs) -> Result<Assembly, PromptError> {
+    fn build(&self, step: PromptStep<'_>, inputs: &PromptInputs) -> Result<Assembly, PromptError> {
         let entry = self
             .library
-            .template(&step.prompt_type)
-            .ok_or_else(|| PromptError::NoTemplate(step.prompt_type.clone()))?;
+            .template(step.prompt_type)
+            .ok_or_else(|| PromptError::NoTemplate(step.prompt_type.to_owned()))?;
         let profile = self.profile(inputs)?;
         let (variant, template) = entry
             .variants
             .pick(profile.variant)
-            .ok_or_else(|| PromptError::NoVariant(step.prompt_type.clone()))?;
+            .ok_or_else(|| PromptError::NoVariant(step.prompt_type.to_owned()))?;
         let budget = profile.prompt_budget(inputs.max_tokens);
         let mut slots = inputs.slots.clone();
         let mut trim = Trim::default();
@@ -252,7 +261,7 @@ impl PromptBuilder for Prompts {
                 Some(what) => trimmed.push(what),
                 None => {
                     return Err(PromptError::TooLarge {
-                        prompt_type: step.prompt_type.clone(),
+                        prompt_type: step.prompt_type.to_owned(),
                         model: inputs.model.unwrap_or("the model").to_owned(),
                         tokens,
                         budget,

@@ -26,7 +26,7 @@ use serde_json::Value;
 
 static BUNDLED: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/prompts");
 
-/// A bundled prompt file's text (`schemas/receipt.v0.1.json`…).
+/// A bundled prompt file's text (`schemas/receipt.v0.2.json`…).
 pub fn bundled_text(relative: &str) -> Option<&'static str> {
     BUNDLED.get_file(relative)?.contents_utf8()
 }

@@ -6,11 +6,10 @@ use super::capabilities::Profile;
 use super::state::{self, Decision, StateInputs};
 use super::trim::Trim;
 use super::{
-    Output, Part, PromptError, PromptFile, PromptInputs, Prompts, SlotText, TemplateEntry, Variant,
-    estimate_tokens, fill,
+    Output, Part, PromptError, PromptFile, PromptInputs, PromptStep, Prompts, SlotText,
+    TemplateEntry, Variant, estimate_tokens, fill,
 };
 use crate::engine::model::Message;
-use crate::engine::recipe::AgentStep;
 
 /// Joins the layers of the system prompt.
 const LAYER_SEPARATOR: &str = "\n\n---\n\n";
@@ -25,7 +24,7 @@ impl Prompts {
     #[allow(clippy::too_many_arguments)]
     pub(super) fn sandwich(
         &self,
-        step: &AgentStep,
+        step: PromptStep<'_>,
         entry: &TemplateEntry,
         template: &PromptFile,
         profile: &Profile,
@@ -69,8 +68,8 @@ impl Prompts {
         let state = state::session_state(
             &StateInputs {
                 mode: entry.mode.as_deref(),
-                step_id: &step.step_id,
-                archetype: &step.agent_archetype,
+                step_id: step.step_id,
+                archetype: step.agent_archetype,
                 workspace: inputs.workspace,
                 task_args: inputs.task_args,
                 decisions: if trim.no_knowledge {

@@ -5,6 +5,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::engine::prompts::PromptStep;
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Recipe {
     pub recipe_id: String,
@@ -133,6 +135,17 @@ pub struct AgentStep {
     pub input_slots: Vec<String>,
     pub output_slot: String,
     pub prompt_type: String,
+}
+
+impl AgentStep {
+    /// The step as its prompt is built for it.
+    pub fn prompt_step(&self) -> PromptStep<'_> {
+        PromptStep {
+            step_id: &self.step_id,
+            agent_archetype: &self.agent_archetype,
+            prompt_type: &self.prompt_type,
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

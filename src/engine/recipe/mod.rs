@@ -7,6 +7,7 @@
 //! it and the server can show it as a diagnostic on the open recipe file.
 
 mod file;
+mod pattern;
 mod registry;
 mod rules;
 mod validate;
@@ -23,6 +24,7 @@ use validate::Validator;
 pub use file::{
     AgentStep, DodCheck, GATES_STEP, GateSettings, Recipe, Review, ReviewRule, Step, ToolStep,
 };
+pub use pattern::{PatternError, TaskPattern};
 pub use registry::Registry;
 pub use rules::RecipeRule;
 

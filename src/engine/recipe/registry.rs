@@ -119,3 +119,67 @@ impl Registry {
         &self.errors
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use serde_json::Map;
+
+    use crate::engine::prompts::{PromptBuilder, PromptInputs, Prompts, SlotKind, SlotText};
+
+    /// Every agent step of every bundled recipe assembles at every tier
+    /// from exactly the slots the recipe gives it.
+    #[test]
+    fn every_recipe_step_assembles_at_every_tier() {
+        let prompts = Prompts::bundled();
+        let registry = super::Registry::load(Path::new("/nonexistent"), &prompts);
+        assert!(registry.errors().is_empty());
+        let args = Map::new();
+        let mut assembled = 0;
+        for recipe in registry.recipes() {
+            for agent in &recipe.phase_b {
+                for tier in ["minimal", "medium", "full"] {
+                    let slots = agent
+                        .input_slots
+                        .iter()
+                        .map(|name| SlotText {
+                            name,
+                            text: format!("TEXT OF {name}"),
+                            kind: SlotKind::Artifact,
+                        })
+                        .collect();
+                    let inputs = PromptInputs {
+                        task_description: "Draft SCN-the-gate",
+                        task_args: &args,
+                        slots,
+                        model: None,
+                        max_tokens: None,
+                        tier: Some(tier),
+                        context_window: None,
+                        workspace: None,
+                    };
+                    let assembly =
+                        prompts
+                            .build(agent.prompt_step(), &inputs)
+                            .unwrap_or_else(|e| {
+                                panic!("{}/{} at {tier}: {e}", recipe.recipe_id, agent.step_id)
+                            });
+                    let user = &assembly.messages[1].content;
+                    assert!(!user.contains("{{"), "{}: {user}", agent.prompt_type);
+                    assert!(
+                        agent
+                            .input_slots
+                            .iter()
+                            .any(|name| user.contains(&format!("TEXT OF {name}"))),
+                        "{}/{} injects none of its inputs",
+                        recipe.recipe_id,
+                        agent.step_id
+                    );
+                    assembled += 1;
+                }
+            }
+        }
+        assert!(assembled >= 3 * 18, "{assembled}");
+    }
+}

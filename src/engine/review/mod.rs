@@ -70,7 +70,7 @@ impl FollowLoop for ReviewState {
     fn note(&mut self, stage: Stage, next: &Next) {
         match (stage, next) {
             (_, Next::Stop(stop)) => {
-                self.outcome = stop.outcome.clone();
+                self.outcome = stop.outcome;
                 self.reason = Some(stop.reason.clone());
                 self.subtasks.clone_from(&stop.subtasks);
             }

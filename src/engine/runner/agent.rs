@@ -1,5 +1,5 @@
 //! The agent step: the prompt assembled from the step's input slots, the
-//! v0.1 task packet written before the model is asked, the model call, the
+//! task packet written before the model is asked, the model call, the
 //! reply held to its output contract (asked again at most
 //! [`CONTRACT_RETRIES`] times with the error quoted, then STOP_HOOK), and
 //! the signed agent receipt.
@@ -141,7 +141,7 @@ impl Runner {
         let assembly = self
             .prompts
             .build(
-                step,
+                step.prompt_step(),
                 &PromptInputs {
                     task_description: &manifest.task.description,
                     task_args: &manifest.task.initial_args,
@@ -347,7 +347,7 @@ struct Asking<'a> {
     reuse_key: Option<String>,
 }
 
-/// The v0.1 task packet of an agent step: what it is asked, on which
+/// The task packet of an agent step: what it is asked, on which
 /// inputs, under which constraints and contract, and who gets it next.
 fn agent_packet(
     step: &AgentStep,
@@ -366,6 +366,7 @@ fn agent_packet(
     let args = &manifest.task.initial_args;
     let arg = |name: &str| args.get(name).and_then(Value::as_str).map(str::to_owned);
     Packet {
+        version: Some(audit::CONTRACT_VERSION.to_owned()),
         packet_id: new_id("pkt_"),
         parent_issue_id: manifest.run_id.clone(),
         parent_packet_id: None,
@@ -535,6 +536,7 @@ impl ReceiptDraft<'_> {
             );
         }
         let mut receipt = AgentReceipt {
+            version: Some(audit::CONTRACT_VERSION.to_owned()),
             receipt_id: new_id("arcpt_"),
             packet_id: self.packet.packet_id.clone(),
             issue_id: self.manifest.run_id.clone(),

@@ -206,7 +206,6 @@ impl Runner {
         std::fs::create_dir_all(&staging.dir)?;
         let created = now();
         let manifest = RunManifest {
-            version: super::store::RUN_FORMAT_VERSION,
             run_id,
             recipe_id: recipe.recipe_id.clone(),
             session_id: plan

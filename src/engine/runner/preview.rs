@@ -133,7 +133,7 @@ impl Runner {
         let model = model.or(target.as_ref().map(|target| target.model.as_str()));
         self.prompts
             .build(
-                step,
+                step.prompt_step(),
                 &PromptInputs {
                     task_description: &description,
                     task_args: &args,

@@ -11,7 +11,7 @@ use super::{RunError, Runner};
 use crate::engine::receipts::{self, SigningKey, ToolReceipt};
 use crate::engine::recipe::Recipe;
 use crate::engine::review::{FollowLoop, Next, ReviewState, Schedule};
-use crate::engine::store::{Cache, CacheSlot, RunFiles, RunManifest, StepRecord};
+use crate::engine::store::{self, Cache, CacheSlot, RunFiles, RunManifest, StepRecord};
 
 impl Runner {
     /// Reads what a run finished before: the steps in steps.jsonl that
@@ -96,9 +96,8 @@ impl Runner {
         }
         let clean: String = kept
             .iter()
-            .map(|record| serde_json::to_string(record).map(|line| line + "\n"))
-            .collect::<Result<_, _>>()
-            .map_err(std::io::Error::other)?;
+            .map(store::step_line)
+            .collect::<Result<_, _>>()?;
         if clean != raw && !(raw.is_empty() && kept.is_empty()) {
             self.disk.write_atomic(&files.steps(), clean.as_bytes())?;
         }

@@ -343,7 +343,13 @@ pub(super) fn resume(
     let mut runner = editor_engine(context);
     let manifest = RunFiles::new(runner.workspace.root(), run_id)
         .read_manifest()
-        .map_err(|_| invalid(format!("no run `{run_id}` in this workspace")))?;
+        .map_err(|error| {
+            if error.is_missing() {
+                invalid(format!("no run `{run_id}` in this workspace"))
+            } else {
+                invalid(error.to_string())
+            }
+        })?;
     // A failed or cancelled run goes on from its first unfinished step.
     if manifest.status == RunStatus::Done {
         return Err(invalid(

@@ -9,10 +9,9 @@ use serde_json::{Map, Value};
 mod review;
 
 use super::file::{GATES_STEP, default_review_id};
-use super::{ARCHETYPES, DOD_CHECKS, RecipeError, RecipeRule, TASK_FIELDS};
+use super::{ARCHETYPES, DOD_CHECKS, RecipeError, RecipeRule, TASK_FIELDS, TaskPattern};
 use crate::engine::prompts::{self, Prompts};
 use crate::engine::refs::RefPath;
-use crate::engine::router::TaskPattern;
 use crate::engine::tools::TOOLS;
 
 /// Collects the errors of one recipe file.

@@ -7,19 +7,25 @@
 //! fsynced, then renamed over it (and the folder fsynced), so a reader or a
 //! crash sees the old file or the new one, never half of one. An append that
 //! fails is truncated back, so `steps.jsonl` never keeps half a line.
+//!
+//! The types here are the domain's; [`wire`] holds the only types serde
+//! reads and writes for these files, with the format's version.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::{Map, Value};
+
+pub mod wire;
+
+pub use wire::RUN_FORMAT_VERSION;
 
 pub const RUNS_DIR: &str = ".control-room/runs";
 
 pub use crate::storage::{Disk, read_jsonl};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RunStatus {
     Pending,
     Running,
@@ -47,8 +53,8 @@ impl RunStatus {
     }
 }
 
-/// `task` in run.json.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// What a run was asked to do (`task` in run.json).
+#[derive(Clone, Debug, PartialEq)]
 pub struct RunTask {
     pub description: String,
     pub session_plan_task_id: Option<u64>,
@@ -56,8 +62,7 @@ pub struct RunTask {
 }
 
 /// Why the loop ended a run, as run.json's `review` keeps it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Outcome {
     /// Still going.
     Reviewing,
@@ -71,13 +76,11 @@ pub enum Outcome {
 }
 
 /// run.json's `review`: the loop's iterations and how it ended.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ReviewState {
     pub iterations: u32,
     pub outcome: Outcome,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub subtasks: Vec<String>,
 }
 
@@ -100,7 +103,7 @@ impl Default for ReviewState {
 
 /// The writer's text of a scene at one moment: its SHA-256, or `None` when
 /// there was no such file.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SceneMark {
     pub sha256: Option<String>,
 }
@@ -118,20 +121,9 @@ impl SceneMark {
     }
 }
 
-/// The version of run.json's format this build writes. A file without a
-/// version is read as version 1 (the format before the field was added).
-pub const RUN_FORMAT_VERSION: u32 = 1;
-
-fn run_format_v1() -> u32 {
-    1
-}
-
-/// run.json: the wire format of a run's manifest.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// A run's manifest, as run.json keeps it ([`wire::RunJson`] on disk).
+#[derive(Clone, Debug, PartialEq)]
 pub struct RunManifest {
-    /// The format's version ([`RUN_FORMAT_VERSION`] when written).
-    #[serde(default = "run_format_v1")]
-    pub version: u32,
     pub run_id: String,
     pub recipe_id: String,
     pub session_id: String,
@@ -146,20 +138,17 @@ pub struct RunManifest {
     pub phase: Option<String>,
     pub error: Option<String>,
     /// The review loop's iterations and outcome, for a recipe with one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub review: Option<ReviewState>,
     /// The scene the run writes, as the writer's text stood when the run
     /// was created; delivery compares it with the text at the end.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scene: Option<SceneMark>,
     /// Started to ask the model afresh (`--fresh`): no step reuses an
     /// earlier identical request's artifact, resumed or not.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub fresh: bool,
 }
 
-/// One line of steps.jsonl.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// A completed step, as one line of steps.jsonl keeps it.
+#[derive(Clone, Debug, PartialEq)]
 pub struct StepRecord {
     pub step_index: usize,
     pub step_id: String,
@@ -178,9 +167,8 @@ pub struct StepRecord {
     pub error: Option<String>,
 }
 
-/// One slot of cache.json.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "lowercase")]
+/// A step's output in its named slot, as cache.json keeps it.
+#[derive(Clone, Debug, PartialEq)]
 pub enum CacheSlot {
     /// A tool's output, which lives in its receipt.
     Pointer {
@@ -259,43 +247,59 @@ impl RunFiles {
         self.dir.join("cancel")
     }
 
+    /// Reads run.json: a file without a version is version 1; one of a
+    /// version this build does not know is an error naming both versions.
     pub fn read_manifest(&self) -> Result<RunManifest, RunFileError> {
         let path = self.manifest();
         let text = std::fs::read_to_string(&path).map_err(|error| RunFileError::Unreadable {
             path: path.clone(),
             error,
         })?;
-        serde_json::from_str(&text).map_err(|error| RunFileError::Damaged { path, error })
+        wire::read_manifest(&text).map_err(|error| match error {
+            wire::ReadError::Damaged(error) => RunFileError::Damaged { path, error },
+            wire::ReadError::Version(found) => RunFileError::Version { path, found },
+        })
     }
 
     pub fn read_cache(&self) -> Result<Cache, RunFileError> {
         let path = self.cache();
         match std::fs::read_to_string(&path) {
-            Ok(text) => {
-                serde_json::from_str(&text).map_err(|error| RunFileError::Damaged { path, error })
-            }
+            Ok(text) => serde_json::from_str(&text)
+                .map(wire::cache_of)
+                .map_err(|error| RunFileError::Damaged { path, error }),
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(Cache::new()),
             Err(error) => Err(RunFileError::Unreadable { path, error }),
         }
     }
 
+    /// The lines of steps.jsonl that parse (a torn last line is skipped).
     pub fn read_steps(&self) -> Vec<StepRecord> {
-        read_jsonl(&self.steps())
+        read_jsonl::<wire::StepLine>(&self.steps())
+            .into_iter()
+            .map(StepRecord::from)
+            .collect()
     }
 
     pub fn write_manifest(&self, disk: &Disk, manifest: &RunManifest) -> std::io::Result<()> {
-        disk.write_atomic(&self.manifest(), &pretty(manifest)?)
+        disk.write_atomic(&self.manifest(), &pretty(&wire::RunJson::from(manifest))?)
     }
 
     pub fn write_cache(&self, disk: &Disk, cache: &Cache) -> std::io::Result<()> {
-        disk.write_atomic(&self.cache(), &pretty(cache)?)
+        disk.write_atomic(&self.cache(), &pretty(&wire::cache_json(cache))?)
     }
 
     pub fn append_step(&self, disk: &Disk, step: &StepRecord) -> std::io::Result<()> {
-        let mut line = serde_json::to_vec(step).map_err(std::io::Error::other)?;
-        line.push(b'\n');
+        let line = step_line(step)?.into_bytes();
         disk.append_line(&self.steps(), &line)
     }
+}
+
+/// The line of steps.jsonl that keeps `step`, with its newline.
+pub fn step_line(step: &StepRecord) -> std::io::Result<String> {
+    let mut line =
+        serde_json::to_string(&wire::StepLine::from(step)).map_err(std::io::Error::other)?;
+    line.push('\n');
+    Ok(line)
 }
 
 /// Why a run's file could not be read. The message names the file; the
@@ -313,6 +317,30 @@ pub enum RunFileError {
         path: PathBuf,
         error: serde_json::Error,
     },
+    #[error("{}", version_message(path, *found))]
+    Version { path: PathBuf, found: u32 },
+}
+
+impl RunFileError {
+    /// Whether the file is not there at all (no such run), rather than
+    /// there and unreadable, damaged or of another version.
+    pub fn is_missing(&self) -> bool {
+        matches!(self, RunFileError::Unreadable { error, .. } if error.kind() == std::io::ErrorKind::NotFound)
+    }
+}
+
+fn version_message(path: &Path, found: u32) -> String {
+    if found > RUN_FORMAT_VERSION {
+        format!(
+            "{} is in run format version {found}, newer than version {RUN_FORMAT_VERSION}, the newest this build reads; open it with a newer control-room",
+            path.display()
+        )
+    } else {
+        format!(
+            "{} is in run format version {found}, which no control-room writes (this build reads versions 1 to {RUN_FORMAT_VERSION})",
+            path.display()
+        )
+    }
 }
 
 fn pretty(value: &impl Serialize) -> std::io::Result<Vec<u8>> {
@@ -321,7 +349,6 @@ fn pretty(value: &impl Serialize) -> std::io::Result<Vec<u8>> {
     Ok(bytes)
 }
 
-/// Every run under the workspace, newest first.
 /// How a run is shown: its status, or `interrupted` for a run that is not
 /// finished and that no process is running (its process was stopped or
 /// killed): it can be resumed.
@@ -333,6 +360,7 @@ pub fn shown_status(root: &Path, manifest: &RunManifest) -> &'static str {
     }
 }
 
+/// Every run under the workspace that this build can read, newest first.
 pub fn list_runs(root: &Path) -> Vec<RunManifest> {
     let Ok(entries) = std::fs::read_dir(root.join(RUNS_DIR)) else {
         return Vec::new();
@@ -360,18 +388,41 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_run_json_from_before_the_version_field_reads_as_version_1_and_is_written_with_it() {
-        let old = serde_json::json!({
-            "run_id": "run_aaaaaaaaaaaa", "recipe_id": "r", "session_id": "sess_aaaaaaaaaaaa",
-            "status": "done", "created_at": "t0", "updated_at": "t1", "completed_at": "t1",
-            "task": {"description": "x", "session_plan_task_id": null, "initial_args": {}},
-            "current_step_index": 1, "total_steps": 1, "phase": null, "error": null,
-        });
-        let manifest: RunManifest = serde_json::from_value(old).unwrap();
-        assert_eq!(manifest.version, 1);
-        assert_eq!(manifest.scene, None);
-        let written = serde_json::to_value(&manifest).unwrap();
-        assert_eq!(written["version"], RUN_FORMAT_VERSION);
-        assert!(written.get("scene").is_none(), "{written}");
+    fn a_run_json_of_a_newer_version_is_an_error_naming_the_file_and_both_versions() {
+        let dir = tempfile::tempdir().unwrap();
+        let files = RunFiles::new(dir.path(), "run_aaaaaaaaaaaa");
+        std::fs::create_dir_all(&files.dir).unwrap();
+        std::fs::write(
+            files.manifest(),
+            r#"{"version": 7, "run": {"id": "run_aaaaaaaaaaaa"}}"#,
+        )
+        .unwrap();
+        let error = files.read_manifest().unwrap_err();
+        assert!(
+            matches!(error, RunFileError::Version { found: 7, .. }),
+            "{error:?}"
+        );
+        let message = error.to_string();
+        assert!(
+            message.contains(&files.manifest().display().to_string())
+                && message.contains("version 7")
+                && message.contains(&format!("version {RUN_FORMAT_VERSION}")),
+            "{message}"
+        );
+        // Not among the runs this build lists, rather than misread.
+        assert!(list_runs(dir.path()).is_empty());
+    }
+
+    #[test]
+    fn a_run_json_of_version_0_is_refused_too() {
+        let dir = tempfile::tempdir().unwrap();
+        let files = RunFiles::new(dir.path(), "run_aaaaaaaaaaaa");
+        std::fs::create_dir_all(&files.dir).unwrap();
+        std::fs::write(files.manifest(), r#"{"version": 0}"#).unwrap();
+        let message = files.read_manifest().unwrap_err().to_string();
+        assert!(
+            message.contains("version 0, which no control-room writes"),
+            "{message}"
+        );
     }
 }
