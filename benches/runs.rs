@@ -15,6 +15,13 @@
 //!   character name in an open scene while three runs are in flight, each
 //!   waiting on its model request ≤ 10 ms median.
 //!
+//! - `runs/streamed_first_words`: a second server whose planner streams its
+//!   brief at 50 tokens a second (a word every 20 ms); from the fake server
+//!   sending the first word to the editor receiving the `$/progress` report
+//!   that shows it ≤ 100 ms. Each iteration also times every word after it,
+//!   from its chunk being sent to the report that counts it, printed as
+//!   `runs/streamed_chunk_to_report` (target ≤ 5 ms median).
+//!
 //! Besides criterion's own figures, each benchmark prints the median and p99
 //! of its individual iterations.
 //!
@@ -298,11 +305,88 @@ fn hover_with_runs_in_flight(c: &mut Criterion, setup: &mut Setup) {
     }
 }
 
+/// The words the planner streams in the streaming benchmark.
+const STREAMED_WORDS: usize = 40;
+
+/// Targets 3 and 4: a streamed reply's words reach the editor's progress.
+fn streamed_words(c: &mut Criterion) {
+    let (_dir, root) = example_copy();
+    let model = FakeModelServer::start();
+    let brief = "POV: Kael ".repeat(STREAMED_WORDS / 2);
+    model.on(
+        "<current_step>brief (planner)</current_step>",
+        vec![Answer::Paced(brief, Duration::from_millis(20))],
+    );
+    model.on("", vec![Answer::Hang]);
+    std::fs::write(
+        root.join("control-room.toml"),
+        format!(
+            "[llm]\nprovider = \"openai\"\nbase_url = \"{}\"\nmodel = \"llama3.1:8b\"\nmax_retries = 0\ntimeout_s = 3600\n",
+            model.url
+        ),
+    )
+    .unwrap();
+    let mut client = Client::spawn(&[]);
+    client.initialize(
+        &root,
+        json!({"window": {"workDoneProgress": true}, "workspace": {"workspaceEdit": {"documentChanges": true, "resourceOperations": ["create"]}}}),
+    );
+    client.wait_for_index();
+    let words_of = |message: &Value, token: &str| -> Option<usize> {
+        if !is_progress(message, token, "report") {
+            return None;
+        }
+        let text = message["params"]["value"]["message"].as_str()?;
+        let (_, rest) = text.split_once("brief: ")?;
+        rest.split_once(" words")?.0.parse().ok()
+    };
+    let mut first: Vec<Duration> = Vec::new();
+    let mut each: Vec<Duration> = Vec::new();
+    let mut next_scene = 0;
+    let mut group = c.benchmark_group("runs");
+    group.sampling_mode(SamplingMode::Flat);
+    group.sample_size(10);
+    group.bench_function("streamed_first_words", |b| {
+        b.iter_custom(|iterations| {
+            let mut total = Duration::ZERO;
+            for _ in 0..iterations {
+                let scene = SCENES[next_scene % SCENES.len()];
+                next_scene += 1;
+                let before = model.sent().len();
+                let token = start_run(&mut client, scene);
+                // Every report of the brief's words, timed as it arrives.
+                let mut arrived: Vec<(usize, Instant)> = Vec::new();
+                while arrived
+                    .last()
+                    .is_none_or(|(words, _)| *words < STREAMED_WORDS)
+                {
+                    let message = client.wait_for(|m| words_of(m, &token).is_some());
+                    arrived.push((words_of(&message, &token).unwrap(), Instant::now()));
+                }
+                let sent = model.sent();
+                let sent = &sent[before..];
+                let latency = |(words, at): &(usize, Instant)| at.duration_since(sent[words - 1]);
+                let first_words = latency(&arrived[0]);
+                first.push(first_words);
+                total += first_words;
+                each.extend(arrived[1..].iter().map(latency));
+                cancel(&mut client, &token);
+            }
+            total
+        });
+    });
+    group.finish();
+    print_quantiles("runs/streamed_first_words", &mut first);
+    print_quantiles("runs/streamed_chunk_to_report", &mut each);
+    client.shutdown();
+}
+
 fn benches(c: &mut Criterion) {
     let mut setup = setup();
     first_progress_report(c, &mut setup);
     hover_with_runs_in_flight(c, &mut setup);
     setup.client.shutdown();
+    streamed_words(c);
 }
 
 criterion_group!(runs, benches);

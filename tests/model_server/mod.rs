@@ -86,6 +86,8 @@ struct Shared {
     received: Mutex<Vec<Received>>,
     /// Hung requests, and streams cut short, whose client went away.
     dropped: AtomicUsize,
+    /// When each streamed event was handed to the connection.
+    sent: Mutex<Vec<Instant>>,
 }
 
 /// Counts a stream as dropped when it goes before its last event.
@@ -152,6 +154,11 @@ impl FakeModelServer {
 
     pub fn dropped(&self) -> usize {
         self.shared.dropped.load(Ordering::SeqCst)
+    }
+
+    /// When each event of every stream so far was sent, in order.
+    pub fn sent(&self) -> Vec<Instant> {
+        self.shared.sent.lock().unwrap().clone()
     }
 }
 
@@ -273,6 +280,7 @@ fn stream(
                 tokio::time::sleep(every).await;
             }
             guard.finished = events.peek().is_none();
+            guard.shared.sent.lock().unwrap().push(Instant::now());
             Some((
                 Ok::<_, std::convert::Infallible>(event),
                 (events, false, guard),
