@@ -162,20 +162,32 @@ pub struct Written<'a> {
 /// Told how a reply grows as the model writes it.
 pub type OnText<'a> = dyn Fn(Written<'_>) + Send + Sync + 'a;
 
+/// Who is told how a reply grows, if anyone.
+pub type Listener<'a> = Option<&'a OnText<'a>>;
+
 /// A language model, as the step runner sees it. Dropping the future cancels
 /// the call.
 pub trait Model: Send + Sync {
-    fn complete<'a>(&'a self, request: &'a ModelRequest) -> Completion<'a>;
+    /// Asks `request`, telling `on_text` (when given) how the reply grows
+    /// as it is written, where the model streams.
+    fn ask<'a>(
+        &'a self,
+        request: &'a ModelRequest,
+        on_text: Option<&'a OnText<'a>>,
+    ) -> Completion<'a>;
 
-    /// [`Model::complete`], telling `on_text` the reply so far as it is
+    fn complete<'a>(&'a self, request: &'a ModelRequest) -> Completion<'a> {
+        self.ask(request, None)
+    }
+
+    /// [`Model::complete`], telling `on_text` how the reply grows as it is
     /// written, where the model streams (otherwise nothing until the end).
     fn complete_streaming<'a>(
         &'a self,
         request: &'a ModelRequest,
         on_text: &'a OnText<'a>,
     ) -> Completion<'a> {
-        let _ = on_text;
-        self.complete(request)
+        self.ask(request, Some(on_text))
     }
 
     /// The provider and model `archetype`'s steps go to, when known.
@@ -289,7 +301,7 @@ impl ScriptedModel {
 }
 
 impl Model for ScriptedModel {
-    fn complete<'a>(&'a self, request: &'a ModelRequest) -> Completion<'a> {
+    fn ask<'a>(&'a self, request: &'a ModelRequest, _on_text: Listener<'a>) -> Completion<'a> {
         Box::pin(async move {
             let scripted =
                 self.replies

@@ -15,8 +15,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::engine::model::{
-    Actor, Completion, Decoding, Message, Model, ModelError, ModelReply, ModelRequest, ModelTarget,
-    OnText,
+    Actor, Completion, Decoding, Listener, Message, Model, ModelError, ModelReply, ModelRequest,
+    ModelTarget,
 };
 use crate::storage::Disk;
 use crate::storage::sha256_hex;
@@ -122,11 +122,7 @@ impl Recording {
 }
 
 impl Recording {
-    fn record<'a>(
-        &'a self,
-        request: &'a ModelRequest,
-        on_text: Option<&'a OnText<'a>>,
-    ) -> Completion<'a> {
+    fn record<'a>(&'a self, request: &'a ModelRequest, on_text: Listener<'a>) -> Completion<'a> {
         Box::pin(async move {
             let reply = match on_text {
                 Some(on_text) => self.inner.complete_streaming(request, on_text).await?,
@@ -170,16 +166,8 @@ impl Recording {
 }
 
 impl Model for Recording {
-    fn complete<'a>(&'a self, request: &'a ModelRequest) -> Completion<'a> {
-        self.record(request, None)
-    }
-
-    fn complete_streaming<'a>(
-        &'a self,
-        request: &'a ModelRequest,
-        on_text: &'a OnText<'a>,
-    ) -> Completion<'a> {
-        self.record(request, Some(on_text))
+    fn ask<'a>(&'a self, request: &'a ModelRequest, on_text: Listener<'a>) -> Completion<'a> {
+        self.record(request, on_text)
     }
 
     fn target(&self, archetype: &str) -> Option<ModelTarget> {
@@ -261,7 +249,7 @@ impl Replay {
 }
 
 impl Model for Replay {
-    fn complete<'a>(&'a self, request: &'a ModelRequest) -> Completion<'a> {
+    fn ask<'a>(&'a self, request: &'a ModelRequest, _on_text: Listener<'a>) -> Completion<'a> {
         Box::pin(async move {
             let (reply, requested) = self.find(request).ok_or_else(|| {
                 ModelError::failed(format!(

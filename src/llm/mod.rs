@@ -29,7 +29,8 @@ use std::time::Duration;
 pub use config::{EndpointConfig, LlmConfig, Provider, StructuredOutput};
 
 use crate::engine::model::{
-    Actor, Completion, Decoding, Model, ModelError, ModelReply, ModelRequest, ModelTarget, OnText,
+    Actor, Completion, Decoding, Listener, Model, ModelError, ModelReply, ModelRequest,
+    ModelTarget, OnText,
 };
 
 /// Why no model could be built from the `[llm]` settings. Errors of other
@@ -425,11 +426,7 @@ fn calls_at_once(base_url: &str) -> usize {
 }
 
 impl HttpModel {
-    fn call<'a>(
-        &'a self,
-        request: &'a ModelRequest,
-        on_text: Option<&'a OnText<'a>>,
-    ) -> Completion<'a> {
+    fn call<'a>(&'a self, request: &'a ModelRequest, on_text: Listener<'a>) -> Completion<'a> {
         let endpoint = self
             .agents
             .get(&request.agent_archetype)
@@ -452,16 +449,8 @@ impl HttpModel {
 }
 
 impl Model for HttpModel {
-    fn complete<'a>(&'a self, request: &'a ModelRequest) -> Completion<'a> {
-        self.call(request, None)
-    }
-
-    fn complete_streaming<'a>(
-        &'a self,
-        request: &'a ModelRequest,
-        on_text: &'a OnText<'a>,
-    ) -> Completion<'a> {
-        self.call(request, Some(on_text))
+    fn ask<'a>(&'a self, request: &'a ModelRequest, on_text: Listener<'a>) -> Completion<'a> {
+        self.call(request, on_text)
     }
 
     fn target(&self, archetype: &str) -> Option<ModelTarget> {
