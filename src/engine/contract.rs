@@ -245,6 +245,10 @@ fn check_prose(
         checks,
     )?;
     let text = parsed.prose().trim().to_owned();
+    if let Some(message) = talk_not_prose(&text) {
+        checks.push(Check::new("prose", false, &message));
+        return Err(Violation::Contract(message));
+    }
     if text.is_empty() {
         let message = "the reply has no prose: put the text inside <content_update target=\"…\">…</content_update> or reply with the prose alone, outside <thinking>".to_owned();
         checks.push(Check::new("xml_protocol", false, &message));
@@ -265,6 +269,130 @@ fn check_prose(
         warnings: parsed.warnings,
         actions: parsed.actions,
     })
+}
+
+/// How a model begins when it talks about the task instead of doing it.
+const REFUSALS: [&str; 8] = [
+    "i'm sorry",
+    "i am sorry",
+    "as an ai",
+    "as a language model",
+    "i cannot",
+    "i can't",
+    "i'm unable",
+    "i am unable",
+];
+
+/// Why a prose reply is talk rather than the prose asked for, if it is.
+fn talk_not_prose(text: &str) -> Option<String> {
+    let lower = text.trim_start().to_lowercase();
+    REFUSALS
+        .iter()
+        .any(|opening| lower.starts_with(opening))
+        .then(|| {
+            let begins: String = text.chars().take(80).collect();
+            format!("the reply talks about the task instead of doing it; it begins: {begins}")
+        })
+}
+
+/// How the prompt's own scaffolding begins: canon cards, outline beats,
+/// headings. A reply line that is one of these, word for word, was copied;
+/// a line of the writer's prose given as input and kept by a revision was
+/// not.
+const SCAFFOLDING: [&str; 12] = [
+    "■",
+    "#",
+    "beat:",
+    "scene ",
+    "canon cards",
+    "previous:",
+    "next:",
+    "summary:",
+    "aliases:",
+    "status:",
+    "eyes:",
+    "conflicts with canon",
+];
+
+/// Why a prose reply is an echo of its prompt rather than an answer, if it
+/// is: it begins with the task's own words, or most of its lines (three at
+/// least, of 20 characters or more) are the prompt's instructions or its
+/// scaffolding (cards, beats, headings), word for word. The writer's own
+/// text in the prompt does not count: a revision keeps much of it.
+pub fn echo_of_prompt(text: &str, prompt: &[crate::engine::model::Message]) -> Option<String> {
+    let system: String = prompt
+        .iter()
+        .filter(|message| message.role == crate::engine::model::Role::System)
+        .map(|message| message.content.as_str())
+        .collect::<Vec<_>>()
+        .join("\n");
+    let asked: String = prompt
+        .iter()
+        .map(|message| message.content.as_str())
+        .collect::<Vec<_>>()
+        .join("\n");
+    let copied_line = |line: &str| {
+        let lower = line.to_lowercase();
+        system.contains(line)
+            || (asked.contains(line) && SCAFFOLDING.iter().any(|mark| lower.starts_with(mark)))
+    };
+    let first = text.lines().find(|line| !line.trim().is_empty())?.trim();
+    let lower = first.to_lowercase();
+    if lower.starts_with("draft the scene") || lower.starts_with("draft a scene from outline") {
+        return Some(format!(
+            "the reply repeats the task (“{}”) instead of doing it",
+            crate::text::clip(first, 80)
+        ));
+    }
+    let lines: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|line| line.chars().count() >= 20)
+        .collect();
+    let copied = lines.iter().filter(|line| copied_line(line)).count();
+    (copied >= 3 && copied * 5 >= lines.len() * 3).then(|| {
+        format!(
+            "the reply copies its prompt instead of answering it: {copied} of its {} lines stand word for word in the prompt",
+            lines.len()
+        )
+    })
+}
+
+/// A reply the server cut off at its length limit breaks its contract (a
+/// check the receipt keeps): it is asked again, for less, and never
+/// accepted as finished.
+pub fn finished(
+    reply: &crate::engine::model::ModelReply,
+    checks: &mut Vec<Check>,
+) -> Result<(), Violation> {
+    match reply.cut_off_message() {
+        Some(message) => {
+            checks.push(Check {
+                check: "finished".into(),
+                passed: false,
+                detail: message.clone(),
+            });
+            Err(Violation::Contract(format!(
+                "{message}; answer again, much shorter: only what was asked"
+            )))
+        }
+        None => Ok(()),
+    }
+}
+
+/// [`echo_of_prompt`] as a check: a broken contract when the reply echoes.
+pub fn not_an_echo(
+    text: &str,
+    prompt: &[crate::engine::model::Message],
+    checks: &mut Vec<Check>,
+) -> Result<(), Violation> {
+    match echo_of_prompt(text, prompt) {
+        Some(message) => {
+            checks.push(Check::new("prose", false, &message));
+            Err(Violation::Contract(message))
+        }
+        None => Ok(()),
+    }
 }
 
 fn check_json(
@@ -488,5 +616,75 @@ mod tests {
             ),
             Err(Violation::Contract(_))
         ));
+    }
+
+    #[test]
+    fn a_draft_in_an_unclosed_markdown_fence_after_a_preamble_is_read_as_its_prose() {
+        let prose = "The tide had left the yard strewn with wrack. Kael walked to the gate.\n\n\"Open it,\" Ysolde said.";
+        let reply = format!("Here is the scene you asked for:\n```markdown\n{prose}\n");
+        let mut checks = Vec::new();
+        let accepted = check_reply(&reply, Output::Prose, None, &guard(), &mut checks).unwrap();
+        assert_eq!(accepted.text, prose, "the gates see the prose, all of it");
+        let closed =
+            format!("Sure! Here it is:\n\n~~~\n{prose}\n~~~\n\nI hope this captures the mood.");
+        let accepted =
+            check_reply(&closed, Output::Prose, None, &guard(), &mut Vec::new()).unwrap();
+        assert_eq!(accepted.text, prose);
+    }
+
+    #[test]
+    fn a_line_that_introduces_the_prose_and_one_that_comments_on_it_are_dropped() {
+        let reply = "Here is the scene:\nThe gate stood open.\n\nKael went through.\n\nLet me know if you want changes.";
+        let accepted = check_reply(reply, Output::Prose, None, &guard(), &mut Vec::new()).unwrap();
+        assert_eq!(accepted.text, "The gate stood open.\n\nKael went through.");
+        // A first line of prose that happens to end in a colon stays.
+        let reply = "She said only this:\n\"Bar the gate.\"";
+        let accepted = check_reply(reply, Output::Prose, None, &guard(), &mut Vec::new()).unwrap();
+        assert_eq!(accepted.text, reply);
+    }
+
+    #[test]
+    fn a_reply_that_talks_about_the_task_is_a_broken_contract() {
+        let mut checks = Vec::new();
+        let result = check_reply(
+            "I'm sorry, but I can't write that scene without more context.",
+            Output::Prose,
+            None,
+            &guard(),
+            &mut checks,
+        );
+        assert!(
+            matches!(result, Err(Violation::Contract(message)) if message.contains("talks about the task"))
+        );
+        assert!(
+            checks
+                .iter()
+                .any(|check| check.check == "prose" && !check.passed)
+        );
+    }
+
+    #[test]
+    fn a_reply_that_echoes_its_prompt_is_caught_and_prose_is_not() {
+        use crate::engine::model::Message;
+        let prompt = [
+            Message::system("You are the writer."),
+            Message::user(
+                "Draft the scene SCN-the-reckoning.\nBeat: Ysolde answers for the barred gate, and Kael takes the road back.\n■ Kael Maren (character, Compendium/Characters/CHAR-kael-maren.md)\n  summary: A warden of the salt road, one of the last still walking it.\n  eyes: grey; hair: black; age: 34 and more",
+            ),
+        ];
+        let echo = "Draft the scene SCN-the-reckoning.\nThe tide rose.";
+        assert!(
+            echo_of_prompt(echo, &prompt)
+                .unwrap()
+                .contains("repeats the task")
+        );
+        let copied = "Beat: Ysolde answers for the barred gate, and Kael takes the road back.\n■ Kael Maren (character, Compendium/Characters/CHAR-kael-maren.md)\nsummary: A warden of the salt road, one of the last still walking it.\nThe sea.";
+        assert!(
+            echo_of_prompt(copied, &prompt)
+                .unwrap()
+                .contains("3 of its 3 lines")
+        );
+        let prose = "Ysolde stood at the barred gate with the keys at her throat.\nKael did not look at her.\nThe road back to the ninth waystone was long and wet and his.";
+        assert_eq!(echo_of_prompt(prose, &prompt), None);
     }
 }

@@ -97,7 +97,8 @@ impl Post<'_> {
         ModelError::Failed(redact(&message, &secrets).into_owned())
     }
 
-    async fn once(&self) -> Result<Option<Value>, Failure> {
+    /// Sends the request and waits for the response's head.
+    async fn dispatch(&self) -> Result<reqwest::Response, Failure> {
         let mut request = self.http.post(&self.url).json(self.body);
         if self.stream.is_none() {
             request = request.timeout(self.timeout);
@@ -118,30 +119,29 @@ impl Post<'_> {
                 }
             },
         };
-        let response = match sent {
-            Ok(response) => response,
-            Err(error) if error.is_timeout() => {
-                return Err(Failure::Final(format!(
-                    "the model server at {shown} did not answer within {} s (timeout_s)",
-                    self.timeout.as_secs_f64()
-                )));
-            }
-            Err(error) if error.is_connect() => {
-                return Err(Failure::Retry {
-                    message: format!("no model server at {shown}: {}", self.unreachable_hint),
-                    after: None,
-                });
-            }
-            Err(error) => {
-                return Err(Failure::Retry {
-                    message: format!(
-                        "the connection to the model server at {shown} failed: {}",
-                        without_url(&error)
-                    ),
-                    after: None,
-                });
-            }
-        };
+        match sent {
+            Ok(response) => Ok(response),
+            Err(error) if error.is_timeout() => Err(Failure::Final(format!(
+                "the model server at {shown} did not answer within {} s (timeout_s)",
+                self.timeout.as_secs_f64()
+            ))),
+            Err(error) if error.is_connect() => Err(Failure::Retry {
+                message: format!("no model server at {shown}: {}", self.unreachable_hint),
+                after: None,
+            }),
+            Err(error) => Err(Failure::Retry {
+                message: format!(
+                    "the connection to the model server at {shown} failed: {}",
+                    without_url(&error)
+                ),
+                after: None,
+            }),
+        }
+    }
+
+    async fn once(&self) -> Result<Option<Value>, Failure> {
+        let shown = self.shown_url;
+        let response = self.dispatch().await?;
         let status = response.status();
         let streamed = response
             .headers()

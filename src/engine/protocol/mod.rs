@@ -59,7 +59,7 @@ use std::borrow::Cow;
 
 use lex::lex;
 use reader::{Piece, Reader};
-use text::{join_pieces, strip_outer_fence};
+use text::{join_pieces, strip_chatter, strip_outer_fence, unwrap_fenced_prose};
 use thinking::{Until, remove_thinking, scrub, unwrap_message};
 
 /// An agent's reply read through the XML output protocol.
@@ -177,6 +177,12 @@ impl ParsedReply {
     /// The prose a prose step produces: the content updates' text (joined by a blank line, in order) if any, else the message. Never contains thinking.
     ///
     /// Content updates with empty content do not count.
+    ///
+    /// Prose a model put in a code fence anywhere in it (closed or not) is
+    /// taken out of the fence, the text around the fence dropped; a line
+    /// that only introduces the prose ("Here is the scene:") and a last
+    /// paragraph that only comments on it ("I hope this captures…") are
+    /// dropped too.
     pub fn prose(&self) -> Cow<'_, str> {
         let contents: Vec<&str> = self
             .content_updates
@@ -184,10 +190,18 @@ impl ParsedReply {
             .map(|update| update.content.as_str())
             .filter(|content| !content.is_empty())
             .collect();
-        match contents.as_slice() {
-            [] => Cow::Borrowed(&self.message),
-            [only] => Cow::Borrowed(only),
+        let joined = match contents.as_slice() {
+            [] => Cow::Borrowed(self.message.as_str()),
+            [only] => Cow::Borrowed(*only),
             _ => Cow::Owned(contents.join("\n\n")),
+        };
+        let unfenced = match unwrap_fenced_prose(&joined) {
+            Some((inside, _)) if !inside.is_empty() => Cow::Owned(inside),
+            _ => joined,
+        };
+        match unfenced {
+            Cow::Borrowed(text) => Cow::Borrowed(strip_chatter(text)),
+            Cow::Owned(text) => Cow::Owned(strip_chatter(&text).to_owned()),
         }
     }
 

@@ -208,7 +208,7 @@ impl Runner {
                 () = cancel.cancelled() => return Err(StepFailure::Cancelled),
             };
             let mut checks = retried.clone();
-            let verdict = finished(&reply, &mut checks)
+            let verdict = contract::finished(&reply, &mut checks)
                 .and_then(|()| {
                     contract::check_reply(
                         &reply.text,
@@ -219,6 +219,20 @@ impl Runner {
                     )
                 })
                 .and_then(|accepted| {
+                    let echo = match assembly.output {
+                        Output::Prose => {
+                            contract::echo_of_prompt(&accepted.text, &request.messages)
+                        }
+                        Output::Json => None,
+                    };
+                    if let Some(message) = echo {
+                        checks.push(Check {
+                            check: "prose".into(),
+                            passed: false,
+                            detail: message.clone(),
+                        });
+                        return Err(Violation::Contract(message));
+                    }
                     check_verdict(review, &accepted, &mut checks)
                         .map(|()| accepted)
                         .map_err(|invalid| Violation::Contract(invalid.to_string()))
@@ -672,23 +686,4 @@ pub(super) fn reuse_key(target: &ModelTarget, request: &ModelRequest) -> String 
         "schema": request.schema,
     });
     sha256_hex(canonical.to_string().as_bytes())
-}
-
-/// A reply the server cut off at its length limit breaks its contract (a
-/// check the receipt keeps): it is asked again, for less, and never
-/// accepted as finished.
-fn finished(reply: &ModelReply, checks: &mut Vec<Check>) -> Result<(), Violation> {
-    match reply.cut_off_message() {
-        Some(message) => {
-            checks.push(Check {
-                check: "finished".into(),
-                passed: false,
-                detail: message.clone(),
-            });
-            Err(Violation::Contract(format!(
-                "{message}; answer again, much shorter: only what was asked"
-            )))
-        }
-        None => Ok(()),
-    }
 }
