@@ -547,7 +547,7 @@ fn cancelled_failed_and_panicking_runs_end_their_progress_and_write_nothing() {
 }
 
 #[test]
-fn a_definition_of_done_that_fails_is_a_message_an_issue_and_a_report_that_keeps_the_draft() {
+fn a_draft_whose_continuity_check_finds_an_error_goes_beside_the_scene_never_into_it() {
     let (_dir, root) = example_copy();
     // A project recipe: the bundled draft, but the continuity check must pass.
     let mut recipe: Value = serde_json::from_str(
@@ -560,10 +560,13 @@ fn a_definition_of_done_that_fails_is_a_message_an_issue_and_a_report_that_keeps
     recipe["recipe_id"] = json!("strict_draft_scene");
     recipe["label"] = json!("Draft a scene that passes continuity");
     recipe["task_patterns"] = json!(["strict draft"]);
-    recipe["dod"]
-        .as_array_mut()
-        .unwrap()
-        .push(json!({"check": "slot_field_equals", "slot": "continuity_report", "field": "pass", "expected": true}));
+    // The bundled draft's Definition of Done holds the continuity verdict.
+    assert!(
+        recipe["dod"].as_array().unwrap().contains(
+            &json!({"check": "slot_field_equals", "slot": "continuity_report", "field": "pass", "expected": true})
+        ),
+        "{recipe:#}"
+    );
     std::fs::create_dir_all(root.join(".control-room/recipes")).unwrap();
     std::fs::write(
         root.join(".control-room/recipes/strict_draft_scene.json"),
@@ -625,9 +628,15 @@ fn a_definition_of_done_that_fails_is_a_message_an_issue_and_a_report_that_keeps
         )),
         "{report}"
     );
-    assert!(report.contains("- Result: not written, because the Definition of Done failed"));
-    // The draft is kept in the report: no words are lost.
-    assert!(report.contains(&scripted_reply("polish")), "{report}");
+    // The draft is kept beside the scene, never in it: no words are lost.
+    let beside = format!("Story/Scenes/SCN-the-reckoning.draft-{run_id}.md");
+    assert!(
+        report.contains(&format!("- Result: written beside the scene as [{beside}]"))
+            && report.contains("because its Definition of Done failed"),
+        "{report}"
+    );
+    let kept = std::fs::read_to_string(root.join(&beside)).unwrap();
+    assert!(kept.contains(&scripted_reply("polish")), "{kept}");
     client.shutdown();
 }
 

@@ -144,6 +144,18 @@ pub fn decide(
         (RunStatus::Done, Some(_), None) => {
             Decision::Withheld("because the task names no scene to put it in".to_owned())
         }
+        // A draft that failed its Definition of Done (the continuity
+        // verdict among its checks) goes beside the scene, never into it.
+        (RunStatus::Failed, Some(draft), Some(scene_path))
+            if report::dod_issue(workspace.root(), &manifest.run_id).is_some() =>
+        {
+            let brief = recipe.and_then(|recipe| drafting::run_draft(recipe, cache).1);
+            let placed = place(workspace, manifest, scene_path, draft, brief.as_deref(), current);
+            Decision::Draft(placed.beside(
+                &manifest.run_id,
+                "its Definition of Done failed: see the issue file and the findings",
+            ))
+        }
         (status, _, _) => withheld(workspace.root(), manifest, status),
     }
 }
