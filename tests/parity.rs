@@ -140,6 +140,15 @@ fn the_cli_and_the_editor_deliver_the_same_drafts_findings_and_reports() {
         // Every finding is anchored in the report, on the command line too.
         let report = read(&cli, &format!(".control-room/runs/{cli_run}/report.md"));
         assert!(!report.contains("not shown: see below"), "{report}");
+        // The text a draft replaced is kept in the run, by both front ends.
+        for (root, run) in [(&cli, &cli_run), (&editor, &editor_run_id)] {
+            let kept = root.join(format!(".control-room/runs/{run}/scene-before.md"));
+            if scene == "SCN-the-vigil" {
+                assert_eq!(std::fs::read_to_string(kept).unwrap(), vigil_before);
+            } else {
+                assert!(!kept.exists(), "a new scene replaced nothing");
+            }
+        }
     }
     // The existing scene kept its front matter; its body is the draft.
     let vigil_after = read(&cli, "Story/Scenes/SCN-the-vigil.md");

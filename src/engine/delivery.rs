@@ -132,14 +132,18 @@ pub fn decide(
     match (manifest.status, draft, scene_path) {
         (RunStatus::Done, Some(draft), Some(scene_path)) => {
             let brief = recipe.and_then(|recipe| drafting::run_draft(recipe, cache).1);
-            Decision::Draft(place(
+            let placed = place(
                 workspace,
                 manifest,
                 scene_path,
                 draft,
                 brief.as_deref(),
                 current,
-            ))
+            );
+            if let (Placement::Replace { .. }, Some(current)) = (&placed, current) {
+                keep_replaced(workspace.root(), &manifest.run_id, current);
+            }
+            Decision::Draft(placed)
         }
         (RunStatus::Done, Some(_), None) => {
             Decision::Withheld("because the task names no scene to put it in".to_owned())
@@ -158,6 +162,19 @@ pub fn decide(
         }
         (status, _, _) => withheld(workspace.root(), manifest, status),
     }
+}
+
+/// Where a run keeps the scene's text that its draft replaces.
+pub const REPLACED_FILE: &str = "scene-before.md";
+
+/// Keeps the scene's text as it is before a draft replaces it, in the run's
+/// folder: the one write deciding makes, so that drafting again (or an edit
+/// the writer undoes in another client) never loses the earlier words.
+fn keep_replaced(root: &Path, run_id: &str, current: &str) {
+    let path = RunFiles::new(root, run_id).dir.join(REPLACED_FILE);
+    // Best effort: the scene itself is not touched when this fails, and the
+    // editor's edit stays undoable.
+    let _ = Disk::default().write_atomic(&path, current.as_bytes());
 }
 
 fn withheld(root: &Path, manifest: &RunManifest, status: RunStatus) -> Decision {
