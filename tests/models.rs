@@ -240,7 +240,9 @@ fn the_shipped_cassette_drives_creative_draft_scene_end_to_end() {
         args.extend(["--record", &record]);
         let output = cli(root, &args, &[("CONTROL_ROOM_LLM_BASE_URL", &server.url)]);
         assert!(output.status.success(), "{}", text(&output));
+        // Back to the manuscript as it was: no run, and no drafted scene.
         std::fs::remove_dir_all(root.join(".control-room/runs")).unwrap();
+        std::fs::remove_file(root.join("Story/Scenes/SCN-the-reckoning.md")).unwrap();
     }
     let model = format!("replay:{}", cassette.display());
     let mut args = vec!["run", "draft scene SCN-the-reckoning"];
@@ -727,4 +729,56 @@ fn a_reply_cut_off_at_the_length_limit_is_never_delivered_as_a_finished_scene() 
         .collect::<Vec<_>>();
     assert_eq!(receipts.len(), 1, "the draft step stopped with its receipt");
     assert!(receipts[0].contains("\"finished\""), "{}", receipts[0]);
+}
+
+#[test]
+fn the_writer_agent_reads_the_scene_it_redrafts_and_the_edges_of_its_neighbours() {
+    let dir = example();
+    let root = dir.path();
+    let server = FakeModelServer::start();
+    serve_draft_scene(&server, "");
+    configure(root, &server.url);
+    let vigil = std::fs::read_to_string(root.join("Story/Scenes/SCN-the-vigil.md")).unwrap();
+    let output = cli(
+        root,
+        &[
+            "run",
+            "creative_draft_scene",
+            "--arg",
+            "scene_id=SCN-the-vigil",
+        ],
+        &[("FAKE_PROVIDER_KEY", KEY)],
+    );
+    assert!(output.status.success(), "{}", text(&output));
+    let writer = server
+        .received()
+        .into_iter()
+        .find(|request| {
+            request
+                .body
+                .to_string()
+                .contains(&step_marker("draft", "writer"))
+        })
+        .expect("the writer was asked");
+    let prompt = writer.body["messages"].to_string();
+    // The end of the scene before (SCN-the-fall), the start of the one after
+    // (SCN-the-high-tide), and the scene's own text as the writer left it.
+    assert!(prompt.contains("It ends: … "), "{prompt}");
+    assert!(
+        prompt.contains("\\\"Off the wall,\\\" she said. \\\"Now.\\\""),
+        "{prompt}"
+    );
+    assert!(
+        prompt.contains("It begins: # High Tide The spring tide came in on the second night"),
+        "{prompt}"
+    );
+    let body = vigil.rsplit("\n---\n").next().unwrap().trim();
+    let (title, rest) = body.split_once("\n\n").unwrap();
+    let first = rest.split("\n\n").next().unwrap();
+    assert!(
+        prompt.contains(&format!(
+            "The scene as it stands, to redraft:\\n{title}\\n{first}"
+        )),
+        "{prompt}"
+    );
 }

@@ -154,7 +154,14 @@ pub fn decide(
             if report::dod_issue(workspace.root(), &manifest.run_id).is_some() =>
         {
             let brief = recipe.and_then(|recipe| drafting::run_draft(recipe, cache).1);
-            let placed = place(workspace, manifest, scene_path, draft, brief.as_deref(), current);
+            let placed = place(
+                workspace,
+                manifest,
+                scene_path,
+                draft,
+                brief.as_deref(),
+                current,
+            );
             Decision::Draft(placed.beside(
                 &manifest.run_id,
                 "its Definition of Done failed: see the issue file and the findings",

@@ -18,8 +18,13 @@
 //! null), has_file, path (the scene file or null), words (prose words of
 //! the scene file or null)}]), `counts` ({chapters, scenes, drafted,
 //! words}), and with a scene `beat` ({scene_id, beat, sub_beats, chapter,
-//! position, previous: {id, beat} | null, next: {id, beat} | null}). A
-//! scene the outline does not list is a bad argument.
+//! position, previous: {id, beat, end} | null, next: {id, beat, start} |
+//! null, current: the scene's prose as it stands, or null}): `end` is the
+//! last [`EDGE_WORDS`] words of the previous scene's prose, `start` the
+//! first of the next one's (null when not written), `current` at most
+//! [`CURRENT_WORDS`] words, so a drafting agent continues from where the
+//! story stands and redrafts from the writer's text. A scene the outline
+//! does not list is a bad argument.
 
 use serde_json::{Value, json};
 
@@ -116,7 +121,7 @@ pub(super) fn run(context: &ToolContext, args: &ToolArgs) -> Result<ToolOutput, 
             };
             let entry = &outline.entries[index];
             file_refs.push(FileRef::span(outline_file, entry.range));
-            let beat = beat_json(outline_file, outline, index, entry);
+            let beat = beat_json(workspace, outline_file, outline, index, entry);
             describe_beat(&mut summary, &beat, outline.entries.len());
             Some(beat)
         }
@@ -198,23 +203,73 @@ fn chapters_json(outline: &Outline) -> Vec<Value> {
     chapters
 }
 
+/// Words of a neighbouring scene's prose given at its edge.
+pub const EDGE_WORDS: usize = 60;
+/// Words of the scene's own prose given at most (the summary's own limit
+/// may leave out its last paragraphs, and says so).
+pub const CURRENT_WORDS: usize = 600;
+/// Characters of an edge kept on its summary line (under the line limit).
+const EDGE_CHARS: usize = 560;
+
+/// The prose of scene `id` (its body without front matter), if written.
+fn prose_of<'w>(workspace: &'w Workspace, id: &str) -> Option<&'w str> {
+    let file = workspace.catalog().scene(id)?;
+    let body = match &file.front_matter {
+        Some(front_matter) => &file.text[front_matter.range.end..],
+        None => &file.text[..],
+    };
+    Some(body.trim()).filter(|body| !body.is_empty())
+}
+
+/// The first (`from_start`) or last `count` words of `text`, with an
+/// ellipsis where words were left out; whitespace inside kept as written.
+fn edge(text: &str, count: usize, from_start: bool) -> String {
+    let starts: Vec<usize> = text
+        .char_indices()
+        .filter(|&(at, ch)| {
+            !ch.is_whitespace()
+                && text[..at]
+                    .chars()
+                    .next_back()
+                    .is_none_or(char::is_whitespace)
+        })
+        .map(|(at, _)| at)
+        .collect();
+    if starts.len() <= count {
+        return text.to_owned();
+    }
+    if from_start {
+        format!("{} …", text[..starts[count]].trim_end())
+    } else {
+        format!("… {}", &text[starts[starts.len() - count]..])
+    }
+}
+
 fn beat_json(
+    workspace: &Workspace,
     outline_file: &SourceFile,
     outline: &Outline,
     index: usize,
     entry: &OutlineEntry,
 ) -> Value {
-    let neighbour = |entry: Option<&OutlineEntry>| {
-        entry.map(|entry| json!({"id": entry.scene_id, "beat": entry.beat}))
+    let neighbour = |entry: Option<&OutlineEntry>, key: &str, from_start: bool| {
+        entry.map(|entry| {
+            let text = prose_of(workspace, &entry.scene_id)
+                .map(|prose| edge(prose, EDGE_WORDS, from_start));
+            json!({"id": entry.scene_id, "beat": entry.beat, key: text})
+        })
     };
+    let current =
+        prose_of(workspace, &entry.scene_id).map(|prose| edge(prose, CURRENT_WORDS, true));
     json!({
         "scene_id": entry.scene_id,
         "beat": entry.beat,
         "sub_beats": entry_sub_beats(outline_file, entry),
         "chapter": chapter_title(outline, entry),
         "position": index + 1,
-        "previous": neighbour(index.checked_sub(1).and_then(|i| outline.entries.get(i))),
-        "next": neighbour(outline.entries.get(index + 1)),
+        "previous": neighbour(index.checked_sub(1).and_then(|i| outline.entries.get(i)), "end", false),
+        "next": neighbour(outline.entries.get(index + 1), "start", true),
+        "current": current,
     })
 }
 
@@ -233,15 +288,42 @@ fn describe_beat(summary: &mut Summary, beat: &Value, total: usize) {
     for sub_beat in beat["sub_beats"].as_array().into_iter().flatten() {
         summary.line(format!("  - {}", text(sub_beat)));
     }
-    for (label, key) in [("Previous", "previous"), ("Next", "next")] {
+    for (label, key, edge, edge_label) in [
+        ("Previous", "previous", "end", "It ends"),
+        ("Next", "next", "start", "It begins"),
+    ] {
         match beat[key].as_object() {
-            Some(neighbour) => summary.line(format!(
-                "{label}: {}: {}",
-                neighbour.get("id").map(text).unwrap_or_default(),
-                neighbour.get("beat").map(text).unwrap_or_default()
-            )),
+            Some(neighbour) => {
+                summary.line(format!(
+                    "{label}: {}: {}",
+                    neighbour.get("id").map(text).unwrap_or_default(),
+                    neighbour.get("beat").map(text).unwrap_or_default()
+                ));
+                if let Some(prose) = neighbour.get(edge).and_then(Value::as_str) {
+                    let prose = one_line(prose);
+                    let count = prose.chars().count();
+                    let prose = match (count > EDGE_CHARS, edge) {
+                        (false, _) => prose,
+                        (true, "end") => {
+                            let tail: String = prose.chars().skip(count - EDGE_CHARS).collect();
+                            format!("…{tail}")
+                        }
+                        (true, _) => format!("{}…", crate::text::clip(&prose, EDGE_CHARS)),
+                    };
+                    summary.line(format!("{edge_label}: {prose}"));
+                }
+            }
             None => summary.line(format!("{label}: none")),
         }
+    }
+    match beat["current"].as_str() {
+        Some(prose) => {
+            summary.line("The scene as it stands, to redraft:");
+            for paragraph in prose.split("\n\n").map(one_line).filter(|p| !p.is_empty()) {
+                summary.line(paragraph);
+            }
+        }
+        None => summary.line("The scene as it stands: not written yet"),
     }
 }
 
@@ -283,6 +365,11 @@ fn describe_structure(
             ));
         }
     }
+}
+
+/// `text` on one line: its line breaks and runs of spaces made one space.
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 #[cfg(test)]
