@@ -67,6 +67,9 @@ pub struct GateSettings {
     /// Within `word_tolerance` of the scene's `words:` target, when it has one.
     pub word_count: bool,
     pub word_tolerance: f64,
+    /// With no target, the fewest words a draft may have: less is not a
+    /// scene (a model's chatter, an echo of its task).
+    pub min_words: u32,
     /// Told in the same person as the point-of-view character's other
     /// scenes, and naming that character when told in the third.
     pub pov: bool,
@@ -79,6 +82,7 @@ impl Default for GateSettings {
             anti_patterns: true,
             word_count: true,
             word_tolerance: 0.2,
+            min_words: 100,
             pov: true,
         }
     }

@@ -7,7 +7,8 @@
 //!   `unknown-reference` in the draft's prose;
 //! - `anti_patterns`: no zero-tolerance phrase of the anti-pattern sheets;
 //! - `word_count`: within the tolerance (±20%) of the scene's `words:`
-//!   target (or the task's `words` argument); no target, no failure;
+//!   target (or the task's `words` argument); with no target, at least
+//!   `min_words` (100), so that a model's chatter never passes for a scene;
 //! - `pov`: told in the person (first or third) of the point-of-view
 //!   character's other scenes, and, told in the third, naming that character.
 //!
@@ -158,6 +159,11 @@ pub fn run(
                     (settings.word_tolerance * 100.0).round()
                 ));
             }
+        } else if words < settings.min_words as usize {
+            failures.push(format!(
+                "{words} words; with no target a scene has at least {}",
+                settings.min_words
+            ));
         }
         gates.push(GateResult::new("word_count", failures));
     }
@@ -390,14 +396,33 @@ mod tests {
         ]
     }
 
+    /// The gates on `draft`, whose fixtures are short: a scene of 20 words
+    /// passes the length gate here.
     fn judge(workspace: &Workspace, draft: &str, words: Option<u32>) -> GateReport {
+        judge_with(
+            workspace,
+            draft,
+            words,
+            &GateSettings {
+                min_words: 20,
+                ..GateSettings::default()
+            },
+        )
+    }
+
+    fn judge_with(
+        workspace: &Workspace,
+        draft: &str,
+        words: Option<u32>,
+        settings: &GateSettings,
+    ) -> GateReport {
         let mut args = Map::new();
         if let Some(words) = words {
             args.insert("words".into(), words.into());
         }
         run(
             workspace,
-            &GateSettings::default(),
+            settings,
             &DraftScene {
                 scene_path: Some("Story/Scenes/SCN-two.md"),
                 scene_id: Some("SCN-two"),
@@ -415,6 +440,24 @@ mod tests {
             .filter(|g| !g.passed)
             .map(|g| g.gate.as_str())
             .collect()
+    }
+
+    #[test]
+    fn a_draft_of_a_few_words_with_no_target_is_no_scene() {
+        let text = format!("---\nid: SCN-one\npov: Mara Vell\n---\n\n{THIRD}\n");
+        let ws = workspace(&files(&text));
+        let report = judge_with(&ws, THIRD, None, &GateSettings::default());
+        assert_eq!(failed(&report), ["word_count"], "{report:?}");
+        let failure = &report
+            .gates
+            .iter()
+            .find(|g| g.gate == "word_count")
+            .unwrap()
+            .failures[0];
+        assert!(
+            failure.contains("with no target a scene has at least 100"),
+            "{failure}"
+        );
     }
 
     #[test]

@@ -211,12 +211,14 @@ impl Validator<'_> {
                     "anti_patterns",
                     "word_count",
                     "word_tolerance",
+                    "min_words",
                     "pov",
                 ],
             );
             for (key, value) in gates {
                 let ok = match key.as_str() {
                     "word_tolerance" => value.as_f64().is_some_and(|t| t > 0.0 && t <= 1.0),
+                    "min_words" => value.as_u64().is_some_and(|n| n <= 100_000),
                     _ => value.is_boolean(),
                 };
                 if !ok {
@@ -225,6 +227,8 @@ impl Validator<'_> {
                             RecipeRule::WrongType,
                             if key == "word_tolerance" {
                                 "`word_tolerance` must be a fraction above 0 and at most 1 (0.2 is ±20%)".to_owned()
+                            } else if key == "min_words" {
+                                "`min_words` must be a whole number of words".to_owned()
                             } else {
                                 format!("`{key}` must be true or false")
                             },
