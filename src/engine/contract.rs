@@ -10,7 +10,9 @@
 //! A reply that breaks its contract is a [`Violation::Contract`] (the runner
 //! asks again, quoting the error, at most twice); a path outside the
 //! workspace or not expected is a [`Violation::Path`], which stops the step
-//! at once (STOP_HOOK) with nothing written.
+//! at once (STOP_HOOK) with nothing written. Text in a path field that is
+//! not shaped like a path at all (a small model's "one thing that works" in
+//! a finding's `file`) names no file: it breaks the contract instead.
 
 use std::collections::BTreeSet;
 use std::path::{Component, Path};
@@ -101,6 +103,11 @@ impl PathGuard {
     /// `Ok` when `path` is an expected artifact inside the workspace.
     pub fn check(&self, path: &str) -> Result<(), Violation> {
         let shown: String = path.chars().take(200).collect();
+        if !path_shaped(path) {
+            return Err(Violation::Contract(format!(
+                "`{shown}` stands where a file's path goes, but it is not a path: give the workspace path of a file you were given, or leave the field out"
+            )));
+        }
         let Some(normal) = normalise(path) else {
             return Err(Violation::Path(format!(
                 "the reply names `{shown}`, which is outside the workspace"
@@ -119,6 +126,18 @@ impl PathGuard {
             }
         )))
     }
+}
+
+/// Whether `text` looks like a file's path: a folder separator, or a file
+/// name with an extension, and no line breaks.
+fn path_shaped(text: &str) -> bool {
+    let text = text.trim();
+    let name = text.rsplit(['/', '\\']).next().unwrap_or(text);
+    !text.contains('\n')
+        && (text.contains(['/', '\\'])
+            || name.rsplit_once('.').is_some_and(|(stem, ext)| {
+                !stem.is_empty() && !ext.is_empty() && !ext.contains(' ')
+            }))
 }
 
 /// A workspace-relative path in normal form (`a/b.md`), or `None` when the
@@ -509,6 +528,26 @@ mod tests {
             panic!("not refused")
         };
         assert!(message.contains("not among the step's expected artifacts (Compendium/Characters/CHAR-kael-maren.md, Story/Scenes/SCN-the-gate.md)"), "{message}");
+        for named in ["notes.md", "/etc/passwd", "..\\secret", "Story/x"] {
+            assert!(
+                matches!(guard.check(named), Err(Violation::Path(_))),
+                "{named} names a file"
+            );
+        }
+    }
+
+    #[test]
+    fn a_path_field_holding_prose_is_asked_again_not_stopped() {
+        let Err(Violation::Contract(message)) = guard().check("one thing that works") else {
+            panic!("prose in a path field is a broken contract")
+        };
+        assert!(message.contains("is not a path"), "{message}");
+        let mut checks = Vec::new();
+        let reply = r#"{"pass": true, "findings": [{"quote": "the gate", "file": "the whole scene. It works."}]}"#;
+        assert!(matches!(
+            check_reply(reply, Output::Json, None, &guard(), &mut checks),
+            Err(Violation::Contract(_))
+        ));
     }
 
     fn schema() -> (String, Value) {
