@@ -193,6 +193,32 @@ pub fn stored_json(text: &str) -> Option<Value> {
     serde_json::from_str(&json_text(text)).ok()
 }
 
+/// Removes every path field (`file`, `path`, `canon`, `target`) whose text
+/// is not shaped like a path, saying which in `dropped`.
+fn drop_non_paths(value: &mut Value, dropped: &mut Vec<String>) {
+    match value {
+        Value::Object(map) => {
+            map.retain(|key, value| {
+                let prose = PATH_KEYS.contains(&key.as_str())
+                    && value
+                        .as_str()
+                        .is_some_and(|text| !text.trim().is_empty() && !path_shaped(text));
+                if prose {
+                    let shown = crate::text::clip(value.as_str().unwrap_or_default(), 80);
+                    dropped.push(format!("`{key}`: “{shown}”"));
+                }
+                !prose
+            });
+            map.values_mut()
+                .for_each(|value| drop_non_paths(value, dropped));
+        }
+        Value::Array(items) => items
+            .iter_mut()
+            .for_each(|item| drop_non_paths(item, dropped)),
+        _ => {}
+    }
+}
+
 fn collect_paths<'v>(value: &'v Value, out: &mut Vec<&'v str>) {
     match value {
         Value::Object(map) => {
@@ -420,8 +446,8 @@ fn check_json(
     guard: &PathGuard,
     checks: &mut Vec<Check>,
 ) -> Result<Accepted, Violation> {
-    let text = json_text(raw);
-    let value: Value = match serde_json::from_str(&text) {
+    let mut text = json_text(raw);
+    let mut value: Value = match serde_json::from_str(&text) {
         Ok(value) => value,
         Err(error) => {
             let begins: String = text.chars().take(120).collect();
@@ -439,6 +465,18 @@ fn check_json(
         return Err(Violation::Contract(message));
     }
     checks.push(Check::new("json", true, "one JSON object"));
+    // Prose where a path goes names no file: the field goes (a finding
+    // without `file` is about the run's scene) and the receipt says so.
+    let mut dropped = Vec::new();
+    drop_non_paths(&mut value, &mut dropped);
+    if !dropped.is_empty() {
+        checks.push(Check::new(
+            "path_fields",
+            true,
+            format!("left out, for they name no file: {}", dropped.join("; ")),
+        ));
+        text = serde_json::to_string(&value).unwrap_or(text);
+    }
     if let Some((source, schema)) = schema {
         let errors = schema_errors(schema, &value);
         if !errors.is_empty() {
@@ -542,12 +580,14 @@ mod tests {
             panic!("prose in a path field is a broken contract")
         };
         assert!(message.contains("is not a path"), "{message}");
+        // In a JSON reply the field goes: the finding is about the scene.
         let mut checks = Vec::new();
         let reply = r#"{"pass": true, "findings": [{"quote": "the gate", "file": "the whole scene. It works."}]}"#;
-        assert!(matches!(
-            check_reply(reply, Output::Json, None, &guard(), &mut checks),
-            Err(Violation::Contract(_))
-        ));
+        let accepted = check_reply(reply, Output::Json, None, &guard(), &mut checks).unwrap();
+        assert_eq!(accepted.value["findings"][0].get("file"), None);
+        assert_eq!(stored_json(&accepted.text).unwrap(), accepted.value);
+        assert!(checks.iter().any(|check| check.check == "path_fields"
+            && check.detail.contains("“the whole scene. It works.”")));
     }
 
     fn schema() -> (String, Value) {
