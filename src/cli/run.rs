@@ -410,12 +410,7 @@ pub fn show(dir: &Path, run_id: &str) -> anyhow::Result<i32> {
     let steps = files.read_steps();
     let cache = files.read_cache()?;
     let mut document = serde_json::to_value(store::wire::RunJson::from(&manifest))?;
-    document["steps"] = serde_json::to_value(
-        steps
-            .iter()
-            .map(store::wire::StepLine::from)
-            .collect::<Vec<_>>(),
-    )?;
+    document["steps"] = serde_json::to_value(&steps)?;
     document["cache_summary"] = cache
         .iter()
         .map(|(slot, value)| {

@@ -129,17 +129,21 @@ pub fn decide(
         .initial_args
         .get("scene_path")
         .and_then(Value::as_str);
+    let placed = |draft: &str, scene_path: &str| {
+        let brief = recipe.and_then(|recipe| drafting::run_draft(recipe, cache).1);
+        place(
+            workspace,
+            manifest,
+            scene_path,
+            draft,
+            brief.as_deref(),
+            current,
+        )
+    };
+    let dod_failed = || report::dod_issue(workspace.root(), &manifest.run_id).is_some();
     match (manifest.status, draft, scene_path) {
         (RunStatus::Done, Some(draft), Some(scene_path)) => {
-            let brief = recipe.and_then(|recipe| drafting::run_draft(recipe, cache).1);
-            let placed = place(
-                workspace,
-                manifest,
-                scene_path,
-                draft,
-                brief.as_deref(),
-                current,
-            );
+            let placed = placed(draft, scene_path);
             if let (Placement::Replace { .. }, Some(current)) = (&placed, current) {
                 keep_replaced(workspace.root(), &manifest.run_id, current);
             }
@@ -150,19 +154,8 @@ pub fn decide(
         }
         // A draft that failed its Definition of Done (the continuity
         // verdict among its checks) goes beside the scene, never into it.
-        (RunStatus::Failed, Some(draft), Some(scene_path))
-            if report::dod_issue(workspace.root(), &manifest.run_id).is_some() =>
-        {
-            let brief = recipe.and_then(|recipe| drafting::run_draft(recipe, cache).1);
-            let placed = place(
-                workspace,
-                manifest,
-                scene_path,
-                draft,
-                brief.as_deref(),
-                current,
-            );
-            Decision::Draft(placed.beside(
+        (RunStatus::Failed, Some(draft), Some(scene_path)) if dod_failed() => {
+            Decision::Draft(placed(draft, scene_path).beside(
                 &manifest.run_id,
                 "its Definition of Done failed: see the issue file and the findings",
             ))

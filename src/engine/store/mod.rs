@@ -147,25 +147,10 @@ pub struct RunManifest {
     pub fresh: bool,
 }
 
-/// A completed step, as one line of steps.jsonl keeps it.
-#[derive(Clone, Debug, PartialEq)]
-pub struct StepRecord {
-    pub step_index: usize,
-    pub step_id: String,
-    pub phase: String,
-    pub tool: Option<String>,
-    pub agent_archetype: Option<String>,
-    pub agent_id: Option<String>,
-    pub status: String,
-    pub output_slot: String,
-    pub receipt_id: Option<String>,
-    pub input_slot_refs: Vec<String>,
-    pub output_hash: String,
-    pub output_preview: String,
-    pub started_at: String,
-    pub completed_at: String,
-    pub error: Option<String>,
-}
+/// A completed step: a line of steps.jsonl is nothing but this record of
+/// what happened (no behaviour of its own), so the wire type is the one
+/// type; run.json and cache.json have domain types apart from theirs.
+pub use wire::StepLine as StepRecord;
 
 /// A step's output in its named slot, as cache.json keeps it.
 #[derive(Clone, Debug, PartialEq)]
@@ -274,10 +259,7 @@ impl RunFiles {
 
     /// The lines of steps.jsonl that parse (a torn last line is skipped).
     pub fn read_steps(&self) -> Vec<StepRecord> {
-        read_jsonl::<wire::StepLine>(&self.steps())
-            .into_iter()
-            .map(StepRecord::from)
-            .collect()
+        read_jsonl::<StepRecord>(&self.steps())
     }
 
     pub fn write_manifest(&self, disk: &Disk, manifest: &RunManifest) -> std::io::Result<()> {
@@ -296,8 +278,7 @@ impl RunFiles {
 
 /// The line of steps.jsonl that keeps `step`, with its newline.
 pub fn step_line(step: &StepRecord) -> std::io::Result<String> {
-    let mut line =
-        serde_json::to_string(&wire::StepLine::from(step)).map_err(std::io::Error::other)?;
+    let mut line = serde_json::to_string(step).map_err(std::io::Error::other)?;
     line.push('\n');
     Ok(line)
 }

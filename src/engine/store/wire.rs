@@ -14,7 +14,6 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::StepRecord;
 use super::{Cache, CacheSlot, Outcome, ReviewState, RunManifest, RunStatus, RunTask, SceneMark};
 
 /// The version of the run folder's format this build writes, and the newest
@@ -279,50 +278,6 @@ impl From<OutcomeJson> for Outcome {
     }
 }
 
-impl From<&StepRecord> for StepLine {
-    fn from(step: &StepRecord) -> StepLine {
-        StepLine {
-            step_index: step.step_index,
-            step_id: step.step_id.clone(),
-            phase: step.phase.clone(),
-            tool: step.tool.clone(),
-            agent_archetype: step.agent_archetype.clone(),
-            agent_id: step.agent_id.clone(),
-            status: step.status.clone(),
-            output_slot: step.output_slot.clone(),
-            receipt_id: step.receipt_id.clone(),
-            input_slot_refs: step.input_slot_refs.clone(),
-            output_hash: step.output_hash.clone(),
-            output_preview: step.output_preview.clone(),
-            started_at: step.started_at.clone(),
-            completed_at: step.completed_at.clone(),
-            error: step.error.clone(),
-        }
-    }
-}
-
-impl From<StepLine> for StepRecord {
-    fn from(line: StepLine) -> StepRecord {
-        StepRecord {
-            step_index: line.step_index,
-            step_id: line.step_id,
-            phase: line.phase,
-            tool: line.tool,
-            agent_archetype: line.agent_archetype,
-            agent_id: line.agent_id,
-            status: line.status,
-            output_slot: line.output_slot,
-            receipt_id: line.receipt_id,
-            input_slot_refs: line.input_slot_refs,
-            output_hash: line.output_hash,
-            output_preview: line.output_preview,
-            started_at: line.started_at,
-            completed_at: line.completed_at,
-            error: line.error,
-        }
-    }
-}
-
 impl From<&CacheSlot> for SlotJson {
     fn from(slot: &CacheSlot) -> SlotJson {
         match slot.clone() {
@@ -512,7 +467,7 @@ mod tests {
 
     #[test]
     fn step_lines_and_cache_slots_are_written_as_steps_jsonl_and_cache_json_always_were() {
-        let step = StepRecord {
+        let step = StepLine {
             step_index: 0,
             step_id: "discover".into(),
             phase: "a".into(),
@@ -529,15 +484,12 @@ mod tests {
             completed_at: "t1".into(),
             error: None,
         };
-        let line = serde_json::to_string(&StepLine::from(&step)).unwrap();
+        let line = serde_json::to_string(&step).unwrap();
         assert_eq!(
             line,
             r#"{"step_index":0,"step_id":"discover","phase":"a","tool":"file_locator","agent_archetype":null,"agent_id":null,"status":"done","output_slot":"files","receipt_id":"rcpt_0123456789ab","input_slot_refs":[],"output_hash":"sha256:00","output_preview":"1 file","started_at":"t0","completed_at":"t1","error":null}"#
         );
-        assert_eq!(
-            StepRecord::from(serde_json::from_str::<StepLine>(&line).unwrap()),
-            step
-        );
+        assert_eq!(serde_json::from_str::<StepLine>(&line).unwrap(), step);
         let cache: Cache = [
             (
                 "files".to_owned(),
