@@ -697,7 +697,8 @@ fn a_reply_cut_off_at_the_length_limit_is_never_delivered_as_a_finished_scene() 
     let output = cli(root, &DRAFT_RECKONING, &[("FAKE_PROVIDER_KEY", KEY)]);
     assert_eq!(output.status.code(), Some(1), "{}", text(&output));
     assert!(
-        text(&output).contains("stopped at its length limit"),
+        text(&output).contains("cut off at its length limit")
+            && text(&output).contains("raise max_tokens under [llm]"),
         "{}",
         text(&output)
     );

@@ -365,10 +365,19 @@ const SCAFFOLDING: [&str; 12] = [
 /// scaffolding (cards, beats, headings), word for word. The writer's own
 /// text in the prompt does not count: a revision keeps much of it.
 pub fn echo_of_prompt(text: &str, prompt: &[crate::engine::model::Message]) -> Option<String> {
+    // The instructions: the system message, and every message after the
+    // first request (the reasons a reply was asked for again).
+    let first_request = prompt
+        .iter()
+        .position(|message| message.role == crate::engine::model::Role::User);
     let system: String = prompt
         .iter()
-        .filter(|message| message.role == crate::engine::model::Role::System)
-        .map(|message| message.content.as_str())
+        .enumerate()
+        .filter(|(at, message)| {
+            message.role == crate::engine::model::Role::System
+                || first_request.is_some_and(|first| *at > first)
+        })
+        .map(|(_, message)| message.content.as_str())
         .collect::<Vec<_>>()
         .join("\n");
     let asked: String = prompt
@@ -417,8 +426,14 @@ pub fn finished(
                 passed: false,
                 detail: message.clone(),
             });
+            // What the model is told names no setting of ours: a small
+            // model repeats what it is told into its next reply.
+            let limit = reply
+                .effective
+                .max_tokens
+                .map_or(String::new(), |limit| format!(" of {limit} tokens"));
             Err(Violation::Contract(format!(
-                "{message}; answer again, much shorter: only what was asked"
+                "the reply was cut off at its length limit{limit} before it finished; answer again, much shorter, with only what was asked"
             )))
         }
         None => Ok(()),
@@ -765,5 +780,22 @@ mod tests {
         );
         let prose = "Ysolde stood at the barred gate with the keys at her throat.\nKael did not look at her.\nThe road back to the ninth waystone was long and wet and his.";
         assert_eq!(echo_of_prompt(prose, &prompt), None);
+        // A revision keeps the lines of the draft it was given.
+        let draft = "Ysolde stood at the barred gate with the keys at her throat.\nKael did not look at her at all.\nThe road back to the ninth waystone was long.";
+        let revising = [
+            prompt[0].clone(),
+            Message::user(format!("Revise this draft:\n{draft}")),
+        ];
+        assert_eq!(echo_of_prompt(draft, &revising), None);
+        // The reasons a reply was asked for again are instructions: a reply
+        // that parrots them is no prose.
+        let reasons = "Your reply could not be used: it was cut off at its length limit.\nReply again with the prose itself, or the prose inside tags.\nQuote text exactly as it is written, and name only the files.";
+        let again = [
+            prompt[0].clone(),
+            prompt[1].clone(),
+            Message::assistant("The tide."),
+            Message::user(reasons),
+        ];
+        assert!(echo_of_prompt(reasons, &again).is_some());
     }
 }

@@ -277,7 +277,12 @@ impl Runner {
                 Err(violation) => {
                     let message = match &violation {
                         Violation::Contract(message) => format!(
-                            "the reply broke its contract {attempts} times; the last time: {message}"
+                            "the reply broke its contract {attempts} times; the last time: {message}{}",
+                            if reply.cut_off {
+                                " (for you: raise max_tokens under [llm] in control-room.toml, or ask for less)"
+                            } else {
+                                ""
+                            }
                         ),
                         Violation::Path(message) => message.clone(),
                     };
