@@ -365,8 +365,9 @@ const SCAFFOLDING: [&str; 12] = [
 /// scaffolding (cards, beats, headings), word for word. The writer's own
 /// text in the prompt does not count: a revision keeps much of it.
 pub fn echo_of_prompt(text: &str, prompt: &[crate::engine::model::Message]) -> Option<String> {
-    // The instructions: the system message, and every message after the
-    // first request (the reasons a reply was asked for again).
+    // The instructions: the system message, and the requests after the
+    // first (the reasons a reply was asked for again). The model's own
+    // earlier replies are not: a revision keeps their lines.
     let first_request = prompt
         .iter()
         .position(|message| message.role == crate::engine::model::Role::User);
@@ -375,7 +376,8 @@ pub fn echo_of_prompt(text: &str, prompt: &[crate::engine::model::Message]) -> O
         .enumerate()
         .filter(|(at, message)| {
             message.role == crate::engine::model::Role::System
-                || first_request.is_some_and(|first| *at > first)
+                || (message.role == crate::engine::model::Role::User
+                    && first_request.is_some_and(|first| *at > first))
         })
         .map(|(_, message)| message.content.as_str())
         .collect::<Vec<_>>()
@@ -797,5 +799,13 @@ mod tests {
             Message::user(reasons),
         ];
         assert!(echo_of_prompt(reasons, &again).is_some());
+        // The model's own earlier draft, sent back with feedback, is not.
+        let with_feedback = [
+            prompt[0].clone(),
+            prompt[1].clone(),
+            Message::assistant(draft),
+            Message::user("The gates failed: name Ysolde once more."),
+        ];
+        assert_eq!(echo_of_prompt(draft, &with_feedback), None);
     }
 }
