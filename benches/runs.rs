@@ -61,10 +61,17 @@ struct Setup {
 }
 
 fn setup() -> Setup {
-    let (dir, root) = example_copy();
-    let model = FakeModelServer::start();
     // Every model request hangs, so a run stays in flight at its first agent
     // step (after the three phase A tool steps) until it is cancelled.
+    setup_with(|_| {})
+}
+
+/// A language server on a copy of the example whose model answers by
+/// `rules`, then hangs on every other request.
+fn setup_with(rules: impl FnOnce(&FakeModelServer)) -> Setup {
+    let (dir, root) = example_copy();
+    let model = FakeModelServer::start();
+    rules(&model);
     model.on("", vec![Answer::Hang]);
     // As tests/runs.rs configures it, with a timeout far longer than the
     // benchmark, so no hanging request fails and ends its run meanwhile.
@@ -310,28 +317,18 @@ const STREAMED_WORDS: usize = 40;
 
 /// Targets 3 and 4: a streamed reply's words reach the editor's progress.
 fn streamed_words(c: &mut Criterion) {
-    let (_dir, root) = example_copy();
-    let model = FakeModelServer::start();
     let brief = "POV: Kael ".repeat(STREAMED_WORDS / 2);
-    model.on(
-        "<current_step>brief (planner)</current_step>",
-        vec![Answer::Paced(brief, Duration::from_millis(20))],
-    );
-    model.on("", vec![Answer::Hang]);
-    std::fs::write(
-        root.join("control-room.toml"),
-        format!(
-            "[llm]\nprovider = \"openai\"\nbase_url = \"{}\"\nmodel = \"llama3.1:8b\"\nmax_retries = 0\ntimeout_s = 3600\n",
-            model.url
-        ),
-    )
-    .unwrap();
-    let mut client = Client::spawn(&[]);
-    client.initialize(
-        &root,
-        json!({"window": {"workDoneProgress": true}, "workspace": {"workspaceEdit": {"documentChanges": true, "resourceOperations": ["create"]}}}),
-    );
-    client.wait_for_index();
+    let Setup {
+        _dir: _workspace,
+        model,
+        mut client,
+        ..
+    } = setup_with(|model| {
+        model.on(
+            "<current_step>brief (planner)</current_step>",
+            vec![Answer::Paced(brief, Duration::from_millis(20))],
+        );
+    });
     let words_of = |message: &Value, token: &str| -> Option<usize> {
         if !is_progress(message, token, "report") {
             return None;
