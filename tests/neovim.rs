@@ -163,6 +163,11 @@ fn the_plugin_checks_fixes_drafts_and_reports_in_a_real_neovim() {
     let (_dir, root) = example_copy();
     let server = FakeModelServer::start();
     serve_draft_scene(&server, "");
+    // The health check asks the server for one token of JSON, as doctor does.
+    server.on(
+        "Reply with the JSON object",
+        vec![model_server::Answer::text("{\"ok\": true}")],
+    );
     configure(&root, &server.url);
     let expected = checked(&root, "Story/Scenes/SCN-the-saltmaster.md");
     let expected_gate = checked(&root, "Story/Scenes/SCN-the-gate.md");
