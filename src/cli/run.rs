@@ -14,17 +14,19 @@ use tokio_util::sync::CancellationToken;
 use super::workspace_root;
 use crate::engine::delivery::{self};
 use crate::engine::drafting;
+use crate::engine::edits;
 use crate::engine::events::{RunEvent, RunSink};
 use crate::engine::launch::{self, CancelOutcome, LaunchRequest, RunEnd, SceneLock};
 use crate::engine::model::{Model, Role, ScriptedModel};
 use crate::engine::prompts::Output;
-use crate::engine::report::Delivery;
+use crate::engine::report::{Delivery, EditLine};
 use crate::engine::router;
 use crate::engine::runner::{PreviewFor, Runner};
 use crate::engine::store::{self, RunFiles, RunManifest, RunStatus};
 use crate::index::Workspace;
 use crate::llm;
 use crate::llm::cassette::{Recording, Replay};
+use crate::text::printable;
 
 /// `control-room route "<task>"`: the routing result as JSON.
 pub fn route(dir: &Path, task: &str) -> anyhow::Result<i32> {
@@ -289,6 +291,10 @@ pub(crate) async fn run_to_end(
         Delivery::Withheld(reason) if recipe.is_some_and(drafting::drafts) => {
             eprintln!("  no draft was delivered {reason}")
         }
+        Delivery::Withheld(reason) if recipe.is_some_and(edits::edits) => {
+            eprintln!("  no edit was made {reason}")
+        }
+        Delivery::Edits { changed, refused } => print_edits(changed, refused, run_id),
         _ => {}
     }
     let concluded = delivery::conclude(
@@ -609,4 +615,32 @@ pub fn prompt(dir: &Path, request: &PromptArgs) -> anyhow::Result<i32> {
         println!("\n──── {role} ────\n{}", message.content);
     }
     Ok(0)
+}
+
+/// The list of what a run's edits changed, and what they did not.
+fn print_edits(changed: &[EditLine], refused: &[EditLine], run_id: &str) {
+    let path = |line: &EditLine| line.path.clone().unwrap_or_else(|| "(no file)".into());
+    if changed.is_empty() {
+        eprintln!("  no edit was made");
+    } else {
+        eprintln!(
+            "  {} edit(s) made (the files before them are in .control-room/runs/{run_id}/before/):",
+            changed.len()
+        );
+        for line in changed {
+            eprintln!("    {}: {}", path(line), printable(&line.summary));
+        }
+    }
+    if !refused.is_empty() {
+        eprintln!("  {} edit(s) not made:", refused.len());
+        for line in refused {
+            let reason = line.note.as_deref().unwrap_or_default();
+            eprintln!(
+                "    {}: {} ({})",
+                path(line),
+                printable(&line.summary),
+                printable(reason)
+            );
+        }
+    }
 }

@@ -23,9 +23,10 @@ use serde_json::Value;
 use super::audit;
 use super::contract;
 use super::drafting;
+use super::edits::{self, EditSet};
 use super::findings::{self, RunFindings};
 use super::recipe::Recipe;
-use super::report::{self, Delivery, ReportInput};
+use super::report::{self, Delivery, EditLine, ReportInput};
 pub use super::store::SceneMark;
 use super::store::{Cache, CacheSlot, Disk, RunFiles, RunManifest, RunStatus};
 use crate::index::{SourceFile, Workspace};
@@ -96,6 +97,8 @@ impl Placement {
 pub enum Decision {
     /// A draft to put in place.
     Draft(Placement),
+    /// Edits of the manuscript's files, placed in their current text.
+    Edits(EditSet),
     /// The recipe only reports.
     Report,
     /// Nothing is written, for this reason ("because the run was cancelled").
@@ -103,17 +106,35 @@ pub enum Decision {
 }
 
 /// Decides where the result of `manifest` (a run that ended) goes.
-/// `current` is the scene's text as the writer has it now (the editor's
+/// `text_of` gives a file's text as the writer has it now (the editor's
 /// buffer, else the disk's), `None` when there is no such file;
 /// `workspace` gives the outline and cards a new scene's front matter is
-/// made from.
+/// made from, and the files edits may touch.
 pub fn decide(
     workspace: &Workspace,
     recipe: Option<&Recipe>,
     manifest: &RunManifest,
     cache: &Cache,
-    current: Option<&str>,
+    text_of: &dyn Fn(&str) -> Option<String>,
 ) -> Decision {
+    let scene_path = manifest
+        .task
+        .initial_args
+        .get("scene_path")
+        .and_then(Value::as_str);
+    if let Some(recipe) = recipe.filter(|recipe| edits::edits(recipe)) {
+        return match manifest.status {
+            RunStatus::Done => Decision::Edits(edits::resolve(
+                workspace,
+                edits::proposals(recipe, cache),
+                scene_path,
+                text_of,
+            )),
+            status => withheld(workspace.root(), manifest, status),
+        };
+    }
+    let current = scene_path.and_then(text_of);
+    let current = current.as_deref();
     let Some(result_step) = recipe.and_then(drafting::result_step) else {
         return match manifest.status {
             RunStatus::Done => Decision::Report,
@@ -124,11 +145,6 @@ pub fn decide(
         Some(CacheSlot::Artifact { text, .. }) => Some(text.as_str()),
         _ => None,
     };
-    let scene_path = manifest
-        .task
-        .initial_args
-        .get("scene_path")
-        .and_then(Value::as_str);
     let placed = |draft: &str, scene_path: &str| {
         let brief = recipe.and_then(|recipe| drafting::run_draft(recipe, cache).1);
         place(
@@ -277,8 +293,8 @@ fn place(
 #[derive(Clone, Debug, PartialEq)]
 pub struct Applied {
     pub delivery: Delivery,
-    /// (workspace-relative path, its text) when the draft is in a file.
-    pub landed: Option<(String, String)>,
+    /// (workspace-relative path, its text) of each file the result is in.
+    pub landed: Vec<(String, String)>,
 }
 
 impl Applied {
@@ -289,7 +305,37 @@ impl Applied {
                 Decision::Withheld(reason) => Delivery::Withheld(reason.clone()),
                 _ => Delivery::Report,
             },
-            landed: None,
+            landed: Vec::new(),
+        }
+    }
+
+    /// What applying a run's edits did.
+    pub fn edits(outcome: edits::Outcome) -> Applied {
+        let line =
+            |proposal: &edits::Proposal, path: Option<String>, note: Option<String>| EditLine {
+                path,
+                summary: proposal.summary(),
+                note,
+            };
+        let mut changed = Vec::new();
+        let mut landed = Vec::new();
+        for change in outcome.changed {
+            changed.extend(
+                change
+                    .applied
+                    .iter()
+                    .map(|p| line(p, Some(change.path.clone()), p.why.clone())),
+            );
+            landed.push((change.path, change.text));
+        }
+        let refused = outcome
+            .refused
+            .iter()
+            .map(|r| line(&r.proposal, r.proposal.file.clone(), Some(r.reason.clone())))
+            .collect();
+        Applied {
+            delivery: Delivery::Edits { changed, refused },
+            landed,
         }
     }
 }
@@ -344,16 +390,17 @@ pub fn deliver_to_disk(
     cache: &Cache,
 ) -> Applied {
     let root = workspace.root();
-    let scene = manifest
-        .task
-        .initial_args
-        .get("scene_path")
-        .and_then(Value::as_str)
-        .and_then(|path| std::fs::read_to_string(root.join(path)).ok());
-    match decide(workspace, recipe, manifest, cache, scene.as_deref()) {
+    let text_of = |path: &str| std::fs::read_to_string(root.join(path)).ok();
+    match decide(workspace, recipe, manifest, cache, &text_of) {
         Decision::Draft(placement) => {
             apply_on_disk(root, &Disk::default(), &manifest.run_id, placement)
         }
+        Decision::Edits(set) => Applied::edits(edits::apply_on_disk(
+            root,
+            &Disk::default(),
+            &manifest.run_id,
+            set,
+        )),
         other => Applied::nothing(&other),
     }
 }
@@ -362,7 +409,7 @@ fn landed(placement: Placement) -> Applied {
     let path = placement.scene_path().to_owned();
     Applied {
         delivery: Delivery::Scene(path.clone()),
-        landed: Some((path, placement.text().to_owned())),
+        landed: vec![(path, placement.text().to_owned())],
     }
 }
 
@@ -384,13 +431,13 @@ fn write_beside(root: &Path, disk: &Disk, placement: Placement) -> Applied {
                 path: path.clone(),
                 reason,
             },
-            landed: Some((path, text)),
+            landed: vec![(path, text)],
         },
         Err(error) => Applied {
             delivery: Delivery::Withheld(format!(
                 "because {reason}, and {path} cannot be written ({error}); the draft is in the run's cache.json"
             )),
-            landed: None,
+            landed: Vec::new(),
         },
     }
 }
@@ -424,11 +471,10 @@ pub fn conclude(
         .initial_args
         .get("scene_path")
         .and_then(Value::as_str);
-    let default_file = applied
-        .landed
-        .as_ref()
-        .map(|(path, _)| path.as_str())
-        .or(scene_path);
+    let default_file = match &applied.delivery {
+        Delivery::Scene(path) | Delivery::Beside { path, .. } => Some(path.as_str()),
+        _ => scene_path,
+    };
     let slots: BTreeMap<String, Value> = cache
         .iter()
         .filter_map(|(name, slot)| match slot {
@@ -437,9 +483,9 @@ pub fn conclude(
         })
         .collect();
     let text_of = |path: &str| -> Option<String> {
-        match &applied.landed {
-            Some((landed, text)) if landed == path => Some(text.clone()),
-            _ => text_of(path),
+        match applied.landed.iter().find(|(landed, _)| landed == path) {
+            Some((_, text)) => Some(text.clone()),
+            None => text_of(path),
         }
     };
     let mut run_findings = findings::collect(manifest, &steps, &slots, default_file, &text_of);

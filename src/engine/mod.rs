@@ -10,6 +10,7 @@ pub mod conference;
 pub mod contract;
 pub mod delivery;
 pub mod drafting;
+pub mod edits;
 pub mod events;
 pub mod findings;
 pub mod launch;

@@ -32,6 +32,22 @@ pub enum Delivery {
     Beside { path: String, reason: String },
     /// Nothing was written, for this reason (the run failed, was cancelled…).
     Withheld(String),
+    /// The run's edits of the manuscript: those made, and those not made.
+    Edits {
+        changed: Vec<EditLine>,
+        refused: Vec<EditLine>,
+    },
+}
+
+/// One proposed edit as the report lists it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EditLine {
+    /// The file it changes (or names).
+    pub path: Option<String>,
+    /// What it does, in a line.
+    pub summary: String,
+    /// Why it was proposed, or why it was not made.
+    pub note: Option<String>,
 }
 
 /// Everything the report shows.
@@ -169,6 +185,7 @@ pub fn render(input: &ReportInput, findings: &mut RunFindings) -> String {
     ) {
         review_section(&mut out, review, block, input);
     }
+    edits_section(&mut out, input.delivery);
     outputs_section(&mut out, input, findings);
     dropped_section(&mut out, findings);
     steps_section(&mut out, input);
@@ -237,6 +254,61 @@ fn result_line(delivery: &Delivery) -> Option<String> {
             link(path)
         )),
         Delivery::Withheld(reason) => Some(format!("- Result: not written, {reason}")),
+        Delivery::Edits { changed, refused } => {
+            let mut files: Vec<&str> = changed.iter().filter_map(|e| e.path.as_deref()).collect();
+            files.dedup();
+            let mut line = match changed.len() {
+                0 => "- Result: no edit made".to_owned(),
+                n => format!(
+                    "- Result: {n} edit{} made in {}",
+                    if n == 1 { "" } else { "s" },
+                    files
+                        .iter()
+                        .copied()
+                        .map(link)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            };
+            if !refused.is_empty() {
+                line.push_str(&format!("; {} not made (see Edits)", refused.len()));
+            }
+            Some(line)
+        }
+    }
+}
+
+/// The edits a run made and those it did not, each with its note.
+fn edits_section(out: &mut Lines, delivery: &Delivery) {
+    let Delivery::Edits { changed, refused } = delivery else {
+        return;
+    };
+    let list = |out: &mut Lines, lines: &[EditLine]| {
+        for line in lines {
+            let path = line.path.as_deref().map_or("(no file)".to_owned(), link);
+            let note = line
+                .note
+                .as_deref()
+                .map(|note| format!(" (*{}*)", one_line(note)))
+                .unwrap_or_default();
+            out.push(format!("- {path}: {}{note}", one_line(&line.summary)));
+        }
+    };
+    out.push(String::new());
+    out.push("## Edits".to_owned());
+    out.push(String::new());
+    if changed.is_empty() {
+        out.push("No edit was made.".to_owned());
+    } else {
+        out.push("Made, each undoable in the editor (the text before is in the run's `before/` folder when the command line made them):".to_owned());
+        out.push(String::new());
+        list(out, changed);
+    }
+    if !refused.is_empty() {
+        out.push(String::new());
+        out.push("Not made, and why:".to_owned());
+        out.push(String::new());
+        list(out, refused);
     }
 }
 
@@ -264,7 +336,15 @@ fn outputs_section(out: &mut Lines, input: &ReportInput, findings: &mut RunFindi
             ));
             continue;
         }
-        if let Some(value) = super::contract::stored_json(text).filter(Value::is_object) {
+        let value = super::contract::stored_json(text).filter(Value::is_object);
+        if let (Some(value), Delivery::Edits { .. }) = (&value, input.delivery)
+            && value["edits"].is_array()
+        {
+            let count = value["edits"].as_array().map_or(0, Vec::len);
+            out.push(format!("{count} edit(s) proposed: see Edits above."));
+            continue;
+        }
+        if let Some(value) = value {
             render_json(out, &step.step_id, &value, findings);
         } else {
             for line in text.trim().lines() {

@@ -127,6 +127,7 @@ pub(super) fn run(context: &ToolContext, args: &ToolArgs) -> Result<ToolOutput, 
         }
         _ => {
             describe_structure(&mut summary, outline_file, &chapters, &scenes, &counts);
+            written_as(&mut summary, outline_file);
             None
         }
     };
@@ -365,6 +366,28 @@ fn describe_structure(
             ));
         }
     }
+}
+
+/// The most of the outline's own text a structure gives, in characters.
+const WRITTEN_CHARS: usize = 2_500;
+
+/// The outline file as written, for a step that proposes edits of it by
+/// quoting its lines.
+fn written_as(summary: &mut Summary, outline_file: &SourceFile) {
+    let text = outline_file.text.trim_end();
+    let shown = crate::text::clip(text, WRITTEN_CHARS);
+    summary.line(format!(
+        "The outline file {} as written:",
+        outline_file.path
+    ));
+    summary.line("````markdown");
+    for line in shown.lines() {
+        summary.line(line);
+    }
+    if shown.len() < text.len() {
+        summary.line("(the rest is left out)");
+    }
+    summary.line("````");
 }
 
 /// `text` on one line: its line breaks and runs of spaces made one space.

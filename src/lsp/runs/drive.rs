@@ -10,13 +10,13 @@
 
 use std::collections::HashMap;
 
-use serde_json::Value;
 use tokio::sync::oneshot;
 use tower_lsp_server::ls_types::{self as lsp, Uri};
 
-use super::edits::{EditPlan, Progress, apply, show};
+use super::edits::{EditPlan, FileEdits, Progress, apply, apply_files, show};
 use super::{Context, Started, scene_now};
 use crate::engine::delivery::{self, Applied, Decision, Placement};
+use crate::engine::edits::{self, EditSet};
 use crate::engine::events::RunEvent;
 use crate::engine::launch::{RunEnd, RunHandle};
 use crate::engine::report::{self, Delivery};
@@ -230,6 +230,43 @@ fn outcome(
                 show: None,
             }
         }
+        (RunStatus::Done, Delivery::Edits { changed, refused }) => {
+            let mut files: Vec<&str> = changed.iter().filter_map(|e| e.path.as_deref()).collect();
+            files.dedup();
+            let mut actions: Vec<(String, Uri)> = files
+                .iter()
+                .take(3)
+                .filter_map(|path| Some((format!("Open {path}"), uri(path)?)))
+                .collect();
+            report_action(&mut actions);
+            let made = match changed.len() {
+                0 => "no edit made".to_owned(),
+                1 => format!("1 edit made in {}", files.join(", ")),
+                n => format!("{n} edits made in {}", files.join(", ")),
+            };
+            let message = if refused.is_empty() {
+                format!(
+                    "{}: {made}; undo in the editor takes any back.",
+                    started.label
+                )
+            } else {
+                format!(
+                    "{}: {made}; {} not made (their quotes are not in the text as it is now, or they name files the step may not change): see the report.",
+                    started.label,
+                    refused.len()
+                )
+            };
+            let kind = if refused.is_empty() {
+                lsp::MessageType::INFO
+            } else {
+                lsp::MessageType::WARNING
+            };
+            Outcome {
+                summary: format!("done: {made}{findings_note}"),
+                message: Some((kind, message, actions)),
+                show: None,
+            }
+        }
         (RunStatus::Done, _) => Outcome {
             summary: format!("done{findings_note}"),
             message: None,
@@ -268,9 +305,10 @@ fn outcome(
     }
 }
 
-/// Puts the run's draft where the engine decides: into the scene through
-/// the editor, or beside it on the disk when the scene changed or the
-/// editor refuses.
+/// Puts the run's result where the engine decides: a draft into the scene
+/// through the editor, or beside it on the disk when the scene changed or
+/// the editor refuses; edits of the manuscript through the editor, as one
+/// workspace edit at the versions they were placed in.
 async fn deliver(
     context: &Context,
     started: &Started,
@@ -281,38 +319,61 @@ async fn deliver(
     let recipe = started.registry.get(&manifest.recipe_id);
     // Decide and build the edit under the lock, so the state it is built
     // on is the state that was checked.
-    let (decision, edit) = {
+    let (decision, edit, files) = {
         let session = lock(&context.session);
-        let scene = manifest
-            .task
-            .initial_args
-            .get("scene_path")
-            .and_then(Value::as_str);
-        let (text, version) = scene.map_or((None, None), |path| scene_now(&session, path));
-        let decision =
-            delivery::decide(&session.workspace, recipe, manifest, cache, text.as_deref());
+        let text_of = |path: &str| scene_now(&session, path).0;
+        let decision = delivery::decide(&session.workspace, recipe, manifest, cache, &text_of);
         let edit = match &decision {
-            Decision::Draft(Placement::Replace { range, body, .. }) => Some(EditPlan::Replace {
-                range: convert::range_in_text(
-                    text.as_deref().unwrap_or_default(),
-                    *range,
-                    session.encoding,
-                ),
-                body: body.clone(),
-                // The text is the one the run started from; if only the
-                // version moved (an edit undone), the current version is
-                // the one the editor will accept.
-                version: version.or(started.version),
-            }),
+            Decision::Draft(Placement::Replace {
+                scene_path,
+                range,
+                body,
+                ..
+            }) => {
+                let (text, version) = scene_now(&session, scene_path);
+                Some(EditPlan::Replace {
+                    range: convert::range_in_text(
+                        text.as_deref().unwrap_or_default(),
+                        *range,
+                        session.encoding,
+                    ),
+                    body: body.clone(),
+                    // The text is the one the run started from; if only the
+                    // version moved (an edit undone), the current version is
+                    // the one the editor will accept.
+                    version: version.or(started.version),
+                })
+            }
             Decision::Draft(Placement::Create { text, .. }) => {
                 Some(EditPlan::Create { text: text.clone() })
             }
             _ => None,
         };
-        (decision, edit)
+        let files: Option<FileEdits> = match &decision {
+            Decision::Edits(set) => set
+                .changes
+                .iter()
+                .map(|change| {
+                    let (text, version) = scene_now(&session, &change.path);
+                    let text = text.unwrap_or_default();
+                    let edits = change
+                        .edits
+                        .iter()
+                        .map(|(range, new_text)| lsp::TextEdit {
+                            range: convert::range_in_text(&text, *range, session.encoding),
+                            new_text: new_text.clone(),
+                        })
+                        .collect();
+                    Some((uri_for(&started.workspace, &change.path)?, version, edits))
+                })
+                .collect(),
+            _ => None,
+        };
+        (decision, edit, files)
     };
     let placement = match decision {
         Decision::Draft(placement) => placement,
+        Decision::Edits(set) => return deliver_edits(context, root, manifest, set, files).await,
         other => return Applied::nothing(&other),
     };
     let scene_path = placement.scene_path().to_owned();
@@ -320,19 +381,10 @@ async fn deliver(
         (Some(edit), Some(uri)) => match apply(context, uri, edit, root, &scene_path).await {
             Ok(()) => {
                 let text = placement.text().to_owned();
-                // A file the editor does not have open learns its new text
-                // now; the editor's didOpen or a watched-file event confirms it.
-                let mut session = lock(&context.session);
-                if session.version(&scene_path).is_none() {
-                    let paths = session.workspace.config().paths.clone();
-                    let file =
-                        SourceFile::parse(scene_path.as_str().into(), text.clone().into(), &paths);
-                    session.workspace.insert_file(file);
-                    session.generation += 1;
-                }
+                learn_text(context, &scene_path, &text);
                 return Applied {
                     delivery: Delivery::Scene(scene_path.clone()),
-                    landed: Some((scene_path, text)),
+                    landed: vec![(scene_path, text)],
                 };
             }
             Err(reason) => placement.beside(&manifest.run_id, reason),
@@ -348,6 +400,52 @@ async fn deliver(
         lock(&context.session).reload_from_disk(&path.as_str().into());
     }
     applied
+}
+
+/// Sends a run's edits to the editor as one workspace edit; when it does
+/// not apply them, none is made and each is reported with the reason.
+async fn deliver_edits(
+    context: &Context,
+    root: &std::path::Path,
+    manifest: &RunManifest,
+    set: EditSet,
+    files: Option<FileEdits>,
+) -> Applied {
+    let outcome = match files {
+        _ if set.changes.is_empty() => edits::Outcome {
+            changed: Vec::new(),
+            refused: set.refused,
+        },
+        Some(files) => match apply_files(context, files).await {
+            Ok(()) => {
+                let disk = Disk::default();
+                for change in &set.changes {
+                    learn_text(context, &change.path, &change.text);
+                    let run = &manifest.run_id;
+                    edits::keep_before(root, &disk, run, &change.path, Some(&change.before));
+                }
+                edits::Outcome {
+                    changed: set.changes,
+                    refused: set.refused,
+                }
+            }
+            Err(reason) => edits::Outcome::none_applied(set, &reason),
+        },
+        _ => edits::Outcome::none_applied(set, "a file cannot be named as a URI"),
+    };
+    Applied::edits(outcome)
+}
+
+/// A file the editor does not have open learns the text an edit gave it
+/// now; the editor's didOpen or a watched-file event confirms it.
+fn learn_text(context: &Context, path: &str, text: &str) {
+    let mut session = lock(&context.session);
+    if session.version(path).is_none() {
+        let paths = session.workspace.config().paths.clone();
+        let file = SourceFile::parse(path.into(), text.into(), &paths);
+        session.workspace.insert_file(file);
+        session.generation += 1;
+    }
 }
 
 /// A run that ended without reporting itself: its message.

@@ -1,6 +1,7 @@
 //! What runs and conferences send the editor: `$/progress` of one run,
 //! workspace edits (a scene's body replaced at the version it was read, a
-//! new file created), and documents to show.
+//! new file created, a run's edits of several files at the versions they
+//! were read), and documents to show.
 
 use std::path::{Path, PathBuf};
 
@@ -179,6 +180,47 @@ pub(crate) async fn apply(
             }
         }
     };
+    send(context, edit).await
+}
+
+/// Edits of several files, each at the version its text was read (`None`:
+/// a file the editor does not have open), sent as one workspace edit.
+pub(crate) type FileEdits = Vec<(Uri, Option<i32>, Vec<lsp::TextEdit>)>;
+
+/// Sends `files`' edits as one workspace edit; `Err` with why when the
+/// editor did not apply it.
+pub(crate) async fn apply_files(context: &Context, files: FileEdits) -> Result<(), String> {
+    let edit = if context.support.document_changes {
+        lsp::WorkspaceEdit {
+            document_changes: Some(lsp::DocumentChanges::Edits(
+                files
+                    .into_iter()
+                    .map(|(uri, version, edits)| lsp::TextDocumentEdit {
+                        text_document: lsp::OptionalVersionedTextDocumentIdentifier {
+                            uri,
+                            version,
+                        },
+                        edits: edits.into_iter().map(lsp::OneOf::Left).collect(),
+                    })
+                    .collect(),
+            )),
+            ..lsp::WorkspaceEdit::default()
+        }
+    } else {
+        lsp::WorkspaceEdit {
+            changes: Some(
+                files
+                    .into_iter()
+                    .map(|(uri, _, edits)| (uri, edits))
+                    .collect(),
+            ),
+            ..lsp::WorkspaceEdit::default()
+        }
+    };
+    send(context, edit).await
+}
+
+async fn send(context: &Context, edit: lsp::WorkspaceEdit) -> Result<(), String> {
     match context.client.apply_edit(edit).await {
         Ok(response) if response.applied => Ok(()),
         Ok(response) => Err(match response.failure_reason {
