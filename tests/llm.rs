@@ -466,3 +466,120 @@ fn stream_false_asks_for_the_whole_reply_at_once() {
     assert_eq!(reply.text, "whole");
     assert_eq!(server.received()[0].body["stream"], false);
 }
+
+/// `control-room prompt … --json` for `structural_canon`'s `extract` step,
+/// on a copy of the example whose model is `server`.
+fn canon_prompt(root: &Path) -> Value {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_control-room"))
+        .args(["prompt", "structural_canon", "extract", "--json", "--arg"])
+        .arg("scene_path=Story/Scenes/SCN-the-gate.md")
+        .arg("--dir")
+        .arg(root)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+fn example_with_model(url: &str, extra: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    copy(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/salt-road"),
+        dir.path(),
+    );
+    std::fs::write(
+        dir.path().join("control-room.toml"),
+        format!(
+            "[llm]\nprovider = \"openai\"\nbase_url = \"{url}\"\nmodel = \"llama3.1:8b\"\nmax_retries = 0\n{extra}"
+        ),
+    )
+    .unwrap();
+    dir
+}
+
+fn copy(from: &Path, to: &Path) {
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            std::fs::create_dir_all(&target).unwrap();
+            copy(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+#[test]
+fn a_prompt_is_counted_by_the_servers_tokenizer_where_it_has_one() {
+    let server = FakeModelServer::start();
+    let dir = example_with_model(&server.url, "");
+    // Without a tokenizer on the server: about four characters a token.
+    let guessed = canon_prompt(dir.path());
+    assert_eq!(guessed["chars_per_token"], Value::Null, "{guessed}");
+    // With one that counts two characters a token, the same prompt costs
+    // twice as many tokens.
+    server.count_tokens(2.0);
+    let counted = canon_prompt(dir.path());
+    let measured = counted["chars_per_token"].as_f64().unwrap();
+    assert!((1.95..=2.0).contains(&measured), "{measured}");
+    let ratio = counted["tokens"].as_f64().unwrap() / guessed["tokens"].as_f64().unwrap();
+    assert!(
+        (1.95..=2.1).contains(&ratio),
+        "{ratio}: {counted} / {guessed}"
+    );
+}
+
+#[test]
+fn a_prompt_counted_at_four_characters_a_token_no_longer_overflows_a_model_that_counts_more() {
+    // A window the step's prompt fits at four characters a token, and not
+    // at one: counted by the server's tokenizer, the run says it is too
+    // large before sending it, instead of the server cutting it.
+    let server = FakeModelServer::start();
+    server.on("", vec![Answer::text("- Kael's hair is black.")]);
+    let dir = example_with_model(&server.url, "");
+    let tokens = canon_prompt(dir.path())["tokens"].as_u64().unwrap();
+    let window = tokens * 2 + 1200;
+    let dir = example_with_model(&server.url, &format!("context_window = {window}\n"));
+    let run = |dir: &Path| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_control-room"))
+            .args(["run", "structural_canon", "--arg"])
+            .arg("scene_path=Story/Scenes/SCN-the-gate.md")
+            .arg("--dir")
+            .arg(dir)
+            .output()
+            .unwrap()
+    };
+    let asked = |server: &FakeModelServer| {
+        server
+            .received()
+            .iter()
+            .filter(|r| r.path.ends_with("/chat/completions"))
+            .count()
+    };
+    run(dir.path());
+    assert!(
+        asked(&server) >= 1,
+        "at four a token the prompt fits and is sent"
+    );
+
+    let server = FakeModelServer::start();
+    server.on("", vec![Answer::text("- Kael's hair is black.")]);
+    server.count_tokens(1.0);
+    let dir = example_with_model(&server.url, &format!("context_window = {window}\n"));
+    let output = run(dir.path());
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(
+        asked(&server),
+        0,
+        "nothing sent that the model cannot take: {said}"
+    );
+    assert!(
+        said.contains("needs about") && said.contains("even trimmed"),
+        "{said}"
+    );
+}

@@ -86,11 +86,13 @@ fn endpoint(agent: &str, config: &EndpointConfig, env: &dyn Fn(&str) -> Option<S
         },
     };
     let mut structured_output = None;
+    let mut chars_per_token = None;
     if config.provider == Provider::OpenAi && reachable == Some(true) && key_set != Some(false) {
         match served(config, env) {
-            Ok((models, format)) => {
+            Ok((models, format, measured)) => {
                 detail = format!("{detail}; serves {models}");
                 structured_output = Some(format);
+                chars_per_token = measured;
             }
             Err(problem) => {
                 reachable = Some(false);
@@ -100,6 +102,7 @@ fn endpoint(agent: &str, config: &EndpointConfig, env: &dyn Fn(&str) -> Option<S
     }
     json!({
         "structured_output": structured_output,
+        "chars_per_token": chars_per_token,
         "agent": agent,
         "provider": config.provider.name(),
         "base_url": config.base_url,
@@ -113,11 +116,12 @@ fn endpoint(agent: &str, config: &EndpointConfig, env: &dyn Fn(&str) -> Option<S
 
 /// Asks an OpenAI-compatible server which models it serves and, when it
 /// serves the configured one, how it takes a JSON step's schema: the names
-/// it lists, and the structured-output format a run will use.
+/// it lists, the structured-output format a run will use, and the
+/// characters a token of the model holds when its tokenizer can say.
 fn served(
     config: &EndpointConfig,
     env: &dyn Fn(&str) -> Option<String>,
-) -> Result<(String, String), String> {
+) -> Result<(String, String, Option<f32>), String> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -142,7 +146,8 @@ fn served(
             .probe_structured_output()
             .await
             .map_err(|error| error.to_string())?;
-        Ok((shown(&models), format.name().to_owned()))
+        let measured = endpoint.calibrate().await;
+        Ok((shown(&models), format.name().to_owned(), measured))
     })
 }
 
@@ -222,6 +227,11 @@ pub fn human(report: &Value) -> String {
         if let Some(format) = endpoint["structured_output"].as_str() {
             lines.push(format!(
                 "ok: {name}: JSON steps send their schema as {format}"
+            ));
+        }
+        if let Some(cpt) = endpoint["chars_per_token"].as_f64() {
+            lines.push(format!(
+                "ok: {name}: prompts are counted by the server's tokenizer, {cpt:.2} characters a token"
             ));
         }
         if endpoint["key_set"] == false {

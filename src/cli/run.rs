@@ -507,6 +507,15 @@ fn configured_endpoint(root: &Path, archetype: &str) -> Option<llm::EndpointConf
     }
 }
 
+/// Characters per token of `endpoint`'s model, as its server's tokenizer
+/// counts them, when it has one (the prompt is then counted as a run
+/// counts it).
+fn measured_chars_per_token(endpoint: llm::EndpointConfig) -> Option<f32> {
+    let env = |name: &str| std::env::var(name).ok();
+    let endpoint = llm::Endpoint::new(endpoint, &env).ok()?;
+    tokio_runtime().ok()?.block_on(endpoint.calibrate())
+}
+
 /// `control-room prompt <recipe> <step>`: the assembled prompt, for people
 /// or (with `--json`) for scripts.
 pub fn prompt(dir: &Path, request: &PromptArgs) -> anyhow::Result<i32> {
@@ -556,6 +565,7 @@ pub fn prompt(dir: &Path, request: &PromptArgs) -> anyhow::Result<i32> {
             context_window: configured
                 .as_ref()
                 .and_then(|endpoint| endpoint.context_window),
+            chars_per_token: configured.clone().and_then(measured_chars_per_token),
         },
     )?;
     if request.json {
@@ -568,6 +578,7 @@ pub fn prompt(dir: &Path, request: &PromptArgs) -> anyhow::Result<i32> {
             "context_window": assembly.profile.caps.context_window,
             "budget": assembly.budget,
             "tokens": assembly.tokens,
+            "chars_per_token": assembly.chars_per_token,
             "output": match assembly.output { Output::Prose => "prose", Output::Json => "json" },
             "schema": assembly.schema.as_ref().map(|(source, _)| source),
             "parts": assembly.parts.iter().map(|part| json!({
@@ -587,12 +598,16 @@ pub fn prompt(dir: &Path, request: &PromptArgs) -> anyhow::Result<i32> {
         assembly.messages.len()
     );
     println!(
-        "# tier {} (variant {}), context window {}, prompt budget {} tokens, about {} used",
+        "# tier {} (variant {}), context window {}, prompt budget {} tokens, about {} used ({})",
         assembly.profile.tier,
         assembly.variant.as_str(),
         assembly.profile.caps.context_window,
         assembly.budget,
-        assembly.tokens
+        assembly.tokens,
+        match assembly.chars_per_token {
+            Some(cpt) => format!("{cpt:.2} characters a token, as the model's server counts"),
+            None => "at about 4 characters a token".to_owned(),
+        }
     );
     for part in &assembly.parts {
         println!(

@@ -149,6 +149,10 @@ pub struct ModelTarget {
     pub context_window: Option<u32>,
     /// The prompt tier the settings give the model, over the matrix's.
     pub tier: Option<String>,
+    /// Characters per token of the model's tokenizer, as measured on its
+    /// server (its tokenizer, or its count of an earlier prompt); `None`
+    /// until measured, when prompts are counted at four.
+    pub chars_per_token: Option<f32>,
 }
 
 /// A reply being written: how many words so far, and the end of the text
@@ -194,6 +198,14 @@ pub trait Model: Send + Sync {
     fn target(&self, archetype: &str) -> Option<ModelTarget> {
         let _ = archetype;
         None
+    }
+
+    /// Measures, once, what the server of `archetype`'s model can tell of
+    /// its tokenizer, so that [`Model::target`] gives it; later calls
+    /// return at once.
+    fn calibrate<'a>(&'a self, archetype: &'a str) -> BoxFuture<'a, ()> {
+        let _ = archetype;
+        Box::pin(async {})
     }
 }
 

@@ -225,6 +225,7 @@ impl Replay {
                 temperature: exchange.requested.temperature,
                 context_window: None,
                 tier: None,
+                chars_per_token: None,
             };
             replay.first_target.get_or_insert_with(|| target.clone());
             replay

@@ -18,6 +18,7 @@ mod http;
 mod openai;
 mod sse;
 mod stream;
+mod tokens;
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -123,6 +124,8 @@ pub struct Endpoint {
     /// How this server takes a JSON step's schema: as the settings force
     /// it, or as learned from its refusals (shared by every call).
     structured_output: std::sync::Mutex<StructuredOutput>,
+    /// What its server has told of the model's tokenizer.
+    calibration: tokens::Calibration,
 }
 
 impl Endpoint {
@@ -160,7 +163,25 @@ impl Endpoint {
             http,
             shown_url,
             structured_output: std::sync::Mutex::new(structured_output),
+            calibration: tokens::Calibration::default(),
         })
+    }
+
+    /// Characters per token of the model, as its server measured them.
+    pub fn chars_per_token(&self) -> Option<f32> {
+        self.calibration.chars_per_token()
+    }
+
+    /// Asks the server's tokenizer, once, how many characters a token of
+    /// the model holds (an OpenAI-compatible server on this machine may
+    /// have one; nothing is asked of Anthropic).
+    pub async fn calibrate(&self) -> Option<f32> {
+        if self.config.provider == Provider::OpenAi {
+            self.calibration
+                .probe(&self.http, &self.config.base_url, &self.config.model)
+                .await;
+        }
+        self.chars_per_token()
     }
 
     pub fn config(&self) -> &EndpointConfig {
@@ -350,6 +371,10 @@ impl Endpoint {
         // A reply cut off mid-sentence is marked so: whoever asked decides
         // (ask again for less, or fail), and it never passes for finished.
         let cut_off = stopped_at_length_limit(config.provider, &value);
+        if let Some(tokens) = tokens::prompt_tokens(&value) {
+            let chars = request.messages.iter().map(|m| m.content.chars().count());
+            self.calibration.learn_from_prompt(chars.sum(), tokens);
+        }
         let secrets: Vec<&Secret> = self.secret.iter().collect();
         Ok(ModelReply {
             text: redact(&text, &secrets).into_owned(),
@@ -462,6 +487,18 @@ impl Model for HttpModel {
             temperature: Some(config.temperature),
             context_window: config.context_window,
             tier: config.tier.clone(),
+            chars_per_token: self
+                .agents
+                .get(archetype)
+                .unwrap_or(&self.default)
+                .chars_per_token(),
+        })
+    }
+
+    fn calibrate<'a>(&'a self, archetype: &'a str) -> crate::engine::model::BoxFuture<'a, ()> {
+        let endpoint = self.agents.get(archetype).unwrap_or(&self.default);
+        Box::pin(async move {
+            endpoint.calibrate().await;
         })
     }
 }

@@ -88,6 +88,9 @@ struct Shared {
     dropped: AtomicUsize,
     /// When each streamed event was handed to the connection.
     sent: Mutex<Vec<Instant>>,
+    /// Characters per token of the tokenizer `/extras/tokenize/count`
+    /// answers with, once a test gives the server one.
+    chars_per_token: Mutex<Option<f64>>,
 }
 
 /// Counts a stream as dropped when it goes before its last event.
@@ -123,6 +126,7 @@ impl FakeModelServer {
             .route("/v1/chat/completions", post(answer))
             .route("/v1/messages", post(answer))
             .route("/v1/models", get(models))
+            .route("/extras/tokenize/count", post(count_tokens))
             .with_state(shared.clone());
         let listener = runtime
             .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
@@ -148,6 +152,13 @@ impl FakeModelServer {
         self
     }
 
+    /// Gives the server a tokenizer (as llama-cpp-python's
+    /// `/extras/tokenize/count`) that counts `chars_per_token` characters a
+    /// token; without one that address is not found.
+    pub fn count_tokens(&self, chars_per_token: f64) {
+        *self.shared.chars_per_token.lock().unwrap() = Some(chars_per_token);
+    }
+
     pub fn received(&self) -> Vec<Received> {
         self.shared.received.lock().unwrap().clone()
     }
@@ -168,6 +179,18 @@ impl Drop for DropCounter {
     fn drop(&mut self) {
         self.0.dropped.fetch_add(1, Ordering::SeqCst);
     }
+}
+
+/// `POST /extras/tokenize/count`: the tokens of `input`, when the server
+/// was given a tokenizer.
+async fn count_tokens(state: State<Arc<Shared>>, body: String) -> Response {
+    let State(shared) = state;
+    let Some(chars_per_token) = *shared.chars_per_token.lock().unwrap() else {
+        return StatusCode::NOT_FOUND.into_response();
+    };
+    let value: Value = serde_json::from_str(&body).unwrap_or(Value::Null);
+    let chars = value["input"].as_str().unwrap_or_default().chars().count();
+    axum::Json(json!({"count": (chars as f64 / chars_per_token).ceil() as u64})).into_response()
 }
 
 /// `GET /v1/models`: the one model tests configure.

@@ -284,6 +284,7 @@ impl Conference {
                     max_tokens: target.as_ref().and_then(|t| t.max_tokens),
                     tier: target.as_ref().and_then(|t| t.tier.as_deref()),
                     context_window: target.as_ref().and_then(|t| t.context_window),
+                    chars_per_token: target.as_ref().and_then(|t| t.chars_per_token),
                     workspace: Some(&self.workspace),
                 },
             )

@@ -45,6 +45,15 @@ pub fn estimate_tokens(text: &str) -> usize {
     text.chars().count().div_ceil(4)
 }
 
+/// The tokens `text` costs at `chars_per_token` characters a token (as
+/// measured for a model), or four when not measured.
+pub fn estimate_tokens_at(text: &str, chars_per_token: Option<f32>) -> usize {
+    match chars_per_token.filter(|cpt| cpt.is_finite() && *cpt >= 0.5) {
+        Some(cpt) => (text.chars().count() as f64 / f64::from(cpt)).ceil() as usize,
+        None => estimate_tokens(text),
+    }
+}
+
 /// What kind of slot a placeholder injects.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SlotKind {
@@ -87,7 +96,16 @@ pub struct PromptInputs<'a> {
     pub tier: Option<&'a str>,
     /// The model's context window from the settings, over the matrix's.
     pub context_window: Option<u32>,
+    /// Characters per token as measured for the model (default four).
+    pub chars_per_token: Option<f32>,
     pub workspace: Option<&'a Workspace>,
+}
+
+impl PromptInputs<'_> {
+    /// The tokens `text` costs the model these inputs are for.
+    pub fn tokens(&self, text: &str) -> usize {
+        estimate_tokens_at(text, self.chars_per_token)
+    }
 }
 
 /// One part of an assembled prompt, for inspection.
@@ -115,6 +133,9 @@ pub struct Assembly {
     pub trimmed: Vec<String>,
     pub tokens: usize,
     pub budget: usize,
+    /// The characters a token `tokens` was counted at, when measured for
+    /// the model (else about four).
+    pub chars_per_token: Option<f32>,
 }
 
 impl Assembly {
@@ -241,7 +262,7 @@ impl PromptBuilder for Prompts {
         loop {
             let (messages, parts) =
                 self.sandwich(step, entry, template, &profile, inputs, &slots, trim)?;
-            let tokens: usize = messages.iter().map(|m| estimate_tokens(&m.content)).sum();
+            let tokens: usize = messages.iter().map(|m| inputs.tokens(&m.content)).sum();
             if tokens <= budget {
                 return Ok(Assembly {
                     messages,
@@ -254,6 +275,7 @@ impl PromptBuilder for Prompts {
                     trimmed,
                     tokens,
                     budget,
+                    chars_per_token: inputs.chars_per_token,
                 });
             }
             let over = tokens - budget;

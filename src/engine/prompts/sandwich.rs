@@ -7,7 +7,7 @@ use super::state::{self, Decision, StateInputs};
 use super::trim::Trim;
 use super::{
     Output, Part, PromptError, PromptFile, PromptInputs, PromptStep, Prompts, SlotText,
-    TemplateEntry, Variant, estimate_tokens, fill,
+    TemplateEntry, Variant, fill,
 };
 use crate::engine::model::Message;
 
@@ -106,13 +106,13 @@ impl Prompts {
             .map(|(name, source, text)| Part {
                 name: name.clone(),
                 source: source.clone(),
-                tokens: estimate_tokens(text),
+                tokens: inputs.tokens(text),
             })
             .collect();
         parts.push(Part {
             name: "template".into(),
             source: template.source.clone(),
-            tokens: estimate_tokens(&user),
+            tokens: inputs.tokens(&user),
         });
         let system = layers
             .into_iter()

@@ -30,6 +30,7 @@ fn inputs<'a>(
         max_tokens: None,
         tier,
         context_window: None,
+        chars_per_token: None,
         workspace: None,
     }
 }

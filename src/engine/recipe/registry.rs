@@ -157,6 +157,7 @@ mod tests {
                         max_tokens: None,
                         tier: Some(tier),
                         context_window: None,
+                        chars_per_token: None,
                         workspace: None,
                     };
                     let assembly =

@@ -68,6 +68,7 @@ impl Runner {
                 "no model is configured: pass --model scripted:FILE to dry-run the recipe".into(),
             )
         })?;
+        model.calibrate(&step.agent_archetype).await;
         let prompted = self.prompt_agent(step, manifest, cache, &extras, model.as_ref())?;
         let packet = agent_packet(step, manifest, &prompted, extras.next_step_id.clone());
         audit::write_packet(self.root(), &self.disk, &packet).map_err(StepFailure::Io)?;
@@ -150,6 +151,7 @@ impl Runner {
                     max_tokens: target.as_ref().and_then(|target| target.max_tokens),
                     tier: target.as_ref().and_then(|target| target.tier.as_deref()),
                     context_window: target.as_ref().and_then(|target| target.context_window),
+                    chars_per_token: target.as_ref().and_then(|target| target.chars_per_token),
                     workspace: Some(&self.workspace),
                 },
             )

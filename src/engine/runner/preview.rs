@@ -20,6 +20,8 @@ pub struct PreviewFor<'a> {
     pub model: Option<&'a str>,
     pub tier: Option<&'a str>,
     pub context_window: Option<u32>,
+    /// Characters per token as the model's server measured them.
+    pub chars_per_token: Option<f32>,
 }
 
 impl Runner {
@@ -41,6 +43,7 @@ impl Runner {
             model,
             tier,
             context_window,
+            chars_per_token,
         } = target;
         let recipe = self
             .registry
@@ -143,6 +146,8 @@ impl Runner {
                     tier: tier.or(target.as_ref().and_then(|target| target.tier.as_deref())),
                     context_window: context_window
                         .or(target.as_ref().and_then(|target| target.context_window)),
+                    chars_per_token: chars_per_token
+                        .or(target.as_ref().and_then(|target| target.chars_per_token)),
                     workspace: Some(&self.workspace),
                 },
             )
