@@ -181,6 +181,16 @@ fn a_round_validates_every_reply_and_its_evidence_stays_live() {
             .any(|report| report["message"] == "phase 2: 6 of 6 replies"),
         "{reports:?}"
     );
+    // Each reply shows as the model writes it, the Chief's and the agents'.
+    let writing = |who: &str| {
+        reports.iter().any(|report| {
+            report["message"]
+                .as_str()
+                .is_some_and(|m| m.starts_with(who) && m.contains(" words … "))
+        })
+    };
+    assert!(writing("phase 1: the Chief: "), "{reports:?}");
+    assert!(writing("phase 2: writer: "), "{reports:?}");
 
     // The transcript arrived as an edit creating its file, then was shown.
     let transcript = transcript_file(&root, &second);

@@ -36,6 +36,7 @@ fn request(step_id: &str, archetype: &str, json_reply: bool) -> ModelRequest {
         json_reply,
         schema: json_reply.then(|| json!({"type": "object", "required": ["pass"]})),
         reply_limit: None,
+        context_window: None,
     }
 }
 
@@ -581,5 +582,114 @@ fn a_prompt_counted_at_four_characters_a_token_no_longer_overflows_a_model_that_
     assert!(
         said.contains("needs about") && said.contains("even trimmed"),
         "{said}"
+    );
+}
+
+#[test]
+fn ollama_is_told_the_window_each_prompt_was_fitted_to_and_its_reply_limit() {
+    let server = FakeModelServer::start();
+    server.on(
+        "\"stream\":false",
+        vec![Answer::Raw(
+            json!({"model": "llama3.1:8b", "message": {"role": "assistant", "content": "The tide turned and"},
+                   "done": true, "done_reason": "length", "prompt_eval_count": 40})
+            .to_string(),
+        )],
+    );
+    server.on("", vec![Answer::text("{\"pass\": true, \"findings\": []}")]);
+    let root = server.url.trim_end_matches("/v1").to_owned();
+    // A base URL copied from the OpenAI-compatible setup works too.
+    for base_url in [root.clone(), server.url.clone()] {
+        let model =
+            connect(json!({"provider": "ollama", "baseUrl": base_url, "model": "llama3.1:8b"}));
+        let mut asked = request("continuity", "continuity", true);
+        asked.reply_limit = Some(500);
+        asked.context_window = Some(8192);
+        let reply = block_on(model.complete(&asked)).unwrap();
+        assert_eq!(
+            reply.text, "{\"pass\": true, \"findings\": []}",
+            "read from its stream"
+        );
+        assert_eq!(reply.actor.provider, "ollama");
+        assert!(!reply.cut_off);
+    }
+    let received = server.received();
+    assert_eq!(received.len(), 2);
+    for call in &received {
+        assert_eq!(call.path, "/api/chat");
+        assert_eq!(call.body["options"]["num_ctx"], 8192);
+        assert_eq!(call.body["options"]["num_predict"], 500);
+        assert_eq!(call.body["format"]["required"], json!(["pass"]));
+        assert_eq!(call.body["stream"], true);
+    }
+
+    // Unstreamed, a reply stopped at its limit is marked cut off.
+    let model = connect(
+        json!({"provider": "ollama", "baseUrl": root, "model": "llama3.1:8b", "stream": false}),
+    );
+    let reply = block_on(model.complete(&request("draft", "writer", false))).unwrap();
+    assert_eq!(reply.text, "The tide turned and");
+    assert!(reply.cut_off);
+}
+
+#[test]
+fn a_run_on_ollama_sends_the_window_its_prompts_were_fitted_to() {
+    let server = FakeModelServer::start();
+    server.on("", vec![Answer::text("- Kael's hair is black.")]);
+    let root = server.url.trim_end_matches("/v1").to_owned();
+    let dir = example_with_model(&server.url, "");
+    std::fs::write(
+        dir.path().join("control-room.toml"),
+        format!("[llm]\nprovider = \"ollama\"\nbase_url = \"{root}\"\nmodel = \"llama3.1:8b\"\nmax_retries = 0\n"),
+    )
+    .unwrap();
+    let window = canon_prompt(dir.path())["context_window"].as_u64().unwrap();
+    std::process::Command::new(env!("CARGO_BIN_EXE_control-room"))
+        .args(["run", "structural_canon", "--arg"])
+        .arg("scene_path=Story/Scenes/SCN-the-gate.md")
+        .arg("--dir")
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let calls = server.received();
+    let chats: Vec<_> = calls
+        .iter()
+        .filter(|call| call.path == "/api/chat")
+        .collect();
+    assert!(!chats.is_empty());
+    for call in chats {
+        assert_eq!(call.body["options"]["num_ctx"], window, "{}", call.body);
+    }
+}
+
+#[test]
+fn doctor_names_ollamas_openai_endpoint_as_a_problem_and_checks_ollamas_own() {
+    let server = FakeModelServer::start();
+    server.on("", vec![Answer::text("{\"ok\": true}")]);
+    server.pose_as_ollama();
+    let dir = example_with_model(&server.url, "");
+    let doctor = |llm: Value| {
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_control-room"))
+            .args(["doctor", "--format", "json", "--llm", &llm.to_string()])
+            .arg(dir.path())
+            .output()
+            .unwrap();
+        let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+        (output.status.code(), report["llm"]["endpoints"][0].clone())
+    };
+    let (status, endpoint) = doctor(json!({"provider": "openai", "baseUrl": server.url}));
+    assert_eq!(status, Some(1), "{endpoint}");
+    let problem = endpoint["problem"].as_str().unwrap();
+    assert!(problem.contains("set provider = \"ollama\""), "{problem}");
+    let root = server.url.trim_end_matches("/v1");
+    let (status, endpoint) = doctor(json!({"provider": "ollama", "baseUrl": root}));
+    assert_eq!(status, Some(0), "{endpoint}");
+    assert_eq!(endpoint["problem"], Value::Null);
+    assert!(
+        endpoint["detail"]
+            .as_str()
+            .unwrap()
+            .contains("serves `llama3.1:8b`"),
+        "{endpoint}"
     );
 }

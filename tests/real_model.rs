@@ -278,3 +278,64 @@ fn a_plan_task_with_a_real_model_ends_in_time_and_records_its_outcome() {
         "the plan records the task's outcome: {plan}"
     );
 }
+
+#[test]
+fn prose_revisions_with_a_real_model_end_in_time_and_each_edit_is_made_or_refused_with_a_reason() {
+    let Some(model) = RealModelServer::start("prose_revisions_with_a_real_model") else {
+        return;
+    };
+    let (_dir, root) = example_copy();
+    model.configure(&root);
+    let scene = root.join("Story/Scenes/SCN-the-gate.md");
+    let before = std::fs::read_to_string(&scene).unwrap();
+    let started = Instant::now();
+    let output = control_room(
+        &root,
+        &[
+            "run",
+            "analytical_prose",
+            "--arg",
+            "scene_path=Story/Scenes/SCN-the-gate.md",
+        ],
+    );
+    let elapsed = started.elapsed();
+    let text = output_text(&output);
+    eprintln!("prose revisions: {elapsed:.1?}\n{text}");
+    assert!(elapsed < RUN_BOUND, "{elapsed:?}");
+    let runs = run_ids(&root);
+    assert_eq!(runs.len(), 1, "{text}");
+    let status = run_status(&root, &runs[0]);
+    check_receipts(&root, &runs[0], "prose revisions");
+    let after = std::fs::read_to_string(&scene).unwrap();
+    let kept = root.join(format!(
+        ".control-room/runs/{}/before/Story/Scenes/SCN-the-gate.md",
+        runs[0]
+    ));
+    match status.as_str() {
+        "done" => {
+            assert_eq!(output.status.code(), Some(0), "{text}");
+            // What the report lists as made is what the scene shows: a
+            // changed scene has its earlier text kept, an unchanged one
+            // made no edit.
+            if after == before {
+                assert!(!text.contains("edit(s) made"), "{text}");
+            } else {
+                assert!(text.contains("edit(s) made"), "{text}");
+                assert_eq!(std::fs::read_to_string(kept).unwrap(), before);
+            }
+            if text.contains("edit(s) not made") {
+                let report = std::fs::read_to_string(
+                    root.join(format!(".control-room/runs/{}/report.md", runs[0])),
+                )
+                .unwrap();
+                assert!(report.contains("Not made, and why:"), "{report}");
+            }
+        }
+        "failed" => {
+            assert_eq!(output.status.code(), Some(1), "{text}");
+            assert!(text.contains("step `"), "a failure names its step: {text}");
+            assert_eq!(after, before, "a failed run changes nothing");
+        }
+        other => panic!("the run ended {other}: {text}"),
+    }
+}

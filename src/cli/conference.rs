@@ -76,6 +76,9 @@ pub fn conference(dir: &Path, options: &Options, model_args: &ModelArgs) -> anyh
                 );
             }
             Event::Opinions { done, total } => eprintln!("phase 2: {done} of {total} replies"),
+            // Words as they come are for the editor's progress; a terminal
+            // log would repeat each reply many times over.
+            Event::Writing { .. } => {}
         };
         let round = conference.convene(request, &report, &cancel).await;
         interrupt.abort();

@@ -52,9 +52,11 @@ pub fn examine(dir: &Path, editor_llm: Option<&Value>) -> anyhow::Result<Report>
                     .iter()
                     .map(|(agent, config)| endpoint(agent, config, &env)),
             );
-            healthy &= endpoints
-                .iter()
-                .all(|endpoint| endpoint["reachable"] != false && endpoint["key_set"] != false);
+            healthy &= endpoints.iter().all(|endpoint| {
+                endpoint["reachable"] != false
+                    && endpoint["key_set"] != false
+                    && endpoint["problem"].is_null()
+            });
             json!({"endpoints": endpoints})
         }
         Err(error) => {
@@ -87,12 +89,25 @@ fn endpoint(agent: &str, config: &EndpointConfig, env: &dyn Fn(&str) -> Option<S
     };
     let mut structured_output = None;
     let mut chars_per_token = None;
-    if config.provider == Provider::OpenAi && reachable == Some(true) && key_set != Some(false) {
+    let mut problem = None;
+    let local = matches!(config.provider, Provider::OpenAi | Provider::Ollama);
+    if local && reachable == Some(true) && key_set != Some(false) {
         match served(config, env) {
-            Ok((models, format, measured)) => {
+            Ok(Served {
+                models,
+                format,
+                measured,
+                ollama_behind_openai,
+            }) => {
                 detail = format!("{detail}; serves {models}");
                 structured_output = Some(format);
                 chars_per_token = measured;
+                problem = ollama_behind_openai.then(|| {
+                    format!(
+                        "this is Ollama's OpenAI-compatible API, which cuts every prompt at Ollama's default window without a word: set provider = \"ollama\" and base_url = \"{}\"",
+                        config.base_url.trim_end_matches('/').trim_end_matches("/v1")
+                    )
+                });
             }
             Err(problem) => {
                 reachable = Some(false);
@@ -103,6 +118,7 @@ fn endpoint(agent: &str, config: &EndpointConfig, env: &dyn Fn(&str) -> Option<S
     json!({
         "structured_output": structured_output,
         "chars_per_token": chars_per_token,
+        "problem": problem,
         "agent": agent,
         "provider": config.provider.name(),
         "base_url": config.base_url,
@@ -118,10 +134,7 @@ fn endpoint(agent: &str, config: &EndpointConfig, env: &dyn Fn(&str) -> Option<S
 /// serves the configured one, how it takes a JSON step's schema: the names
 /// it lists, the structured-output format a run will use, and the
 /// characters a token of the model holds when its tokenizer can say.
-fn served(
-    config: &EndpointConfig,
-    env: &dyn Fn(&str) -> Option<String>,
-) -> Result<(String, String, Option<f32>), String> {
+fn served(config: &EndpointConfig, env: &dyn Fn(&str) -> Option<String>) -> Result<Served, String> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -147,8 +160,25 @@ fn served(
             .await
             .map_err(|error| error.to_string())?;
         let measured = endpoint.calibrate().await;
-        Ok((shown(&models), format.name().to_owned(), measured))
+        Ok(Served {
+            models: shown(&models),
+            format: format.name().to_owned(),
+            measured,
+            ollama_behind_openai: endpoint.is_ollama_behind_openai().await,
+        })
     })
+}
+
+/// What a server that answers says of itself.
+struct Served {
+    /// The models it lists, for a line.
+    models: String,
+    /// The structured-output format a run will use.
+    format: String,
+    /// Characters per token, when its tokenizer can say.
+    measured: Option<f32>,
+    /// It is Ollama, reached through its OpenAI-compatible API.
+    ollama_behind_openai: bool,
 }
 
 /// How long `GET /models` may take.
@@ -228,6 +258,9 @@ pub fn human(report: &Value) -> String {
             lines.push(format!(
                 "ok: {name}: JSON steps send their schema as {format}"
             ));
+        }
+        if let Some(problem) = endpoint["problem"].as_str() {
+            lines.push(format!("problem: {name}: {problem}"));
         }
         if let Some(cpt) = endpoint["chars_per_token"].as_f64() {
             lines.push(format!(

@@ -70,6 +70,9 @@ pub struct ModelRequest {
     /// prompt's tier holds back for the reply. A model server asked without
     /// a limit writes until its context is full.
     pub reply_limit: Option<u32>,
+    /// The context window the prompt was fitted to, for a server that must
+    /// be told it (Ollama's `num_ctx`; others know their model's).
+    pub context_window: Option<u32>,
 }
 
 /// Who answered: the provider and the model that served the reply (which

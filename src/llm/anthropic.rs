@@ -74,6 +74,7 @@ pub fn delta(event: &sse::Event) -> Result<Delta, String> {
     Ok(match kind {
         "message_start" => Delta {
             model: value["message"]["model"].as_str().map(str::to_owned),
+            prompt_tokens: value["message"]["usage"]["input_tokens"].as_u64(),
             ..Delta::default()
         },
         "content_block_delta" => Delta {

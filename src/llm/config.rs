@@ -39,6 +39,8 @@ pub const TIERS: [&str; 3] = ["full", "medium", "minimal"];
 
 pub const DEFAULT_OPENAI_URL: &str = "http://localhost:11434/v1";
 pub const DEFAULT_OPENAI_MODEL: &str = "llama3.1:8b";
+/// Ollama's own API, on this machine.
+pub const DEFAULT_OLLAMA_URL: &str = "http://localhost:11434";
 pub const DEFAULT_ANTHROPIC_URL: &str = "https://api.anthropic.com/v1";
 pub const DEFAULT_ANTHROPIC_MODEL: &str = "claude-sonnet-4-5";
 pub const DEFAULT_ANTHROPIC_KEY_ENV: &str = "ANTHROPIC_API_KEY";
@@ -49,6 +51,9 @@ pub enum Provider {
     OpenAi,
     /// Anthropic's Messages API.
     Anthropic,
+    /// Ollama's own chat API, which (unlike its OpenAI-compatible one)
+    /// takes the context window a prompt needs (`num_ctx`).
+    Ollama,
     /// Answers from a recorded cassette (`replay_file`).
     Replay,
 }
@@ -58,6 +63,7 @@ impl Provider {
         match name.trim().to_ascii_lowercase().as_str() {
             "openai" => Some(Provider::OpenAi),
             "anthropic" => Some(Provider::Anthropic),
+            "ollama" => Some(Provider::Ollama),
             "replay" => Some(Provider::Replay),
             _ => None,
         }
@@ -67,6 +73,7 @@ impl Provider {
         match self {
             Provider::OpenAi => "openai",
             Provider::Anthropic => "anthropic",
+            Provider::Ollama => "ollama",
             Provider::Replay => "replay",
         }
     }
@@ -396,7 +403,7 @@ fn endpoint(
         None => Provider::OpenAi,
         Some(name) => Provider::parse(name).ok_or_else(|| {
             error(format!(
-                "{} is `{name}`; use openai, anthropic or replay",
+                "{} is `{name}`; use openai, anthropic, ollama or replay",
                 key("provider")
             ))
         })?,
@@ -407,6 +414,7 @@ fn endpoint(
             DEFAULT_ANTHROPIC_MODEL,
             Some(DEFAULT_ANTHROPIC_KEY_ENV),
         ),
+        Provider::Ollama => (DEFAULT_OLLAMA_URL, DEFAULT_OPENAI_MODEL, None),
         Provider::OpenAi | Provider::Replay => (DEFAULT_OPENAI_URL, DEFAULT_OPENAI_MODEL, None),
     };
     let base_url = layer

@@ -41,6 +41,11 @@ pub struct Post<'a> {
 pub trait StreamHandler: Sync {
     /// An attempt starts: what an earlier one streamed is forgotten.
     fn restart(&self);
+    /// How the stream's events are framed (server-sent events, or one JSON
+    /// object a line).
+    fn framing(&self) -> sse::Framing {
+        sse::Framing::Events
+    }
     /// One event of the stream; `Ok(true)` when it ends the reply, an error
     /// message when the server reports one inside the stream.
     fn event(&self, event: &sse::Event) -> Result<bool, String>;
@@ -147,7 +152,9 @@ impl Post<'_> {
             .headers()
             .get(reqwest::header::CONTENT_TYPE)
             .and_then(|value| value.to_str().ok())
-            .is_some_and(|value| value.starts_with("text/event-stream"));
+            .is_some_and(|value| {
+                value.starts_with("text/event-stream") || value.starts_with("application/x-ndjson")
+            });
         if let Some(handler) = self.stream
             && status.is_success()
             && streamed
@@ -238,7 +245,7 @@ impl Post<'_> {
     ) -> Result<(), Failure> {
         let shown = self.shown_url;
         handler.restart();
-        let mut decoder = sse::Decoder::default();
+        let mut decoder = sse::Decoder::new(handler.framing());
         let mut read = 0;
         loop {
             let chunk = match tokio::time::timeout(self.timeout, response.chunk()).await {

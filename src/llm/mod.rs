@@ -15,6 +15,7 @@ mod anthropic;
 pub mod cassette;
 pub mod config;
 mod http;
+mod ollama;
 mod openai;
 mod sse;
 mod stream;
@@ -190,7 +191,10 @@ impl Endpoint {
 
     /// The models the server lists at `GET {base_url}/models`.
     pub async fn models(&self, timeout: Duration) -> Result<Vec<String>, String> {
-        let url = format!("{}/models", self.config.base_url);
+        let url = match self.config.provider {
+            Provider::Ollama => format!("{}/api/tags", ollama::root(&self.config)),
+            _ => format!("{}/models", self.config.base_url),
+        };
         let mut request = self.http.get(&url).timeout(timeout);
         if let Some(secret) = &self.secret {
             request = request.bearer_auth(secret.expose());
@@ -245,9 +249,36 @@ impl Endpoint {
                 "additionalProperties": false,
             })),
             reply_limit: Some(1),
+            context_window: None,
         };
         self.complete(&probe, None).await?;
         Ok(self.structured_output())
+    }
+
+    /// Whether the OpenAI-compatible server at the base URL is Ollama's,
+    /// which cuts every prompt at its own default window without a word
+    /// (`GET /api/version` answers).
+    pub async fn is_ollama_behind_openai(&self) -> bool {
+        if self.config.provider != Provider::OpenAi {
+            return false;
+        }
+        let base = self.config.base_url.trim_end_matches('/');
+        let Some(root) = base.strip_suffix("/v1") else {
+            return false;
+        };
+        let answer = self
+            .http
+            .get(format!("{root}/api/version"))
+            .timeout(Duration::from_secs(5))
+            .send()
+            .await;
+        match answer {
+            Ok(response) if response.status().is_success() => response
+                .json::<serde_json::Value>()
+                .await
+                .is_ok_and(|value| value["version"].is_string()),
+            _ => false,
+        }
     }
 
     /// How this endpoint sends a JSON step's schema now.
@@ -315,6 +346,16 @@ impl Endpoint {
                 };
                 (openai::url(config), body, effective, headers, hint)
             }
+            Provider::Ollama => {
+                let (body, effective) = ollama::body(config, request, format);
+                let headers = match &self.secret {
+                    Some(secret) => vec![("authorization", format!("Bearer {}", secret.expose()))],
+                    None => Vec::new(),
+                };
+                let hint =
+                    "start Ollama (`ollama serve`), or check [llm] base_url in control-room.toml";
+                (ollama::url(config), body, effective, headers, hint)
+            }
             Provider::Anthropic => {
                 let (body, effective) = anthropic::body(config, request);
                 let mut headers = vec![("anthropic-version", anthropic::API_VERSION.to_owned())];
@@ -359,6 +400,7 @@ impl Endpoint {
         };
         let parsed = match config.provider {
             Provider::Anthropic => anthropic::reply(&value),
+            Provider::Ollama => ollama::reply(&value),
             _ => openai::reply(&value),
         };
         let (text, served) = parsed.map_err(|problem| {
@@ -396,6 +438,7 @@ impl Endpoint {
 fn stopped_at_length_limit(provider: Provider, value: &serde_json::Value) -> bool {
     match provider {
         Provider::Anthropic => value["stop_reason"] == "max_tokens",
+        Provider::Ollama => value["done_reason"] == "length",
         _ => value.pointer("/choices/0/finish_reason") == Some(&serde_json::json!("length")),
     }
 }

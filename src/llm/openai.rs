@@ -79,6 +79,7 @@ pub fn delta(event: &sse::Event) -> Result<Delta, String> {
         text: choice["delta"]["content"].as_str().map(str::to_owned),
         model: value["model"].as_str().map(str::to_owned),
         stop: choice["finish_reason"].as_str().map(str::to_owned),
+        prompt_tokens: value["usage"]["prompt_tokens"].as_u64(),
         done: false,
     })
 }

@@ -4,6 +4,9 @@
 //! arrive in chunks cut anywhere (inside a line, inside a UTF-8 character);
 //! the decoder keeps the unfinished part for the next chunk.
 //!
+//! Ollama's own API streams one JSON object a line instead
+//! ([`Framing::Lines`]): each non-blank line is one event's data.
+//!
 //! Hand-written rather than a crate's: the format is these few rules, the
 //! decoder must sit inside our own idle-timeout loop over reqwest's
 //! `chunk()`, and the SSE crates for reqwest bring their own client wrapper.
@@ -15,9 +18,20 @@ pub struct Event {
     pub data: String,
 }
 
+/// How a stream's events are framed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Framing {
+    /// Server-sent events.
+    #[default]
+    Events,
+    /// One event's data a line (newline-delimited JSON).
+    Lines,
+}
+
 /// Turns chunks of bytes into events.
 #[derive(Debug, Default)]
 pub struct Decoder {
+    framing: Framing,
     /// Bytes of a line not yet ended.
     partial: Vec<u8>,
     /// The event being read.
@@ -29,6 +43,13 @@ pub struct Decoder {
 const MAX_LINE: usize = 4 * 1024 * 1024;
 
 impl Decoder {
+    pub fn new(framing: Framing) -> Decoder {
+        Decoder {
+            framing,
+            ..Decoder::default()
+        }
+    }
+
     /// The events `chunk` completes; an error when a line runs past
     /// [`MAX_LINE`] bytes.
     pub fn push(&mut self, chunk: &[u8]) -> Result<Vec<Event>, String> {
@@ -60,11 +81,22 @@ impl Decoder {
             let line = std::mem::take(&mut self.partial);
             self.line(&String::from_utf8_lossy(&line), &mut events);
         }
-        self.line("", &mut events);
+        if self.framing == Framing::Events {
+            self.line("", &mut events);
+        }
         events.pop()
     }
 
     fn line(&mut self, line: &str, events: &mut Vec<Event>) {
+        if self.framing == Framing::Lines {
+            if !line.trim().is_empty() {
+                events.push(Event {
+                    event: None,
+                    data: line.to_owned(),
+                });
+            }
+            return;
+        }
         if line.is_empty() {
             if !self.data.is_empty() || self.event.is_some() {
                 events.push(Event {

@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use super::config::Provider;
 use super::http::StreamHandler;
-use super::{Secret, anthropic, openai, redact, sse};
+use super::{Secret, anthropic, ollama, openai, redact, sse};
 use crate::engine::model::{OnText, Written};
 
 /// The most often a reply's progress is passed on: a screen's refresh, so
@@ -32,6 +32,8 @@ pub struct Delta {
     pub text: Option<String>,
     pub model: Option<String>,
     pub stop: Option<String>,
+    /// The server's count of the prompt's tokens, where the event says it.
+    pub prompt_tokens: Option<u64>,
     /// The event ends the reply.
     pub done: bool,
 }
@@ -41,6 +43,7 @@ struct State {
     text: String,
     model: Option<String>,
     stop: Option<String>,
+    prompt_tokens: Option<u64>,
     /// Words so far, counted as the text comes.
     words: usize,
     /// Whether the text so far ends inside a word.
@@ -102,10 +105,15 @@ impl<'a> Streamed<'a> {
     pub fn value(&self) -> Value {
         let state = self.state();
         let (text, model, stop) = (&state.text, state.model.as_deref(), state.stop.as_deref());
-        match self.provider {
+        let mut value = match self.provider {
             Provider::Anthropic => anthropic::streamed_value(text, model, stop),
+            Provider::Ollama => ollama::streamed_value(text, model, stop),
             _ => openai::streamed_value(text, model, stop),
+        };
+        if let Some(tokens) = state.prompt_tokens {
+            value["usage"] = serde_json::json!({"prompt_tokens": tokens});
         }
+        value
     }
 }
 
@@ -114,12 +122,23 @@ impl StreamHandler for Streamed<'_> {
         *self.state() = State::default();
     }
 
+    fn framing(&self) -> sse::Framing {
+        match self.provider {
+            Provider::Ollama => sse::Framing::Lines,
+            _ => sse::Framing::Events,
+        }
+    }
+
     fn event(&self, event: &sse::Event) -> Result<bool, String> {
         let delta = match self.provider {
             Provider::Anthropic => anthropic::delta(event)?,
+            Provider::Ollama => ollama::delta(event)?,
             _ => openai::delta(event)?,
         };
         let mut state = self.state();
+        if let Some(tokens) = delta.prompt_tokens {
+            state.prompt_tokens = Some(tokens);
+        }
         if let Some(model) = delta.model {
             state.model.get_or_insert(model);
         }

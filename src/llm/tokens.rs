@@ -140,13 +140,15 @@ pub async fn count_on_server(
     None
 }
 
-/// The server's count of a reply's prompt (`usage.prompt_tokens`, or
-/// Anthropic's `usage.input_tokens`), when the reply has one.
+/// The server's count of a reply's prompt (`usage.prompt_tokens`,
+/// Anthropic's `usage.input_tokens`, Ollama's `prompt_eval_count`), when
+/// the reply has one.
 pub fn prompt_tokens(reply: &Value) -> Option<u64> {
-    let usage = reply.get("usage")?;
+    let usage = &reply["usage"];
     usage["prompt_tokens"]
         .as_u64()
         .or_else(|| usage["input_tokens"].as_u64())
+        .or_else(|| reply["prompt_eval_count"].as_u64())
         .filter(|tokens| *tokens > 0)
 }
 

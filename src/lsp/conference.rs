@@ -190,6 +190,17 @@ async fn drive(
                 format!("phase 2: {done} of {total} replies"),
                 (50 + done * 50 / total.max(1)) as u32,
             ),
+            Event::Writing { agent, words, tail } => {
+                let who = if agent == "chief" {
+                    "phase 1: the Chief".to_owned()
+                } else {
+                    format!("phase 2: {agent}")
+                };
+                progress
+                    .report_message(format!("{who}: {words} words … {tail}"))
+                    .await;
+                continue;
+            }
         };
         if let Some(run) = context.runs.lock().get_mut(&conference_id) {
             run.step = message.clone();

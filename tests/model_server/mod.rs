@@ -91,6 +91,16 @@ struct Shared {
     /// Characters per token of the tokenizer `/extras/tokenize/count`
     /// answers with, once a test gives the server one.
     chars_per_token: Mutex<Option<f64>>,
+    /// Whether `GET /api/version` answers as Ollama's does.
+    ollama: std::sync::atomic::AtomicBool,
+}
+
+/// Which API a request came in by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Wire {
+    OpenAi,
+    Anthropic,
+    Ollama,
 }
 
 /// Counts a stream as dropped when it goes before its last event.
@@ -127,6 +137,9 @@ impl FakeModelServer {
             .route("/v1/messages", post(answer))
             .route("/v1/models", get(models))
             .route("/extras/tokenize/count", post(count_tokens))
+            .route("/api/chat", post(answer))
+            .route("/api/tags", get(tags))
+            .route("/api/version", get(version))
             .with_state(shared.clone());
         let listener = runtime
             .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
@@ -157,6 +170,12 @@ impl FakeModelServer {
     /// token; without one that address is not found.
     pub fn count_tokens(&self, chars_per_token: f64) {
         *self.shared.chars_per_token.lock().unwrap() = Some(chars_per_token);
+    }
+
+    /// Makes the server say it is Ollama (`GET /api/version`), as Ollama
+    /// does behind its OpenAI-compatible `/v1`.
+    pub fn pose_as_ollama(&self) {
+        self.shared.ollama.store(true, Ordering::SeqCst);
     }
 
     pub fn received(&self) -> Vec<Received> {
@@ -191,6 +210,20 @@ async fn count_tokens(state: State<Arc<Shared>>, body: String) -> Response {
     let value: Value = serde_json::from_str(&body).unwrap_or(Value::Null);
     let chars = value["input"].as_str().unwrap_or_default().chars().count();
     axum::Json(json!({"count": (chars as f64 / chars_per_token).ceil() as u64})).into_response()
+}
+
+/// `GET /api/tags`: Ollama's list of its models.
+async fn tags() -> Response {
+    axum::Json(json!({"models": [{"name": "llama3.1:8b", "model": "llama3.1:8b"}]})).into_response()
+}
+
+/// `GET /api/version`, answered only by a server posing as Ollama.
+async fn version(state: State<Arc<Shared>>) -> Response {
+    if state.0.ollama.load(Ordering::SeqCst) {
+        axum::Json(json!({"version": "0.12.6"})).into_response()
+    } else {
+        StatusCode::NOT_FOUND.into_response()
+    }
 }
 
 /// `GET /v1/models`: the one model tests configure.
@@ -232,11 +265,17 @@ async fn answer(state: State<Arc<Shared>>, uri: Uri, headers: HeaderMap, body: S
             _ => break,
         }
     }
-    let anthropic = uri.path().ends_with("/messages");
+    let wire = if uri.path().ends_with("/messages") {
+        Wire::Anthropic
+    } else if uri.path() == "/api/chat" {
+        Wire::Ollama
+    } else {
+        Wire::OpenAi
+    };
     let model = value["model"].as_str().unwrap_or("unknown").to_owned();
     // A request that asks for a stream gets its text as server-sent events.
     if value["stream"] == true {
-        let streamed = |text, every| stream(shared.clone(), anthropic, model.clone(), text, every);
+        let streamed = |text, every| stream(shared.clone(), wire, model.clone(), text, every);
         match answer {
             Some(Answer::Text(text)) => return streamed(text, Duration::ZERO),
             Some(Answer::Paced(text, every)) => return streamed(text, every),
@@ -247,14 +286,14 @@ async fn answer(state: State<Arc<Shared>>, uri: Uri, headers: HeaderMap, body: S
         Some(Answer::Paced(text, _)) => Some(Answer::Text(text)),
         other => other,
     };
-    render(shared, anthropic, model, &body, answer).await
+    render(shared, wire, model, &body, answer).await
 }
 
 /// `text` as a stream of server-sent events in the provider's format, a
 /// word (with the space before it) a chunk, `every` apart.
 fn stream(
     shared: Arc<Shared>,
-    anthropic: bool,
+    wire: Wire,
     model: String,
     text: String,
     every: Duration,
@@ -262,7 +301,18 @@ fn stream(
     let model = format!("{model}-20260101");
     let mut events: Vec<String> = Vec::new();
     let pieces: Vec<String> = text.split_inclusive(' ').map(str::to_owned).collect();
-    if anthropic {
+    if wire == Wire::Ollama {
+        for piece in &pieces {
+            events.push(format!(
+                "{}\n",
+                json!({"model": model, "message": {"role": "assistant", "content": piece}, "done": false})
+            ));
+        }
+        events.push(format!(
+            "{}\n",
+            json!({"model": model, "message": {"role": "assistant", "content": ""}, "done": true, "done_reason": "stop", "prompt_eval_count": 10})
+        ));
+    } else if wire == Wire::Anthropic {
         events.push(format!(
             "event: message_start\ndata: {}\n\n",
             json!({"type": "message_start", "message": {"model": model}})
@@ -312,7 +362,14 @@ fn stream(
     );
     (
         StatusCode::OK,
-        [("content-type", "text/event-stream")],
+        [(
+            "content-type",
+            if wire == Wire::Ollama {
+                "application/x-ndjson"
+            } else {
+                "text/event-stream"
+            },
+        )],
         axum::body::Body::from_stream(chunks),
     )
         .into_response()
@@ -321,7 +378,7 @@ fn stream(
 /// The HTTP response for `answer`.
 async fn render(
     shared: Arc<Shared>,
-    anthropic: bool,
+    wire: Wire,
     model: String,
     body: &str,
     answer: Option<Answer>,
@@ -332,7 +389,15 @@ async fn render(
             format!("no rule matches this request: {body}"),
         )
             .into_response(),
-        Some(Answer::Text(text)) if anthropic => axum::Json(json!({
+        Some(Answer::Text(text)) if wire == Wire::Ollama => axum::Json(json!({
+            "model": format!("{model}-20260101"),
+            "message": {"role": "assistant", "content": text},
+            "done": true,
+            "done_reason": "stop",
+            "prompt_eval_count": 10,
+        }))
+        .into_response(),
+        Some(Answer::Text(text)) if wire == Wire::Anthropic => axum::Json(json!({
             "id": "msg_fake",
             "type": "message",
             "role": "assistant",

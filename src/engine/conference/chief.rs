@@ -11,11 +11,14 @@ use super::{
     CallOutcome, Conference, ConferenceError, Event, Request, Round, ToolCall, artifact,
     ask_as_it_comes, check,
 };
-use crate::engine::model::{Message, ModelReply, ModelRequest};
+use crate::engine::model::{Message, ModelReply, ModelRequest, Written};
 use crate::engine::receipts::ToolReceipt;
 use crate::engine::recipe::AgentStep;
 use crate::engine::runner::{new_id, now};
 use crate::engine::tools::{self, ToolContext, ToolError, sha256_hex};
+
+/// A prompt's reply limit and the context window it was fitted to.
+type Limits = (u32, u32);
 
 /// What the Chief's turn has gathered so far.
 #[derive(Default)]
@@ -39,7 +42,7 @@ impl Conference {
     ) -> Result<String, ConferenceError> {
         let policy = &request.policy;
         let nonce = new_id("nonce_");
-        let (step, mut messages, reply_limit) = self.chief_prompt(request, &nonce)?;
+        let (step, mut messages, (reply_limit, window)) = self.chief_prompt(request, &nonce)?;
         let mut turn = Turn::default();
         for number in 1..=policy.max_steps {
             events(Event::ChiefStep {
@@ -55,8 +58,16 @@ impl Conference {
                 json_reply: true,
                 schema: None,
                 reply_limit: Some(reply_limit),
+                context_window: Some(window),
             };
-            let asked = ask_as_it_comes(&*self.model, &model_request, cancel).await?;
+            let writing = |written: Written<'_>| {
+                events(Event::Writing {
+                    agent: "chief".into(),
+                    words: written.words,
+                    tail: written.tail.to_owned(),
+                });
+            };
+            let asked = ask_as_it_comes(&*self.model, &model_request, &writing, cancel).await?;
             let reply_text = match &asked.reply {
                 // A runaway reply costs the Chief a step, as a malformed
                 // envelope does, and only its start is sent back.
@@ -136,12 +147,13 @@ impl Conference {
         Ok(turn.evidence)
     }
 
-    /// The Chief's step and the first messages of its turn.
+    /// The Chief's step, the first messages of its turn, and its reply limit
+    /// and context window.
     fn chief_prompt(
         &self,
         request: &Request,
         nonce: &str,
-    ) -> Result<(AgentStep, Vec<Message>, u32), ConferenceError> {
+    ) -> Result<(AgentStep, Vec<Message>, Limits), ConferenceError> {
         let policy = &request.policy;
         let step = AgentStep {
             step_id: "tools".into(),
@@ -161,7 +173,7 @@ impl Conference {
                 artifact("nonce", nonce),
             ],
         )?;
-        let limit = assembly.reply_limit();
+        let limit = (assembly.reply_limit(), assembly.window());
         Ok((step, assembly.messages, limit))
     }
 

@@ -29,7 +29,7 @@ use tokio_util::sync::CancellationToken;
 use self::envelope::Policy;
 use super::audit::{AgentReceipt, Packet};
 use super::contract::Check;
-use super::model::{Model, ModelError, ModelReply, ModelRequest};
+use super::model::{Model, ModelError, ModelReply, ModelRequest, OnText};
 use super::prompts::{PromptBuilder, PromptInputs, SlotKind, SlotText};
 use super::receipts::{SigningKey, ToolReceipt};
 use super::recipe::{ARCHETYPES, AgentStep};
@@ -122,6 +122,14 @@ pub enum Event {
     ToolCall { step: usize, tool: Option<String> },
     /// Phase 2: `done` of `total` replies are in.
     Opinions { done: usize, total: usize },
+    /// `agent` (the Chief, or an agent of phase 2) has written `words`
+    /// words of its reply so far, the last of them `tail` (told at most
+    /// every 16 ms, where the model streams).
+    Writing {
+        agent: String,
+        words: usize,
+        tail: String,
+    },
 }
 
 /// One step of the Chief's turn.
@@ -298,9 +306,10 @@ impl Conference {
 async fn ask(
     model: &dyn Model,
     request: &ModelRequest,
+    on_text: &OnText<'_>,
     cancel: &CancellationToken,
 ) -> Result<Asked, ConferenceError> {
-    let mut asked = ask_as_it_comes(model, request, cancel).await?;
+    let mut asked = ask_as_it_comes(model, request, on_text, cancel).await?;
     asked.reply = asked.reply.and_then(|reply| match reply.cut_off_message() {
         Some(message) => Err(ModelError::failed(message)),
         None => Ok(reply),
@@ -312,11 +321,12 @@ async fn ask(
 async fn ask_as_it_comes(
     model: &dyn Model,
     request: &ModelRequest,
+    on_text: &OnText<'_>,
     cancel: &CancellationToken,
 ) -> Result<Asked, ConferenceError> {
     let started_at = now();
     let reply = tokio::select! {
-        reply = model.complete(request) => reply,
+        reply = model.complete_streaming(request, on_text) => reply,
         () = cancel.cancelled() => return Err(ConferenceError::Cancelled),
     };
 

@@ -12,7 +12,7 @@ use super::{
     Asked, Conference, ConferenceError, Event, Reply, ReplyOutcome, Request, Round, artifact, ask,
     check,
 };
-use crate::engine::model::ModelRequest;
+use crate::engine::model::{ModelRequest, Written};
 use crate::engine::prompts::{SlotKind, SlotText};
 use crate::engine::protocol;
 use crate::engine::recipe::AgentStep;
@@ -30,6 +30,7 @@ impl Conference {
     ) -> Result<(), ConferenceError> {
         let semaphore = Arc::new(Semaphore::new(request.concurrency.max(1)));
         let mut tasks = tokio::task::JoinSet::new();
+        let (writing, mut written) = tokio::sync::mpsc::unbounded_channel();
         for (index, agent) in request.agents.iter().enumerate() {
             let step = AgentStep {
                 step_id: format!("opinion_{agent}"),
@@ -56,6 +57,7 @@ impl Conference {
                 agent_archetype: agent.clone(),
                 prompt_type: step.prompt_type.clone(),
                 reply_limit: Some(assembly.reply_limit()),
+                context_window: Some(assembly.window()),
                 messages: assembly.messages,
                 json_reply: false,
                 schema: None,
@@ -63,16 +65,35 @@ impl Conference {
             let model = self.model.clone();
             let semaphore = semaphore.clone();
             let cancel = cancel.clone();
+            let writing = writing.clone();
+            let agent = agent.clone();
             tasks.spawn(async move {
                 let _permit = semaphore.acquire_owned().await;
-                (index, ask(&*model, &model_request, &cancel).await)
+                let on_text = move |written: Written<'_>| {
+                    let _ = writing.send(Event::Writing {
+                        agent: agent.clone(),
+                        words: written.words,
+                        tail: written.tail.to_owned(),
+                    });
+                };
+                (index, ask(&*model, &model_request, &on_text, &cancel).await)
             });
         }
+        drop(writing);
         let total = request.agents.len();
         let mut answers: Vec<Option<Asked>> = (0..total).map(|_| None).collect();
         let mut done = 0;
         events(Event::Opinions { done, total });
-        while let Some(joined) = tasks.join_next().await {
+        loop {
+            // Words as the agents write them, until every agent has answered.
+            let joined = tokio::select! {
+                Some(event) = written.recv() => {
+                    events(event);
+                    continue;
+                }
+                joined = tasks.join_next() => joined,
+            };
+            let Some(joined) = joined else { break };
             let (index, asked) = match joined {
                 Ok((index, Ok(asked))) => (index, asked),
                 Ok((_, Err(error))) => {

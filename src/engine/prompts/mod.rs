@@ -144,6 +144,11 @@ impl Assembly {
     pub fn reply_limit(&self) -> u32 {
         u32::try_from(self.profile.spec.response_reserve).unwrap_or(u32::MAX)
     }
+
+    /// The context window this prompt was fitted to.
+    pub fn window(&self) -> u32 {
+        u32::try_from(self.profile.caps.context_window).unwrap_or(u32::MAX)
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

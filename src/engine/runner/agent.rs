@@ -86,6 +86,7 @@ impl Runner {
                 .as_ref()
                 .map(|(_, schema)| schema.clone()),
             reply_limit: Some(prompted.assembly.reply_limit()),
+            context_window: Some(prompted.assembly.window()),
         };
         let mut draft = ReceiptDraft::new(step, manifest, &packet, &prompted, started_at, key);
         let reuse_key = prompted

@@ -55,6 +55,17 @@ impl Progress {
         .await;
     }
 
+    /// A report that says only what is happening now (its percentage
+    /// stays where the last report put it).
+    pub(crate) async fn report_message(&self, message: String) {
+        self.send(lsp::WorkDoneProgress::Report(lsp::WorkDoneProgressReport {
+            cancellable: Some(true),
+            message: Some(message),
+            percentage: None,
+        }))
+        .await;
+    }
+
     pub(crate) async fn end(&self, message: String) {
         self.send(lsp::WorkDoneProgress::End(lsp::WorkDoneProgressEnd {
             message: Some(message),
