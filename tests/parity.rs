@@ -159,6 +159,72 @@ fn the_cli_and_the_editor_deliver_the_same_drafts_findings_and_reports() {
 }
 
 #[test]
+fn the_cli_and_the_editor_make_the_same_edits_of_cards_and_report_the_same_refusals() {
+    let server = FakeModelServer::start();
+    server.on(
+        &step_marker("extract", "continuity"),
+        vec![Answer::text("- Kael's hair is black, streaked with salt.")],
+    );
+    let kael = "Compendium/Characters/CHAR-kael-maren.md";
+    server.on(
+        &step_marker("update", "librarian"),
+        vec![Answer::text(
+            json!({"edits": [
+                {"file": kael, "field": "hair", "value": "black, salt-streaked", "why": "stated"},
+                {"file": kael, "find": "a cracked lantern he will not throw away",
+                 "replace": "a cracked lantern he carries everywhere", "why": "stated"},
+                {"file": kael, "find": "words no card has", "replace": "anything"},
+            ]})
+            .to_string(),
+        )],
+    );
+    let [(_cli_dir, cli), (_editor_dir, editor)] = two_copies(&server);
+    let mut client = editor_client(&editor, &server.url, true, None);
+    let scene = "Story/Scenes/SCN-the-gate.md";
+
+    let before = runs(&cli);
+    let output = control_room(
+        &cli,
+        &[
+            "run",
+            "structural_canon",
+            "--arg",
+            &format!("scene_path={scene}"),
+        ],
+    );
+    assert!(output.status.success(), "{}", output_text(&output));
+    let cli_run = new_run(&cli, &before);
+    let (editor_run_id, end) = editor_run(
+        &mut client,
+        "controlRoom.runRecipe",
+        json!({"recipe": "structural_canon", "scene": "SCN-the-gate"}),
+    );
+    assert!(
+        end.starts_with(&format!("done: 2 edits made in {kael}")),
+        "{end}"
+    );
+
+    assert_eq!(read(&cli, kael), read(&editor, kael), "the same card");
+    assert_ne!(read(&cli, kael), read(&example_copy().1, kael));
+    let edits = |root: &Path, run: &str| -> String {
+        let report = read(root, &format!(".control-room/runs/{run}/report.md"));
+        let start = report.find("## Edits").expect("an Edits section");
+        let end = report[start + 3..]
+            .find("\n## ")
+            .map_or(report.len(), |at| at + start + 3);
+        report[start..end].to_owned()
+    };
+    assert_eq!(edits(&cli, &cli_run), edits(&editor, &editor_run_id));
+    assert_eq!(
+        left_by(&cli, &cli_run).0,
+        left_by(&editor, &editor_run_id)
+            .0
+            .replace(&editor_run_id, "RUN")
+    );
+    client.shutdown();
+}
+
+#[test]
 fn resume_in_either_front_end_keeps_a_scene_changed_since_the_run_began() {
     let server = FakeModelServer::start();
     // The writer's first call fails, so the run stops at its draft step;

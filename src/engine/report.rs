@@ -300,7 +300,7 @@ fn edits_section(out: &mut Lines, delivery: &Delivery) {
     if changed.is_empty() {
         out.push("No edit was made.".to_owned());
     } else {
-        out.push("Made, each undoable in the editor (the text before is in the run's `before/` folder when the command line made them):".to_owned());
+        out.push("Made (undo takes them back in the editor; each changed file's earlier text is in the run's `before/` folder):".to_owned());
         out.push(String::new());
         list(out, changed);
     }

@@ -26,6 +26,10 @@ use super::store::{Cache, CacheSlot, Disk, RunFiles, SceneMark};
 use crate::index::{FileContent, Workspace};
 use crate::text::TextRange;
 
+/// Why an edit of none of the three shapes is not made.
+const UNREADABLE: &str =
+    "it gives neither `find` and `replace`, `after` and `insert`, nor `field` and `value`";
+
 /// The files a prompt type's edits may touch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Reach {
@@ -87,6 +91,8 @@ pub enum Change {
     Insert { after: String, insert: String },
     /// A front matter field takes `value`.
     SetField { field: String, value: Value },
+    /// None of the three: the edit as the reply gave it, never made.
+    Unreadable(String),
 }
 
 impl Proposal {
@@ -101,6 +107,7 @@ impl Proposal {
                 format!("after “{}”: “{}”", clip(after), clip(insert))
             }
             Change::SetField { field, value } => format!("`{field}` set to {value}"),
+            Change::Unreadable(edit) => clip(edit),
         }
     }
 }
@@ -128,7 +135,7 @@ pub fn proposals(recipe: &Recipe, cache: &Cache) -> Vec<Proposal> {
                     value: value.clone(),
                 }
             } else {
-                continue;
+                Change::Unreadable(edit.to_string())
             };
             out.push(Proposal {
                 step_id: step.step_id.clone(),
@@ -183,8 +190,17 @@ pub fn resolve(
     // Each file's text, and the proposals placed in it.
     type Placed = Vec<(TextRange, String, Proposal)>;
     let mut by_file: BTreeMap<String, (String, Placed)> = BTreeMap::new();
-    for proposal in proposals {
-        let placed = target(workspace, &proposal, scene_path).and_then(|path| {
+    for mut proposal in proposals {
+        let shaped = match proposal.change {
+            Change::Unreadable(_) => Err(UNREADABLE.to_owned()),
+            _ => Ok(()),
+        };
+        let target = shaped.and_then(|()| target(workspace, &proposal, scene_path));
+        if let (Ok(path), None) = (&target, &proposal.file) {
+            // The file an edit defaults to is named wherever it is shown.
+            proposal.file = Some(path.clone());
+        }
+        let placed = target.and_then(|path| {
             if !by_file.contains_key(&path) {
                 let text = text_of(&path).ok_or_else(|| format!("{path} cannot be read"))?;
                 by_file.insert(path.clone(), (text, Vec::new()));
@@ -308,6 +324,7 @@ fn place(text: &str, change: &Change) -> Result<(TextRange, String), String> {
             }
             Ok((TextRange::new(at, at), format!("\n\n{insert}")))
         }
+        Change::Unreadable(_) => Err(UNREADABLE.to_owned()),
         Change::SetField { field, value } => {
             let (range, line) = locate::set_field(text, field, value)?;
             let after = crate::text::apply_edits(text, &[(range, line.clone())]);
@@ -433,6 +450,7 @@ mod tests {
                 proposal(card, replace("of the salt road", "of the sea road")),
                 proposal(card, replace("eyes: grey", "eyes: [grey")),
                 proposal("../outside.md", replace("anything", "else")),
+                proposal(card, Change::Unreadable("{\"why\": \"x\"}".into())),
             ],
             None,
             &text_of,
@@ -444,6 +462,7 @@ mod tests {
                 "it overlaps another edit of the same passage",
                 "it would break the front matter",
                 "`../outside.md` is outside the manuscript",
+                UNREADABLE,
             ]
         );
         assert_eq!(set.changes.len(), 1);
