@@ -146,6 +146,19 @@ fn draft_scene_in_the_editor_with_a_real_model_ends_in_time_and_lands_only_a_fin
                 "a draft landed: {text}"
             );
         }
+        "failed" if message.contains("Definition of Done failed") => {
+            // The continuity check found an error in the draft: it went
+            // beside the scene with its findings, never into it.
+            assert!(
+                !scene.exists(),
+                "a draft that failed its gates lands nothing"
+            );
+            let beside = root.join(format!("Story/Scenes/SCN-the-reckoning.draft-{run_id}.md"));
+            assert!(
+                beside.exists(),
+                "the draft is kept beside the scene: {message}"
+            );
+        }
         "failed" => {
             // A clear message naming the step, and nothing in the manuscript.
             assert!(message.contains("step `"), "{message}");
