@@ -147,6 +147,13 @@ pub const CODES: &[CodeInfo] = &[
         "checks/unreadable.rs",
     ),
     code(
+        "too-large",
+        Manuscript,
+        "information",
+        "a file over 1 MiB: kept and editable, but its front matter, names and prose are not checked",
+        "checks/too_large.rs",
+    ),
+    code(
         "evidence-missing",
         Evidence,
         "error",

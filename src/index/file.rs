@@ -17,8 +17,15 @@ use super::model::{self, AntiPattern, Card, CardKind, FieldProblem, Outline, Sce
 /// A file's path relative to the workspace root, with `/` separators.
 pub type FilePath = Arc<str>;
 
-/// Files larger than this are not indexed (a scene is rarely above 100 kB).
+/// Files larger than this are not read from disk (a scene is rarely above 100 kB).
 pub const MAX_FILE_BYTES: u64 = 8 * 1024 * 1024;
+
+/// Files larger than this are kept as text but not checked: no Markdown tree,
+/// front matter, names or prose. The Markdown tree costs about fifty times
+/// the text while it is kept, twice that while an edit is parsed, so a file
+/// just under the limit peaks near 200 MB in the editor; a novel of 170,000
+/// words still fits in one file.
+pub const MAX_ANALYSED_BYTES: usize = 1024 * 1024;
 
 /// What a file is to the manuscript.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -66,10 +73,31 @@ impl SourceFile {
         }
     }
 
-    /// Understands `text` with a fresh parse.
+    /// Understands `text` with a fresh parse, or keeps it unchecked when it
+    /// is too large to analyse (see [`MAX_ANALYSED_BYTES`]).
     pub fn parse(path: FilePath, text: Arc<str>, paths: &PathsConfig) -> SourceFile {
+        if is_too_large_to_analyse(text.len()) {
+            return SourceFile::unanalysed(path, text, paths);
+        }
         let syntax = MarkdownParser::parse_fresh(&text);
         SourceFile::with_syntax(path, text, syntax, paths)
+    }
+
+    /// A file too large to analyse: its text is kept (a run that replaces a
+    /// scene compares it, and the editor's edits apply to it) but nothing is
+    /// read from it, so it costs about its size. A scene file still counts
+    /// as the scene its name says, with nothing known about it.
+    pub fn unanalysed(path: FilePath, text: Arc<str>, paths: &PathsConfig) -> SourceFile {
+        let mut file = SourceFile::unreadable(path, String::new(), paths);
+        file.load_error = None;
+        file.line_index = LineIndex::new(&text);
+        file.text = text;
+        file
+    }
+
+    /// Whether the file was kept without being analysed (see [`SourceFile::unanalysed`]).
+    pub fn is_unanalysed(&self) -> bool {
+        is_too_large_to_analyse(self.text.len())
     }
 
     /// Understands `text` whose Markdown syntax is already known (open documents
@@ -203,6 +231,11 @@ impl SourceFile {
             .line_range(0, &self.text)
             .unwrap_or_default()
     }
+}
+
+/// Whether a text of `bytes` bytes is too large to analyse (over [`MAX_ANALYSED_BYTES`]).
+pub fn is_too_large_to_analyse(bytes: usize) -> bool {
+    bytes > MAX_ANALYSED_BYTES
 }
 
 /// Whether `path` is a draft a run kept beside its scene
