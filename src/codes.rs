@@ -73,7 +73,7 @@ pub const CODES: &[CodeInfo] = &[
         "front-matter",
         Manuscript,
         "error",
-        "front matter is not valid YAML, or a known key has a value of the wrong kind",
+        "front matter is not valid YAML, or a known key has a value of the wrong kind, or it holds more than 10,000 values with its YAML aliases expanded",
         "checks/front_matter.rs",
     ),
     code(
