@@ -890,6 +890,35 @@ fn one_malformed_frame_no_longer_ends_the_server() {
     client.shutdown();
 }
 
+/// A message whose ignored field holds bytes that are not UTF-8 passed the
+/// framing (serde skips what it ignores unread) and ended the framework's
+/// reader, which reads every body as UTF-8 first: the server went deaf.
+/// Found by `tests/fuzz.rs`.
+#[test]
+fn a_frame_whose_body_is_not_utf8_no_longer_ends_the_server() {
+    let (_dir, root) = example_copy();
+    let mut client = Client::spawn(&[]);
+    client.initialize(&root, json!({}));
+    let mut body = br#"{"jsonrpc": "2.0", "method": "textDocument/didSave", "extra": ""#.to_vec();
+    body.extend([0x80, 0xff]);
+    body.extend(br#""}"#);
+    let mut bytes = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
+    bytes.extend(body);
+    client.send_bytes(&bytes);
+    let refused = client.wait_for(|m| m.get("error").is_some() && m["id"].is_null());
+    assert_eq!(refused["error"]["code"], -32700, "{refused}");
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("not UTF-8"),
+        "{refused}"
+    );
+    let symbols = client.request("workspace/symbol", json!({"query": "Kael"}));
+    assert!(symbols.is_array(), "{symbols}");
+    client.shutdown();
+}
+
 #[test]
 fn a_frame_whose_length_is_unusable_closes_the_connection_with_an_error() {
     for garbled in [
