@@ -318,6 +318,24 @@ fn a_yaml_alias_bomb_in_front_matter_is_one_problem_naming_its_file_and_line() {
     );
 }
 
+/// `<!-->` (a comment opened and closed in one) on the line before a
+/// diagnostic crashed `check`: the allow-comment reader took the `-->` that
+/// overlaps the `<!--` for its end. Found by `tests/fuzz.rs`.
+#[test]
+fn a_comment_opened_and_closed_in_one_no_longer_crashes_the_check() {
+    let copy = support::materialise("clean");
+    let scene = copy.path().join("Story/Scenes/SCN-comment.md");
+    std::fs::write(
+        &scene,
+        "---\ntitle: Comment\n---\n\n<!-->\n# The Comment\n\nText.\n",
+    )
+    .unwrap();
+    let (status, report) = check_json(copy.path(), &[]);
+    assert_eq!(status, 0, "{report}");
+    let orphan = find(&report, "Story/Scenes/SCN-comment.md", "orphan-scene", "");
+    assert_eq!(orphan["range"]["start"]["line"], 5, "{orphan}");
+}
+
 #[test]
 fn json_reports_a_broken_configuration_file_at_its_line() {
     let copy = support::materialise("config-invalid");
