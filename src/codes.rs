@@ -150,7 +150,7 @@ pub const CODES: &[CodeInfo] = &[
         "too-large",
         Manuscript,
         "information",
-        "a file over 1 MiB: kept and editable, but its front matter, names and prose are not checked",
+        "a file over 1 MiB: kept and editable, its front matter read, but its text (names, prose, headings) not checked",
         "checks/too_large.rs",
     ),
     code(

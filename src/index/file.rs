@@ -20,8 +20,8 @@ pub type FilePath = Arc<str>;
 /// Files larger than this are not read from disk (a scene is rarely above 100 kB).
 pub const MAX_FILE_BYTES: u64 = 8 * 1024 * 1024;
 
-/// Files larger than this are kept as text but not checked: no Markdown tree,
-/// front matter, names or prose. The Markdown tree costs about fifty times
+/// Files larger than this are kept as text with their front matter, but their
+/// body is not analysed: no Markdown tree, names or prose. The tree costs about fifty times
 /// the text while it is kept, twice that while an edit is parsed, so a file
 /// just under the limit peaks near 200 MB in the editor; a novel of 170,000
 /// words still fits in one file.
@@ -84,15 +84,11 @@ impl SourceFile {
     }
 
     /// A file too large to analyse: its text is kept (a run that replaces a
-    /// scene compares it, and the editor's edits apply to it) but nothing is
-    /// read from it, so it costs about its size. A scene file still counts
-    /// as the scene its name says, with nothing known about it.
+    /// scene compares it and keeps its front matter, and the editor's edits
+    /// apply to it) and its front matter read (what a scene or a card says
+    /// of itself costs little), but not its body, so it costs about its size.
     pub fn unanalysed(path: FilePath, text: Arc<str>, paths: &PathsConfig) -> SourceFile {
-        let mut file = SourceFile::unreadable(path, String::new(), paths);
-        file.load_error = None;
-        file.line_index = LineIndex::new(&text);
-        file.text = text;
-        file
+        SourceFile::with_syntax(path, text, MarkdownSyntax::default(), paths)
     }
 
     /// Whether the file was kept without being analysed (see [`SourceFile::unanalysed`]).
@@ -415,6 +411,28 @@ mod tests {
             FileKind::Other
         );
         assert_eq!(classify("README.md", None, &paths), FileKind::Other);
+    }
+
+    /// A draft run replaces a scene's text after its front matter: a scene
+    /// too large to analyse must still know where its front matter ends.
+    #[test]
+    fn a_file_too_large_to_analyse_keeps_its_text_and_front_matter_but_no_tree() {
+        let paths = PathsConfig::default();
+        let text = format!(
+            "---\nid: SCN-long\npov: Kael\n---\n\n# Long\n\n{}",
+            "Kael walked on. ".repeat(MAX_ANALYSED_BYTES / 16 + 1)
+        );
+        let file = SourceFile::parse("Story/Scenes/SCN-x.md".into(), text.clone().into(), &paths);
+        assert!(file.is_unanalysed());
+        assert_eq!(&*file.text, text);
+        assert_eq!(
+            file.front_matter.as_ref().unwrap().range.end,
+            text.find("\n# Long").unwrap()
+        );
+        assert!(file.syntax.blocks.is_empty() && file.syntax.prose.is_empty());
+        let scene = file.scene().unwrap();
+        assert_eq!((scene.id.as_str(), scene.word_count), ("SCN-long", 0));
+        assert_eq!(scene.pov.as_ref().unwrap().text, "Kael");
     }
 
     #[test]

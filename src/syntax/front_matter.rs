@@ -149,10 +149,26 @@ fn line_end(text: &str, from: usize) -> (usize, usize) {
     }
 }
 
+/// The largest front matter read, in bytes: a scene's or a card's is under
+/// a kilobyte. A larger one is one problem, not a parse of every line.
+pub const MAX_BLOCK_BYTES: usize = 64 * 1024;
+
 fn parse_content(text: &str, content: TextRange) -> (Vec<FrontMatterEntry>, Vec<FrontMatterError>) {
     let yaml = content.slice(text);
     if yaml.trim().is_empty() {
         return (Vec::new(), Vec::new());
+    }
+    if yaml.len() > MAX_BLOCK_BYTES {
+        let first_line = yaml.find('\n').unwrap_or(yaml.len());
+        let error = FrontMatterError {
+            range: TextRange::new(content.start, content.start + first_line),
+            message: format!(
+                "front matter is too large to read ({} KiB; the limit is {} KiB)",
+                yaml.len() / 1024,
+                MAX_BLOCK_BYTES / 1024
+            ),
+        };
+        return (Vec::new(), vec![error]);
     }
     match parse_mapping(yaml, content.start) {
         Ok(entries) => (entries, Vec::new()),
@@ -598,6 +614,18 @@ mod tests {
         let line = error.range.slice(&text);
         assert!(line.contains("*"), "{line:?}");
         assert!(text[error.range.end..].starts_with('\n'));
+    }
+
+    #[test]
+    fn a_front_matter_over_its_size_limit_is_one_problem_not_a_parse_of_each_line() {
+        let text = format!("---\n{}---\nBody.\n", "name: [Kael\n".repeat(7_000));
+        let front = parse(&text).unwrap();
+        assert_eq!(front.errors.len(), 1, "{:?}", front.errors);
+        assert_eq!(
+            front.errors[0].message,
+            "front matter is too large to read (82 KiB; the limit is 64 KiB)"
+        );
+        assert_eq!(front.errors[0].range.slice(&text), "name: [Kael");
     }
 
     #[test]
