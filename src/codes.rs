@@ -73,7 +73,7 @@ pub const CODES: &[CodeInfo] = &[
         "front-matter",
         Manuscript,
         "error",
-        "front matter is not valid YAML, or a known key has a value of the wrong kind",
+        "front matter is not valid YAML, or a known key has a value of the wrong kind, or it holds more than 10,000 values with its YAML aliases expanded",
         "checks/front_matter.rs",
     ),
     code(
@@ -145,6 +145,13 @@ pub const CODES: &[CodeInfo] = &[
         "error",
         "a file that cannot be read as text (binary, not UTF-8, over 8 MB), or a `control-room.toml` that does not parse",
         "checks/unreadable.rs",
+    ),
+    code(
+        "too-large",
+        Manuscript,
+        "information",
+        "a file over 1 MiB: kept and editable, its front matter read, but its text (names, prose, headings) not checked",
+        "checks/too_large.rs",
     ),
     code(
         "evidence-missing",

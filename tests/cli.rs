@@ -266,6 +266,76 @@ fn an_unreadable_scene_is_an_error_so_check_exits_1() {
     assert_eq!(unreadable["severity"], "error");
 }
 
+/// Billion laughs in a scene's front matter: each line nine uses of the
+/// line before. It used to be refused with "alias references unknown
+/// anchor" on every line after the second (up to 40 of them).
+#[test]
+fn a_yaml_alias_bomb_in_front_matter_is_one_problem_naming_its_file_and_line() {
+    let copy = support::materialise("clean");
+    let mut front =
+        String::from("---\nid: SCN-bomb\na: &a [lol,lol,lol,lol,lol,lol,lol,lol,lol]\n");
+    let names: Vec<String> = (0..40).map(|n| format!("l{n}")).collect();
+    front.push_str(&format!(
+        "{}: &{} [{}]\n",
+        names[0],
+        names[0],
+        ["*a"; 9].join(",")
+    ));
+    for pair in names.windows(2) {
+        let uses = vec![format!("*{}", pair[0]); 9].join(",");
+        front.push_str(&format!("{}: &{} [{uses}]\n", pair[1], pair[1]));
+    }
+    let text = format!("{front}---\n\nThe gate was shut.\n");
+    std::fs::write(copy.path().join("Story/Scenes/SCN-bomb.md"), &text).unwrap();
+    let output = control_room(&["check", copy.path().to_str().unwrap()], None);
+    let human = stdout(&output);
+    let problems: Vec<&str> = human
+        .lines()
+        .filter(|line| line.starts_with("error[front-matter]"))
+        .collect();
+    assert_eq!(
+        problems,
+        [
+            "error[front-matter]: front matter uses too many YAML aliases: expanded, they make more than 10000 values; write the values out instead of repeating `*` aliases"
+        ],
+        "{human}"
+    );
+    let (_, report) = check_json(copy.path(), &[]);
+    let bomb = find(
+        &report,
+        "Story/Scenes/SCN-bomb.md",
+        "front-matter",
+        "YAML aliases",
+    );
+    let line = bomb["range"]["start"]["line"].as_u64().unwrap() as usize;
+    assert!(
+        text.lines().nth(line).unwrap().contains(": &l"),
+        "on a line of aliases: {bomb}"
+    );
+    assert!(
+        human.contains(&format!(" --> Story/Scenes/SCN-bomb.md:{}:", line + 1)),
+        "{human}"
+    );
+}
+
+/// `<!-->` (a comment opened and closed in one) on the line before a
+/// diagnostic crashed `check`: the allow-comment reader took the `-->` that
+/// overlaps the `<!--` for its end. Found by `tests/fuzz.rs`.
+#[test]
+fn a_comment_opened_and_closed_in_one_no_longer_crashes_the_check() {
+    let copy = support::materialise("clean");
+    let scene = copy.path().join("Story/Scenes/SCN-comment.md");
+    std::fs::write(
+        &scene,
+        "---\ntitle: Comment\n---\n\n<!-->\n# The Comment\n\nText.\n",
+    )
+    .unwrap();
+    let (status, report) = check_json(copy.path(), &[]);
+    assert_eq!(status, 0, "{report}");
+    let orphan = find(&report, "Story/Scenes/SCN-comment.md", "orphan-scene", "");
+    assert_eq!(orphan["range"]["start"]["line"], 5, "{orphan}");
+}
+
 #[test]
 fn json_reports_a_broken_configuration_file_at_its_line() {
     let copy = support::materialise("config-invalid");

@@ -890,6 +890,35 @@ fn one_malformed_frame_no_longer_ends_the_server() {
     client.shutdown();
 }
 
+/// A message whose ignored field holds bytes that are not UTF-8 passed the
+/// framing (serde skips what it ignores unread) and ended the framework's
+/// reader, which reads every body as UTF-8 first: the server went deaf.
+/// Found by `tests/fuzz.rs`.
+#[test]
+fn a_frame_whose_body_is_not_utf8_no_longer_ends_the_server() {
+    let (_dir, root) = example_copy();
+    let mut client = Client::spawn(&[]);
+    client.initialize(&root, json!({}));
+    let mut body = br#"{"jsonrpc": "2.0", "method": "textDocument/didSave", "extra": ""#.to_vec();
+    body.extend([0x80, 0xff]);
+    body.extend(br#""}"#);
+    let mut bytes = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
+    bytes.extend(body);
+    client.send_bytes(&bytes);
+    let refused = client.wait_for(|m| m.get("error").is_some() && m["id"].is_null());
+    assert_eq!(refused["error"]["code"], -32700, "{refused}");
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("not UTF-8"),
+        "{refused}"
+    );
+    let symbols = client.request("workspace/symbol", json!({"query": "Kael"}));
+    assert!(symbols.is_array(), "{symbols}");
+    client.shutdown();
+}
+
 #[test]
 fn a_frame_whose_length_is_unusable_closes_the_connection_with_an_error() {
     for garbled in [
@@ -957,5 +986,111 @@ fn a_byte_order_mark_in_did_open_text_keeps_the_front_matter_diagnostics() {
         unknown["message"].as_str().unwrap().contains("Brannoc"),
         "{unknown}"
     );
+    client.shutdown();
+}
+
+/// The server's peak memory so far (`VmHWM`), in bytes.
+fn peak_memory(client: &Client) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{}/status", client.pid())).unwrap();
+    let line = status
+        .lines()
+        .find(|line| line.starts_with("VmHWM:"))
+        .expect("the kernel reports the peak resident set");
+    let kilobytes: u64 = line
+        .trim_start_matches("VmHWM:")
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .unwrap();
+    kilobytes * 1024
+}
+
+/// A scene of seven megabytes opened in the editor used to be parsed whole,
+/// at open and at every keystroke: 2.4 GB and seconds a keystroke. Now its
+/// text is kept unchecked (its front matter is still read), with an
+/// information diagnostic that says so; edits are answered, and cut back to
+/// a scene's size its text is checked again.
+#[test]
+fn a_document_of_seven_megabytes_opened_in_the_editor_is_kept_unchecked_in_bounded_memory() {
+    let (_dir, root) = example_copy();
+    let scene = root.join("Story/Scenes/SCN-the-gate.md");
+    let scene_uri = uri(&scene);
+    let original = std::fs::read_to_string(&scene).unwrap();
+    let body_start = original[4..].find("---\n").unwrap() + 8;
+    let mut big = original.replacen("pov: ", "pov: Brannoc\nold_pov: ", 1);
+    let heading_end = big.find("# The Gate\n\n").unwrap() + "# The Gate\n\n".len();
+    big.insert_str(heading_end, "“Go,” Kale said.\n\n");
+    while big.len() < 7_000_000 {
+        big.push_str(&original[body_start..]);
+        big.push('\n');
+    }
+    // On disk too, as a file the editor opens is.
+    std::fs::write(&scene, &big).unwrap();
+    let mut client = Client::spawn(&[]);
+    client.initialize(&root, json!({}));
+    client.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": scene_uri, "languageId": "markdown", "version": 1, "text": big}}),
+    );
+    let too_large = |diagnostics: &[Value]| diagnostics.iter().any(|d| d["code"] == "too-large");
+    // The version's diagnostics (the file on disk has its own, without one).
+    let of_version = |client: &mut Client, version: i64| {
+        client.wait_for(|m| {
+            m["method"] == "textDocument/publishDiagnostics"
+                && m["params"]["uri"] == scene_uri.as_str()
+                && m["params"]["version"] == version
+        })["params"]
+            .clone()
+    };
+    let published = of_version(&mut client, 1);
+    let diagnostics = published["diagnostics"].as_array().unwrap();
+    // The front matter is read; the text, where “Kale” is, is not.
+    assert_eq!(
+        codes(diagnostics),
+        ["too-large", "unknown-reference"],
+        "{diagnostics:#?}"
+    );
+    assert_eq!(diagnostics[0]["severity"], 3, "information");
+    let message = diagnostics[0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("too large to check (6.7 MiB; the limit is 1 MiB): its front matter is read, but not its text"),
+        "{message}"
+    );
+
+    // Edits are applied and answered, in the middle and at the end.
+    let lines = big.lines().count() as u64;
+    for (version, line) in [(2, lines / 2), (3, lines), (4, 10)] {
+        let at = json!({"line": line, "character": 0});
+        client.notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": scene_uri, "version": version},
+                   "contentChanges": [{"range": {"start": at, "end": at}, "text": "Kael waited. "}]}),
+        );
+        let published = of_version(&mut client, version);
+        assert!(too_large(published["diagnostics"].as_array().unwrap()));
+    }
+    let hover = client.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": scene_uri}, "position": {"line": lines / 2, "character": 3}}),
+    );
+    assert_eq!(hover, Value::Null, "nothing is known of an unchecked text");
+
+    // Cut back to a scene's size, it is checked again.
+    let small = &big[..body_start + 400];
+    let small = &small[..small.rfind('\n').unwrap() + 1];
+    client.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": scene_uri, "version": 5}, "contentChanges": [{"text": small}]}),
+    );
+    let published = of_version(&mut client, 5);
+    let found = codes(published["diagnostics"].as_array().unwrap());
+    assert!(
+        found.contains(&"name-typo".into()) && !found.contains(&"too-large".into()),
+        "{published:#?}"
+    );
+    // The old server peaked above a gigabyte here; the text costs a few copies of itself.
+    let peak = peak_memory(&client);
+    assert!(peak < 500 << 20, "peak memory {} MB", peak >> 20);
     client.shutdown();
 }

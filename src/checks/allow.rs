@@ -35,7 +35,8 @@ pub fn is_allowed(file: &SourceFile, diagnostic: &Diagnostic) -> bool {
 /// where the comment's `-->` starts.
 fn allow_comment(line: &str) -> Option<(&str, usize)> {
     let open = line.find("<!--")?;
-    let close = open + line[open..].find("-->")?;
+    // The `-->` after the opening: in `<!-->` the two overlap.
+    let close = open + 4 + line[open + 4..].find("-->")?;
     let inside = line[open + 4..close].trim();
     let codes = inside
         .strip_prefix(MARKER)?

@@ -19,6 +19,7 @@ mod name_typo;
 mod orphan_scene;
 mod speech;
 mod timeline_order;
+mod too_large;
 mod unknown_reference;
 mod unreadable;
 
@@ -74,11 +75,13 @@ pub enum Code {
     AntiPattern,
     /// A file that could not be read as text, or a broken `control-room.toml`.
     Unreadable,
+    /// A file kept but not checked because of its size.
+    TooLarge,
 }
 
 impl Code {
     /// Every code, in the manuscript format's order.
-    pub const ALL: [Code; 11] = [
+    pub const ALL: [Code; 12] = [
         Code::FrontMatter,
         Code::UnknownReference,
         Code::DuplicateId,
@@ -90,6 +93,7 @@ impl Code {
         Code::TimelineOrder,
         Code::AntiPattern,
         Code::Unreadable,
+        Code::TooLarge,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -105,6 +109,7 @@ impl Code {
             Code::TimelineOrder => "timeline-order",
             Code::AntiPattern => "anti-pattern",
             Code::Unreadable => "unreadable",
+            Code::TooLarge => "too-large",
         }
     }
 }
@@ -225,6 +230,7 @@ pub fn check_file(workspace: &Workspace, path: &str) -> Vec<Diagnostic> {
     let mut diagnostics = Vec::new();
     let prose = LazyProse::new(file);
     unreadable::check(file, &mut diagnostics);
+    too_large::check(file, &mut diagnostics);
     front_matter::check(file, &mut diagnostics);
     unknown_reference::check(workspace, file, &mut diagnostics);
     duplicate_id::check(workspace, file, &mut diagnostics);

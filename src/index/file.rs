@@ -17,8 +17,15 @@ use super::model::{self, AntiPattern, Card, CardKind, FieldProblem, Outline, Sce
 /// A file's path relative to the workspace root, with `/` separators.
 pub type FilePath = Arc<str>;
 
-/// Files larger than this are not indexed (a scene is rarely above 100 kB).
+/// Files larger than this are not read from disk (a scene is rarely above 100 kB).
 pub const MAX_FILE_BYTES: u64 = 8 * 1024 * 1024;
+
+/// Files larger than this are kept as text with their front matter, but their
+/// body is not analysed: no Markdown tree, names or prose. The tree costs about fifty times
+/// the text while it is kept, twice that while an edit is parsed, so a file
+/// just under the limit peaks near 200 MB in the editor; a novel of 170,000
+/// words still fits in one file.
+pub const MAX_ANALYSED_BYTES: usize = 1024 * 1024;
 
 /// What a file is to the manuscript.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -66,10 +73,27 @@ impl SourceFile {
         }
     }
 
-    /// Understands `text` with a fresh parse.
+    /// Understands `text` with a fresh parse, or keeps it unchecked when it
+    /// is too large to analyse (see [`MAX_ANALYSED_BYTES`]).
     pub fn parse(path: FilePath, text: Arc<str>, paths: &PathsConfig) -> SourceFile {
+        if is_too_large_to_analyse(text.len()) {
+            return SourceFile::unanalysed(path, text, paths);
+        }
         let syntax = MarkdownParser::parse_fresh(&text);
         SourceFile::with_syntax(path, text, syntax, paths)
+    }
+
+    /// A file too large to analyse: its text is kept (a run that replaces a
+    /// scene compares it and keeps its front matter, and the editor's edits
+    /// apply to it) and its front matter read (what a scene or a card says
+    /// of itself costs little), but not its body, so it costs about its size.
+    pub fn unanalysed(path: FilePath, text: Arc<str>, paths: &PathsConfig) -> SourceFile {
+        SourceFile::with_syntax(path, text, MarkdownSyntax::default(), paths)
+    }
+
+    /// Whether the file was kept without being analysed (see [`SourceFile::unanalysed`]).
+    pub fn is_unanalysed(&self) -> bool {
+        is_too_large_to_analyse(self.text.len())
     }
 
     /// Understands `text` whose Markdown syntax is already known (open documents
@@ -203,6 +227,11 @@ impl SourceFile {
             .line_range(0, &self.text)
             .unwrap_or_default()
     }
+}
+
+/// Whether a text of `bytes` bytes is too large to analyse (over [`MAX_ANALYSED_BYTES`]).
+pub fn is_too_large_to_analyse(bytes: usize) -> bool {
+    bytes > MAX_ANALYSED_BYTES
 }
 
 /// Whether `path` is a draft a run kept beside its scene
@@ -382,6 +411,28 @@ mod tests {
             FileKind::Other
         );
         assert_eq!(classify("README.md", None, &paths), FileKind::Other);
+    }
+
+    /// A draft run replaces a scene's text after its front matter: a scene
+    /// too large to analyse must still know where its front matter ends.
+    #[test]
+    fn a_file_too_large_to_analyse_keeps_its_text_and_front_matter_but_no_tree() {
+        let paths = PathsConfig::default();
+        let text = format!(
+            "---\nid: SCN-long\npov: Kael\n---\n\n# Long\n\n{}",
+            "Kael walked on. ".repeat(MAX_ANALYSED_BYTES / 16 + 1)
+        );
+        let file = SourceFile::parse("Story/Scenes/SCN-x.md".into(), text.clone().into(), &paths);
+        assert!(file.is_unanalysed());
+        assert_eq!(&*file.text, text);
+        assert_eq!(
+            file.front_matter.as_ref().unwrap().range.end,
+            text.find("\n# Long").unwrap()
+        );
+        assert!(file.syntax.blocks.is_empty() && file.syntax.prose.is_empty());
+        let scene = file.scene().unwrap();
+        assert_eq!((scene.id.as_str(), scene.word_count), ("SCN-long", 0));
+        assert_eq!(scene.pov.as_ref().unwrap().text, "Kael");
     }
 
     #[test]

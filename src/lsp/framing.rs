@@ -112,6 +112,11 @@ async fn read_frame<R: AsyncRead + Unpin>(input: &mut BufReader<R>) -> std::io::
 /// or to a `$/` request (the spec has them refused with MethodNotFound,
 /// which the framework does not do: it never answered them).
 fn refusal(body: &[u8]) -> Option<Vec<u8>> {
+    // The framework reads a body as UTF-8 first, and its reader ends at one
+    // that is not; serde alone lets bad bytes pass in a field it ignores.
+    if std::str::from_utf8(body).is_err() {
+        return Some(parse_error("Parse error: the frame's body is not UTF-8"));
+    }
     if let Ok(request) = serde_json::from_slice::<Request>(body) {
         let id = request.id()?;
         if !request.method().starts_with("$/") {
@@ -126,15 +131,22 @@ fn refusal(body: &[u8]) -> Option<Vec<u8>> {
     if serde_json::from_slice::<Response>(body).is_ok() {
         return None;
     }
-    let (code, message) = match serde_json::from_slice::<serde_json::Value>(body) {
-        Ok(_) => (
+    Some(match serde_json::from_slice::<serde_json::Value>(body) {
+        Ok(_) => error_reply(
             -32600,
             "Invalid request: the frame's JSON is not a JSON-RPC message",
         ),
-        Err(_) => (-32700, "Parse error: the frame's body is not JSON"),
-    };
+        Err(_) => parse_error("Parse error: the frame's body is not JSON"),
+    })
+}
+
+fn parse_error(message: &str) -> Vec<u8> {
+    error_reply(-32700, message)
+}
+
+fn error_reply(code: i64, message: &str) -> Vec<u8> {
     let reply = json!({"jsonrpc": "2.0", "id": null, "error": {"code": code, "message": message}});
-    Some(reply.to_string().into_bytes())
+    reply.to_string().into_bytes()
 }
 
 fn framed(body: &[u8]) -> Vec<u8> {

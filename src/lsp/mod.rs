@@ -14,7 +14,7 @@ mod convert;
 mod diagnostics;
 mod evidence;
 mod findings;
-mod framing;
+pub mod framing;
 mod knowledge;
 mod plans;
 mod recipes;

@@ -24,18 +24,28 @@ use crate::text::PositionEncoding;
 /// A document open in the editor: its text as a rope, its version and, for
 /// Markdown, the parser that re-parses it incrementally. A project recipe
 /// (`.control-room/recipes/*.json`) or a plan's checklist
-/// (`.control-room/sessions/<id>/plan.md`) has no parser and is not part of
-/// the manuscript; it is validated as what it is instead.
+/// (`.control-room/sessions/<id>/plan.md`) is not part of the manuscript; it
+/// is validated as what it is instead.
 pub struct Document {
     pub rope: Rope,
     pub version: i32,
-    parser: Option<MarkdownParser>,
+    /// What the document is to the manuscript.
+    role: Role,
+}
+
+enum Role {
+    /// A recipe, a plan checklist or the knowledge base.
+    Side,
+    /// A manuscript file, with its parser and the tree it keeps; none while
+    /// the document is too large to analyse (the tree would cost about fifty
+    /// times the text).
+    Manuscript(Option<MarkdownParser>),
 }
 
 impl Document {
     /// Whether the document is a manuscript file (not a recipe or a plan).
     pub fn is_manuscript(&self) -> bool {
-        self.parser.is_some()
+        matches!(self.role, Role::Manuscript(_))
     }
 }
 
@@ -136,31 +146,25 @@ impl Session {
 
     pub fn open(&mut self, path: FilePath, text: String, version: i32) {
         self.generation += 1;
+        let rope = Rope::from_str(&text);
         if is_side_document(&path) {
             self.recipes = None;
             let document = Document {
-                rope: Rope::from_str(&text),
+                rope,
                 version,
-                parser: None,
+                role: Role::Side,
             };
             self.documents.insert(path, document);
             return;
         }
-        let mut parser = MarkdownParser::new();
-        let syntax = parser.parse(&text);
-        let rope = Rope::from_str(&text);
-        let file = SourceFile::with_syntax(
-            path.clone(),
-            text.into(),
-            syntax,
-            &self.workspace.config().paths,
-        );
+        let mut parser = None;
+        let file = understand(&path, text, &mut parser, true, &self.workspace);
         self.documents.insert(
             path,
             Document {
                 rope,
                 version,
-                parser: Some(parser),
+                role: Role::Manuscript(parser),
             },
         );
         self.workspace.insert_file(file);
@@ -190,7 +194,7 @@ impl Session {
                     let edit = tree_edit(&document.rope, start, end, &change.text);
                     document.rope.remove(start..end);
                     document.rope.insert(start, &change.text);
-                    if let Some(parser) = &mut document.parser {
+                    if let Role::Manuscript(Some(parser)) = &mut document.role {
                         parser.edit_tree(&edit);
                     }
                 }
@@ -202,22 +206,12 @@ impl Session {
         }
         document.version = version;
         self.generation += 1;
-        let Some(parser) = &mut document.parser else {
+        let Role::Manuscript(parser) = &mut document.role else {
             self.recipes = None;
             return true;
         };
         let text = document.rope.to_string();
-        let syntax = if replaced {
-            parser.parse(&text)
-        } else {
-            parser.reparse_after_edits(&text)
-        };
-        let file = SourceFile::with_syntax(
-            path.clone(),
-            text.into(),
-            syntax,
-            &self.workspace.config().paths,
-        );
+        let file = understand(path, text, parser, replaced, &self.workspace);
         self.workspace.insert_file(file);
         true
     }
@@ -370,6 +364,31 @@ impl Session {
     pub fn version(&self, path: &str) -> Option<i32> {
         self.documents.get(path).map(|document| document.version)
     }
+}
+
+/// An open document's text as a file of the manuscript. Its `parser` keeps
+/// the tree for the next edit; `fresh` when the text is not the tree's
+/// after the edits it was told of (opened, or replaced whole). A text too
+/// large to analyse is kept without a tree, and the parser is dropped with
+/// the memory it holds; one that shrinks below the limit gets a new one.
+fn understand(
+    path: &FilePath,
+    text: String,
+    parser: &mut Option<MarkdownParser>,
+    fresh: bool,
+    workspace: &Workspace,
+) -> SourceFile {
+    let paths = &workspace.config().paths;
+    if crate::index::file::is_too_large_to_analyse(text.len()) {
+        *parser = None;
+        return SourceFile::unanalysed(path.clone(), text.into(), paths);
+    }
+    let syntax = match parser {
+        Some(parser) if !fresh => parser.reparse_after_edits(&text),
+        Some(parser) => parser.parse(&text),
+        None => parser.insert(MarkdownParser::new()).parse(&text),
+    };
+    SourceFile::with_syntax(path.clone(), text.into(), syntax, paths)
 }
 
 /// The char index of an LSP position in `rope`, clamped to the line's end.

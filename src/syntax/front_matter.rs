@@ -149,14 +149,33 @@ fn line_end(text: &str, from: usize) -> (usize, usize) {
     }
 }
 
+/// The largest front matter read, in bytes: a scene's or a card's is under
+/// a kilobyte. A larger one is one problem, not a parse of every line.
+pub const MAX_BLOCK_BYTES: usize = 64 * 1024;
+
 fn parse_content(text: &str, content: TextRange) -> (Vec<FrontMatterEntry>, Vec<FrontMatterError>) {
     let yaml = content.slice(text);
     if yaml.trim().is_empty() {
         return (Vec::new(), Vec::new());
     }
+    if yaml.len() > MAX_BLOCK_BYTES {
+        let first_line = yaml.find('\n').unwrap_or(yaml.len());
+        let error = FrontMatterError {
+            range: TextRange::new(content.start, content.start + first_line),
+            message: format!(
+                "front matter is too large to read ({} KiB; the limit is {} KiB)",
+                yaml.len() / 1024,
+                MAX_BLOCK_BYTES / 1024
+            ),
+        };
+        return (Vec::new(), vec![error]);
+    }
     match parse_mapping(yaml, content.start) {
         Ok(entries) => (entries, Vec::new()),
-        Err(whole_error) => salvage(text, content, whole_error),
+        // Parsed entry by entry, an alias bomb would give each line that
+        // uses an anchor of another line an error about that anchor.
+        Err(Refused::OverBudget(error)) => (Vec::new(), vec![error]),
+        Err(Refused::Invalid(whole_error)) => salvage(text, content, whole_error),
     }
 }
 
@@ -182,7 +201,7 @@ fn salvage(
     for chunk in chunks {
         match parse_mapping(chunk.slice(text), chunk.start) {
             Ok(mut parsed) => entries.append(&mut parsed),
-            Err(error) => errors.push(error),
+            Err(Refused::Invalid(error) | Refused::OverBudget(error)) => errors.push(error),
         }
     }
     if errors.is_empty() {
@@ -193,10 +212,36 @@ fn salvage(
     (entries, errors)
 }
 
-fn parse_mapping(yaml: &str, base: usize) -> Result<Vec<FrontMatterEntry>, FrontMatterError> {
-    let options = serde_saphyr::options! { strict_booleans: true };
-    let raw: Option<RawMapping> = serde_saphyr::from_str_with_options(yaml, options)
-        .map_err(|error| describe_error(&error, yaml, base))?;
+/// The most values a front matter may hold, aliases expanded: a scene's or a
+/// card's has a few dozen. Past it the parser stops, so an alias bomb (each
+/// line a list of nine uses of the line before) costs microseconds, not the
+/// millions of values it would expand to.
+pub const MAX_VALUES: usize = 10_000;
+
+/// Why a block was not read.
+enum Refused {
+    /// It is not valid YAML (or not a mapping): worth reading entry by entry.
+    Invalid(FrontMatterError),
+    /// It holds more than [`MAX_VALUES`], or nests too deep: one problem.
+    OverBudget(FrontMatterError),
+}
+
+fn parse_mapping(yaml: &str, base: usize) -> Result<Vec<FrontMatterEntry>, Refused> {
+    let options = serde_saphyr::options! {
+        strict_booleans: true,
+        budget: serde_saphyr::budget! { max_nodes: MAX_VALUES },
+        alias_limits: serde_saphyr::alias_limits! { max_total_replayed_events: MAX_VALUES },
+    };
+    let raw: Option<RawMapping> =
+        serde_saphyr::from_str_with_options(yaml, options).map_err(|error| {
+            match over_budget(&error) {
+                Some(message) => Refused::OverBudget(FrontMatterError {
+                    range: error_range(&error, yaml, base),
+                    message,
+                }),
+                None => Refused::Invalid(describe_error(&error, yaml, base)),
+            }
+        })?;
     let Some(raw) = raw else {
         return Ok(Vec::new());
     };
@@ -209,6 +254,75 @@ fn parse_mapping(yaml: &str, base: usize) -> Result<Vec<FrontMatterEntry>, Front
             value: value.into_value(base, yaml),
         })
         .collect())
+}
+
+/// What to tell the writer when `error` is the parser's budget, not the
+/// YAML's syntax: too many aliases, too many values, too deep.
+fn over_budget(error: &serde_saphyr::Error) -> Option<String> {
+    use serde_saphyr::Error;
+    use serde_saphyr::budget::BudgetBreach;
+    let mut inner = error;
+    let mut through_alias = false;
+    loop {
+        match inner {
+            Error::WithSnippet { error, .. } => inner = error,
+            Error::AliasError { error, .. } => {
+                through_alias = true;
+                inner = error;
+            }
+            _ => break,
+        }
+    }
+    let aliases = format!(
+        "front matter uses too many YAML aliases: expanded, they make more than {MAX_VALUES} values; write the values out instead of repeating `*` aliases"
+    );
+    match inner {
+        Error::AliasReplayLimitExceeded { .. }
+        | Error::AliasExpansionLimitExceeded { .. }
+        | Error::AliasReplayStackDepthExceeded { .. }
+        | Error::AliasReplayCounterOverflow { .. } => Some(aliases),
+        Error::Budget { breach, .. } => Some(match breach {
+            _ if through_alias => aliases,
+            BudgetBreach::Aliases { .. } | BudgetBreach::Anchors { .. } => aliases,
+            BudgetBreach::Depth { .. } => {
+                "front matter nests lists and mappings too deep to read".to_owned()
+            }
+            _ => {
+                format!("front matter is too large to read: it holds more than {MAX_VALUES} values")
+            }
+        }),
+        _ => None,
+    }
+}
+
+/// The range of the line where `error` happened, from its location on.
+fn error_range(error: &serde_saphyr::Error, yaml: &str, base: usize) -> TextRange {
+    let offset = error.location().map(|location| {
+        let line_start = line_starts(yaml)
+            .nth(location.line().saturating_sub(1) as usize)
+            .unwrap_or(yaml.len());
+        let column = location.column().saturating_sub(1) as usize;
+        yaml[line_start..]
+            .char_indices()
+            .take_while(|(_, c)| *c != '\n')
+            .nth(column)
+            .map_or_else(
+                || {
+                    line_start
+                        + yaml[line_start..]
+                            .find('\n')
+                            .unwrap_or(yaml.len() - line_start)
+                },
+                |(index, _)| line_start + index,
+            )
+    });
+    match offset {
+        Some(start) => {
+            let line_end = yaml[start..].find('\n').map_or(yaml.len(), |n| start + n);
+            TextRange::new(base + start, base + line_end.max(start))
+        }
+        None => TextRange::new(base, base + yaml.trim_end().len()),
+    }
 }
 
 /// Turns a parser error into a writer's message at the right place in the file.
@@ -244,34 +358,8 @@ fn describe_error(error: &serde_saphyr::Error, yaml: &str, base: usize) -> Front
         }
         reason = format!("`{key}` is given twice");
     }
-    let offset = error.location().map(|location| {
-        let line_start = line_starts(yaml)
-            .nth(location.line().saturating_sub(1) as usize)
-            .unwrap_or(yaml.len());
-        let column = location.column().saturating_sub(1) as usize;
-        yaml[line_start..]
-            .char_indices()
-            .take_while(|(_, c)| *c != '\n')
-            .nth(column)
-            .map_or_else(
-                || {
-                    line_start
-                        + yaml[line_start..]
-                            .find('\n')
-                            .unwrap_or(yaml.len() - line_start)
-                },
-                |(index, _)| line_start + index,
-            )
-    });
-    let range = match offset {
-        Some(start) => {
-            let line_end = yaml[start..].find('\n').map_or(yaml.len(), |n| start + n);
-            TextRange::new(base + start, base + line_end.max(start))
-        }
-        None => TextRange::new(base, base + yaml.trim_end().len()),
-    };
     FrontMatterError {
-        range,
+        range: error_range(error, yaml, base),
         message: format!("front matter is not valid YAML: {reason}"),
     }
 }
@@ -498,6 +586,56 @@ mod tests {
         let front = parse("---\nname: Kael\n\nProse").unwrap();
         assert_eq!(front.range, TextRange::new(0, 3));
         assert!(front.errors[0].message.contains("not closed"));
+    }
+
+    /// Billion laughs: each line a list of nine uses of the line before, a
+    /// thousand million values expanded. Refused whole, it used to be read
+    /// line by line and give every line an error about an unknown anchor.
+    #[test]
+    fn a_yaml_alias_bomb_is_one_problem_on_the_line_where_it_goes_past_the_limit() {
+        let mut text =
+            String::from("---\ntitle: The Gate\na: &a [lol,lol,lol,lol,lol,lol,lol,lol,lol]\n");
+        let names: Vec<char> = ('a'..='j').collect();
+        for pair in names.windows(2) {
+            let uses = vec![format!("*{}", pair[0]); 9].join(",");
+            text.push_str(&format!("{}: &{} [{uses}]\n", pair[1], pair[1]));
+        }
+        text.push_str("---\nBody.\n");
+        let started = std::time::Instant::now();
+        let front = parse(&text).unwrap();
+        assert!(started.elapsed() < std::time::Duration::from_secs(5));
+        assert_eq!(front.errors.len(), 1, "{:?}", front.errors);
+        let error = &front.errors[0];
+        assert_eq!(
+            error.message,
+            "front matter uses too many YAML aliases: expanded, they make more than 10000 values; write the values out instead of repeating `*` aliases"
+        );
+        // Where the expansion passed the limit: a line of aliases.
+        let line = error.range.slice(&text);
+        assert!(line.contains("*"), "{line:?}");
+        assert!(text[error.range.end..].starts_with('\n'));
+    }
+
+    #[test]
+    fn a_front_matter_over_its_size_limit_is_one_problem_not_a_parse_of_each_line() {
+        let text = format!("---\n{}---\nBody.\n", "name: [Kael\n".repeat(7_000));
+        let front = parse(&text).unwrap();
+        assert_eq!(front.errors.len(), 1, "{:?}", front.errors);
+        assert_eq!(
+            front.errors[0].message,
+            "front matter is too large to read (82 KiB; the limit is 64 KiB)"
+        );
+        assert_eq!(front.errors[0].range.slice(&text), "name: [Kael");
+    }
+
+    #[test]
+    fn a_few_aliases_are_read_as_their_values() {
+        let front = parse("---\nname: &n Kael\naliases: [*n, the Warden]\n---\n").unwrap();
+        assert!(front.errors.is_empty(), "{:?}", front.errors);
+        let YamlKind::Sequence(aliases) = &front.get("aliases").unwrap().value.kind else {
+            panic!()
+        };
+        assert_eq!(aliases[0].kind, YamlKind::String("Kael".into()));
     }
 
     #[test]
