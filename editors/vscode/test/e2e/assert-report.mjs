@@ -203,6 +203,7 @@ for (const step of ['brief', 'draft', 'polish', 'continuity', 'critique']) {
   expect(`the fake model answered the ${step} step`, requests.some((request) => request.step === step && request.answered), `${requests.length} requests`);
 }
 expect('the cancelled run did ask the model (and was held)', requests.some((request) => request.held === true), `${requests.length} requests`);
+expect('the server counted the prompts with the model server\'s tokenizer', requests.some((request) => request.tokenizer === true), `${requests.length} requests`);
 const unanswered = requests.filter((request) => !request.answered && request.held !== true);
 expect('the fake model got no request it could not answer', unanswered.length === 0, show(unanswered));
 const models = [...new Set(requests.map((request) => request.model))];

@@ -10,7 +10,8 @@
 // request, as tests/model_server/mod.rs does. Each request is logged to
 // REQUESTS.jsonl (its step, model and whether it was answered); a request no
 // step matches gets 400, so the test sees it. The port is written to PORT_FILE
-// once the server listens.
+// once the server listens. `POST /extras/tokenize/count` counts tokens, as
+// llama-cpp-python's server does, for the server to measure the model's.
 //
 // `POST /control/hold` makes the model requests that follow wait (logged as
 // held) until `POST /control/release`, so a test can cancel a run while it
@@ -77,6 +78,19 @@ const server = createServer((request, response) => {
       held = null;
       waiting.forEach((release) => release());
       send(response, 200, { released: waiting.length });
+      return;
+    }
+    if (request.method === 'POST' && request.url === '/extras/tokenize/count') {
+      // A tokenizer, as llama-cpp-python's server has: four characters a token.
+      let input = '';
+      let model;
+      try {
+        ({ input, model } = JSON.parse(body));
+      } catch {
+        // Answered below with a count of nothing.
+      }
+      appendFileSync(requestsLog, JSON.stringify({ ...entry, tokenizer: true, model, answered: true }) + '\n');
+      send(response, 200, { count: Math.ceil([...String(input ?? '')].length / 4) });
       return;
     }
     if (request.method !== 'POST' || request.url !== '/v1/chat/completions') {
