@@ -510,6 +510,40 @@ fn an_open_clean_scene_gets_an_empty_list_for_each_version() {
     client.shutdown();
 }
 
+#[test]
+fn opening_a_document_no_longer_waits_for_the_typing_debounce() {
+    let (_dir, root) = example_copy();
+    // A debounce far longer than the test waits: typing waits for it,
+    // opening a document does not.
+    std::fs::write(
+        root.join("control-room.toml"),
+        "[diagnostics]\ndebounce_ms = 20000\n",
+    )
+    .unwrap();
+    let scene = root.join("Story/Scenes/SCN-the-saltmaster.md");
+    let scene_uri = uri(&scene);
+    let mut client = Client::spawn(&[]);
+    client.initialize(&root, json!({"window": {"workDoneProgress": true}}));
+    client.wait_for_index();
+    let opened = std::time::Instant::now();
+    client.open(&scene, 3);
+    let published = client.wait_for_within(std::time::Duration::from_secs(10), |m| {
+        m["method"] == "textDocument/publishDiagnostics"
+            && m["params"]["uri"] == scene_uri.as_str()
+            && m["params"]["version"] == 3
+    });
+    assert!(
+        opened.elapsed() < std::time::Duration::from_secs(10),
+        "{:?}",
+        opened.elapsed()
+    );
+    assert_eq!(
+        codes(published["params"]["diagnostics"].as_array().unwrap()),
+        ["name-typo"]
+    );
+    client.shutdown();
+}
+
 /// The codes of a published diagnostics list, with their LSP severities.
 fn codes_and_severities(diagnostics: &[Value]) -> Vec<(String, u64)> {
     diagnostics

@@ -161,18 +161,31 @@ impl Server {
     /// Recomputes and publishes diagnostics after the debounce delay, unless
     /// another change arrives meanwhile.
     pub(crate) fn schedule_diagnostics(&self) {
+        self.schedule_diagnostics_in(Pause::Debounce);
+    }
+
+    /// Recomputes and publishes diagnostics as soon as it can (opening a
+    /// document is not typing: the writer waits for nothing), unless another
+    /// change arrives first.
+    pub(crate) fn publish_soon(&self) {
+        self.schedule_diagnostics_in(Pause::None);
+    }
+
+    fn schedule_diagnostics_in(&self, pause: Pause) {
         let Some(session) = self.session.get().cloned() else {
             return;
         };
         let (generation, delay) = {
             let session = lock(&session);
+            let debounce = session
+                .editor_debounce_ms
+                .unwrap_or(session.workspace.config().diagnostics.debounce_ms);
             (
                 session.generation,
-                Duration::from_millis(
-                    session
-                        .editor_debounce_ms
-                        .unwrap_or(session.workspace.config().diagnostics.debounce_ms),
-                ),
+                match pause {
+                    Pause::Debounce => Duration::from_millis(debounce),
+                    Pause::None => Duration::ZERO,
+                },
             )
         };
         let diagnostics = self.diagnostics.clone();
@@ -187,6 +200,14 @@ impl Server {
             publish_diagnostics(client, session, diagnostics, mode, refresh).await;
         });
     }
+}
+
+/// How long diagnostics wait after a change.
+#[derive(Clone, Copy)]
+enum Pause {
+    /// The writer's debounce: more keystrokes may follow.
+    Debounce,
+    None,
 }
 
 impl Server {

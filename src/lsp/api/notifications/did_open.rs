@@ -1,4 +1,5 @@
-//! `textDocument/didOpen`: the editor's text replaces the disk's.
+//! `textDocument/didOpen`: the editor's text replaces the disk's, and its
+//! diagnostics are published without the typing debounce.
 
 use tower_lsp_server::ls_types as lsp;
 
@@ -13,5 +14,5 @@ pub(crate) async fn did_open(server: &Server, params: lsp::DidOpenTextDocumentPa
         }
     });
     server.report_failure(result).await;
-    server.schedule_diagnostics();
+    server.publish_soon();
 }
