@@ -83,6 +83,10 @@ pub struct Session {
     /// Whether the initial index has finished; until then only open documents
     /// and the priority files (cards, outline) are indexed.
     pub indexed: bool,
+    /// Whether the priority files (cards, outline, the anti-pattern sheet)
+    /// are indexed, so that an open document can be checked: before, its
+    /// names would all be unknown.
+    pub checkable: bool,
     /// Bumped on every change, so a debounced diagnostics run can tell it is stale.
     pub generation: u64,
     /// Open documents whose version went backwards or repeated: a client bug
@@ -109,6 +113,7 @@ impl Session {
             documents: HashMap::new(),
             encoding,
             indexed: false,
+            checkable: false,
             generation: 0,
             out_of_order: Vec::new(),
             editor_llm: None,
@@ -316,6 +321,7 @@ impl Session {
             .collect();
         self.workspace.insert_files(files);
         self.indexed = true;
+        self.checkable = true;
         self.recipes = None;
         self.generation += 1;
     }

@@ -166,9 +166,19 @@ impl Server {
 
     /// Recomputes and publishes diagnostics as soon as it can (opening a
     /// document is not typing: the writer waits for nothing), unless another
-    /// change arrives first.
+    /// change arrives first. Before the cards and the outline are indexed
+    /// (its names would all be unknown) it waits as typing does; their
+    /// index publishes every open document when it is in.
     pub(crate) fn publish_soon(&self) {
-        self.schedule_diagnostics_in(Pause::None);
+        let checkable = self
+            .session
+            .get()
+            .is_some_and(|session| lock(session).checkable);
+        self.schedule_diagnostics_in(if checkable {
+            Pause::None
+        } else {
+            Pause::Debounce
+        });
     }
 
     fn schedule_diagnostics_in(&self, pause: Pause) {

@@ -89,10 +89,15 @@ pub(crate) async fn index_workspace(server: &Server) {
             progress.finish_with_message("indexing failed").await;
         }
         // Nothing more will come: whoever waits for the index goes on.
+        lock(&session).checkable = true;
         server.indexed.send_replace(true);
         return;
     };
-    lock(&session).insert_indexed(priority_files);
+    {
+        let mut session = lock(&session);
+        session.insert_indexed(priority_files);
+        session.checkable = true;
+    }
     // The open documents can be checked now: publish without debounce.
     publish_diagnostics(
         server.client.clone(),
