@@ -6,6 +6,8 @@
 //! receipt. Links are relative, so they work in any Markdown viewer and in
 //! git forges.
 
+mod edits;
+
 use std::path::Path;
 
 use serde_json::Value;
@@ -185,7 +187,7 @@ pub fn render(input: &ReportInput, findings: &mut RunFindings) -> String {
     ) {
         review_section(&mut out, review, block, input);
     }
-    edits_section(&mut out, input.delivery);
+    edits::section(&mut out, input.delivery);
     outputs_section(&mut out, input, findings);
     dropped_section(&mut out, findings);
     steps_section(&mut out, input);
@@ -254,61 +256,7 @@ fn result_line(delivery: &Delivery) -> Option<String> {
             link(path)
         )),
         Delivery::Withheld(reason) => Some(format!("- Result: not written, {reason}")),
-        Delivery::Edits { changed, refused } => {
-            let mut files: Vec<&str> = changed.iter().filter_map(|e| e.path.as_deref()).collect();
-            files.dedup();
-            let mut line = match changed.len() {
-                0 => "- Result: no edit made".to_owned(),
-                n => format!(
-                    "- Result: {n} edit{} made in {}",
-                    if n == 1 { "" } else { "s" },
-                    files
-                        .iter()
-                        .copied()
-                        .map(link)
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-            };
-            if !refused.is_empty() {
-                line.push_str(&format!("; {} not made (see Edits)", refused.len()));
-            }
-            Some(line)
-        }
-    }
-}
-
-/// The edits a run made and those it did not, each with its note.
-fn edits_section(out: &mut Lines, delivery: &Delivery) {
-    let Delivery::Edits { changed, refused } = delivery else {
-        return;
-    };
-    let list = |out: &mut Lines, lines: &[EditLine]| {
-        for line in lines {
-            let path = line.path.as_deref().map_or("(no file)".to_owned(), link);
-            let note = line
-                .note
-                .as_deref()
-                .map(|note| format!(" (*{}*)", one_line(note)))
-                .unwrap_or_default();
-            out.push(format!("- {path}: {}{note}", one_line(&line.summary)));
-        }
-    };
-    out.push(String::new());
-    out.push("## Edits".to_owned());
-    out.push(String::new());
-    if changed.is_empty() {
-        out.push("No edit was made.".to_owned());
-    } else {
-        out.push("Made (undo takes them back in the editor; each changed file's earlier text is in the run's `before/` folder):".to_owned());
-        out.push(String::new());
-        list(out, changed);
-    }
-    if !refused.is_empty() {
-        out.push(String::new());
-        out.push("Not made, and why:".to_owned());
-        out.push(String::new());
-        list(out, refused);
+        Delivery::Edits { changed, refused } => Some(edits::result_line(changed, refused)),
     }
 }
 
