@@ -154,6 +154,13 @@ pub const CODES: &[CodeInfo] = &[
         "checks/too_large.rs",
     ),
     code(
+        "card-spelling",
+        Manuscript,
+        "warning",
+        "the prose spells a name word one way at least 3 times, more often than the card's spelling, which differs by one or two edits; said once, on the card",
+        "checks/card_spelling.rs",
+    ),
+    code(
         "evidence-missing",
         Evidence,
         "error",

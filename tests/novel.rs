@@ -147,3 +147,38 @@ fn the_point_of_view_gate_passes_the_novels_own_chapters() {
     );
     assert!(refused.is_empty(), "chapters refused: {refused:?}");
 }
+
+/// The book writes "Philips" 33 times and its card "Phillips": that is said
+/// once, on the card, and none of the 33 is a typo (one of them, a speaker,
+/// once was).
+#[test]
+fn a_consistent_spelling_against_its_card_is_said_once_on_the_card() {
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpora/pride-and-prejudice");
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let root = dir.path().join("pride-and-prejudice");
+    support::copy_tree(&corpus, &root);
+    let output = Command::new(env!("CARGO_BIN_EXE_control-room"))
+        .args(["check", "--format", "json"])
+        .arg(&root)
+        .output()
+        .expect("control-room runs");
+    let report: Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    let diagnostics = report["diagnostics"].as_array().expect("a list");
+    let about_philips: Vec<&Value> = diagnostics
+        .iter()
+        .filter(|diagnostic| {
+            diagnostic["message"]
+                .as_str()
+                .is_some_and(|message| message.contains("Philips"))
+        })
+        .collect();
+    assert_eq!(about_philips.len(), 1, "{about_philips:#?}");
+    let one = about_philips[0];
+    assert_eq!(one["code"], "card-spelling");
+    assert_eq!(one["path"], "Compendium/Characters/CHAR-mrs-phillips.md");
+    let message = one["message"].as_str().unwrap();
+    assert!(
+        message.contains("33 times") && message.contains("Phillips"),
+        "{message}"
+    );
+}

@@ -10,14 +10,14 @@
 //! green or brown.
 //!
 //! The owner must be certain: a possessive name ("Kael's"), a name right
-//! beside a compound ("the blue-eyed Kael"), or a pronoun ("his", "her")
-//! in a sentence of narration that names exactly one character and has no
-//! other person in it: no pronoun of the other gender, no "man", "girl",
-//! "stranger". A card's `gender`, `sex` or `pronouns` must agree with the
-//! pronoun. Quick fix: use the card's value.
+//! beside a compound ("the blue-eyed Kael"), or a pronoun ("his", "her") in
+//! narration that `referents` resolves, across sentences, to one character
+//! whose gender agrees (ambiguous pronouns say nothing). Quick fix: use the
+//! card's value.
 
 use std::hash::{Hash, Hasher};
 
+use super::referents::Referents;
 use super::{Code, Diagnostic, FileEdit, Fix, FixKind, LazyProse, Severity};
 use crate::index::{CardKind, FilePath, Mention, SourceFile, Workspace};
 use crate::prose::{self, Prose, Sentence, Token};
@@ -123,66 +123,6 @@ pub(crate) fn colour_families(key: &str, text: &str) -> (u16, Option<String>) {
     (colours_in(attribute, text), first)
 }
 
-/// Words that bring another person into a sentence.
-const PERSON_NOUNS: &[&str] = &[
-    "man",
-    "men",
-    "woman",
-    "women",
-    "boy",
-    "boys",
-    "girl",
-    "girls",
-    "child",
-    "children",
-    "stranger",
-    "strangers",
-    "guard",
-    "guards",
-    "soldier",
-    "soldiers",
-    "someone",
-    "somebody",
-    "mother",
-    "father",
-    "sister",
-    "brother",
-    "son",
-    "daughter",
-    "wife",
-    "husband",
-    "friend",
-    "lady",
-    "gentleman",
-    "lord",
-    "king",
-    "queen",
-    "servant",
-    "maid",
-    "others",
-    "another",
-    "everyone",
-    "people",
-    "figure",
-    "rider",
-    "captain",
-    "old",
-];
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Gender {
-    He,
-    She,
-}
-
-fn pronoun_gender(word: &str) -> Option<Gender> {
-    match word {
-        "he" | "him" | "his" | "himself" => Some(Gender::He),
-        "she" | "her" | "hers" | "herself" => Some(Gender::She),
-        _ => None,
-    }
-}
-
 /// A colour given to someone's eyes or hair, before its owner is known.
 struct Description {
     attribute: Attribute,
@@ -202,11 +142,12 @@ enum Owner {
 pub(super) fn check(
     workspace: &Workspace,
     file: &SourceFile,
-    prose: &LazyProse,
+    lazy: &LazyProse,
     diagnostics: &mut Vec<Diagnostic>,
 ) {
     let text = &*file.text;
-    let prose = prose.get();
+    let referents = lazy.referents(workspace);
+    let prose = lazy.get();
     let mentions = workspace.mentions(&file.path);
     let catalog = workspace.catalog();
     for sentence in &prose.sentences {
@@ -220,7 +161,7 @@ pub(super) fn check(
             continue;
         }
         for description in descriptions(text, prose, sentence) {
-            let Some(card_path) = owner(workspace, file, mentions, prose, sentence, &description)
+            let Some(card_path) = owner(workspace, file, mentions, prose, referents, &description)
             else {
                 continue;
             };
@@ -411,7 +352,7 @@ fn owner(
     file: &SourceFile,
     mentions: &[Mention],
     prose: &Prose,
-    sentence: &Sentence,
+    referents: &Referents,
     description: &Description,
 ) -> Option<FilePath> {
     let text = &*file.text;
@@ -456,82 +397,8 @@ fn owner(
                     })
                     .map(|mention| mention.card.clone());
             }
-            let gender = pronoun_gender(&word.to_lowercase())?;
-            if token.quoted {
-                return None;
-            }
-            pronoun_owner(
-                workspace,
-                text,
-                mentions,
-                prose,
-                sentence,
-                gender,
-                &is_character,
-            )
+            referents.of_pronoun(index).cloned()
         }
-    }
-}
-
-/// The one character a pronoun can refer to in its sentence, if there is one.
-fn pronoun_owner(
-    workspace: &Workspace,
-    text: &str,
-    mentions: &[Mention],
-    prose: &Prose,
-    sentence: &Sentence,
-    gender: Gender,
-    is_character: &dyn Fn(&FilePath) -> bool,
-) -> Option<FilePath> {
-    let tokens = prose.sentence_tokens(sentence);
-    for token in tokens.iter().filter(|token| token.is_word()) {
-        let lower = token.text(text).to_lowercase();
-        if PERSON_NOUNS.contains(&lower.as_str()) {
-            return None;
-        }
-        if pronoun_gender(&lower).is_some_and(|other| other != gender) {
-            return None;
-        }
-    }
-    let first = mentions.partition_point(|mention| mention.range.start < sentence.range.start);
-    let mut named: Option<&FilePath> = None;
-    for mention in mentions[first..]
-        .iter()
-        .take_while(|mention| mention.range.end <= sentence.range.end)
-    {
-        if !is_character(&mention.card) {
-            continue;
-        }
-        match named {
-            Some(card) if *card != mention.card => return None,
-            _ => named = Some(&mention.card),
-        }
-    }
-    let card = named?;
-    let card_gender = workspace
-        .catalog()
-        .card(card)
-        .and_then(|file| file.card())
-        .and_then(|card| {
-            ["gender", "sex", "pronouns"]
-                .iter()
-                .find_map(|key| card.attribute(key))
-                .and_then(|value| declared_gender(&value.text))
-        });
-    match card_gender {
-        Some(declared) if declared != gender => None,
-        _ => Some(card.clone()),
-    }
-}
-
-fn declared_gender(value: &str) -> Option<Gender> {
-    let value = value.trim().to_lowercase();
-    if value.starts_with("she") || value.starts_with('f') || value.starts_with('w') {
-        Some(Gender::She)
-    } else if value.starts_with("he") || value.starts_with('m') {
-        Some(Gender::He)
-    } else {
-        None
     }
 }
 

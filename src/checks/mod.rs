@@ -11,12 +11,14 @@
 mod allow;
 mod anti_pattern;
 mod attribute_mismatch;
+mod card_spelling;
 mod dead_character;
 mod duplicate_id;
 mod front_matter;
 mod missing_scene;
 mod name_typo;
 mod orphan_scene;
+mod referents;
 mod speech;
 mod timeline_order;
 mod too_large;
@@ -77,11 +79,12 @@ pub enum Code {
     Unreadable,
     /// A file kept but not checked because of its size.
     TooLarge,
+    CardSpelling,
 }
 
 impl Code {
     /// Every code, in the manuscript format's order.
-    pub const ALL: [Code; 12] = [
+    pub const ALL: [Code; 13] = [
         Code::FrontMatter,
         Code::UnknownReference,
         Code::DuplicateId,
@@ -94,6 +97,7 @@ impl Code {
         Code::AntiPattern,
         Code::Unreadable,
         Code::TooLarge,
+        Code::CardSpelling,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -110,6 +114,7 @@ impl Code {
             Code::AntiPattern => "anti-pattern",
             Code::Unreadable => "unreadable",
             Code::TooLarge => "too-large",
+            Code::CardSpelling => "card-spelling",
         }
     }
 }
@@ -202,11 +207,12 @@ impl Diagnostic {
     }
 }
 
-/// A file's prose, analysed when the first check asks for it and shared by
-/// the checks of one [`check_file`] call.
+/// A file's prose and who its pronouns mean, analysed when the first check
+/// asks for them and shared by the checks of one [`check_file`] call.
 struct LazyProse<'a> {
     file: &'a SourceFile,
     prose: std::cell::OnceCell<Prose>,
+    referents: std::cell::OnceCell<referents::Referents>,
 }
 
 impl<'a> LazyProse<'a> {
@@ -214,11 +220,17 @@ impl<'a> LazyProse<'a> {
         LazyProse {
             file,
             prose: std::cell::OnceCell::new(),
+            referents: std::cell::OnceCell::new(),
         }
     }
 
     fn get(&self) -> &Prose {
         self.prose.get_or_init(|| self.file.analyse_prose())
+    }
+
+    fn referents(&self, workspace: &Workspace) -> &referents::Referents {
+        self.referents
+            .get_or_init(|| referents::Referents::resolve(workspace, self.file, self.get()))
     }
 }
 
@@ -239,6 +251,7 @@ pub fn check_file(workspace: &Workspace, path: &str) -> Vec<Diagnostic> {
     dead_character::check(workspace, file, &prose, &mut diagnostics);
     name_typo::check(workspace, file, &prose, &mut diagnostics);
     timeline_order::check(workspace, file, &mut diagnostics);
+    card_spelling::check(workspace, file, &mut diagnostics);
     // What characters look like and which phrases to avoid are matters of a
     // scene's prose alone. (The order of the checks does not matter: the
     // diagnostics are sorted below.)
@@ -271,6 +284,8 @@ pub fn dependency_key(workspace: &Workspace, file: &SourceFile) -> u64 {
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
     workspace.settings_fingerprint().hash(&mut hasher);
     workspace.catalog().names_fingerprint().hash(&mut hasher);
+    // `name-typo` and `card-spelling` read the manuscript's spellings of names.
+    workspace.variants().fingerprint().hash(&mut hasher);
     orphan_scene::depends_on(workspace, file, &mut hasher);
     dead_character::depends_on(workspace, file, &mut hasher);
     attribute_mismatch::depends_on(workspace, file, &mut hasher);

@@ -10,7 +10,9 @@
 //! said`, `said Kale`), or at a sentence start introducing a quotation
 //! (`Kale said, "…"`). Words in capitals throughout, with digits, or
 //! hyphenated are left alone. Checked in scenes, the outline and cards.
-//! Quick fix: replace the word with the name.
+//! A spelling the manuscript uses consistently is not a typo: `card-spelling`
+//! says once, on the card, that the two disagree. Quick fix: replace the word
+//! with the name.
 
 use std::collections::HashMap;
 
@@ -31,6 +33,7 @@ pub(super) fn check(
         return;
     }
     let names = workspace.catalog().name_words();
+    let variants = workspace.variants();
     let text = &*file.text;
     let prose = prose.get();
     // Each distinct word is judged once per file.
@@ -44,6 +47,7 @@ pub(super) fn check(
             || word.contains(['-', '\'', '’'])
             || word.chars().any(|c| c.is_numeric())
             || names.is_known(word)
+            || variants.is_consistent(word)
         {
             continue;
         }

@@ -6,7 +6,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use rayon::prelude::*;
 
@@ -14,6 +14,7 @@ use super::catalog::Catalog;
 use super::config::{CONFIG_FILE, Config, ConfigError};
 use super::file::{FilePath, SourceFile};
 use super::mentions::Mention;
+use super::variants::{NearName, Variants};
 
 #[derive(Clone, Debug, Default)]
 pub struct Workspace {
@@ -22,6 +23,10 @@ pub struct Workspace {
     config_error: Option<ConfigError>,
     files: BTreeMap<FilePath, Arc<SourceFile>>,
     mentions: HashMap<FilePath, Arc<[Mention]>>,
+    /// Each scene's capitalised words near a name, found with its mentions.
+    near_names: HashMap<FilePath, Arc<[NearName]>>,
+    /// The manuscript's consistent spellings of names, summed on first use.
+    variants: Arc<OnceLock<Variants>>,
     catalog: Arc<Catalog>,
     /// Severities set in the editor (`controlRoom.diagnostics.severity`),
     /// which take precedence over `control-room.toml`.
@@ -124,6 +129,7 @@ impl Workspace {
     pub fn insert_files(&mut self, files: Vec<SourceFile>) {
         for file in files {
             self.mentions.remove(&file.path);
+            self.near_names.remove(&file.path);
             self.files.insert(file.path.clone(), Arc::new(file));
         }
         self.refresh();
@@ -137,6 +143,7 @@ impl Workspace {
     pub fn remove_file(&mut self, path: &str) -> Option<Arc<SourceFile>> {
         let removed = self.files.remove(path)?;
         self.mentions.remove(path);
+        self.near_names.remove(path);
         self.refresh();
         Some(removed)
     }
@@ -153,6 +160,13 @@ impl Workspace {
     /// The mentions of card names in one file's prose.
     pub fn mentions(&self, path: &str) -> &[Mention] {
         self.mentions.get(path).map_or(&[], |mentions| mentions)
+    }
+
+    /// The manuscript's consistent spellings of names that differ from their cards.
+    pub fn variants(&self) -> &Variants {
+        self.variants.get_or_init(|| {
+            Variants::build(&self.files, &self.near_names, &self.mentions, &self.catalog)
+        })
     }
 
     /// Every mention of `card` across the manuscript, in path order.
@@ -181,23 +195,30 @@ impl Workspace {
         let catalog = Catalog::build(&self.files, Some(&self.catalog));
         if !catalog.same_names_as(&self.catalog) {
             self.mentions.clear();
+            self.near_names.clear();
         }
         self.catalog = Arc::new(catalog);
+        self.variants = Arc::default();
         let matcher = self.catalog.matcher();
+        let names = self.catalog.name_words();
         let missing: Vec<&Arc<SourceFile>> = self
             .files
             .values()
             .filter(|file| !self.mentions.contains_key(&file.path))
             .collect();
-        let computed: Vec<(FilePath, Arc<[Mention]>)> = missing
+        let computed: Vec<(FilePath, Arc<[Mention]>, Arc<[NearName]>)> = missing
             .par_iter()
             .map(|file| {
                 (
                     file.path.clone(),
                     matcher.find(&file.text, &file.syntax).into(),
+                    super::variants::near_names(file, names).into(),
                 )
             })
             .collect();
-        self.mentions.extend(computed);
+        for (path, mentions, near) in computed {
+            self.near_names.insert(path.clone(), near);
+            self.mentions.insert(path, mentions);
+        }
     }
 }

@@ -27,6 +27,12 @@ pub fn is_ordinary_word(word: &str) -> bool {
     words.contains(word.to_lowercase().as_str())
 }
 
+/// Whether `word`, in lower case, is an ordinary English word ("Crows",
+/// "Kale"); a proper noun of the list ("Philips", "London") is not.
+pub fn is_common_word(word: &str) -> bool {
+    words().contains(word.to_lowercase().as_str())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -28,6 +28,7 @@ pub const CONTRACT_CODES: &[&str] = &[
     "orphan-scene",
     "timeline-order",
     "anti-pattern",
+    "card-spelling",
 ];
 
 /// A file in each fixture that says what the case is about; it is not

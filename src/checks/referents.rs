@@ -1,0 +1,632 @@
+//! Who a pronoun means: owner resolution across sentences, as a reader does it.
+//!
+//! The checks that give a fact to a character ("his eyes were blue", "he felt
+//! afraid", "she drew the key") ask here who "he" or "she" is. The answer is
+//! the antecedent a reader would pick, or none: "ambiguous" is an honest
+//! answer that silences a check rather than guessing.
+//!
+//! - **Agreement.** A character's gender comes from the card (`gender`, `sex`
+//!   or `pronouns`), else from the courtesy titles of its names ("Mr. Darcy",
+//!   "Miss Eliza Bennet"), else from the pronouns of its summary. A character
+//!   of unknown gender agrees with both.
+//! - **Within the sentence.** One agreeing character named before the
+//!   pronoun is its antecedent; two, or an unnamed person ("the man", "a
+//!   stranger") of that gender, make it ambiguous. "him" never means the
+//!   subject of its own clause ("Tomas greeted him").
+//! - **Across sentences.** With no agreeing name before it, a pronoun means
+//!   the focus of its gender: the subject of the latest sentence that had
+//!   one ("Tomas waited. When Kael came, his eyes were red" gives "his" to
+//!   Kael only through the leading "When … ," clause; "Tomas stood by the
+//!   fire. His eyes were grey as he watched Kael" gives it to Tomas), else
+//!   the one agreeing character that sentence named. At the start of a scene
+//!   and after a heading the focus is the scene's point-of-view character, as
+//!   close third person reads.
+//! - **First person.** "I", "me", "my" in narration are the point-of-view
+//!   character.
+//! - Dialogue is not narration: pronouns inside quotes are never resolved,
+//!   and names inside quotes are nobody's antecedent.
+
+use std::collections::HashMap;
+
+use crate::index::{CardKind, FilePath, Mention, SourceFile, Workspace};
+use crate::prose::Prose;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Gender {
+    He,
+    She,
+}
+
+/// The gender of a third-person singular pronoun.
+pub(super) fn pronoun_gender(lower: &str) -> Option<Gender> {
+    match lower {
+        "he" | "him" | "his" | "himself" => Some(Gender::He),
+        "she" | "her" | "hers" | "herself" => Some(Gender::She),
+        _ => None,
+    }
+}
+
+fn is_first_person(lower: &str) -> bool {
+    matches!(lower, "i" | "me" | "my" | "mine" | "myself")
+}
+
+/// A card's declared gender, else the one its titles or summary imply.
+pub(super) fn card_gender(card: &crate::index::Card) -> Option<Gender> {
+    if let Some(value) = ["gender", "sex", "pronouns"]
+        .iter()
+        .find_map(|key| card.attribute(key))
+    {
+        return declared_gender(&value.text);
+    }
+    let mut by_title = None;
+    for name in card.names() {
+        let first = name.text.split_whitespace().next().unwrap_or_default();
+        let gender = match first.trim_end_matches('.') {
+            "Mr" | "Sir" | "Lord" | "Colonel" | "Captain" | "Uncle" | "King" | "Prince"
+            | "Father" | "Brother" | "Master" => Gender::He,
+            "Mrs" | "Miss" | "Ms" | "Lady" | "Dame" | "Aunt" | "Queen" | "Princess" | "Mother"
+            | "Sister" | "Madam" | "Mistress" => Gender::She,
+            _ => continue,
+        };
+        match by_title {
+            Some(other) if other != gender => return None,
+            _ => by_title = Some(gender),
+        }
+    }
+    if by_title.is_some() {
+        return by_title;
+    }
+    let summary = card.summary.as_deref()?;
+    let (mut he, mut she) = (0, 0);
+    for word in summary.split(|c: char| !c.is_alphabetic()) {
+        match pronoun_gender(&word.to_lowercase()) {
+            Some(Gender::He) => he += 1,
+            Some(Gender::She) => she += 1,
+            None => {}
+        }
+    }
+    match (he, she) {
+        (he, 0) if he >= 2 => Some(Gender::He),
+        (0, she) if she >= 2 => Some(Gender::She),
+        _ => None,
+    }
+}
+
+pub(super) fn declared_gender(value: &str) -> Option<Gender> {
+    let value = value.trim().to_lowercase();
+    if value.starts_with("she") || value.starts_with('f') || value.starts_with('w') {
+        Some(Gender::She)
+    } else if value.starts_with("he") || value.starts_with('m') {
+        Some(Gender::He)
+    } else {
+        None
+    }
+}
+
+/// Person nouns that bring someone of one gender into a sentence.
+fn person_noun_gender(lower: &str) -> Option<Option<Gender>> {
+    const HE: &[&str] = &[
+        "man",
+        "men",
+        "boy",
+        "father",
+        "brother",
+        "son",
+        "husband",
+        "gentleman",
+        "lord",
+        "king",
+    ];
+    const SHE: &[&str] = &[
+        "woman", "women", "girl", "mother", "sister", "daughter", "wife", "lady", "queen", "maid",
+    ];
+    if HE.contains(&lower) {
+        Some(Some(Gender::He))
+    } else if SHE.contains(&lower) {
+        Some(Some(Gender::She))
+    } else if PERSON_NOUNS.contains(&lower) {
+        Some(None)
+    } else {
+        None
+    }
+}
+
+/// Words that bring another person into a sentence.
+pub(super) const PERSON_NOUNS: &[&str] = &[
+    "man",
+    "men",
+    "woman",
+    "women",
+    "boy",
+    "boys",
+    "girl",
+    "girls",
+    "child",
+    "children",
+    "stranger",
+    "strangers",
+    "guard",
+    "guards",
+    "soldier",
+    "soldiers",
+    "someone",
+    "somebody",
+    "mother",
+    "father",
+    "sister",
+    "brother",
+    "son",
+    "daughter",
+    "wife",
+    "husband",
+    "friend",
+    "lady",
+    "gentleman",
+    "lord",
+    "king",
+    "queen",
+    "servant",
+    "maid",
+    "others",
+    "another",
+    "everyone",
+    "people",
+    "figure",
+    "rider",
+    "captain",
+    "old",
+];
+
+/// Words that open a clause before the main one ("When he came, …").
+const SUBORDINATORS: &[&str] = &[
+    "when", "as", "while", "before", "after", "though", "although", "if", "once", "until",
+    "because", "since", "whenever",
+];
+
+/// A character named in narration.
+#[derive(Clone, Debug)]
+struct Named {
+    /// The first token of the name.
+    token: usize,
+    card: FilePath,
+    gender: Option<Gender>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+enum Focus {
+    #[default]
+    None,
+    One(FilePath),
+    Ambiguous,
+}
+
+fn agrees(gender: Option<Gender>, with: Gender) -> bool {
+    gender.is_none_or(|gender| gender == with)
+}
+
+/// The characters a scene's pronouns and sentences refer to.
+#[derive(Debug, Default)]
+pub(super) struct Referents {
+    /// Token index of a pronoun in narration → the character it means
+    /// (`None`: ambiguous or nobody).
+    pronouns: HashMap<usize, Option<FilePath>>,
+    /// For each sentence, its subject when it is certainly a character.
+    subjects: Vec<Option<FilePath>>,
+    /// The genders of the characters the scene names.
+    genders: HashMap<FilePath, Option<Gender>>,
+}
+
+impl Referents {
+    /// The character the pronoun at token `index` means, when certain.
+    pub fn of_pronoun(&self, index: usize) -> Option<&FilePath> {
+        self.pronouns.get(&index)?.as_ref()
+    }
+
+    /// The character the sentence at `index` (into `Prose::sentences`) is about.
+    pub fn subject(&self, sentence: usize) -> Option<&FilePath> {
+        self.subjects.get(sentence)?.as_ref()
+    }
+
+    /// The gender of a character the scene names (`None` when unknown).
+    pub fn gender(&self, card: &FilePath) -> Option<Gender> {
+        self.genders.get(card).copied().flatten()
+    }
+
+    /// Resolves every pronoun of a scene's narration.
+    pub fn resolve(workspace: &Workspace, file: &SourceFile, prose: &Prose) -> Referents {
+        let text = &*file.text;
+        let catalog = workspace.catalog();
+        let mut genders: HashMap<FilePath, Option<Gender>> = HashMap::new();
+        let mut gender_of = |card: &FilePath| -> Option<Option<Gender>> {
+            if let Some(gender) = genders.get(card) {
+                return Some(*gender);
+            }
+            let found = catalog.card(card)?.card()?;
+            if found.kind != CardKind::Character {
+                return None;
+            }
+            let gender = card_gender(found);
+            genders.insert(card.clone(), gender);
+            Some(gender)
+        };
+        let pov = file
+            .scene()
+            .and_then(|scene| scene.pov.as_ref())
+            .and_then(|pov| catalog.resolve_card(&pov.text, &[CardKind::Character]))
+            .map(|card| card.path.clone());
+        let pov_gender = pov.as_ref().and_then(&mut gender_of).flatten();
+        let named = named_characters(workspace.mentions(&file.path), prose, &mut gender_of);
+        let known = genders;
+        let mut referents = Referents::default();
+        let start_focus = || -> [Focus; 2] {
+            let mut focus = [Focus::None, Focus::None];
+            if let Some(card) = &pov {
+                for gender in [Gender::He, Gender::She] {
+                    if agrees(pov_gender, gender) {
+                        focus[gender as usize] = Focus::One(card.clone());
+                    }
+                }
+            }
+            focus
+        };
+        let mut focus = start_focus();
+        let mut next_named = 0;
+        for sentence in &prose.sentences {
+            if sentence.heading {
+                focus = start_focus();
+                referents.subjects.push(None);
+                continue;
+            }
+            while named
+                .get(next_named)
+                .is_some_and(|name| name.token < sentence.tokens.start)
+            {
+                next_named += 1;
+            }
+            let in_sentence: Vec<&Named> = named[next_named..]
+                .iter()
+                .take_while(|name| name.token < sentence.tokens.end)
+                .collect();
+            let reading = SentenceReading {
+                text,
+                prose,
+                range: sentence.tokens.clone(),
+                named: &in_sentence,
+            };
+            let subject_token = reading.subject_token();
+            let mut subject = subject_token
+                .filter(|&token| !reading.is_compound_subject(token))
+                .and_then(|token| {
+                    in_sentence
+                        .iter()
+                        .find(|name| name.token == token)
+                        .map(|name| name.card.clone())
+                });
+            for index in sentence.tokens.clone() {
+                let token = &prose.tokens[index];
+                if !token.is_word() || token.quoted {
+                    continue;
+                }
+                let lower = token.text(text).to_lowercase();
+                let resolved = if is_first_person(&lower) {
+                    pov.clone()
+                } else if let Some(gender) = pronoun_gender(&lower) {
+                    reading.resolve(index, &lower, gender, subject.as_ref(), &focus)
+                } else {
+                    continue;
+                };
+                if subject.is_none() && subject_token == Some(index) {
+                    subject = resolved.clone();
+                }
+                referents.pronouns.insert(index, resolved);
+            }
+            let subject_gender = subject
+                .as_ref()
+                .and_then(|card| known.get(card).copied().flatten());
+            reading.update_focus(subject.as_ref(), subject_gender, &mut focus);
+            referents.subjects.push(subject);
+        }
+        referents.genders = known;
+        referents
+    }
+}
+
+/// The characters named in narration (not inside quotes), by first token.
+fn named_characters(
+    mentions: &[Mention],
+    prose: &Prose,
+    gender_of: &mut impl FnMut(&FilePath) -> Option<Option<Gender>>,
+) -> Vec<Named> {
+    let mut named = Vec::new();
+    for mention in mentions {
+        let Some(gender) = gender_of(&mention.card) else {
+            continue;
+        };
+        let token = prose.token_at(mention.range.start);
+        let Some(found) = prose.tokens.get(token) else {
+            continue;
+        };
+        if found.quoted || found.range.start != mention.range.start {
+            continue;
+        }
+        named.push(Named {
+            token,
+            card: mention.card.clone(),
+            gender,
+        });
+    }
+    named
+}
+
+/// One sentence, read for its references.
+struct SentenceReading<'a> {
+    text: &'a str,
+    prose: &'a Prose,
+    range: std::ops::Range<usize>,
+    named: &'a [&'a Named],
+}
+
+impl SentenceReading<'_> {
+    fn lower(&self, index: usize) -> String {
+        self.prose.tokens[index].text(self.text).to_lowercase()
+    }
+
+    /// The token that opens the sentence's narration: its first word outside
+    /// quotes, past a leading "Then" or "But"; in `"…," said Kael` the name.
+    fn subject_token(&self) -> Option<usize> {
+        let mut words = self
+            .range
+            .clone()
+            .filter(|&index| {
+                let token = &self.prose.tokens[index];
+                token.is_word() && !token.quoted
+            })
+            .peekable();
+        let mut first = words.next()?;
+        if matches!(
+            self.lower(first).as_str(),
+            "then" | "but" | "and" | "so" | "yet" | "now"
+        ) {
+            first = words.next()?;
+        }
+        if super::speech::is_speech_verb(&self.lower(first)) {
+            return words.next();
+        }
+        Some(first)
+    }
+
+    /// Whether the name at `token` is one of a pair or list ("Brannoc and
+    /// Kael walked"): then the sentence has no single subject.
+    fn is_compound_subject(&self, token: usize) -> bool {
+        (token + 1..(token + 5).min(self.range.end)).any(|at| {
+            self.prose.tokens[at].is_word()
+                && self.lower(at) == "and"
+                && self.named.iter().any(|name| name.token == at + 1)
+        })
+    }
+
+    /// Whether the sentence opens with a subordinate clause that holds `index`.
+    fn in_leading_clause(&self, index: usize) -> bool {
+        let Some(first) = self.range.clone().find(|&at| {
+            let token = &self.prose.tokens[at];
+            token.is_word() && !token.quoted
+        }) else {
+            return false;
+        };
+        if !SUBORDINATORS.contains(&self.lower(first).as_str()) {
+            return false;
+        }
+        !self
+            .range
+            .clone()
+            .take_while(|&at| at < index)
+            .any(|at| self.prose.tokens[at].is_punct(self.text, ','))
+    }
+
+    /// Whether an unnamed person of this gender stands in the sentence before `index`.
+    fn person_before(&self, index: usize, gender: Gender) -> bool {
+        (self.range.start..index).any(|at| {
+            let token = &self.prose.tokens[at];
+            token.is_word()
+                && !token.quoted
+                && person_noun_gender(&self.lower(at)).is_some_and(|noun| agrees(noun, gender))
+        })
+    }
+
+    fn distinct_agreeing<'n>(
+        &self,
+        names: impl Iterator<Item = &'n &'n Named>,
+        gender: Gender,
+        except: Option<&FilePath>,
+    ) -> Vec<&'n FilePath> {
+        let mut cards: Vec<&FilePath> = Vec::new();
+        for name in names {
+            if agrees(name.gender, gender)
+                && Some(&name.card) != except
+                && !cards.contains(&&name.card)
+            {
+                cards.push(&name.card);
+            }
+        }
+        cards
+    }
+
+    fn resolve(
+        &self,
+        index: usize,
+        lower: &str,
+        gender: Gender,
+        subject: Option<&FilePath>,
+        focus: &[Focus; 2],
+    ) -> Option<FilePath> {
+        // "Tomas greeted him": an object pronoun is not its clause's subject.
+        let except = (lower == "him").then_some(subject).flatten();
+        let before = self.distinct_agreeing(
+            self.named.iter().filter(|name| name.token < index),
+            gender,
+            except,
+        );
+        if self.person_before(index, gender) {
+            return None;
+        }
+        match before.as_slice() {
+            [one] => return Some((*one).clone()),
+            [] => {}
+            _ => return None,
+        }
+        if self.in_leading_clause(index) {
+            let after = self.distinct_agreeing(
+                self.named.iter().filter(|name| name.token > index),
+                gender,
+                None,
+            );
+            if let [one] = after.as_slice() {
+                return Some((*one).clone());
+            }
+        }
+        match &focus[gender as usize] {
+            Focus::One(card) if Some(card) != except => Some(card.clone()),
+            _ => None,
+        }
+    }
+
+    /// After the sentence: its subject becomes the focus of its gender; a
+    /// gender the sentence names one other character of goes to that one,
+    /// two or an unnamed person make it ambiguous.
+    fn update_focus(
+        &self,
+        subject: Option<&FilePath>,
+        subject_gender: Option<Gender>,
+        focus: &mut [Focus; 2],
+    ) {
+        for gender in [Gender::He, Gender::She] {
+            let slot = &mut focus[gender as usize];
+            if let Some(card) = subject
+                && agrees(subject_gender, gender)
+            {
+                *slot = Focus::One(card.clone());
+                continue;
+            }
+            let others = self.distinct_agreeing(self.named.iter(), gender, subject);
+            match others.as_slice() {
+                [one] => *slot = Focus::One((*one).clone()),
+                [] if self.person_before(self.range.end, gender) => *slot = Focus::Ambiguous,
+                [] => {}
+                _ => *slot = Focus::Ambiguous,
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+    use crate::index::SourceFile;
+
+    const KAEL: &str =
+        "---\ntype: character\nname: Kael Maren\naliases: [Kael]\ngender: male\n---\n";
+    const TOMAS: &str = "---\ntype: character\nname: Tomas\n---\n\nThe old saltmaster. He keeps the lamps; his hands shake.\n";
+    const IRIA: &str = "---\ntype: character\nname: Iria Vell\naliases: [Iria, Miss Vell]\n---\n";
+
+    /// Each narration pronoun of `scene` and the name of the card it means.
+    fn resolved(scene: &str) -> Vec<(String, Option<String>)> {
+        let mut workspace = Workspace::new(Path::new("/nowhere"));
+        let paths = workspace.config().paths.clone();
+        let files = [
+            ("Compendium/Characters/CHAR-kael-maren.md", KAEL),
+            ("Compendium/Characters/CHAR-tomas.md", TOMAS),
+            ("Compendium/Characters/CHAR-iria-vell.md", IRIA),
+            ("Story/Scenes/SCN-one.md", scene),
+        ];
+        workspace.insert_files(
+            files
+                .iter()
+                .map(|(path, text)| SourceFile::parse((*path).into(), (*text).into(), &paths))
+                .collect(),
+        );
+        let file = workspace.file("Story/Scenes/SCN-one.md").unwrap().clone();
+        let prose = file.analyse_prose();
+        let referents = Referents::resolve(&workspace, &file, &prose);
+        let mut found: Vec<(usize, String, Option<String>)> = referents
+            .pronouns
+            .iter()
+            .map(|(&index, card)| {
+                let word = prose.tokens[index].text(&file.text).to_owned();
+                let name = card.as_ref().map(|card| {
+                    let card = workspace.catalog().card(card).unwrap().card().unwrap();
+                    card.display_name().to_owned()
+                });
+                (index, word, name)
+            })
+            .collect();
+        found.sort();
+        found
+            .into_iter()
+            .map(|(_, word, name)| (word, name))
+            .collect()
+    }
+
+    fn one(word: &str, name: Option<&str>) -> (String, Option<String>) {
+        (word.to_owned(), name.map(str::to_owned))
+    }
+
+    #[test]
+    fn a_pronoun_before_the_one_name_of_its_sentence_means_the_previous_subject() {
+        let found = resolved(
+            "---\ncharacters: [Kael, Tomas]\n---\n\nTomas stood by the fire. His eyes were grey as he watched Kael.\n",
+        );
+        assert_eq!(
+            found,
+            vec![one("His", Some("Tomas")), one("he", Some("Tomas"))]
+        );
+    }
+
+    #[test]
+    fn genders_come_from_the_card_its_titles_or_its_summary() {
+        // Tomas is "he" by his summary, Iria "she" by her title "Miss Vell".
+        let found =
+            resolved("---\n---\n\nTomas looked at Iria, and her lamp went out. He swore.\n");
+        assert_eq!(
+            found,
+            vec![one("her", Some("Iria Vell")), one("He", Some("Tomas"))]
+        );
+    }
+
+    #[test]
+    fn two_agreeing_names_an_unnamed_person_or_dialogue_resolve_nothing() {
+        let found = resolved(
+            "---\n---\n\nKael handed Tomas his knife. A man came in. He sat. \"He is late,\" Iria said.\n",
+        );
+        assert_eq!(found, vec![one("his", None), one("He", None)]);
+    }
+
+    #[test]
+    fn him_is_never_the_subject_of_its_own_clause_and_a_leading_clause_looks_ahead() {
+        let found = resolved(
+            "---\n---\n\nKael came in. Tomas greeted him. When she saw the lamp, Iria laughed.\n",
+        );
+        assert_eq!(
+            found,
+            vec![
+                one("him", Some("Kael Maren")),
+                one("she", Some("Iria Vell"))
+            ]
+        );
+    }
+
+    #[test]
+    fn the_point_of_view_character_is_the_focus_at_the_start_and_in_first_person() {
+        let found =
+            resolved("---\npov: Iria\n---\n\n# One\n\nShe climbed the wall. My lamp, I thought.\n");
+        assert_eq!(
+            found,
+            vec![
+                one("She", Some("Iria Vell")),
+                one("My", Some("Iria Vell")),
+                one("I", Some("Iria Vell"))
+            ]
+        );
+    }
+}

@@ -1,0 +1,220 @@
+//! Other spellings of a name: capitalised words of the prose that are one or
+//! two edits from a name word ("Philips" beside a card's "Phillips"), and
+//! whether the manuscript uses one consistently.
+//!
+//! Each scene's near-name words are found once, with its mentions, and kept
+//! per file ([`near_names`]); [`Variants`] sums them over the manuscript,
+//! once per snapshot. A spelling the prose uses at least
+//! [`CONSISTENT_USES`] times, and more often than the card's own word, is
+//! the manuscript's spelling: the card disagrees with the book (one
+//! diagnostic on the card, `card-spelling`), and no single use of it is a
+//! typo (`name-typo` leaves it alone).
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use super::file::{FilePath, SourceFile};
+use super::mentions::Mention;
+use super::names::NameWords;
+use super::{FileContent, catalog::Catalog};
+use crate::prose;
+use crate::syntax::{BlockKind, MarkdownSyntax};
+use crate::text::TextRange;
+
+/// Fewest uses that make a spelling the manuscript's own.
+pub const CONSISTENT_USES: usize = 3;
+
+/// One word near a name, and where a file uses it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NearName {
+    pub word: Box<str>,
+    pub ranges: Vec<TextRange>,
+}
+
+/// The capitalised words of a scene's prose that are no name, no common
+/// word in lower case (a proper noun of the dictionary, "Philips", counts),
+/// and near a name word; empty for other files.
+pub fn near_names(file: &SourceFile, names: &NameWords) -> Vec<NearName> {
+    if !matches!(file.content, FileContent::Scene(_)) {
+        return Vec::new();
+    }
+    let mut found: BTreeMap<&str, Vec<TextRange>> = BTreeMap::new();
+    let mut judged: HashMap<&str, bool> = HashMap::new();
+    for range in prose_ranges(&file.syntax) {
+        for word_range in words(&file.text, range) {
+            let word = prose::strip_possessive(word_range.slice(&file.text));
+            if !prose::is_capitalised(word)
+                || word.contains(['-', '\'', '’'])
+                || word.chars().any(char::is_numeric)
+            {
+                continue;
+            }
+            let near = *judged.entry(word).or_insert_with(|| {
+                !names.is_known(word)
+                    && !prose::dictionary::is_common_word(word)
+                    && !names.nearest(word).is_empty()
+            });
+            if near {
+                let range = TextRange::new(word_range.start, word_range.start + word.len());
+                found.entry(word).or_default().push(range);
+            }
+        }
+    }
+    found
+        .into_iter()
+        .map(|(word, ranges)| NearName {
+            word: word.into(),
+            ranges,
+        })
+        .collect()
+}
+
+fn prose_ranges(syntax: &MarkdownSyntax) -> impl Iterator<Item = TextRange> + '_ {
+    syntax
+        .blocks
+        .iter()
+        .filter(|block| matches!(block.kind, BlockKind::Paragraph | BlockKind::Heading { .. }))
+        .flat_map(|block| syntax.prose_in(block.range))
+}
+
+/// The words of one prose range: letters and digits with inner apostrophes
+/// and hyphens, as `prose` reads them.
+fn words(text: &str, range: TextRange) -> impl Iterator<Item = TextRange> + '_ {
+    let slice = range.slice(text);
+    let mut start = None;
+    let mut out = Vec::new();
+    let mut chars = slice.char_indices().peekable();
+    while let Some((offset, c)) = chars.next() {
+        let inner = matches!(c, '\'' | '’' | '-')
+            && start.is_some()
+            && chars.peek().is_some_and(|(_, next)| next.is_alphanumeric());
+        if c.is_alphanumeric() || inner {
+            start.get_or_insert(offset);
+            continue;
+        }
+        if let Some(begin) = start.take() {
+            out.push(TextRange::new(range.start + begin, range.start + offset));
+        }
+    }
+    if let Some(begin) = start {
+        out.push(TextRange::new(range.start + begin, range.end));
+    }
+    out.into_iter()
+}
+
+/// A spelling of a name word that the manuscript uses consistently.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Variant {
+    /// The prose's spelling ("Philips").
+    pub word: String,
+    /// The card's word it stands for ("Phillips").
+    pub name_word: String,
+    pub card: FilePath,
+    /// Every use of the prose's spelling, by file.
+    pub uses: Vec<(FilePath, TextRange)>,
+    /// How often the prose names the card with the card's word.
+    pub name_uses: usize,
+}
+
+/// The manuscript's consistent spellings of name words, for one snapshot.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Variants {
+    variants: Vec<Variant>,
+}
+
+impl Variants {
+    pub fn build(
+        files: &BTreeMap<FilePath, Arc<SourceFile>>,
+        near: &HashMap<FilePath, Arc<[NearName]>>,
+        mentions: &HashMap<FilePath, Arc<[Mention]>>,
+        catalog: &Catalog,
+    ) -> Variants {
+        let mut uses: BTreeMap<&str, Vec<(FilePath, TextRange)>> = BTreeMap::new();
+        for (path, words) in near {
+            for near in words.iter() {
+                let entry = uses.entry(&near.word).or_default();
+                entry.extend(near.ranges.iter().map(|range| (path.clone(), *range)));
+            }
+        }
+        let names = catalog.name_words();
+        let mut variants = Vec::new();
+        for (word, mut found) in uses {
+            if found.len() < CONSISTENT_USES {
+                continue;
+            }
+            found.sort();
+            for candidate in names.nearest(word) {
+                let name_uses = name_word_uses(files, mentions, &candidate.card, &candidate.word);
+                if found.len() > name_uses {
+                    variants.push(Variant {
+                        word: word.to_owned(),
+                        name_word: candidate.word.clone(),
+                        card: candidate.card.clone(),
+                        uses: found.clone(),
+                        name_uses,
+                    });
+                }
+            }
+        }
+        Variants { variants }
+    }
+
+    /// Whether the manuscript spells a name `word` consistently.
+    pub fn is_consistent(&self, word: &str) -> bool {
+        self.variants.iter().any(|variant| variant.word == word)
+    }
+
+    /// The consistent spellings that disagree with `card`'s words.
+    pub fn of_card<'a>(&'a self, card: &'a str) -> impl Iterator<Item = &'a Variant> + 'a {
+        self.variants
+            .iter()
+            .filter(move |variant| &*variant.card == card)
+    }
+
+    /// A hash of every variant, for the checks' dependency keys.
+    pub fn fingerprint(&self) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        for variant in &self.variants {
+            (
+                &variant.word,
+                &variant.card,
+                variant.uses.len(),
+                variant.name_uses,
+            )
+                .hash(&mut hasher);
+        }
+        hasher.finish()
+    }
+}
+
+/// The mentions of `card` in scenes whose matched name holds `word`.
+fn name_word_uses(
+    files: &BTreeMap<FilePath, Arc<SourceFile>>,
+    mentions: &HashMap<FilePath, Arc<[Mention]>>,
+    card: &FilePath,
+    word: &str,
+) -> usize {
+    mentions
+        .iter()
+        .filter(|(path, _)| {
+            files
+                .get(*path)
+                .is_some_and(|file| matches!(file.content, FileContent::Scene(_)))
+        })
+        .map(|(path, found)| {
+            let text = &files[path].text;
+            found
+                .iter()
+                .filter(|mention| {
+                    &mention.card == card
+                        && mention
+                            .range
+                            .slice(text)
+                            .split(|c: char| !c.is_alphanumeric())
+                            .any(|part| part == word)
+                })
+                .count()
+        })
+        .sum()
+}
