@@ -161,6 +161,13 @@ pub const CODES: &[CodeInfo] = &[
         "checks/card_spelling.rs",
     ),
     code(
+        "pov-leak",
+        Manuscript,
+        "information",
+        "in a scene with a `pov`, the narration gives another character's thoughts or feelings directly (\"he felt a stab of fear\" in her point of view); what the point-of-view character perceives or infers is not a leak",
+        "checks/pov_leak.rs",
+    ),
+    code(
         "evidence-missing",
         Evidence,
         "error",

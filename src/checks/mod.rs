@@ -18,6 +18,7 @@ mod front_matter;
 mod missing_scene;
 mod name_typo;
 mod orphan_scene;
+mod pov_leak;
 mod referents;
 mod speech;
 mod timeline_order;
@@ -80,11 +81,12 @@ pub enum Code {
     /// A file kept but not checked because of its size.
     TooLarge,
     CardSpelling,
+    PovLeak,
 }
 
 impl Code {
     /// Every code, in the manuscript format's order.
-    pub const ALL: [Code; 13] = [
+    pub const ALL: [Code; 14] = [
         Code::FrontMatter,
         Code::UnknownReference,
         Code::DuplicateId,
@@ -98,6 +100,7 @@ impl Code {
         Code::Unreadable,
         Code::TooLarge,
         Code::CardSpelling,
+        Code::PovLeak,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -115,6 +118,7 @@ impl Code {
             Code::Unreadable => "unreadable",
             Code::TooLarge => "too-large",
             Code::CardSpelling => "card-spelling",
+            Code::PovLeak => "pov-leak",
         }
     }
 }
@@ -258,6 +262,7 @@ pub fn check_file(workspace: &Workspace, path: &str) -> Vec<Diagnostic> {
     if file.scene().is_some() {
         attribute_mismatch::check(workspace, file, &prose, &mut diagnostics);
         anti_pattern::check(workspace, file, &prose, &mut diagnostics);
+        pov_leak::check(workspace, file, &prose, &mut diagnostics);
     }
     apply_severity_settings(workspace, &mut diagnostics);
     diagnostics.retain(|diagnostic| !allow::is_allowed(file, diagnostic));
@@ -291,6 +296,7 @@ pub fn dependency_key(workspace: &Workspace, file: &SourceFile) -> u64 {
     attribute_mismatch::depends_on(workspace, file, &mut hasher);
     timeline_order::depends_on(workspace, file, &mut hasher);
     anti_pattern::depends_on(workspace, file, &mut hasher);
+    referents::depends_on(workspace, file, &mut hasher);
     hasher.finish()
 }
 

@@ -222,16 +222,6 @@ impl Referents {
         self.pronouns.get(&index)?.as_ref()
     }
 
-    /// The character the sentence at `index` (into `Prose::sentences`) is about.
-    pub fn subject(&self, sentence: usize) -> Option<&FilePath> {
-        self.subjects.get(sentence)?.as_ref()
-    }
-
-    /// The gender of a character the scene names (`None` when unknown).
-    pub fn gender(&self, card: &FilePath) -> Option<Gender> {
-        self.genders.get(card).copied().flatten()
-    }
-
     /// Resolves every pronoun of a scene's narration.
     pub fn resolve(workspace: &Workspace, file: &SourceFile, prose: &Prose) -> Referents {
         let text = &*file.text;
@@ -302,6 +292,7 @@ impl Referents {
                         .find(|name| name.token == token)
                         .map(|name| name.card.clone())
                 });
+            let mut resolved_here: Vec<(Gender, FilePath)> = Vec::new();
             for index in sentence.tokens.clone() {
                 let token = &prose.tokens[index];
                 if !token.is_word() || token.quoted {
@@ -318,12 +309,15 @@ impl Referents {
                 if subject.is_none() && subject_token == Some(index) {
                     subject = resolved.clone();
                 }
+                if let (Some(gender), Some(card)) = (pronoun_gender(&lower), &resolved) {
+                    resolved_here.push((gender, card.clone()));
+                }
                 referents.pronouns.insert(index, resolved);
             }
             let subject_gender = subject
                 .as_ref()
                 .and_then(|card| known.get(card).copied().flatten());
-            reading.update_focus(subject.as_ref(), subject_gender, &mut focus);
+            reading.update_focus(subject.as_ref(), subject_gender, &resolved_here, &mut focus);
             referents.subjects.push(subject);
         }
         referents.genders = known;
@@ -469,8 +463,20 @@ impl SentenceReading<'_> {
         if self.person_before(index, gender) {
             return None;
         }
+        let focused = &focus[gender as usize];
         match before.as_slice() {
-            [one] => return Some((*one).clone()),
+            // One name before it: the antecedent, unless a reader's focus is
+            // on someone else and the name is not the sentence's subject
+            // ("His anxiety for Jane was evident … as she believed"), or
+            // the focus is already ambiguous.
+            [one] => {
+                return match focused {
+                    Focus::None => Some((*one).clone()),
+                    Focus::One(other) if other == *one => Some((*one).clone()),
+                    _ if subject == Some(*one) => Some((*one).clone()),
+                    _ => None,
+                };
+            }
             [] => {}
             _ => return None,
         }
@@ -491,12 +497,15 @@ impl SentenceReading<'_> {
     }
 
     /// After the sentence: its subject becomes the focus of its gender; a
-    /// gender the sentence names one other character of goes to that one,
-    /// two or an unnamed person make it ambiguous.
+    /// pronoun the sentence resolved keeps its character in focus; another
+    /// character named only in passing ("Had Lydia's marriage been …")
+    /// makes the focus of that gender ambiguous, as do two names or an
+    /// unnamed person.
     fn update_focus(
         &self,
         subject: Option<&FilePath>,
         subject_gender: Option<Gender>,
+        resolved: &[(Gender, FilePath)],
         focus: &mut [Focus; 2],
     ) {
         for gender in [Gender::He, Gender::She] {
@@ -508,12 +517,54 @@ impl SentenceReading<'_> {
                 continue;
             }
             let others = self.distinct_agreeing(self.named.iter(), gender, subject);
-            match others.as_slice() {
-                [one] => *slot = Focus::One((*one).clone()),
-                [] if self.person_before(self.range.end, gender) => *slot = Focus::Ambiguous,
-                [] => {}
+            let realised = resolved
+                .iter()
+                .find(|(of, _)| *of == gender)
+                .map(|(_, card)| card);
+            match (others.as_slice(), realised) {
+                ([], Some(card)) => *slot = Focus::One(card.clone()),
+                ([one], Some(card)) if *one == card => *slot = Focus::One(card.clone()),
+                ([one], None) if *slot == Focus::None => *slot = Focus::One((*one).clone()),
+                ([one], None) if *slot == Focus::One((*one).clone()) => {}
+                ([], None) if self.person_before(self.range.end, gender) => {
+                    *slot = Focus::Ambiguous
+                }
+                ([], None) => {}
                 _ => *slot = Focus::Ambiguous,
             }
+        }
+    }
+}
+
+/// The gender of every character a scene names or takes its point of view
+/// from: what its pronouns resolve to changes with them.
+pub(super) fn depends_on(
+    workspace: &Workspace,
+    file: &SourceFile,
+    hasher: &mut impl std::hash::Hasher,
+) {
+    use std::hash::Hash;
+    let Some(scene) = file.scene() else {
+        return;
+    };
+    let catalog = workspace.catalog();
+    let mut cards: Vec<&FilePath> = workspace
+        .mentions(&file.path)
+        .iter()
+        .map(|mention| &mention.card)
+        .collect();
+    let pov = scene
+        .pov
+        .as_ref()
+        .and_then(|pov| catalog.resolve_card(&pov.text, &[CardKind::Character]));
+    cards.extend(pov.map(|card| &card.path));
+    cards.sort();
+    cards.dedup();
+    for path in cards {
+        if let Some(card) = catalog.card(path).and_then(|file| file.card()) {
+            path.hash(hasher);
+            (card.kind == CardKind::Character).hash(hasher);
+            card_gender(card).map(|gender| gender as u8).hash(hasher);
         }
     }
 }

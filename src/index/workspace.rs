@@ -16,6 +16,9 @@ use super::file::{FilePath, SourceFile};
 use super::mentions::Mention;
 use super::variants::{NearName, Variants};
 
+/// What a file's prose says of the cards' names: its mentions and its near misses.
+type FileNames = (FilePath, Arc<[Mention]>, Arc<[NearName]>);
+
 #[derive(Clone, Debug, Default)]
 pub struct Workspace {
     root: Arc<PathBuf>,
@@ -206,7 +209,7 @@ impl Workspace {
             .values()
             .filter(|file| !self.mentions.contains_key(&file.path))
             .collect();
-        let computed: Vec<(FilePath, Arc<[Mention]>, Arc<[NearName]>)> = missing
+        let computed: Vec<FileNames> = missing
             .par_iter()
             .map(|file| {
                 (

@@ -29,6 +29,7 @@ pub const CONTRACT_CODES: &[&str] = &[
     "timeline-order",
     "anti-pattern",
     "card-spelling",
+    "pov-leak",
 ];
 
 /// A file in each fixture that says what the case is about; it is not
