@@ -168,6 +168,20 @@ pub const CODES: &[CodeInfo] = &[
         "checks/pov_leak.rs",
     ),
     code(
+        "presence",
+        Manuscript,
+        "warning (acts unlisted) / information (listed, never named)",
+        "a character speaks or acts in a scene's narration (not in dialogue, memory, a dream, a letter or a hypothesis) without being in its `characters` list or its `pov`, and without having arrived (\"came in\", \"arrived\"); or a listed character the scene never names (the point of view aside)",
+        "checks/presence.rs",
+    ),
+    code(
+        "two-places",
+        Manuscript,
+        "warning",
+        "a character is present (in `characters` or as `pov`) in two scenes with the same `date` and `time` at different locations (flashbacks exempt)",
+        "checks/two_places.rs",
+    ),
+    code(
         "evidence-missing",
         Evidence,
         "error",

@@ -17,47 +17,10 @@
 
 use std::hash::{Hash, Hasher};
 
-use super::{Code, Diagnostic, LazyProse, Severity, speech};
+use super::appearance::{Appearance, appearance};
+use super::{Code, Diagnostic, LazyProse, Severity};
 use crate::index::{CardKind, FileContent, LifeStatus, SourceFile, Workspace};
-use crate::prose::Prose;
 use crate::text::TextRange;
-
-/// Words that turn what follows in the sentence into memory, mourning or report.
-const MEMORY_CUES: &[&str] = &[
-    "remembered",
-    "remember",
-    "remembers",
-    "remembering",
-    "recalled",
-    "recall",
-    "recalls",
-    "memory",
-    "memories",
-    "thought",
-    "thinking",
-    "dreamed",
-    "dreamt",
-    "dream",
-    "imagined",
-    "pictured",
-    "missed",
-    "mourned",
-    "mourning",
-    "grieved",
-    "grieving",
-    "grave",
-    "tomb",
-    "buried",
-    "ghost",
-    "late",
-    "once",
-    "used",
-    "years",
-    "ago",
-];
-
-/// Words after the name that put its clause in the past of the story.
-const DATING_CUES: &[&str] = &["ago", "once", "formerly"];
 
 /// Verbs that tell of the death itself, not of a living act.
 const DEATH_VERBS: &[&str] = &["died", "perished", "drowned", "passed", "fell"];
@@ -184,86 +147,18 @@ fn check_scene(
         else {
             continue;
         };
-        if mention.possessive {
-            continue;
-        }
-        let Some((first, last)) = mention_tokens(prose, mention.range) else {
-            continue;
-        };
-        if prose.tokens[first].quoted || in_memory_clause(text, prose, first, last) {
-            continue;
-        }
-        let what = if speech::is_speaker(text, prose, first, last) {
-            "speaks here".to_owned()
-        } else if let Some(verb) = speech::action_verb(text, prose, last)
-            && !DEATH_VERBS.contains(&prose.tokens[verb].text(text))
-        {
-            let action = TextRange::new(mention.range.start, prose.tokens[verb].range.end);
-            format!("acts here (“{}”)", action.slice(text))
-        } else {
-            continue;
+        let what = match appearance(text, prose, mention.range, mention.possessive) {
+            Some(Appearance::Speaks) => "speaks here".to_owned(),
+            Some(Appearance::Acts(verb))
+                if !DEATH_VERBS.contains(&prose.tokens[verb].text(text)) =>
+            {
+                let action = TextRange::new(mention.range.start, prose.tokens[verb].range.end);
+                format!("acts here (“{}”)", action.slice(text))
+            }
+            _ => continue,
         };
         diagnostics.push(diagnostic(death, mention.range, Severity::Warning, &what));
     }
-}
-
-/// The first and last token of a mention, when it lines up with whole words.
-fn mention_tokens(prose: &Prose, range: TextRange) -> Option<(usize, usize)> {
-    let first = prose.token_at(range.start);
-    let last = prose.token_at(range.end).checked_sub(1)?;
-    let aligned = prose.tokens.get(first)?.range.start == range.start
-        && prose.tokens.get(last)?.range.end == range.end;
-    (aligned && first <= last).then_some((first, last))
-}
-
-/// Whether the mention at tokens `first..=last` sits in a clause of memory:
-/// a word of memory earlier in its clause ("Kael remembered Tomas on the
-/// wall"), or a word that dates it later in the clause ("Tomas laid these
-/// stones forty years ago").
-fn in_memory_clause(text: &str, prose: &Prose, first: usize, last: usize) -> bool {
-    let Some(sentence) = prose.sentence_of(first) else {
-        return false;
-    };
-    let lower = |index: usize| prose.tokens[index].text(text).to_lowercase();
-    let mut index = first;
-    while index > sentence.tokens.start {
-        index -= 1;
-        if is_clause_break(text, prose, index) {
-            break;
-        }
-        if prose.tokens[index].is_word() && MEMORY_CUES.contains(&lower(index).as_str()) {
-            return true;
-        }
-    }
-    for index in last + 1..sentence.tokens.end {
-        if is_clause_break(text, prose, index) {
-            break;
-        }
-        if prose.tokens[index].is_word() && DATING_CUES.contains(&lower(index).as_str()) {
-            return true;
-        }
-    }
-    false
-}
-
-/// Where one clause ends and the next begins: `;`, `:`, a dash, or a
-/// conjunction after a comma ("…, and then Tomas walked").
-fn is_clause_break(text: &str, prose: &Prose, index: usize) -> bool {
-    let token = &prose.tokens[index];
-    if [';', ':', '—', '–']
-        .iter()
-        .any(|&c| token.is_punct(text, c))
-    {
-        return true;
-    }
-    token.is_word()
-        && matches!(
-            token.text(text),
-            "and" | "but" | "then" | "so" | "yet" | "while"
-        )
-        && index
-            .checked_sub(1)
-            .is_some_and(|before| prose.tokens[before].is_punct(text, ','))
 }
 
 /// “The Fall” (SCN-the-fall), or the bare id when the scene has no title.

@@ -10,6 +10,7 @@
 
 mod allow;
 mod anti_pattern;
+mod appearance;
 mod attribute_mismatch;
 mod card_spelling;
 mod dead_character;
@@ -19,10 +20,12 @@ mod missing_scene;
 mod name_typo;
 mod orphan_scene;
 mod pov_leak;
+mod presence;
 mod referents;
 mod speech;
 mod timeline_order;
 mod too_large;
+mod two_places;
 mod unknown_reference;
 mod unreadable;
 
@@ -82,11 +85,13 @@ pub enum Code {
     TooLarge,
     CardSpelling,
     PovLeak,
+    Presence,
+    TwoPlaces,
 }
 
 impl Code {
     /// Every code, in the manuscript format's order.
-    pub const ALL: [Code; 14] = [
+    pub const ALL: [Code; 16] = [
         Code::FrontMatter,
         Code::UnknownReference,
         Code::DuplicateId,
@@ -101,6 +106,8 @@ impl Code {
         Code::TooLarge,
         Code::CardSpelling,
         Code::PovLeak,
+        Code::Presence,
+        Code::TwoPlaces,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -119,6 +126,8 @@ impl Code {
             Code::TooLarge => "too-large",
             Code::CardSpelling => "card-spelling",
             Code::PovLeak => "pov-leak",
+            Code::Presence => "presence",
+            Code::TwoPlaces => "two-places",
         }
     }
 }
@@ -256,6 +265,7 @@ pub fn check_file(workspace: &Workspace, path: &str) -> Vec<Diagnostic> {
     name_typo::check(workspace, file, &prose, &mut diagnostics);
     timeline_order::check(workspace, file, &mut diagnostics);
     card_spelling::check(workspace, file, &mut diagnostics);
+    two_places::check(workspace, file, &mut diagnostics);
     // What characters look like and which phrases to avoid are matters of a
     // scene's prose alone. (The order of the checks does not matter: the
     // diagnostics are sorted below.)
@@ -263,6 +273,7 @@ pub fn check_file(workspace: &Workspace, path: &str) -> Vec<Diagnostic> {
         attribute_mismatch::check(workspace, file, &prose, &mut diagnostics);
         anti_pattern::check(workspace, file, &prose, &mut diagnostics);
         pov_leak::check(workspace, file, &prose, &mut diagnostics);
+        presence::check(workspace, file, &prose, &mut diagnostics);
     }
     apply_severity_settings(workspace, &mut diagnostics);
     diagnostics.retain(|diagnostic| !allow::is_allowed(file, diagnostic));
@@ -297,6 +308,7 @@ pub fn dependency_key(workspace: &Workspace, file: &SourceFile) -> u64 {
     timeline_order::depends_on(workspace, file, &mut hasher);
     anti_pattern::depends_on(workspace, file, &mut hasher);
     referents::depends_on(workspace, file, &mut hasher);
+    two_places::depends_on(workspace, file, &mut hasher);
     hasher.finish()
 }
 

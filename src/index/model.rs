@@ -34,6 +34,8 @@ pub struct Scene {
     pub date: Option<Spanned>,
     /// The `date` read as a story date, when it is one.
     pub story_date: Option<StoryDate>,
+    /// The story time of day (`time: 21:00`, `time: dusk`), as written.
+    pub time: Option<Spanned>,
     pub flashback: bool,
     pub words_target: Option<u32>,
     /// Where the `words:` target is written.
@@ -271,6 +273,7 @@ pub fn read_scene(
         characters: fields.string_list("characters"),
         date,
         story_date,
+        time: fields.string("time"),
         flashback: fields.boolean("flashback").unwrap_or(false),
         words_target: words_target.as_ref().map(|(words, _)| *words),
         words_target_range: words_target.map(|(_, range)| range),

@@ -30,6 +30,8 @@ pub const CONTRACT_CODES: &[&str] = &[
     "anti-pattern",
     "card-spelling",
     "pov-leak",
+    "presence",
+    "two-places",
 ];
 
 /// A file in each fixture that says what the case is about; it is not

@@ -1,0 +1,142 @@
+//! Whether a character named in a scene is there: speaking or acting in
+//! the narration, and not in a memory, a dream, a grave or a hypothesis.
+//! `dead-character` and `presence` read appearances the same way.
+
+use crate::prose::Prose;
+use crate::text::TextRange;
+
+/// Words that turn what follows in the sentence into memory, mourning,
+/// report or hypothesis ("if Kael came back", "the letter Kael sent").
+const MEMORY_CUES: &[&str] = &[
+    "remembered",
+    "remember",
+    "remembers",
+    "remembering",
+    "recalled",
+    "recall",
+    "recalls",
+    "memory",
+    "memories",
+    "thought",
+    "thinking",
+    "dreamed",
+    "dreamt",
+    "dream",
+    "imagined",
+    "pictured",
+    "missed",
+    "mourned",
+    "mourning",
+    "grieved",
+    "grieving",
+    "grave",
+    "tomb",
+    "buried",
+    "ghost",
+    "late",
+    "once",
+    "used",
+    "years",
+    "ago",
+    "if",
+    "unless",
+    "suppose",
+    "supposing",
+    "imagine",
+    "wished",
+    "hoped",
+    "letter",
+    "wrote",
+];
+
+/// Words after the name that put its clause in the past of the story.
+const DATING_CUES: &[&str] = &["ago", "once", "formerly"];
+
+/// The first and last token of a mention, when it lines up with whole words.
+pub(super) fn mention_tokens(prose: &Prose, range: TextRange) -> Option<(usize, usize)> {
+    let first = prose.token_at(range.start);
+    let last = prose.token_at(range.end).checked_sub(1)?;
+    let aligned = prose.tokens.get(first)?.range.start == range.start
+        && prose.tokens.get(last)?.range.end == range.end;
+    (aligned && first <= last).then_some((first, last))
+}
+
+/// Whether the mention at tokens `first..=last` sits in a clause of memory:
+/// a word of memory earlier in its clause ("Kael remembered Tomas on the
+/// wall"), or a word that dates it later in the clause ("Tomas laid these
+/// stones forty years ago").
+pub(super) fn in_memory_clause(text: &str, prose: &Prose, first: usize, last: usize) -> bool {
+    let Some(sentence) = prose.sentence_of(first) else {
+        return false;
+    };
+    let lower = |index: usize| prose.tokens[index].text(text).to_lowercase();
+    let mut index = first;
+    while index > sentence.tokens.start {
+        index -= 1;
+        if is_clause_break(text, prose, index) {
+            break;
+        }
+        if prose.tokens[index].is_word() && MEMORY_CUES.contains(&lower(index).as_str()) {
+            return true;
+        }
+    }
+    for index in last + 1..sentence.tokens.end {
+        if is_clause_break(text, prose, index) {
+            break;
+        }
+        if prose.tokens[index].is_word() && DATING_CUES.contains(&lower(index).as_str()) {
+            return true;
+        }
+    }
+    false
+}
+
+/// Where one clause ends and the next begins: `;`, `:`, a dash, or a
+/// conjunction after a comma ("…, and then Tomas walked").
+fn is_clause_break(text: &str, prose: &Prose, index: usize) -> bool {
+    let token = &prose.tokens[index];
+    if [';', ':', '—', '–']
+        .iter()
+        .any(|&c| token.is_punct(text, c))
+    {
+        return true;
+    }
+    token.is_word()
+        && matches!(
+            token.text(text),
+            "and" | "but" | "then" | "so" | "yet" | "while"
+        )
+        && index
+            .checked_sub(1)
+            .is_some_and(|before| prose.tokens[before].is_punct(text, ','))
+}
+
+/// How a named character is present in a sentence.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Appearance {
+    /// The speaker of a dialogue attribution.
+    Speaks,
+    /// The subject of a narrated act: the verb's token.
+    Acts(usize),
+}
+
+/// Whether the mention at `range` shows its character present: speaking or
+/// acting in narration, not possessive, not in dialogue, not in memory.
+pub(super) fn appearance(
+    text: &str,
+    prose: &Prose,
+    range: TextRange,
+    possessive: bool,
+) -> Option<Appearance> {
+    if possessive {
+        return None;
+    }
+    let (first, last) = mention_tokens(prose, range)?;
+    if prose.tokens[first].quoted || in_memory_clause(text, prose, first, last) {
+        return None;
+    }
+    if super::speech::is_speaker(text, prose, first, last) {
+        return Some(Appearance::Speaks);
+    }
+    super::speech::action_verb(text, prose, last).map(Appearance::Acts)
+}

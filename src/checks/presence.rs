@@ -1,0 +1,217 @@
+//! `presence`: who is in a scene, held to its `characters:` list.
+//!
+//! - A character who speaks or acts in the narration (as `appearance` reads
+//!   it: not in dialogue, memory, a dream, a letter or a hypothesis) but is
+//!   neither listed nor the point of view, and has not arrived in the scene
+//!   (an entrance before or at that moment: "Tomas came in", "Tomas
+//!   arrived"): a warning at the first such sentence, with a quick fix that
+//!   adds them to the list.
+//! - A listed character a scene of 300 words or more never names (the point
+//!   of view aside, who may be "she" throughout): information on the list's
+//!   entry.
+//!
+//! A character dead before the scene is left to `dead-character`.
+//!
+//! A scene without a `characters:` list says nothing about who is there, so
+//! it is not checked.
+
+use std::collections::HashSet;
+
+use super::appearance::{Appearance, appearance};
+use super::{Code, Diagnostic, FileEdit, Fix, FixKind, LazyProse, Severity};
+use crate::index::{CardKind, FilePath, SourceFile, Workspace};
+use crate::text::TextRange;
+
+/// Scenes shorter than this may leave a listed character unnamed: a
+/// fragment, a vignette.
+const NAMED_FROM_WORDS: usize = 300;
+
+/// Verbs that bring their subject into the scene.
+const ENTRANCES: &[&str] = &[
+    "arrived",
+    "entered",
+    "came",
+    "appeared",
+    "returned",
+    "joined",
+    "emerged",
+    "reappeared",
+];
+
+/// Acts that need no presence: a letter, a message.
+const AT_A_DISTANCE: &[&str] = &["wrote", "sent", "signed", "posted", "telephoned", "sealed"];
+
+/// Verbs of motion that are entrances when followed by one of [`INTO`].
+const MOTIONS: &[&str] = &[
+    "walked", "stepped", "rode", "strode", "ran", "slipped", "burst", "hurried", "limped",
+    "stumbled", "climbed", "swept", "marched", "crept", "wandered", "pushed", "ducked",
+];
+const INTO: &[&str] = &[
+    "in", "into", "up", "through", "back", "over", "out", "across",
+];
+
+pub(super) fn check(
+    workspace: &Workspace,
+    file: &SourceFile,
+    lazy: &LazyProse,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    let Some(scene) = file.scene() else {
+        return;
+    };
+    let Some(last_listed) = scene.characters.last() else {
+        return;
+    };
+    let catalog = workspace.catalog();
+    let character = |name: &str| {
+        catalog
+            .resolve_card(name, &[CardKind::Character])
+            .map(|card| card.path.clone())
+    };
+    let listed: Vec<(FilePath, &crate::index::model::Spanned)> = scene
+        .characters
+        .iter()
+        .filter_map(|entry| Some((character(&entry.text)?, entry)))
+        .collect();
+    let pov = scene.pov.as_ref().and_then(|pov| character(&pov.text));
+    let text = &*file.text;
+    let prose = lazy.get();
+    let mentions = workspace.mentions(&file.path);
+    let mut arrived: HashSet<&FilePath> = HashSet::new();
+    let mut flagged: HashSet<&FilePath> = HashSet::new();
+    for mention in mentions {
+        if Some(&mention.card) == pov.as_ref()
+            || listed.iter().any(|(card, _)| *card == mention.card)
+            || flagged.contains(&mention.card)
+        {
+            continue;
+        }
+        let Some(found) = appearance(text, prose, mention.range, mention.possessive) else {
+            continue;
+        };
+        if let Appearance::Acts(verb) = found
+            && is_entrance(text, prose, verb)
+        {
+            arrived.insert(&mention.card);
+            continue;
+        }
+        if arrived.contains(&mention.card) {
+            continue;
+        }
+        if let Appearance::Acts(verb) = found
+            && AT_A_DISTANCE.contains(&prose.tokens[verb].text(text))
+        {
+            continue;
+        }
+        let Some(card) = catalog.card(&mention.card).and_then(|card| card.card()) else {
+            continue;
+        };
+        if card.kind != CardKind::Character || died_before(workspace, card, scene) {
+            continue;
+        }
+        flagged.insert(&mention.card);
+        let written = mention.range.slice(text);
+        let what = match found {
+            Appearance::Speaks => "speaks here".to_owned(),
+            Appearance::Acts(verb) => format!(
+                "acts here (“{}”)",
+                TextRange::new(mention.range.start, prose.tokens[verb].range.end).slice(text)
+            ),
+        };
+        diagnostics.push(
+            Diagnostic::new(
+                file,
+                mention.range,
+                Severity::Warning,
+                Code::Presence,
+                format!(
+                    "{} {what} but is not in the scene's `characters` and has not arrived",
+                    card.display_name()
+                ),
+            )
+            .with_related(&file.path, last_listed.range, "the scene's `characters`")
+            .with_fix(Fix {
+                title: format!("Add {written} to the scene's characters"),
+                edits: vec![add_to_list(text, last_listed.range, written, &file.path)],
+                kind: FixKind::Correction,
+            }),
+        );
+    }
+    if scene.word_count < NAMED_FROM_WORDS {
+        return;
+    }
+    for (card, entry) in &listed {
+        if Some(card) == pov.as_ref() || mentions.iter().any(|mention| &mention.card == card) {
+            continue;
+        }
+        diagnostics.push(Diagnostic::new(
+            file,
+            entry.range,
+            Severity::Information,
+            Code::Presence,
+            format!(
+                "{} is listed in the scene's `characters` but never named in it",
+                entry.text
+            ),
+        ));
+    }
+}
+
+/// Whether the character died in a scene before this one: then
+/// `dead-character` says what is wrong with their appearing.
+fn died_before(
+    workspace: &Workspace,
+    card: &crate::index::Card,
+    scene: &crate::index::Scene,
+) -> bool {
+    let catalog = workspace.catalog();
+    card.status == crate::index::LifeStatus::Dead
+        && card
+            .died_in
+            .as_ref()
+            .and_then(|died_in| catalog.outline_position(&died_in.text))
+            .zip(catalog.outline_position(&scene.id))
+            .is_some_and(|(death, here)| death < here)
+}
+
+/// Whether the verb at `verb` brings its subject in: "came", "arrived",
+/// "walked in", "rode up".
+fn is_entrance(text: &str, prose: &crate::prose::Prose, verb: usize) -> bool {
+    let word = prose.tokens[verb].text(text);
+    if ENTRANCES.contains(&word) {
+        return true;
+    }
+    MOTIONS.contains(&word)
+        && prose
+            .tokens
+            .get(verb + 1)
+            .is_some_and(|next| next.is_word() && INTO.contains(&next.text(text)))
+}
+
+/// An edit that adds `name` after the list's last entry, in its style:
+/// `[Kael, Iria]` becomes `[Kael, Iria, Tomas]`; a block list gets a line.
+fn add_to_list(text: &str, last: TextRange, name: &str, path: &FilePath) -> FileEdit {
+    let flow = text[last.end..]
+        .trim_start_matches(['"', '\''])
+        .trim_start()
+        .starts_with(']');
+    let new_text = if flow {
+        format!(", {name}")
+    } else {
+        let line_start = text[..last.start].rfind('\n').map_or(0, |at| at + 1);
+        format!("\n{}{name}", &text[line_start..last.start])
+    };
+    let at = if flow {
+        // After a closing quote of a quoted entry.
+        last.end + text[last.end..].len() - text[last.end..].trim_start_matches(['"', '\'']).len()
+    } else {
+        text[last.end..]
+            .find('\n')
+            .map_or(text.len(), |at| last.end + at)
+    };
+    FileEdit {
+        path: path.clone(),
+        range: TextRange::new(at, at),
+        new_text,
+    }
+}
