@@ -182,6 +182,13 @@ pub const CODES: &[CodeInfo] = &[
         "checks/two_places.rs",
     ),
     code(
+        "unknown-speaker",
+        Manuscript,
+        "information",
+        "a line of dialogue attributed to a capitalised name that is on no card, no known word and no near miss of a name (\"…,\" Wren said); \"Create card\" makes its card",
+        "checks/unknown_speaker.rs",
+    ),
+    code(
         "evidence-missing",
         Evidence,
         "error",

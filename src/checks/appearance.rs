@@ -73,7 +73,11 @@ pub(super) fn in_memory_clause(text: &str, prose: &Prose, first: usize, last: us
     let mut index = first;
     while index > sentence.tokens.start {
         index -= 1;
-        if is_clause_break(text, prose, index) {
+        // The attribution's clause starts after the quotation: "“You're
+        // late,” Tomas said" is not "the late Tomas".
+        if is_clause_break(text, prose, index)
+            || prose.tokens[index].kind == crate::prose::TokenKind::CloseQuote
+        {
             break;
         }
         if prose.tokens[index].is_word() && MEMORY_CUES.contains(&lower(index).as_str()) {

@@ -18,6 +18,7 @@
 use std::hash::{Hash, Hasher};
 
 use super::appearance::{Appearance, appearance};
+use super::speakers::{How, Speaker};
 use super::{Code, Diagnostic, LazyProse, Severity};
 use crate::index::{CardKind, FileContent, LifeStatus, SourceFile, Workspace};
 use crate::text::TextRange;
@@ -83,33 +84,7 @@ fn check_scene(
         return;
     }
     let diagnostic = |death: &Death, range: TextRange, severity, what: &str| {
-        let mut diagnostic = Diagnostic::new(
-            file,
-            range,
-            severity,
-            Code::DeadCharacter,
-            format!("{} died in {}, but {what}", death.name, death.scene_label),
-        )
-        .with_related(
-            &death.card_file.path,
-            death.died_in.range,
-            format!(
-                "{}'s card: dead, died in {}",
-                death.name, death.died_in.text
-            ),
-        );
-        if let Some(death_scene) = catalog.scene(&death.died_in.text) {
-            let range = death_scene
-                .scene()
-                .and_then(|scene| scene.id_range)
-                .unwrap_or_else(|| death_scene.head_range());
-            diagnostic = diagnostic.with_related(
-                &death_scene.path,
-                range,
-                format!("the scene where {} dies", death.name),
-            );
-        }
-        diagnostic
+        death_diagnostic(workspace, file, death, range, severity, what)
     };
     let is_dead = |reference: &str, death: &Death| {
         catalog
@@ -139,7 +114,8 @@ fn check_scene(
         }
     }
     let text = &*file.text;
-    let prose = prose.get();
+    let prose_of = prose;
+    let prose = prose_of.get();
     for mention in workspace.mentions(&file.path) {
         let Some(death) = deaths
             .iter()
@@ -159,6 +135,59 @@ fn check_scene(
         };
         diagnostics.push(diagnostic(death, mention.range, Severity::Warning, &what));
     }
+    // A line that falls to a dead character by turn-taking.
+    for line in prose_of.speakers(workspace) {
+        let (Speaker::Card(card), How::TurnTaking) = (&line.speaker, line.how) else {
+            continue;
+        };
+        if let Some(death) = deaths.iter().find(|death| death.card_file.path == *card) {
+            diagnostics.push(diagnostic(
+                death,
+                line.quote,
+                Severity::Warning,
+                "this line falls to them by turn-taking",
+            ));
+        }
+    }
+}
+
+/// The diagnostic of a dead character's appearance at `range`.
+fn death_diagnostic(
+    workspace: &Workspace,
+    file: &SourceFile,
+    death: &Death,
+    range: TextRange,
+    severity: Severity,
+    what: &str,
+) -> Diagnostic {
+    let catalog = workspace.catalog();
+    let mut diagnostic = Diagnostic::new(
+        file,
+        range,
+        severity,
+        Code::DeadCharacter,
+        format!("{} died in {}, but {what}", death.name, death.scene_label),
+    )
+    .with_related(
+        &death.card_file.path,
+        death.died_in.range,
+        format!(
+            "{}'s card: dead, died in {}",
+            death.name, death.died_in.text
+        ),
+    );
+    if let Some(death_scene) = catalog.scene(&death.died_in.text) {
+        let range = death_scene
+            .scene()
+            .and_then(|scene| scene.id_range)
+            .unwrap_or_else(|| death_scene.head_range());
+        diagnostic = diagnostic.with_related(
+            &death_scene.path,
+            range,
+            format!("the scene where {} dies", death.name),
+        );
+    }
+    diagnostic
 }
 
 /// “The Fall” (SCN-the-fall), or the bare id when the scene has no title.

@@ -22,11 +22,13 @@ mod orphan_scene;
 mod pov_leak;
 mod presence;
 mod referents;
+mod speakers;
 mod speech;
 mod timeline_order;
 mod too_large;
 mod two_places;
 mod unknown_reference;
+mod unknown_speaker;
 mod unreadable;
 
 use std::fmt;
@@ -87,11 +89,12 @@ pub enum Code {
     PovLeak,
     Presence,
     TwoPlaces,
+    UnknownSpeaker,
 }
 
 impl Code {
     /// Every code, in the manuscript format's order.
-    pub const ALL: [Code; 16] = [
+    pub const ALL: [Code; 17] = [
         Code::FrontMatter,
         Code::UnknownReference,
         Code::DuplicateId,
@@ -108,6 +111,7 @@ impl Code {
         Code::PovLeak,
         Code::Presence,
         Code::TwoPlaces,
+        Code::UnknownSpeaker,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -128,6 +132,7 @@ impl Code {
             Code::PovLeak => "pov-leak",
             Code::Presence => "presence",
             Code::TwoPlaces => "two-places",
+            Code::UnknownSpeaker => "unknown-speaker",
         }
     }
 }
@@ -226,6 +231,7 @@ struct LazyProse<'a> {
     file: &'a SourceFile,
     prose: std::cell::OnceCell<Prose>,
     referents: std::cell::OnceCell<referents::Referents>,
+    speakers: std::cell::OnceCell<Vec<speakers::Line>>,
 }
 
 impl<'a> LazyProse<'a> {
@@ -234,11 +240,17 @@ impl<'a> LazyProse<'a> {
             file,
             prose: std::cell::OnceCell::new(),
             referents: std::cell::OnceCell::new(),
+            speakers: std::cell::OnceCell::new(),
         }
     }
 
     fn get(&self) -> &Prose {
         self.prose.get_or_init(|| self.file.analyse_prose())
+    }
+
+    fn speakers(&self, workspace: &Workspace) -> &[speakers::Line] {
+        self.speakers
+            .get_or_init(|| speakers::lines(workspace, self.file, self.get()))
     }
 
     fn referents(&self, workspace: &Workspace) -> &referents::Referents {
@@ -274,6 +286,7 @@ pub fn check_file(workspace: &Workspace, path: &str) -> Vec<Diagnostic> {
         anti_pattern::check(workspace, file, &prose, &mut diagnostics);
         pov_leak::check(workspace, file, &prose, &mut diagnostics);
         presence::check(workspace, file, &prose, &mut diagnostics);
+        unknown_speaker::check(workspace, file, &prose, &mut diagnostics);
     }
     apply_severity_settings(workspace, &mut diagnostics);
     diagnostics.retain(|diagnostic| !allow::is_allowed(file, diagnostic));

@@ -15,9 +15,10 @@
 //! A scene without a `characters:` list says nothing about who is there, so
 //! it is not checked.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use super::appearance::{Appearance, appearance};
+use super::speakers::{How, Speaker};
 use super::{Code, Diagnostic, FileEdit, Fix, FixKind, LazyProse, Severity};
 use crate::index::{CardKind, FilePath, SourceFile, Workspace};
 use crate::text::TextRange;
@@ -77,7 +78,7 @@ pub(super) fn check(
     let text = &*file.text;
     let prose = lazy.get();
     let mentions = workspace.mentions(&file.path);
-    let mut arrived: HashSet<&FilePath> = HashSet::new();
+    let mut arrived: HashMap<&FilePath, usize> = HashMap::new();
     let mut flagged: HashSet<&FilePath> = HashSet::new();
     for mention in mentions {
         if Some(&mention.card) == pov.as_ref()
@@ -92,10 +93,10 @@ pub(super) fn check(
         if let Appearance::Acts(verb) = found
             && is_entrance(text, prose, verb)
         {
-            arrived.insert(&mention.card);
+            arrived.entry(&mention.card).or_insert(mention.range.start);
             continue;
         }
-        if arrived.contains(&mention.card) {
+        if arrived.contains_key(&mention.card) {
             continue;
         }
         if let Appearance::Acts(verb) = found
@@ -137,11 +138,56 @@ pub(super) fn check(
             }),
         );
     }
+    // A line that falls to an absent character by turn-taking.
+    for line in lazy.speakers(workspace) {
+        let (Speaker::Card(card), How::TurnTaking) = (&line.speaker, line.how) else {
+            continue;
+        };
+        if Some(card) == pov.as_ref()
+            || listed.iter().any(|(listed, _)| listed == card)
+            || flagged.contains(card)
+            || arrived.get(card).is_some_and(|&at| at < line.quote.start)
+        {
+            continue;
+        }
+        let Some(found) = catalog.card(card).and_then(|file| file.card()) else {
+            continue;
+        };
+        if died_before(workspace, found, scene) {
+            continue;
+        }
+        flagged.insert(card);
+        diagnostics.push(
+            Diagnostic::new(
+                file,
+                line.quote,
+                Severity::Warning,
+                Code::Presence,
+                format!(
+                    "This line falls to {} by turn-taking, but they are not in the scene's `characters` and have not arrived",
+                    found.display_name()
+                ),
+            )
+            .with_related(&file.path, last_listed.range, "the scene's `characters`"),
+        );
+    }
+    listed_never_named(file, scene, &listed, pov.as_ref(), mentions, diagnostics);
+}
+
+/// A listed character a full scene never names.
+fn listed_never_named(
+    file: &SourceFile,
+    scene: &crate::index::Scene,
+    listed: &[(FilePath, &crate::index::model::Spanned)],
+    pov: Option<&FilePath>,
+    mentions: &[crate::index::Mention],
+    diagnostics: &mut Vec<Diagnostic>,
+) {
     if scene.word_count < NAMED_FROM_WORDS {
         return;
     }
-    for (card, entry) in &listed {
-        if Some(card) == pov.as_ref() || mentions.iter().any(|mention| &mention.card == card) {
+    for (card, entry) in listed {
+        if Some(card) == pov || mentions.iter().any(|mention| &mention.card == card) {
             continue;
         }
         diagnostics.push(Diagnostic::new(

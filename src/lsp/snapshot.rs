@@ -59,11 +59,17 @@ impl Snapshot {
 
     pub fn workspace_edit(&self, edits: &[FileEdit]) -> lsp::WorkspaceEdit {
         let mut changes: HashMap<Uri, Vec<lsp::TextEdit>> = HashMap::new();
+        let mut created = Vec::new();
         for edit in edits {
-            let (Some(file), Some(uri)) = (
-                self.workspace.file(&edit.path),
-                uri_for(&self.workspace, &edit.path),
-            ) else {
+            let Some(uri) = uri_for(&self.workspace, &edit.path) else {
+                continue;
+            };
+            let Some(file) = self.workspace.file(&edit.path) else {
+                // A fix that makes a file ("Create card"): created, never
+                // over one that appeared meanwhile.
+                if !self.workspace.absolute_path(&edit.path).exists() {
+                    created.push((uri, edit.new_text.clone()));
+                }
                 continue;
             };
             changes.entry(uri).or_default().push(lsp::TextEdit {
@@ -71,9 +77,53 @@ impl Snapshot {
                 new_text: edit.new_text.clone(),
             });
         }
+        if !created.is_empty() {
+            return document_changes(changes, created);
+        }
         lsp::WorkspaceEdit {
             changes: Some(changes),
             ..lsp::WorkspaceEdit::default()
         }
     }
+}
+
+/// A workspace edit that creates files, then edits the others.
+fn document_changes(
+    changes: HashMap<Uri, Vec<lsp::TextEdit>>,
+    created: Vec<(Uri, String)>,
+) -> lsp::WorkspaceEdit {
+    let mut operations = Vec::new();
+    for (uri, text) in created {
+        operations.push(lsp::DocumentChangeOperation::Op(lsp::ResourceOp::Create(
+            lsp::CreateFile {
+                uri: uri.clone(),
+                options: Some(lsp::CreateFileOptions {
+                    overwrite: Some(false),
+                    ignore_if_exists: Some(false),
+                }),
+                annotation_id: None,
+            },
+        )));
+        operations.push(text_document_edit(
+            uri,
+            vec![lsp::TextEdit {
+                range: lsp::Range::default(),
+                new_text: text,
+            }],
+        ));
+    }
+    for (uri, edits) in changes {
+        operations.push(text_document_edit(uri, edits));
+    }
+    lsp::WorkspaceEdit {
+        document_changes: Some(lsp::DocumentChanges::Operations(operations)),
+        ..lsp::WorkspaceEdit::default()
+    }
+}
+
+fn text_document_edit(uri: Uri, edits: Vec<lsp::TextEdit>) -> lsp::DocumentChangeOperation {
+    lsp::DocumentChangeOperation::Edit(lsp::TextDocumentEdit {
+        text_document: lsp::OptionalVersionedTextDocumentIdentifier { uri, version: None },
+        edits: edits.into_iter().map(lsp::OneOf::Left).collect(),
+    })
 }

@@ -32,6 +32,7 @@ pub const CONTRACT_CODES: &[&str] = &[
     "pov-leak",
     "presence",
     "two-places",
+    "unknown-speaker",
 ];
 
 /// A file in each fixture that says what the case is about; it is not
