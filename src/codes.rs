@@ -189,6 +189,20 @@ pub const CODES: &[CodeInfo] = &[
         "checks/unknown_speaker.rs",
     ),
     code(
+        "possession",
+        Manuscript,
+        "warning",
+        "an object tracked by scenes' `tracks:` (or a card's `carries:`) is had in the prose (\"Tomas's brass key\", \"Tomas drew the brass key\") after it was lost, destroyed or left somewhere, or by someone other than its holder, in a scene that does not track its change of hands",
+        "checks/possession.rs",
+    ),
+    code(
+        "wound",
+        Manuscript,
+        "warning",
+        "a wound tracked with `heals:` (scenes in outline order) is used as if whole before it heals: the character's wounded part put to hard use (\"swung the axe with his left arm\") with no sign of the wound in the sentence",
+        "checks/wound.rs",
+    ),
+    code(
         "evidence-missing",
         Evidence,
         "error",

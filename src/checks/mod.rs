@@ -19,6 +19,7 @@ mod front_matter;
 mod missing_scene;
 mod name_typo;
 mod orphan_scene;
+mod possession;
 mod pov_leak;
 mod presence;
 mod referents;
@@ -30,6 +31,7 @@ mod two_places;
 mod unknown_reference;
 mod unknown_speaker;
 mod unreadable;
+mod wound;
 
 use std::fmt;
 
@@ -90,11 +92,13 @@ pub enum Code {
     Presence,
     TwoPlaces,
     UnknownSpeaker,
+    Possession,
+    Wound,
 }
 
 impl Code {
     /// Every code, in the manuscript format's order.
-    pub const ALL: [Code; 17] = [
+    pub const ALL: [Code; 19] = [
         Code::FrontMatter,
         Code::UnknownReference,
         Code::DuplicateId,
@@ -112,6 +116,8 @@ impl Code {
         Code::Presence,
         Code::TwoPlaces,
         Code::UnknownSpeaker,
+        Code::Possession,
+        Code::Wound,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -133,6 +139,8 @@ impl Code {
             Code::Presence => "presence",
             Code::TwoPlaces => "two-places",
             Code::UnknownSpeaker => "unknown-speaker",
+            Code::Possession => "possession",
+            Code::Wound => "wound",
         }
     }
 }
@@ -287,6 +295,8 @@ pub fn check_file(workspace: &Workspace, path: &str) -> Vec<Diagnostic> {
         pov_leak::check(workspace, file, &prose, &mut diagnostics);
         presence::check(workspace, file, &prose, &mut diagnostics);
         unknown_speaker::check(workspace, file, &prose, &mut diagnostics);
+        possession::check(workspace, file, &prose, &mut diagnostics);
+        wound::check(workspace, file, &prose, &mut diagnostics);
     }
     apply_severity_settings(workspace, &mut diagnostics);
     diagnostics.retain(|diagnostic| !allow::is_allowed(file, diagnostic));
@@ -322,6 +332,8 @@ pub fn dependency_key(workspace: &Workspace, file: &SourceFile) -> u64 {
     anti_pattern::depends_on(workspace, file, &mut hasher);
     referents::depends_on(workspace, file, &mut hasher);
     two_places::depends_on(workspace, file, &mut hasher);
+    possession::depends_on(workspace, file, &mut hasher);
+    wound::depends_on(workspace, file, &mut hasher);
     hasher.finish()
 }
 

@@ -222,6 +222,11 @@ impl Referents {
         self.pronouns.get(&index)?.as_ref()
     }
 
+    /// The character the sentence at `index` (into `Prose::sentences`) is about.
+    pub fn subject(&self, sentence: usize) -> Option<&FilePath> {
+        self.subjects.get(sentence)?.as_ref()
+    }
+
     /// Resolves every pronoun of a scene's narration.
     pub fn resolve(workspace: &Workspace, file: &SourceFile, prose: &Prose) -> Referents {
         let text = &*file.text;

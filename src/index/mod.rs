@@ -10,6 +10,7 @@ pub mod file;
 pub mod mentions;
 pub mod model;
 pub mod names;
+pub mod tracks;
 pub mod variants;
 pub mod workspace;
 

@@ -36,6 +36,8 @@ pub struct Scene {
     pub story_date: Option<StoryDate>,
     /// The story time of day (`time: 21:00`, `time: dusk`), as written.
     pub time: Option<Spanned>,
+    /// What happens to objects and wounds here (`tracks:`).
+    pub tracks: Vec<super::tracks::Track>,
     pub flashback: bool,
     pub words_target: Option<u32>,
     /// Where the `words:` target is written.
@@ -274,6 +276,7 @@ pub fn read_scene(
         date,
         story_date,
         time: fields.string("time"),
+        tracks: super::tracks::read_tracks(text, front, fields.problems),
         flashback: fields.boolean("flashback").unwrap_or(false),
         words_target: words_target.as_ref().map(|(words, _)| *words),
         words_target_range: words_target.map(|(_, range)| range),

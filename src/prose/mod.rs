@@ -112,6 +112,17 @@ impl Prose {
             .filter(|sentence| sentence.tokens.contains(&index))
     }
 
+    /// The position in [`Prose::sentences`] of the sentence holding token `index`.
+    pub fn sentence_index_of(&self, index: usize) -> Option<usize> {
+        let at = self
+            .sentences
+            .partition_point(|sentence| sentence.tokens.end <= index);
+        self.sentences
+            .get(at)
+            .is_some_and(|sentence| sentence.tokens.contains(&index))
+            .then_some(at)
+    }
+
     /// The index of the first token starting at or after `offset`.
     pub fn token_at(&self, offset: usize) -> usize {
         self.tokens

@@ -33,6 +33,8 @@ pub const CONTRACT_CODES: &[&str] = &[
     "presence",
     "two-places",
     "unknown-speaker",
+    "possession",
+    "wound",
 ];
 
 /// A file in each fixture that says what the case is about; it is not

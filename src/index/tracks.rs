@@ -1,0 +1,174 @@
+//! What a scene's `tracks:` front matter says happens to objects and wounds.
+//!
+//! ```yaml
+//! tracks:
+//!   - object: the brass key     # an object…
+//!     holder: Kael              # …held by Kael from this scene on (or `given_to:`)
+//!   - object: the salt-glass
+//!     lost: true                # lost here: nobody holds it (`destroyed: true` too)
+//!   - object: the lantern
+//!     at: The Salt Fortress     # left at a place: nobody holds it
+//!   - wound: left arm           # a wound…
+//!     character: Kael           # …to Kael's left arm, here
+//!     heals: 3                  # healed three scenes later (`healed: true` ends it early)
+//! ```
+//!
+//! A character card's `carries: [the brass key]` says who holds an object
+//! before any scene tracks it. An entry that cannot be read is a problem on
+//! the file (`front-matter`), and the others still count.
+
+use super::model::{FieldProblem, Spanned};
+use crate::syntax::{FrontMatter, YamlKind, YamlValue};
+use crate::text::TextRange;
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Tracked {
+    Object {
+        name: Spanned,
+        /// Who holds it from this scene on (`holder:` or `given_to:`).
+        holder: Option<Spanned>,
+        /// Lost, destroyed or left somewhere: nobody holds it.
+        gone: Option<Gone>,
+    },
+    Wound {
+        /// The part wounded, as written ("left arm").
+        part: Spanned,
+        character: Spanned,
+        /// Healed this many scenes later, in outline order.
+        heals: Option<u32>,
+        /// The wound is healed in this scene.
+        healed: bool,
+    },
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Gone {
+    Lost,
+    Destroyed,
+    LeftAt(String),
+}
+
+/// One entry of `tracks:`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Track {
+    pub tracked: Tracked,
+    /// The entry in the front matter.
+    pub range: TextRange,
+}
+
+/// Reads `tracks:`; entries it cannot use become problems.
+pub fn read_tracks(
+    text: &str,
+    front: Option<&FrontMatter>,
+    problems: &mut Vec<FieldProblem>,
+) -> Vec<Track> {
+    let Some(entry) = front.and_then(|front| front.get("tracks")) else {
+        return Vec::new();
+    };
+    let items = match &entry.value.kind {
+        YamlKind::Sequence(items) => items,
+        YamlKind::Null => return Vec::new(),
+        _ => {
+            problems.push(FieldProblem {
+                range: entry.value.range,
+                message: "`tracks` should be a list of objects and wounds, like `- object: the brass key` with `holder: Kael`".into(),
+            });
+            return Vec::new();
+        }
+    };
+    let mut tracks = Vec::new();
+    for item in items {
+        match read_track(text, item) {
+            Ok(track) => tracks.push(track),
+            Err(message) => problems.push(FieldProblem {
+                range: item.range,
+                message,
+            }),
+        }
+    }
+    tracks
+}
+
+fn read_track(text: &str, item: &YamlValue) -> Result<Track, String> {
+    let YamlKind::Mapping(fields) = &item.kind else {
+        return Err("a `tracks` entry should be a mapping: `- object: …` or `- wound: …`".into());
+    };
+    let scalar = |key: &str| -> Option<Spanned> {
+        let (_, value) = fields.iter().find(|(name, _)| name == key)?;
+        let written = value.as_scalar_text(text)?.trim();
+        (!written.is_empty()).then(|| Spanned {
+            text: written.to_owned(),
+            range: value.range,
+        })
+    };
+    let flag = |key: &str| {
+        fields
+            .iter()
+            .any(|(name, value)| name == key && value.kind == YamlKind::Bool(true))
+    };
+    for (key, _) in fields {
+        if !matches!(
+            key.as_str(),
+            "object"
+                | "holder"
+                | "given_to"
+                | "lost"
+                | "destroyed"
+                | "at"
+                | "wound"
+                | "character"
+                | "heals"
+                | "healed"
+        ) {
+            return Err(format!(
+                "`{key}` is not a `tracks` field: objects take holder, given_to, lost, destroyed, at; wounds take character, heals, healed"
+            ));
+        }
+    }
+    let tracked = if let Some(name) = scalar("object") {
+        let gone = if flag("destroyed") {
+            Some(Gone::Destroyed)
+        } else if flag("lost") {
+            Some(Gone::Lost)
+        } else {
+            scalar("at").map(|place| Gone::LeftAt(place.text))
+        };
+        Tracked::Object {
+            name,
+            holder: scalar("holder").or_else(|| scalar("given_to")),
+            gone,
+        }
+    } else if let Some(part) = scalar("wound") {
+        let character = scalar("character")
+            .ok_or_else(|| format!("the wound “{}” needs `character:`, whose it is", part.text))?;
+        let heals =
+            match scalar("heals") {
+                Some(heals) => Some(heals.text.parse::<u32>().map_err(|_| {
+                    format!("`heals: {}` should be a number of scenes", heals.text)
+                })?),
+                None => None,
+            };
+        Tracked::Wound {
+            part,
+            character,
+            heals,
+            healed: flag("healed"),
+        }
+    } else {
+        return Err("a `tracks` entry needs `object:` or `wound:`".into());
+    };
+    // A mapping's own range may be empty: the entry spans its fields.
+    let range = fields
+        .iter()
+        .map(|(_, value)| value.range)
+        .reduce(|all, one| TextRange::new(all.start.min(one.start), all.end.max(one.end)))
+        .filter(|range| !range.is_empty())
+        .map_or(item.range, |range| {
+            let line_start = text[..range.start].rfind('\n').map_or(0, |at| at + 1);
+            let key_start = text[line_start..range.start]
+                .find(|c: char| c.is_alphanumeric())
+                .map_or(range.start, |at| line_start + at);
+            TextRange::new(key_start.min(range.start), range.end)
+        });
+    Ok(Track { tracked, range })
+}
