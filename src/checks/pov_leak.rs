@@ -251,7 +251,7 @@ impl Reader<'_> {
     }
 
     /// The character a word at `index` names or means, and whether possessive.
-    fn person_at(&self, index: usize) -> Option<(FilePath, bool)> {
+    fn person_at(&self, index: usize) -> Option<(FilePath, bool, usize)> {
         let token = &self.prose.tokens[index];
         let word = token.text(self.text);
         let lower = word.to_lowercase();
@@ -260,13 +260,19 @@ impl Reader<'_> {
             return self
                 .referents
                 .of_pronoun(index)
-                .map(|card| (card.clone(), possessive));
+                .map(|card| (card.clone(), possessive, token.range.start));
         }
         let end = prose::without_possessive(self.text, token.range).end;
         self.mentions
             .iter()
-            .find(|mention| mention.range.end == end && token.range.contains_range(mention.range))
-            .map(|mention| (mention.card.clone(), mention.possessive))
+            // A name of several words ("Mr. Bennet") ends at this token.
+            .find(|mention| mention.range.end == end && mention.range.start <= token.range.start)
+            .map(|mention| {
+                let start = mention
+                    .title
+                    .map_or(mention.range.start, |title| title.start);
+                (mention.card.clone(), mention.possessive, start)
+            })
     }
 
     /// The first leak of a sentence: who, and the words that leak.
@@ -284,7 +290,7 @@ impl Reader<'_> {
             })
             .collect();
         for (at, &index) in words.iter().enumerate() {
-            let Some((who, possessive)) = self.person_at(index) else {
+            let Some((who, possessive, start)) = self.person_at(index) else {
                 continue;
             };
             if &who == self.pov {
@@ -332,10 +338,7 @@ impl Reader<'_> {
                 None
             };
             if let Some(end) = end {
-                let range = TextRange::new(
-                    self.prose.tokens[index].range.start,
-                    self.prose.tokens[end].range.end,
-                );
+                let range = TextRange::new(start, self.prose.tokens[end].range.end);
                 return Some((who, range));
             }
         }

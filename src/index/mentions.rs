@@ -150,7 +150,46 @@ fn spellings(name: &str) -> Vec<String> {
     {
         spellings.push(first.to_uppercase().chain(chars).collect());
     }
+    // Typeset prose writes "Mr.\u{a0}Bennet", and hard-wrapped prose breaks a
+    // name at the end of a line: a space in a name matches either.
+    let spaced: Vec<String> = spellings
+        .iter()
+        .filter(|spelling| spelling.contains(' '))
+        .flat_map(|spelling| spaced_variants(spelling))
+        .collect();
+    spellings.extend(spaced);
     spellings
+}
+
+/// A name with each of its spaces written as a no-break space or a line
+/// break (every combination up to three spaces; past that, all one way).
+fn spaced_variants(spelling: &str) -> Vec<String> {
+    const OTHERS: [char; 2] = ['\u{a0}', '\n'];
+    let parts: Vec<&str> = spelling.split(' ').collect();
+    let gaps = parts.len() - 1;
+    if gaps > 3 {
+        return OTHERS
+            .iter()
+            .map(|gap| parts.join(&gap.to_string()))
+            .collect();
+    }
+    let mut variants = Vec::new();
+    // Each gap is one of ' ', no-break space, newline: 3^gaps combinations.
+    for combination in 1..3usize.pow(gaps as u32) {
+        let mut code = combination;
+        let mut variant = parts[0].to_owned();
+        for part in &parts[1..] {
+            variant.push(match code % 3 {
+                0 => ' ',
+                1 => OTHERS[0],
+                _ => OTHERS[1],
+            });
+            code /= 3;
+            variant.push_str(part);
+        }
+        variants.push(variant);
+    }
+    variants
 }
 
 fn on_word_boundaries(text: &str, range: TextRange) -> bool {
@@ -180,7 +219,7 @@ fn is_possessive(name: &str, after: &str) -> bool {
 }
 
 fn title_before(text: &str, start: usize) -> Option<TextRange> {
-    let before = text[..start].strip_suffix(' ')?;
+    let before = text[..start].strip_suffix([' ', '\u{a0}', '\n'])?;
     TITLES.iter().find_map(|title| {
         let title_start = before.len().checked_sub(title.len())?;
         let candidate = before.get(title_start..)?;
@@ -244,5 +283,19 @@ mod tests {
     fn words_containing_a_name_and_non_prose_are_not_mentions() {
         assert!(mentions("Kaelan and Darcyish `Kael` <!-- Darcy --> kael\n").is_empty());
         assert_eq!(mentions("KAEL!\n").len(), 1);
+    }
+
+    #[test]
+    fn a_name_typeset_with_a_no_break_space_or_wrapped_at_a_line_end_is_a_mention() {
+        let found =
+            mentions("Kael\u{a0}Maren met Mr.\u{a0}Darcy by the gate, and Kael\nMaren left.\n");
+        assert_eq!(
+            found,
+            vec![
+                ("CHAR-kael".into(), "Kael\u{a0}Maren", false, None),
+                ("CHAR-darcy".into(), "Darcy", false, Some("Mr.")),
+                ("CHAR-kael".into(), "Kael\nMaren", false, None),
+            ]
+        );
     }
 }
