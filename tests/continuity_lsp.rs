@@ -82,7 +82,10 @@ fn an_unknown_speaker_offers_to_create_the_card_and_an_unlisted_one_to_be_listed
         .unwrap_or_else(|| panic!("no fix to list Ysolde among {fixes:#?}"));
     let edit = &add["edit"]["changes"][&vigil_uri][0];
     assert_eq!(edit["newText"], ", Ysolde");
-    let line = text.lines().position(|line| line.starts_with("characters:")).unwrap();
+    let line = text
+        .lines()
+        .position(|line| line.starts_with("characters:"))
+        .unwrap();
     assert_eq!(edit["range"]["start"]["line"], line);
     assert_eq!(
         edit["range"]["start"]["character"],
