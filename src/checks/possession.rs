@@ -80,24 +80,19 @@ pub(super) fn object_key(name: &str) -> String {
     lower
 }
 
-/// The scenes before `scene` in outline order, earliest first.
-pub(super) fn scenes_before<'a>(
+/// The scenes with `tracks:` before `scene` in outline order, earliest first.
+pub(super) fn tracked_before<'a>(
     workspace: &'a Workspace,
     scene: &Scene,
-) -> Vec<(usize, &'a SourceFile, &'a Scene)> {
+) -> impl Iterator<Item = (usize, &'a SourceFile, &'a Scene)> + 'a {
     let catalog = workspace.catalog();
-    let Some(here) = catalog.outline_position(&scene.id) else {
-        return Vec::new();
-    };
-    let mut before: Vec<(usize, &SourceFile, &Scene)> = catalog
-        .scenes()
-        .filter_map(|(file, other)| {
-            let at = catalog.outline_position(&other.id)?;
-            (at < here).then_some((at, &**file, other))
-        })
-        .collect();
-    before.sort_by_key(|(at, _, _)| *at);
-    before
+    let here = catalog.outline_position(&scene.id);
+    catalog
+        .tracking()
+        .tracked
+        .iter()
+        .take_while(move |(at, _)| here.is_some_and(|here| *at < here))
+        .filter_map(|(at, file)| Some((*at, &**file, file.scene()?)))
 }
 
 fn label(scene: &Scene) -> String {
@@ -151,7 +146,7 @@ fn states(workspace: &Workspace, scene: &Scene) -> Vec<(String, String, State)> 
             }
         }
     }
-    for (_, file, earlier) in scenes_before(workspace, scene) {
+    for (_, file, earlier) in tracked_before(workspace, scene) {
         for track in &earlier.tracks {
             let Tracked::Object { name, holder, gone } = &track.tracked else {
                 continue;
@@ -381,29 +376,9 @@ fn record_handover(file: &SourceFile, name: &str, to: &str) -> Option<Fix> {
     })
 }
 
-/// Every scene before this one that tracks something, and every card that carries.
+/// Every scene that tracks something, and every card that carries.
 pub(super) fn depends_on(workspace: &Workspace, file: &SourceFile, hasher: &mut impl Hasher) {
-    let Some(scene) = file.scene() else { return };
-    for (_, earlier_file, earlier) in scenes_before(workspace, scene) {
-        if !earlier.tracks.is_empty() {
-            (&earlier_file.path, &earlier.tracks, &earlier.title).hash(hasher);
-        }
-    }
-    let catalog = workspace.catalog();
-    for (path, _) in catalog.cards() {
-        if let Some(carries) = catalog
-            .card(path)
-            .and_then(|card| card.front_matter.as_ref())
-            .and_then(|front| front.get("carries"))
-        {
-            (
-                path,
-                carries
-                    .value
-                    .range
-                    .slice(catalog.card(path).map_or("", |card| &card.text)),
-            )
-                .hash(hasher);
-        }
+    if file.scene().is_some() {
+        workspace.catalog().tracking().fingerprint.hash(hasher);
     }
 }

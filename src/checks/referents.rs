@@ -31,76 +31,10 @@ use std::collections::HashMap;
 use crate::index::{CardKind, FilePath, Mention, SourceFile, Workspace};
 use crate::prose::Prose;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Gender {
-    He,
-    She,
-}
-
-/// The gender of a third-person singular pronoun.
-pub(super) fn pronoun_gender(lower: &str) -> Option<Gender> {
-    match lower {
-        "he" | "him" | "his" | "himself" => Some(Gender::He),
-        "she" | "her" | "hers" | "herself" => Some(Gender::She),
-        _ => None,
-    }
-}
+pub(super) use crate::index::gender::{Gender, pronoun_gender};
 
 fn is_first_person(lower: &str) -> bool {
     matches!(lower, "i" | "me" | "my" | "mine" | "myself")
-}
-
-/// A card's declared gender, else the one its titles or summary imply.
-pub(super) fn card_gender(card: &crate::index::Card) -> Option<Gender> {
-    if let Some(value) = ["gender", "sex", "pronouns"]
-        .iter()
-        .find_map(|key| card.attribute(key))
-    {
-        return declared_gender(&value.text);
-    }
-    let mut by_title = None;
-    for name in card.names() {
-        let first = name.text.split_whitespace().next().unwrap_or_default();
-        let gender = match first.trim_end_matches('.') {
-            "Mr" | "Sir" | "Lord" | "Colonel" | "Captain" | "Uncle" | "King" | "Prince"
-            | "Father" | "Brother" | "Master" => Gender::He,
-            "Mrs" | "Miss" | "Ms" | "Lady" | "Dame" | "Aunt" | "Queen" | "Princess" | "Mother"
-            | "Sister" | "Madam" | "Mistress" => Gender::She,
-            _ => continue,
-        };
-        match by_title {
-            Some(other) if other != gender => return None,
-            _ => by_title = Some(gender),
-        }
-    }
-    if by_title.is_some() {
-        return by_title;
-    }
-    let summary = card.summary.as_deref()?;
-    let (mut he, mut she) = (0, 0);
-    for word in summary.split(|c: char| !c.is_alphabetic()) {
-        match pronoun_gender(&word.to_lowercase()) {
-            Some(Gender::He) => he += 1,
-            Some(Gender::She) => she += 1,
-            None => {}
-        }
-    }
-    match (he, she) {
-        (he, 0) if he >= 2 => Some(Gender::He),
-        (0, she) if she >= 2 => Some(Gender::She),
-        _ => None,
-    }
-}
-
-pub(super) fn declared_gender(value: &str) -> Option<Gender> {
-    let value = value.trim().to_lowercase();
-    if value.starts_with("she") || value.starts_with('f') || value.starts_with('w') {
-        Some(Gender::She)
-    } else if value.starts_with("he") || value.starts_with('m') {
-        Some(Gender::He)
-    } else {
-        None
-    }
 }
 
 /// Person nouns that bring someone of one gender into a sentence.
@@ -233,14 +167,7 @@ impl Referents {
         let catalog = workspace.catalog();
         let mut genders: HashMap<FilePath, Option<Gender>> = HashMap::new();
         let mut gender_of = |card: &FilePath| -> Option<Option<Gender>> {
-            if let Some(gender) = genders.get(card) {
-                return Some(*gender);
-            }
-            let found = catalog.card(card)?.card()?;
-            if found.kind != CardKind::Character {
-                return None;
-            }
-            let gender = card_gender(found);
+            let gender = catalog.gender(card)?;
             genders.insert(card.clone(), gender);
             Some(gender)
         };
@@ -566,11 +493,11 @@ pub(super) fn depends_on(
     cards.sort();
     cards.dedup();
     for path in cards {
-        if let Some(card) = catalog.card(path).and_then(|file| file.card()) {
-            path.hash(hasher);
-            (card.kind == CardKind::Character).hash(hasher);
-            card_gender(card).map(|gender| gender as u8).hash(hasher);
-        }
+        path.hash(hasher);
+        catalog
+            .gender(path)
+            .map(|gender| gender.map(|gender| gender as u8))
+            .hash(hasher);
     }
 }
 

@@ -8,28 +8,32 @@ use std::hash::{Hash, Hasher};
 
 use super::{Code, Diagnostic, Severity};
 use crate::index::model::Spanned;
+use crate::index::tracking::moment;
 use crate::index::{CardKind, FilePath, Scene, SourceFile, Workspace};
 
-/// The day, time and place a scene happens at, when it says all three.
-fn when_and_where(workspace: &Workspace, scene: &Scene) -> Option<(String, String, String)> {
-    if scene.flashback {
-        return None;
-    }
-    let date = scene.story_date?.to_string();
-    let time: String = scene
-        .time
-        .as_ref()?
-        .text
-        .chars()
-        .filter(|c| !c.is_whitespace())
-        .flat_map(char::to_lowercase)
-        .collect();
+/// Where a scene happens: its location's card, or the name as written.
+fn place(workspace: &Workspace, scene: &Scene) -> Option<String> {
     let location = &scene.location.as_ref()?.text;
-    let place = workspace
-        .catalog()
-        .resolve_card(location, &[CardKind::Location])
-        .map_or_else(|| location.to_lowercase(), |card| card.path.to_string());
-    Some((date, time, place))
+    Some(
+        workspace
+            .catalog()
+            .resolve_card(location, &[CardKind::Location])
+            .map_or_else(|| location.to_lowercase(), |card| card.path.to_string()),
+    )
+}
+
+/// The other scenes at the same day and time as `scene`.
+fn same_moment<'a>(
+    workspace: &'a Workspace,
+    file: &'a SourceFile,
+    scene: &Scene,
+) -> impl Iterator<Item = (&'a SourceFile, &'a Scene)> + 'a {
+    let group = moment(scene).and_then(|at| workspace.catalog().tracking().by_moment.get(&at));
+    group
+        .into_iter()
+        .flatten()
+        .filter(move |other| other.path != file.path)
+        .filter_map(|other| Some((&**other, other.scene()?)))
 }
 
 /// Everyone present in a scene: the point of view and the listed characters.
@@ -48,21 +52,16 @@ fn present<'a>(workspace: &Workspace, scene: &'a Scene) -> Vec<(FilePath, &'a Sp
 
 pub(super) fn check(workspace: &Workspace, file: &SourceFile, diagnostics: &mut Vec<Diagnostic>) {
     let Some(scene) = file.scene() else { return };
-    let Some((date, time, place)) = when_and_where(workspace, scene) else {
+    let Some(here_place) = place(workspace, scene) else {
         return;
     };
     let here = present(workspace, scene);
     if here.is_empty() {
         return;
     }
-    for (other_file, other) in workspace.catalog().scenes() {
-        if other_file.path == file.path {
-            continue;
-        }
-        let Some((other_date, other_time, other_place)) = when_and_where(workspace, other) else {
-            continue;
-        };
-        if other_date != date || other_time != time || other_place == place {
+    let date = scene.story_date.map(|date| date.to_string()).unwrap_or_default();
+    for (other_file, other) in same_moment(workspace, file, scene) {
+        if place(workspace, other).is_none_or(|other_place| other_place == here_place) {
             continue;
         }
         let there = present(workspace, other);
@@ -104,22 +103,11 @@ pub(super) fn check(workspace: &Workspace, file: &SourceFile, diagnostics: &mut 
 /// Every other scene at the same day and time: where it is and who is there.
 pub(super) fn depends_on(workspace: &Workspace, file: &SourceFile, hasher: &mut impl Hasher) {
     let Some(scene) = file.scene() else { return };
-    let Some(when) = when_and_where(workspace, scene) else {
-        return;
-    };
-    for (other_file, other) in workspace.catalog().scenes() {
-        if other_file.path == file.path {
-            continue;
-        }
-        let Some(other_when) = when_and_where(workspace, other) else {
-            continue;
-        };
-        if (&other_when.0, &other_when.1) == (&when.0, &when.1) {
-            (&other_file.path, &other_when.2, &other.id, &other.title).hash(hasher);
-            (&other.pov, &other.characters, &other.location).hash(hasher);
-            for (card, _) in present(workspace, other) {
-                card.hash(hasher);
-            }
+    for (other_file, other) in same_moment(workspace, file, scene) {
+        (&other_file.path, place(workspace, other), &other.id, &other.title).hash(hasher);
+        (&other.pov, &other.characters, &other.location).hash(hasher);
+        for (card, _) in present(workspace, other) {
+            card.hash(hasher);
         }
     }
 }

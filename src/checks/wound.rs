@@ -11,7 +11,7 @@ use std::hash::{Hash, Hasher};
 
 use aho_corasick::AhoCorasickBuilder;
 
-use super::possession::scenes_before;
+use super::possession::tracked_before;
 use super::referents::Referents;
 use super::{Code, Diagnostic, LazyProse, Severity};
 use crate::index::tracks::Tracked;
@@ -115,7 +115,7 @@ fn open_wounds(workspace: &Workspace, file: &SourceFile) -> Vec<Open> {
             }
         }
     };
-    for (at, earlier_file, earlier) in scenes_before(workspace, scene) {
+    for (at, earlier_file, earlier) in tracked_before(workspace, scene) {
         visit(at, earlier_file, earlier);
     }
     // A wound healed in this very scene is healed for it.
@@ -220,16 +220,10 @@ fn owner(
         .map(|mention| mention.card.clone())
 }
 
-/// Every wound tracked before this scene.
+/// Every wound tracked before this scene (the tracked scenes' fingerprint,
+/// which `possession` hashes too, covers them).
 pub(super) fn depends_on(workspace: &Workspace, file: &SourceFile, hasher: &mut impl Hasher) {
-    for wound in open_wounds(workspace, file) {
-        (
-            &wound.character,
-            &wound.part,
-            &wound.since,
-            &wound.entry,
-            wound.heals,
-        )
-            .hash(hasher);
+    if file.scene().is_some() {
+        workspace.catalog().tracking().fingerprint.hash(hasher);
     }
 }

@@ -36,6 +36,9 @@ pub struct Catalog {
     /// For each outline entry, its scene's story date (flashbacks left out).
     entry_dates: Vec<Option<StoryDate>>,
     names_fingerprint: u64,
+    tracking: Arc<super::tracking::Tracking>,
+    /// Each character card's gender, when one is known.
+    genders: HashMap<FilePath, Option<super::gender::Gender>>,
 }
 
 impl Catalog {
@@ -137,8 +140,32 @@ impl Catalog {
             }
         }
         catalog.anti_phrases = PhraseIndex::new(catalog.anti_patterns());
+        catalog.genders = catalog
+            .cards
+            .iter()
+            .filter_map(|file| {
+                let card = file.card().filter(|card| card.kind == CardKind::Character)?;
+                Some((file.path.clone(), super::gender::card_gender(card)))
+            })
+            .collect();
+        catalog.tracking = Arc::new(super::tracking::Tracking::build(
+            &catalog.scenes,
+            &catalog.cards,
+            |id| catalog.outline_position.get(id).copied(),
+        ));
         catalog.names_fingerprint = catalog.compute_names_fingerprint();
         catalog
+    }
+
+    /// The gender of a character card: `None` for no character card,
+    /// `Some(None)` when it is not known.
+    pub fn gender(&self, card: &str) -> Option<Option<super::gender::Gender>> {
+        self.genders.get(card).copied()
+    }
+
+    /// Tracked objects and wounds, and scenes by day and time.
+    pub fn tracking(&self) -> &super::tracking::Tracking {
+        &self.tracking
     }
 
     /// Whether the matcher is the same one as in `other` (so mentions stay valid).
