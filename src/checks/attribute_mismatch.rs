@@ -15,8 +15,6 @@
 //! whose gender agrees (ambiguous pronouns say nothing). Quick fix: use the
 //! card's value.
 
-use std::hash::{Hash, Hasher};
-
 use super::referents::Referents;
 use super::{Code, Diagnostic, FileEdit, Fix, FixKind, LazyProse, Severity};
 use crate::index::{CardKind, FilePath, Mention, SourceFile, Workspace};
@@ -398,30 +396,6 @@ fn owner(
                     .map(|mention| mention.card.clone());
             }
             referents.of_pronoun(index).cloned()
-        }
-    }
-}
-
-/// The checked attributes of every character the scene mentions.
-pub(super) fn depends_on(workspace: &Workspace, file: &SourceFile, hasher: &mut impl Hasher) {
-    if file.scene().is_none() {
-        return;
-    }
-    let catalog = workspace.catalog();
-    let mut cards: Vec<&FilePath> = workspace
-        .mentions(&file.path)
-        .iter()
-        .map(|mention| &mention.card)
-        .collect();
-    cards.sort();
-    cards.dedup();
-    for path in cards {
-        let Some(card) = catalog.card(path).and_then(|file| file.card()) else {
-            continue;
-        };
-        path.hash(hasher);
-        for key in ["eyes", "hair", "gender", "sex", "pronouns"] {
-            card.attribute(key).hash(hasher);
         }
     }
 }

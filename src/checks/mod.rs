@@ -37,7 +37,7 @@ use std::fmt;
 
 pub(crate) use attribute_mismatch::colour_families;
 
-use crate::index::{FilePath, SourceFile, Workspace};
+use crate::index::{CardKind, FilePath, SourceFile, Workspace};
 use crate::prose::Prose;
 use crate::text::TextRange;
 
@@ -327,14 +327,41 @@ pub fn dependency_key(workspace: &Workspace, file: &SourceFile) -> u64 {
     workspace.variants().fingerprint().hash(&mut hasher);
     orphan_scene::depends_on(workspace, file, &mut hasher);
     dead_character::depends_on(workspace, file, &mut hasher);
-    attribute_mismatch::depends_on(workspace, file, &mut hasher);
+    if file.scene().is_some() {
+        // What the prose checks read of the characters a scene names and of
+        // its point of view (`attribute-mismatch`, and through `referents`
+        // `pov-leak`, `possession`, `wound`): eyes, hair, gender.
+        mentioned_facts(workspace, file).hash(&mut hasher);
+    }
     timeline_order::depends_on(workspace, file, &mut hasher);
     anti_pattern::depends_on(workspace, file, &mut hasher);
-    referents::depends_on(workspace, file, &mut hasher);
     two_places::depends_on(workspace, file, &mut hasher);
     possession::depends_on(workspace, file, &mut hasher);
     wound::depends_on(workspace, file, &mut hasher);
     hasher.finish()
+}
+
+/// The facts of every character a scene names, and of its point of view,
+/// combined in no order: each card once (the mentions of one file share
+/// their card's path, so the path's address tells them apart).
+fn mentioned_facts(workspace: &Workspace, file: &SourceFile) -> u64 {
+    let catalog = workspace.catalog();
+    let mut cards: Vec<&FilePath> = workspace
+        .mentions(&file.path)
+        .iter()
+        .map(|mention| &mention.card)
+        .collect();
+    cards.sort_unstable_by_key(|card| std::sync::Arc::as_ptr(card).cast::<u8>() as usize);
+    cards.dedup_by_key(|card| std::sync::Arc::as_ptr(card).cast::<u8>() as usize);
+    let pov = file
+        .scene()
+        .and_then(|scene| scene.pov.as_ref())
+        .and_then(|pov| catalog.resolve_card(&pov.text, &[CardKind::Character]));
+    let pov_facts = pov.and_then(|card| catalog.card_facts(&card.path));
+    cards
+        .into_iter()
+        .filter_map(|card| catalog.card_facts(card))
+        .fold(pov_facts.unwrap_or(1), u64::wrapping_add)
 }
 
 /// Diagnostics about the workspace's configuration file, which is not Markdown.

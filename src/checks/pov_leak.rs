@@ -262,11 +262,18 @@ impl Reader<'_> {
                 .of_pronoun(index)
                 .map(|card| (card.clone(), possessive, token.range.start));
         }
+        if !word.starts_with(char::is_uppercase) {
+            return None;
+        }
         let end = prose::without_possessive(self.text, token.range).end;
-        self.mentions
-            .iter()
-            // A name of several words ("Mr. Bennet") ends at this token.
-            .find(|mention| mention.range.end == end && mention.range.start <= token.range.start)
+        // A name of several words ("Mr. Bennet") ends at this token: the
+        // mention starting last at or before it, found by halving.
+        let at = self
+            .mentions
+            .partition_point(|mention| mention.range.start <= token.range.start);
+        self.mentions[..at]
+            .last()
+            .filter(|mention| mention.range.end == end)
             .map(|mention| {
                 let start = mention
                     .title

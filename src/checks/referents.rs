@@ -209,11 +209,24 @@ impl Referents {
                 .iter()
                 .take_while(|name| name.token < sentence.tokens.end)
                 .collect();
+            let persons = sentence
+                .tokens
+                .clone()
+                .filter(|&at| {
+                    let token = &prose.tokens[at];
+                    token.is_word() && !token.quoted
+                })
+                .filter_map(|at| {
+                    let lower = prose.tokens[at].text(text).to_lowercase();
+                    person_noun_gender(&lower).map(|noun| (at, noun))
+                })
+                .collect();
             let reading = SentenceReading {
                 text,
                 prose,
                 range: sentence.tokens.clone(),
                 named: &in_sentence,
+                persons,
             };
             let subject_token = reading.subject_token();
             let mut subject = subject_token
@@ -290,6 +303,8 @@ struct SentenceReading<'a> {
     prose: &'a Prose,
     range: std::ops::Range<usize>,
     named: &'a [&'a Named],
+    /// The unnamed people of the sentence's narration ("the man"), by token.
+    persons: Vec<(usize, Option<Gender>)>,
 }
 
 impl SentenceReading<'_> {
@@ -351,12 +366,9 @@ impl SentenceReading<'_> {
 
     /// Whether an unnamed person of this gender stands in the sentence before `index`.
     fn person_before(&self, index: usize, gender: Gender) -> bool {
-        (self.range.start..index).any(|at| {
-            let token = &self.prose.tokens[at];
-            token.is_word()
-                && !token.quoted
-                && person_noun_gender(&self.lower(at)).is_some_and(|noun| agrees(noun, gender))
-        })
+        self.persons
+            .iter()
+            .any(|(at, noun)| *at < index && agrees(*noun, gender))
     }
 
     fn distinct_agreeing<'n>(
@@ -465,39 +477,6 @@ impl SentenceReading<'_> {
                 _ => *slot = Focus::Ambiguous,
             }
         }
-    }
-}
-
-/// The gender of every character a scene names or takes its point of view
-/// from: what its pronouns resolve to changes with them.
-pub(super) fn depends_on(
-    workspace: &Workspace,
-    file: &SourceFile,
-    hasher: &mut impl std::hash::Hasher,
-) {
-    use std::hash::Hash;
-    let Some(scene) = file.scene() else {
-        return;
-    };
-    let catalog = workspace.catalog();
-    let mut cards: Vec<&FilePath> = workspace
-        .mentions(&file.path)
-        .iter()
-        .map(|mention| &mention.card)
-        .collect();
-    let pov = scene
-        .pov
-        .as_ref()
-        .and_then(|pov| catalog.resolve_card(&pov.text, &[CardKind::Character]));
-    cards.extend(pov.map(|card| &card.path));
-    cards.sort();
-    cards.dedup();
-    for path in cards {
-        path.hash(hasher);
-        catalog
-            .gender(path)
-            .map(|gender| gender.map(|gender| gender as u8))
-            .hash(hasher);
     }
 }
 

@@ -59,7 +59,10 @@ pub(super) fn check(workspace: &Workspace, file: &SourceFile, diagnostics: &mut 
     if here.is_empty() {
         return;
     }
-    let date = scene.story_date.map(|date| date.to_string()).unwrap_or_default();
+    let date = scene
+        .story_date
+        .map(|date| date.to_string())
+        .unwrap_or_default();
     for (other_file, other) in same_moment(workspace, file, scene) {
         if place(workspace, other).is_none_or(|other_place| other_place == here_place) {
             continue;
@@ -104,7 +107,13 @@ pub(super) fn check(workspace: &Workspace, file: &SourceFile, diagnostics: &mut 
 pub(super) fn depends_on(workspace: &Workspace, file: &SourceFile, hasher: &mut impl Hasher) {
     let Some(scene) = file.scene() else { return };
     for (other_file, other) in same_moment(workspace, file, scene) {
-        (&other_file.path, place(workspace, other), &other.id, &other.title).hash(hasher);
+        (
+            &other_file.path,
+            place(workspace, other),
+            &other.id,
+            &other.title,
+        )
+            .hash(hasher);
         (&other.pov, &other.characters, &other.location).hash(hasher);
         for (card, _) in present(workspace, other) {
             card.hash(hasher);

@@ -39,6 +39,9 @@ pub struct Catalog {
     tracking: Arc<super::tracking::Tracking>,
     /// Each character card's gender, when one is known.
     genders: HashMap<FilePath, Option<super::gender::Gender>>,
+    /// For each character card, a hash of what the prose checks read of it:
+    /// its eyes, hair and gender (declared or implied).
+    card_facts: rustc_hash::FxHashMap<FilePath, u64>,
 }
 
 impl Catalog {
@@ -140,12 +143,44 @@ impl Catalog {
             }
         }
         catalog.anti_phrases = PhraseIndex::new(catalog.anti_patterns());
+        // A card unchanged since the previous catalog keeps its gender.
+        let unchanged = |file: &Arc<SourceFile>| {
+            previous
+                .and_then(|previous| previous.card(&file.path))
+                .is_some_and(|before| Arc::ptr_eq(before, file))
+        };
         catalog.genders = catalog
             .cards
             .iter()
             .filter_map(|file| {
-                let card = file.card().filter(|card| card.kind == CardKind::Character)?;
-                Some((file.path.clone(), super::gender::card_gender(card)))
+                let card = file
+                    .card()
+                    .filter(|card| card.kind == CardKind::Character)?;
+                let gender = match previous.and_then(|previous| previous.genders.get(&file.path)) {
+                    Some(gender) if unchanged(file) => *gender,
+                    _ => super::gender::card_gender(card),
+                };
+                Some((file.path.clone(), gender))
+            })
+            .collect();
+        catalog.card_facts = catalog
+            .cards
+            .iter()
+            .filter_map(|file| {
+                let card = file
+                    .card()
+                    .filter(|card| card.kind == CardKind::Character)?;
+                let mut hasher = DefaultHasher::new();
+                file.path.hash(&mut hasher);
+                for key in ["eyes", "hair", "gender", "sex", "pronouns"] {
+                    card.attribute(key).hash(&mut hasher);
+                }
+                catalog
+                    .genders
+                    .get(&file.path)
+                    .map(|gender| gender.map(|gender| gender as u8))
+                    .hash(&mut hasher);
+                Some((file.path.clone(), hasher.finish()))
             })
             .collect();
         catalog.tracking = Arc::new(super::tracking::Tracking::build(
@@ -161,6 +196,12 @@ impl Catalog {
     /// `Some(None)` when it is not known.
     pub fn gender(&self, card: &str) -> Option<Option<super::gender::Gender>> {
         self.genders.get(card).copied()
+    }
+
+    /// A hash of what the prose checks read of a character card (eyes, hair,
+    /// gender); `None` for other files.
+    pub fn card_facts(&self, card: &str) -> Option<u64> {
+        self.card_facts.get(card).copied()
     }
 
     /// Tracked objects and wounds, and scenes by day and time.

@@ -20,7 +20,6 @@ pub fn pronoun_gender(lower: &str) -> Option<Gender> {
     }
 }
 
-
 /// A card's declared gender, else the one its titles or summary imply.
 pub fn card_gender(card: &Card) -> Option<Gender> {
     if let Some(value) = ["gender", "sex", "pronouns"]

@@ -33,10 +33,9 @@ pub fn moment(scene: &Scene) -> Option<Moment> {
     if scene.flashback {
         return None;
     }
-    let date = scene.story_date?.to_string();
-    let time: String = scene
-        .time
-        .as_ref()?
+    let (date, time) = (scene.story_date?, scene.time.as_ref()?);
+    let date = date.to_string();
+    let time: String = time
         .text
         .chars()
         .filter(|c| !c.is_whitespace())
@@ -75,7 +74,9 @@ impl Tracking {
             (at, &file.path, &scene.id, &scene.title, &scene.tracks).hash(&mut hasher);
         }
         for file in cards {
-            let is_character = file.card().is_some_and(|card| card.kind == CardKind::Character);
+            let is_character = file
+                .card()
+                .is_some_and(|card| card.kind == CardKind::Character);
             let carries = file
                 .front_matter
                 .as_ref()
