@@ -143,46 +143,7 @@ impl Catalog {
             }
         }
         catalog.anti_phrases = PhraseIndex::new(catalog.anti_patterns());
-        // A card unchanged since the previous catalog keeps its gender.
-        let unchanged = |file: &Arc<SourceFile>| {
-            previous
-                .and_then(|previous| previous.card(&file.path))
-                .is_some_and(|before| Arc::ptr_eq(before, file))
-        };
-        catalog.genders = catalog
-            .cards
-            .iter()
-            .filter_map(|file| {
-                let card = file
-                    .card()
-                    .filter(|card| card.kind == CardKind::Character)?;
-                let gender = match previous.and_then(|previous| previous.genders.get(&file.path)) {
-                    Some(gender) if unchanged(file) => *gender,
-                    _ => super::gender::card_gender(card),
-                };
-                Some((file.path.clone(), gender))
-            })
-            .collect();
-        catalog.card_facts = catalog
-            .cards
-            .iter()
-            .filter_map(|file| {
-                let card = file
-                    .card()
-                    .filter(|card| card.kind == CardKind::Character)?;
-                let mut hasher = DefaultHasher::new();
-                file.path.hash(&mut hasher);
-                for key in ["eyes", "hair", "gender", "sex", "pronouns"] {
-                    card.attribute(key).hash(&mut hasher);
-                }
-                catalog
-                    .genders
-                    .get(&file.path)
-                    .map(|gender| gender.map(|gender| gender as u8))
-                    .hash(&mut hasher);
-                Some((file.path.clone(), hasher.finish()))
-            })
-            .collect();
+        catalog.find_card_facts(previous);
         catalog.tracking = Arc::new(super::tracking::Tracking::build(
             &catalog.scenes,
             &catalog.cards,
@@ -207,6 +168,51 @@ impl Catalog {
     /// Tracked objects and wounds, and scenes by day and time.
     pub fn tracking(&self) -> &super::tracking::Tracking {
         &self.tracking
+    }
+
+    /// Each character's gender (kept from `previous` for an unchanged card)
+    /// and the hash of what the prose checks read of it.
+    fn find_card_facts(&mut self, previous: Option<&Catalog>) {
+        // A card unchanged since the previous catalog keeps its gender.
+        let unchanged = |file: &Arc<SourceFile>| {
+            previous
+                .and_then(|previous| previous.card(&file.path))
+                .is_some_and(|before| Arc::ptr_eq(before, file))
+        };
+        self.genders = self
+            .cards
+            .iter()
+            .filter_map(|file| {
+                let card = file
+                    .card()
+                    .filter(|card| card.kind == CardKind::Character)?;
+                let gender = match previous.and_then(|previous| previous.genders.get(&file.path)) {
+                    Some(gender) if unchanged(file) => *gender,
+                    _ => super::gender::card_gender(card),
+                };
+                Some((file.path.clone(), gender))
+            })
+            .collect();
+        let card_facts = self
+            .cards
+            .iter()
+            .filter_map(|file| {
+                let card = file
+                    .card()
+                    .filter(|card| card.kind == CardKind::Character)?;
+                let mut hasher = DefaultHasher::new();
+                file.path.hash(&mut hasher);
+                for key in ["eyes", "hair", "gender", "sex", "pronouns"] {
+                    card.attribute(key).hash(&mut hasher);
+                }
+                self.genders
+                    .get(&file.path)
+                    .map(|gender| gender.map(|gender| gender as u8))
+                    .hash(&mut hasher);
+                Some((file.path.clone(), hasher.finish()))
+            })
+            .collect();
+        self.card_facts = card_facts;
     }
 
     /// Whether the matcher is the same one as in `other` (so mentions stay valid).
