@@ -13,6 +13,7 @@ pub mod cli;
 pub mod codes;
 pub mod engine;
 pub mod evidence;
+pub mod export;
 pub mod ide;
 pub mod index;
 pub mod kb;

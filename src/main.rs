@@ -40,6 +40,21 @@ enum Command {
         #[arg(long, value_enum)]
         deny: Option<Deny>,
     },
+    /// Compile the manuscript into one file: the scenes in outline order
+    /// under its chapter headings, only their prose (DOCX, EPUB and PDF
+    /// through pandoc; DOCX in standard manuscript format).
+    Compile {
+        /// The manuscript (the same as --dir).
+        #[arg(value_name = "DIR")]
+        folder: Option<PathBuf>,
+        /// The format to write.
+        #[arg(long, value_enum, default_value_t = CompileFormat::Docx)]
+        to: CompileFormat,
+        /// The file to write (default: <title>.<format> in the manuscript
+        /// folder; Markdown in .control-room/compiled/). `-o -` prints Markdown.
+        #[arg(short, long, value_name = "FILE")]
+        output: Option<PathBuf>,
+    },
     /// Print which recipe a task routes to, as JSON.
     Route {
         /// The task, in words ("draft scene SCN-the-gate").
@@ -218,6 +233,26 @@ enum Format {
 }
 
 #[derive(Clone, Copy, ValueEnum)]
+enum CompileFormat {
+    Docx,
+    Epub,
+    Pdf,
+    Md,
+}
+
+impl CompileFormat {
+    fn format(self) -> control_room::export::Format {
+        use control_room::export::Format;
+        match self {
+            CompileFormat::Docx => Format::Docx,
+            CompileFormat::Epub => Format::Epub,
+            CompileFormat::Pdf => Format::Pdf,
+            CompileFormat::Md => Format::Md,
+        }
+    }
+}
+
+#[derive(Clone, Copy, ValueEnum)]
 enum Deny {
     Warnings,
 }
@@ -242,6 +277,13 @@ fn main() -> ExitCode {
             format,
             deny,
         } => check(folder(positional), format, deny),
+        Command::Compile {
+            folder: positional,
+            to,
+            output,
+        } => {
+            control_room::cli::compile::compile(&folder(positional), to.format(), output.as_deref())
+        }
         Command::Route { task } => run::route(&dir, &task),
         Command::Run {
             target,

@@ -82,18 +82,19 @@ const LAYERS: &[(&str, &[&str])] = &[
             "codes", "text", "syntax", "prose", "index", "checks", "storage", "kb", "engine",
         ],
     ),
+    ("export", &["text", "syntax", "index", "storage"]),
     (
         "cli",
         &[
             "codes", "text", "syntax", "prose", "index", "checks", "storage", "kb", "evidence",
-            "engine", "llm", "ide",
+            "engine", "llm", "ide", "export",
         ],
     ),
     (
         "lsp",
         &[
             "codes", "text", "syntax", "prose", "index", "checks", "storage", "kb", "evidence",
-            "engine", "llm", "ide",
+            "engine", "llm", "ide", "export",
         ],
     ),
 ];

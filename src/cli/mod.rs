@@ -1,6 +1,7 @@
 //! The command line: the `check` command's renderers and the engine's commands.
 
 pub mod check;
+pub mod compile;
 pub mod conference;
 pub mod doctor;
 pub mod explain;

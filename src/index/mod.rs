@@ -3,6 +3,7 @@
 //! Architecture invariant: nothing here knows about LSP. Positions are byte
 //! offsets ([`crate::text::TextRange`]); paths are relative to the root.
 
+pub mod book;
 pub mod catalog;
 pub mod config;
 pub mod discover;
@@ -12,6 +13,7 @@ pub mod model;
 pub mod names;
 pub mod workspace;
 
+pub use book::{Book, BookScene};
 pub use catalog::Catalog;
 pub use config::Config;
 pub use file::{FileContent, FileKind, FilePath, SourceFile};
