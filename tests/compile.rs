@@ -4,14 +4,20 @@
 //! front matter or notes; and the refusals (an output over a scene, in the
 //! scenes folder; no pandoc; no PDF engine) with the writer's text untouched.
 //!
+//! From the editor, `controlRoom.compile` over LSP compiles the text as the
+//! editor has it and says what to install when pandoc is missing.
+//!
 //! The tests that need pandoc say `skipped: …` on the terminal when it is
 //! missing, and fail instead with `CONTROL_ROOM_REQUIRE_PANDOC=1`, as CI sets.
 
+mod lsp_support;
 mod support;
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+
+use serde_json::json;
 
 /// The example in a temporary folder (tests may write beside it).
 fn example() -> (tempfile::TempDir, PathBuf) {
@@ -385,4 +391,73 @@ fn without_a_pdf_engine_a_pdf_compile_names_the_engines_to_install() {
         "{message}"
     );
     assert!(!output_file.exists());
+}
+
+#[test]
+fn the_editor_command_compiles_the_text_as_the_editor_has_it() {
+    let (dir, root) = lsp_support::example_copy();
+    let mut client = lsp_support::Client::spawn(&[]);
+    client.initialize(&root, json!({"window": {"workDoneProgress": true}}));
+    client.wait_for_index();
+    let scene = root.join("Story/Scenes/SCN-the-vigil.md");
+    let on_disk = client.open(&scene, 1);
+    let edited = format!("{on_disk}\nAn unsaved last line.\n");
+    client.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": lsp_support::uri(&scene), "version": 2},
+               "contentChanges": [{"text": edited}]}),
+    );
+    let output_file = dir.path().join("from-the-editor.md");
+    let answer = client.request(
+        "workspace/executeCommand",
+        json!({"command": "controlRoom.compile",
+               "arguments": [{"format": "md", "output": output_file.to_str().unwrap()}]}),
+    );
+    assert_eq!(answer["scenes"], 6, "{answer}");
+    assert_eq!(answer["title"], "The Salt Road", "{answer}");
+    assert_eq!(answer["missing"], json!(["SCN-the-reckoning"]), "{answer}");
+    let markdown = std::fs::read_to_string(&output_file).unwrap();
+    assert!(markdown.contains("An unsaved last line."));
+    assert_eq!(
+        std::fs::read_to_string(&scene).unwrap(),
+        on_disk,
+        "the scene is untouched"
+    );
+    // A bad format and an output over a scene are errors that say why.
+    let refused = client.request_raw(
+        "workspace/executeCommand",
+        json!({"command": "controlRoom.compile",
+               "arguments": [{"format": "md", "output": "Story/Scenes/SCN-the-vigil.md"}]}),
+    );
+    let message = refused["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("is a file of the manuscript"), "{refused}");
+    let refused = client.request_raw(
+        "workspace/executeCommand",
+        json!({"command": "controlRoom.compile", "arguments": [{"format": "odt"}]}),
+    );
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("docx, epub, pdf or md"),
+        "{refused}"
+    );
+    client.shutdown();
+}
+
+#[test]
+fn the_editor_command_says_how_to_install_pandoc_when_it_is_missing() {
+    let (_dir, root) = lsp_support::example_copy();
+    let empty = tempfile::tempdir().unwrap();
+    let mut client = lsp_support::Client::spawn(&[("PATH", empty.path().to_str().unwrap())]);
+    client.initialize(&root, json!({"window": {"workDoneProgress": true}}));
+    client.wait_for_index();
+    let refused = client.request_raw(
+        "workspace/executeCommand",
+        json!({"command": "controlRoom.compile", "arguments": [{"format": "epub"}]}),
+    );
+    let message = refused["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("apt install pandoc"), "{refused}");
+    assert!(!root.join("the-salt-road.epub").exists());
+    client.shutdown();
 }

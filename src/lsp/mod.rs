@@ -9,6 +9,7 @@
 
 mod api;
 mod commands;
+mod compile;
 mod conference;
 mod convert;
 mod diagnostics;
