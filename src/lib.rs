@@ -20,6 +20,7 @@ pub mod kb;
 pub mod llm;
 pub mod lsp;
 pub mod prose;
+pub mod stats;
 pub mod storage;
 pub mod syntax;
 pub mod text;

@@ -55,6 +55,16 @@ enum Command {
         #[arg(short, long, value_name = "FILE")]
         output: Option<PathBuf>,
     },
+    /// Words per scene, chapter and manuscript against their targets, and
+    /// the words of each recent day from git.
+    Stats {
+        /// The manuscript (the same as --dir).
+        #[arg(value_name = "DIR")]
+        folder: Option<PathBuf>,
+        /// Output for people, or one JSON object for scripts.
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+    },
     /// Print which recipe a task routes to, as JSON.
     Route {
         /// The task, in words ("draft scene SCN-the-gate").
@@ -284,6 +294,10 @@ fn main() -> ExitCode {
         } => {
             control_room::cli::compile::compile(&folder(positional), to.format(), output.as_deref())
         }
+        Command::Stats {
+            folder: positional,
+            format,
+        } => control_room::cli::stats::stats(&folder(positional), matches!(format, Format::Json)),
         Command::Route { task } => run::route(&dir, &task),
         Command::Run {
             target,
@@ -339,31 +353,8 @@ fn main() -> ExitCode {
             llm,
             format,
         } => doctor(&folder(positional), llm.as_deref(), format),
-        Command::Plan { command } => {
-            use control_room::cli::plan;
-            match command {
-                PlanCommand::New { tasks, deps } => plan::new(
-                    &dir,
-                    &plan::NewPlan {
-                        tasks: &tasks,
-                        deps: &deps,
-                    },
-                ),
-                PlanCommand::List => plan::list(&dir),
-                PlanCommand::Show { session_id } => plan::show(&dir, &session_id),
-                PlanCommand::Run {
-                    session_id,
-                    force,
-                    model,
-                } => plan::run(&dir, &session_id, force, &model),
-            }
-        }
-        Command::Runs { command } => match command {
-            RunsCommand::List => run::list(&dir),
-            RunsCommand::Show { run_id } => run::show(&dir, &run_id),
-            RunsCommand::Cancel { run_id } => run::cancel(&dir, &run_id),
-            RunsCommand::Resume { run_id, model } => run::resume(&dir, &run_id, &model),
-        },
+        Command::Plan { command } => plan_command(&dir, command),
+        Command::Runs { command } => runs_command(&dir, command),
         Command::Remember { passage } => knowledge::remember(&dir, &passage),
         Command::Findings { command } => match command {
             None | Some(FindingsCommand::List) => knowledge::list_findings(&dir),
@@ -382,6 +373,35 @@ fn main() -> ExitCode {
             );
             ExitCode::from(2)
         }
+    }
+}
+
+fn plan_command(dir: &std::path::Path, command: PlanCommand) -> anyhow::Result<i32> {
+    use control_room::cli::plan;
+    match command {
+        PlanCommand::New { tasks, deps } => plan::new(
+            dir,
+            &plan::NewPlan {
+                tasks: &tasks,
+                deps: &deps,
+            },
+        ),
+        PlanCommand::List => plan::list(dir),
+        PlanCommand::Show { session_id } => plan::show(dir, &session_id),
+        PlanCommand::Run {
+            session_id,
+            force,
+            model,
+        } => plan::run(dir, &session_id, force, &model),
+    }
+}
+
+fn runs_command(dir: &std::path::Path, command: RunsCommand) -> anyhow::Result<i32> {
+    match command {
+        RunsCommand::List => run::list(dir),
+        RunsCommand::Show { run_id } => run::show(dir, &run_id),
+        RunsCommand::Cancel { run_id } => run::cancel(dir, &run_id),
+        RunsCommand::Resume { run_id, model } => run::resume(dir, &run_id, &model),
     }
 }
 

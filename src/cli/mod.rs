@@ -8,6 +8,7 @@ pub mod explain;
 pub mod knowledge;
 pub mod plan;
 pub mod run;
+pub mod stats;
 
 use std::path::{Path, PathBuf};
 

@@ -25,6 +25,7 @@ mod session;
 mod settings;
 mod snapshot;
 mod state;
+mod stats;
 
 use tower_lsp_server::{LspService, Server as Transport};
 

@@ -21,6 +21,7 @@ export const SERVER = {
   conference: 'controlRoom.conference',
   checkWorkspace: 'controlRoom.checkWorkspace',
   compile: 'controlRoom.compile',
+  stats: 'controlRoom.stats',
 } as const;
 
 /** The palette's commands. */
