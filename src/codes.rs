@@ -140,6 +140,13 @@ pub const CODES: &[CodeInfo] = &[
         "checks/anti_pattern.rs",
     ),
     code(
+        "echo",
+        Manuscript,
+        "hint",
+        "the same uncommon word again within `[echo] span` words (default 50) of its last use in a scene, or the same three-word phrase within four times that; common words, names, dialogue tags and `[echo] ignore` never echo",
+        "checks/echo.rs",
+    ),
+    code(
         "unreadable",
         Manuscript,
         "error",

@@ -1,5 +1,5 @@
 //! Word targets and progress end to end: `control-room stats` on the
-//! example, in a git repository with yesterday's commit and today's
+//! example (and its most repeated phrases), in a git repository with yesterday's commit and today's
 //! unsaved-to-git work, and outside one; over LSP, `controlRoom.stats`
 //! counting this session's words as the writer types, and the outline's
 //! lenses giving each chapter and the book against their targets.
@@ -129,6 +129,15 @@ fn stats_counts_scenes_chapters_and_the_book_and_todays_words_from_git() {
     assert_eq!(days[0]["words"], 7, "{days:?}");
     assert!(days[1]["words"].as_i64().unwrap() > 2000, "{days:?}");
     assert_eq!(days[2]["words"], 0);
+
+    // The most repeated phrases, most used first.
+    let phrases = report["phrases"].as_array().expect("phrases");
+    assert_eq!(
+        phrases[0],
+        json!({"phrase": "the seventh stone", "count": 6}),
+        "{phrases:?}"
+    );
+    assert!(phrases.len() <= 10);
 
     // For people: the same, in lines.
     let output = Command::new(env!("CARGO_BIN_EXE_control-room"))

@@ -13,6 +13,7 @@ mod anti_pattern;
 mod attribute_mismatch;
 mod dead_character;
 mod duplicate_id;
+mod echo;
 mod front_matter;
 mod missing_scene;
 mod name_typo;
@@ -73,6 +74,8 @@ pub enum Code {
     OrphanScene,
     TimelineOrder,
     AntiPattern,
+    /// The same uncommon word or phrase again too soon.
+    Echo,
     /// A file that could not be read as text, or a broken `control-room.toml`.
     Unreadable,
     /// A file kept but not checked because of its size.
@@ -81,7 +84,7 @@ pub enum Code {
 
 impl Code {
     /// Every code, in the manuscript format's order.
-    pub const ALL: [Code; 12] = [
+    pub const ALL: [Code; 13] = [
         Code::FrontMatter,
         Code::UnknownReference,
         Code::DuplicateId,
@@ -92,6 +95,7 @@ impl Code {
         Code::OrphanScene,
         Code::TimelineOrder,
         Code::AntiPattern,
+        Code::Echo,
         Code::Unreadable,
         Code::TooLarge,
     ];
@@ -108,6 +112,7 @@ impl Code {
             Code::OrphanScene => "orphan-scene",
             Code::TimelineOrder => "timeline-order",
             Code::AntiPattern => "anti-pattern",
+            Code::Echo => "echo",
             Code::Unreadable => "unreadable",
             Code::TooLarge => "too-large",
         }
@@ -245,6 +250,7 @@ pub fn check_file(workspace: &Workspace, path: &str) -> Vec<Diagnostic> {
     if file.scene().is_some() {
         attribute_mismatch::check(workspace, file, &prose, &mut diagnostics);
         anti_pattern::check(workspace, file, &prose, &mut diagnostics);
+        echo::check(workspace, file, &prose, &mut diagnostics);
     }
     apply_severity_settings(workspace, &mut diagnostics);
     diagnostics.retain(|diagnostic| !allow::is_allowed(file, diagnostic));
@@ -276,6 +282,7 @@ pub fn dependency_key(workspace: &Workspace, file: &SourceFile) -> u64 {
     attribute_mismatch::depends_on(workspace, file, &mut hasher);
     timeline_order::depends_on(workspace, file, &mut hasher);
     anti_pattern::depends_on(workspace, file, &mut hasher);
+    echo::depends_on(workspace, file, &mut hasher);
     hasher.finish()
 }
 

@@ -13,6 +13,9 @@ use crate::stats::{self, Progress, grouped, signed};
 /// How many days of history `stats` shows.
 pub const DAYS: usize = 7;
 
+/// How many of the most repeated phrases `stats` shows.
+pub const PHRASES: usize = 10;
+
 /// The report, for people (`json` false) or scripts; exit status 0.
 pub fn stats(dir: &Path, json_output: bool) -> anyhow::Result<i32> {
     let root = super::workspace_root(dir)?;
@@ -20,6 +23,7 @@ pub fn stats(dir: &Path, json_output: bool) -> anyhow::Result<i32> {
     let progress = stats::progress(&workspace);
     let history = stats::history::words_by_day(&workspace, DAYS, &jiff::Zoned::now());
     let daily = workspace.config().targets.daily;
+    let phrases = stats::phrases::most_repeated(&workspace, PHRASES);
     let text = if json_output {
         let value = json!({
             "version": 1,
@@ -29,10 +33,20 @@ pub fn stats(dir: &Path, json_output: bool) -> anyhow::Result<i32> {
             "daily_target": daily,
             "days": history.as_ref().ok(),
             "history_unavailable": history.as_ref().err(),
+            "phrases": phrases,
         });
         format!("{value:#}\n")
     } else {
-        human(&workspace, &progress, &history, daily)
+        let mut text = human(&workspace, &progress, &history, daily);
+        if phrases.is_empty() {
+            text.push_str("\nNo phrase is used three times or more.\n");
+        } else {
+            text.push_str("\nMost repeated phrases:\n");
+            for phrase in &phrases {
+                let _ = writeln!(text, "  {:>4}×  {}", phrase.count, phrase.phrase);
+            }
+        }
+        text
     };
     print!("{text}");
     Ok(0)

@@ -1,6 +1,6 @@
 //! The writer's instruments: words against targets for each scene, chapter
 //! and the whole manuscript (`progress`), words written per day from git
-//! (`history`).
+//! (`history`), and the manuscript's most repeated phrases (`phrases`).
 //!
 //! A scene's target is its front matter's `words:` (or `target:`), else
 //! `[targets] scene`; a chapter's is `[targets] chapter`; the manuscript's
@@ -8,6 +8,7 @@
 //! scene has one.
 
 pub mod history;
+pub mod phrases;
 
 use serde::Serialize;
 
