@@ -143,7 +143,7 @@ pub const CODES: &[CodeInfo] = &[
         "echo",
         Manuscript,
         "hint",
-        "the same uncommon word again within `[echo] span` words (default 50) of its last use in a scene, or the same three-word phrase within four times that; common words, names, dialogue tags and `[echo] ignore` never echo",
+        "the same uncommon word again within `[echo] span` words (default 50) of its use in an earlier sentence of a scene's narration, or the same three-word phrase within four times that; common words, names, dialogue, dialogue tags and `[echo] ignore` never echo",
         "checks/echo.rs",
     ),
     code(
