@@ -140,6 +140,13 @@ pub const CODES: &[CodeInfo] = &[
         "checks/anti_pattern.rs",
     ),
     code(
+        "echo",
+        Manuscript,
+        "hint",
+        "the same uncommon word again within `[echo] span` words (default 50) of its use in an earlier sentence of a scene's narration, or the same three-word phrase within four times that; common words, names, dialogue, dialogue tags and `[echo] ignore` never echo",
+        "checks/echo.rs",
+    ),
+    code(
         "unreadable",
         Manuscript,
         "error",

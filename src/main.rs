@@ -40,6 +40,31 @@ enum Command {
         #[arg(long, value_enum)]
         deny: Option<Deny>,
     },
+    /// Compile the manuscript into one file: the scenes in outline order
+    /// under its chapter headings, only their prose (DOCX, EPUB and PDF
+    /// through pandoc; DOCX in standard manuscript format).
+    Compile {
+        /// The manuscript (the same as --dir).
+        #[arg(value_name = "DIR")]
+        folder: Option<PathBuf>,
+        /// The format to write.
+        #[arg(long, value_enum, default_value_t = CompileFormat::Docx)]
+        to: CompileFormat,
+        /// The file to write (default: <title>.<format> in the manuscript
+        /// folder; Markdown in .control-room/compiled/). `-o -` prints Markdown.
+        #[arg(short, long, value_name = "FILE")]
+        output: Option<PathBuf>,
+    },
+    /// Words per scene, chapter and manuscript against their targets, and
+    /// the words of each recent day from git.
+    Stats {
+        /// The manuscript (the same as --dir).
+        #[arg(value_name = "DIR")]
+        folder: Option<PathBuf>,
+        /// Output for people, or one JSON object for scripts.
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+    },
     /// Print which recipe a task routes to, as JSON.
     Route {
         /// The task, in words ("draft scene SCN-the-gate").
@@ -218,6 +243,26 @@ enum Format {
 }
 
 #[derive(Clone, Copy, ValueEnum)]
+enum CompileFormat {
+    Docx,
+    Epub,
+    Pdf,
+    Md,
+}
+
+impl CompileFormat {
+    fn format(self) -> control_room::export::Format {
+        use control_room::export::Format;
+        match self {
+            CompileFormat::Docx => Format::Docx,
+            CompileFormat::Epub => Format::Epub,
+            CompileFormat::Pdf => Format::Pdf,
+            CompileFormat::Md => Format::Md,
+        }
+    }
+}
+
+#[derive(Clone, Copy, ValueEnum)]
 enum Deny {
     Warnings,
 }
@@ -242,6 +287,17 @@ fn main() -> ExitCode {
             format,
             deny,
         } => check(folder(positional), format, deny),
+        Command::Compile {
+            folder: positional,
+            to,
+            output,
+        } => {
+            control_room::cli::compile::compile(&folder(positional), to.format(), output.as_deref())
+        }
+        Command::Stats {
+            folder: positional,
+            format,
+        } => control_room::cli::stats::stats(&folder(positional), matches!(format, Format::Json)),
         Command::Route { task } => run::route(&dir, &task),
         Command::Run {
             target,
@@ -297,31 +353,8 @@ fn main() -> ExitCode {
             llm,
             format,
         } => doctor(&folder(positional), llm.as_deref(), format),
-        Command::Plan { command } => {
-            use control_room::cli::plan;
-            match command {
-                PlanCommand::New { tasks, deps } => plan::new(
-                    &dir,
-                    &plan::NewPlan {
-                        tasks: &tasks,
-                        deps: &deps,
-                    },
-                ),
-                PlanCommand::List => plan::list(&dir),
-                PlanCommand::Show { session_id } => plan::show(&dir, &session_id),
-                PlanCommand::Run {
-                    session_id,
-                    force,
-                    model,
-                } => plan::run(&dir, &session_id, force, &model),
-            }
-        }
-        Command::Runs { command } => match command {
-            RunsCommand::List => run::list(&dir),
-            RunsCommand::Show { run_id } => run::show(&dir, &run_id),
-            RunsCommand::Cancel { run_id } => run::cancel(&dir, &run_id),
-            RunsCommand::Resume { run_id, model } => run::resume(&dir, &run_id, &model),
-        },
+        Command::Plan { command } => plan_command(&dir, command),
+        Command::Runs { command } => runs_command(&dir, command),
         Command::Remember { passage } => knowledge::remember(&dir, &passage),
         Command::Findings { command } => match command {
             None | Some(FindingsCommand::List) => knowledge::list_findings(&dir),
@@ -340,6 +373,35 @@ fn main() -> ExitCode {
             );
             ExitCode::from(2)
         }
+    }
+}
+
+fn plan_command(dir: &std::path::Path, command: PlanCommand) -> anyhow::Result<i32> {
+    use control_room::cli::plan;
+    match command {
+        PlanCommand::New { tasks, deps } => plan::new(
+            dir,
+            &plan::NewPlan {
+                tasks: &tasks,
+                deps: &deps,
+            },
+        ),
+        PlanCommand::List => plan::list(dir),
+        PlanCommand::Show { session_id } => plan::show(dir, &session_id),
+        PlanCommand::Run {
+            session_id,
+            force,
+            model,
+        } => plan::run(dir, &session_id, force, &model),
+    }
+}
+
+fn runs_command(dir: &std::path::Path, command: RunsCommand) -> anyhow::Result<i32> {
+    match command {
+        RunsCommand::List => run::list(dir),
+        RunsCommand::Show { run_id } => run::show(dir, &run_id),
+        RunsCommand::Cancel { run_id } => run::cancel(dir, &run_id),
+        RunsCommand::Resume { run_id, model } => run::resume(dir, &run_id, &model),
     }
 }
 

@@ -342,7 +342,12 @@ fn diagnostics_follow_edits_and_files_changed_on_disk() {
 
     // A new setting in control-room.toml applies at once: orphans are not reported.
     let config = root.join("control-room.toml");
-    std::fs::write(&config, "[diagnostics.severity]\norphan-scene = \"off\"\n").unwrap();
+    let settings = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(
+        &config,
+        format!("{settings}\n[diagnostics.severity]\norphan-scene = \"off\"\n"),
+    )
+    .unwrap();
     client.notify(
         "workspace/didChangeWatchedFiles",
         json!({"changes": [{"uri": uri(&config), "type": 2}]}),
@@ -515,9 +520,12 @@ fn opening_a_document_no_longer_waits_for_the_typing_debounce() {
     let (_dir, root) = example_copy();
     // A debounce far longer than the test waits: typing waits for it,
     // opening a document does not.
+    let config = root.join("control-room.toml");
+    let settings = std::fs::read_to_string(&config).unwrap();
+    assert!(settings.contains("debounce_ms = 150"), "{settings}");
     std::fs::write(
-        root.join("control-room.toml"),
-        "[diagnostics]\ndebounce_ms = 20000\n",
+        &config,
+        settings.replace("debounce_ms = 150", "debounce_ms = 20000"),
     )
     .unwrap();
     let scene = root.join("Story/Scenes/SCN-the-saltmaster.md");

@@ -4,7 +4,8 @@
 //! Neovim's own code-action machinery, "Draft scene" runs against the fake
 //! model server and the new scene's buffer holds the draft, the runs list
 //! opens the run's report, the whole-manuscript check fills the quickfix
-//! list, and `:checkhealth control_room` reports the root and the model server.
+//! list, `:ControlRoomCompile` writes the book, and `:checkhealth control_room`
+//! reports the root and the model server.
 //!
 //! The driving happens in `tests/neovim/e2e.lua`, which writes a JSON report
 //! this test asserts on. Without Neovim 0.9 or later on PATH (or at
@@ -194,6 +195,7 @@ fn the_plugin_checks_fixes_drafts_and_reports_in_a_real_neovim() {
         [
             "ControlRoomCancel",
             "ControlRoomCheck",
+            "ControlRoomCompile",
             "ControlRoomConference",
             "ControlRoomDraftScene",
             "ControlRoomRuns"
@@ -302,6 +304,11 @@ fn the_plugin_checks_fixes_drafts_and_reports_in_a_real_neovim() {
             .any(|q| q.contains("SCN-the-vigil.md") && q.contains("1203-04-13")),
         "{quickfix:#?}"
     );
+
+    // `:ControlRoomCompile md FILE` wrote the book, the drafted scene in it.
+    let compiled = report["compiled_text"].as_str().unwrap();
+    assert!(compiled.contains("# Chapter 2: The Tide"), "{compiled}");
+    assert!(!compiled.contains("pov:"), "{compiled}");
 
     // The health check found the binary, the root and the model server.
     let health = report["health"].as_str().unwrap();

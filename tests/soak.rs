@@ -202,9 +202,13 @@ fn a_long_editing_session_with_runs_keeps_the_servers_memory_bounded() {
     serve_draft_scene(&server, "");
     configure(&root, &server.url);
     let config = root.join("control-room.toml");
-    let mut settings = std::fs::read_to_string(&config).unwrap();
-    settings.push_str("[diagnostics]\ndebounce_ms = 20\n");
-    std::fs::write(&config, settings).unwrap();
+    let settings = std::fs::read_to_string(&config).unwrap();
+    assert!(settings.contains("debounce_ms = 150"), "{settings}");
+    std::fs::write(
+        &config,
+        settings.replace("debounce_ms = 150", "debounce_ms = 20"),
+    )
+    .unwrap();
 
     let mut client = Client::spawn(&[]);
     client.responder = Some(editor(true, None));

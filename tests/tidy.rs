@@ -66,6 +66,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("prose", &["text", "syntax"]),
     ("index", &["text", "syntax", "prose"]),
     ("checks", &["codes", "text", "syntax", "prose", "index"]),
+    ("stats", &["text", "syntax", "prose", "index"]),
     ("storage", &["text", "index"]),
     ("kb", &["text", "index", "storage"]),
     ("evidence", &["codes", "text", "syntax", "index", "storage"]),
@@ -80,20 +81,22 @@ const LAYERS: &[(&str, &[&str])] = &[
         "ide",
         &[
             "codes", "text", "syntax", "prose", "index", "checks", "storage", "kb", "engine",
+            "stats",
         ],
     ),
+    ("export", &["text", "syntax", "index", "storage"]),
     (
         "cli",
         &[
             "codes", "text", "syntax", "prose", "index", "checks", "storage", "kb", "evidence",
-            "engine", "llm", "ide",
+            "engine", "llm", "ide", "export", "stats",
         ],
     ),
     (
         "lsp",
         &[
             "codes", "text", "syntax", "prose", "index", "checks", "storage", "kb", "evidence",
-            "engine", "llm", "ide",
+            "engine", "llm", "ide", "export", "stats",
         ],
     ),
 ];

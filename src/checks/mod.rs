@@ -15,6 +15,7 @@ mod attribute_mismatch;
 mod card_spelling;
 mod dead_character;
 mod duplicate_id;
+mod echo;
 mod front_matter;
 mod missing_scene;
 mod name_typo;
@@ -83,6 +84,8 @@ pub enum Code {
     OrphanScene,
     TimelineOrder,
     AntiPattern,
+    /// The same uncommon word or phrase again too soon.
+    Echo,
     /// A file that could not be read as text, or a broken `control-room.toml`.
     Unreadable,
     /// A file kept but not checked because of its size.
@@ -98,7 +101,7 @@ pub enum Code {
 
 impl Code {
     /// Every code, in the manuscript format's order.
-    pub const ALL: [Code; 19] = [
+    pub const ALL: [Code; 20] = [
         Code::FrontMatter,
         Code::UnknownReference,
         Code::DuplicateId,
@@ -109,6 +112,7 @@ impl Code {
         Code::OrphanScene,
         Code::TimelineOrder,
         Code::AntiPattern,
+        Code::Echo,
         Code::Unreadable,
         Code::TooLarge,
         Code::CardSpelling,
@@ -132,6 +136,7 @@ impl Code {
             Code::OrphanScene => "orphan-scene",
             Code::TimelineOrder => "timeline-order",
             Code::AntiPattern => "anti-pattern",
+            Code::Echo => "echo",
             Code::Unreadable => "unreadable",
             Code::TooLarge => "too-large",
             Code::CardSpelling => "card-spelling",
@@ -297,6 +302,7 @@ pub fn check_file(workspace: &Workspace, path: &str) -> Vec<Diagnostic> {
         unknown_speaker::check(workspace, file, &prose, &mut diagnostics);
         possession::check(workspace, file, &prose, &mut diagnostics);
         wound::check(workspace, file, &prose, &mut diagnostics);
+        echo::check(workspace, file, &prose, &mut diagnostics);
     }
     apply_severity_settings(workspace, &mut diagnostics);
     diagnostics.retain(|diagnostic| !allow::is_allowed(file, diagnostic));
@@ -338,6 +344,7 @@ pub fn dependency_key(workspace: &Workspace, file: &SourceFile) -> u64 {
     two_places::depends_on(workspace, file, &mut hasher);
     possession::depends_on(workspace, file, &mut hasher);
     wound::depends_on(workspace, file, &mut hasher);
+    echo::depends_on(workspace, file, &mut hasher);
     hasher.finish()
 }
 

@@ -1,12 +1,14 @@
 //! The command line: the `check` command's renderers and the engine's commands.
 
 pub mod check;
+pub mod compile;
 pub mod conference;
 pub mod doctor;
 pub mod explain;
 pub mod knowledge;
 pub mod plan;
 pub mod run;
+pub mod stats;
 
 use std::path::{Path, PathBuf};
 

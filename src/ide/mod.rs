@@ -19,7 +19,8 @@ pub use decisions::{CONTRADICTS_CARD, Contradiction, contradictions};
 pub use hover::hover;
 pub use navigation::{Location, definition, references};
 pub use outline_view::{
-    Symbol, SymbolKind, WordCount, document_symbols, folding_ranges, word_counts, workspace_symbols,
+    CountOf, Symbol, SymbolKind, WordCount, document_symbols, folding_ranges, word_counts,
+    workspace_symbols,
 };
 pub use remember::decision as remembered;
 pub use rename::{RenameError, prepare_rename, rename};

@@ -175,65 +175,112 @@ pub fn folding_ranges(file: &SourceFile) -> Vec<TextRange> {
     ranges
 }
 
-/// A scene's length against its target, shown where the scene is named.
+/// What a word count is of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CountOf {
+    Scene,
+    Chapter,
+    Manuscript,
+}
+
+/// Words against a target, shown where a scene, a chapter or the book is
+/// named: a scene's head, an outline entry, a chapter heading, the title.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WordCount {
     pub range: TextRange,
+    pub of: CountOf,
+    /// `None` for an outline entry whose scene has no file yet.
     pub words: Option<usize>,
     pub target: Option<u32>,
 }
 
 impl WordCount {
     pub fn label(&self) -> String {
-        let words = |n: usize| {
-            let digits = n.to_string();
-            let mut grouped = String::new();
-            for (index, digit) in digits.chars().enumerate() {
-                if index > 0 && (digits.len() - index).is_multiple_of(3) {
-                    grouped.push(',');
-                }
-                grouped.push(digit);
-            }
-            grouped
+        let Some(words) = self.words else {
+            return "no scene file yet".to_owned();
         };
-        match (self.words, self.target) {
-            (None, _) => "no scene file yet".to_owned(),
-            (Some(count), Some(target)) if target > 0 => {
-                let percent = (count as f64 / f64::from(target) * 100.0).round();
-                format!(
-                    "{} / {} words ({percent}%)",
-                    words(count),
-                    words(target as usize)
-                )
-            }
-            (Some(count), _) => format!("{} words", words(count)),
+        let count = crate::stats::Count {
+            words,
+            target: self.target,
+        }
+        .label();
+        match self.of {
+            CountOf::Scene => count,
+            CountOf::Chapter => format!("chapter: {count}"),
+            CountOf::Manuscript => format!("manuscript: {count}"),
         }
     }
 }
 
-/// Word counts for a scene file (at its head) or for each outline entry.
+/// Word counts for a scene file (at its head), or for the outline: each
+/// entry, each chapter heading, and the book at its title heading (else
+/// its first line). A scene without `words:` counts against `[targets] scene`.
 pub fn word_counts(workspace: &Workspace, file: &SourceFile) -> Vec<WordCount> {
     match &file.content {
         FileContent::Scene(scene) => vec![WordCount {
             range: file.head_range(),
+            of: CountOf::Scene,
             words: Some(scene.word_count),
-            target: scene.words_target,
+            target: crate::stats::scene_target(workspace, scene.words_target).0,
         }],
-        FileContent::Outline(outline) => outline
-            .entries
-            .iter()
-            .map(|entry| {
-                let scene = workspace
-                    .catalog()
-                    .scene(&entry.scene_id)
-                    .and_then(|file| file.scene());
-                WordCount {
-                    range: entry.id_range,
-                    words: scene.map(|scene| scene.word_count),
-                    target: scene.and_then(|scene| scene.words_target),
+        FileContent::Outline(outline) => {
+            let mut counts: Vec<WordCount> = outline
+                .entries
+                .iter()
+                .map(|entry| {
+                    let scene = workspace
+                        .catalog()
+                        .scene(&entry.scene_id)
+                        .and_then(|file| file.scene());
+                    WordCount {
+                        range: entry.id_range,
+                        of: CountOf::Scene,
+                        words: scene.map(|scene| scene.word_count),
+                        target: scene.and_then(|scene| {
+                            crate::stats::scene_target(workspace, scene.words_target).0
+                        }),
+                    }
+                })
+                .collect();
+            // Chapters and the book as the catalog's outline has them: this file.
+            let is_the_outline = workspace
+                .catalog()
+                .outline()
+                .is_some_and(|outline| outline.path == file.path);
+            if is_the_outline {
+                let progress = crate::stats::progress(workspace);
+                for chapter in &progress.chapters {
+                    if let Some(heading) = outline.headings.get(chapter.heading) {
+                        counts.push(WordCount {
+                            range: heading.range,
+                            of: CountOf::Chapter,
+                            words: Some(chapter.count.words),
+                            target: chapter.count.target,
+                        });
+                    }
                 }
-            })
-            .collect(),
+                let book = crate::index::Book::of(workspace);
+                let range = book
+                    .title_heading
+                    .and_then(|index| outline.headings.get(index))
+                    .map_or_else(
+                        || {
+                            file.line_index
+                                .line_range(0, &file.text)
+                                .unwrap_or_default()
+                        },
+                        |heading| heading.range,
+                    );
+                counts.push(WordCount {
+                    range,
+                    of: CountOf::Manuscript,
+                    words: Some(progress.total.words),
+                    target: progress.total.target,
+                });
+            }
+            counts.sort_by_key(|count| count.range.start);
+            counts
+        }
         _ => Vec::new(),
     }
 }

@@ -1,4 +1,5 @@
-//! `control-room.toml`: paths and diagnostic settings.
+//! `control-room.toml`: paths, diagnostic settings, the manuscript's title
+//! and author, word targets, and the echo check's settings.
 //!
 //! Every key is optional; a missing file means the defaults of the manuscript
 //! format. A broken file is reported (with its line) and the defaults are used.
@@ -16,6 +17,9 @@ pub const CONFIG_FILE: &str = "control-room.toml";
 pub struct Config {
     pub paths: PathsConfig,
     pub diagnostics: DiagnosticsConfig,
+    pub manuscript: ManuscriptConfig,
+    pub targets: TargetsConfig,
+    pub echo: EchoConfig,
     /// Sections owned by other parts of the product (`[llm]`, `[recipes]`…),
     /// kept so that a setting for them is not an error here.
     #[serde(flatten)]
@@ -102,6 +106,55 @@ impl Default for DiagnosticsConfig {
     }
 }
 
+/// What the compiled manuscript says of itself (`[manuscript]`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ManuscriptConfig {
+    /// The book's title; default: the outline's one top heading, else the folder's name.
+    pub title: Option<String>,
+    /// The author's name, on the title page.
+    pub author: Option<String>,
+    /// The typeface of a compiled DOCX: "Times New Roman" (default) or
+    /// "Courier New", as manuscript format asks.
+    pub font: Option<String>,
+}
+
+/// Word targets (`[targets]`): a scene's own `words:` wins over `scene`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TargetsConfig {
+    /// The target of a scene without `words:` in its front matter.
+    pub scene: Option<u32>,
+    /// The target of every chapter (an outline heading that holds scenes).
+    pub chapter: Option<u32>,
+    /// The whole manuscript's target.
+    pub manuscript: Option<u32>,
+    /// Words a day, for the day's progress.
+    pub daily: Option<u32>,
+}
+
+/// The `echo` check's settings (`[echo]`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct EchoConfig {
+    /// How many words apart two uses of a word or phrase still echo.
+    pub span: u32,
+    /// Words and phrases never reported (any case).
+    pub ignore: Vec<String>,
+    /// Report the dialogue tags ("said", "asked"…), ignored by default.
+    pub dialogue_tags: bool,
+}
+
+impl Default for EchoConfig {
+    fn default() -> Self {
+        Self {
+            span: 50,
+            ignore: Vec::new(),
+            dialogue_tags: false,
+        }
+    }
+}
+
 /// A problem with `control-room.toml`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ConfigError {
@@ -143,6 +196,15 @@ impl Config {
                     ),
                 });
             }
+        }
+        if !(2..=1000).contains(&self.echo.span) {
+            let span = self.echo.span.to_string();
+            return Err(ConfigError {
+                range: value_range(text, "span", &span),
+                message: format!(
+                    "{CONFIG_FILE}: [echo] span = {span}; give a number of words from 2 to 1000"
+                ),
+            });
         }
         Ok(())
     }
@@ -203,6 +265,28 @@ mod tests {
         assert_eq!(config.paths.outline, "Story/SCN-outline.md");
         assert_eq!(config.diagnostics.debounce_ms, 40);
         assert!(config.other.contains_key("llm"));
+    }
+
+    #[test]
+    fn the_manuscript_targets_and_echo_sections_are_read() {
+        let (config, error) = Config::parse(
+            "[manuscript]\ntitle = \"The Salt Road\"\nauthor = \"A. Writer\"\n\
+             [targets]\nscene = 2000\nchapter = 6000\nmanuscript = 80000\ndaily = 500\n\
+             [echo]\nspan = 80\nignore = [\"salt\"]\n",
+        );
+        assert_eq!(error, None);
+        assert_eq!(config.manuscript.title.as_deref(), Some("The Salt Road"));
+        assert_eq!(config.manuscript.author.as_deref(), Some("A. Writer"));
+        assert_eq!(config.targets.scene, Some(2000));
+        assert_eq!(config.targets.chapter, Some(6000));
+        assert_eq!(config.targets.manuscript, Some(80000));
+        assert_eq!(config.targets.daily, Some(500));
+        assert_eq!(config.echo.span, 80);
+        assert_eq!(config.echo.ignore, ["salt"]);
+        let (_, error) = Config::parse("[echo]\nspan = 1\n");
+        assert!(error.unwrap().message.contains("[echo] span = 1"));
+        let (_, error) = Config::parse("[targets]\nchapters = 5\n");
+        assert!(error.is_some(), "a misspelt key is reported");
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! Architecture invariant: nothing here knows about LSP. Positions are byte
 //! offsets ([`crate::text::TextRange`]); paths are relative to the root.
 
+pub mod book;
 pub mod catalog;
 pub mod config;
 pub mod discover;
@@ -16,6 +17,7 @@ pub mod tracks;
 pub mod variants;
 pub mod workspace;
 
+pub use book::{Book, BookScene};
 pub use catalog::Catalog;
 pub use config::Config;
 pub use file::{FileContent, FileKind, FilePath, SourceFile};

@@ -251,7 +251,10 @@ pub fn read_scene(
         problems,
     };
     let id = fields.string("id");
-    let words_target = fields.integer("words");
+    let words_target = match fields.integer("words") {
+        Some(target) => Some(target),
+        None => fields.integer("target"),
+    };
     let date = fields.string("date");
     let story_date = date.as_ref().and_then(|date| {
         let parsed = StoryDate::parse(&date.text);

@@ -9,6 +9,7 @@
 
 mod api;
 mod commands;
+mod compile;
 mod conference;
 mod convert;
 mod diagnostics;
@@ -24,6 +25,7 @@ mod session;
 mod settings;
 mod snapshot;
 mod state;
+mod stats;
 
 use tower_lsp_server::{LspService, Server as Transport};
 

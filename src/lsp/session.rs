@@ -104,6 +104,9 @@ pub struct Session {
     /// The recipes, for the actions the editor offers; dropped when a
     /// recipe file changes and loaded again when next asked for.
     recipes: Option<Arc<Registry>>,
+    /// The scenes' words when the initial index finished: what this
+    /// session's count of words written starts from.
+    pub words_at_start: Option<usize>,
 }
 
 impl Session {
@@ -121,7 +124,15 @@ impl Session {
             findings: Arc::new(Mutex::new(FindingStore::default())),
             receipts: Arc::new(Mutex::new(ReceiptBook::default())),
             recipes: None,
+            words_at_start: None,
         }
+    }
+
+    /// Marks the initial index finished, and the words the session starts from.
+    pub fn finish_indexing(&mut self) {
+        self.indexed = true;
+        self.words_at_start
+            .get_or_insert_with(|| crate::stats::scene_words(&self.workspace));
     }
 
     /// The recipes the workspace can run (bundled, shadowed by the

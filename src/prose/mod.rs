@@ -13,6 +13,7 @@
 //! not end a sentence ("Mr.", "Dr.", initials).
 
 pub mod dictionary;
+pub mod repetition;
 
 use std::ops::Range;
 

@@ -7,11 +7,25 @@ use serde_json::{Value, json};
 
 use super::{Client, Responder, uri};
 
+/// Points the manuscript's `[llm]` at `server_url` (replacing an `[llm]`
+/// given before), keeping its other settings.
 pub fn configure(root: &Path, server_url: &str) {
+    let config = root.join("control-room.toml");
+    let mut settings = String::new();
+    let mut in_llm = false;
+    for line in std::fs::read_to_string(&config).unwrap_or_default().lines() {
+        if line.trim_start().starts_with('[') {
+            in_llm = line.trim() == "[llm]" || line.trim_start().starts_with("[llm.");
+        }
+        if !in_llm {
+            settings.push_str(line);
+            settings.push('\n');
+        }
+    }
     std::fs::write(
-        root.join("control-room.toml"),
+        &config,
         format!(
-            "[llm]\nprovider = \"openai\"\nbase_url = \"{server_url}\"\nmodel = \"llama3.1:8b\"\nmax_retries = 0\n"
+            "{settings}\n[llm]\nprovider = \"openai\"\nbase_url = \"{server_url}\"\nmodel = \"llama3.1:8b\"\nmax_retries = 0\n"
         ),
     )
     .unwrap();

@@ -212,7 +212,16 @@ local function main()
   end
   step("check")
 
-  -- 6. :checkhealth control_room.
+  -- 6. Compile the manuscript to Markdown beside it.
+  local compiled = vim.fn.fnamemodify(root, ":h") .. "/from-neovim.md"
+  vim.cmd("ControlRoomCompile md " .. vim.fn.fnameescape(compiled))
+  wait("the compiled manuscript", 10000, function()
+    return vim.fn.filereadable(compiled) == 1
+  end)
+  report.compiled_text = table.concat(vim.fn.readfile(compiled), "\n")
+  step("compile")
+
+  -- 7. :checkhealth control_room.
   vim.cmd("checkhealth control_room")
   report.health = buffer_text(0)
   step("health")

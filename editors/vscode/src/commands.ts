@@ -20,6 +20,8 @@ export const SERVER = {
   openRun: 'controlRoom.openRun',
   conference: 'controlRoom.conference',
   checkWorkspace: 'controlRoom.checkWorkspace',
+  compile: 'controlRoom.compile',
+  stats: 'controlRoom.stats',
 } as const;
 
 /** The palette's commands. */
@@ -30,6 +32,7 @@ export const COMMANDS = {
   showRuns: 'control-room.showRuns',
   cancelRun: 'control-room.cancelRun',
   openRunReport: 'control-room.openRunReport',
+  compile: 'control-room.compile',
   restartServer: 'control-room.restartServer',
   showOutput: 'control-room.showOutput',
 } as const;
@@ -343,6 +346,71 @@ async function openRunReport(controlRoom: ControlRoom, argument: unknown): Promi
   return runId;
 }
 
+/** What `controlRoom.compile` answers. */
+export interface Compiled {
+  format: string;
+  output: string;
+  uri?: string | null;
+  title: string;
+  scenes: number;
+  words: number;
+  missing: string[];
+  unlisted: string[];
+  converter?: string | null;
+}
+
+interface FormatItem extends vscode.QuickPickItem {
+  format: string;
+}
+
+const FORMATS: FormatItem[] = [
+  { label: 'DOCX', description: 'standard manuscript format, to send', format: 'docx' },
+  { label: 'EPUB', description: 'an e-book', format: 'epub' },
+  { label: 'PDF', description: 'needs a PDF engine (LaTeX or WeasyPrint)', format: 'pdf' },
+  { label: 'Markdown', description: 'one file, no pandoc needed', format: 'md' },
+];
+
+/** The sentence that says what a compile wrote. */
+export function compiledMessage(compiled: Compiled): string {
+  const left = [...compiled.missing, ...compiled.unlisted];
+  const leftOut = left.length > 0 ? ` Left out: ${left.join(', ')}.` : '';
+  return `Compiled “${compiled.title}” (${count(compiled.scenes, 'scene', 'scenes')}, ${count(compiled.words, 'word', 'words')}) to ${compiled.output}.${leftOut}`;
+}
+
+/**
+ * Compile Manuscript: the scenes in outline order as one DOCX, EPUB, PDF or
+ * Markdown file (`{format, output}` as an argument skips the questions).
+ */
+async function compile(controlRoom: ControlRoom, argument: unknown): Promise<Compiled | undefined> {
+  controlRoom.requireClient();
+  let request: { format?: string; output?: string } = {};
+  if (typeof argument === 'object' && argument !== null && 'format' in argument) {
+    request = argument as { format?: string; output?: string };
+  } else {
+    const picked = await vscode.window.showQuickPick(FORMATS, {
+      title: 'Compile Manuscript',
+      placeHolder: 'Compile the manuscript to…',
+    });
+    if (picked === undefined) {
+      return undefined;
+    }
+    request = { format: picked.format };
+  }
+  const compiled = await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: 'Control Room: compiling the manuscript…' },
+    () => controlRoom.serverCommand<Compiled>(SERVER.compile, request),
+  );
+  const uri = vscode.Uri.file(compiled.output);
+  void vscode.window.showInformationMessage(compiledMessage(compiled), 'Open', 'Show in Folder').then((choice) => {
+    if (choice === 'Open') {
+      void (compiled.format === 'md' ? vscode.window.showTextDocument(uri) : vscode.env.openExternal(uri));
+    } else if (choice === 'Show in Folder') {
+      void vscode.commands.executeCommand('revealFileInOS', uri);
+    }
+  });
+  return compiled;
+}
+
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
@@ -356,6 +424,7 @@ export function registerCommands(controlRoom: ControlRoom, output: vscode.Output
     [COMMANDS.showRuns]: () => showRuns(controlRoom),
     [COMMANDS.cancelRun]: (argument) => cancelRun(controlRoom, argument),
     [COMMANDS.openRunReport]: (argument) => openRunReport(controlRoom, argument),
+    [COMMANDS.compile]: (argument) => compile(controlRoom, argument),
     [COMMANDS.restartServer]: () => controlRoom.restart(),
     [COMMANDS.showOutput]: () => Promise.resolve(output.show()),
   };

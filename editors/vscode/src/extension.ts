@@ -10,6 +10,7 @@ import type { Activity } from './activity';
 import { registerCommands } from './commands';
 import { ControlRoom, SECTION } from './controlRoom';
 import { RunStatusBar } from './statusBar';
+import { WordsStatusBar } from './wordsStatusBar';
 
 /** What the extension offers other extensions (and its end-to-end test). */
 export interface ControlRoomApi {
@@ -23,6 +24,8 @@ export interface ControlRoomApi {
   folder(): vscode.Uri | undefined;
   /** Resolves once the server has been started (or found missing) for the current folders. */
   ready(): Promise<void>;
+  /** The words status bar item's text (asked for again first), or `undefined` while it is hidden. */
+  wordsText(): Promise<string | undefined>;
 }
 
 let controlRoom: ControlRoom | undefined;
@@ -32,7 +35,8 @@ export function activate(context: vscode.ExtensionContext): ControlRoomApi {
   const instance = new ControlRoom(output);
   controlRoom = instance;
   const statusBar = new RunStatusBar(instance.activity);
-  context.subscriptions.push(output, statusBar, ...registerCommands(instance, output));
+  const words = new WordsStatusBar(instance);
+  context.subscriptions.push(output, statusBar, words, ...registerCommands(instance, output));
   context.subscriptions.push(
     vscode.workspace.onDidChangeWorkspaceFolders(() => void instance.refresh()),
     vscode.workspace.onDidChangeConfiguration((event) => {
@@ -49,13 +53,17 @@ export function activate(context: vscode.ExtensionContext): ControlRoomApi {
     watcher.onDidCreate(() => void instance.refresh()),
     watcher.onDidDelete(() => void instance.refresh()),
   );
-  void instance.refresh();
+  void instance.refresh().then(() => words.schedule(0));
   return {
     activities: () => instance.activity.current,
     statusBarText: () => statusBar.text,
     onDidChangeStatusBar: statusBar.onDidChange,
     folder: () => instance.folder?.uri,
     ready: () => instance.settled(),
+    wordsText: async () => {
+      await words.update();
+      return words.text;
+    },
   };
 }
 

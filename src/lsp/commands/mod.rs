@@ -9,7 +9,7 @@ use tower_lsp_server::jsonrpc::Error as RpcError;
 use tower_lsp_server::ls_types as lsp;
 
 use super::runs::{self, Context};
-use super::{conference, diagnostics, knowledge, plans};
+use super::{compile, conference, diagnostics, knowledge, plans, stats};
 use shared::{argument, invalid};
 
 /// Every command the server executes.
@@ -26,6 +26,8 @@ pub const COMMANDS: &[&str] = &[
     plans::RUN_PLAN,
     plans::PAUSE_PLAN,
     knowledge::REMEMBER,
+    compile::COMPILE,
+    stats::STATS,
 ];
 
 /// Whether `command` reads the manuscript (routes, runs, plans, remembers),
@@ -92,6 +94,14 @@ pub async fn execute(
         plans::PAUSE_PLAN => {
             let args = argument(plans::PAUSE_PLAN, arguments)?;
             plans::pause(context, args).map(Some)
+        }
+        compile::COMPILE => {
+            let args = argument(compile::COMPILE, arguments)?;
+            compile::compile(context, args).await.map(Some)
+        }
+        stats::STATS => {
+            let args = argument(stats::STATS, arguments)?;
+            stats::stats(context, args).await.map(Some)
         }
         other => Err(invalid(format!(
             "unknown command `{other}`; the commands are {}",

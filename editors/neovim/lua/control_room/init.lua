@@ -1,7 +1,7 @@
 --- control-room for Neovim: starts the control-room language server for
 --- Markdown buffers under a manuscript root, and adds commands to draft a
---- scene, convene a conference, list, open and cancel runs, and check the
---- whole manuscript.
+--- scene, convene a conference, list, open and cancel runs, check the
+--- whole manuscript, and compile it into one file.
 ---
 ---   require("control_room").setup({
 ---     cmd = { "control-room", "lsp" },
@@ -382,6 +382,43 @@ function M.check()
   end)
 end
 
+--- The formats `:ControlRoomCompile` takes.
+M.compile_formats = { "docx", "epub", "pdf", "md" }
+
+--- `:ControlRoomCompile [docx|epub|pdf|md] [file]`: the scenes in outline
+--- order as one file (default DOCX in standard manuscript format, named for
+--- the book beside the manuscript's folders); asks for the format if none
+--- is given. `callback(result)` gets the server's answer.
+function M.compile(format, output, callback)
+  local function run(chosen)
+    if chosen == nil or chosen == "" then
+      return
+    end
+    local argument = { format = chosen }
+    if output ~= nil and output ~= "" then
+      argument.output = vim.fn.fnamemodify(output, ":p")
+    end
+    M.execute("controlRoom.compile", argument, function(result)
+      result = result or {}
+      local left = vim.list_extend(vim.deepcopy(result.missing or {}), result.unlisted or {})
+      notify(("compiled %s (%d scenes, %d words) to %s%s"):format(
+        result.title or "the manuscript",
+        result.scenes or 0,
+        result.words or 0,
+        result.output or "?",
+        #left > 0 and ("; left out: " .. table.concat(left, ", ")) or ""
+      ))
+      if callback then
+        callback(result)
+      end
+    end)
+  end
+  if format ~= nil and format ~= "" then
+    return run(format)
+  end
+  vim.ui.select(M.compile_formats, { prompt = "Compile the manuscript to" }, run)
+end
+
 local function create_commands()
   local command = vim.api.nvim_create_user_command
   command("ControlRoomDraftScene", function(opts)
@@ -403,6 +440,15 @@ local function create_commands()
   command("ControlRoomCheck", function()
     M.check()
   end, { desc = "control-room: check the whole manuscript into the quickfix list" })
+  command("ControlRoomCompile", function(opts)
+    M.compile(opts.fargs[1], opts.fargs[2])
+  end, {
+    nargs = "*",
+    complete = function(_, line)
+      return #vim.split(line, "%s+") <= 2 and M.compile_formats or vim.fn.getcompletion("", "file")
+    end,
+    desc = "control-room: compile the manuscript into one file (docx, epub, pdf or md)",
+  })
 end
 
 --- Sets the plugin up: commands, progress tracking, and the server started

@@ -125,7 +125,7 @@ pub(crate) async fn index_workspace(server: &Server) {
                 .await;
         }
     }
-    lock(&session).indexed = true;
+    lock(&session).finish_indexing();
     server.indexed.send_replace(true);
     if let Some(progress) = progress {
         let files = lock(&session).workspace.files().len();

@@ -1,0 +1,62 @@
+//! `controlRoom.stats`: the manuscript's words against its target, the words
+//! written in this session (since the initial index) and today (from git),
+//! and, given a scene's `uri`, that scene's words against its target: what
+//! the editors' status lines show.
+
+use serde::Deserialize;
+use serde_json::{Value, json};
+use tower_lsp_server::jsonrpc::Error as RpcError;
+use tower_lsp_server::ls_types::Uri;
+
+use super::commands::shared::{invalid, lock};
+use super::convert::path_for;
+use super::runs::Context;
+use crate::stats;
+
+pub const STATS: &str = "controlRoom.stats";
+
+/// What `controlRoom.stats` takes: optionally the scene the writer is in.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StatsArgs {
+    #[serde(default)]
+    uri: Option<Uri>,
+}
+
+/// The counts; `today` is `null` (with `history_unavailable` saying why)
+/// outside a git repository.
+pub async fn stats(context: &Context, args: StatsArgs) -> Result<Value, RpcError> {
+    let (workspace, at_start) = {
+        let session = lock(&context.session);
+        (session.workspace.clone(), session.words_at_start)
+    };
+    let answer = tokio::task::spawn_blocking(move || {
+        let progress = stats::progress(&workspace);
+        let now_words = stats::scene_words(&workspace);
+        let history = stats::history::words_by_day(&workspace, 1, &jiff::Zoned::now());
+        let scene = args
+            .uri
+            .as_ref()
+            .and_then(|uri| path_for(&workspace, uri))
+            .and_then(|path| workspace.file(&path).cloned())
+            .and_then(|file| {
+                let scene = file.scene()?;
+                let count = stats::Count {
+                    words: scene.word_count,
+                    target: stats::scene_target(&workspace, scene.words_target).0,
+                };
+                Some(json!({"id": scene.id, "words": count.words, "target": count.target, "label": count.label()}))
+            });
+        json!({
+            "total": {"words": progress.total.words, "target": progress.total.target, "label": progress.total.label()},
+            "session": at_start.map(|start| now_words as i64 - start as i64),
+            "today": history.as_ref().ok().and_then(|days| days.first()).map(|day| day.words),
+            "history_unavailable": history.as_ref().err(),
+            "daily_target": workspace.config().targets.daily,
+            "scene": scene,
+        })
+    })
+    .await
+    .map_err(|error| invalid(format!("{STATS}: {error}")))?;
+    Ok(answer)
+}
