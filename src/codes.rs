@@ -210,6 +210,13 @@ pub const CODES: &[CodeInfo] = &[
         "checks/wound.rs",
     ),
     code(
+        "secret",
+        Manuscript,
+        "information",
+        "a character speaks (in a line of dialogue they are given by attribution, action beat or turn-taking) a word of a secret tracked by `tracks:` (`secret:`, `words:`, `known_by:`) before the scene where they learn it",
+        "checks/secret.rs",
+    ),
+    code(
         "evidence-missing",
         Evidence,
         "error",

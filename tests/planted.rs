@@ -45,6 +45,7 @@ const SCORED: &[&str] = &[
     "unknown-speaker",
     "possession",
     "wound",
+    "secret",
 ];
 
 fn check(root: &Path) -> BTreeSet<Found> {
@@ -208,6 +209,17 @@ const EXAMPLE_PLANTS: &[Plant] = &[
         find: "",
         replace: "\nKael caught the rope with his left hand and hauled.",
     },
+    // Tomas and Kael know the seventh stone is failing; Iria is never told.
+    Plant {
+        file: "Story/Scenes/SCN-the-saltmaster.md",
+        find: "    heals: 2",
+        replace: "    heals: 2\n  - secret: the seventh stone is failing\n    words: [failing]\n    known_by: [Tomas, Kael]",
+    },
+    Plant {
+        file: "Story/Scenes/SCN-the-vigil.md",
+        find: "",
+        replace: "\n\"The seventh stone is failing,\" Iria said.",
+    },
 ];
 
 const EXAMPLE_KEY: &[Expect] = &[
@@ -265,6 +277,11 @@ const EXAMPLE_KEY: &[Expect] = &[
         file: "Story/Scenes/SCN-the-fall.md",
         code: "wound",
         line_has: "with his left hand and hauled",
+    },
+    Expect {
+        file: "Story/Scenes/SCN-the-vigil.md",
+        code: "secret",
+        line_has: "The seventh stone is failing,\" Iria said.",
     },
 ];
 

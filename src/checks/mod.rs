@@ -24,6 +24,7 @@ mod possession;
 mod pov_leak;
 mod presence;
 mod referents;
+mod secret;
 mod speakers;
 mod speech;
 mod timeline_order;
@@ -97,11 +98,12 @@ pub enum Code {
     UnknownSpeaker,
     Possession,
     Wound,
+    Secret,
 }
 
 impl Code {
     /// Every code, in the manuscript format's order.
-    pub const ALL: [Code; 20] = [
+    pub const ALL: [Code; 21] = [
         Code::FrontMatter,
         Code::UnknownReference,
         Code::DuplicateId,
@@ -122,6 +124,7 @@ impl Code {
         Code::UnknownSpeaker,
         Code::Possession,
         Code::Wound,
+        Code::Secret,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -146,6 +149,7 @@ impl Code {
             Code::UnknownSpeaker => "unknown-speaker",
             Code::Possession => "possession",
             Code::Wound => "wound",
+            Code::Secret => "secret",
         }
     }
 }
@@ -302,6 +306,7 @@ pub fn check_file(workspace: &Workspace, path: &str) -> Vec<Diagnostic> {
         unknown_speaker::check(workspace, file, &prose, &mut diagnostics);
         possession::check(workspace, file, &prose, &mut diagnostics);
         wound::check(workspace, file, &prose, &mut diagnostics);
+        secret::check(workspace, file, &prose, &mut diagnostics);
         echo::check(workspace, file, &prose, &mut diagnostics);
     }
     apply_severity_settings(workspace, &mut diagnostics);
@@ -344,6 +349,7 @@ pub fn dependency_key(workspace: &Workspace, file: &SourceFile) -> u64 {
     two_places::depends_on(workspace, file, &mut hasher);
     possession::depends_on(workspace, file, &mut hasher);
     wound::depends_on(workspace, file, &mut hasher);
+    secret::depends_on(workspace, file, &mut hasher);
     echo::depends_on(workspace, file, &mut hasher);
     hasher.finish()
 }

@@ -186,7 +186,7 @@ pub(super) fn check(
         .iter()
         .filter_map(|track| match &track.tracked {
             Tracked::Object { name, .. } => Some(object_key(&name.text)),
-            Tracked::Wound { .. } => None,
+            Tracked::Wound { .. } | Tracked::Secret { .. } => None,
         })
         .collect();
     let patterns: Vec<&str> = states.iter().map(|(key, _, _)| key.as_str()).collect();

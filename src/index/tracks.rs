@@ -11,6 +11,10 @@
 //!   - wound: left arm           # a wound…
 //!     character: Kael           # …to Kael's left arm, here
 //!     heals: 3                  # healed three scenes later (`healed: true` ends it early)
+//!   - secret: Tomas is the heir # a secret…
+//!     words: [heir]             # …that these words give away…
+//!     known_by: [Iria]          # …known from here by Iria (a later scene's
+//!                               # `known_by: [Kael]` is where Kael learns it)
 //! ```
 //!
 //! A character card's `carries: [the brass key]` says who holds an object
@@ -38,6 +42,15 @@ pub enum Tracked {
         heals: Option<u32>,
         /// The wound is healed in this scene.
         healed: bool,
+    },
+    Secret {
+        /// The secret as the writer names it ("Tomas is the heir").
+        name: Spanned,
+        /// The words that give it away when spoken ("heir"); given where the
+        /// secret is introduced, and may be added to later.
+        words: Vec<String>,
+        /// Who knows it from this scene on.
+        known_by: Vec<Spanned>,
     },
 }
 
@@ -119,9 +132,12 @@ fn read_track(text: &str, item: &YamlValue) -> Result<Track, String> {
                 | "character"
                 | "heals"
                 | "healed"
+                | "secret"
+                | "words"
+                | "known_by"
         ) {
             return Err(format!(
-                "`{key}` is not a `tracks` field: objects take holder, given_to, lost, destroyed, at; wounds take character, heals, healed"
+                "`{key}` is not a `tracks` field: objects take holder, given_to, lost, destroyed, at; wounds take character, heals, healed; secrets take words, known_by"
             ));
         }
     }
@@ -154,8 +170,36 @@ fn read_track(text: &str, item: &YamlValue) -> Result<Track, String> {
             heals,
             healed: flag("healed"),
         }
+    } else if let Some(name) = scalar("secret") {
+        let list = |key: &str| -> Vec<Spanned> {
+            let Some((_, value)) = fields.iter().find(|(field, _)| field == key) else {
+                return Vec::new();
+            };
+            match &value.kind {
+                YamlKind::Sequence(items) => items
+                    .iter()
+                    .filter_map(|item| {
+                        let written = item.as_scalar_text(text)?.trim();
+                        (!written.is_empty()).then(|| Spanned {
+                            text: written.to_owned(),
+                            range: item.range,
+                        })
+                    })
+                    .collect(),
+                _ => scalar(key).into_iter().collect(),
+            }
+        };
+        let words: Vec<String> = list("words")
+            .into_iter()
+            .map(|word| word.text.to_lowercase())
+            .collect();
+        Tracked::Secret {
+            name,
+            words,
+            known_by: list("known_by"),
+        }
     } else {
-        return Err("a `tracks` entry needs `object:` or `wound:`".into());
+        return Err("a `tracks` entry needs `object:`, `wound:` or `secret:`".into());
     };
     // A mapping's own range may be empty: the entry spans its fields.
     let range = fields

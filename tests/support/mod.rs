@@ -35,6 +35,7 @@ pub const CONTRACT_CODES: &[&str] = &[
     "unknown-speaker",
     "possession",
     "wound",
+    "secret",
 ];
 
 /// A file in each fixture that says what the case is about; it is not
