@@ -320,8 +320,8 @@ pub(super) fn possessor(
     None
 }
 
-/// A possessive name or pronoun at token `index`.
-fn owner_at(
+/// A possessive name or pronoun at token `index`: "Kael's", "his".
+pub(super) fn owner_at(
     text: &str,
     prose: &Prose,
     referents: &Referents,

@@ -11,12 +11,10 @@ use std::hash::{Hash, Hasher};
 
 use aho_corasick::AhoCorasickBuilder;
 
-use super::possession::tracked_before;
-use super::referents::Referents;
+use super::possession::{owner_at, tracked_before};
 use super::{Code, Diagnostic, LazyProse, Severity};
 use crate::index::tracks::Tracked;
-use crate::index::{CardKind, FilePath, Mention, SourceFile, Workspace};
-use crate::prose::{self, Prose};
+use crate::index::{CardKind, FilePath, SourceFile, Workspace};
 use crate::text::TextRange;
 
 /// Verbs that put a part of the body to hard use.
@@ -166,7 +164,11 @@ pub(super) fn check(
         if token.range.start != range.start || token.quoted {
             continue;
         }
-        if owner(text, prose, referents, mentions, first) != Some(wound.character.clone()) {
+        // The part is theirs: "his left arm", "Kael's left arm".
+        let owner = first
+            .checked_sub(1)
+            .and_then(|before| owner_at(text, prose, referents, mentions, before));
+        if owner.as_ref() != Some(&wound.character) {
             continue;
         }
         let Some(sentence) = prose.sentence_of(first) else {
@@ -198,26 +200,6 @@ pub(super) fn check(
             .with_related(&wound.entry.0, wound.entry.1, format!("the wound to {}'s {}", wound.name, wound.part)),
         );
     }
-}
-
-/// The possessive before the part: "his left arm", "Kael's left arm".
-fn owner(
-    text: &str,
-    prose: &Prose,
-    referents: &Referents,
-    mentions: &[Mention],
-    first: usize,
-) -> Option<FilePath> {
-    let before = first.checked_sub(1)?;
-    let token = &prose.tokens[before];
-    if matches!(token.text(text).to_lowercase().as_str(), "his" | "her") {
-        return referents.of_pronoun(before).cloned();
-    }
-    let end = prose::without_possessive(text, token.range).end;
-    mentions
-        .iter()
-        .find(|mention| mention.possessive && mention.range.end == end)
-        .map(|mention| mention.card.clone())
 }
 
 /// Every wound tracked before this scene (the tracked scenes' fingerprint,
