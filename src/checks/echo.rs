@@ -102,7 +102,8 @@ fn phrase_echoes(
     diagnostics: &mut Vec<Diagnostic>,
 ) {
     let text = &*file.text;
-    let mut last: HashMap<String, usize> = HashMap::new();
+    // Phrases by a hash of their words' keys: no string per phrase.
+    let mut last: HashMap<u64, usize> = HashMap::new();
     // Echoing runs: (first word, last word, distance back).
     let mut runs: Vec<(usize, usize, usize)> = Vec::new();
     for start in 0..words.len().saturating_sub(PHRASE_WORDS - 1) {
@@ -113,15 +114,26 @@ fn phrase_echoes(
         {
             continue;
         }
-        let joined =
-            |part: fn(&Word) -> &str| phrase.iter().map(part).collect::<Vec<_>>().join(" ");
-        let key = joined(|word| &word.key);
-        let ignored_word = phrase
-            .iter()
-            .any(|word| ignored.contains(&word.lower) || ignored.contains(&word.key));
-        if ignored_word || ignored.contains(&key) || ignored.contains(&joined(|word| &word.lower)) {
-            continue;
+        if !ignored.is_empty() {
+            let joined =
+                |part: fn(&Word) -> &str| phrase.iter().map(part).collect::<Vec<_>>().join(" ");
+            let ignored_word = phrase
+                .iter()
+                .any(|word| ignored.contains(&word.lower) || ignored.contains(&word.key));
+            if ignored_word
+                || ignored.contains(&joined(|word| &word.key))
+                || ignored.contains(&joined(|word| &word.lower))
+            {
+                continue;
+            }
         }
+        let key = {
+            let mut hasher = std::collections::hash_map::DefaultHasher::new();
+            for word in phrase {
+                word.key.hash(&mut hasher);
+            }
+            hasher.finish()
+        };
         let Some(previous) = last.insert(key, start) else {
             continue;
         };

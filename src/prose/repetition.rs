@@ -263,7 +263,11 @@ pub fn is_common(lower: &str) -> bool {
 /// possessive, a plural's `s` dropped ("stones" and "stone's" are "stone").
 pub fn echo_key(word: &str) -> String {
     let lower = super::strip_possessive(word).to_lowercase();
-    let curly = lower.replace('’', "'");
+    let curly = if lower.contains('’') {
+        lower.replace('’', "'")
+    } else {
+        lower
+    };
     match curly.strip_suffix('s') {
         Some(stem)
             if stem.chars().count() >= 4 && !stem.ends_with('s') && !stem.ends_with('\'') =>
