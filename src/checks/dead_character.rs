@@ -192,13 +192,8 @@ fn death_diagnostic(
 
 /// “The Fall” (SCN-the-fall), or the bare id when the scene has no title.
 fn scene_label(workspace: &Workspace, id: &str) -> String {
-    let title = workspace
-        .catalog()
-        .scene(id)
-        .and_then(|file| file.scene())
-        .and_then(|scene| scene.title.clone());
-    match title {
-        Some(title) => format!("“{title}” ({id})"),
+    match workspace.catalog().scene(id).and_then(|file| file.scene()) {
+        Some(scene) => super::scene_label(scene),
         None => id.to_owned(),
     }
 }

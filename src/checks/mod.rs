@@ -354,6 +354,14 @@ pub fn dependency_key(workspace: &Workspace, file: &SourceFile) -> u64 {
     hasher.finish()
 }
 
+/// A scene as messages name it: “The Fall” (SCN-the-fall), or its id.
+fn scene_label(scene: &crate::index::Scene) -> String {
+    match &scene.title {
+        Some(title) => format!("“{title}” ({})", scene.id),
+        None => scene.id.clone(),
+    }
+}
+
 /// The facts of every character a scene names, and of its point of view,
 /// combined in no order: each card once (the mentions of one file share
 /// their card's path, so the path's address tells them apart).

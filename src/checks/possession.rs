@@ -95,13 +95,6 @@ pub(super) fn tracked_before<'a>(
         .filter_map(|(at, file)| Some((*at, &**file, file.scene()?)))
 }
 
-fn label(scene: &Scene) -> String {
-    match &scene.title {
-        Some(title) => format!("“{title}” ({})", scene.id),
-        None => scene.id.clone(),
-    }
-}
-
 /// Every tracked object's state where `scene` begins.
 fn states(workspace: &Workspace, scene: &Scene) -> Vec<(String, String, State)> {
     let catalog = workspace.catalog();
@@ -151,7 +144,7 @@ fn states(workspace: &Workspace, scene: &Scene) -> Vec<(String, String, State)> 
             let Tracked::Object { name, holder, gone } = &track.tracked else {
                 continue;
             };
-            let since = label(earlier);
+            let since = super::scene_label(earlier);
             if let Some(how) = gone {
                 let entry = (file.path.clone(), track.range);
                 set(
@@ -298,7 +291,7 @@ pub(super) fn possessor(
     };
     let mut before = first.checked_sub(1)?;
     // "Tomas's brass key", "his brass key".
-    if let Some(owner) = owner_at(text, prose, referents, mentions, before) {
+    if let Some(owner) = person_at(text, prose, referents, mentions, before, true) {
         return Some(owner);
     }
     if matches!(word(before).as_deref(), Some("the" | "a" | "an")) {
@@ -310,8 +303,14 @@ pub(super) fn possessor(
     }
     let verb = word(before)?;
     if HOLD_VERBS.contains(&verb.as_str()) {
-        return owner_at(text, prose, referents, mentions, before.checked_sub(1)?)
-            .or_else(|| subject_of(text, prose, referents, mentions, before.checked_sub(1)?));
+        return person_at(
+            text,
+            prose,
+            referents,
+            mentions,
+            before.checked_sub(1)?,
+            false,
+        );
     }
     if verb == "with" {
         let sentence = prose.sentence_index_of(first)?;
@@ -320,41 +319,29 @@ pub(super) fn possessor(
     None
 }
 
-/// A possessive name or pronoun at token `index`: "Kael's", "his".
-pub(super) fn owner_at(
+/// The character a name or pronoun at token `index` means: a possessive
+/// ("Kael's", "his") when `possessive`, else a subject ("Kael", "he").
+pub(super) fn person_at(
     text: &str,
     prose: &Prose,
     referents: &Referents,
     mentions: &[Mention],
     index: usize,
+    possessive: bool,
 ) -> Option<FilePath> {
     let token = prose.tokens.get(index)?;
-    let written = token.text(text);
-    if matches!(written.to_lowercase().as_str(), "his" | "her") {
+    let pronouns: [&str; 2] = if possessive {
+        ["his", "her"]
+    } else {
+        ["he", "she"]
+    };
+    if pronouns.contains(&token.text(text).to_lowercase().as_str()) {
         return referents.of_pronoun(index).cloned();
     }
     let end = prose::without_possessive(text, token.range).end;
     mentions
         .iter()
-        .find(|mention| mention.possessive && mention.range.end == end)
-        .map(|mention| mention.card.clone())
-}
-
-/// The name or subject pronoun at token `index`.
-fn subject_of(
-    text: &str,
-    prose: &Prose,
-    referents: &Referents,
-    mentions: &[Mention],
-    index: usize,
-) -> Option<FilePath> {
-    let token = prose.tokens.get(index)?;
-    if matches!(token.text(text).to_lowercase().as_str(), "he" | "she") {
-        return referents.of_pronoun(index).cloned();
-    }
-    mentions
-        .iter()
-        .find(|mention| !mention.possessive && mention.range.end == token.range.end)
+        .find(|mention| mention.possessive == possessive && mention.range.end == end)
         .map(|mention| mention.card.clone())
 }
 

@@ -74,10 +74,7 @@ fn secrets(workspace: &Workspace, file: &SourceFile) -> Vec<Secret> {
                 }
                 None => continue,
             };
-            let label = tracked_scene
-                .title
-                .clone()
-                .map_or_else(|| tracked_scene.id.clone(), |title| format!("“{title}”"));
+            let label = super::scene_label(tracked_scene);
             for who in known_by.iter().filter_map(|who| character(&who.text)) {
                 if now_or_before {
                     found[index].knowers.insert(who);

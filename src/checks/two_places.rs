@@ -72,7 +72,7 @@ pub(super) fn check(workspace: &Workspace, file: &SourceFile, diagnostics: &mut 
             let Some((_, other_entry)) = there.iter().find(|(path, _)| path == card) else {
                 continue;
             };
-            let label = other.title.as_deref().unwrap_or(&other.id);
+            let label = super::scene_label(other);
             let other_location = other
                 .location
                 .as_ref()
@@ -89,8 +89,8 @@ pub(super) fn check(workspace: &Workspace, file: &SourceFile, diagnostics: &mut 
                     Severity::Warning,
                     Code::TwoPlaces,
                     format!(
-                        "{} is at {location} here and at {other_location} in “{label}” ({}), both on {date} at {when}",
-                        entry.text, other.id
+                        "{} is at {location} here and at {other_location} in {label}, both on {date} at {when}",
+                        entry.text
                     ),
                 )
                 .with_related(

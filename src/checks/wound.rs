@@ -11,7 +11,7 @@ use std::hash::{Hash, Hasher};
 
 use aho_corasick::AhoCorasickBuilder;
 
-use super::possession::{owner_at, tracked_before};
+use super::possession::{person_at, tracked_before};
 use super::{Code, Diagnostic, LazyProse, Severity};
 use crate::index::tracks::Tracked;
 use crate::index::{CardKind, FilePath, SourceFile, Workspace};
@@ -103,10 +103,7 @@ fn open_wounds(workspace: &Workspace, file: &SourceFile) -> Vec<Open> {
                     character: card,
                     name: whose.text.clone(),
                     part,
-                    since: tracked_scene
-                        .title
-                        .clone()
-                        .map_or_else(|| tracked_scene.id.clone(), |title| format!("“{title}”")),
+                    since: super::scene_label(tracked_scene),
                     entry: (scene_file.path.clone(), track.range),
                     heals: *heals,
                 });
@@ -167,7 +164,7 @@ pub(super) fn check(
         // The part is theirs: "his left arm", "Kael's left arm".
         let owner = first
             .checked_sub(1)
-            .and_then(|before| owner_at(text, prose, referents, mentions, before));
+            .and_then(|before| person_at(text, prose, referents, mentions, before, true));
         if owner.as_ref() != Some(&wound.character) {
             continue;
         }

@@ -94,7 +94,7 @@ pub fn read_tracks(
         match read_track(text, item) {
             Ok(track) => tracks.push(track),
             Err(message) => problems.push(FieldProblem {
-                range: item.range,
+                range: entry_range(text, item),
                 message,
             }),
         }
@@ -201,8 +201,19 @@ fn read_track(text: &str, item: &YamlValue) -> Result<Track, String> {
     } else {
         return Err("a `tracks` entry needs `object:`, `wound:` or `secret:`".into());
     };
-    // A mapping's own range may be empty: the entry spans its fields.
-    let range = fields
+    Ok(Track {
+        tracked,
+        range: entry_range(text, item),
+    })
+}
+
+/// Where an entry stands: a mapping's own range may be empty, so it spans
+/// its fields, from the first key to the last value.
+fn entry_range(text: &str, item: &YamlValue) -> TextRange {
+    let YamlKind::Mapping(fields) = &item.kind else {
+        return item.range;
+    };
+    fields
         .iter()
         .map(|(_, value)| value.range)
         .reduce(|all, one| TextRange::new(all.start.min(one.start), all.end.max(one.end)))
@@ -213,6 +224,5 @@ fn read_track(text: &str, item: &YamlValue) -> Result<Track, String> {
                 .find(|c: char| c.is_alphanumeric())
                 .map_or(range.start, |at| line_start + at);
             TextRange::new(key_start.min(range.start), range.end)
-        });
-    Ok(Track { tracked, range })
+        })
 }
