@@ -217,6 +217,20 @@ pub const CODES: &[CodeInfo] = &[
         "checks/secret.rs",
     ),
     code(
+        "spelling",
+        Manuscript,
+        "information",
+        "a lower-case word of a scene's or a card's prose in no dictionary: not in harper's, not ordinary English, not one of the manuscript's own words (the cards' names and terms, the writer's dictionary file, `[language] words`); dialogue's clipped words (\"goin'\") are the writer's; \"Add to dictionary\" is a fix",
+        "checks/spelling.rs",
+    ),
+    code(
+        "grammar",
+        Manuscript,
+        "information",
+        "harper's rules for a novelist find a sound-alike (\"their\" for \"they're\"), a doubled word, a wrong article, a broken idiom or a verb that disagrees in a scene's paragraph; in dialogue only a wrong word; in the scenes open in the editor, or everywhere with `[language] grammar = \"all\"` or `check --grammar`",
+        "checks/grammar.rs",
+    ),
+    code(
         "evidence-missing",
         Evidence,
         "error",

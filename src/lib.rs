@@ -17,6 +17,7 @@ pub mod export;
 pub mod ide;
 pub mod index;
 pub mod kb;
+pub mod language;
 pub mod llm;
 pub mod lsp;
 pub mod prose;

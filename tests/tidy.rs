@@ -65,7 +65,11 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("syntax", &["text"]),
     ("prose", &["text", "syntax"]),
     ("index", &["text", "syntax", "prose"]),
-    ("checks", &["codes", "text", "syntax", "prose", "index"]),
+    ("language", &["text", "syntax", "prose", "index"]),
+    (
+        "checks",
+        &["codes", "text", "syntax", "prose", "index", "language"],
+    ),
     ("stats", &["text", "syntax", "prose", "index"]),
     ("storage", &["text", "index"]),
     ("kb", &["text", "index", "storage"]),
@@ -89,14 +93,14 @@ const LAYERS: &[(&str, &[&str])] = &[
         "cli",
         &[
             "codes", "text", "syntax", "prose", "index", "checks", "storage", "kb", "evidence",
-            "engine", "llm", "ide", "export", "stats",
+            "engine", "llm", "ide", "export", "stats", "language",
         ],
     ),
     (
         "lsp",
         &[
             "codes", "text", "syntax", "prose", "index", "checks", "storage", "kb", "evidence",
-            "engine", "llm", "ide", "export", "stats",
+            "engine", "llm", "ide", "export", "stats", "language",
         ],
     ),
 ];

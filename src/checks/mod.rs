@@ -17,6 +17,7 @@ mod dead_character;
 mod duplicate_id;
 mod echo;
 mod front_matter;
+mod grammar;
 mod missing_scene;
 mod name_typo;
 mod orphan_scene;
@@ -27,6 +28,7 @@ mod referents;
 mod secret;
 mod speakers;
 mod speech;
+mod spelling;
 mod timeline_order;
 mod too_large;
 mod two_places;
@@ -99,11 +101,15 @@ pub enum Code {
     Possession,
     Wound,
     Secret,
+    /// A word in no dictionary of the manuscript.
+    Spelling,
+    /// What harper's rules a novelist wants find in a paragraph.
+    Grammar,
 }
 
 impl Code {
     /// Every code, in the manuscript format's order.
-    pub const ALL: [Code; 21] = [
+    pub const ALL: [Code; 23] = [
         Code::FrontMatter,
         Code::UnknownReference,
         Code::DuplicateId,
@@ -125,6 +131,8 @@ impl Code {
         Code::Possession,
         Code::Wound,
         Code::Secret,
+        Code::Spelling,
+        Code::Grammar,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -150,6 +158,8 @@ impl Code {
             Code::Possession => "possession",
             Code::Wound => "wound",
             Code::Secret => "secret",
+            Code::Spelling => "spelling",
+            Code::Grammar => "grammar",
         }
     }
 }
@@ -295,6 +305,7 @@ pub fn check_file(workspace: &Workspace, path: &str) -> Vec<Diagnostic> {
     timeline_order::check(workspace, file, &mut diagnostics);
     card_spelling::check(workspace, file, &mut diagnostics);
     two_places::check(workspace, file, &mut diagnostics);
+    spelling::check(workspace, file, &prose, &mut diagnostics);
     // What characters look like and which phrases to avoid are matters of a
     // scene's prose alone. (The order of the checks does not matter: the
     // diagnostics are sorted below.)
@@ -308,6 +319,7 @@ pub fn check_file(workspace: &Workspace, path: &str) -> Vec<Diagnostic> {
         wound::check(workspace, file, &prose, &mut diagnostics);
         secret::check(workspace, file, &prose, &mut diagnostics);
         echo::check(workspace, file, &prose, &mut diagnostics);
+        grammar::check(workspace, file, &prose, &mut diagnostics);
     }
     apply_severity_settings(workspace, &mut diagnostics);
     diagnostics.retain(|diagnostic| !allow::is_allowed(file, diagnostic));
@@ -351,6 +363,10 @@ pub fn dependency_key(workspace: &Workspace, file: &SourceFile) -> u64 {
     wound::depends_on(workspace, file, &mut hasher);
     secret::depends_on(workspace, file, &mut hasher);
     echo::depends_on(workspace, file, &mut hasher);
+    // `spelling` reads the manuscript's words; `grammar`, whether the file
+    // is proofread (the rules are in the settings' fingerprint).
+    workspace.lexicon().fingerprint().hash(&mut hasher);
+    workspace.proofreads(&file.path).hash(&mut hasher);
     hasher.finish()
 }
 

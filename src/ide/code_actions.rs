@@ -22,6 +22,11 @@ pub enum CodeAction {
         fix: Fix,
         preferred: bool,
     },
+    /// Add a misspelt word to the manuscript's dictionary (`spelling`).
+    AddToDictionary {
+        diagnostic: Box<Diagnostic>,
+        word: String,
+    },
     /// Dismiss an agent's finding, anchored at `range`.
     Dismiss {
         finding_id: String,
@@ -62,6 +67,13 @@ pub fn code_actions(
                 diagnostic: Box::new(diagnostic.clone()),
                 fix: fix.clone(),
                 preferred: fix.kind == FixKind::Correction && corrections == 1,
+            });
+        }
+        let word = diagnostic.range.slice(&file.text);
+        if diagnostic.code == checks::Code::Spelling && super::dictionary::is_addable(word) {
+            actions.push(CodeAction::AddToDictionary {
+                diagnostic: Box::new(diagnostic.clone()),
+                word: word.to_owned(),
             });
         }
     }

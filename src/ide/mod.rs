@@ -6,6 +6,7 @@
 mod code_actions;
 mod completion;
 mod decisions;
+pub mod dictionary;
 mod hover;
 mod navigation;
 mod outline_view;

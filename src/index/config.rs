@@ -20,6 +20,7 @@ pub struct Config {
     pub manuscript: ManuscriptConfig,
     pub targets: TargetsConfig,
     pub echo: EchoConfig,
+    pub language: LanguageConfig,
     /// Sections owned by other parts of the product (`[llm]`, `[recipes]`…),
     /// kept so that a setting for them is not an error here.
     #[serde(flatten)]
@@ -70,11 +71,7 @@ impl PathsConfig {
                 defaults.anti_patterns,
             ),
         ] {
-            let outside = value.starts_with('/')
-                || value.contains('\\')
-                || value.contains(':')
-                || value.split('/').any(|part| part == "..");
-            if outside {
+            if leaves_the_manuscript(value) {
                 first.get_or_insert_with(|| ConfigError {
                     range: value_range(text, name, value),
                     message: format!(
@@ -86,6 +83,14 @@ impl PathsConfig {
         }
         first
     }
+}
+
+/// Whether a path from the configuration would leave the manuscript's folder.
+fn leaves_the_manuscript(value: &str) -> bool {
+    value.starts_with('/')
+        || value.contains('\\')
+        || value.contains(':')
+        || value.split('/').any(|part| part == "..")
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
@@ -155,6 +160,63 @@ impl Default for EchoConfig {
     }
 }
 
+/// `[language]`: spelling and grammar.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct LanguageConfig {
+    /// Report words outside the dictionaries (`spelling`).
+    pub spelling: bool,
+    /// Where grammar is checked: `open` (the scenes open in the editor),
+    /// `all` (every scene, and `check`), or `off`.
+    pub grammar: GrammarScope,
+    /// The writer's own dictionary, one word per line, relative to the root.
+    pub dictionary: String,
+    /// More words the writer spells as they mean to.
+    pub words: Vec<String>,
+    /// Grammar rules turned on or off by name (`RepeatedWords = false`).
+    pub rules: BTreeMap<String, bool>,
+    /// The English of the manuscript: `american`, `british`, `canadian`,
+    /// `australian` or `indian`.
+    pub dialect: Dialect,
+}
+
+impl Default for LanguageConfig {
+    fn default() -> Self {
+        Self {
+            spelling: true,
+            grammar: GrammarScope::Open,
+            dictionary: "Compendium/dictionary.txt".into(),
+            words: Vec::new(),
+            rules: BTreeMap::new(),
+            dialect: Dialect::American,
+        }
+    }
+}
+
+/// Where grammar is checked.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum GrammarScope {
+    /// The scenes open in the editor (grammar costs about 20 µs a word).
+    #[default]
+    Open,
+    /// Every scene, in the editor and in `check`.
+    All,
+    Off,
+}
+
+/// The English a manuscript is written in.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Dialect {
+    #[default]
+    American,
+    British,
+    Canadian,
+    Australian,
+    Indian,
+}
+
 /// A problem with `control-room.toml`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ConfigError {
@@ -168,6 +230,18 @@ impl Config {
         match toml::from_str::<Config>(text) {
             Ok(mut config) => {
                 if let Some(error) = config.paths.keep_inside(text) {
+                    return (config, Some(error));
+                }
+                if leaves_the_manuscript(&config.language.dictionary) {
+                    let value = std::mem::take(&mut config.language.dictionary);
+                    let default = LanguageConfig::default().dictionary;
+                    let error = ConfigError {
+                        range: value_range(text, "dictionary", &value),
+                        message: format!(
+                            "{CONFIG_FILE}: [language] dictionary = \"{value}\" leaves the manuscript; it is relative to the folder of {CONFIG_FILE} and stays inside it (the default `{default}` is used)"
+                        ),
+                    };
+                    config.language.dictionary = default;
                     return (config, Some(error));
                 }
                 match config.validate(text) {

@@ -4,7 +4,7 @@
 //! an immutable snapshot that checks and queries can use off the server's
 //! lock while the next edit is applied to the original.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
@@ -13,6 +13,7 @@ use rayon::prelude::*;
 use super::catalog::Catalog;
 use super::config::{CONFIG_FILE, Config, ConfigError};
 use super::file::{FilePath, SourceFile};
+use super::lexicon::Lexicon;
 use super::mentions::Mention;
 use super::variants::{NearName, Variants};
 
@@ -34,6 +35,16 @@ pub struct Workspace {
     /// Severities set in the editor (`controlRoom.diagnostics.severity`),
     /// which take precedence over `control-room.toml`.
     editor_severity: Arc<BTreeMap<String, String>>,
+    /// Grammar rules turned on or off in the editor
+    /// (`controlRoom.language.rules`), over `[language.rules]`.
+    editor_rules: Arc<BTreeMap<String, bool>>,
+    /// The text of the writer's dictionary file (`[language] dictionary`).
+    dictionary: Arc<str>,
+    /// The manuscript's own words, found on first use after a change.
+    lexicon: Arc<OnceLock<Lexicon>>,
+    /// The files whose grammar is checked when `[language] grammar` is
+    /// `open`: the scenes open in the editor.
+    proofread: Arc<BTreeSet<FilePath>>,
 }
 
 /// The manuscript root `start` lies in: the nearest folder, `start` itself
@@ -54,10 +65,14 @@ impl Workspace {
             Ok(text) => Config::parse(&text),
             Err(_) => (Config::default(), None),
         };
+        let dictionary = std::fs::read_to_string(root.join(&config.language.dictionary))
+            .unwrap_or_default()
+            .into();
         Workspace {
             root: Arc::new(root.to_path_buf()),
             config: Arc::new(config),
             config_error,
+            dictionary,
             ..Workspace::default()
         }
     }
@@ -101,12 +116,74 @@ impl Workspace {
         self.editor_severity = severity;
     }
 
-    /// A hash of everything that decides severities, for caches of diagnostics.
+    /// The grammar rules the editor turns on or off.
+    pub fn editor_rules(&self) -> &BTreeMap<String, bool> {
+        &self.editor_rules
+    }
+
+    /// Replaces the editor's grammar rules.
+    pub fn set_editor_rules(&mut self, rules: Arc<BTreeMap<String, bool>>) {
+        self.editor_rules = rules;
+    }
+
+    /// A hash of everything that decides severities and the checks'
+    /// settings, for caches of diagnostics.
     pub fn settings_fingerprint(&self) -> u64 {
         use std::hash::{Hash, Hasher};
         let mut hasher = std::collections::hash_map::DefaultHasher::new();
         (&*self.editor_severity, &self.config.diagnostics.severity).hash(&mut hasher);
+        (&*self.editor_rules, &self.config.language).hash(&mut hasher);
         hasher.finish()
+    }
+
+    /// The manuscript's own words: the cards', the dictionary file's and
+    /// the configuration's.
+    pub fn lexicon(&self) -> &Lexicon {
+        self.lexicon.get_or_init(|| {
+            Lexicon::build(&self.catalog, &self.dictionary, &self.config.language.words)
+        })
+    }
+
+    /// The writer's dictionary file, relative to the root.
+    pub fn dictionary_path(&self) -> &str {
+        &self.config.language.dictionary
+    }
+
+    /// Replaces the text of the writer's dictionary file (read again after
+    /// it changed on disk, or after a word was added to it).
+    pub fn set_dictionary(&mut self, text: &str) {
+        if *self.dictionary != *text {
+            self.dictionary = text.into();
+            self.lexicon = Arc::default();
+        }
+    }
+
+    /// Whether the grammar of `path` is checked: every scene when
+    /// `[language] grammar` is `all`, the scenes open in the editor when it
+    /// is `open`, none when it is `off`.
+    pub fn proofreads(&self, path: &str) -> bool {
+        use super::config::GrammarScope;
+        match self.config.language.grammar {
+            GrammarScope::All => true,
+            GrammarScope::Open => self.proofread.contains(path),
+            GrammarScope::Off => false,
+        }
+    }
+
+    /// Sets the files open in the editor, whose grammar is checked when
+    /// `[language] grammar` is `open`.
+    pub fn set_proofread(&mut self, paths: BTreeSet<FilePath>) {
+        if *self.proofread != paths {
+            self.proofread = Arc::new(paths);
+        }
+    }
+
+    /// Checks grammar everywhere, whatever the configuration says
+    /// (`control-room check --grammar`).
+    pub fn proofread_everything(&mut self) {
+        let mut config = (*self.config).clone();
+        config.language.grammar = super::config::GrammarScope::All;
+        self.config = Arc::new(config);
     }
 
     pub fn catalog(&self) -> &Catalog {
@@ -202,6 +279,7 @@ impl Workspace {
         }
         self.catalog = Arc::new(catalog);
         self.variants = Arc::default();
+        self.lexicon = Arc::default();
         let matcher = self.catalog.matcher();
         let names = self.catalog.name_words();
         let missing: Vec<&Arc<SourceFile>> = self

@@ -13,6 +13,7 @@ mod compile;
 mod conference;
 mod convert;
 mod diagnostics;
+mod dictionary;
 mod evidence;
 mod findings;
 pub mod framing;

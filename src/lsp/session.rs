@@ -184,6 +184,7 @@ impl Session {
             },
         );
         self.workspace.insert_file(file);
+        self.proofread_open_scenes();
     }
 
     /// Applies one `didChange` in order. Returns false if the document is not open.
@@ -238,6 +239,7 @@ impl Session {
             self.recipes = None;
         }
         if self.documents.remove(path).is_some() {
+            self.proofread_open_scenes();
             self.reload_from_disk(path);
         }
     }
@@ -312,6 +314,9 @@ impl Session {
         if settings.llm_given {
             self.editor_llm = settings.llm;
         }
+        if settings.language_given {
+            self.workspace.set_editor_rules(Arc::new(settings.rules));
+        }
         settings.problems
     }
 
@@ -324,8 +329,11 @@ impl Session {
             .filter_map(|path| Some((path.clone(), self.workspace.file(path)?.text.clone())))
             .collect();
         let editor_severity = self.workspace.editor_severity().clone();
+        let editor_rules = Arc::new(self.workspace.editor_rules().clone());
         self.workspace = workspace;
         self.workspace.set_editor_severity(editor_severity);
+        self.workspace.set_editor_rules(editor_rules);
+        self.proofread_open_scenes();
         let files = open
             .into_iter()
             .map(|(path, text)| SourceFile::parse(path, text, &self.workspace.config().paths))
@@ -368,6 +376,13 @@ impl Session {
             receipts: self.receipts.clone(),
             open: self.open_paths(),
         }
+    }
+
+    /// Tells the workspace which scenes are open: their grammar is checked
+    /// (`[language] grammar = "open"`).
+    fn proofread_open_scenes(&mut self) {
+        let open = self.open_paths().into_iter().collect();
+        self.workspace.set_proofread(open);
     }
 
     pub fn open_paths(&self) -> HashSet<FilePath> {

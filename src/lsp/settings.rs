@@ -16,6 +16,9 @@
 //! force, so an empty `didChangeConfiguration` after `initializationOptions`
 //! changes nothing; a part given replaces the whole part.
 //!
+//! `controlRoom.language.rules` maps harper's rule names to `true` or
+//! `false`, over `[language.rules]` (see `language::rules`).
+//!
 //! `controlRoom.llm` takes the keys of `[llm]` (camelCase or snake_case:
 //! `baseUrl`, `apiKeyEnv`…, and `agents`); it is the editor's layer between
 //! `control-room.toml` and the `CONTROL_ROOM_LLM_*` variables when the
@@ -40,6 +43,10 @@ pub struct EditorSettings {
     /// Whether the settings have an `llm` part; without one, the layer in
     /// force stays.
     pub llm_given: bool,
+    /// Whether the settings have a `language` part.
+    pub language_given: bool,
+    /// `controlRoom.language.rules`: grammar rules on or off by name.
+    pub rules: BTreeMap<String, bool>,
     pub severity: BTreeMap<String, String>,
     /// `controlRoom.llm`, when given and usable.
     pub llm: Option<LlmLayer>,
@@ -77,6 +84,7 @@ pub fn read(value: &Value) -> EditorSettings {
     let section = value.get("controlRoom").unwrap_or(value);
     settings.llm_given = section.get("llm").is_some();
     settings.diagnostics_given = section.get("diagnostics").is_some();
+    read_language(section, &mut settings);
     if let Some(llm) = section
         .get("llm")
         .map(without_unset)
@@ -124,6 +132,33 @@ pub fn read(value: &Value) -> EditorSettings {
     settings
 }
 
+/// `controlRoom.language.rules`: each rule `true` or `false`.
+fn read_language(section: &Value, settings: &mut EditorSettings) {
+    let Some(language) = section.get("language") else {
+        return;
+    };
+    settings.language_given = true;
+    let Some(rules) = language.get("rules").filter(|rules| !rules.is_null()) else {
+        return;
+    };
+    let Some(entries) = rules.as_object() else {
+        settings
+            .problems
+            .push("controlRoom.language.rules should map rule names to true or false".to_owned());
+        return;
+    };
+    for (rule, value) in entries {
+        match value.as_bool() {
+            Some(on) => {
+                settings.rules.insert(rule.clone(), on);
+            }
+            None => settings.problems.push(format!(
+                "controlRoom.language.rules.{rule}: {value} is not true or false"
+            )),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -146,6 +181,22 @@ mod tests {
             bad.problems[0].contains("controlRoom.llm") && bad.problems[0].contains("temprature"),
             "{:?}",
             bad.problems
+        );
+    }
+
+    #[test]
+    fn grammar_rules_are_read_and_a_value_that_is_not_a_switch_reported() {
+        let settings = read(&json!({"controlRoom": {"language": {"rules": {
+            "RepeatedWords": false, "OxfordComma": true, "AnA": "no"
+        }}}}));
+        assert!(settings.language_given);
+        assert_eq!(settings.rules.get("RepeatedWords"), Some(&false));
+        assert_eq!(settings.rules.get("OxfordComma"), Some(&true));
+        assert!(!settings.rules.contains_key("AnA"));
+        assert!(
+            settings.problems[0].contains("AnA"),
+            "{:?}",
+            settings.problems
         );
     }
 

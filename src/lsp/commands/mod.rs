@@ -9,7 +9,7 @@ use tower_lsp_server::jsonrpc::Error as RpcError;
 use tower_lsp_server::ls_types as lsp;
 
 use super::runs::{self, Context};
-use super::{compile, conference, diagnostics, knowledge, plans, stats};
+use super::{compile, conference, diagnostics, dictionary, knowledge, plans, stats};
 use shared::{argument, invalid};
 
 /// Every command the server executes.
@@ -28,6 +28,7 @@ pub const COMMANDS: &[&str] = &[
     knowledge::REMEMBER,
     compile::COMPILE,
     stats::STATS,
+    dictionary::ADD_TO_DICTIONARY,
 ];
 
 /// Whether `command` reads the manuscript (routes, runs, plans, remembers),
@@ -102,6 +103,10 @@ pub async fn execute(
         stats::STATS => {
             let args = argument(stats::STATS, arguments)?;
             stats::stats(context, args).await.map(Some)
+        }
+        dictionary::ADD_TO_DICTIONARY => {
+            let args = argument(dictionary::ADD_TO_DICTIONARY, arguments)?;
+            dictionary::add(context, args).map(Some)
         }
         other => Err(invalid(format!(
             "unknown command `{other}`; the commands are {}",

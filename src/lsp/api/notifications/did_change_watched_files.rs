@@ -1,4 +1,4 @@
-//! `workspace/didChangeWatchedFiles`: changed files read again; a changed `control-room.toml` reloads everything.
+//! `workspace/didChangeWatchedFiles`: changed files read again (the dictionary file into the manuscript's words); a changed `control-room.toml` reloads everything.
 
 use tower_lsp_server::ls_types as lsp;
 
@@ -23,7 +23,12 @@ pub(crate) async fn did_change_watched_files(
         return;
     }
     let result = server.mutate("didChangeWatchedFiles", |session| {
+        let dictionary = session.workspace.dictionary_path().to_owned();
         for change in &params.changes {
+            if path_for(&session.workspace, &change.uri).is_some_and(|path| *path == *dictionary) {
+                crate::lsp::dictionary::reload(session);
+                continue;
+            }
             // Deleted files resolve too: `path_for` needs no file on disk.
             if let Some(path) = path_for(&session.workspace, &change.uri) {
                 session.reload_from_disk(&path);

@@ -11,11 +11,19 @@ use crate::lsp::state::{INDEX_BATCH, Server};
 pub(crate) async fn initialized(server: &Server, _: lsp::InitializedParams) {
     if server.support().watched_files_registration {
         let recipes = format!("**/{}/*.json", crate::engine::recipe::PROJECT_DIR);
+        let dictionary = {
+            let session = server.session.get().map(|session| lock(session));
+            let path = session
+                .as_ref()
+                .map(|session| session.workspace.dictionary_path().to_owned());
+            format!("**/{}", path.unwrap_or_default())
+        };
         let watchers = [
             "**/*.md",
             "**/*.markdown",
             &format!("**/{CONFIG_FILE}"),
             &recipes,
+            &dictionary,
         ]
         .into_iter()
         .map(|glob| lsp::FileSystemWatcher {

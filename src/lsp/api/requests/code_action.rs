@@ -87,6 +87,23 @@ pub fn code_actions(
                 is_preferred: Some(preferred),
                 ..lsp::CodeAction::default()
             },
+            CodeAction::AddToDictionary {
+                diagnostic: misspelt,
+                word,
+            } => {
+                let title = format!("Add “{word}” to the manuscript's dictionary");
+                lsp::CodeAction {
+                    title: title.clone(),
+                    kind: Some(lsp::CodeActionKind::QUICKFIX),
+                    diagnostics: Some(vec![diagnostic(&misspelt)]),
+                    command: Some(lsp::Command {
+                        title,
+                        command: crate::lsp::dictionary::ADD_TO_DICTIONARY.to_owned(),
+                        arguments: Some(vec![json!({ "word": word })]),
+                    }),
+                    ..lsp::CodeAction::default()
+                }
+            }
             CodeAction::Dismiss { finding_id, .. } => lsp::CodeAction {
                 title: "Dismiss this finding".to_owned(),
                 kind: Some(lsp::CodeActionKind::QUICKFIX),

@@ -1,0 +1,124 @@
+//! `spelling`: a word of a scene's or a card's prose that is in no
+//! dictionary: not in harper's, not an ordinary English word, not one of
+//! the manuscript's own (the cards' names and terms, the writer's
+//! dictionary file, `[language] words`). Only words in lower case are read:
+//! a capitalised word is a name or a sentence's start, and names have their
+//! own checks (`name-typo`, `card-spelling`, `unknown-speaker`). A compound
+//! in no dictionary is read part by part; words with digits, single letters and, in
+//! dialogue, words clipped by an apostrophe ("goin'", "'em") are the
+//! writer's. Up to three corrections are offered, the manuscript's own
+//! words first, and the editor offers "Add to dictionary". Off with
+//! `[language] spelling = false`.
+
+use super::{Code, Diagnostic, FileEdit, Fix, FixKind, LazyProse, Severity};
+use crate::index::{SourceFile, Workspace};
+use crate::language::speller;
+use crate::text::TextRange;
+
+/// How many corrections a misspelling offers.
+const SUGGESTIONS: usize = 3;
+
+pub(super) fn check(
+    workspace: &Workspace,
+    file: &SourceFile,
+    prose: &LazyProse,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    if !workspace.config().language.spelling || (file.scene().is_none() && file.card().is_none()) {
+        return;
+    }
+    let lexicon = workspace.lexicon();
+    let text = &*file.text;
+    for token in prose.get().tokens.iter().filter(|token| token.is_word()) {
+        if token.quoted && is_clipped(text, token.range) {
+            continue;
+        }
+        let whole = token.range.slice(text);
+        if whole.contains('-') && speller::is_known(whole, lexicon) {
+            // "good-natured", "tête-à-tête": the compound is a word.
+            continue;
+        }
+        for part in parts(text, token.range) {
+            let word = part.slice(text);
+            if !is_checked(word) || speller::is_known(word, lexicon) {
+                continue;
+            }
+            let suggested = speller::suggestions(word, lexicon, SUGGESTIONS);
+            let message = match suggested.first() {
+                Some(first) => {
+                    format!(
+                        "“{word}” is in no dictionary of the manuscript; did you mean “{first}”?"
+                    )
+                }
+                None => format!("“{word}” is in no dictionary of the manuscript"),
+            };
+            let mut diagnostic =
+                Diagnostic::new(file, part, Severity::Information, Code::Spelling, message);
+            for suggestion in suggested {
+                diagnostic = diagnostic.with_fix(Fix {
+                    title: format!("Change to “{suggestion}”"),
+                    edits: vec![FileEdit {
+                        path: file.path.clone(),
+                        range: part,
+                        new_text: suggestion,
+                    }],
+                    kind: FixKind::Correction,
+                });
+            }
+            diagnostics.push(diagnostic);
+        }
+    }
+}
+
+/// Whether a word is read at all: two letters or more, letters and
+/// apostrophes only, in lower case.
+fn is_checked(word: &str) -> bool {
+    word.chars().nth(1).is_some()
+        && word
+            .chars()
+            .all(|c| (c.is_alphabetic() && !c.is_uppercase()) || c == '\'' || c == '’')
+}
+
+/// A word of dialogue with an apostrophe for a dropped letter at either end.
+fn is_clipped(text: &str, range: TextRange) -> bool {
+    let apostrophe = |c: char| c == '\'' || c == '’';
+    text[..range.start]
+        .chars()
+        .next_back()
+        .is_some_and(apostrophe)
+        || text[range.end..].chars().next().is_some_and(apostrophe)
+}
+
+/// The parts of a hyphenated compound, each alone ("blue-grey").
+fn parts(text: &str, range: TextRange) -> impl Iterator<Item = TextRange> + '_ {
+    let word = range.slice(text);
+    let mut start = range.start;
+    word.split('-').map(move |part| {
+        let range = TextRange::new(start, start + part.len());
+        start += part.len() + 1;
+        range
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_lower_case_words_of_letters_are_read() {
+        assert!(is_checked("recieve"));
+        assert!(is_checked("didn’t"));
+        for word in ["Kael", "SCN", "a", "3rd", "x2"] {
+            assert!(!is_checked(word), "{word}");
+        }
+    }
+
+    #[test]
+    fn a_compound_is_read_part_by_part() {
+        let text = "a blue-grey stone";
+        let found: Vec<&str> = parts(text, TextRange::new(2, 11))
+            .map(|range| range.slice(text))
+            .collect();
+        assert_eq!(found, ["blue", "grey"]);
+    }
+}
