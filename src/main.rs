@@ -69,6 +69,12 @@ enum Command {
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
     },
+    /// Add a word to the manuscript's dictionary (`[language] dictionary`),
+    /// so that `spelling` takes it from then on.
+    Dictionary {
+        /// The word, as the writer spells it.
+        word: String,
+    },
     /// Print which recipe a task routes to, as JSON.
     Route {
         /// The task, in words ("draft scene SCN-the-gate").
@@ -303,6 +309,7 @@ fn main() -> ExitCode {
             folder: positional,
             format,
         } => control_room::cli::stats::stats(&folder(positional), matches!(format, Format::Json)),
+        Command::Dictionary { word } => add_to_dictionary(&dir, &word),
         Command::Route { task } => run::route(&dir, &task),
         Command::Run {
             target,
@@ -429,6 +436,21 @@ fn check(dir: PathBuf, format: Format, deny: Option<Deny>, grammar: bool) -> any
         None => FailOn::Errors,
     };
     Ok(exit_status(&diagnostics, fail_on))
+}
+
+/// `control-room dictionary WORD`: appends the word to the dictionary file.
+fn add_to_dictionary(dir: &std::path::Path, word: &str) -> anyhow::Result<i32> {
+    let root = control_room::cli::workspace_root(dir)?;
+    let workspace = Workspace::new(&root);
+    let path = workspace.dictionary_path();
+    control_room::ide::dictionary::add_word(
+        &control_room::storage::Disk::default(),
+        &root,
+        path,
+        word,
+    )?;
+    println!("“{word}” is in {path}");
+    Ok(0)
 }
 
 /// `control-room doctor`: prints the report, exits 1 when something is amiss.

@@ -30,7 +30,7 @@ pub(super) fn check(
     let lexicon = workspace.lexicon();
     let text = &*file.text;
     for token in prose.get().tokens.iter().filter(|token| token.is_word()) {
-        if token.quoted && is_clipped(text, token.range) {
+        if (token.quoted && is_clipped(text, token.range)) || in_identifier(text, token.range) {
             continue;
         }
         let whole = token.range.slice(text);
@@ -89,6 +89,15 @@ fn is_clipped(text: &str, range: TextRange) -> bool {
         || text[range.end..].chars().next().is_some_and(apostrophe)
 }
 
+/// A word that is part of an identifier, a path or an address
+/// (`conf_3a`, `audit/issues`, `notes.md`, `x@y`): not prose.
+fn in_identifier(text: &str, range: TextRange) -> bool {
+    let before = text[..range.start].chars().next_back();
+    let after = text[range.end..].chars().next();
+    before.is_some_and(|c| matches!(c, '_' | '/' | '\\' | '@' | '#' | '.') || c.is_ascii_digit())
+        || after.is_some_and(|c| matches!(c, '_' | '/' | '\\' | '@') || c.is_ascii_digit())
+}
+
 /// The parts of a hyphenated compound, each alone ("blue-grey").
 fn parts(text: &str, range: TextRange) -> impl Iterator<Item = TextRange> + '_ {
     let word = range.slice(text);
@@ -110,6 +119,21 @@ mod tests {
         assert!(is_checked("didn’t"));
         for word in ["Kael", "SCN", "a", "3rd", "x2"] {
             assert!(!is_checked(word), "{word}");
+        }
+    }
+
+    #[test]
+    fn a_word_of_an_identifier_or_a_path_is_not_prose() {
+        let text = "see conf_3a and audit/issues and notes.md, then stop.";
+        let at = |word: &str| {
+            let start = text.find(word).unwrap();
+            TextRange::new(start, start + word.len())
+        };
+        for word in ["conf", "audit", "issues", "md"] {
+            assert!(in_identifier(text, at(word)), "{word}");
+        }
+        for word in ["see", "notes", "stop"] {
+            assert!(!in_identifier(text, at(word)), "{word}");
         }
     }
 

@@ -90,20 +90,7 @@ pub fn code_actions(
             CodeAction::AddToDictionary {
                 diagnostic: misspelt,
                 word,
-            } => {
-                let title = format!("Add “{word}” to the manuscript's dictionary");
-                lsp::CodeAction {
-                    title: title.clone(),
-                    kind: Some(lsp::CodeActionKind::QUICKFIX),
-                    diagnostics: Some(vec![diagnostic(&misspelt)]),
-                    command: Some(lsp::Command {
-                        title,
-                        command: crate::lsp::dictionary::ADD_TO_DICTIONARY.to_owned(),
-                        arguments: Some(vec![json!({ "word": word })]),
-                    }),
-                    ..lsp::CodeAction::default()
-                }
-            }
+            } => add_to_dictionary(diagnostic(&misspelt), &word),
             CodeAction::Dismiss { finding_id, .. } => lsp::CodeAction {
                 title: "Dismiss this finding".to_owned(),
                 kind: Some(lsp::CodeActionKind::QUICKFIX),
@@ -153,4 +140,20 @@ pub fn code_actions(
         })
         .map(lsp::CodeActionOrCommand::CodeAction)
         .collect()
+}
+
+/// "Add “word” to the manuscript's dictionary" on a `spelling` diagnostic.
+fn add_to_dictionary(misspelt: lsp::Diagnostic, word: &str) -> lsp::CodeAction {
+    let title = format!("Add “{word}” to the manuscript's dictionary");
+    lsp::CodeAction {
+        title: title.clone(),
+        kind: Some(lsp::CodeActionKind::QUICKFIX),
+        diagnostics: Some(vec![misspelt]),
+        command: Some(lsp::Command {
+            title,
+            command: crate::lsp::dictionary::ADD_TO_DICTIONARY.to_owned(),
+            arguments: Some(vec![json!({ "word": word })]),
+        }),
+        ..lsp::CodeAction::default()
+    }
 }

@@ -1,0 +1,185 @@
+//! Spelling and grammar that know the canon: what is planted is found, the
+//! manuscript's own words and dialogue's licence are left alone (from the
+//! command line), grammar follows the scenes open in the editor, and "Add to
+//! dictionary" writes the word and clears it everywhere (over LSP).
+
+mod lsp_support;
+
+use std::path::Path;
+use std::process::Command;
+
+use lsp_support::{Client, example_copy, position_of, uri};
+use serde_json::{Value, json};
+
+/// A scene with planted mistakes and traps, in the bundled example.
+const SCENE: &str = "---
+title: The Proof
+pov: Kael Maren
+location: The Salt Fortress
+characters: [Kael, Iria]
+date: 1203-04-20
+---
+
+Kael walked to the waystones and did not recieve an answer from the wall.
+
+Iria opened the the door of the ward-room. She had had enough of the sea.
+
+He could of waited for the tide at Ashfall, but the saltmaster's bell was ringing.
+
+\"We're goin' down to the the strand,\" Iria said. \"Kael, you c-comin'?\"
+
+The blue-grey stones were cold, and the kethra burned low.
+";
+
+fn write_scene(root: &Path) -> std::path::PathBuf {
+    let path = root.join("Story/Scenes/SCN-the-proof.md");
+    std::fs::write(&path, SCENE).unwrap();
+    std::fs::write(
+        root.join("control-room.toml"),
+        "[language]\nwords = [\"kethra\"]\n",
+    )
+    .unwrap();
+    path
+}
+
+/// `(line, code, text)` of each spelling and grammar diagnostic of the scene.
+fn language_diagnostics(report: &Value, text: &str) -> Vec<(u64, String, String)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut found: Vec<(u64, String, String)> = report["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .filter(|d| d["path"] == "Story/Scenes/SCN-the-proof.md")
+        .filter(|d| d["code"] == "spelling" || d["code"] == "grammar")
+        .map(|d| {
+            let line = d["range"]["start"]["line"].as_u64().unwrap();
+            let start = d["range"]["start"]["character"].as_u64().unwrap() as usize;
+            let end = d["range"]["end"]["character"].as_u64().unwrap() as usize;
+            let on = lines[line as usize];
+            let said: String = on.chars().skip(start).take(end - start).collect();
+            (line + 1, d["code"].as_str().unwrap().to_owned(), said)
+        })
+        .collect();
+    found.sort();
+    found
+}
+
+fn check(root: &Path, grammar: bool) -> Value {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_control-room"));
+    command.args(["check", "--format", "json"]);
+    if grammar {
+        command.arg("--grammar");
+    }
+    let output = command.arg(root).output().expect("control-room runs");
+    serde_json::from_slice(&output.stdout).expect("a JSON report")
+}
+
+#[test]
+fn spelling_and_grammar_find_what_is_planted_and_spare_the_canon_and_dialogue() {
+    let (_dir, root) = example_copy();
+    write_scene(&root);
+    let found = language_diagnostics(&check(&root, true), SCENE);
+    // Traps, none reported: Kael, Iria, Ashfall (cards); waystones and
+    // saltmaster's (the dictionary file, a plural, a possessive); kethra
+    // (`[language] words`); "had had"; "goin'", "c-comin'" and the doubled
+    // "the the" in dialogue; the compound "blue-grey".
+    let expected: Vec<(u64, String, String)> = vec![
+        (9, "spelling".into(), "recieve".into()),
+        (11, "grammar".into(), "the the".into()),
+        (13, "grammar".into(), "could of".into()),
+    ];
+    assert_eq!(found, expected);
+    // Without --grammar, `check` reads spelling only (grammar is for the
+    // scenes open in the editor by default).
+    let found = language_diagnostics(&check(&root, false), SCENE);
+    assert_eq!(found, expected[..1].to_vec());
+}
+
+fn quick_fixes(client: &mut Client, uri: &str, at: &Value) -> Vec<Value> {
+    let actions = client.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": uri}, "range": {"start": at, "end": at},
+               "context": {"diagnostics": []}}),
+    );
+    actions
+        .as_array()
+        .expect("a list of actions")
+        .iter()
+        .filter(|action| action["kind"] == "quickfix")
+        .cloned()
+        .collect()
+}
+
+#[test]
+fn grammar_follows_the_open_scenes_and_add_to_dictionary_clears_the_word_everywhere() {
+    // (The scene's grammar is left out while it is closed: see the end.)
+    let (_dir, root) = example_copy();
+    let scene = write_scene(&root);
+    let scene_uri = uri(&scene);
+    let mut client = Client::spawn(&[]);
+    client.initialize(&root, json!({}));
+    let codes = |published: &Value| -> Vec<String> {
+        published["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["code"].as_str().unwrap_or_default().to_owned())
+            .collect()
+    };
+    let text = client.open(&scene, 1);
+    let open = client.diagnostics_for(&scene_uri, |list| {
+        list.iter().any(|d| d["code"] == "grammar")
+    });
+    let grammar = open["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["code"] == "grammar")
+        .count();
+    assert_eq!(grammar, 2, "{open:#}");
+    assert!(codes(&open).contains(&"spelling".to_owned()));
+
+    let at = position_of(&text, "recieve", 0);
+    let fixes = quick_fixes(&mut client, &scene_uri, &at);
+    let titles: Vec<&str> = fixes.iter().filter_map(|f| f["title"].as_str()).collect();
+    assert!(titles.contains(&"Change to “receive”"), "{titles:?}");
+    let add = fixes
+        .iter()
+        .find(|fix| fix["title"] == "Add “recieve” to the manuscript's dictionary")
+        .unwrap_or_else(|| panic!("no Add to dictionary among {titles:?}"));
+    let command = &add["command"];
+    let answer = client.request(
+        "workspace/executeCommand",
+        json!({"command": command["command"], "arguments": command["arguments"]}),
+    );
+    assert_eq!(answer["dictionary"], "Compendium/dictionary.txt");
+    let dictionary =
+        std::fs::read_to_string(root.join("Compendium/dictionary.txt")).expect("the dictionary");
+    assert!(
+        dictionary.lines().any(|line| line == "recieve"),
+        "{dictionary}"
+    );
+    let cleared = client.diagnostics_for(&scene_uri, |list| {
+        !list.iter().any(|d| d["code"] == "spelling")
+    });
+    assert!(codes(&cleared).contains(&"grammar".to_owned()));
+
+    // A rule turned off in the editor's settings is off at once.
+    client.notify(
+        "workspace/didChangeConfiguration",
+        json!({"settings": {"controlRoom": {"language": {"rules": {"RepeatedWords": false}}}}}),
+    );
+    client.diagnostics_for(&scene_uri, |list| {
+        list.iter().filter(|d| d["code"] == "grammar").count() == 1
+    });
+
+    // Closed again: no grammar.
+    client.notify(
+        "textDocument/didClose",
+        json!({"textDocument": {"uri": scene_uri}}),
+    );
+    client.diagnostics_for(&scene_uri, |list| {
+        !list.iter().any(|d| d["code"] == "grammar")
+    });
+    client.shutdown();
+}
