@@ -6,22 +6,7 @@
 mod lsp_support;
 
 use lsp_support::{Client, example_copy, position_of, uri};
-use serde_json::{Value, json};
-
-fn quick_fixes(client: &mut Client, uri: &str, at: &Value) -> Vec<Value> {
-    let actions = client.request(
-        "textDocument/codeAction",
-        json!({"textDocument": {"uri": uri}, "range": {"start": at, "end": at},
-               "context": {"diagnostics": []}}),
-    );
-    actions
-        .as_array()
-        .expect("a list of actions")
-        .iter()
-        .filter(|action| action["kind"] == "quickfix")
-        .cloned()
-        .collect()
-}
+use serde_json::json;
 
 #[test]
 fn an_unknown_speaker_offers_to_create_the_card_and_an_unlisted_one_to_be_listed() {
@@ -55,7 +40,7 @@ fn an_unknown_speaker_offers_to_create_the_card_and_an_unlisted_one_to_be_listed
     assert_eq!(unknown["message"], "Rhys speaks here but is on no card");
 
     let at = position_of(&text, "Rhys", 0);
-    let fixes = quick_fixes(&mut client, &vigil_uri, &at);
+    let fixes = client.quick_fixes(&vigil_uri, &at);
     let create = fixes
         .iter()
         .find(|fix| fix["title"] == "Create card Compendium/Characters/CHAR-rhys.md")
@@ -75,7 +60,7 @@ fn an_unknown_speaker_offers_to_create_the_card_and_an_unlisted_one_to_be_listed
     );
 
     let at = position_of(&text, "Ysolde said", 0);
-    let fixes = quick_fixes(&mut client, &vigil_uri, &at);
+    let fixes = client.quick_fixes(&vigil_uri, &at);
     let add = fixes
         .iter()
         .find(|fix| fix["title"] == "Add Ysolde to the scene's characters")

@@ -95,21 +95,6 @@ fn spelling_and_grammar_find_what_is_planted_and_spare_the_canon_and_dialogue() 
     assert_eq!(found, expected[..1].to_vec());
 }
 
-fn quick_fixes(client: &mut Client, uri: &str, at: &Value) -> Vec<Value> {
-    let actions = client.request(
-        "textDocument/codeAction",
-        json!({"textDocument": {"uri": uri}, "range": {"start": at, "end": at},
-               "context": {"diagnostics": []}}),
-    );
-    actions
-        .as_array()
-        .expect("a list of actions")
-        .iter()
-        .filter(|action| action["kind"] == "quickfix")
-        .cloned()
-        .collect()
-}
-
 #[test]
 fn grammar_follows_the_open_scenes_and_add_to_dictionary_clears_the_word_everywhere() {
     // (The scene's grammar is left out while it is closed: see the end.)
@@ -140,7 +125,7 @@ fn grammar_follows_the_open_scenes_and_add_to_dictionary_clears_the_word_everywh
     assert!(codes(&open).contains(&"spelling".to_owned()));
 
     let at = position_of(&text, "recieve", 0);
-    let fixes = quick_fixes(&mut client, &scene_uri, &at);
+    let fixes = client.quick_fixes(&scene_uri, &at);
     let titles: Vec<&str> = fixes.iter().filter_map(|f| f["title"].as_str()).collect();
     assert!(titles.contains(&"Change to “receive”"), "{titles:?}");
     let add = fixes

@@ -77,14 +77,6 @@ impl Lexicon {
     pub fn words(&self) -> impl Iterator<Item = &str> {
         self.words.iter().map(String::as_str)
     }
-
-    pub fn len(&self) -> usize {
-        self.words.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.words.is_empty()
-    }
 }
 
 /// The words of a dictionary file: one a line, blank lines and `#` comments

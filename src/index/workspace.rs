@@ -65,16 +65,14 @@ impl Workspace {
             Ok(text) => Config::parse(&text),
             Err(_) => (Config::default(), None),
         };
-        let dictionary = std::fs::read_to_string(root.join(&config.language.dictionary))
-            .unwrap_or_default()
-            .into();
-        Workspace {
+        let mut workspace = Workspace {
             root: Arc::new(root.to_path_buf()),
             config: Arc::new(config),
             config_error,
-            dictionary,
             ..Workspace::default()
-        }
+        };
+        workspace.read_dictionary();
+        workspace
     }
 
     /// Discovers, reads and indexes every manuscript file under `root`.
@@ -149,8 +147,15 @@ impl Workspace {
         &self.config.language.dictionary
     }
 
-    /// Replaces the text of the writer's dictionary file (read again after
-    /// it changed on disk, or after a word was added to it).
+    /// Reads the writer's dictionary file (a missing one has no words).
+    pub fn read_dictionary(&mut self) {
+        let path = self.root.join(&self.config.language.dictionary);
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        self.set_dictionary(&text);
+    }
+
+    /// Replaces the text of the writer's dictionary file (after a word was
+    /// added to it).
     pub fn set_dictionary(&mut self, text: &str) {
         if *self.dictionary != *text {
             self.dictionary = text.into();
@@ -276,10 +281,11 @@ impl Workspace {
         if !catalog.same_names_as(&self.catalog) {
             self.mentions.clear();
             self.near_names.clear();
+            // The lexicon reads only the cards' names and aliases.
+            self.lexicon = Arc::default();
         }
         self.catalog = Arc::new(catalog);
         self.variants = Arc::default();
-        self.lexicon = Arc::default();
         let matcher = self.catalog.matcher();
         let names = self.catalog.name_words();
         let missing: Vec<&Arc<SourceFile>> = self

@@ -17,5 +17,3 @@
 pub mod grammar;
 pub mod rules;
 pub mod speller;
-
-pub use grammar::{GrammarLint, Replacement};

@@ -184,11 +184,6 @@ impl Rules {
             .unwrap_or_else(|| NOVELIST.binary_search(&rule).is_ok())
     }
 
-    /// The names of the rules that are on, of all harper has.
-    pub fn enabled<'a>(&'a self, all: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
-        all.filter(|rule| self.is_on(rule)).collect()
-    }
-
     /// A hash of the choices, for the caches of findings.
     pub fn fingerprint(&self) -> u64 {
         let mut hasher = rustc_hash::FxHasher::default();

@@ -44,9 +44,11 @@ pub fn is_known(word: &str, lexicon: &Lexicon) -> bool {
     });
     plural
         || CONTRACTIONS.iter().any(|ending| {
-            word.len() > ending.len()
-                && word.to_lowercase().ends_with(ending)
-                && known(&word[..word.len() - ending.len()])
+            let at = word.len().saturating_sub(ending.len());
+            at > 0
+                && word.is_char_boundary(at)
+                && word[at..].eq_ignore_ascii_case(ending)
+                && known(&word[..at])
         })
 }
 

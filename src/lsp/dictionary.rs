@@ -40,10 +40,6 @@ pub fn add(context: &Context, args: AddArgs) -> Result<Value, RpcError> {
 
 /// Reads the dictionary file again after it changed on disk.
 pub fn reload(session: &mut super::session::Session) {
-    let path = session
-        .workspace
-        .absolute_path(session.workspace.dictionary_path());
-    let text = std::fs::read_to_string(path).unwrap_or_default();
-    session.workspace.set_dictionary(&text);
+    session.workspace.read_dictionary();
     session.generation += 1;
 }

@@ -295,6 +295,22 @@ impl Client {
         text
     }
 
+    /// The quick fixes the server offers at `at` (an LSP position) of `uri`.
+    pub fn quick_fixes(&mut self, uri: &str, at: &Value) -> Vec<Value> {
+        let actions = self.request(
+            "textDocument/codeAction",
+            json!({"textDocument": {"uri": uri}, "range": {"start": at, "end": at},
+                   "context": {"diagnostics": []}}),
+        );
+        actions
+            .as_array()
+            .expect("a list of actions")
+            .iter()
+            .filter(|action| action["kind"] == "quickfix")
+            .cloned()
+            .collect()
+    }
+
     /// Shuts down and exits, asserting a clean exit.
     pub fn shutdown(mut self) {
         self.request("shutdown", Value::Null);
