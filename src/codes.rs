@@ -73,14 +73,14 @@ pub const CODES: &[CodeInfo] = &[
         "front-matter",
         Manuscript,
         "error",
-        "front matter is not valid YAML, or a known key has a value of the wrong kind, or it holds more than 10,000 values with its YAML aliases expanded",
+        "front matter is not valid YAML, or a known key has a value of the wrong kind, or it holds more than 10,000 values with its YAML aliases expanded, or a `date`, `born` or `died` is not a day of the calendar",
         "checks/front_matter.rs",
     ),
     code(
         "unknown-reference",
         Manuscript,
         "error",
-        "`pov`, `location`, `characters` or `died_in` names no known character, location or scene",
+        "`pov`, `location`, `characters`, `died_in`, who `learns:` a secret or a place in `travel:` names no known character, location or scene",
         "checks/unknown_reference.rs",
     ),
     code(
@@ -129,7 +129,7 @@ pub const CODES: &[CodeInfo] = &[
         "timeline-order",
         Manuscript,
         "warning",
-        "a scene's `date` is earlier than the date of a scene before it in outline order (flashbacks exempt)",
+        "a scene's `date` is earlier than the date of a scene before it in outline order, or on the same day its `time` is wholly before that scene's (flashbacks exempt)",
         "checks/timeline_order.rs",
     ),
     code(
@@ -213,7 +213,7 @@ pub const CODES: &[CodeInfo] = &[
         "secret",
         Manuscript,
         "information",
-        "a character speaks (in a line of dialogue they are given by attribution, action beat or turn-taking) a word of a secret tracked by `tracks:` (`secret:`, `words:`, `known_by:`) before the scene where they learn it",
+        "a character speaks (in a line of dialogue they are given by attribution, action beat or turn-taking) a word of a secret tracked by `tracks:` (`secret:`, `words:`, `known_by:`) before the scene where they learn it (`known_by`, or `learns:`), in story time where both scenes are dated; or a `learns:` names a secret no `tracks:` introduces",
         "checks/secret.rs",
     ),
     code(
@@ -229,6 +229,20 @@ pub const CODES: &[CodeInfo] = &[
         "information",
         "harper's rules for a novelist find a sound-alike (\"their\" for \"they're\"), a doubled word, a wrong article, a broken idiom or a verb that disagrees in a scene's paragraph; in dialogue only a wrong word; in the scenes open in the editor, or everywhere with `[language] grammar = \"all\"` or `check --grammar`",
         "checks/grammar.rs",
+    ),
+    code(
+        "travel-time",
+        Manuscript,
+        "warning",
+        "a character present in a dated scene (as `pov` or in `characters`) was last, in story time, at another place whose fastest known way here (location cards' `travel:`, through the places between) takes longer than the dates and times of day of the two scenes allow",
+        "checks/travel_time.rs",
+    ),
+    code(
+        "lifespan",
+        Manuscript,
+        "warning",
+        "a character is in a scene (as `pov`, in `characters`, speaking or acting in the narration) dated before their card's `born:` or after their death by date (`died:`, or the date of the `died_in` scene); flashbacks are not exempt, and a death `dead-character` reports by outline order is left to it",
+        "checks/lifespan.rs",
     ),
     code(
         "evidence-missing",

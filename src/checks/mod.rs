@@ -18,6 +18,7 @@ mod duplicate_id;
 mod echo;
 mod front_matter;
 mod grammar;
+mod lifespan;
 mod missing_scene;
 mod name_typo;
 mod orphan_scene;
@@ -31,6 +32,7 @@ mod speech;
 mod spelling;
 mod timeline_order;
 mod too_large;
+mod travel_time;
 mod two_places;
 mod unknown_reference;
 mod unknown_speaker;
@@ -105,11 +107,15 @@ pub enum Code {
     Spelling,
     /// What harper's rules a novelist wants find in a paragraph.
     Grammar,
+    /// Somewhere too soon for the roads between the places.
+    TravelTime,
+    /// In a scene dated before the birth or after the death.
+    Lifespan,
 }
 
 impl Code {
     /// Every code, in the manuscript format's order.
-    pub const ALL: [Code; 23] = [
+    pub const ALL: [Code; 25] = [
         Code::FrontMatter,
         Code::UnknownReference,
         Code::DuplicateId,
@@ -133,6 +139,8 @@ impl Code {
         Code::Secret,
         Code::Spelling,
         Code::Grammar,
+        Code::TravelTime,
+        Code::Lifespan,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -160,6 +168,8 @@ impl Code {
             Code::Secret => "secret",
             Code::Spelling => "spelling",
             Code::Grammar => "grammar",
+            Code::TravelTime => "travel-time",
+            Code::Lifespan => "lifespan",
         }
     }
 }
@@ -295,7 +305,7 @@ pub fn check_file(workspace: &Workspace, path: &str) -> Vec<Diagnostic> {
     let prose = LazyProse::new(file);
     unreadable::check(file, &mut diagnostics);
     too_large::check(file, &mut diagnostics);
-    front_matter::check(file, &mut diagnostics);
+    front_matter::check(workspace, file, &mut diagnostics);
     unknown_reference::check(workspace, file, &mut diagnostics);
     duplicate_id::check(workspace, file, &mut diagnostics);
     missing_scene::check(workspace, file, &mut diagnostics);
@@ -305,6 +315,7 @@ pub fn check_file(workspace: &Workspace, path: &str) -> Vec<Diagnostic> {
     timeline_order::check(workspace, file, &mut diagnostics);
     card_spelling::check(workspace, file, &mut diagnostics);
     two_places::check(workspace, file, &mut diagnostics);
+    travel_time::check(workspace, file, &mut diagnostics);
     spelling::check(workspace, file, &prose, &mut diagnostics);
     // What characters look like and which phrases to avoid are matters of a
     // scene's prose alone. (The order of the checks does not matter: the
@@ -318,6 +329,7 @@ pub fn check_file(workspace: &Workspace, path: &str) -> Vec<Diagnostic> {
         possession::check(workspace, file, &prose, &mut diagnostics);
         wound::check(workspace, file, &prose, &mut diagnostics);
         secret::check(workspace, file, &prose, &mut diagnostics);
+        lifespan::check(workspace, file, &prose, &mut diagnostics);
         echo::check(workspace, file, &prose, &mut diagnostics);
         grammar::check(workspace, file, &prose, &mut diagnostics);
     }
@@ -359,6 +371,8 @@ pub fn dependency_key(workspace: &Workspace, file: &SourceFile) -> u64 {
     timeline_order::depends_on(workspace, file, &mut hasher);
     anti_pattern::depends_on(workspace, file, &mut hasher);
     two_places::depends_on(workspace, file, &mut hasher);
+    travel_time::depends_on(workspace, file, &mut hasher);
+    lifespan::depends_on(workspace, file, &mut hasher);
     possession::depends_on(workspace, file, &mut hasher);
     wound::depends_on(workspace, file, &mut hasher);
     secret::depends_on(workspace, file, &mut hasher);

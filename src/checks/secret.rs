@@ -4,7 +4,10 @@
 //! the same secret with `known_by: [Kael]` is where Kael learns it. A
 //! character who speaks those words before learning the secret (in a line
 //! of dialogue `speakers` gives them: attributed, by an action beat or by
-//! turn-taking) knows too much, too soon. Said at the word, once per
+//! turn-taking) knows too much, too soon. A scene's `learns: [Kael: Tomas
+//! is the heir]` (or `learns: [Tomas is the heir]` for its point of view)
+//! says the same as that `known_by`. "Before" is story time when both
+//! scenes have whole dates (the story clock), else outline order. Said at the word, once per
 //! character and secret in a scene, as information: a character may guess.
 
 use std::collections::HashSet;
@@ -40,13 +43,21 @@ fn secrets(workspace: &Workspace, file: &SourceFile) -> Vec<Secret> {
             .map(|card| card.path.clone())
     };
     let here = catalog.outline_position(&scene.id);
+    let clock = workspace.clock();
+    let here_when = clock.when(scene);
     let mut found: Vec<Secret> = Vec::new();
     let tracked = catalog.tracking().tracked.iter();
     for (at, tracked_file) in tracked {
         let Some(tracked_scene) = tracked_file.scene() else {
             continue;
         };
-        let now_or_before = here.is_some_and(|here| *at <= here);
+        // By story time when both scenes have whole dates (a flashback may
+        // come later in the outline and still be before the learning),
+        // else by the outline.
+        let now_or_before = match (here_when, clock.when(tracked_scene)) {
+            (Some(here), Some(then)) => then.earliest <= here.latest,
+            _ => here.is_some_and(|here| *at <= here),
+        };
         for track in &tracked_scene.tracks {
             let Tracked::Secret {
                 name,
@@ -87,12 +98,46 @@ fn secrets(workspace: &Workspace, file: &SourceFile) -> Vec<Secret> {
     found
 }
 
+/// A `learns:` entry of this scene that names a secret no scene's
+/// `tracks:` introduces: its words are unknown, so nothing can be checked.
+fn unknown_learned(workspace: &Workspace, file: &SourceFile, diagnostics: &mut Vec<Diagnostic>) {
+    let Some(scene) = file.scene() else { return };
+    let introduced = |key: &str| {
+        workspace.catalog().tracking().tracked.iter().any(|(_, tracked)| {
+            tracked.scene().is_some_and(|tracked| {
+                tracked.tracks.iter().any(|track| {
+                    !track.learns
+                        && matches!(&track.tracked, Tracked::Secret { name, .. } if object_key(&name.text) == key)
+                })
+            })
+        })
+    };
+    for track in scene.tracks.iter().filter(|track| track.learns) {
+        let Tracked::Secret { name, .. } = &track.tracked else {
+            continue;
+        };
+        if !introduced(&object_key(&name.text)) {
+            diagnostics.push(Diagnostic::new(
+                file,
+                name.range,
+                Severity::Information,
+                Code::Secret,
+                format!(
+                    "no scene's `tracks:` names the secret “{}”, so the words that give it away are unknown: add `- secret: {}` with its `words:` where it begins",
+                    name.text, name.text
+                ),
+            ));
+        }
+    }
+}
+
 pub(super) fn check(
     workspace: &Workspace,
     file: &SourceFile,
     lazy: &LazyProse,
     diagnostics: &mut Vec<Diagnostic>,
 ) {
+    unknown_learned(workspace, file, diagnostics);
     let secrets = secrets(workspace, file);
     if secrets.is_empty() {
         return;
@@ -149,7 +194,16 @@ pub(super) fn check(
 
 /// The tracked scenes (their fingerprint covers every secret).
 pub(super) fn depends_on(workspace: &Workspace, file: &SourceFile, hasher: &mut impl Hasher) {
-    if file.scene().is_some() {
+    if let Some(scene) = file.scene() {
         workspace.catalog().tracking().fingerprint.hash(hasher);
+        // Which tracked scenes are before this one in story time.
+        let clock = workspace.clock();
+        for (_, tracked) in &workspace.catalog().tracking().tracked {
+            tracked
+                .scene()
+                .and_then(|tracked| clock.when(tracked))
+                .hash(hasher);
+        }
+        clock.when(scene).hash(hasher);
     }
 }

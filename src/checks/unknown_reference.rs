@@ -1,9 +1,11 @@
-//! `unknown-reference`: a scene's `pov`, `location` or `characters`, or a
-//! card's `died_in`, names no known character, location or scene. A
+//! `unknown-reference`: a scene's `pov`, `location`, `characters` or who
+//! `learns:` a secret, a card's `died_in`, or a place's `travel:`, names no
+//! known character, location or scene. A
 //! character reference matches a character card's name, alias or id; a
 //! location matches a location card's name, alias or `LOC-` id.
 
 use super::{Code, Diagnostic, Severity};
+use crate::index::tracks::Tracked;
 use crate::index::{CardKind, FileContent, SourceFile, Workspace};
 
 pub(super) fn check(workspace: &Workspace, file: &SourceFile, diagnostics: &mut Vec<Diagnostic>) {
@@ -32,7 +34,25 @@ pub(super) fn check(workspace: &Workspace, file: &SourceFile, diagnostics: &mut 
                 .location
                 .iter()
                 .map(|reference| (reference, CardKind::Location, "location", &paths.locations));
-            for (reference, kind, what, folder) in characters.chain(location) {
+            // Who learns a secret here (`learns: [Kael: …]`).
+            let learners = scene
+                .tracks
+                .iter()
+                .filter(|track| track.learns)
+                .filter_map(|track| match &track.tracked {
+                    Tracked::Secret { known_by, .. } => Some(known_by),
+                    _ => None,
+                })
+                .flatten()
+                .map(|reference| {
+                    (
+                        reference,
+                        CardKind::Character,
+                        "character",
+                        &paths.characters,
+                    )
+                });
+            for (reference, kind, what, folder) in characters.chain(location).chain(learners) {
                 if catalog.resolve_card(&reference.text, &[kind]).is_none() {
                     report(
                         reference.range,
@@ -55,6 +75,20 @@ pub(super) fn check(workspace: &Workspace, file: &SourceFile, diagnostics: &mut 
                         died_in.text
                     ),
                 );
+            }
+            for road in &card.travel {
+                if catalog
+                    .resolve_card(&road.to.text, &[CardKind::Location])
+                    .is_none()
+                {
+                    report(
+                        road.to.range,
+                        format!(
+                            "`travel:` names “{}”, which is not a known location: add a card under {}/ or use a name or alias from one",
+                            road.to.text, paths.locations
+                        ),
+                    );
+                }
             }
         }
         _ => {}

@@ -11,6 +11,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
+use super::calendar::TimeWindow;
 use super::file::{FileContent, FilePath, SourceFile};
 use super::mentions::NameMatcher;
 use super::model::{AntiPattern, Card, CardKind, Scene, StoryDate};
@@ -37,6 +38,7 @@ pub struct Catalog {
     entry_dates: Vec<Option<StoryDate>>,
     names_fingerprint: u64,
     tracking: Arc<super::tracking::Tracking>,
+    clock: Arc<super::clock::Clock>,
     /// Each character card's gender, when one is known.
     genders: HashMap<FilePath, Option<super::gender::Gender>>,
     /// For each character card, a hash of what the prose checks read of it:
@@ -49,6 +51,7 @@ impl Catalog {
     pub fn build(
         files: &BTreeMap<FilePath, Arc<SourceFile>>,
         previous: Option<&Catalog>,
+        calendar: &Arc<super::calendar::Calendar>,
     ) -> Catalog {
         let mut catalog = Catalog::default();
         for file in files.values() {
@@ -94,19 +97,30 @@ impl Catalog {
                     .entry(entry.scene_id.clone())
                     .or_insert(position);
                 catalog.latest_date_before.push(latest.clone());
-                let date = catalog
-                    .scene(&entry.scene_id)
-                    .and_then(|file| file.scene())
-                    .filter(|scene| !scene.flashback)
-                    .and_then(|scene| scene.story_date);
+                let file = catalog.scene(&entry.scene_id).cloned();
+                let scene = file
+                    .as_deref()
+                    .and_then(SourceFile::scene)
+                    .filter(|scene| !scene.flashback);
+                let date = scene.and_then(|scene| scene.story_date);
                 catalog.entry_dates.push(date);
                 // The latest so far, with unknown fields counting as earliest
-                // ("1203-05" then "1203-05-30": the latter is the latest).
-                let order = |date: &StoryDate| (date.year, date.month, date.day);
+                // ("1203-05" then "1203-05-30": the latter is the latest), and
+                // on one day the one whose time of day begins latest.
+                let starts = |scene: Option<&Scene>| {
+                    scene
+                        .and_then(|scene| scene.time.as_ref())
+                        .and_then(|time| TimeWindow::parse(&time.text))
+                        .map(|window| window.earliest)
+                };
+                let order = |date: &StoryDate, scene: Option<&Scene>| {
+                    (date.year, date.month, date.day, starts(scene))
+                };
                 if let Some(date) = date
-                    && latest
-                        .as_ref()
-                        .is_none_or(|(latest, _)| order(latest) < order(&date))
+                    && latest.as_ref().is_none_or(|(latest, id)| {
+                        let before = catalog.scene(id).and_then(|file| file.scene());
+                        order(latest, before) < order(&date, scene)
+                    })
                 {
                     latest = Some((date, entry.scene_id.clone()));
                 }
@@ -149,8 +163,19 @@ impl Catalog {
             &catalog.cards,
             |id| catalog.outline_position.get(id).copied(),
         ));
+        catalog.clock = Arc::new(super::clock::Clock::build(
+            calendar.clone(),
+            &catalog.scenes,
+            &catalog.cards,
+            &catalog,
+        ));
         catalog.names_fingerprint = catalog.compute_names_fingerprint();
         catalog
+    }
+
+    /// The story clock (see [`super::clock`]).
+    pub fn clock(&self) -> &super::clock::Clock {
+        &self.clock
     }
 
     /// The gender of a character card: `None` for no character card,
@@ -346,6 +371,13 @@ impl Catalog {
             .map(|file| &file.path)
             .hash(&mut hasher);
         hasher.finish()
+    }
+}
+
+impl super::clock::Resolve for Catalog {
+    fn card(&self, reference: &str, kinds: &[CardKind]) -> Option<FilePath> {
+        self.resolve_card(reference, kinds)
+            .map(|file| file.path.clone())
     }
 }
 

@@ -21,6 +21,8 @@ pub struct Config {
     pub targets: TargetsConfig,
     pub echo: EchoConfig,
     pub language: LanguageConfig,
+    /// The world's calendar (`[calendar] months`), else the Gregorian one.
+    pub calendar: super::calendar::CalendarConfig,
     /// Sections owned by other parts of the product (`[llm]`, `[recipes]`…),
     /// kept so that a setting for them is not an error here.
     #[serde(flatten)]
@@ -244,6 +246,16 @@ impl Config {
                     config.language.dictionary = default;
                     return (config, Some(error));
                 }
+                if let Some(problem) = config.calendar.problem() {
+                    let error = ConfigError {
+                        range: section_range(text, "[calendar]"),
+                        message: format!(
+                            "{CONFIG_FILE}: {problem} (the Gregorian calendar is used)"
+                        ),
+                    };
+                    config.calendar = Default::default();
+                    return (config, Some(error));
+                }
                 match config.validate(text) {
                     Ok(()) => (config, None),
                     Err(error) => (config, Some(error)),
@@ -282,6 +294,13 @@ impl Config {
         }
         Ok(())
     }
+}
+
+/// Where a section's header is written; the start of the file if it is not.
+fn section_range(text: &str, header: &str) -> TextRange {
+    text.find(header).map_or(TextRange::empty(0), |at| {
+        TextRange::new(at, at + header.len())
+    })
 }
 
 /// Where `key = "value"` is written, for pointing at a setting toml accepted

@@ -4,7 +4,9 @@
 //! offsets ([`crate::text::TextRange`]); paths are relative to the root.
 
 pub mod book;
+pub mod calendar;
 pub mod catalog;
+pub mod clock;
 pub mod config;
 pub mod discover;
 pub mod file;

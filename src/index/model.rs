@@ -46,80 +46,7 @@ pub struct Scene {
     pub word_count: usize,
 }
 
-/// A story date: a year, optionally a month, optionally a day ("1203-04-12",
-/// "1203-4", "-45"). Dates compare field by field; a date that leaves a
-/// field out is equal to every date that shares its other fields.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct StoryDate {
-    pub year: i64,
-    pub month: Option<u8>,
-    pub day: Option<u8>,
-}
-
-impl StoryDate {
-    /// Reads `year[-month[-day]]`, with an optional time after the day
-    /// (`1203-04-12T08:00`, `1203-04-12 08:00`), which is ignored.
-    pub fn parse(text: &str) -> Option<StoryDate> {
-        let text = text.trim();
-        let (negative, text) = match text.strip_prefix('-') {
-            Some(rest) => (true, rest),
-            None => (false, text),
-        };
-        let date = text.split(['T', ' ']).next()?;
-        let mut parts = date.split('-');
-        let year_text = parts.next()?;
-        if year_text.is_empty() || !year_text.bytes().all(|b| b.is_ascii_digit()) {
-            return None;
-        }
-        let year: i64 = year_text.parse().ok()?;
-        let mut field = |max: u8| -> Result<Option<u8>, ()> {
-            match parts.next() {
-                None => Ok(None),
-                Some(part) if (1..=2).contains(&part.len()) => match part.parse::<u8>() {
-                    Ok(value) if (1..=max).contains(&value) => Ok(Some(value)),
-                    _ => Err(()),
-                },
-                Some(_) => Err(()),
-            }
-        };
-        let month = field(12).ok()?;
-        let day = field(31).ok()?;
-        if parts.next().is_some() || (month.is_none() && date.ends_with('-')) {
-            return None;
-        }
-        Some(StoryDate {
-            year: if negative { -year } else { year },
-            month,
-            day,
-        })
-    }
-
-    /// Whether `self` is certainly earlier than `other`.
-    pub fn is_before(&self, other: &StoryDate) -> bool {
-        if self.year != other.year {
-            return self.year < other.year;
-        }
-        match (self.month, other.month) {
-            (Some(a), Some(b)) if a != b => return a < b,
-            (Some(_), Some(_)) => {}
-            _ => return false,
-        }
-        matches!((self.day, other.day), (Some(a), Some(b)) if a < b)
-    }
-}
-
-impl std::fmt::Display for StoryDate {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}", self.year)?;
-        if let Some(month) = self.month {
-            write!(f, "-{month:02}")?;
-        }
-        if let Some(day) = self.day {
-            write!(f, "-{day:02}")?;
-        }
-        Ok(())
-    }
-}
+pub use super::calendar::StoryDate;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum CardKind {
@@ -160,10 +87,31 @@ pub struct Card {
     pub aliases: Vec<Spanned>,
     pub status: LifeStatus,
     pub died_in: Option<Spanned>,
+    /// A character's birth date (`born:`).
+    pub born: Option<DateField>,
+    /// A character's date of death (`died:`), beside or instead of `died_in`.
+    pub died: Option<DateField>,
+    /// A place's travel times to other places (`travel:`).
+    pub travel: Vec<Road>,
     /// Every other scalar key, in source order (`eyes`, `hair`, `age`…).
     pub attributes: Vec<(String, Spanned)>,
     /// The first paragraph of the body, for hovers.
     pub summary: Option<String>,
+}
+
+/// A date written in front matter and read as a story date.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct DateField {
+    pub written: Spanned,
+    pub date: StoryDate,
+}
+
+/// One entry of a location card's `travel:`: how long the way to another place takes.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Road {
+    /// The other place as written (a name, alias or `LOC-` id).
+    pub to: Spanned,
+    pub minutes: i64,
 }
 
 impl Card {
@@ -255,31 +203,26 @@ pub fn read_scene(
         Some(target) => Some(target),
         None => fields.integer("target"),
     };
-    let date = fields.string("date");
-    let story_date = date.as_ref().and_then(|date| {
-        let parsed = StoryDate::parse(&date.text);
-        if parsed.is_none() {
-            fields.problems.push(FieldProblem {
-                range: date.range,
-                message: format!(
-                    "`date: {}` is not a story date: write year-month-day, like 1203-04-12",
-                    date.text
-                ),
-            });
-        }
-        parsed
-    });
+    let date = fields.date("date");
+    let pov = fields.string("pov");
+    let mut tracks = super::tracks::read_tracks(text, front, fields.problems);
+    tracks.extend(super::tracks::read_learns(
+        text,
+        front,
+        pov.as_ref(),
+        fields.problems,
+    ));
     Scene {
         id_range: id.as_ref().map(|id| id.range),
         id: id.map_or_else(|| stem.to_owned(), |id| id.text),
         title: fields.string("title").map(|title| title.text),
-        pov: fields.string("pov"),
+        pov,
         location: fields.string("location"),
         characters: fields.string_list("characters"),
-        date,
-        story_date,
+        story_date: date.as_ref().map(|date| date.date),
+        date: date.map(|date| date.written),
         time: fields.string("time"),
-        tracks: super::tracks::read_tracks(text, front, fields.problems),
+        tracks,
         flashback: fields.boolean("flashback").unwrap_or(false),
         words_target: words_target.as_ref().map(|(words, _)| *words),
         words_target_range: words_target.map(|(_, range)| range),
@@ -337,6 +280,9 @@ pub fn read_card(
         aliases: fields.string_list("aliases"),
         status,
         died_in: fields.string("died_in"),
+        born: fields.date("born"),
+        died: fields.date("died"),
+        travel: fields.travel(),
         attributes: fields
             .other_scalars(&["type", "name", "aliases", "status", "died_in", "allow"]),
         summary: first_paragraph(text, syntax),
@@ -590,6 +536,65 @@ impl Fields<'_> {
         }
     }
 
+    /// A story date (`date`, `born`, `died`); one that cannot be read is a problem.
+    fn date(&mut self, key: &str) -> Option<DateField> {
+        let written = self.string(key)?;
+        match StoryDate::parse(&written.text) {
+            Some(date) => Some(DateField { written, date }),
+            None => {
+                self.problems.push(FieldProblem {
+                    range: written.range,
+                    message: format!(
+                        "`{key}: {}` is not a story date: write year-month-day, like 1203-04-12",
+                        written.text
+                    ),
+                });
+                None
+            }
+        }
+    }
+
+    /// A location's `travel:`, a mapping from places to travel times
+    /// (`Vel Harbour: 3 days`); an entry that cannot be read is a problem.
+    fn travel(&mut self) -> Vec<Road> {
+        let Some(value) = self.value("travel").cloned() else {
+            return Vec::new();
+        };
+        let entries = match &value.kind {
+            YamlKind::Mapping(entries) => entries,
+            YamlKind::Null => return Vec::new(),
+            _ => {
+                self.wrong_kind(
+                    "travel",
+                    &value,
+                    "a mapping from places to travel times, like `Vel Harbour: 3 days`",
+                );
+                return Vec::new();
+            }
+        };
+        let mut roads = Vec::with_capacity(entries.len());
+        for (place, time) in entries {
+            let written = time.as_scalar_text(self.text).map(str::trim);
+            match written.and_then(super::calendar::parse_duration) {
+                Some(minutes) => roads.push(Road {
+                    to: Spanned {
+                        text: place.trim().to_owned(),
+                        range: time.range,
+                    },
+                    minutes,
+                }),
+                None => self.problems.push(FieldProblem {
+                    range: time.range,
+                    message: format!(
+                        "`travel: {place}: {}` is not a travel time: write a number of days, or `6 hours`, `3 days`, `2 weeks`",
+                        written.unwrap_or_default()
+                    ),
+                }),
+            }
+        }
+        roads
+    }
+
     fn boolean(&mut self, key: &str) -> Option<bool> {
         let value = self.value(key)?.clone();
         match value.kind {
@@ -652,27 +657,5 @@ mod tests {
         assert_eq!(split_scene_id("SCN-a."), Some(("SCN-a", "")));
         assert_eq!(split_scene_id("Intro"), None);
         assert_eq!(split_scene_id("SCN-: nothing"), None);
-    }
-
-    #[test]
-    fn story_dates_parse_and_compare_by_their_known_fields() {
-        let date = |text| StoryDate::parse(text).unwrap_or_else(|| panic!("{text}"));
-        assert_eq!(date("1203-04-12").to_string(), "1203-04-12");
-        assert_eq!(date("1203-4-2T08:00").to_string(), "1203-04-02");
-        assert_eq!(date("-45").year, -45);
-        for bad in [
-            "yesterday",
-            "1203-13-01",
-            "1203-04-32",
-            "1203--01",
-            "12/04/1203",
-            "",
-        ] {
-            assert_eq!(StoryDate::parse(bad), None, "{bad}");
-        }
-        assert!(date("1203-04-12").is_before(&date("1203-04-13")));
-        assert!(date("1202-12-31").is_before(&date("1203")));
-        assert!(!date("1203-04").is_before(&date("1203-04-13")));
-        assert!(!date("1203-04-13").is_before(&date("1203-04-13")));
     }
 }

@@ -67,6 +67,8 @@ pub struct Track {
     pub tracked: Tracked,
     /// The entry in the front matter.
     pub range: TextRange,
+    /// Written in `learns:` (a secret someone learns here), not in `tracks:`.
+    pub learns: bool,
 }
 
 /// Reads `tracks:`; entries it cannot use become problems.
@@ -204,7 +206,84 @@ fn read_track(text: &str, item: &YamlValue) -> Result<Track, String> {
     Ok(Track {
         tracked,
         range: entry_range(text, item),
+        learns: false,
     })
+}
+
+/// Reads `learns:`, the secrets someone learns in this scene: `- Kael: Tomas
+/// is the heir`, or `- Tomas is the heir` for the point of view. Each is the
+/// secret's `known_by` in this scene, as `tracks:` would say it.
+pub fn read_learns(
+    text: &str,
+    front: Option<&FrontMatter>,
+    pov: Option<&Spanned>,
+    problems: &mut Vec<FieldProblem>,
+) -> Vec<Track> {
+    let Some(entry) = front.and_then(|front| front.get("learns")) else {
+        return Vec::new();
+    };
+    let items = match &entry.value.kind {
+        YamlKind::Sequence(items) => items.as_slice(),
+        YamlKind::Null => return Vec::new(),
+        _ => std::slice::from_ref(&entry.value),
+    };
+    let mut learned = Vec::new();
+    let secret = |name: Spanned, who: Spanned, range: TextRange| Track {
+        tracked: Tracked::Secret {
+            name,
+            words: Vec::new(),
+            known_by: vec![who],
+        },
+        range,
+        learns: true,
+    };
+    for item in items {
+        let spanned = |value: &YamlValue| {
+            let written = value.as_scalar_text(text)?.trim();
+            (!written.is_empty()).then(|| Spanned {
+                text: written.to_owned(),
+                range: value.range,
+            })
+        };
+        match &item.kind {
+            YamlKind::Mapping(pairs) => {
+                for (who, what) in pairs {
+                    let Some(name) = spanned(what) else {
+                        problems.push(FieldProblem {
+                            range: entry_range(text, item),
+                            message: format!(
+                                "`learns: - {who}:` should name the secret {who} learns, like `- {who}: Tomas is the heir`"
+                            ),
+                        });
+                        continue;
+                    };
+                    let who = Spanned {
+                        text: who.trim().to_owned(),
+                        range: name.range,
+                    };
+                    learned.push(secret(name, who, entry_range(text, item)));
+                }
+            }
+            _ => match (spanned(item), pov) {
+                (Some(name), Some(pov)) => {
+                    let range = name.range;
+                    learned.push(secret(name, pov.clone(), range));
+                }
+                (Some(name), None) => problems.push(FieldProblem {
+                    range: name.range,
+                    message: format!(
+                        "`learns: {}` says no one learns it and the scene has no `pov`: write `- Kael: {}`",
+                        name.text, name.text
+                    ),
+                }),
+                (None, _) => problems.push(FieldProblem {
+                    range: item.range,
+                    message: "a `learns` entry should be `- Kael: the secret` or the secret the point of view learns".into(),
+                }),
+            },
+        }
+    }
+    learned
 }
 
 /// Where an entry stands: a mapping's own range may be empty, so it spans

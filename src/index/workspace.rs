@@ -10,6 +10,7 @@ use std::sync::{Arc, OnceLock};
 
 use rayon::prelude::*;
 
+use super::calendar::Calendar;
 use super::catalog::Catalog;
 use super::config::{CONFIG_FILE, Config, ConfigError};
 use super::file::{FilePath, SourceFile};
@@ -25,6 +26,8 @@ pub struct Workspace {
     root: Arc<PathBuf>,
     config: Arc<Config>,
     config_error: Option<ConfigError>,
+    /// The calendar of `[calendar]`, which the story clock counts in.
+    calendar: Arc<Calendar>,
     files: BTreeMap<FilePath, Arc<SourceFile>>,
     mentions: HashMap<FilePath, Arc<[Mention]>>,
     /// Each scene's capitalised words near a name, found with its mentions.
@@ -67,6 +70,7 @@ impl Workspace {
         };
         let mut workspace = Workspace {
             root: Arc::new(root.to_path_buf()),
+            calendar: Arc::new(Calendar::new(&config.calendar)),
             config: Arc::new(config),
             config_error,
             ..Workspace::default()
@@ -191,6 +195,11 @@ impl Workspace {
         self.config = Arc::new(config);
     }
 
+    /// The story clock: dated scenes, the roads between places, itineraries.
+    pub fn clock(&self) -> &super::clock::Clock {
+        self.catalog.clock()
+    }
+
     pub fn catalog(&self) -> &Catalog {
         &self.catalog
     }
@@ -277,7 +286,7 @@ impl Workspace {
     }
 
     fn refresh(&mut self) {
-        let catalog = Catalog::build(&self.files, Some(&self.catalog));
+        let catalog = Catalog::build(&self.files, Some(&self.catalog), &self.calendar);
         if !catalog.same_names_as(&self.catalog) {
             self.mentions.clear();
             self.near_names.clear();

@@ -36,6 +36,8 @@ pub const CONTRACT_CODES: &[&str] = &[
     "possession",
     "wound",
     "secret",
+    "travel-time",
+    "lifespan",
 ];
 
 /// A file in each fixture that says what the case is about; it is not
