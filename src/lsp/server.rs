@@ -119,6 +119,13 @@ impl LanguageServer for Server {
         api::on_snapshot::<lsp::request::FoldingRangeRequest>(self, params).await
     }
 
+    async fn inlay_hint(
+        &self,
+        params: lsp::InlayHintParams,
+    ) -> RpcResult<Option<Vec<lsp::InlayHint>>> {
+        api::on_snapshot::<lsp::request::InlayHintRequest>(self, params).await
+    }
+
     async fn code_lens(
         &self,
         params: lsp::CodeLensParams,

@@ -146,6 +146,7 @@ fn capabilities_for(encoding: PositionEncoding, pull: bool) -> lsp::ServerCapabi
         workspace_symbol_provider: Some(lsp::OneOf::Left(true)),
         completion_provider: Some(lsp::CompletionOptions::default()),
         folding_range_provider: Some(lsp::FoldingRangeProviderCapability::Simple(true)),
+        inlay_hint_provider: Some(lsp::OneOf::Left(true)),
         code_lens_provider: Some(lsp::CodeLensOptions {
             resolve_provider: Some(false),
         }),

@@ -11,6 +11,7 @@ pub(crate) mod execute_command;
 pub(crate) mod folding_range;
 pub(crate) mod hover;
 pub(crate) mod initialize;
+pub(crate) mod inlay_hint;
 pub(crate) mod references;
 pub(crate) mod rename;
 pub(crate) mod shutdown;
