@@ -46,6 +46,8 @@ const SCORED: &[&str] = &[
     "possession",
     "wound",
     "secret",
+    "travel-time",
+    "lifespan",
 ];
 
 fn check(root: &Path) -> BTreeSet<Found> {
@@ -222,6 +224,45 @@ const EXAMPLE_PLANTS: &[Plant] = &[
     },
 ];
 
+/// The story clock: the flats are four hours from the fortress; Kael and
+/// Iria reach the fortress half an hour after nightfall on the flats, and
+/// the Commander, dead by her card's date, keeps the high tide.
+const CLOCK_PLANTS: &[Plant] = &[
+    Plant {
+        file: "Story/Scenes/SCN-the-arrival.md",
+        find: "date: 1203-04-12",
+        replace: "date: 1203-04-12\ntime: 21:00",
+    },
+    Plant {
+        file: "Story/Scenes/SCN-the-gate.md",
+        find: "date: 1203-04-12",
+        replace: "date: 1203-04-12\ntime: 21:30",
+    },
+    Plant {
+        file: "Compendium/Characters/CHAR-ysolde-harrow.md",
+        find: "status: alive",
+        replace: "status: alive\ndied: 1203-04-15",
+    },
+];
+
+const CLOCK_KEY: &[Expect] = &[
+    Expect {
+        file: "Story/Scenes/SCN-the-gate.md",
+        code: "travel-time",
+        line_has: "pov: Iria Vell",
+    },
+    Expect {
+        file: "Story/Scenes/SCN-the-gate.md",
+        code: "travel-time",
+        line_has: "characters: [Iria, Kael, Ysolde]",
+    },
+    Expect {
+        file: "Story/Scenes/SCN-the-high-tide.md",
+        code: "lifespan",
+        line_has: "characters: [Kael, Iria, Ysolde]",
+    },
+];
+
 const EXAMPLE_KEY: &[Expect] = &[
     Expect {
         file: "Story/Scenes/SCN-the-saltmaster.md",
@@ -358,6 +399,12 @@ fn planted_errors_in_the_example_and_the_novel_are_found_and_nothing_else() {
         EXAMPLE_KEY,
         &mut table,
     );
+    problems.extend(score(
+        "examples/salt-road",
+        CLOCK_PLANTS,
+        CLOCK_KEY,
+        &mut table,
+    ));
     problems.extend(score(
         "tests/corpora/pride-and-prejudice",
         NOVEL_PLANTS,
