@@ -203,7 +203,11 @@ pub fn read_scene(
         Some(target) => Some(target),
         None => fields.integer("target"),
     };
-    let date = fields.date("date");
+    // A date that is not one stays written (tools show it as it is).
+    let date = fields.string("date");
+    let story_date = date
+        .as_ref()
+        .and_then(|written| fields.story_date("date", written));
     let pov = fields.string("pov");
     let mut tracks = super::tracks::read_tracks(text, front, fields.problems);
     tracks.extend(super::tracks::read_learns(
@@ -219,8 +223,8 @@ pub fn read_scene(
         pov,
         location: fields.string("location"),
         characters: fields.string_list("characters"),
-        story_date: date.as_ref().map(|date| date.date),
-        date: date.map(|date| date.written),
+        date,
+        story_date,
         time: fields.string("time"),
         tracks,
         flashback: fields.boolean("flashback").unwrap_or(false),
@@ -539,8 +543,14 @@ impl Fields<'_> {
     /// A story date (`date`, `born`, `died`); one that cannot be read is a problem.
     fn date(&mut self, key: &str) -> Option<DateField> {
         let written = self.string(key)?;
+        let date = self.story_date(key, &written)?;
+        Some(DateField { written, date })
+    }
+
+    /// `written` read as a story date, or a problem at it.
+    fn story_date(&mut self, key: &str, written: &Spanned) -> Option<StoryDate> {
         match StoryDate::parse(&written.text) {
-            Some(date) => Some(DateField { written, date }),
+            Some(date) => Some(date),
             None => {
                 self.problems.push(FieldProblem {
                     range: written.range,
