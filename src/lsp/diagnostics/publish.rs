@@ -42,10 +42,14 @@ pub async fn publish(
         // Until the index is complete, only open scenes and cards are
         // checked: the outline would otherwise list every unread scene as
         // missing.
+        // Before the cards and the outline are indexed, nothing is checked
+        // (every name would be unknown): their indexing publishes at once.
         let indexed = session.indexed;
+        let checkable = session.checkable;
         let open_documents: Vec<FilePath> = session
             .open_paths()
             .into_iter()
+            .filter(|_| checkable)
             .filter(|path| {
                 indexed
                     || session
