@@ -205,6 +205,16 @@ fn the_example_compiles_to_a_docx_pandoc_reads_back_in_outline_order() {
         "a scene break between the scenes of a chapter"
     );
     assert!(document.matches(">#<").count() >= 4, "scene breaks read #");
+    // The running header, kept by pandoc from the reference: title and
+    // page at the top right, none on the title page.
+    let header = zip_part(&output_file, "word/header-manuscript.xml");
+    assert!(header.contains(">THE SALT ROAD / </w:t>"), "{header}");
+    assert!(header.contains(" PAGE "), "{header}");
+    assert!(
+        document.contains("<w:headerReference"),
+        "the header is used"
+    );
+    assert!(document.contains("<w:titlePg"), "none on the title page");
 }
 
 #[test]

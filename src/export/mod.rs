@@ -273,9 +273,13 @@ fn convert(
                 .font
                 .as_deref()
                 .unwrap_or(reference::DEFAULT_FONT);
-            let reference =
-                reference::manuscript_reference(&pandoc.default_data_file("reference.docx")?, font)
-                    .map_err(ExportError::Pandoc)?;
+            let header = reference::running_header(&assembled.title, assembled.author.as_deref());
+            let reference = reference::manuscript_reference(
+                &pandoc.default_data_file("reference.docx")?,
+                font,
+                &header,
+            )
+            .map_err(ExportError::Pandoc)?;
             args.push(format!(
                 "--reference-doc={}",
                 write("manuscript-reference.docx", &reference)?

@@ -2,23 +2,48 @@
 //! format: 12 pt Times New Roman (or Courier New), double-spaced, 1-inch
 //! margins on US Letter, every paragraph's first line indented half an inch,
 //! scene breaks as a centred `#`, each chapter heading starting a new page a
-//! third of the way down, the title page centred.
+//! third of the way down, the title page centred, and the running header
+//! ("Surname / TITLE / page") at the top right of every page but the title
+//! page, which counts as page 0.
 //!
 //! It is made at run time from the pandoc in use
 //! (`pandoc --print-default-data-file reference.docx`) by replacing the
 //! styles pandoc's DOCX writer uses and adding the page setup, so it always
 //! matches that pandoc's writer: a committed file would be a binary that
 //! drifts from the pandoc that reads it, and a document written from nothing
-//! would miss styles the writer expects. Only `word/styles.xml` and
-//! `word/document.xml` change; every other part is copied as it is.
+//! would miss styles the writer expects. `word/styles.xml` and
+//! `word/document.xml` change, the header is added (its part, its
+//! relationship and its content type); every other part is copied as it is.
+//! pandoc's writer keeps the reference's section properties and headers.
 
 use std::io::{Cursor, Read, Write};
 
 /// The typeface when `[manuscript] font` is not set.
 pub const DEFAULT_FONT: &str = "Times New Roman";
 
-/// `default_reference` (pandoc's reference.docx) restyled as a manuscript in `font`.
-pub fn manuscript_reference(default_reference: &[u8], font: &str) -> Result<Vec<u8>, String> {
+/// The header's part, and its relationship's id.
+const HEADER_PART: &str = "word/header-manuscript.xml";
+const HEADER_ID: &str = "rIdManuscriptHeader";
+
+/// The running header's words before the page number: "Maren / THE SALT
+/// ROAD / ", the author's surname (the last word of their name) and the
+/// title in capitals.
+pub fn running_header(title: &str, author: Option<&str>) -> String {
+    let title = title.to_uppercase();
+    match author.and_then(|author| author.split_whitespace().last()) {
+        Some(surname) => format!("{surname} / {title} / "),
+        None => format!("{title} / "),
+    }
+}
+
+/// `default_reference` (pandoc's reference.docx) restyled as a manuscript in
+/// `font`, with `header` (see [`running_header`]) and the page number at
+/// the top right of each page.
+pub fn manuscript_reference(
+    default_reference: &[u8],
+    font: &str,
+    header: &str,
+) -> Result<Vec<u8>, String> {
     let font = xml_escape(font);
     let mut archive = zip::ZipArchive::new(Cursor::new(default_reference))
         .map_err(|error| format!("pandoc's reference.docx is not a zip archive: {error}"))?;
@@ -27,6 +52,7 @@ pub fn manuscript_reference(default_reference: &[u8], font: &str) -> Result<Vec<
         .compression_method(zip::CompressionMethod::Deflated);
     let broken = |error: zip::result::ZipError| format!("cannot rewrite reference.docx: {error}");
     let mut found = (false, false);
+    let (mut related, mut typed) = (false, false);
     for index in 0..archive.len() {
         let name = archive
             .by_index_raw(index)
@@ -43,6 +69,15 @@ pub fn manuscript_reference(default_reference: &[u8], font: &str) -> Result<Vec<
                 found.1 = true;
                 Some(with_page_setup)
             }
+            "word/_rels/document.xml.rels" => {
+                related = true;
+                Some(with_header_relationship)
+            }
+            "[Content_Types].xml" => {
+                typed = true;
+                Some(with_header_type)
+            }
+            HEADER_PART => continue,
             _ => None,
         };
         match edit {
@@ -63,9 +98,13 @@ pub fn manuscript_reference(default_reference: &[u8], font: &str) -> Result<Vec<
                 .map_err(broken)?,
         }
     }
-    if found != (true, true) {
-        return Err("pandoc's reference.docx has no word/styles.xml or word/document.xml".into());
+    if found != (true, true) || !related || !typed {
+        return Err("pandoc's reference.docx lacks word/styles.xml, word/document.xml, its relationships or its content types".into());
     }
+    writer.start_file(HEADER_PART, options).map_err(broken)?;
+    writer
+        .write_all(header_part(header, &font).as_bytes())
+        .map_err(|error| format!("cannot write {HEADER_PART}: {error}"))?;
     Ok(writer.finish().map_err(broken)?.into_inner())
 }
 
@@ -251,11 +290,64 @@ fn replace_style(xml: &str, id: &str, new: &str) -> String {
     }
 }
 
-/// US Letter with 1-inch margins, as the body's last section properties.
+/// The header: the running header's words, then the page number, flush right.
+fn header_part(header: &str, font: &str) -> String {
+    let run = run_properties(font);
+    let field = |inner: &str| format!("<w:r>{run}{inner}</w:r>");
+    format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n\
+         <w:hdr xmlns:w=\"http://schemas.openxmlformats.org/wordprocessingml/2006/main\" \
+         xmlns:r=\"http://schemas.openxmlformats.org/officeDocument/2006/relationships\">\
+         <w:p><w:pPr><w:spacing w:before=\"0\" w:after=\"0\" w:line=\"240\" w:lineRule=\"auto\"/>\
+         <w:ind w:firstLine=\"0\"/><w:jc w:val=\"right\"/></w:pPr>\
+         <w:r>{run}<w:t xml:space=\"preserve\">{}</w:t></w:r>{}{}{}{}{}</w:p></w:hdr>",
+        xml_escape(header),
+        field("<w:fldChar w:fldCharType=\"begin\"/>"),
+        field("<w:instrText xml:space=\"preserve\"> PAGE </w:instrText>"),
+        field("<w:fldChar w:fldCharType=\"separate\"/>"),
+        field("<w:t>1</w:t>"),
+        field("<w:fldChar w:fldCharType=\"end\"/>"),
+    )
+}
+
+/// The header's relationship, beside the document's others.
+fn with_header_relationship(relationships: &str, _font: &str) -> String {
+    let relationship = format!(
+        "<Relationship Id=\"{HEADER_ID}\" \
+         Type=\"http://schemas.openxmlformats.org/officeDocument/2006/relationships/header\" \
+         Target=\"header-manuscript.xml\"/>"
+    );
+    match relationships.rfind("</Relationships>") {
+        Some(at) => format!(
+            "{}{relationship}{}",
+            &relationships[..at],
+            &relationships[at..]
+        ),
+        None => relationships.to_owned(),
+    }
+}
+
+/// The header's content type.
+fn with_header_type(types: &str, _font: &str) -> String {
+    let header = format!(
+        "<Override PartName=\"/{HEADER_PART}\" \
+         ContentType=\"application/vnd.openxmlformats-officedocument.wordprocessingml.header+xml\"/>"
+    );
+    match types.rfind("</Types>") {
+        Some(at) => format!("{}{header}{}", &types[..at], &types[at..]),
+        None => types.to_owned(),
+    }
+}
+
+/// US Letter with 1-inch margins, the running header on every page but the
+/// first (the title page, page 0), as the body's last section properties.
 fn with_page_setup(document: &str, _font: &str) -> String {
-    let section = "<w:sectPr><w:pgSz w:w=\"12240\" w:h=\"15840\"/><w:pgMar w:top=\"1440\" \
-                   w:right=\"1440\" w:bottom=\"1440\" w:left=\"1440\" w:header=\"720\" \
-                   w:footer=\"720\" w:gutter=\"0\"/></w:sectPr>";
+    let section = format!(
+        "<w:sectPr><w:headerReference w:type=\"default\" r:id=\"{HEADER_ID}\"/>\
+         <w:pgSz w:w=\"12240\" w:h=\"15840\"/><w:pgMar w:top=\"1440\" \
+         w:right=\"1440\" w:bottom=\"1440\" w:left=\"1440\" w:header=\"720\" \
+         w:footer=\"720\" w:gutter=\"0\"/><w:pgNumType w:start=\"0\"/><w:titlePg/></w:sectPr>"
+    );
     let mut document = document.to_owned();
     // Every section's properties go (`<w:sectPr/>` or with children).
     while let Some(start) = document.find("<w:sectPr") {
@@ -271,6 +363,15 @@ fn with_page_setup(document: &str, _font: &str) -> String {
             }
         };
         document.replace_range(start..end, "");
+    }
+    // The header's relationship needs its namespace on the root.
+    if !document.contains("xmlns:r=")
+        && let Some(at) = document.find("<w:document")
+    {
+        document.insert_str(
+            at + "<w:document".len(),
+            " xmlns:r=\"http://schemas.openxmlformats.org/officeDocument/2006/relationships\"",
+        );
     }
     match document.rfind("</w:body>") {
         Some(at) => format!("{}{section}{}", &document[..at], &document[at..]),
@@ -307,16 +408,38 @@ mod tests {
         assert_eq!(set.matches("<w:sectPr>").count(), 1);
         assert!(set.contains("w:left=\"1440\""));
         assert!(set.ends_with("</w:sectPr></w:body></w:document>"));
+        assert!(
+            set.contains("<w:headerReference w:type=\"default\" r:id=\"rIdManuscriptHeader\"/>")
+        );
+        assert!(set.contains("<w:titlePg/>"), "no header on the title page");
+        assert!(set.contains("xmlns:r="), "the relationship's namespace");
+    }
+
+    #[test]
+    fn the_running_header_gives_the_surname_the_title_and_the_page() {
+        assert_eq!(
+            running_header("The Salt Road", Some("Ada K. Maren")),
+            "Maren / THE SALT ROAD / "
+        );
+        assert_eq!(running_header("Salt & Stone", None), "SALT & STONE / ");
+        let part = header_part("SALT & STONE / ", DEFAULT_FONT);
+        assert!(part.contains(">SALT &amp; STONE / </w:t>"), "{part}");
+        assert!(part.contains("> PAGE </w:instrText>"));
+        assert!(part.contains("<w:jc w:val=\"right\"/>"));
+        let relationships = with_header_relationship("<Relationships></Relationships>", "");
+        assert!(relationships.contains("Target=\"header-manuscript.xml\""));
+        let types = with_header_type("<Types></Types>", "");
+        assert!(types.contains("PartName=\"/word/header-manuscript.xml\""));
     }
 
     #[test]
     fn an_archive_without_its_parts_is_refused() {
-        assert!(manuscript_reference(b"not a zip", DEFAULT_FONT).is_err());
+        assert!(manuscript_reference(b"not a zip", DEFAULT_FONT, "T / ").is_err());
         let mut writer = zip::ZipWriter::new(Cursor::new(Vec::new()));
         writer
             .start_file("other.xml", zip::write::SimpleFileOptions::default())
             .unwrap();
         let bytes = writer.finish().unwrap().into_inner();
-        assert!(manuscript_reference(&bytes, DEFAULT_FONT).is_err());
+        assert!(manuscript_reference(&bytes, DEFAULT_FONT, "T / ").is_err());
     }
 }
