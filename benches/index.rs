@@ -26,6 +26,7 @@
 //! | `check/large` | `Workspace::load` then `checks::check_workspace` | (reference) |
 //! | `references/large` | `workspace.mentions_of(protagonist card).count()` | ≤ 5 ms |
 //! | `workspace_symbols/large` | every scene and card name containing "ar", case-insensitively | ≤ 5 ms |
+//! | `semantic_tokens/scene_5k_words` | `ide::semantic_tokens` of a ~5,000-word scene of the large workspace: its names, dialogue and the dead | ≤ 2 ms |
 //! | `incremental/sentence_edit_5k_words` | one iteration = one edit, alternately inserting and deleting a sentence in the middle of a ~5,000-word scene in the large workspace; each edit is `MarkdownParser::apply_edit`, `SourceFile::with_syntax`, `Workspace::insert_file` and `checks::check_file` | median ≤ 10 ms |
 //!
 //! Outputs of the timed routines are dropped inside the timing except for
@@ -40,6 +41,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use control_room::checks;
+use control_room::ide::{self, SemanticKind};
 use control_room::index::{FilePath, SourceFile, Workspace, discover, file::read_text};
 use control_room::syntax::{MarkdownParser, TextEdit};
 use control_room::text::TextRange;
@@ -366,6 +368,34 @@ fn long_scene(corpus: &Corpus, words: usize) -> String {
     text
 }
 
+/// The semantic tokens of a ~5,000-word scene (names, dialogue, the dead),
+/// as `textDocument/semanticTokens/full` computes them before encoding.
+fn semantic_tokens(c: &mut Criterion, fixtures: &Fixtures) {
+    let mut group = c.benchmark_group("semantic_tokens");
+    group
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(2));
+    group.bench_function("scene_5k_words", |b| {
+        let corpus = fixtures.corpus(Size::Large);
+        let mut workspace = corpus.workspace().clone();
+        let path = workspace
+            .relative_path(&corpus.generated.scene_paths[0])
+            .expect("the scene is under the root");
+        let text = long_scene(corpus, 5_000);
+        let paths = workspace.config().paths.clone();
+        workspace.insert_file(SourceFile::parse(path.clone(), text.into(), &paths));
+        let tokens = ide::semantic_tokens(&workspace, &path);
+        for kind in [SemanticKind::Character, SemanticKind::Dialogue] {
+            assert!(
+                tokens.iter().any(|token| token.kind == kind),
+                "the long scene has {kind:?} tokens"
+            );
+        }
+        b.iter(|| ide::semantic_tokens(&workspace, black_box(&path)).len());
+    });
+    group.finish();
+}
+
 /// Where to insert a sentence: just after the first sentence end past the middle.
 fn sentence_boundary(text: &str) -> usize {
     let middle = text.len() / 2;
@@ -587,6 +617,7 @@ fn main() {
     cold_index(&mut c, &fixtures);
     check(&mut c, &fixtures);
     queries(&mut c, &fixtures);
+    semantic_tokens(&mut c, &fixtures);
     incremental(&mut c, &fixtures);
     dependent_edits(&mut c, &fixtures);
     c.final_summary();

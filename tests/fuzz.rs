@@ -1,13 +1,13 @@
 //! Fuzz targets, run by `cargo test`: the readers of untrusted input (the
-//! LSP framing, front matter, Markdown and the checks over it, recipes, model
-//! replies and their contract, Evidence lines) fed with the seed corpus of
-//! `tests/fuzz-corpus/<target>/` mutated (bytes and format tokens inserted,
-//! ranges deleted, duplicated, spliced from another seed, the end cut) or
-//! with tokens alone. Each target asserts that it never panics and the
-//! invariants that are cheap to state: ranges inside the text and on
-//! character boundaries, no `<thinking>` in what a reply gives, a frame
-//! passed on only when it is a message, an incremental parse equal to a
-//! fresh one.
+//! LSP framing, front matter, Markdown and the checks and semantic tokens
+//! over it, recipes, model replies and their contract, Evidence lines) fed
+//! with the seed corpus of `tests/fuzz-corpus/<target>/` mutated (bytes and
+//! format tokens inserted, ranges deleted, duplicated, spliced from another
+//! seed, the end cut) or with tokens alone. Each target asserts that it
+//! never panics and the invariants that are cheap to state: ranges inside
+//! the text and on character boundaries, no `<thinking>` in what a reply
+//! gives, a frame passed on only when it is a message, an incremental parse
+//! equal to a fresh one.
 //!
 //! They are proptest properties rather than cargo-fuzz targets because
 //! cargo-fuzz needs a nightly compiler for its sanitizer and coverage flags,
@@ -32,6 +32,7 @@ use control_room::engine::contract::{self, PathGuard};
 use control_room::engine::prompts::{Output, Prompts};
 use control_room::engine::{protocol, recipe};
 use control_room::evidence::{self, ReceiptBook, SourceKind, Sources};
+use control_room::ide;
 use control_room::index::{SourceFile, Workspace};
 use control_room::lsp::framing::{Closed, pump_input};
 use control_room::syntax::markdown::TextEdit;
@@ -468,7 +469,8 @@ proptest! {
 
     /// Markdown: prose ranges sorted, apart and in the text; blocks in the
     /// text; an edit parsed incrementally gives what a fresh parse does; the
-    /// checks over the file put every diagnostic and fix in the text.
+    /// checks over the file put every diagnostic and fix in the text; its
+    /// semantic tokens are in the text, not empty, in order and apart.
     #[test]
     fn markdown_and_its_checks_stay_in_the_text(
         bytes in input("markdown"),
@@ -527,6 +529,13 @@ proptest! {
                     ),
                 }
             }
+        }
+        let tokens = ide::semantic_tokens(&workspace, path);
+        for token in &tokens {
+            prop_assert!(inside(&text, token.range) && !token.range.is_empty(), "{:?}", token);
+        }
+        for pair in tokens.windows(2) {
+            prop_assert!(pair[0].range.end <= pair[1].range.start, "{:?}", pair);
         }
     }
 

@@ -1,11 +1,12 @@
 //! The Neovim plugin (`editors/neovim/`) in a real headless Neovim: the
 //! plugin starts the real server for a scene of the example, diagnostics
 //! arrive with their codes and positions, a quick fix applies through
-//! Neovim's own code-action machinery, "Draft scene" runs against the fake
-//! model server and the new scene's buffer holds the draft, the runs list
-//! opens the run's report, the whole-manuscript check fills the quickfix
-//! list, `:ControlRoomCompile` writes the book, and `:checkhealth control_room`
-//! reports the root and the model server.
+//! Neovim's own code-action machinery, its semantic-token highlighter holds
+//! names by kind, dialogue and the dead struck through, "Draft scene" runs
+//! against the fake model server and the new scene's buffer holds the draft,
+//! the runs list opens the run's report, the whole-manuscript check fills
+//! the quickfix list, `:ControlRoomCompile` writes the book, and
+//! `:checkhealth control_room` reports the root and the model server.
 //!
 //! The driving happens in `tests/neovim/e2e.lua`, which writes a JSON report
 //! this test asserts on. Without Neovim 0.9 or later on PATH (or at
@@ -240,6 +241,71 @@ fn the_plugin_checks_fixes_drafts_and_reports_in_a_real_neovim() {
         .map(|d| d["code"].as_str().unwrap())
         .collect();
     assert_eq!(after, Vec::<&str>::new());
+
+    // Semantic tokens, as Neovim's own highlighter holds them: Kael a
+    // character, the fortress a place, a line of dialogue whole, and Old
+    // Tomas struck through after his death; columns in bytes past “ and ù.
+    let semantic = &report["semantic"];
+    let seen = |token: &Value| -> (String, String, Vec<String>) {
+        let modifiers = token["modifiers"]
+            .as_array()
+            .map(|list| {
+                list.iter()
+                    .map(|modifier| modifier.as_str().unwrap().to_owned())
+                    .collect()
+            })
+            .unwrap_or_default();
+        (
+            token["text"].as_str().unwrap_or_default().to_owned(),
+            token["type"].as_str().unwrap_or_default().to_owned(),
+            modifiers,
+        )
+    };
+    let only = |tokens: &Value| -> (String, String, Vec<String>) {
+        assert_eq!(tokens.as_array().map(Vec::len), Some(1), "{tokens}");
+        seen(&tokens[0])
+    };
+    let token = |text: &str, kind: &str, modifiers: &[&str]| {
+        (
+            text.to_owned(),
+            kind.to_owned(),
+            modifiers.iter().map(|&m| m.to_owned()).collect::<Vec<_>>(),
+        )
+    };
+    assert_eq!(
+        only(&semantic["tomas"]),
+        token("Tomas", "character", &["deprecated"])
+    );
+    assert_eq!(only(&semantic["kael"]), token("Kael", "character", &[]));
+    assert_eq!(
+        only(&semantic["place"]),
+        token("the fortress", "place", &[])
+    );
+    assert_eq!(
+        only(&semantic["dialogue"]),
+        token(
+            "\"Mind the crown, it's rotten on the seaward side,\"",
+            "dialogue",
+            &[]
+        )
+    );
+    let accented = &semantic["accented"];
+    assert_eq!(only(&accented["iria"]), token("Iria", "character", &[]));
+    let byte = "“Où est Tomas ?” demanda ".len();
+    assert_eq!(accented["iria_byte"], byte);
+    assert_eq!(accented["iria"][0]["col"], byte);
+    assert_eq!(
+        only(&accented["tomas"]),
+        token("Tomas", "character", &["deprecated"])
+    );
+    assert_eq!(
+        semantic["links"],
+        serde_json::json!({
+            "@lsp.type.character": "Identifier",
+            "@lsp.type.place": "Special",
+            "@lsp.type.dialogue": "String",
+        })
+    );
 
     // The draft arrived as the new scene's buffer, without asking anything.
     let draft = report["draft_text"].as_str().unwrap();

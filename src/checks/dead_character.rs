@@ -58,20 +58,13 @@ fn check_scene(
     if scene.flashback || file.load_error.is_some() {
         return;
     }
-    let Some(position) = catalog.outline_position(&scene.id) else {
-        return;
-    };
     let deaths: Vec<Death> = catalog
         .cards()
         .filter_map(|(path, card)| {
-            if card.kind != CardKind::Character || card.status != LifeStatus::Dead {
+            if !catalog.dead_by_outline(card, scene) {
                 return None;
             }
             let died_in = card.died_in.as_ref()?;
-            let death_position = catalog.outline_position(&died_in.text)?;
-            if death_position >= position {
-                return None;
-            }
             Some(Death {
                 card_file: catalog.card(path)?,
                 name: card.display_name(),

@@ -13,7 +13,7 @@ use std::hash::{Hash, Hasher};
 use super::appearance::{Appearance, appearance};
 use super::{Code, Diagnostic, LazyProse, Severity};
 use crate::index::model::{Card, StoryDate};
-use crate::index::{CardKind, FilePath, LifeStatus, SourceFile, Workspace};
+use crate::index::{CardKind, FilePath, SourceFile, Workspace};
 use crate::text::TextRange;
 
 /// A character's life by the calendar, as far as the cards tell it.
@@ -49,14 +49,7 @@ fn life<'a>(workspace: &'a Workspace, file: &SourceFile, path: &'a FilePath) -> 
         }
         (None, None) => None,
     };
-    let position = catalog.outline_position(&scene.id);
-    let death_position = card
-        .died_in
-        .as_ref()
-        .and_then(|died_in| catalog.outline_position(&died_in.text));
-    let death_by_outline = card.status == LifeStatus::Dead
-        && !scene.flashback
-        && matches!((death_position, position), (Some(death), Some(here)) if death < here);
+    let death_by_outline = catalog.dead_by_outline(card, scene);
     Some(Life {
         card,
         path: &card_file.path,

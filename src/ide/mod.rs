@@ -1,7 +1,7 @@
 //! Editor features in the core's terms: what is under the cursor, where it is
 //! defined, every place it is mentioned, how to rename it, symbols, folding,
-//! completion and word counts. Offsets in, plain data out; `src/lsp/` turns
-//! them into protocol types.
+//! completion, word counts, semantic tokens and the story clock's inlay hints. Offsets in, plain data out;
+//! `src/lsp/` turns them into protocol types.
 
 mod code_actions;
 mod completion;
@@ -14,6 +14,7 @@ mod outline_view;
 mod remember;
 mod rename;
 mod run_actions;
+mod semantic_tokens;
 
 pub use code_actions::{CodeAction, code_actions};
 pub use completion::{Completion, CompletionKind, completions};
@@ -28,6 +29,7 @@ pub use outline_view::{
 pub use remember::decision as remembered;
 pub use rename::{RenameError, prepare_rename, rename};
 pub use run_actions::{DraftNeed, RunAction, draft_lenses, draft_need, run_actions};
+pub use semantic_tokens::{SemanticKind, SemanticToken, semantic_tokens, semantic_tokens_key};
 
 use crate::index::{CardKind, FileContent, FilePath, SourceFile, Workspace};
 use crate::text::TextRange;

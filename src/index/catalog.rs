@@ -342,6 +342,23 @@ impl Catalog {
         self.outline_position.get(scene_id).copied()
     }
 
+    /// Whether `card` is dead in `scene`'s present: its `status` is dead and
+    /// its `died_in` scene comes before `scene` in the outline, which is no
+    /// flashback. `dead-character`, `lifespan` and the semantic tokens ask.
+    pub fn dead_by_outline(&self, card: &Card, scene: &Scene) -> bool {
+        if card.kind != CardKind::Character
+            || card.status != super::LifeStatus::Dead
+            || scene.flashback
+        {
+            return false;
+        }
+        let death = card
+            .died_in
+            .as_ref()
+            .and_then(|died_in| self.outline_position(&died_in.text));
+        matches!((death, self.outline_position(&scene.id)), (Some(death), Some(here)) if death < here)
+    }
+
     /// The anti-pattern sheet.
     pub fn anti_patterns_file(&self) -> Option<&Arc<SourceFile>> {
         self.anti_patterns.as_ref()

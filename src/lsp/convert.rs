@@ -35,6 +35,55 @@ pub fn offset(file: &SourceFile, position: lsp::Position, encoding: PositionEnco
     )
 }
 
+/// Positions of increasing offsets in one file, each counted on from the
+/// last, so that the many tokens of a long paragraph's line cost one pass
+/// over it rather than one each.
+pub struct Columns<'a> {
+    file: &'a SourceFile,
+    encoding: PositionEncoding,
+    /// The last offset asked for, and its position.
+    offset: usize,
+    at: LineCol,
+}
+
+impl<'a> Columns<'a> {
+    pub fn new(file: &'a SourceFile, encoding: PositionEncoding) -> Self {
+        Columns {
+            file,
+            encoding,
+            offset: 0,
+            at: LineCol { line: 0, col: 0 },
+        }
+    }
+
+    /// The position of `offset`, which is not before the last one asked for.
+    pub fn position(&mut self, offset: usize) -> LineCol {
+        let text = &*self.file.text;
+        let offset = offset.min(text.len());
+        let line = self.file.line_index.line_of(offset);
+        let onwards = offset >= self.offset
+            && line == self.at.line
+            && text.is_char_boundary(offset)
+            && text.is_char_boundary(self.offset);
+        if onwards {
+            self.at.col += width(&text[self.offset..offset], self.encoding);
+        } else {
+            self.at = self.file.line_index.position(text, offset, self.encoding);
+        }
+        self.offset = offset;
+        self.at
+    }
+}
+
+/// How many columns `text` (without a line break) takes in `encoding`.
+pub fn width(text: &str, encoding: PositionEncoding) -> u32 {
+    (match encoding {
+        PositionEncoding::Utf8 => text.len(),
+        PositionEncoding::Utf16 => text.chars().map(char::len_utf16).sum(),
+        PositionEncoding::Utf32 => text.chars().count(),
+    }) as u32
+}
+
 /// A range in a text that is not (yet) a [`SourceFile`], such as the config file.
 pub fn range_in_text(text: &str, range: TextRange, encoding: PositionEncoding) -> lsp::Range {
     let index = LineIndex::new(text);

@@ -119,6 +119,20 @@ impl LanguageServer for Server {
         api::on_snapshot::<lsp::request::FoldingRangeRequest>(self, params).await
     }
 
+    async fn semantic_tokens_full(
+        &self,
+        params: lsp::SemanticTokensParams,
+    ) -> RpcResult<Option<lsp::SemanticTokensResult>> {
+        api::on_snapshot::<lsp::request::SemanticTokensFullRequest>(self, params).await
+    }
+
+    async fn semantic_tokens_range(
+        &self,
+        params: lsp::SemanticTokensRangeParams,
+    ) -> RpcResult<Option<lsp::SemanticTokensRangeResult>> {
+        api::on_snapshot::<lsp::request::SemanticTokensRangeRequest>(self, params).await
+    }
+
     async fn inlay_hint(
         &self,
         params: lsp::InlayHintParams,

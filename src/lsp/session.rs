@@ -107,6 +107,11 @@ pub struct Session {
     /// The scenes' words when the initial index finished: what this
     /// session's count of words written starts from.
     pub words_at_start: Option<usize>,
+    /// Whether the client asks for semantic tokens again when told to.
+    pub semantic_tokens_refresh: bool,
+    /// What the semantic tokens read of other files when the client was
+    /// last told (`ide::semantic_tokens_key`).
+    semantic_tokens_key: Option<u64>,
 }
 
 impl Session {
@@ -125,7 +130,20 @@ impl Session {
             receipts: Arc::new(Mutex::new(ReceiptBook::default())),
             recipes: None,
             words_at_start: None,
+            semantic_tokens_refresh: false,
+            semantic_tokens_key: None,
         }
+    }
+
+    /// Whether what the semantic tokens read of other files (names, deaths,
+    /// the outline's order) changed since the client was last told: if so,
+    /// it is to be told now. Never for a client that cannot be told.
+    pub fn semantic_tokens_changed(&mut self) -> bool {
+        if !self.semantic_tokens_refresh {
+            return false;
+        }
+        let key = crate::ide::semantic_tokens_key(&self.workspace);
+        self.semantic_tokens_key.replace(key) != Some(key)
     }
 
     /// Marks the initial index finished, and the words the session starts from.

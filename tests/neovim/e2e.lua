@@ -154,6 +154,66 @@ local function main()
   report.after_fix = diagnostics(scene_buf)
   step("quick fix")
 
+  -- Semantic tokens, through Neovim's own highlighter: names by kind,
+  -- dialogue, and Old Tomas struck through in a scene after his death.
+  vim.cmd.edit(vim.fn.fnameescape(root .. "/Story/Scenes/SCN-the-high-tide.md"))
+  local tide_buf = vim.api.nvim_get_current_buf()
+  local function find(needle)
+    for row, line in ipairs(vim.api.nvim_buf_get_lines(tide_buf, 0, -1, false)) do
+      local col = line:find(needle, 1, true)
+      if col then
+        return row - 1, col - 1, line
+      end
+    end
+    error("no " .. needle .. " in the scene", 2)
+  end
+  -- The tokens Neovim holds at the start of `needle`, with the text each covers.
+  local function tokens_at(needle)
+    local row, col, line = find(needle)
+    local found = {}
+    for _, token in ipairs(vim.lsp.semantic_tokens.get_at_pos(tide_buf, row, col) or {}) do
+      local modifiers = vim.tbl_keys(token.modifiers or {})
+      table.sort(modifiers)
+      table.insert(found, {
+        type = token.type,
+        modifiers = modifiers,
+        col = token.start_col,
+        text = line:sub(token.start_col + 1, token.end_col),
+      })
+    end
+    return found
+  end
+  wait("the scene's semantic tokens", 20000, function()
+    local tomas = tokens_at("Tomas said")[1]
+    return tomas ~= nil and #tomas.modifiers > 0
+  end)
+  report.semantic = {
+    tomas = tokens_at("Tomas said"),
+    kael = tokens_at("Kael had the seventh"),
+    place = tokens_at("fortress had let"),
+    dialogue = tokens_at("Mind the crown"),
+  }
+  -- A line with curly quotes and accents before the names: Neovim counts
+  -- in bytes, as it told the server.
+  local row, _, original = find("\"I know,\" Kael said.")
+  vim.api.nvim_buf_set_lines(tide_buf, row, row + 1, false, { "“Où est Tomas ?” demanda Iria." })
+  wait("the edited line's semantic tokens", 20000, function()
+    local iria = tokens_at("Iria.")[1]
+    return iria ~= nil and iria.type == "character"
+  end)
+  report.semantic.accented = {
+    iria = tokens_at("Iria."),
+    tomas = tokens_at("Tomas ?"),
+    iria_byte = select(2, find("Iria.")),
+  }
+  vim.api.nvim_buf_set_lines(tide_buf, row, row + 1, false, { original })
+  vim.bo[tide_buf].modified = false
+  report.semantic.links = {}
+  for _, group in ipairs({ "@lsp.type.character", "@lsp.type.place", "@lsp.type.dialogue" }) do
+    report.semantic.links[group] = vim.api.nvim_get_hl(0, { name = group }).link
+  end
+  step("semantic tokens")
+
   -- 3. Draft scene from the outline entry of the missing scene.
   vim.cmd.edit(vim.fn.fnameescape(root .. "/Story/SCN-outline.md"))
   local outline_buf = vim.api.nvim_get_current_buf()

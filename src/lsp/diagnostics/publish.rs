@@ -1,7 +1,8 @@
 //! Pushing diagnostics: computed on a snapshot off the session's lock, sent
 //! with the version they were computed for, and only while the document has
 //! not moved on (a newer pass follows). A client that pulls is asked to
-//! pull again instead.
+//! pull again instead. A client is also asked for semantic tokens again
+//! when what colours them across files changed.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -32,7 +33,7 @@ pub async fn publish(
     mode: DiagnosticsMode,
     refresh: bool,
 ) {
-    let (snapshot, indexed, versions, open_documents) = {
+    let (snapshot, indexed, versions, open_documents, tokens_changed) = {
         let mut session = lock(&session);
         let versions: HashMap<FilePath, i32> = session
             .documents
@@ -63,8 +64,14 @@ pub async fn publish(
             indexed,
             versions,
             open_documents,
+            session.semantic_tokens_changed(),
         )
     };
+    // The names, deaths or order that colour the open files changed.
+    if tokens_changed {
+        let client = client.clone();
+        tokio::spawn(async move { client.semantic_tokens_refresh().await });
+    }
     if mode == DiagnosticsMode::Pull {
         if refresh && indexed {
             let _ = client.workspace_diagnostic_refresh().await;

@@ -38,6 +38,21 @@ M.defaults = {
 
 M.options = vim.deepcopy(M.defaults)
 
+--- The server's semantic token types and the groups they are linked to
+--- unless the colorscheme or the writer links them otherwise (a dead
+--- character's names carry `@lsp.mod.deprecated`, struck through).
+M.highlights = {
+  ["@lsp.type.character"] = "Identifier",
+  ["@lsp.type.place"] = "Special",
+  ["@lsp.type.dialogue"] = "String",
+}
+
+local function link_highlights()
+  for group, target in pairs(M.highlights) do
+    vim.api.nvim_set_hl(0, group, { link = target, default = true })
+  end
+end
+
 --- Whether this Neovim is recent enough.
 function M.supported()
   return vim.fn.has("nvim-" .. M.minimum_version) == 1
@@ -466,6 +481,9 @@ function M.setup(options)
   local group = vim.api.nvim_create_augroup("control_room", { clear = true })
   create_commands()
   track_progress(group)
+  link_highlights()
+  -- A colorscheme clears the links; they come back unless it made its own.
+  vim.api.nvim_create_autocmd("ColorScheme", { group = group, callback = link_highlights })
   if M.options.autostart ~= false then
     vim.api.nvim_create_autocmd("FileType", {
       group = group,

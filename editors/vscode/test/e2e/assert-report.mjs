@@ -85,6 +85,48 @@ expect(
   show(facts.deletedDream),
 );
 
+// Semantic tokens: the legend, the contributed types, and what VS Code got.
+const legend = facts.semanticLegend ?? {};
+expect(
+  'the semantic tokens legend has character, place and dialogue, and the deprecated modifier',
+  show(legend.tokenTypes) === show(['character', 'place', 'dialogue']) && show(legend.tokenModifiers) === show(['deprecated']),
+  show(legend),
+);
+const contributedTypes = facts.contributedTokenTypes ?? [];
+expect(
+  'the extension contributes the token types with standard super types, for themes to colour',
+  show(contributedTypes) ===
+    show([
+      { id: 'character', superType: 'variable' },
+      { id: 'place', superType: 'namespace' },
+      { id: 'dialogue', superType: 'string' },
+    ]),
+  show(contributedTypes),
+);
+const highTide = facts.highTideTokens ?? {};
+expect(
+  'in SCN-the-high-tide.md, after his death, Tomas is a character struck through (deprecated)',
+  (highTide.tomas ?? []).length > 0 && highTide.tomas.every((token) => token.type === 'character' && token.modifiers.includes('deprecated')),
+  show(highTide.tomas),
+);
+expect('only Tomas is struck through there', show(highTide.dead) === show(['Tomas']), show(highTide.dead));
+expect(
+  'Kael is a character, not struck through',
+  highTide.kael?.[0]?.type === 'character' && highTide.kael[0].modifiers.length === 0,
+  show(highTide.kael),
+);
+expect('"the fortress" is a place', highTide.fortress?.[0]?.type === 'place', show(highTide.fortress));
+expect(
+  'a line of dialogue arrives whole, from quote to quote',
+  (highTide.dialogue ?? []).some((token) => token.text === '"Mind the crown, it\'s rotten on the seaward side,"'),
+  show(highTide.dialogue),
+);
+expect(
+  'in SCN-the-saltmaster.md, before his death, Tomas is not struck through',
+  (facts.saltmasterTomas ?? []).length > 0 && facts.saltmasterTomas.every((token) => token.type === 'character' && token.modifiers.length === 0),
+  show(facts.saltmasterTomas),
+);
+
 // The quick fix.
 expect('the typo under the diagnostic is "Kale"', facts.typoWord === 'Kale', show(facts.typoWord));
 expect(

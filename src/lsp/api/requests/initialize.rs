@@ -62,6 +62,12 @@ pub(crate) async fn initialize(
         edits: edit_support(capabilities),
     });
     let mut session = Session::new(&root, encoding);
+    session.semantic_tokens_refresh = capabilities
+        .workspace
+        .as_ref()
+        .and_then(|workspace| workspace.semantic_tokens.as_ref())
+        .and_then(|tokens| tokens.refresh_support)
+        .unwrap_or(false);
     let settings = params
         .initialization_options
         .as_ref()
@@ -146,6 +152,7 @@ fn capabilities_for(encoding: PositionEncoding, pull: bool) -> lsp::ServerCapabi
         workspace_symbol_provider: Some(lsp::OneOf::Left(true)),
         completion_provider: Some(lsp::CompletionOptions::default()),
         folding_range_provider: Some(lsp::FoldingRangeProviderCapability::Simple(true)),
+        semantic_tokens_provider: Some(super::semantic_tokens::capability()),
         inlay_hint_provider: Some(lsp::OneOf::Left(true)),
         code_lens_provider: Some(lsp::CodeLensOptions {
             resolve_provider: Some(false),

@@ -14,6 +14,7 @@ pub(crate) mod initialize;
 pub(crate) mod inlay_hint;
 pub(crate) mod references;
 pub(crate) mod rename;
+pub(crate) mod semantic_tokens;
 pub(crate) mod shutdown;
 pub(crate) mod workspace_diagnostic;
 pub(crate) mod workspace_symbol;

@@ -118,6 +118,47 @@ async function open(relative) {
   return document;
 }
 
+/**
+ * A document's semantic tokens, as VS Code's own provider command answers
+ * them, decoded with the legend: line, character (UTF-16), the text, the
+ * type and the modifiers.
+ */
+function decodeTokens(document, tokens, legend) {
+  const decoded = [];
+  let line = 0;
+  let character = 0;
+  const data = tokens.data;
+  for (let i = 0; i + 4 < data.length; i += 5) {
+    line += data[i];
+    character = data[i] === 0 ? character + data[i + 1] : data[i + 1];
+    const modifiers = legend.tokenModifiers.filter((_, bit) => (data[i + 4] >> bit) & 1);
+    decoded.push({
+      line,
+      character,
+      text: document.lineAt(line).text.slice(character, character + data[i + 2]),
+      type: legend.tokenTypes[data[i + 3]],
+      modifiers,
+    });
+  }
+  return decoded;
+}
+
+/** The semantic tokens of a scene once the server has its index (a token is `deprecated`, or `until` holds). */
+async function semanticTokensOf(relative, until) {
+  const document = await open(relative);
+  const legend = await waitFor('the semantic tokens legend', () =>
+    vscode.commands.executeCommand('vscode.provideDocumentSemanticTokensLegend', document.uri),
+  );
+  return waitFor(`semantic tokens of ${relative}`, async () => {
+    const tokens = await vscode.commands.executeCommand('vscode.provideDocumentSemanticTokens', document.uri);
+    if (!tokens) {
+      return undefined;
+    }
+    const decoded = decodeTokens(document, tokens, legend);
+    return until(decoded) ? { legend: { tokenTypes: legend.tokenTypes, tokenModifiers: legend.tokenModifiers }, tokens: decoded } : undefined;
+  });
+}
+
 /** Opens a file and waits until its diagnostics include `code`. */
 async function diagnosticsWith(relative, code) {
   const document = await open(relative);
@@ -157,6 +198,32 @@ async function run() {
     report.facts.highTide = await diagnosticsWith('Story/Scenes/SCN-the-high-tide.md', 'dead-character');
     // The user settings make orphan-scene an error (it is a warning by default).
     report.facts.deletedDream = await diagnosticsWith('Story/Scenes/SCN-deleted-dream.md', 'orphan-scene');
+  });
+
+  await step('semantic-tokens', async () => {
+    const extension = vscode.extensions.getExtension(EXTENSION_ID);
+    report.facts.contributedTokenTypes = (extension.packageJSON.contributes.semanticTokenTypes || []).map((type) => ({
+      id: type.id,
+      superType: type.superType,
+    }));
+    const named = (tokens, text) => tokens.filter((token) => token.text === text);
+    // After Old Tomas's death (SCN-the-fall): struck through.
+    const highTide = await semanticTokensOf('Story/Scenes/SCN-the-high-tide.md', (tokens) =>
+      tokens.some((token) => token.modifiers.includes('deprecated')),
+    );
+    report.facts.semanticLegend = highTide.legend;
+    report.facts.highTideTokens = {
+      tomas: named(highTide.tokens, 'Tomas'),
+      kael: named(highTide.tokens, 'Kael').slice(0, 1),
+      fortress: named(highTide.tokens, 'the fortress'),
+      dialogue: highTide.tokens.filter((token) => token.type === 'dialogue').slice(0, 2),
+      dead: highTide.tokens.filter((token) => token.modifiers.includes('deprecated')).map((token) => token.text),
+    };
+    // Before it: alive.
+    const saltmaster = await semanticTokensOf('Story/Scenes/SCN-the-saltmaster.md', (tokens) =>
+      tokens.some((token) => token.text === 'Tomas'),
+    );
+    report.facts.saltmasterTomas = named(saltmaster.tokens, 'Tomas');
   });
 
   await step('quick-fix', async () => {
