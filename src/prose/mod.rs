@@ -389,6 +389,25 @@ mod tests {
     }
 
     #[test]
+    fn a_setext_heading_is_read_once() {
+        let text = "The Gate\n========\n\nKael left.\n";
+        let prose = Prose::analyse(text, &MarkdownParser::parse_fresh(text));
+        let words: Vec<&str> = prose.tokens.iter().map(|token| token.text(text)).collect();
+        assert_eq!(
+            words.iter().filter(|word| **word == "Gate").count(),
+            1,
+            "{words:?}"
+        );
+        assert!(
+            prose
+                .tokens
+                .windows(2)
+                .all(|pair| pair[0].range.end <= pair[1].range.start),
+            "tokens in order: {words:?}"
+        );
+    }
+
+    #[test]
     fn paragraphs_and_headings_are_separate_and_code_is_skipped() {
         let found = sentences("# The Gate\n\nKael `code` left\nthe gate <!-- note. Here -->\n");
         assert_eq!(

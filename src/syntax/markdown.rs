@@ -259,6 +259,15 @@ impl Extractor<'_> {
             "atx_heading" | "setext_heading" => Some(BlockKind::Heading {
                 level: heading_level(node),
             }),
+            // A setext heading's text is a paragraph inside it: one block,
+            // the heading, or its words would be read twice.
+            "paragraph"
+                if node
+                    .parent()
+                    .is_some_and(|parent| parent.kind() == "setext_heading") =>
+            {
+                None
+            }
             "paragraph" => Some(BlockKind::Paragraph),
             "list_item" => Some(BlockKind::ListItem),
             "fenced_code_block" | "indented_code_block" => Some(BlockKind::CodeBlock),
