@@ -2,7 +2,9 @@
 //! plugin starts the real server for a scene of the example, diagnostics
 //! arrive with their codes and positions, a quick fix applies through
 //! Neovim's own code-action machinery, its semantic-token highlighter holds
-//! names by kind, dialogue and the dead struck through, "Draft scene" runs
+//! names by kind, dialogue and the dead struck through, the story clock's
+//! inlay hint sits at a scene's heading (and `inlay_hints = false` leaves
+//! them off), "Draft scene" runs
 //! against the fake model server and the new scene's buffer holds the draft,
 //! the runs list opens the run's report, the whole-manuscript check fills
 //! the quickfix list, `:ControlRoomCompile` writes the book, and
@@ -155,6 +157,9 @@ fn vim_lsp_enable_starts_the_server_from_the_plugins_lsp_config() {
     );
     assert_eq!(report["codes"], serde_json::json!(["name-typo"]));
     assert_eq!(report["outside_clients"], 0);
+    // The server offers inlay hints, and `inlay_hints = false` left them off.
+    assert_eq!(report["offers_inlay_hints"], true);
+    assert_eq!(report["inlay_hints_enabled"], false);
 }
 
 #[test]
@@ -228,6 +233,22 @@ fn the_plugin_checks_fixes_drafts_and_reports_in_a_real_neovim() {
     assert_eq!(expected_gate.len(), 2, "{expected_gate:?}");
     assert_eq!(shown("scene_diagnostics"), expected);
     assert_eq!(expected, [("name-typo".to_owned(), 29, 23)]);
+
+    // Inlay hints: the plugin turned them on, and Neovim holds the story
+    // clock's hint at the end of the gate's heading (line 9, `# The Gate`):
+    // the day in the calendar and Iria's age (born 1175-08-30). Neovim asks
+    // when the buffer attaches, maybe before the server has read the cards,
+    // and again only on an edit or `workspace/inlayHint/refresh`.
+    assert_eq!(report["inlay_hints_enabled"], true);
+    assert_eq!(
+        report["gate_inlay_hints"],
+        serde_json::json!([{
+            "label": "12 April 1203 · Iria Vell, 27",
+            "line": 9,
+            "character": "# The Gate".len(),
+            "line_text": "# The Gate",
+        }])
+    );
 
     // The quick fix replaced the name and its diagnostic went; the rest stayed.
     assert_eq!(

@@ -3,7 +3,8 @@
 //! of five months, birth dates, travel times): inlay hints give each scene's
 //! day as the calendar names it, its time and its point of view's age, at
 //! the scene's heading in UTF-16 columns, and follow edits of the scene and
-//! of the card; the outline's entries get their scenes' days; a calendar
+//! of the card (the editor told to ask again when another file changes
+//! them); the outline's entries get their scenes' days; a calendar
 //! that cannot be one is reported on `control-room.toml` and the Gregorian
 //! calendar is used.
 
@@ -48,7 +49,10 @@ fn change(client: &mut Client, file_uri: &str, version: i32, text: &str) {
 fn inlay_hints_give_each_scene_its_day_time_and_the_point_of_views_age() {
     let (_dir, root) = clock_copy();
     let mut client = Client::spawn(&[]);
-    let initialized = client.initialize(&root, json!({"window": {"workDoneProgress": true}}));
+    let initialized = client.initialize(
+        &root,
+        json!({"window": {"workDoneProgress": true}, "workspace": {"inlayHint": {"refreshSupport": true}}}),
+    );
     assert_eq!(
         initialized["capabilities"]["inlayHintProvider"], true,
         "{initialized}"
@@ -91,12 +95,18 @@ fn inlay_hints_give_each_scene_its_day_time_and_the_point_of_views_age() {
     let kael = root.join("Compendium/Characters/CHAR-kael-maren.md");
     let kael_uri = uri(&kael);
     let card = client.open(&kael, 1);
+    let before = client.seen.len();
     change(
         &mut client,
         &kael_uri,
         2,
         &card.replace("born: 1170-02-10", "born: 1180"),
     );
+    // The editor is told to ask again: another file's hints changed.
+    let is_refresh = |message: &Value| message["method"] == "workspace/inlayHint/refresh";
+    if !client.seen[before..].iter().any(is_refresh) {
+        client.wait_for(is_refresh);
+    }
     let found = hints(&mut client, &harbour_uri);
     assert_eq!(
         found[0]["label"],

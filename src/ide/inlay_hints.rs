@@ -3,6 +3,8 @@
 //! point of view's age (from the card's `born:`); in the outline, each
 //! entry's day after its scene id.
 
+use std::hash::{DefaultHasher, Hash, Hasher};
+
 use crate::index::model::StoryDate;
 use crate::index::{CardKind, FileContent, Scene, SourceFile, Workspace};
 use crate::syntax::BlockKind;
@@ -115,4 +117,29 @@ fn pov_age(
         format!("{least}–{most}")
     };
     Some((card.display_name().to_owned(), age, born))
+}
+
+/// A key over everything the hints read: the calendar, every scene's date,
+/// time, flashback and point of view, and every card's names and birth
+/// date. When it changes, the editor is asked for its hints again (it asks
+/// once when a file opens, perhaps before the cards are read).
+pub fn inlay_hints_key(workspace: &Workspace) -> u64 {
+    let mut hasher = DefaultHasher::new();
+    workspace.clock().calendar().hash(&mut hasher);
+    let catalog = workspace.catalog();
+    catalog.names_fingerprint().hash(&mut hasher);
+    for (file, scene) in catalog.scenes() {
+        (
+            &file.path,
+            &scene.date,
+            &scene.time,
+            scene.flashback,
+            &scene.pov,
+        )
+            .hash(&mut hasher);
+    }
+    for (path, card) in catalog.cards() {
+        (path, &card.born).hash(&mut hasher);
+    }
+    hasher.finish()
 }

@@ -20,7 +20,7 @@ pub use code_actions::{CodeAction, code_actions};
 pub use completion::{Completion, CompletionKind, completions};
 pub use decisions::{CONTRADICTS_CARD, Contradiction, contradictions};
 pub use hover::hover;
-pub use inlay_hints::{InlayHint, inlay_hints};
+pub use inlay_hints::{InlayHint, inlay_hints, inlay_hints_key};
 pub use navigation::{Location, definition, references};
 pub use outline_view::{
     CountOf, Symbol, SymbolKind, WordCount, document_symbols, folding_ranges, word_counts,

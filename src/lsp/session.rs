@@ -112,6 +112,11 @@ pub struct Session {
     /// What the semantic tokens read of other files when the client was
     /// last told (`ide::semantic_tokens_key`).
     semantic_tokens_key: Option<u64>,
+    /// Whether the client asks for inlay hints again when told to.
+    pub inlay_hints_refresh: bool,
+    /// What the inlay hints read when the client was last told
+    /// (`ide::inlay_hints_key`).
+    inlay_hints_key: Option<u64>,
 }
 
 impl Session {
@@ -132,6 +137,8 @@ impl Session {
             words_at_start: None,
             semantic_tokens_refresh: false,
             semantic_tokens_key: None,
+            inlay_hints_refresh: false,
+            inlay_hints_key: None,
         }
     }
 
@@ -144,6 +151,17 @@ impl Session {
         }
         let key = crate::ide::semantic_tokens_key(&self.workspace);
         self.semantic_tokens_key.replace(key) != Some(key)
+    }
+
+    /// Whether what the inlay hints read (dates, times, points of view,
+    /// birth dates, the calendar) changed since the client was last told.
+    /// Never for a client that cannot be told.
+    pub fn inlay_hints_changed(&mut self) -> bool {
+        if !self.inlay_hints_refresh {
+            return false;
+        }
+        let key = crate::ide::inlay_hints_key(&self.workspace);
+        self.inlay_hints_key.replace(key) != Some(key)
     }
 
     /// Marks the initial index finished, and the words the session starts from.

@@ -125,6 +125,43 @@ local function main()
   end)
   report.gate_diagnostics = diagnostics(gate_buf)
 
+  -- Inlay hints: the plugin turned them on, and Neovim holds the server's
+  -- hint at the scene's heading (the day, the point of view's age).
+  local function inlay_hints(bufnr)
+    local found = {}
+    for _, item in ipairs(vim.lsp.inlay_hint.get({ bufnr = bufnr }) or {}) do
+      local hint = item.inlay_hint
+      local label = hint.label
+      if type(label) == "table" then
+        local parts = {}
+        for _, part in ipairs(label) do
+          table.insert(parts, part.value)
+        end
+        label = table.concat(parts)
+      end
+      table.insert(found, {
+        label = label,
+        line = hint.position.line,
+        character = hint.position.character,
+        line_text = vim.api.nvim_buf_get_lines(bufnr, hint.position.line, hint.position.line + 1, false)[1],
+      })
+    end
+    return found
+  end
+  report.inlay_hints_enabled = vim.lsp.inlay_hint.is_enabled({ bufnr = gate_buf })
+  wait("the gate's inlay hints", 20000, function()
+    return #inlay_hints(gate_buf) > 0
+  end)
+  -- Neovim asks once when the plugin turns hints on (the server may not
+  -- have read the cards yet) and again only when told to: give the
+  -- point of view's age the time to arrive, without asking again.
+  vim.wait(10000, function()
+    local hints = inlay_hints(gate_buf)
+    return #hints > 0 and hints[1].label:find(",", 1, true) ~= nil
+  end, 50)
+  report.gate_inlay_hints = inlay_hints(gate_buf)
+  step("inlay hints")
+
   local scene = root .. "/Story/Scenes/SCN-the-saltmaster.md"
   vim.cmd.edit(vim.fn.fnameescape(scene))
   local scene_buf = vim.api.nvim_get_current_buf()

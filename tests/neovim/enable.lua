@@ -10,7 +10,8 @@ local report = {}
 
 local function main()
   local control_room = require("control_room")
-  assert(control_room.setup({ autostart = false }))
+  -- Inlay hints turned off: the plugin leaves them off.
+  assert(control_room.setup({ autostart = false, inlay_hints = false }))
   vim.lsp.config("control_room", { cmd = { binary, "lsp" } })
   vim.lsp.enable("control_room")
   vim.cmd.edit(vim.fn.fnameescape(root .. "/Story/Scenes/SCN-the-saltmaster.md"))
@@ -25,6 +26,8 @@ local function main()
   end, 20), "timed out waiting for the scene's diagnostics")
   local clients = vim.lsp.get_clients({ bufnr = bufnr })
   report.clients = #clients
+  report.offers_inlay_hints = clients[1].server_capabilities.inlayHintProvider == true
+  report.inlay_hints_enabled = vim.lsp.inlay_hint.is_enabled({ bufnr = bufnr })
   report.root_dir = clients[1].config.root_dir
   report.codes = {}
   for _, d in ipairs(vim.diagnostic.get(bufnr)) do

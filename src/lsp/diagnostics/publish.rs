@@ -1,8 +1,8 @@
 //! Pushing diagnostics: computed on a snapshot off the session's lock, sent
 //! with the version they were computed for, and only while the document has
 //! not moved on (a newer pass follows). A client that pulls is asked to
-//! pull again instead. A client is also asked for semantic tokens again
-//! when what colours them across files changed.
+//! pull again instead. A client is also asked for semantic tokens and
+//! inlay hints again when what they read across files changed.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -33,7 +33,7 @@ pub async fn publish(
     mode: DiagnosticsMode,
     refresh: bool,
 ) {
-    let (snapshot, indexed, versions, open_documents, tokens_changed) = {
+    let (snapshot, indexed, versions, open_documents, tokens_changed, hints_changed) = {
         let mut session = lock(&session);
         let versions: HashMap<FilePath, i32> = session
             .documents
@@ -65,8 +65,14 @@ pub async fn publish(
             versions,
             open_documents,
             session.semantic_tokens_changed(),
+            session.inlay_hints_changed(),
         )
     };
+    // The dates, ages or calendar the inlay hints show changed.
+    if hints_changed {
+        let client = client.clone();
+        tokio::spawn(async move { client.inlay_hint_refresh().await });
+    }
     // The names, deaths or order that colour the open files changed.
     if tokens_changed {
         let client = client.clone();

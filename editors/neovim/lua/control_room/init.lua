@@ -32,6 +32,10 @@ M.defaults = {
   settings = { controlRoom = {} },
   --- Echo the step of running runs as their progress arrives.
   echo_progress = true,
+  --- Show the server's inlay hints (each scene's day, time and point of
+  --- view's age at its heading; each outline entry's day) in its buffers;
+  --- Neovim 0.10 and later.
+  inlay_hints = true,
   --- Called with (client, bufnr) when the server attaches to a buffer.
   on_attach = nil,
 }
@@ -218,6 +222,37 @@ local function track_progress(group)
           or M.status()
         vim.api.nvim_echo({ { "control-room: " .. line } }, false, {})
       end
+    end,
+  })
+end
+
+--- Whether this Neovim can show inlay hints (0.10 and later).
+function M.inlay_hints_supported()
+  return vim.fn.has("nvim-0.10") == 1 and vim.lsp.inlay_hint ~= nil and vim.lsp.inlay_hint.enable ~= nil
+end
+
+-- Turns inlay hints on for each buffer the server attaches to, however it
+-- was started (the plugin, `vim.lsp.enable` or nvim-lspconfig), when the
+-- server offers them and `inlay_hints` is not false.
+local function enable_inlay_hints(group)
+  if not M.inlay_hints_supported() then
+    return
+  end
+  vim.api.nvim_create_autocmd("LspAttach", {
+    group = group,
+    callback = function(event)
+      if M.options.inlay_hints == false then
+        return
+      end
+      local client = vim.lsp.get_client_by_id(event.data.client_id)
+      if client == nil or client.name ~= M.name then
+        return
+      end
+      local capabilities = client.server_capabilities or {}
+      if not capabilities.inlayHintProvider then
+        return
+      end
+      vim.lsp.inlay_hint.enable(true, { bufnr = event.buf })
     end,
   })
 end
@@ -481,6 +516,7 @@ function M.setup(options)
   local group = vim.api.nvim_create_augroup("control_room", { clear = true })
   create_commands()
   track_progress(group)
+  enable_inlay_hints(group)
   link_highlights()
   -- A colorscheme clears the links; they come back unless it made its own.
   vim.api.nvim_create_autocmd("ColorScheme", { group = group, callback = link_highlights })

@@ -56,9 +56,10 @@ const palette = [
   'control-room.showRuns',
   'control-room.cancelRun',
   'control-room.openRunReport',
+  'control-room.compile',
 ];
 expect(
-  'all six palette commands are registered',
+  'all seven palette commands are registered',
   palette.every((id) => (facts.paletteCommands ?? []).includes(id)),
   `registered: ${show(facts.paletteCommands)}`,
 );
@@ -68,7 +69,7 @@ expect(
   palette.every((id) => contributed.some((command) => command.command === id && command.category === 'Control Room')),
   show(contributed),
 );
-const serverCommands = ['controlRoom.runRecipe', 'controlRoom.cancelRun', 'controlRoom.listRuns', 'controlRoom.openRun', 'controlRoom.conference'];
+const serverCommands = ['controlRoom.runRecipe', 'controlRoom.cancelRun', 'controlRoom.listRuns', 'controlRoom.openRun', 'controlRoom.conference', 'controlRoom.compile'];
 expect(
   "the server's own commands were registered by the language client",
   serverCommands.every((id) => (facts.serverCommands ?? []).includes(id)),
@@ -250,6 +251,93 @@ const unanswered = requests.filter((request) => !request.answered && request.hel
 expect('the fake model got no request it could not answer', unanswered.length === 0, show(unanswered));
 const models = [...new Set(requests.map((request) => request.model))];
 expect('every request named the model from the settings (llama3.1:8b)', models.length === 1 && models[0] === 'llama3.1:8b', show(models));
+
+// Inlay hints from the story clock: at the gate's heading, the day in the
+// calendar and Iria Vell's age (born 1175-08-30; the scene is 1203-04-12).
+const gateHints = facts.gateInlayHints ?? [];
+expect(
+  'SCN-the-gate.md has one inlay hint, "12 April 1203 · Iria Vell, 27"',
+  gateHints.length === 1 && gateHints[0].label === '12 April 1203 · Iria Vell, 27',
+  show(gateHints),
+);
+expect(
+  'the hint sits at the end of the heading line ("# The Gate", line 9)',
+  gateHints.length === 1 &&
+    gateHints[0].line === 9 &&
+    gateHints[0].lineText === '# The Gate' &&
+    gateHints[0].character === '# The Gate'.length,
+  show(gateHints),
+);
+const outlineHints = facts.outlineInlayHints ?? [];
+expect(
+  "the outline's SCN-the-saltmaster entry has its day after its id",
+  outlineHints.some(
+    (hint) => hint.label === '13 April 1203 · Kael Maren, 34' && /^\s*[-*]\s+SCN-the-saltmaster$/.test(hint.before),
+  ),
+  show(outlineHints),
+);
+
+// Compile Manuscript: from the palette (DOCX, the quick pick's first
+// format) and with its format given (Markdown); the scenes in outline order.
+const normalise = (text) =>
+  (text ?? '')
+    .replace(/[\u2018\u2019]/g, "'")
+    .replace(/[\u201c\u201d]/g, '"')
+    .replace(/\s+/g, ' ');
+const outlineScenes = facts.outlineScenes ?? [];
+/** Where each outline scene's first words are in `text` (-1: not there). */
+const positions = (text) => outlineScenes.map((scene) => normalise(text).indexOf(normalise(scene.firstWords)));
+const inOrder = (found) => found.length > 0 && found.every((at, i) => at >= 0 && (i === 0 || at > found[i - 1]));
+expect(
+  'the outline lists the scenes to look for, the drafted one too',
+  outlineScenes.length >= 6 && outlineScenes.some((scene) => scene.id === 'SCN-the-reckoning'),
+  show(outlineScenes),
+);
+const docx = facts.compiledDocx;
+expect(
+  'Compile Manuscript from the palette, DOCX picked, wrote a DOCX file that exists',
+  docx?.format === 'docx' && docx?.exists === true && /\.docx$/.test(docx?.output ?? ''),
+  show(docx && { ...docx, text: undefined }),
+);
+expect(
+  "the DOCX is a zip whose word/document.xml holds the first scene's first words",
+  docx?.isZip === true &&
+    outlineScenes.length > 0 &&
+    normalise(docx?.text).includes(normalise(outlineScenes[0].firstWords)),
+  `${show(outlineScenes[0])} in ${show((docx?.text ?? '').slice(0, 300))}`,
+);
+expect(
+  "the DOCX holds every outline scene's text, in outline order",
+  inOrder(positions(docx?.text)),
+  show(positions(docx?.text)),
+);
+expect(
+  'the DOCX counts the scenes and leaves out only the unlisted one',
+  docx?.scenes === outlineScenes.length && (docx?.missing ?? []).length === 0 && show(docx?.unlisted) === show(['SCN-deleted-dream']),
+  show(docx && { scenes: docx.scenes, missing: docx.missing, unlisted: docx.unlisted }),
+);
+const md = facts.compiledMarkdown;
+expect(
+  'Compile Manuscript with { format: "md" } wrote a Markdown file that exists',
+  md?.format === 'md' && md?.exists === true && /\.md$/.test(md?.output ?? ''),
+  show(md && { ...md, text: undefined }),
+);
+expect(
+  "the Markdown holds every outline scene's text, in outline order, without front matter",
+  inOrder(positions(md?.text)) && !(md?.text ?? '').includes('pov:'),
+  `${show(positions(md?.text))} in ${show((md?.text ?? '').slice(0, 300))}`,
+);
+const outsideStory = (output) => typeof output === 'string' && !output.startsWith('..') && !/^Story(\/|$)/.test(output);
+expect(
+  "the compiled files are inside the workspace but not in the manuscript's Story/ folder",
+  outsideStory(docx?.output) && outsideStory(md?.output),
+  `${show(docx?.output)}, ${show(md?.output)}`,
+);
+expect(
+  'compiling wrote nothing into Story/',
+  Array.isArray(facts.storyFilesBeforeCompile) && show(facts.storyFilesAfterCompile) === show(facts.storyFilesBeforeCompile),
+  `before ${show(facts.storyFilesBeforeCompile)}, after ${show(facts.storyFilesAfterCompile)}`,
+);
 
 let failures = 0;
 for (const result of results) {

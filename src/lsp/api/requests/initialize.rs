@@ -68,6 +68,12 @@ pub(crate) async fn initialize(
         .and_then(|workspace| workspace.semantic_tokens.as_ref())
         .and_then(|tokens| tokens.refresh_support)
         .unwrap_or(false);
+    session.inlay_hints_refresh = capabilities
+        .workspace
+        .as_ref()
+        .and_then(|workspace| workspace.inlay_hint.as_ref())
+        .and_then(|hints| hints.refresh_support)
+        .unwrap_or(false);
     let settings = params
         .initialization_options
         .as_ref()

@@ -23,6 +23,7 @@ const PALETTE_COMMANDS = [
   'control-room.showRuns',
   'control-room.cancelRun',
   'control-room.openRunReport',
+  'control-room.compile',
 ];
 const SERVER_COMMANDS = [
   'controlRoom.runRecipe',
@@ -32,7 +33,102 @@ const SERVER_COMMANDS = [
   'controlRoom.dismissFinding',
   'controlRoom.conference',
   'controlRoom.checkWorkspace',
+  'controlRoom.compile',
 ];
+
+const zlib = require('node:zlib');
+
+/** The entry `name` of the zip file at `file`, inflated, or undefined. */
+function unzipEntry(file, name) {
+  const zip = fs.readFileSync(file);
+  // The end of central directory record: its signature, searched from the end.
+  let end = zip.length - 22;
+  while (end >= 0 && zip.readUInt32LE(end) !== 0x06054b50) {
+    end -= 1;
+  }
+  if (end < 0) {
+    return undefined;
+  }
+  const entries = zip.readUInt16LE(end + 10);
+  let at = zip.readUInt32LE(end + 16);
+  for (let i = 0; i < entries; i += 1) {
+    const method = zip.readUInt16LE(at + 10);
+    const size = zip.readUInt32LE(at + 20);
+    const nameLength = zip.readUInt16LE(at + 28);
+    const extraLength = zip.readUInt16LE(at + 30);
+    const commentLength = zip.readUInt16LE(at + 32);
+    const local = zip.readUInt32LE(at + 42);
+    if (zip.toString('utf8', at + 46, at + 46 + nameLength) === name) {
+      const start = local + 30 + zip.readUInt16LE(local + 26) + zip.readUInt16LE(local + 28);
+      const data = zip.subarray(start, start + size);
+      return (method === 8 ? zlib.inflateRawSync(data) : data).toString('utf8');
+    }
+    at += 46 + nameLength + extraLength + commentLength;
+  }
+  return undefined;
+}
+
+/** The text of a DOCX's word/document.xml: one line a paragraph, no markup. */
+function docxText(xml) {
+  return xml
+    .replace(/<\/w:p>/g, '\n')
+    .replace(/<w:tab\/>/g, '\t')
+    .replace(/<[^>]*>/g, '')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&apos;/g, "'")
+    .replace(/&amp;/g, '&');
+}
+
+/** Every file under `dir`, relative to it. */
+function filesUnder(dir) {
+  const found = [];
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) {
+      found.push(...filesUnder(full).map((file) => `${entry.name}/${file}`));
+    } else {
+      found.push(entry.name);
+    }
+  }
+  return found.sort();
+}
+
+/** The outline's scenes that have a file, in order, each with the first words of its prose. */
+function outlineScenes() {
+  const outline = fs.readFileSync(fileUri('Story/SCN-outline.md').fsPath, 'utf8');
+  const scenes = [];
+  for (const match of outline.matchAll(/^\s*[-*]\s+(SCN-[\w-]+)/gm)) {
+    const file = fileUri(`Story/Scenes/${match[1]}.md`).fsPath;
+    if (!fs.existsSync(file)) {
+      continue;
+    }
+    const body = fs.readFileSync(file, 'utf8').replace(/^---\n[\s\S]*?\n---\n/, '');
+    const prose = body.split('\n').find((line) => line.trim() !== '' && !line.startsWith('#'));
+    scenes.push({ id: match[1], firstWords: (prose || '').trim().split(/\s+/).slice(0, 5).join(' ') });
+  }
+  return scenes;
+}
+
+/**
+ * Runs a palette command that asks with a quick pick, and accepts the item
+ * the pick starts on (as Enter would), once the pick is shown.
+ */
+async function acceptingFirstPick(command) {
+  let settled = false;
+  const pending = Promise.resolve(vscode.commands.executeCommand(command)).finally(() => {
+    settled = true;
+  });
+  const deadline = Date.now() + TIMEOUT;
+  while (!settled && Date.now() < deadline) {
+    await sleep(500);
+    if (!settled) {
+      await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
+    }
+  }
+  return pending;
+}
 
 const SEVERITY = ['error', 'warning', 'information', 'hint'];
 
@@ -226,6 +322,37 @@ async function run() {
     report.facts.saltmasterTomas = named(saltmaster.tokens, 'Tomas');
   });
 
+  await step('inlay-hints', async () => {
+    // VS Code asks for the hints of what is in view; its own provider
+    // command asks the same way, for the whole scene.
+    const relative = 'Story/Scenes/SCN-the-gate.md';
+    const document = await open(relative);
+    const whole = new vscode.Range(0, 0, document.lineCount, 0);
+    const labelOf = (hint) => (typeof hint.label === 'string' ? hint.label : hint.label.map((part) => part.value).join(''));
+    const hints = await waitFor(`inlay hints of ${relative}`, async () => {
+      const found = await vscode.commands.executeCommand('vscode.executeInlayHintProvider', document.uri, whole);
+      return found && found.length > 0 ? found : undefined;
+    });
+    report.facts.gateInlayHints = hints.map((hint) => ({
+      label: labelOf(hint),
+      line: hint.position.line,
+      character: hint.position.character,
+      lineText: document.lineAt(hint.position.line).text,
+    }));
+    const outline = await open('Story/SCN-outline.md');
+    const outlineHints = await vscode.commands.executeCommand(
+      'vscode.executeInlayHintProvider',
+      outline.uri,
+      new vscode.Range(0, 0, outline.lineCount, 0),
+    );
+    report.facts.outlineInlayHints = (outlineHints || []).map((hint) => ({
+      label: labelOf(hint),
+      line: hint.position.line,
+      character: hint.position.character,
+      before: outline.lineAt(hint.position.line).text.slice(0, hint.position.character),
+    }));
+  });
+
   await step('quick-fix', async () => {
     const document = await open('Story/Scenes/SCN-the-saltmaster.md');
     const typo = vscode.languages
@@ -377,6 +504,39 @@ async function run() {
     report.facts.gateAfter = fs.readFileSync(gate, 'utf8');
     const open = vscode.workspace.textDocuments.find((document) => document.uri.fsPath === gate);
     report.facts.gateDirty = open === undefined ? false : open.isDirty;
+  });
+
+  await step('compile', async () => {
+    const story = fileUri('Story').fsPath;
+    report.facts.storyFilesBeforeCompile = filesUnder(story);
+    report.facts.outlineScenes = outlineScenes();
+    const relative = (file) => path.relative(root().fsPath, file).split(path.sep).join('/');
+    // As a writer would: Compile Manuscript from the palette, and Enter on
+    // the quick pick's first format, DOCX.
+    const docx = await acceptingFirstPick('control-room.compile');
+    report.facts.compiledDocx = docx === undefined ? null : {
+      format: docx.format,
+      output: relative(docx.output),
+      scenes: docx.scenes,
+      missing: docx.missing,
+      unlisted: docx.unlisted,
+      exists: fs.existsSync(docx.output),
+    };
+    if (docx !== undefined && fs.existsSync(docx.output)) {
+      report.facts.compiledDocx.isZip = fs.readFileSync(docx.output).subarray(0, 4).equals(Buffer.from('PK\x03\x04', 'latin1'));
+      const xml = unzipEntry(docx.output, 'word/document.xml');
+      report.facts.compiledDocx.text = xml === undefined ? null : docxText(xml);
+    }
+    // The same command with its format given, as other extensions call it.
+    const md = await vscode.commands.executeCommand('control-room.compile', { format: 'md' });
+    report.facts.compiledMarkdown = md === undefined ? null : {
+      format: md.format,
+      output: relative(md.output),
+      scenes: md.scenes,
+      exists: fs.existsSync(md.output),
+      text: fs.existsSync(md.output) ? fs.readFileSync(md.output, 'utf8') : null,
+    };
+    report.facts.storyFilesAfterCompile = filesUnder(story);
   });
 
   // Leave the new scene in view for the screenshot.
