@@ -227,7 +227,7 @@ pub const CODES: &[CodeInfo] = &[
         "grammar",
         Manuscript,
         "information",
-        "harper's rules for a novelist find a sound-alike (\"their\" for \"they're\"), a doubled word, a wrong article, a broken idiom or a verb that disagrees in a scene's paragraph; in dialogue only a wrong word; in the scenes open in the editor, or everywhere with `[language] grammar = \"all\"` or `check --grammar`",
+        "harper's rules for a novelist find a sound-alike (\"their\" for \"they're\"), a doubled word, a wrong article, a broken idiom or a verb that disagrees in a scene's paragraph; in dialogue only a wrong word; when `[language] grammar` asks for it (`\"open\"`: the scenes open in the editor; `\"all\"`: everywhere), or with `check --grammar`",
         "checks/grammar.rs",
     ),
     code(

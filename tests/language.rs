@@ -36,10 +36,36 @@ fn write_scene(root: &Path) -> std::path::PathBuf {
     std::fs::write(&path, SCENE).unwrap();
     std::fs::write(
         root.join("control-room.toml"),
-        "[language]\nwords = [\"kethra\"]\n",
+        "[language]\nwords = [\"kethra\"]\ngrammar = \"open\"\n",
     )
     .unwrap();
     path
+}
+
+#[test]
+fn grammar_is_off_by_default_and_spelling_on() {
+    let (_dir, root) = example_copy();
+    let scene = write_scene(&root);
+    std::fs::write(
+        root.join("control-room.toml"),
+        "[language]\nwords = [\"kethra\"]\n",
+    )
+    .unwrap();
+    let scene_uri = uri(&scene);
+    let mut client = Client::spawn(&[]);
+    client.initialize(&root, json!({}));
+    client.open(&scene, 1);
+    let published = client.diagnostics_for(&scene_uri, |list| {
+        list.iter().any(|d| d["code"] == "spelling")
+    });
+    let grammar = published["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["code"] == "grammar")
+        .count();
+    assert_eq!(grammar, 0, "{published:#}");
+    client.shutdown();
 }
 
 /// `(line, code, text)` of each spelling and grammar diagnostic of the scene.

@@ -186,7 +186,7 @@ impl Default for LanguageConfig {
     fn default() -> Self {
         Self {
             spelling: true,
-            grammar: GrammarScope::Open,
+            grammar: GrammarScope::Off,
             dictionary: "Compendium/dictionary.txt".into(),
             words: Vec::new(),
             rules: BTreeMap::new(),
@@ -200,10 +200,12 @@ impl Default for LanguageConfig {
 #[serde(rename_all = "lowercase")]
 pub enum GrammarScope {
     /// The scenes open in the editor (grammar costs about 20 µs a word).
-    #[default]
     Open,
     /// Every scene, in the editor and in `check`.
     All,
+    /// The default: harper's grammar needs its whole dictionary in memory
+    /// (about 200 MB, and a second to load), over the editor's budget.
+    #[default]
     Off,
 }
 

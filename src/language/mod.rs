@@ -17,3 +17,4 @@
 pub mod grammar;
 pub mod rules;
 pub mod speller;
+pub mod words;

@@ -3,12 +3,13 @@
 
 use std::sync::{Arc, OnceLock};
 
-use harper_core::spell::{Dictionary, FstDictionary};
+use harper_core::spell::FstDictionary;
 
 use crate::index::Lexicon;
 use crate::prose::dictionary::is_ordinary_word;
 
-/// harper's curated dictionary, loaded once per process on first use.
+/// harper's curated dictionary with each word's grammar, loaded once per
+/// process when grammar first runs (spelling reads [`super::words`]).
 pub(crate) fn curated() -> &'static Arc<FstDictionary> {
     static CURATED: OnceLock<Arc<FstDictionary>> = OnceLock::new();
     CURATED.get_or_init(FstDictionary::curated)
@@ -29,10 +30,7 @@ pub fn is_known(word: &str, lexicon: &Lexicon) -> bool {
         word
     };
     let known = |word: &str| {
-        is_ordinary_word(word)
-            || lexicon.contains(word)
-            || curated().contains_word_str(word)
-            || curated().contains_word_str(&word.to_lowercase())
+        is_ordinary_word(word) || lexicon.contains(word) || super::words::contains(word)
     };
     if known(word) {
         return true;
@@ -53,7 +51,9 @@ pub fn is_known(word: &str, lexicon: &Lexicon) -> bool {
 }
 
 /// Up to `limit` words the writer may have meant by `word`, the closest
-/// first: the manuscript's own words within two edits, then harper's.
+/// first: the manuscript's own words within two edits, then harper's, by
+/// edit distance, the ordinary words before the rare, then the nearest in
+/// length.
 pub fn suggestions(word: &str, lexicon: &Lexicon, limit: usize) -> Vec<String> {
     let lower = word.to_lowercase();
     let mut found: Vec<String> = lexicon
@@ -62,9 +62,20 @@ pub fn suggestions(word: &str, lexicon: &Lexicon, limit: usize) -> Vec<String> {
         .map(str::to_owned)
         .collect();
     found.sort();
-    for suggestion in
-        harper_core::spell::suggest_correct_spelling_str(word, limit * 2, 2, curated().as_ref())
-    {
+    let mut english = super::words::near(&lower, 2);
+    english.retain(|(candidate, _)| *candidate != lower);
+    english.sort_by_cached_key(|(candidate, distance)| {
+        (
+            *distance,
+            !is_ordinary_word(candidate),
+            candidate.chars().count().abs_diff(lower.chars().count()),
+            candidate.clone(),
+        )
+    });
+    for (suggestion, _) in english {
+        if found.len() >= limit {
+            break;
+        }
         if !found.contains(&suggestion) {
             found.push(suggestion);
         }
