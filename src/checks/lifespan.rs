@@ -177,7 +177,8 @@ pub(super) fn check(
     }
 }
 
-/// The birth and death dates of every character the scene lists or names.
+/// The birth and death dates of every character the scene lists or names
+/// (each card's life, combined in no order), and where the scene stands.
 pub(super) fn depends_on(workspace: &Workspace, file: &SourceFile, hasher: &mut impl Hasher) {
     let Some(scene) = file.scene() else { return };
     if scene.story_date.is_none() {
@@ -189,24 +190,11 @@ pub(super) fn depends_on(workspace: &Workspace, file: &SourceFile, hasher: &mut 
         .iter()
         .chain(&scene.characters)
         .filter_map(|entry| catalog.resolve_card(&entry.text, &[CardKind::Character]))
-        .map(|card| &card.path);
-    let mut cards: Vec<&FilePath> = workspace
+        .filter_map(|card| catalog.life_facts(&card.path));
+    let named = workspace
         .mentions(&file.path)
         .iter()
-        .map(|mention| &mention.card)
-        .chain(listed)
-        .collect();
-    cards.sort_unstable();
-    cards.dedup();
-    for path in cards {
-        if let Some(life) = life(workspace, file, path) {
-            (
-                path,
-                life.born,
-                life.died.map(|(date, at, range)| (date, at.clone(), range)),
-            )
-                .hash(hasher);
-            life.death_by_outline.hash(hasher);
-        }
-    }
+        .filter_map(|mention| catalog.life_facts(&mention.card));
+    let lives = listed.chain(named).fold(0u64, u64::wrapping_add);
+    (lives, catalog.outline_position(&scene.id), scene.flashback).hash(hasher);
 }

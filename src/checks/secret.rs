@@ -198,12 +198,7 @@ pub(super) fn depends_on(workspace: &Workspace, file: &SourceFile, hasher: &mut 
         workspace.catalog().tracking().fingerprint.hash(hasher);
         // Which tracked scenes are before this one in story time.
         let clock = workspace.clock();
-        for (_, tracked) in &workspace.catalog().tracking().tracked {
-            tracked
-                .scene()
-                .and_then(|tracked| clock.when(tracked))
-                .hash(hasher);
-        }
+        clock.tracked_times().hash(hasher);
         clock.when(scene).hash(hasher);
     }
 }

@@ -44,6 +44,10 @@ pub struct Catalog {
     /// For each character card, a hash of what the prose checks read of it:
     /// its eyes, hair and gender (declared or implied).
     card_facts: rustc_hash::FxHashMap<FilePath, u64>,
+    /// For each character card with a life in dates (`born`, `died`, or a
+    /// `died_in`), a hash of it: the dates, the death scene's date and
+    /// place in the outline, the status.
+    life_facts: rustc_hash::FxHashMap<FilePath, u64>,
 }
 
 impl Catalog {
@@ -163,6 +167,7 @@ impl Catalog {
             &catalog.cards,
             |id| catalog.outline_position.get(id).copied(),
         ));
+        catalog.find_life_facts();
         catalog.clock = Arc::new(super::clock::Clock::build(
             calendar.clone(),
             &catalog.scenes,
@@ -238,6 +243,45 @@ impl Catalog {
             })
             .collect();
         self.card_facts = card_facts;
+    }
+
+    /// What `lifespan` reads of each character card with a life in dates.
+    fn find_life_facts(&mut self) {
+        let facts = self
+            .cards
+            .iter()
+            .filter_map(|file| {
+                let card = file.card()?;
+                if card.kind != CardKind::Character
+                    || (card.born.is_none() && card.died.is_none() && card.died_in.is_none())
+                {
+                    return None;
+                }
+                let mut hasher = DefaultHasher::new();
+                (
+                    &file.path,
+                    &card.born,
+                    &card.died,
+                    &card.died_in,
+                    card.status,
+                )
+                    .hash(&mut hasher);
+                if let Some(died_in) = &card.died_in {
+                    let scene = self.scene(&died_in.text).and_then(|file| file.scene());
+                    scene
+                        .map(|scene| (&scene.date, &scene.id))
+                        .hash(&mut hasher);
+                    self.outline_position(&died_in.text).hash(&mut hasher);
+                }
+                Some((file.path.clone(), hasher.finish()))
+            })
+            .collect();
+        self.life_facts = facts;
+    }
+
+    /// A hash of a character card's life in dates, when it has one.
+    pub fn life_facts(&self, card: &str) -> Option<u64> {
+        self.life_facts.get(card).copied()
     }
 
     /// Whether the matcher is the same one as in `other` (so mentions stay valid).

@@ -50,6 +50,8 @@ pub struct Clock {
     places: HashMap<FilePath, NodeIndex>,
     itineraries: HashMap<FilePath, Vec<Stop>>,
     roads_fingerprint: u64,
+    /// A hash of when each scene with `tracks:` (or `learns:`) happens.
+    tracked_times: u64,
 }
 
 /// How the clock finds cards: a reference (name, alias or id) to a card of
@@ -70,9 +72,14 @@ impl Clock {
             ..Clock::default()
         };
         clock.build_roads(cards, resolve);
+        let mut tracked = DefaultHasher::new();
         for file in scenes {
             let Some(scene) = file.scene() else { continue };
-            let Some(span) = clock.when(scene) else {
+            let span = clock.when(scene);
+            if !scene.tracks.is_empty() {
+                (&file.path, span).hash(&mut tracked);
+            }
+            let Some(span) = span else {
                 continue;
             };
             let place = scene
@@ -98,6 +105,7 @@ impl Clock {
                 });
             }
         }
+        clock.tracked_times = tracked.finish();
         for stops in clock.itineraries.values_mut() {
             stops.sort_by(|a, b| {
                 (a.span.earliest, a.span.latest, &a.scene.path).cmp(&(
@@ -188,6 +196,11 @@ impl Clock {
     /// A hash of every road and its travel time.
     pub fn roads_fingerprint(&self) -> u64 {
         self.roads_fingerprint
+    }
+
+    /// A hash of when each scene that tracks something happens.
+    pub fn tracked_times(&self) -> u64 {
+        self.tracked_times
     }
 
     /// The dated scenes a character is present in, earliest first.

@@ -31,8 +31,11 @@ pub fn contains(word: &str) -> bool {
 /// The words within `distance` edits (insertions, deletions, substitutions,
 /// swaps of neighbours) of `word`, lower-case, with their distances.
 pub fn near(word: &str, distance: u8) -> Vec<(String, u8)> {
-    let builder = LevenshteinAutomatonBuilder::new(distance, true);
-    let dfa = builder.build_dfa(&word.to_lowercase());
+    // A builder costs far more than the automata it builds: one per distance.
+    static BUILDERS: OnceLock<[LevenshteinAutomatonBuilder; 3]> = OnceLock::new();
+    let builders = BUILDERS
+        .get_or_init(|| [0, 1, 2].map(|distance| LevenshteinAutomatonBuilder::new(distance, true)));
+    let dfa = builders[usize::from(distance.min(2))].build_dfa(&word.to_lowercase());
     let mut stream = words().search_with_state(&dfa).into_stream();
     let mut found = Vec::new();
     while let Some((bytes, state)) = stream.next() {
