@@ -10,21 +10,14 @@
 
 mod lsp_support;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
-use lsp_support::{Client, copy_dir, uri};
+use lsp_support::{Client, copy_of, uri};
 use serde_json::{Value, json};
 
 fn clock_copy() -> (tempfile::TempDir, PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("story-clock");
-    copy_dir(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/continuity/story-clock"),
-        &root,
-    );
-    let root = root.canonicalize().unwrap();
-    (dir, root)
+    copy_of("tests/continuity/story-clock")
 }
 
 fn hints(client: &mut Client, file_uri: &str) -> Vec<Value> {

@@ -348,12 +348,16 @@ pub fn uri(path: &Path) -> String {
 
 /// A copy of the bundled example in a temporary folder.
 pub fn example_copy() -> (tempfile::TempDir, PathBuf) {
+    copy_of("examples/salt-road")
+}
+
+/// A copy of a manuscript of the repository (`examples/…`, `tests/…`) in a
+/// temporary folder, under the folder's own name.
+pub fn copy_of(relative: &str) -> (tempfile::TempDir, PathBuf) {
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join(relative);
     let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("salt-road");
-    copy_dir(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/salt-road"),
-        &root,
-    );
+    let root = dir.path().join(source.file_name().unwrap());
+    copy_dir(&source, &root);
     let root = root.canonicalize().unwrap();
     (dir, root)
 }
