@@ -10,7 +10,8 @@
 //! - `cli/check_whole_process_1M_words`: `control-room check` as a process ≤ 1.5 s.
 //! - peak RSS with 20 scenes open at 1M words ≤ 100 MB (printed, not timed).
 //!
-//! Run with `cargo bench --bench lsp` (builds the release binary first).
+//! Run with `cargo bench --bench lsp` (builds the release binary first);
+//! `CONTROL_ROOM_BENCH_GRAMMAR=open` turns grammar on in the open scenes.
 
 #[path = "support/corpus.rs"]
 mod corpus;
@@ -38,9 +39,13 @@ fn manuscript() -> Manuscript {
         corpus::generate(&corpus::CorpusSpec::large(), &root).expect("the corpus is written");
     corpus::add_continuity_data(&root, &generated).expect("continuity data is written");
     // No debounce: the benchmark measures the server's own work.
+    // `CONTROL_ROOM_BENCH_GRAMMAR=open` measures it with grammar on.
+    let grammar = std::env::var("CONTROL_ROOM_BENCH_GRAMMAR")
+        .map(|scope| format!("[language]\ngrammar = \"{scope}\"\n"))
+        .unwrap_or_default();
     std::fs::write(
         root.join("control-room.toml"),
-        "[diagnostics]\ndebounce_ms = 0\n",
+        format!("[diagnostics]\ndebounce_ms = 0\n{grammar}"),
     )
     .unwrap();
     let root = root.canonicalize().unwrap();

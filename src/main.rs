@@ -423,6 +423,10 @@ fn check(dir: PathBuf, format: Format, deny: Option<Deny>, grammar: bool) -> any
     if grammar {
         workspace.proofread_everything();
     }
+    // Grammar everywhere needs harper; "open" has no open scene here.
+    if workspace.config().language.grammar == control_room::index::config::GrammarScope::All {
+        control_room::language::grammar::warm_up(&workspace);
+    }
     let diagnostics = checks::check_workspace(&workspace);
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());

@@ -4,8 +4,9 @@
 //! a speaker's licence: fragments, stammers and interruptions are not
 //! errors there, so only a wrong word (a typo, an eggcorn, a malapropism) is
 //! reported inside quotation marks. Checked where `[language] grammar` says
-//! (by default the scenes open in the editor; `control-room check
-//! --grammar` checks them all), each paragraph linted once for its text.
+//! (off by default; `"open"`, the scenes open in the editor; `control-room
+//! check --grammar` checks them all), each paragraph linted once for its
+//! text, once harper is loaded (`language::grammar::warm_up`).
 
 use super::{Code, Diagnostic, FileEdit, Fix, FixKind, LazyProse, Severity};
 use crate::index::{SourceFile, Workspace};
@@ -20,7 +21,10 @@ pub(super) fn check(
     prose: &LazyProse,
     diagnostics: &mut Vec<Diagnostic>,
 ) {
-    if file.scene().is_none() || !workspace.proofreads(&file.path) {
+    if file.scene().is_none()
+        || !workspace.proofreads(&file.path)
+        || !crate::language::grammar::is_ready()
+    {
         return;
     }
     let language = &workspace.config().language;

@@ -380,7 +380,7 @@ pub fn dependency_key(workspace: &Workspace, file: &SourceFile) -> u64 {
     // `spelling` reads the manuscript's words; `grammar`, whether the file
     // is proofread (the rules are in the settings' fingerprint).
     workspace.lexicon().fingerprint().hash(&mut hasher);
-    workspace.proofreads(&file.path).hash(&mut hasher);
+    (workspace.proofreads(&file.path) && crate::language::grammar::is_ready()).hash(&mut hasher);
     hasher.finish()
 }
 

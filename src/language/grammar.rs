@@ -9,6 +9,7 @@
 //! lints the paragraph it touched, and a scene opened again lints nothing.
 
 use std::hash::{Hash, Hasher};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use harper_core::linting::{LintGroup, LintKind, Suggestion};
@@ -56,6 +57,31 @@ fn proofreader() -> &'static Proofreader {
         pool: Mutex::new(Vec::new()),
         memo: Mutex::new(FxHashMap::default()),
     })
+}
+
+/// Set once harper's dictionary is loaded and a rule group built.
+static READY: AtomicBool = AtomicBool::new(false);
+
+/// Whether grammar can lint without first loading harper (about a second):
+/// until then the `grammar` check says nothing, so that the first
+/// diagnostics of an opened scene wait for nobody, and the language server
+/// publishes again once [`warm_up`] is done.
+pub fn is_ready() -> bool {
+    READY.load(Ordering::Acquire)
+}
+
+/// Loads harper's dictionary and builds a rule group for the workspace's
+/// rules and dialect, when its grammar is on and that is not done yet; it
+/// blocks for about a second the first time. Whether it did anything.
+pub fn warm_up(workspace: &crate::index::Workspace) -> bool {
+    let language = &workspace.config().language;
+    if is_ready() || language.grammar == crate::index::config::GrammarScope::Off {
+        return false;
+    }
+    let rules = Rules::new(&language.rules, workspace.editor_rules());
+    lint_paragraph("The words are ready.", &rules, language.dialect);
+    READY.store(true, Ordering::Release);
+    true
 }
 
 fn harper_dialect(dialect: Dialect) -> HarperDialect {

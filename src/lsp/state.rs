@@ -223,6 +223,13 @@ enum Pause {
 impl Server {
     pub(crate) async fn reload_workspace(&self) {
         self.read_workspace_again().await;
+        // Grammar turned on: harper loads (once) before the next publish.
+        if let Some(session) = self.session.get() {
+            let workspace = lock(session).workspace.clone();
+            let _ =
+                tokio::task::spawn_blocking(move || crate::language::grammar::warm_up(&workspace))
+                    .await;
+        }
         self.schedule_diagnostics();
     }
 

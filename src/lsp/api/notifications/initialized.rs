@@ -70,6 +70,11 @@ pub(crate) async fn index_workspace(server: &Server) {
         None
     };
     let workspace = lock(&session).workspace.clone();
+    // harper loads beside the index when grammar is on; its findings follow.
+    let grammar = {
+        let workspace = workspace.clone();
+        tokio::task::spawn_blocking(move || crate::language::grammar::warm_up(&workspace))
+    };
     // Findings of earlier runs come back before anything is published.
     let root = workspace.root().to_path_buf();
     if let Ok(store) =
@@ -141,5 +146,8 @@ pub(crate) async fn index_workspace(server: &Server) {
             .finish_with_message(format!("{files} files indexed"))
             .await;
     }
-    server.publish_now(session).await;
+    server.publish_now(session.clone()).await;
+    if grammar.await.unwrap_or(false) {
+        server.publish_now(session).await;
+    }
 }
