@@ -9,7 +9,9 @@
 //!   judged as `dead-character` judges it (`Catalog::dead_by_outline`): the card says
 //!   `status: dead` and `died_in: SCN-x`, SCN-x comes before this scene in the
 //!   outline, and this scene is not a flashback (a flashback happens before
-//!   the death in story time). The death scene itself is not after the death,
+//!   the death in story time); or, by the story clock, a character whose
+//!   death by date (`died:`, or the `died_in` scene's `date`) is certainly
+//!   before the scene's `date`, flashback or not. The death scene itself is not after the death,
 //!   and a scene the outline does not list is after nothing. Unlike the check,
 //!   talk about the dead is marked too: the mark says who is dead, not that
 //!   the prose is wrong.
@@ -22,7 +24,7 @@ use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
 
 use crate::index::model::Spanned;
-use crate::index::{CardKind, Catalog, FilePath, LifeStatus, SourceFile, Workspace};
+use crate::index::{Card, CardKind, Catalog, FilePath, LifeStatus, Scene, SourceFile, Workspace};
 use crate::prose::{Prose, TokenKind};
 use crate::text::TextRange;
 
@@ -114,17 +116,35 @@ fn front_matter_names<'a>(
         .collect()
 }
 
-/// The dead characters whose death scene comes before `file`'s scene in the
-/// outline, when `file` is a scene that is not a flashback.
+/// The dead characters in `file`'s scene: whose death scene comes before it
+/// in the outline (and it is no flashback), or whose death by date
+/// (`died:`, or the `died_in` scene's date) is certainly before its `date`.
 fn dead_before<'a>(catalog: &'a Catalog, file: &SourceFile) -> Vec<&'a FilePath> {
     let Some(scene) = file.scene() else {
         return Vec::new();
     };
     catalog
         .cards()
-        .filter(|(_, card)| catalog.dead_by_outline(card, scene))
+        .filter(|(_, card)| {
+            catalog.dead_by_outline(card, scene) || dead_by_date(catalog, card, scene)
+        })
         .map(|(path, _)| path)
         .collect()
+}
+
+/// Whether a character's death by date is certainly before the scene's date.
+fn dead_by_date(catalog: &Catalog, card: &Card, scene: &Scene) -> bool {
+    let Some(date) = scene.story_date else {
+        return false;
+    };
+    if card.kind != CardKind::Character {
+        return false;
+    }
+    let died = card.died.as_ref().map(|died| died.date).or_else(|| {
+        let died_in = card.died_in.as_ref()?;
+        catalog.scene(&died_in.text)?.scene()?.story_date
+    });
+    died.is_some_and(|died| died.is_before(&date))
 }
 
 /// Each stretch of dialogue: an opening quote to its closing quote, or to
@@ -204,6 +224,9 @@ pub fn semantic_tokens_key(workspace: &Workspace) -> u64 {
     for (path, card) in catalog.cards() {
         let died_in = card.died_in.as_ref().map(|died_in| &died_in.text);
         (path, card.kind, card.status == LifeStatus::Dead, died_in).hash(&mut hasher);
+        // A death by date: the card's `died`, or its death scene's date.
+        let death_scene = died_in.and_then(|id| catalog.scene(id)?.scene());
+        (&card.died, death_scene.map(|scene| scene.story_date)).hash(&mut hasher);
     }
     if let Some(outline) = catalog.outline().and_then(|file| file.outline()) {
         for entry in &outline.entries {
@@ -307,12 +330,19 @@ mod tests {
             .text
             .replace("words: 450\n", "words: 450\nflashback: true\n");
         let paths = workspace.config().paths.clone();
+        let marked = |workspace: &Workspace| {
+            shown(workspace, path)
+                .into_iter()
+                .filter(|(_, _, dead)| *dead)
+                .count()
+        };
+        // Dated before the death (the 14th): nobody is dead yet.
+        let before = text.replace("date: 1203-04-16", "date: 1203-04-13");
+        workspace.insert_file(SourceFile::parse(path.into(), before.into(), &paths));
+        assert_eq!(marked(&workspace), 0);
+        // Dated after it, a flashback still happens after the death.
         workspace.insert_file(SourceFile::parse(path.into(), text.into(), &paths));
-        let marked = shown(&workspace, path)
-            .into_iter()
-            .filter(|(_, _, dead)| *dead)
-            .count();
-        assert_eq!(marked, 0);
+        assert!(marked(&workspace) > 0);
     }
 
     #[test]
@@ -366,6 +396,39 @@ mod tests {
             .map(|(text, _, _)| text)
             .collect();
         assert_eq!(names, ["Kael Maren"]);
+    }
+
+    #[test]
+    fn a_character_dead_by_date_is_marked_in_the_scenes_dated_after() {
+        let mut workspace = example();
+        let paths = workspace.config().paths.clone();
+        let card = "Compendium/Characters/CHAR-ysolde-harrow.md";
+        let key = semantic_tokens_key(&workspace);
+        let text = workspace
+            .file(card)
+            .unwrap()
+            .text
+            .replace("status: alive\n", "status: alive\ndied: 1203-04-13\n");
+        workspace.insert_file(SourceFile::parse(card.into(), text.into(), &paths));
+        assert_ne!(semantic_tokens_key(&workspace), key, "the editor is told");
+        let ysolde = |path: &str| -> Vec<bool> {
+            shown(&workspace, path)
+                .into_iter()
+                .filter(|(text, _, _)| text.contains("Ysolde"))
+                .map(|(_, _, dead)| dead)
+                .collect()
+        };
+        // The gate is on the 12th, the high tide on the 16th.
+        let gate = ysolde("Story/Scenes/SCN-the-gate.md");
+        assert!(
+            !gate.is_empty() && gate.iter().all(|dead| !dead),
+            "{gate:?}"
+        );
+        let tide = ysolde("Story/Scenes/SCN-the-high-tide.md");
+        assert!(
+            !tide.is_empty() && tide.iter().all(|dead| *dead),
+            "{tide:?}"
+        );
     }
 
     #[test]
