@@ -359,14 +359,20 @@ fn workspace() -> &'static Workspace {
             let dir = tempfile::tempdir().unwrap();
             let mut workspace = Workspace::new(dir.path());
             let paths = workspace.config().paths.clone();
-            let card = "---\nname: Kael Maren\naliases: [Kael]\neyes: grey\nhair: black\nstatus: dead\ndied_in: SCN-one\n---\n";
+            let card = "---\nname: Kael Maren\naliases: [Kael]\neyes: grey\nhair: black\nstatus: dead\ndied_in: SCN-one\nborn: 1170-02-10\n---\n";
+            // Two places a day apart, for the story clock's checks.
+            let fortress = "---\ntype: location\nname: The Salt Fortress\ntravel:\n  Vel Harbour: 1 day\n---\n";
+            let harbour = "---\ntype: location\nname: Vel Harbour\n---\n";
+            let one = "---\npov: Kael\nlocation: The Salt Fortress\ndate: 1203-04-12\ntime: dusk\n---\n\nKael fell.\n";
             let outline = "# Outline\n\n## Chapter 1\n\n- SCN-one\n- SCN-fuzz\n";
             let sheet = "# Anti-patterns\n\n## Zero tolerance\n\n- a shiver ran down\n";
             workspace.insert_files(vec![
                 SourceFile::parse("Compendium/Characters/CHAR-kael.md".into(), card.into(), &paths),
                 SourceFile::parse(paths.outline.as_str().into(), outline.into(), &paths),
                 SourceFile::parse(paths.anti_patterns.as_str().into(), sheet.into(), &paths),
-                SourceFile::parse("Story/Scenes/SCN-one.md".into(), "Kael fell.\n".into(), &paths),
+                SourceFile::parse("Compendium/Locations/LOC-fortress.md".into(), fortress.into(), &paths),
+                SourceFile::parse("Compendium/Locations/LOC-harbour.md".into(), harbour.into(), &paths),
+                SourceFile::parse("Story/Scenes/SCN-one.md".into(), one.into(), &paths),
             ]);
             (dir, workspace)
         })
@@ -470,7 +476,8 @@ proptest! {
     /// Markdown: prose ranges sorted, apart and in the text; blocks in the
     /// text; an edit parsed incrementally gives what a fresh parse does; the
     /// checks over the file put every diagnostic and fix in the text; its
-    /// semantic tokens are in the text, not empty, in order and apart.
+    /// semantic tokens are in the text, not empty, in order and apart; its
+    /// inlay hints stand in the text.
     #[test]
     fn markdown_and_its_checks_stay_in_the_text(
         bytes in input("markdown"),
@@ -536,6 +543,11 @@ proptest! {
         }
         for pair in tokens.windows(2) {
             prop_assert!(pair[0].range.end <= pair[1].range.start, "{:?}", pair);
+        }
+        // The story clock's hints stand in the text.
+        for hint in ide::inlay_hints(&workspace, path, TextRange::new(0, text.len())) {
+            prop_assert!(hint.offset <= text.len() && text.is_char_boundary(hint.offset), "{:?}", hint);
+            prop_assert!(!hint.label.is_empty());
         }
     }
 
