@@ -34,21 +34,7 @@ fn life<'a>(workspace: &'a Workspace, file: &SourceFile, path: &'a FilePath) -> 
     let scene = file.scene()?;
     let card_file = catalog.card(path)?;
     let card = card_file.card()?;
-    let died_in_scene = card
-        .died_in
-        .as_ref()
-        .and_then(|died_in| catalog.scene(&died_in.text));
-    let died = match (&card.died, died_in_scene) {
-        (Some(died), _) => Some((died.date, &card_file.path, died.written.range)),
-        (None, Some(death)) => {
-            let death_scene = death.scene()?;
-            death_scene
-                .story_date
-                .zip(death_scene.date.as_ref())
-                .map(|(date, written)| (date, &death.path, written.range))
-        }
-        (None, None) => None,
-    };
+    let died = catalog.death_date(&card_file.path, card);
     let death_by_outline = catalog.dead_by_outline(card, scene);
     Some(Life {
         card,

@@ -125,26 +125,22 @@ fn dead_before<'a>(catalog: &'a Catalog, file: &SourceFile) -> Vec<&'a FilePath>
     };
     catalog
         .cards()
-        .filter(|(_, card)| {
-            catalog.dead_by_outline(card, scene) || dead_by_date(catalog, card, scene)
+        .filter(|(path, card)| {
+            catalog.dead_by_outline(card, scene) || dead_by_date(catalog, path, card, scene)
         })
         .map(|(path, _)| path)
         .collect()
 }
 
 /// Whether a character's death by date is certainly before the scene's date.
-fn dead_by_date(catalog: &Catalog, card: &Card, scene: &Scene) -> bool {
+fn dead_by_date(catalog: &Catalog, path: &FilePath, card: &Card, scene: &Scene) -> bool {
     let Some(date) = scene.story_date else {
         return false;
     };
-    if card.kind != CardKind::Character {
-        return false;
-    }
-    let died = card.died.as_ref().map(|died| died.date).or_else(|| {
-        let died_in = card.died_in.as_ref()?;
-        catalog.scene(&died_in.text)?.scene()?.story_date
-    });
-    died.is_some_and(|died| died.is_before(&date))
+    card.kind == CardKind::Character
+        && catalog
+            .death_date(path, card)
+            .is_some_and(|(died, _, _)| died.is_before(&date))
 }
 
 /// Each stretch of dialogue: an opening quote to its closing quote, or to

@@ -95,38 +95,34 @@ impl Catalog {
             && let Some(outline) = outline.outline()
         {
             let mut latest: Option<(StoryDate, String)> = None;
+            let mut latest_order = None;
             for (position, entry) in outline.entries.iter().enumerate() {
                 catalog
                     .outline_position
                     .entry(entry.scene_id.clone())
                     .or_insert(position);
                 catalog.latest_date_before.push(latest.clone());
-                let file = catalog.scene(&entry.scene_id).cloned();
-                let scene = file
-                    .as_deref()
-                    .and_then(SourceFile::scene)
+                let scene = catalog
+                    .scene(&entry.scene_id)
+                    .and_then(|file| file.scene())
                     .filter(|scene| !scene.flashback);
                 let date = scene.and_then(|scene| scene.story_date);
-                catalog.entry_dates.push(date);
                 // The latest so far, with unknown fields counting as earliest
                 // ("1203-05" then "1203-05-30": the latter is the latest), and
                 // on one day the one whose time of day begins latest.
-                let starts = |scene: Option<&Scene>| {
-                    scene
+                let order = date.map(|date| {
+                    let starts = scene
                         .and_then(|scene| scene.time.as_ref())
                         .and_then(|time| TimeWindow::parse(&time.text))
-                        .map(|window| window.earliest)
-                };
-                let order = |date: &StoryDate, scene: Option<&Scene>| {
-                    (date.year, date.month, date.day, starts(scene))
-                };
-                if let Some(date) = date
-                    && latest.as_ref().is_none_or(|(latest, id)| {
-                        let before = catalog.scene(id).and_then(|file| file.scene());
-                        order(latest, before) < order(&date, scene)
-                    })
+                        .map(|window| window.earliest);
+                    (date.year, date.month, date.day, starts)
+                });
+                catalog.entry_dates.push(date);
+                if let (Some(date), Some(order)) = (date, order)
+                    && latest_order.is_none_or(|latest| latest < order)
                 {
                     latest = Some((date, entry.scene_id.clone()));
+                    latest_order = Some(order);
                 }
             }
         }
@@ -401,6 +397,21 @@ impl Catalog {
             .as_ref()
             .and_then(|died_in| self.outline_position(&died_in.text));
         matches!((death, self.outline_position(&scene.id)), (Some(death), Some(here)) if death < here)
+    }
+
+    /// A character's death by date and where it is written: the card's
+    /// `died:` (the card at `path`), else its `died_in` scene's `date`.
+    pub fn death_date<'a>(
+        &'a self,
+        path: &'a FilePath,
+        card: &'a Card,
+    ) -> Option<(StoryDate, &'a FilePath, crate::text::TextRange)> {
+        if let Some(died) = &card.died {
+            return Some((died.date, path, died.written.range));
+        }
+        let death = self.scene(&card.died_in.as_ref()?.text)?;
+        let scene = death.scene()?;
+        Some((scene.story_date?, &death.path, scene.date.as_ref()?.range))
     }
 
     /// The anti-pattern sheet.

@@ -274,6 +274,35 @@ mod tests {
     }
 
     #[test]
+    fn a_travel_time_or_a_learns_entry_that_cannot_be_read_is_a_problem_at_it() {
+        let card = file(
+            "Compendium/Locations/a.md",
+            "---\ntype: location\nname: A\ntravel:\n  B: soon\n  C: 2 days\n---\n",
+        );
+        let messages: Vec<&str> = card.problems.iter().map(|p| p.message.as_str()).collect();
+        assert_eq!(messages.len(), 1, "{messages:?}");
+        assert!(messages[0].contains("`travel: B: soon` is not a travel time"));
+        assert_eq!(card.problems[0].range.slice(&card.text), "soon");
+        // The readable road is kept.
+        assert_eq!(card.card().unwrap().travel.len(), 1);
+
+        let scene = file(
+            "Story/Scenes/SCN-a.md",
+            "---\nlearns:\n  - Tomas is the heir\n  - Iria: the road is closed\n---\n",
+        );
+        let messages: Vec<&str> = scene.problems.iter().map(|p| p.message.as_str()).collect();
+        assert_eq!(messages.len(), 1, "{messages:?}");
+        assert!(messages[0].contains("has no `pov`"), "{messages:?}");
+        assert_eq!(
+            scene.problems[0].range.slice(&scene.text),
+            "Tomas is the heir"
+        );
+        let learned = &scene.scene().unwrap().tracks;
+        assert_eq!(learned.len(), 1, "Iria's entry is kept");
+        assert!(learned[0].learns);
+    }
+
+    #[test]
     fn an_itinerary_runs_in_story_time_whatever_the_files_order() {
         let scenes = [
             file(

@@ -107,16 +107,34 @@ pub struct Session {
     /// The scenes' words when the initial index finished: what this
     /// session's count of words written starts from.
     pub words_at_start: Option<usize>,
-    /// Whether the client asks for semantic tokens again when told to.
-    pub semantic_tokens_refresh: bool,
-    /// What the semantic tokens read of other files when the client was
-    /// last told (`ide::semantic_tokens_key`).
-    semantic_tokens_key: Option<u64>,
-    /// Whether the client asks for inlay hints again when told to.
-    pub inlay_hints_refresh: bool,
-    /// What the inlay hints read when the client was last told
-    /// (`ide::inlay_hints_key`).
-    inlay_hints_key: Option<u64>,
+    /// When to ask the client for semantic tokens again
+    /// (`ide::semantic_tokens_key`: names, deaths, the outline's order).
+    pub semantic_tokens_refresh: Refresh,
+    /// When to ask the client for inlay hints again (`ide::inlay_hints_key`:
+    /// dates, times, points of view, birth dates, the calendar).
+    pub inlay_hints_refresh: Refresh,
+}
+
+/// A view the client keeps of other files than the one it shows (semantic
+/// tokens, inlay hints), and asks for again only when told: whether it can
+/// be told, and the key of what the view read when it last was.
+#[derive(Debug, Default)]
+pub struct Refresh {
+    pub supported: bool,
+    told: Option<u64>,
+}
+
+impl Refresh {
+    /// Whether the view's key is not the one the client was last told of
+    /// (it is to be told now). Never for a client that cannot be told; the
+    /// key is computed only for one that can.
+    pub fn changed(&mut self, key: impl FnOnce() -> u64) -> bool {
+        if !self.supported {
+            return false;
+        }
+        let key = key();
+        self.told.replace(key) != Some(key)
+    }
 }
 
 impl Session {
@@ -135,33 +153,22 @@ impl Session {
             receipts: Arc::new(Mutex::new(ReceiptBook::default())),
             recipes: None,
             words_at_start: None,
-            semantic_tokens_refresh: false,
-            semantic_tokens_key: None,
-            inlay_hints_refresh: false,
-            inlay_hints_key: None,
+            semantic_tokens_refresh: Refresh::default(),
+            inlay_hints_refresh: Refresh::default(),
         }
     }
 
-    /// Whether what the semantic tokens read of other files (names, deaths,
-    /// the outline's order) changed since the client was last told: if so,
-    /// it is to be told now. Never for a client that cannot be told.
-    pub fn semantic_tokens_changed(&mut self) -> bool {
-        if !self.semantic_tokens_refresh {
-            return false;
-        }
-        let key = crate::ide::semantic_tokens_key(&self.workspace);
-        self.semantic_tokens_key.replace(key) != Some(key)
-    }
-
-    /// Whether what the inlay hints read (dates, times, points of view,
-    /// birth dates, the calendar) changed since the client was last told.
-    /// Never for a client that cannot be told.
-    pub fn inlay_hints_changed(&mut self) -> bool {
-        if !self.inlay_hints_refresh {
-            return false;
-        }
-        let key = crate::ide::inlay_hints_key(&self.workspace);
-        self.inlay_hints_key.replace(key) != Some(key)
+    /// Whether the client is to be asked for its semantic tokens and its
+    /// inlay hints again: what they read of other files changed since it
+    /// was last asked.
+    pub fn views_changed(&mut self) -> (bool, bool) {
+        let workspace = &self.workspace;
+        (
+            self.semantic_tokens_refresh
+                .changed(|| crate::ide::semantic_tokens_key(workspace)),
+            self.inlay_hints_refresh
+                .changed(|| crate::ide::inlay_hints_key(workspace)),
+        )
     }
 
     /// Marks the initial index finished, and the words the session starts from.

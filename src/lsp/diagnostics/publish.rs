@@ -33,7 +33,7 @@ pub async fn publish(
     mode: DiagnosticsMode,
     refresh: bool,
 ) {
-    let (snapshot, indexed, versions, open_documents, tokens_changed, hints_changed) = {
+    let (snapshot, indexed, versions, open_documents, (tokens_changed, hints_changed)) = {
         let mut session = lock(&session);
         let versions: HashMap<FilePath, i32> = session
             .documents
@@ -64,8 +64,7 @@ pub async fn publish(
             indexed,
             versions,
             open_documents,
-            session.semantic_tokens_changed(),
-            session.inlay_hints_changed(),
+            session.views_changed(),
         )
     };
     // The dates, ages or calendar the inlay hints show changed.

@@ -62,13 +62,13 @@ pub(crate) async fn initialize(
         edits: edit_support(capabilities),
     });
     let mut session = Session::new(&root, encoding);
-    session.semantic_tokens_refresh = capabilities
+    session.semantic_tokens_refresh.supported = capabilities
         .workspace
         .as_ref()
         .and_then(|workspace| workspace.semantic_tokens.as_ref())
         .and_then(|tokens| tokens.refresh_support)
         .unwrap_or(false);
-    session.inlay_hints_refresh = capabilities
+    session.inlay_hints_refresh.supported = capabilities
         .workspace
         .as_ref()
         .and_then(|workspace| workspace.inlay_hint.as_ref())
