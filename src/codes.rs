@@ -245,6 +245,13 @@ pub const CODES: &[CodeInfo] = &[
         "checks/lifespan.rs",
     ),
     code(
+        "story-bible",
+        Manuscript,
+        "information / warning (once the template's `status:` says complete)",
+        "a Story Bible template (`Story/Bible/`: `protagonist.md`, `beat-sheet.md`, `theme.md`, `world-rules.md`) misses a required part (no heading for it, only a placeholder under it, fewer than three world rules), a beat names a scene the outline does not list, the protagonist's `character:` is on no card, or a second file claims a template",
+        "checks/story_bible.rs",
+    ),
+    code(
         "evidence-missing",
         Evidence,
         "error",

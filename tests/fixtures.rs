@@ -367,6 +367,13 @@ fn describe_file(file: &SourceFile) -> String {
                 .collect();
             format!("anti-patterns {}", phrases.join(", "))
         }
+        FileContent::Bible(bible) => format!(
+            "story bible {} ({}); {} of {} parts missing",
+            bible.kind.id(),
+            bible.status().as_str(),
+            bible.gaps().len(),
+            bible.parts.len()
+        ),
         FileContent::Other => "other".to_owned(),
     }
 }

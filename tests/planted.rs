@@ -48,6 +48,7 @@ const SCORED: &[&str] = &[
     "secret",
     "travel-time",
     "lifespan",
+    "story-bible",
 ];
 
 fn check(root: &Path) -> BTreeSet<Found> {
@@ -263,6 +264,35 @@ const CLOCK_KEY: &[Expect] = &[
     },
 ];
 
+/// The Story Bible: the theme's statement left to be decided though the
+/// theme says it is complete, and a beat pointing at a scene the outline
+/// dropped.
+const BIBLE_PLANTS: &[Plant] = &[
+    Plant {
+        file: "Story/Bible/theme.md",
+        find: "What we guard alone we lose; what we let others share the weight of can be held.",
+        replace: "TBD",
+    },
+    Plant {
+        file: "Story/Bible/beat-sheet.md",
+        find: "The lamp gutters on the wall and Kael believes the stone will go: SCN-the-vigil.",
+        replace: "The lamp gutters on the wall and Kael believes the stone will go: SCN-the-long-night.",
+    },
+];
+
+const BIBLE_KEY: &[Expect] = &[
+    Expect {
+        file: "Story/Bible/theme.md",
+        code: "story-bible",
+        line_has: "## Theme Statement",
+    },
+    Expect {
+        file: "Story/Bible/beat-sheet.md",
+        code: "story-bible",
+        line_has: "SCN-the-long-night",
+    },
+];
+
 const EXAMPLE_KEY: &[Expect] = &[
     Expect {
         file: "Story/Scenes/SCN-the-saltmaster.md",
@@ -403,6 +433,12 @@ fn planted_errors_in_the_example_and_the_novel_are_found_and_nothing_else() {
         "examples/salt-road",
         CLOCK_PLANTS,
         CLOCK_KEY,
+        &mut table,
+    ));
+    problems.extend(score(
+        "examples/salt-road",
+        BIBLE_PLANTS,
+        BIBLE_KEY,
         &mut table,
     ));
     problems.extend(score(

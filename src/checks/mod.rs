@@ -30,6 +30,7 @@ mod secret;
 mod speakers;
 mod speech;
 mod spelling;
+mod story_bible;
 mod timeline_order;
 mod too_large;
 mod travel_time;
@@ -111,11 +112,13 @@ pub enum Code {
     TravelTime,
     /// In a scene dated before the birth or after the death.
     Lifespan,
+    /// A Story Bible template that misses a part, or names what is not there.
+    StoryBible,
 }
 
 impl Code {
     /// Every code, in the manuscript format's order.
-    pub const ALL: [Code; 25] = [
+    pub const ALL: [Code; 26] = [
         Code::FrontMatter,
         Code::UnknownReference,
         Code::DuplicateId,
@@ -141,6 +144,7 @@ impl Code {
         Code::Grammar,
         Code::TravelTime,
         Code::Lifespan,
+        Code::StoryBible,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -170,6 +174,7 @@ impl Code {
             Code::Grammar => "grammar",
             Code::TravelTime => "travel-time",
             Code::Lifespan => "lifespan",
+            Code::StoryBible => "story-bible",
         }
     }
 }
@@ -316,6 +321,7 @@ pub fn check_file(workspace: &Workspace, path: &str) -> Vec<Diagnostic> {
     card_spelling::check(workspace, file, &mut diagnostics);
     two_places::check(workspace, file, &mut diagnostics);
     travel_time::check(workspace, file, &mut diagnostics);
+    story_bible::check(workspace, file, &mut diagnostics);
     spelling::check(workspace, file, &prose, &mut diagnostics);
     // What characters look like and which phrases to avoid are matters of a
     // scene's prose alone. (The order of the checks does not matter: the
@@ -373,6 +379,7 @@ pub fn dependency_key(workspace: &Workspace, file: &SourceFile) -> u64 {
     two_places::depends_on(workspace, file, &mut hasher);
     travel_time::depends_on(workspace, file, &mut hasher);
     lifespan::depends_on(workspace, file, &mut hasher);
+    story_bible::depends_on(workspace, file, &mut hasher);
     possession::depends_on(workspace, file, &mut hasher);
     wound::depends_on(workspace, file, &mut hasher);
     secret::depends_on(workspace, file, &mut hasher);

@@ -1,4 +1,5 @@
-//! Hover: a card's essentials for a name, a scene's for a scene id.
+//! Hover: a card's essentials for a name (and the protagonist's profile),
+//! a scene's for a scene id (and its beats), a world rule for its name.
 
 use std::fmt::Write;
 
@@ -39,6 +40,14 @@ pub fn hover(workspace: &Workspace, path: &str, offset: usize) -> Option<(TextRa
             if let Some(summary) = &card.summary {
                 let _ = writeln!(text, "\n{summary}");
             }
+            if let Target::Card { card, .. } = &target
+                && let Some(profile) = super::bible::protagonist_lines(workspace, card)
+            {
+                let _ = writeln!(text, "\n{profile}");
+            }
+        }
+        Target::Rule { name, .. } => {
+            text = super::bible::rule_hover(workspace, name)?;
         }
         Target::Scene { id, .. } => {
             let _ = write!(text, "**{id}**");
@@ -54,6 +63,10 @@ pub fn hover(workspace: &Workspace, path: &str, offset: usize) -> Option<(TextRa
                 .and_then(|outline| outline.entries.iter().find(|entry| &entry.scene_id == id));
             if let Some(entry) = entry.filter(|entry| !entry.beat.is_empty()) {
                 let _ = writeln!(text, "\n{}", entry.beat);
+            }
+            let beats = super::bible::beats_of_scene(workspace, id);
+            if !beats.is_empty() {
+                let _ = writeln!(text, "\nBeat sheet: {}", beats.join(", "));
             }
             match scene {
                 Some(scene) => {

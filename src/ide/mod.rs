@@ -3,6 +3,7 @@
 //! completion, word counts, semantic tokens and the story clock's inlay hints. Offsets in, plain data out;
 //! `src/lsp/` turns them into protocol types.
 
+mod bible;
 mod code_actions;
 mod completion;
 mod decisions;
@@ -43,14 +44,25 @@ pub enum Target {
         name_index: usize,
         range: TextRange,
     },
-    /// A scene, through its id (in the outline, a `died_in`, or its own front matter).
+    /// A scene, through its id (in the outline, a `died_in`, the beat sheet,
+    /// or its own front matter).
     Scene { id: String, range: TextRange },
+    /// A world rule of the Story Bible, through its name.
+    Rule {
+        /// The world rules' file.
+        bible: FilePath,
+        /// The rule's name as the world rules write it.
+        name: String,
+        range: TextRange,
+    },
 }
 
 impl Target {
     pub fn range(&self) -> TextRange {
         match self {
-            Target::Card { range, .. } | Target::Scene { range, .. } => *range,
+            Target::Card { range, .. }
+            | Target::Scene { range, .. }
+            | Target::Rule { range, .. } => *range,
         }
     }
 }
@@ -142,9 +154,29 @@ pub fn target_at(workspace: &Workspace, path: &str, offset: usize) -> Option<Tar
                 });
             }
         }
+        FileContent::Bible(bible) => {
+            if let Some(id) = bible
+                .sections
+                .iter()
+                .flat_map(|section| &section.scene_ids)
+                .find(|id| id.range.touches(offset))
+            {
+                return Some(Target::Scene {
+                    id: id.text.clone(),
+                    range: id.range,
+                });
+            }
+            if let Some(character) = bible
+                .character
+                .as_ref()
+                .filter(|character| character.range.touches(offset))
+            {
+                return card_reference(&character.text, character.range, &[CardKind::Character]);
+            }
+        }
         FileContent::AntiPatterns(_) | FileContent::Other => {}
     }
-    None
+    bible::rule_at(workspace, file, offset)
 }
 
 /// Where a card's name (or the given alias) is written in its front matter.

@@ -11,7 +11,8 @@ pub struct Location {
     pub range: TextRange,
 }
 
-/// A name goes to its card's `name:` (or alias); a scene id to the scene file.
+/// A name goes to its card's `name:` (or alias); a scene id to the scene
+/// file; a world rule's name to the rule.
 pub fn definition(workspace: &Workspace, path: &str, offset: usize) -> Option<Location> {
     match target_at(workspace, path, offset)? {
         Target::Card {
@@ -34,6 +35,7 @@ pub fn definition(workspace: &Workspace, path: &str, offset: usize) -> Option<Lo
                 range,
             })
         }
+        Target::Rule { name, .. } => super::bible::rule_definition(workspace, &name),
     }
 }
 
@@ -51,7 +53,12 @@ pub fn references(
     };
     let mut locations = match target {
         Target::Card { card, .. } => card_references(workspace, &card, include_declaration),
-        Target::Scene { id, .. } => scene_references(workspace, &id, include_declaration),
+        Target::Scene { id, .. } => {
+            let mut found = scene_references(workspace, &id, include_declaration);
+            found.extend(super::bible::beat_sheet_references(workspace, &id));
+            found
+        }
+        Target::Rule { name, .. } => super::bible::rule_references(workspace, &name),
     };
     locations.sort();
     locations.dedup();

@@ -27,6 +27,8 @@ pub struct Catalog {
     outline: Option<Arc<SourceFile>>,
     outline_position: HashMap<String, usize>,
     anti_patterns: Option<Arc<SourceFile>>,
+    /// The first file of each Story Bible template, by path order.
+    bible: BTreeMap<super::bible::BibleKind, Arc<SourceFile>>,
     matcher: Arc<NameMatcher>,
     name_words: Arc<NameWords>,
     /// The names the matcher was built from, to know when to rebuild it.
@@ -88,44 +90,16 @@ impl Catalog {
                 FileContent::AntiPatterns(_) if catalog.anti_patterns.is_none() => {
                     catalog.anti_patterns = Some(file.clone());
                 }
+                FileContent::Bible(bible) => {
+                    catalog
+                        .bible
+                        .entry(bible.kind)
+                        .or_insert_with(|| file.clone());
+                }
                 _ => {}
             }
         }
-        if let Some(outline) = catalog.outline.clone()
-            && let Some(outline) = outline.outline()
-        {
-            let mut latest: Option<(StoryDate, String)> = None;
-            let mut latest_order = None;
-            for (position, entry) in outline.entries.iter().enumerate() {
-                catalog
-                    .outline_position
-                    .entry(entry.scene_id.clone())
-                    .or_insert(position);
-                catalog.latest_date_before.push(latest.clone());
-                let scene = catalog
-                    .scene(&entry.scene_id)
-                    .and_then(|file| file.scene())
-                    .filter(|scene| !scene.flashback);
-                let date = scene.and_then(|scene| scene.story_date);
-                // The latest so far, with unknown fields counting as earliest
-                // ("1203-05" then "1203-05-30": the latter is the latest), and
-                // on one day the one whose time of day begins latest.
-                let order = date.map(|date| {
-                    let starts = scene
-                        .and_then(|scene| scene.time.as_ref())
-                        .and_then(|time| TimeWindow::parse(&time.text))
-                        .map(|window| window.earliest);
-                    (date.year, date.month, date.day, starts)
-                });
-                catalog.entry_dates.push(date);
-                if let (Some(date), Some(order)) = (date, order)
-                    && latest_order.is_none_or(|latest| latest < order)
-                {
-                    latest = Some((date, entry.scene_id.clone()));
-                    latest_order = Some(order);
-                }
-            }
-        }
+        catalog.find_outline_dates();
         catalog.matcher_names = catalog
             .cards
             .iter()
@@ -172,6 +146,45 @@ impl Catalog {
         ));
         catalog.names_fingerprint = catalog.compute_names_fingerprint();
         catalog
+    }
+
+    /// The outline's positions and, for each entry, its scene's date and the
+    /// latest date before it.
+    fn find_outline_dates(&mut self) {
+        if let Some(outline) = self.outline.clone()
+            && let Some(outline) = outline.outline()
+        {
+            let mut latest: Option<(StoryDate, String)> = None;
+            let mut latest_order = None;
+            for (position, entry) in outline.entries.iter().enumerate() {
+                self.outline_position
+                    .entry(entry.scene_id.clone())
+                    .or_insert(position);
+                self.latest_date_before.push(latest.clone());
+                let scene = self
+                    .scene(&entry.scene_id)
+                    .and_then(|file| file.scene())
+                    .filter(|scene| !scene.flashback);
+                let date = scene.and_then(|scene| scene.story_date);
+                // The latest so far, with unknown fields counting as earliest
+                // ("1203-05" then "1203-05-30": the latter is the latest), and
+                // on one day the one whose time of day begins latest.
+                let order = date.map(|date| {
+                    let starts = scene
+                        .and_then(|scene| scene.time.as_ref())
+                        .and_then(|time| TimeWindow::parse(&time.text))
+                        .map(|window| window.earliest);
+                    (date.year, date.month, date.day, starts)
+                });
+                self.entry_dates.push(date);
+                if let (Some(date), Some(order)) = (date, order)
+                    && latest_order.is_none_or(|latest| latest < order)
+                {
+                    latest = Some((date, entry.scene_id.clone()));
+                    latest_order = Some(order);
+                }
+            }
+        }
     }
 
     /// The story clock (see [`super::clock`]).
@@ -415,6 +428,11 @@ impl Catalog {
     }
 
     /// The anti-pattern sheet.
+    /// The Story Bible's template of `kind` (the first by path when two say they are it).
+    pub fn bible(&self, kind: super::bible::BibleKind) -> Option<&Arc<SourceFile>> {
+        self.bible.get(&kind)
+    }
+
     pub fn anti_patterns_file(&self) -> Option<&Arc<SourceFile>> {
         self.anti_patterns.as_ref()
     }

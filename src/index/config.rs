@@ -39,6 +39,9 @@ pub struct PathsConfig {
     pub characters: String,
     pub locations: String,
     pub anti_patterns: String,
+    /// The Story Bible's folder: the protagonist profile, the beat sheet,
+    /// the theme and the world rules.
+    pub bible: String,
 }
 
 impl Default for PathsConfig {
@@ -50,6 +53,7 @@ impl Default for PathsConfig {
             characters: "Compendium/Characters".into(),
             locations: "Compendium/Locations".into(),
             anti_patterns: "Compendium/Voice/anti-patterns.md".into(),
+            bible: "Story/Bible".into(),
         }
     }
 }
@@ -72,6 +76,7 @@ impl PathsConfig {
                 &mut self.anti_patterns,
                 defaults.anti_patterns,
             ),
+            ("bible", &mut self.bible, defaults.bible),
         ] {
             if leaves_the_manuscript(value) {
                 first.get_or_insert_with(|| ConfigError {

@@ -32,8 +32,13 @@ pub const MAX_ANALYSED_BYTES: usize = 1024 * 1024;
 pub enum FileKind {
     Scene,
     Outline,
-    Card { kind: CardKind, type_name: String },
+    Card {
+        kind: CardKind,
+        type_name: String,
+    },
     AntiPatterns,
+    /// One of the Story Bible's templates.
+    Bible(super::bible::BibleKind),
     Other,
 }
 
@@ -44,6 +49,7 @@ pub enum FileContent {
     Outline(Outline),
     Card(Card),
     AntiPatterns(Vec<AntiPattern>),
+    Bible(super::bible::Bible),
     Other,
 }
 
@@ -141,6 +147,13 @@ impl SourceFile {
             FileKind::AntiPatterns => {
                 FileContent::AntiPatterns(model::read_anti_patterns(&text, &syntax))
             }
+            FileKind::Bible(kind) => FileContent::Bible(super::bible::read_bible(
+                *kind,
+                &text,
+                front_matter.as_ref(),
+                &syntax,
+                &mut problems,
+            )),
             FileKind::Other => FileContent::Other,
         };
         let allow = model::read_allow(&text, front_matter.as_ref(), &mut problems);
@@ -204,6 +217,13 @@ impl SourceFile {
         }
     }
 
+    pub fn bible(&self) -> Option<&super::bible::Bible> {
+        match &self.content {
+            FileContent::Bible(bible) => Some(bible),
+            _ => None,
+        }
+    }
+
     pub fn outline(&self) -> Option<&Outline> {
         match &self.content {
             FileContent::Outline(outline) => Some(outline),
@@ -248,6 +268,9 @@ pub fn classify(path: &str, declared_type: Option<&str>, paths: &PathsConfig) ->
     if is_beside_draft(path) {
         return FileKind::Other;
     }
+    if let Some(kind) = declared_type.and_then(super::bible::BibleKind::parse) {
+        return FileKind::Bible(kind);
+    }
     match declared_type {
         Some("scene") => return FileKind::Scene,
         Some("outline") => return FileKind::Outline,
@@ -287,6 +310,12 @@ pub fn classify(path: &str, declared_type: Option<&str>, paths: &PathsConfig) ->
         }
     } else if is_under(path, &paths.scenes) {
         FileKind::Scene
+    } else if let Some(rest) = under(path, &paths.bible) {
+        // The templates by their names; anything else there is a note.
+        match super::bible::BibleKind::parse(file_stem(rest)) {
+            Some(kind) if !rest.contains('/') => FileKind::Bible(kind),
+            _ => FileKind::Other,
+        }
     } else if let Some(rest) = under(path, &paths.compendium) {
         // `Compendium/Items/…` is other canon of type `item`; files directly in
         // the compendium and the voice folder are notes, not canon.

@@ -3,6 +3,7 @@
 //!
 //! They are every word of the cards' names and aliases ("Kael", "Maren",
 //! "Ashfall", "the Veilborn"): characters, places and every other canon, the
+//! names of the Story Bible's world rules ("**The Tidewright's Oath.**"), the
 //! words of the writer's dictionary file (`[language] dictionary`, by
 //! default `Compendium/dictionary.txt`: one word per line, `#` starts a
 //! comment) and `[language] words` in `control-room.toml`. Found once per
@@ -39,6 +40,13 @@ impl Lexicon {
         };
         for (_, card) in catalog.cards() {
             for name in card.names() {
+                add(&name.text);
+            }
+        }
+        if let Some(rules) = catalog.bible(super::BibleKind::WorldRules)
+            && let Some(bible) = rules.bible()
+        {
+            for name in bible.rule_names(&rules.text) {
                 add(&name.text);
             }
         }

@@ -3,6 +3,7 @@
 //! Architecture invariant: nothing here knows about LSP. Positions are byte
 //! offsets ([`crate::text::TextRange`]); paths are relative to the root.
 
+pub mod bible;
 pub mod book;
 pub mod calendar;
 pub mod catalog;
@@ -20,6 +21,7 @@ pub mod tracks;
 pub mod variants;
 pub mod workspace;
 
+pub use bible::{Bible, BibleKind, BibleStatus};
 pub use book::{Book, BookScene};
 pub use catalog::Catalog;
 pub use config::Config;

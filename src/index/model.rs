@@ -463,10 +463,10 @@ fn trim_trailing_newlines(text: &str, range: TextRange) -> TextRange {
 }
 
 /// Typed access to front matter values that records wrong kinds as problems.
-struct Fields<'a> {
-    text: &'a str,
-    front: Option<&'a FrontMatter>,
-    problems: &'a mut Vec<FieldProblem>,
+pub(super) struct Fields<'a> {
+    pub(super) text: &'a str,
+    pub(super) front: Option<&'a FrontMatter>,
+    pub(super) problems: &'a mut Vec<FieldProblem>,
 }
 
 impl Fields<'_> {
@@ -481,7 +481,7 @@ impl Fields<'_> {
         });
     }
 
-    fn string(&mut self, key: &str) -> Option<Spanned> {
+    pub(super) fn string(&mut self, key: &str) -> Option<Spanned> {
         let value = self.value(key)?.clone();
         match value.as_scalar_text(self.text) {
             Some(text) if !text.trim().is_empty() => Some(Spanned {

@@ -38,6 +38,7 @@ pub const CONTRACT_CODES: &[&str] = &[
     "secret",
     "travel-time",
     "lifespan",
+    "story-bible",
 ];
 
 /// A file in each fixture that says what the case is about; it is not

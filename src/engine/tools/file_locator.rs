@@ -287,6 +287,7 @@ fn kind_name(file: &SourceFile) -> &'static str {
         FileContent::Scene(_) => "scene",
         FileContent::Outline(_) => "outline",
         FileContent::Card(_) => "card",
+        FileContent::Bible(_) => "story bible",
         FileContent::AntiPatterns(_) | FileContent::Other => "other",
     }
 }

@@ -151,6 +151,7 @@ pub fn describe_kind(file: &SourceFile) -> String {
         FileContent::Outline(_) => "the outline".to_owned(),
         FileContent::Card(card) => format!("a {} card", card.type_name),
         FileContent::AntiPatterns(_) => "the anti-pattern sheet".to_owned(),
+        FileContent::Bible(bible) => format!("the Story Bible's {}", bible.kind.title()),
         FileContent::Other => "a note".to_owned(),
     }
 }
