@@ -189,10 +189,41 @@ enum Command {
         /// A code, such as `dead-character` or `plan-dependency`.
         code: String,
     },
+    /// The project's mode (ARCHITECT, VOICE_CALIBRATION, DIRECTOR, EDITOR)
+    /// and the gate out of it; `advance` or `set` to move.
+    Mode {
+        #[command(subcommand)]
+        command: Option<ModeCommand>,
+        /// Print one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
     /// Promote the decision on LINE of the knowledge base to its card.
     Promote {
         /// The decision's line in .control-room/kb/decisions.jsonl (1-based).
         line: usize,
+    },
+}
+
+#[derive(Subcommand)]
+enum ModeCommand {
+    /// Move to the next mode through its gate (in EDITOR: mark the
+    /// manuscript complete).
+    Advance {
+        /// Go on though the gate is shut (with --because).
+        #[arg(long, requires = "because")]
+        skip: bool,
+        /// Why the gate is skipped; recorded with the risk.
+        #[arg(long)]
+        because: Option<String>,
+    },
+    /// Move to MODE: back freely, forward through every gate between.
+    Set {
+        mode: String,
+        #[arg(long, requires = "because")]
+        skip: bool,
+        #[arg(long)]
+        because: Option<String>,
     },
 }
 
@@ -375,6 +406,17 @@ fn main() -> ExitCode {
         Command::Decisions => knowledge::decisions(&dir),
         Command::Explain { code } => Ok(control_room::cli::explain::explain(&code)),
         Command::Promote { line } => knowledge::promote(&dir, line),
+        Command::Mode { command, json } => match command {
+            None => control_room::cli::mode::show(&dir, json),
+            Some(ModeCommand::Advance { skip, because }) => {
+                control_room::cli::mode::advance(&dir, None, skip, because)
+            }
+            Some(ModeCommand::Set {
+                mode,
+                skip,
+                because,
+            }) => control_room::cli::mode::advance(&dir, Some(&mode), skip, because),
+        },
     };
     match result {
         Ok(status) => ExitCode::from(status as u8),

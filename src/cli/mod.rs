@@ -6,6 +6,7 @@ pub mod conference;
 pub mod doctor;
 pub mod explain;
 pub mod knowledge;
+pub mod mode;
 pub mod plan;
 pub mod run;
 pub mod stats;

@@ -13,6 +13,7 @@ pub mod drafting;
 pub mod edits;
 pub mod events;
 pub mod findings;
+pub mod foreman;
 pub mod launch;
 pub mod model;
 pub mod plan;

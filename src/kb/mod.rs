@@ -2,7 +2,10 @@
 //! story (`.control-room/kb/decisions.jsonl`, one JSON object a line, a
 //! later line with the same category and key superseding an earlier one).
 //! Below the engine and the editor features alike: agents' prompts read it,
-//! "Remember this" and "Promote to card" write it.
+//! "Remember this" and "Promote to card" write it. Beside it, the project's
+//! mode and the gates between modes (`mode`), which prompts and the Foreman read.
+
+pub mod mode;
 
 use std::collections::HashMap;
 use std::path::Path;

@@ -18,6 +18,7 @@ mod evidence;
 mod findings;
 pub mod framing;
 mod knowledge;
+pub(crate) mod mode;
 mod plans;
 mod recipes;
 mod runs;

@@ -21,6 +21,7 @@ mod fill;
 mod sandwich;
 mod tier;
 mod trim;
+mod work_order;
 
 #[cfg(test)]
 mod tests;
@@ -193,6 +194,9 @@ pub struct Prompts {
     pub library: PromptLibrary,
     pub capabilities: Capabilities,
     pub decisions: Vec<Decision>,
+    /// The project's mode, when the prompts were loaded from a workspace
+    /// whose mode file could be read.
+    pub mode: Option<crate::kb::mode::ModeState>,
     /// Problems found while loading, each naming its file.
     pub problems: Vec<String>,
 }
@@ -215,7 +219,12 @@ impl Prompts {
         let library = PromptLibrary::load(root, user);
         let mut problems = Vec::new();
         let decisions = state::load_decisions(root, &mut problems);
-        Prompts::from_library(library, decisions).with_problems(problems)
+        let mode = crate::kb::mode::load(root)
+            .map_err(|error| problems.push(error.to_string()))
+            .ok();
+        let mut prompts = Prompts::from_library(library, decisions);
+        prompts.mode = mode;
+        prompts.with_problems(problems)
     }
 
     fn from_library(library: PromptLibrary, decisions: Vec<Decision>) -> Prompts {
@@ -225,6 +234,7 @@ impl Prompts {
             library,
             capabilities,
             decisions,
+            mode: None,
             problems,
         }
     }

@@ -68,6 +68,7 @@ impl Prompts {
         let state = state::session_state(
             &StateInputs {
                 mode: entry.mode.as_deref(),
+                project: self.mode.as_ref(),
                 step_id: step.step_id,
                 archetype: step.agent_archetype,
                 workspace: inputs.workspace,

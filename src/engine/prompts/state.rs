@@ -73,6 +73,8 @@ pub fn decisions_from_actions(
 pub struct StateInputs<'a> {
     /// The step's mode (`architect`, `director`…), if its template names one.
     pub mode: Option<&'a str>,
+    /// The project's mode (`.control-room/mode.json`), when it is known.
+    pub project: Option<&'a crate::kb::mode::ModeState>,
     pub step_id: &'a str,
     pub archetype: &'a str,
     pub workspace: Option<&'a Workspace>,
@@ -135,8 +137,21 @@ fn arg<'a>(args: &'a Map<String, Value>, name: &str) -> Option<&'a str> {
 pub fn session_state(inputs: &StateInputs, profile: &Profile) -> String {
     let variant = profile.variant;
     let mut out = String::from("<session_state>\n");
-    if let Some(mode) = inputs.mode {
-        element(&mut out, 2, "current_mode", &mode.to_uppercase());
+    // A step framed by a mode works in it; the Foreman works in the project's.
+    let project_mode = inputs.project.map(|project| project.mode);
+    let mode = inputs
+        .mode
+        .and_then(crate::kb::mode::Mode::parse)
+        .or(project_mode);
+    if let Some(mode) = mode {
+        element(&mut out, 2, "current_mode", mode.label());
+    }
+    if let (Some(project), Some(workspace)) = (inputs.project, inputs.workspace) {
+        if Some(project.mode) != mode {
+            element(&mut out, 2, "project_mode", project.mode.label());
+        }
+        let gate = crate::kb::mode::gate(workspace, project, project.mode);
+        element(&mut out, 2, "completion_pct", &gate.percent.to_string());
     }
     element(
         &mut out,
@@ -171,6 +186,9 @@ pub fn session_state(inputs: &StateInputs, profile: &Profile) -> String {
         }
         if let Some(catalog) = catalog {
             voice_context(&mut out, catalog, variant);
+        }
+        if let Some(workspace) = inputs.workspace {
+            super::work_order::work_order(&mut out, workspace, mode, variant);
         }
     }
 

@@ -9,7 +9,7 @@ use tower_lsp_server::jsonrpc::Error as RpcError;
 use tower_lsp_server::ls_types as lsp;
 
 use super::runs::{self, Context};
-use super::{compile, conference, diagnostics, dictionary, knowledge, plans, stats};
+use super::{compile, conference, diagnostics, dictionary, knowledge, mode, plans, stats};
 use shared::{argument, invalid};
 
 /// Every command the server executes.
@@ -29,6 +29,8 @@ pub const COMMANDS: &[&str] = &[
     compile::COMPILE,
     stats::STATS,
     dictionary::ADD_TO_DICTIONARY,
+    mode::MODE,
+    mode::ADVANCE_MODE,
 ];
 
 /// Whether `command` reads the manuscript (routes, runs, plans, remembers),
@@ -107,6 +109,11 @@ pub async fn execute(
         dictionary::ADD_TO_DICTIONARY => {
             let args = argument(dictionary::ADD_TO_DICTIONARY, arguments)?;
             dictionary::add(context, args).map(Some)
+        }
+        mode::MODE => mode::show(context).map(Some),
+        mode::ADVANCE_MODE => {
+            let args = argument(mode::ADVANCE_MODE, arguments)?;
+            mode::advance(context, args).map(Some)
         }
         other => Err(invalid(format!(
             "unknown command `{other}`; the commands are {}",

@@ -1,4 +1,6 @@
-//! `textDocument/codeLens`: word counts, "Draft scene" on an outline entry, and a plan checklist's lenses.
+//! `textDocument/codeLens`: word counts, "Draft scene" on an outline entry,
+//! the project's mode and its gate on a Story Bible template, and a plan
+//! checklist's lenses.
 
 use serde_json::json;
 use tower_lsp_server::jsonrpc::Result as RpcResult;
@@ -38,6 +40,7 @@ pub fn code_lenses(snapshot: &Snapshot, params: &lsp::CodeLensParams) -> Vec<lsp
             command: Some(run_command(&action, "Draft scene")),
             data: None,
         });
+    let mode = mode_lenses(snapshot, file);
     ide::word_counts(&snapshot.workspace, file)
         .into_iter()
         .map(|count| lsp::CodeLens {
@@ -50,7 +53,53 @@ pub fn code_lenses(snapshot: &Snapshot, params: &lsp::CodeLensParams) -> Vec<lsp
             data: None,
         })
         .chain(drafts)
+        .chain(mode)
         .collect()
+}
+
+/// At the head of a Story Bible template: the project's mode and its gate,
+/// and "Advance to …" when the gate is open.
+fn mode_lenses(snapshot: &Snapshot, file: &crate::index::SourceFile) -> Vec<lsp::CodeLens> {
+    use crate::kb::mode;
+    if file.bible().is_none() {
+        return Vec::new();
+    }
+    let Ok(state) = mode::load(snapshot.workspace.root()) else {
+        return Vec::new();
+    };
+    let view = mode::view(&snapshot.workspace, &state);
+    let at = range(file, file.head_range(), snapshot.encoding);
+    let towards = view.next.map_or("the end", mode::Mode::label);
+    let title = format!(
+        "Mode {} · gate to {towards} ({}) {}, {}%",
+        view.label,
+        view.gate_name,
+        if view.gate.met { "open" } else { "shut" },
+        view.gate.percent
+    );
+    let mut lenses = vec![lsp::CodeLens {
+        range: at,
+        command: Some(lsp::Command {
+            title,
+            command: crate::lsp::mode::MODE.to_owned(),
+            arguments: None,
+        }),
+        data: None,
+    }];
+    if view.gate.met
+        && let Some(next) = view.next
+    {
+        lenses.push(lsp::CodeLens {
+            range: at,
+            command: Some(lsp::Command {
+                title: format!("Advance to {}", next.label()),
+                command: crate::lsp::mode::ADVANCE_MODE.to_owned(),
+                arguments: Some(vec![json!({"to": next.id()})]),
+            }),
+            data: None,
+        });
+    }
+    lenses
 }
 
 /// The kind of the code actions that start a recipe run.

@@ -1,0 +1,67 @@
+//! `controlRoom.mode` (the project's mode, the gate out of it and its
+//! history: what the editors' status lines and code lenses show) and
+//! `controlRoom.mode.advance` (to the next mode, or `to` a given one; a shut
+//! gate is a refusal in the result, passed only with `skip` and `because`).
+
+use serde::Deserialize;
+use serde_json::{Value, json};
+use tower_lsp_server::jsonrpc::Error as RpcError;
+
+use super::commands::shared::{invalid, lock};
+use super::runs::Context;
+use crate::engine::runner::now;
+use crate::engine::store::Disk;
+use crate::kb::mode::{self, Mode, ModeError, Move};
+
+pub const MODE: &str = "controlRoom.mode";
+pub const ADVANCE_MODE: &str = "controlRoom.mode.advance";
+
+/// What `controlRoom.mode.advance` takes.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AdvanceArgs {
+    /// The mode to move to (default: the next).
+    #[serde(default)]
+    to: Option<String>,
+    #[serde(default)]
+    skip: bool,
+    #[serde(default)]
+    because: Option<String>,
+}
+
+/// The mode as [`mode::View`].
+pub fn show(context: &Context) -> Result<Value, RpcError> {
+    let workspace = lock(&context.session).workspace.clone();
+    let state = mode::load(workspace.root()).map_err(|error| invalid(error.to_string()))?;
+    Ok(json!(mode::view(&workspace, &state)))
+}
+
+/// Moves the project; `{"moved": false, "refused": why}` when a gate is shut.
+pub fn advance(context: &Context, args: AdvanceArgs) -> Result<Value, RpcError> {
+    let workspace = lock(&context.session).workspace.clone();
+    let root = workspace.root();
+    let state = mode::load(root).map_err(|error| invalid(error.to_string()))?;
+    let target = match args.to.as_deref() {
+        Some(name) => Some(Mode::parse(name).ok_or_else(|| {
+            invalid(format!(
+                "{ADVANCE_MODE}: `{name}` is not a mode: architect, voice_calibration, director or editor"
+            ))
+        })?),
+        None => None,
+    };
+    let asked = Move {
+        skip: args.skip,
+        because: args.because,
+    };
+    match mode::advance(&workspace, &state, target, &asked, &now()) {
+        Ok(next) => {
+            mode::save(&Disk::default(), root, &next)
+                .map_err(|error| invalid(error.to_string()))?;
+            Ok(json!({"moved": true, "mode": mode::view(&workspace, &next)}))
+        }
+        Err(error @ (ModeError::GateShut { .. } | ModeError::AlreadyComplete { .. })) => Ok(
+            json!({"moved": false, "refused": error.to_string(), "mode": mode::view(&workspace, &state)}),
+        ),
+        Err(error) => Err(invalid(error.to_string())),
+    }
+}
