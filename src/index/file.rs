@@ -263,9 +263,15 @@ pub fn is_beside_draft(path: &str) -> bool {
         .is_some_and(|(stem, _)| stem.contains(".draft-run_"))
 }
 
+/// Whether `path` is a scene's scaffold (`SCN-x.scaffold.md`): the plan of
+/// a scene, not its prose.
+pub fn is_scaffold(path: &str) -> bool {
+    path.ends_with(".scaffold.md")
+}
+
 /// Decides a file's kind from its declared `type:` or, failing that, its folder.
 pub fn classify(path: &str, declared_type: Option<&str>, paths: &PathsConfig) -> FileKind {
-    if is_beside_draft(path) {
+    if is_beside_draft(path) || is_scaffold(path) || declared_type == Some("scaffold") {
         return FileKind::Other;
     }
     if let Some(kind) = declared_type.and_then(super::bible::BibleKind::parse) {

@@ -2,4 +2,6 @@
 //! project's mode and its gates are kept below the engine (`kb::mode`), where
 //! prompts read them too.
 
+pub mod actions;
+
 pub use crate::kb::mode::{self, Gate, Mode, ModeError, ModeState, Move};

@@ -1,0 +1,262 @@
+//! `write_template` and `update_status`: the Story Bible's templates as the
+//! Foreman writes them. A template is changed part by part: a part it has
+//! gets its text replaced under its heading, a part it lacks is added under
+//! a heading of its own, and everything else of the writer's stays as it is.
+//! A placeholder is refused (a beat sheet has no "TBD" beats), and so is
+//! `complete` for a template that still misses a part.
+
+use serde_json::Value;
+
+use super::ValidAction;
+use super::execute::{ActionError, Change, Effect, bible_path, status_name};
+use crate::index::bible::{self, BibleKind, PartSpec, normalise_heading};
+use crate::index::config::PathsConfig;
+use crate::index::{SourceFile, Workspace};
+use crate::syntax::{BlockKind, MarkdownParser, front_matter};
+use crate::text::{TextRange, apply_edits};
+
+fn refused(message: String) -> ActionError {
+    ActionError::Refused(message)
+}
+
+fn kind_of(action: &ValidAction) -> BibleKind {
+    BibleKind::parse(action.text("template").unwrap_or_default())
+        .expect("the schema allows only templates")
+}
+
+/// The part `key` names (`fatal_flaw`, or `Fatal Flaw`, or `opening_image`).
+fn part_named(kind: BibleKind, key: &str) -> Option<&'static PartSpec> {
+    let wanted = normalise_heading(&key.replace('_', " "));
+    kind.parts().iter().find(|part| {
+        part.key == key
+            || normalise_heading(part.title) == wanted
+            || part.aliases.contains(&wanted.as_str())
+    })
+}
+
+/// A part's text as Markdown: prose, or a list.
+fn render(value: &Value) -> Option<String> {
+    match value {
+        Value::String(text) => Some(text.trim().to_owned()),
+        Value::Array(items) => Some(
+            items
+                .iter()
+                .filter_map(Value::as_str)
+                .map(|item| format!("- {}", item.trim().trim_start_matches("- ")))
+                .collect::<Vec<_>>()
+                .join("\n"),
+        ),
+        _ => None,
+    }
+}
+
+pub(super) fn write_template(
+    action: &ValidAction,
+    workspace: &Workspace,
+) -> Result<(String, Effect), ActionError> {
+    let kind = kind_of(action);
+    let content = action
+        .params
+        .get("content")
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+    let mut parts = Vec::new();
+    for (key, value) in &content {
+        let part = part_named(kind, key).ok_or_else(|| {
+            refused(format!(
+                "write_template: `{key}` is not a part of the {}; its parts are {}",
+                kind.title(),
+                kind.parts()
+                    .iter()
+                    .map(|part| part.key)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))
+        })?;
+        let text = render(value).unwrap_or_default();
+        if bible::is_placeholder(&text) {
+            return Err(refused(format!(
+                "write_template: {} is a placeholder (“{text}”); write it, or leave it out until it is decided",
+                part.key
+            )));
+        }
+        parts.push((part, text));
+    }
+    let (path, before) = bible_path(workspace, kind);
+    let mut text = before
+        .as_deref()
+        .map_or_else(|| skeleton(kind), str::to_owned);
+    let paths = &workspace.config().paths;
+    for (part, body) in &parts {
+        text = set_part(&path, paths, &text, part, body);
+    }
+    if let Some(status) = action.text("status") {
+        text = set_field(
+            &text,
+            "status",
+            status_name(status).unwrap_or("in_progress"),
+        );
+    }
+    if let Some(character) = action
+        .text("character")
+        .filter(|_| kind == BibleKind::Protagonist)
+    {
+        text = set_field(&text, "character", character.trim());
+    }
+    let written: Vec<&str> = parts.iter().map(|(part, _)| part.key).collect();
+    if let Some(problem) = complete_but_missing(&path, paths, &text, kind) {
+        return Err(refused(problem));
+    }
+    Ok((
+        format!(
+            "wrote {} of the {} ({path})",
+            written.join(", "),
+            kind.title()
+        ),
+        Effect::Changes(vec![Change {
+            path,
+            before,
+            after: text,
+        }]),
+    ))
+}
+
+pub(super) fn update_status(
+    action: &ValidAction,
+    workspace: &Workspace,
+) -> Result<(String, Effect), ActionError> {
+    let kind = kind_of(action);
+    let status = status_name(action.text("status").unwrap_or_default()).unwrap_or("in_progress");
+    let (path, before) = bible_path(workspace, kind);
+    let Some(before) = before else {
+        return Err(refused(format!(
+            "update_status: there is no {} yet ({path}); write it with write_template first",
+            kind.title()
+        )));
+    };
+    let after = set_field(&before, "status", status);
+    if let Some(problem) = complete_but_missing(&path, &workspace.config().paths, &after, kind) {
+        return Err(refused(problem));
+    }
+    Ok((
+        format!("the {} is now {status}", kind.title()),
+        Effect::Changes(vec![Change {
+            path,
+            before: Some(before),
+            after,
+        }]),
+    ))
+}
+
+/// Why `text` may not say `complete`, if it says so and misses a part.
+fn complete_but_missing(
+    path: &str,
+    paths: &PathsConfig,
+    text: &str,
+    kind: BibleKind,
+) -> Option<String> {
+    let file = SourceFile::parse(path.into(), text.into(), paths);
+    let bible = file.bible()?;
+    let gaps = bible.gaps();
+    (bible.status() == crate::index::BibleStatus::Complete && !gaps.is_empty()).then(|| {
+        format!(
+            "the {} cannot be complete: it misses {}",
+            kind.title(),
+            gaps.iter()
+                .map(|(spec, _)| spec.key)
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    })
+}
+
+fn skeleton(kind: BibleKind) -> String {
+    format!(
+        "---\ntype: {}\nstatus: in_progress\n---\n\n# {}\n",
+        kind.id(),
+        kind.title()
+    )
+}
+
+/// `text` with `key: value` in its front matter, replacing the value there
+/// is, or adding the entry, or the front matter.
+pub(super) fn set_field(text: &str, key: &str, value: &str) -> String {
+    let value = if value.contains([':', '#', '\'', '"'])
+        || value.starts_with(['[', '{', '-', '*', '&', '!'])
+    {
+        serde_json::to_string(value).expect("a string serialises")
+    } else {
+        value.to_owned()
+    };
+    match front_matter::parse(text) {
+        Some(front) => match front.get(key) {
+            Some(entry) if !matches!(entry.value.kind, crate::syntax::YamlKind::Null) => {
+                apply_edits(text, &[(entry.value.range, value)])
+            }
+            Some(entry) => apply_edits(
+                text,
+                &[(
+                    TextRange::new(
+                        entry.key_range.start,
+                        entry.value.range.end.max(entry.key_range.end + 1),
+                    ),
+                    format!("{key}: {value}"),
+                )],
+            ),
+            None => {
+                let at = front.content.end;
+                let newline = if text[..at].ends_with('\n') || at == front.content.start {
+                    ""
+                } else {
+                    "\n"
+                };
+                apply_edits(
+                    text,
+                    &[(TextRange::empty(at), format!("{newline}{key}: {value}\n"))],
+                )
+            }
+        },
+        None => format!("---\n{key}: {value}\n---\n\n{text}"),
+    }
+}
+
+/// `text` with `part` written as `body`: under its heading if it has one
+/// (up to the next heading), else as a new section at the end.
+fn set_part(path: &str, paths: &PathsConfig, text: &str, part: &PartSpec, body: &str) -> String {
+    let file = SourceFile::parse(path.into(), text.into(), paths);
+    let existing = file.bible().and_then(|bible| {
+        let section = bible
+            .parts
+            .iter()
+            .find(|found| found.spec.key == part.key)?
+            .section?;
+        Some(bible.sections[section].heading)
+    });
+    match existing {
+        Some(heading) => {
+            let syntax = MarkdownParser::parse_fresh(text);
+            let line_end = text[heading.end..]
+                .find('\n')
+                .map_or(text.len(), |at| heading.end + at + 1);
+            let next = syntax
+                .blocks
+                .iter()
+                .filter(|block| {
+                    matches!(block.kind, BlockKind::Heading { .. }) && block.range.start >= line_end
+                })
+                .map(|block| block.range.start)
+                .min()
+                .unwrap_or(text.len());
+            apply_edits(
+                text,
+                &[(TextRange::new(line_end, next), format!("\n{body}\n\n"))],
+            )
+        }
+        None => {
+            let mut out = text.trim_end().to_owned();
+            out.push_str(&format!("\n\n## {}\n\n{body}\n", part.title));
+            out
+        }
+    }
+}
