@@ -98,6 +98,57 @@ pub(super) fn generate(
         out,
         "\n## Goal\n\n{goal}\n\n## Conflict\n\n{conflict}\n\n## Cast\n\n"
     );
+    let people = cast(&mut out, workspace, scene);
+    let mut place = Vec::new();
+    if let Some(scene) = scene {
+        place.extend(
+            scene
+                .location
+                .as_ref()
+                .map(|location| location.text.clone()),
+        );
+        place.extend(scene.date.as_ref().map(|date| date.text.clone()));
+        place.extend(scene.time.as_ref().map(|time| time.text.clone()));
+    }
+    let _ = write!(
+        out,
+        "\n## Place and time\n\n{}\n\n## Callbacks\n\n",
+        if place.is_empty() {
+            "(not set)".to_owned()
+        } else {
+            place.join(" · ")
+        }
+    );
+    callbacks_and_foreshadowing(&mut out, workspace, &people, position);
+    let target = scene
+        .and_then(|scene| scene.words_target)
+        .or(workspace.config().targets.scene);
+    let _ = write!(
+        out,
+        "\n## Length\n\n{}\n",
+        target.map_or("(no target)".to_owned(), |words| format!("{words} words"))
+    );
+    Ok((
+        format!("scaffolded {id} ({path})"),
+        Effect::Changes(vec![Change {
+            path,
+            before: None,
+            after: out,
+        }]),
+    ))
+}
+
+/// Writes the cast, each once with where they stand, to `out`; returns
+/// their names (the cards', where they have one).
+fn cast(
+    out: &mut String,
+    workspace: &Workspace,
+    scene: Option<&crate::index::Scene>,
+) -> Vec<String> {
+    let catalog = workspace.catalog();
+    let pov = scene
+        .and_then(|scene| scene.pov.as_ref())
+        .map(|pov| pov.text.clone());
     let cast: Vec<String> = scene
         .map(|scene| {
             scene
@@ -156,30 +207,26 @@ pub(super) fn generate(
     if cast.is_empty() {
         out.push_str("(the scene lists nobody yet: who is in it?)\n");
     }
-    let mut place = Vec::new();
-    if let Some(scene) = scene {
-        place.extend(
-            scene
-                .location
-                .as_ref()
-                .map(|location| location.text.clone()),
-        );
-        place.extend(scene.date.as_ref().map(|date| date.text.clone()));
-        place.extend(scene.time.as_ref().map(|time| time.text.clone()));
-    }
-    let _ = write!(
-        out,
-        "\n## Place and time\n\n{}\n\n## Callbacks\n\n",
-        if place.is_empty() {
-            "(not set)".to_owned()
-        } else {
-            place.join(" · ")
-        }
-    );
-    let entries = &outline.expect("found above").entries;
+    people
+}
+
+/// Writes the callbacks (each earlier scene that last had someone of the
+/// cast) and the foreshadowing (the entry's sub-beats, the next entry).
+fn callbacks_and_foreshadowing(
+    out: &mut String,
+    workspace: &Workspace,
+    people: &[String],
+    position: usize,
+) {
+    let catalog = workspace.catalog();
+    let Some(outline) = catalog.outline().and_then(|file| file.outline()) else {
+        return;
+    };
+    let entries = &outline.entries;
+    let entry = &entries[position];
     // Each earlier scene that last had someone of the cast, with who.
     let mut callbacks: Vec<(usize, Vec<String>)> = Vec::new();
-    for name in &people {
+    for name in people {
         let earlier = entries[..position].iter().rposition(|earlier| {
             catalog
                 .scene(&earlier.scene_id)
@@ -230,22 +277,6 @@ pub(super) fn generate(
     } else {
         ahead.join("\n") + "\n"
     });
-    let target = scene
-        .and_then(|scene| scene.words_target)
-        .or(workspace.config().targets.scene);
-    let _ = write!(
-        out,
-        "\n## Length\n\n{}\n",
-        target.map_or("(no target)".to_owned(), |words| format!("{words} words"))
-    );
-    Ok((
-        format!("scaffolded {id} ({path})"),
-        Effect::Changes(vec![Change {
-            path,
-            before: None,
-            after: out,
-        }]),
-    ))
 }
 
 /// Whether two names are the same character.

@@ -1,3 +1,5 @@
+//! The Foreman's actions: each one's good call, schema violation and mode violation, and what the executors change.
+
 use serde_json::json;
 
 use super::execute::{Context, Effect, execute};
