@@ -189,6 +189,14 @@ enum Command {
         /// A code, such as `dead-character` or `plan-dependency`.
         code: String,
     },
+    /// Ask the Foreman: the message goes to the desk (Notes/foreman.md) and
+    /// the reply, and what its actions did, come back under it.
+    Ask {
+        /// The message (default: the desk's last unanswered one).
+        message: Option<String>,
+        #[command(flatten)]
+        model: run::ModelArgs,
+    },
     /// The project's mode (ARCHITECT, VOICE_CALIBRATION, DIRECTOR, EDITOR)
     /// and the gate out of it; `advance` or `set` to move.
     Mode {
@@ -406,6 +414,9 @@ fn main() -> ExitCode {
         Command::Decisions => knowledge::decisions(&dir),
         Command::Explain { code } => Ok(control_room::cli::explain::explain(&code)),
         Command::Promote { line } => knowledge::promote(&dir, line),
+        Command::Ask { message, model } => {
+            control_room::cli::ask::ask(&dir, message.as_deref(), &model)
+        }
         Command::Mode { command, json } => match command {
             None => control_room::cli::mode::show(&dir, json),
             Some(ModeCommand::Advance { skip, because }) => {

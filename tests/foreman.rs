@@ -281,3 +281,99 @@ fn the_editor_shows_the_mode_on_the_story_bible_and_advances_it_through_its_gate
     );
     client.shutdown();
 }
+
+#[test]
+fn a_conversation_at_the_desk_writes_the_story_bible_by_actions_refuses_what_the_mode_forbids_and_signs_every_action()
+ {
+    let dir = example_copy("foreman-desk");
+    let root = dir.path();
+    fs::remove_file(root.join("Story/Bible/theme.md")).unwrap();
+    let script = root.join("script.json");
+    let replies = json!({
+        "turn-1": "<thinking>The theme is missing.</thinking><message>Your theme, as you said it.</message>\n<action type=\"write_template\"><template>theme</template><status>complete</status><content><central_theme>Pride and the price of asking.</central_theme><theme_statement>What we guard alone we lose.</theme_statement></content></action>\n<action type=\"save_decision\"><category>structure</category><key>theme</key><value>Pride and asking</value></action>\n<action type=\"write_scene\"><scene_id>SCN-the-reckoning</scene_id></action>",
+        "turn-1.retry-1": "<message>The theme is written; drafting waits for DIRECTOR.</message>",
+        "turn-2": "<message>Then we calibrate the voice next.</message><action type=\"update_status\"><template>theme</template><status>finished</status></action>",
+        "turn-2.retry-1": "<message>The theme stays complete.</message>",
+    });
+    fs::write(&script, replies.to_string()).unwrap();
+    let model = format!("scripted:{}", script.display());
+
+    let asked = control_room(
+        root,
+        &[
+            "ask",
+            "Write down the theme: pride, and what asking costs.",
+            "--model",
+            &model,
+        ],
+    );
+    let said = output_text(&asked);
+    assert_eq!(asked.status.code(), Some(0), "{said}");
+    assert!(said.contains("wrote Story/Bible/theme.md"), "{said}");
+    assert!(
+        said.contains(
+            "refused: write_scene: write_scene is not allowed in ARCHITECT mode (only in DIRECTOR)"
+        ),
+        "{said}"
+    );
+    let theme = fs::read_to_string(root.join("Story/Bible/theme.md")).unwrap();
+    assert!(
+        theme.contains("status: complete")
+            && theme.contains("## Theme Statement\n\nWhat we guard alone we lose."),
+        "{theme}"
+    );
+    let decisions = fs::read_to_string(root.join(".control-room/kb/decisions.jsonl")).unwrap();
+    assert!(decisions.contains("\"key\":\"theme\""), "{decisions}");
+
+    // The writer's second message, written in the desk itself.
+    let desk_path = root.join("Notes/foreman.md");
+    let desk = fs::read_to_string(&desk_path).unwrap();
+    assert!(desk.contains("## Writer\n\nWrite down the theme"), "{desk}");
+    assert!(desk.contains("## Foreman\n\nThe theme is written; drafting waits for DIRECTOR.\n\n- Done: wrote central_theme, theme_statement of the Theme"), "{desk}");
+    assert!(
+        desk.contains("- Refused: write_scene: write_scene is not allowed in ARCHITECT mode"),
+        "{desk}"
+    );
+    assert!(
+        !desk.contains("The theme is missing"),
+        "thinking never reaches the desk"
+    );
+    fs::write(&desk_path, desk + "\n## Writer\n\nWhat next?\n").unwrap();
+    let asked = control_room(root, &["ask", "--model", &model]);
+    assert_eq!(asked.status.code(), Some(0), "{}", output_text(&asked));
+    let desk = fs::read_to_string(&desk_path).unwrap();
+    assert!(desk.trim_end().ends_with("- Refused: update_status: the update_status action's parameters break its schema: at /status: \"finished\" is not one of not_started, in_progress, draft, draft_ready, complete"), "{desk}");
+
+    // Every action has its signed receipt.
+    let receipts =
+        fs::read_to_string(root.join(".control-room/audit/foreman/receipts.jsonl")).unwrap();
+    let lines: Vec<serde_json::Value> = receipts
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let summary: Vec<(String, String)> = lines
+        .iter()
+        .map(|line| {
+            (
+                line["action"].as_str().unwrap().to_owned(),
+                line["status"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            ("write_template".to_owned(), "done".to_owned()),
+            ("save_decision".to_owned(), "done".to_owned()),
+            ("write_scene".to_owned(), "refused".to_owned()),
+            ("update_status".to_owned(), "refused".to_owned()),
+        ]
+    );
+    assert!(
+        lines
+            .iter()
+            .all(|line| line["signature"].as_str().is_some_and(|s| s.len() > 20))
+    );
+    assert_eq!(lines[0]["files"][0]["path"], "Story/Bible/theme.md");
+    assert!(lines[0]["files"][0]["before"].is_null());
+}

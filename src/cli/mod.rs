@@ -1,5 +1,6 @@
 //! The command line: the `check` command's renderers and the engine's commands.
 
+pub mod ask;
 pub mod check;
 pub mod compile;
 pub mod conference;

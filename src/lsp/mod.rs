@@ -16,6 +16,7 @@ mod diagnostics;
 mod dictionary;
 mod evidence;
 mod findings;
+pub(crate) mod foreman;
 pub mod framing;
 mod knowledge;
 pub(crate) mod mode;

@@ -294,6 +294,7 @@ impl Conference {
                     context_window: target.as_ref().and_then(|t| t.context_window),
                     chars_per_token: target.as_ref().and_then(|t| t.chars_per_token),
                     workspace: Some(&self.workspace),
+                    history: &[],
                 },
             )
             .map_err(|error| {

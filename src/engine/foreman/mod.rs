@@ -3,5 +3,7 @@
 //! prompts read them too.
 
 pub mod actions;
+pub mod desk;
+pub mod turn;
 
 pub use crate::kb::mode::{self, Gate, Mode, ModeError, ModeState, Move};

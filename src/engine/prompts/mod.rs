@@ -100,6 +100,9 @@ pub struct PromptInputs<'a> {
     /// Characters per token as measured for the model (default four).
     pub chars_per_token: Option<f32>,
     pub workspace: Option<&'a Workspace>,
+    /// The conversation before this message (layer 6), oldest first: the
+    /// Foreman's desk; empty for a recipe's step.
+    pub history: &'a [Message],
 }
 
 impl PromptInputs<'_> {
@@ -294,7 +297,7 @@ impl PromptBuilder for Prompts {
                 });
             }
             let over = tokens - budget;
-            match trim.further(self, &profile, entry, &mut slots, over) {
+            match trim.further(self, &profile, entry, &mut slots, over, inputs.history) {
                 Some(what) => trimmed.push(what),
                 None => {
                     return Err(PromptError::TooLarge {

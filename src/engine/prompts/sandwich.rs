@@ -11,6 +11,53 @@ use super::{
 };
 use crate::engine::model::Message;
 
+/// The system prompt, layer 6 (the conversation so far, its oldest turns
+/// left out first) and the user message, as messages; the history's part.
+fn with_history(
+    system: String,
+    user: String,
+    inputs: &PromptInputs,
+    variant: Variant,
+    trim: Trim,
+    parts: &mut Vec<Part>,
+) -> Vec<Message> {
+    let kept = history_window(inputs.history, variant, trim.history_dropped);
+    if !kept.is_empty() {
+        parts.push(Part {
+            name: "history".into(),
+            source: format!("{} of {} turns", kept.len(), inputs.history.len()),
+            tokens: kept
+                .iter()
+                .map(|message| inputs.tokens(&message.content))
+                .sum(),
+        });
+    }
+    let mut messages = Vec::with_capacity(kept.len() + 2);
+    messages.push(Message::system(system));
+    messages.extend(kept.iter().cloned());
+    messages.push(Message::user(user));
+    messages
+}
+
+/// The most turns of history each tier keeps (§4: a sliding window).
+fn history_turns(variant: Variant) -> usize {
+    match variant {
+        Variant::T1 => 4,
+        Variant::T3 => 12,
+        Variant::T5 => 24,
+    }
+}
+
+/// The last turns of `history` the tier keeps, less the `dropped` oldest
+/// of them, starting with the writer's turn.
+pub(super) fn history_window(history: &[Message], variant: Variant, dropped: usize) -> &[Message] {
+    let mut from = history.len().saturating_sub(history_turns(variant)) + dropped;
+    while from < history.len() && history[from].role != crate::engine::model::Role::User {
+        from += 1;
+    }
+    &history[from.min(history.len())..]
+}
+
 /// Joins the layers of the system prompt.
 const LAYER_SEPARATOR: &str = "\n\n---\n\n";
 
@@ -48,7 +95,17 @@ impl Prompts {
         {
             push(&mut layers, "process_map", file);
         }
-        if let Some(mode) = &entry.mode
+        // `"mode": "project"` frames the prompt by the project's mode (the
+        // Foreman's desk); any other names the step's own.
+        let mode = entry.mode.as_deref().map(|mode| match mode {
+            "project" => self
+                .mode
+                .as_ref()
+                .map_or(crate::kb::mode::Mode::Architect, |state| state.mode)
+                .id(),
+            mode => mode,
+        });
+        if let Some(mode) = mode
             && let Some(variants) = self.library.modes.get(mode)
         {
             let variant = if trim.short_mode_rules {
@@ -67,7 +124,7 @@ impl Prompts {
         let no_decisions: [Decision; 0] = [];
         let state = state::session_state(
             &StateInputs {
-                mode: entry.mode.as_deref(),
+                mode,
                 project: self.mode.as_ref(),
                 step_id: step.step_id,
                 archetype: step.agent_archetype,
@@ -120,6 +177,7 @@ impl Prompts {
             .map(|(_, _, text)| text)
             .collect::<Vec<_>>()
             .join(LAYER_SEPARATOR);
-        Ok((vec![Message::system(system), Message::user(user)], parts))
+        let messages = with_history(system, user, inputs, profile.variant, trim, &mut parts);
+        Ok((messages, parts))
     }
 }

@@ -32,6 +32,7 @@ fn inputs<'a>(
         context_window: None,
         chars_per_token: None,
         workspace: None,
+        history: &[],
     }
 }
 
@@ -359,4 +360,86 @@ fn an_unknown_placeholder_names_the_template() {
         error.to_string(),
         "prompts/templates/refine_brief.t3.md: placeholder `{{canon_context}}` names nothing this step is given (it is given outline_beat, task.description)"
     );
+}
+
+/// The Foreman's prompt at `tier` after `turns` exchanges, in a context
+/// window of `window` tokens.
+fn foreman(turns: usize, tier: &str, window: Option<u32>) -> Assembly {
+    let prompts = Prompts::bundled();
+    let history: Vec<Message> = (0..turns)
+        .flat_map(|n| {
+            [
+                Message::user(format!("question {n} {}", "word ".repeat(40))),
+                Message::assistant(format!("answer {n} {}", "word ".repeat(40))),
+            ]
+        })
+        .collect();
+    let args = Map::new();
+    let mut inputs = inputs(
+        &args,
+        vec![
+            slot(
+                "actions",
+                "- save_decision (category, key, value)",
+                SlotKind::Artifact,
+            ),
+            slot("message", "What next?", SlotKind::Artifact),
+        ],
+        None,
+        Some(tier),
+    );
+    inputs.history = &history;
+    inputs.context_window = window;
+    let step = PromptStep {
+        step_id: "turn-9",
+        agent_archetype: "foreman",
+        prompt_type: "foreman",
+    };
+    let assembly = prompts.build(step, &inputs).unwrap();
+    assert!(
+        assembly
+            .messages
+            .last()
+            .unwrap()
+            .content
+            .ends_with("The writer says:\nWhat next?")
+    );
+    assembly
+}
+
+#[test]
+fn the_foremans_history_is_a_sliding_window_by_tier_and_its_oldest_turns_go_first_to_fit() {
+    let roles = |assembly: &Assembly| -> Vec<crate::engine::model::Role> {
+        assembly
+            .messages
+            .iter()
+            .map(|message| message.role)
+            .collect()
+    };
+    use crate::engine::model::Role::{Assistant, System, User};
+    let small = foreman(30, "minimal", None);
+    assert_eq!(
+        roles(&small),
+        [System, User, Assistant, User, Assistant, User]
+    );
+    assert!(small.messages[1].content.starts_with("question 28 "));
+    let large = foreman(30, "full", Some(200_000));
+    assert_eq!(large.messages.len(), 2 + 24);
+    assert!(large.messages[1].content.starts_with("question 18 "));
+    // In a small window the oldest turns are left out before anything else.
+    let tight = foreman(30, "full", Some(8_000));
+    assert!(
+        tight.messages.len() < large.messages.len(),
+        "{}",
+        tight.messages.len()
+    );
+    assert_eq!(tight.trimmed[0], "the conversation's oldest turn");
+    assert!(
+        tight.messages[1].content.starts_with("question "),
+        "{:?} {} {}",
+        tight.trimmed,
+        tight.tokens,
+        tight.budget
+    );
+    assert_eq!(tight.messages[1].role, User);
 }

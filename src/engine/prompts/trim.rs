@@ -1,5 +1,6 @@
 //! Trimming a prompt to the model's context window less the reply's
-//! reserve, one step at a time and in a fixed order: the process map, the
+//! reserve, one step at a time and in a fixed order: the conversation's
+//! oldest turns, the process map, the
 //! mode rules' long form, the session state's detail, the knowledge entries,
 //! then the longest tool summaries (marked where cut). An agent's text is
 //! never cut.
@@ -10,6 +11,8 @@ use super::{Prompts, SlotKind, SlotText, TemplateEntry, Variant};
 /// How far a prompt has been trimmed.
 #[derive(Clone, Copy, Debug, Default)]
 pub(super) struct Trim {
+    /// The conversation's oldest turns left out beyond the tier's window.
+    pub(super) history_dropped: usize,
     pub(super) no_process_map: bool,
     pub(super) short_mode_rules: bool,
     pub(super) minimal_state: bool,
@@ -28,7 +31,15 @@ impl Trim {
         entry: &TemplateEntry,
         slots: &mut [SlotText],
         over: usize,
+        history: &[crate::engine::model::Message],
     ) -> Option<String> {
+        let kept =
+            super::sandwich::history_window(history, profile.variant, self.history_dropped).len();
+        if kept > 1 {
+            // A turn is the writer's message and the reply to it.
+            self.history_dropped += 2;
+            return Some("the conversation's oldest turn".to_owned());
+        }
         if !self.no_process_map && prompts.layer(profile, "process_map").is_some() {
             self.no_process_map = true;
             Some("the process map".to_owned())

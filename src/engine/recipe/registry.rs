@@ -159,6 +159,7 @@ mod tests {
                         context_window: None,
                         chars_per_token: None,
                         workspace: None,
+                        history: &[],
                     };
                     let assembly =
                         prompts

@@ -154,6 +154,7 @@ impl Runner {
                     context_window: target.as_ref().and_then(|target| target.context_window),
                     chars_per_token: target.as_ref().and_then(|target| target.chars_per_token),
                     workspace: Some(&self.workspace),
+                    history: &[],
                 },
             )
             .map_err(|error| StepFailure::Failed(error.to_string()))?;

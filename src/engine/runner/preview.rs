@@ -149,6 +149,7 @@ impl Runner {
                     chars_per_token: chars_per_token
                         .or(target.as_ref().and_then(|target| target.chars_per_token)),
                     workspace: Some(&self.workspace),
+                    history: &[],
                 },
             )
             .map_err(|error| RunError::Other(error.to_string()))

@@ -9,7 +9,7 @@ use tower_lsp_server::jsonrpc::Error as RpcError;
 use tower_lsp_server::ls_types as lsp;
 
 use super::runs::{self, Context};
-use super::{compile, conference, diagnostics, dictionary, knowledge, mode, plans, stats};
+use super::{compile, conference, diagnostics, dictionary, foreman, knowledge, mode, plans, stats};
 use shared::{argument, invalid};
 
 /// Every command the server executes.
@@ -31,6 +31,7 @@ pub const COMMANDS: &[&str] = &[
     dictionary::ADD_TO_DICTIONARY,
     mode::MODE,
     mode::ADVANCE_MODE,
+    foreman::ASK_FOREMAN,
 ];
 
 /// Whether `command` reads the manuscript (routes, runs, plans, remembers),
@@ -111,6 +112,11 @@ pub async fn execute(
             dictionary::add(context, args).map(Some)
         }
         mode::MODE => mode::show(context).map(Some),
+        foreman::ASK_FOREMAN => {
+            let args = argument(foreman::ASK_FOREMAN, arguments)?;
+            let token = params.work_done_progress_params.work_done_token;
+            foreman::start(context, args, token).map(Some)
+        }
         mode::ADVANCE_MODE => {
             let args = argument(mode::ADVANCE_MODE, arguments)?;
             mode::advance(context, args).map(Some)

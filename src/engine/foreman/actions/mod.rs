@@ -197,7 +197,10 @@ pub fn validate(action: &Action, mode: Mode) -> Result<ValidAction, Refusal> {
     let spec = kind.spec();
     let params = coerce::params(&action.params, &spec.schema);
     let value = Value::Object(params);
-    let errors = validator_errors(&spec.validator, &value);
+    let errors: Vec<String> = validator_errors(&spec.validator, &value)
+        .into_iter()
+        .map(|error| with_choices(&spec.schema, &value, error))
+        .collect();
     if !errors.is_empty() {
         return Err(Refusal::Schema { kind, errors });
     }
@@ -208,6 +211,33 @@ pub fn validate(action: &Action, mode: Mode) -> Result<ValidAction, Refusal> {
         unreachable!("an object was built")
     };
     Ok(ValidAction { kind, params })
+}
+
+/// An error about a choice (`at /status: … is not one of …`) with every
+/// choice spelt out, which the validator's own message abbreviates.
+fn with_choices(schema: &Value, value: &Value, error: String) -> String {
+    let Some((at, _)) = error
+        .strip_prefix("at /")
+        .and_then(|rest| rest.split_once(": "))
+    else {
+        return error;
+    };
+    let Some(choices) = schema["properties"][at]["enum"].as_array() else {
+        return error;
+    };
+    if !error.contains("is not one of") {
+        return error;
+    }
+    let given = value.get(at).map_or_else(String::new, Value::to_string);
+    let names: Vec<String> = choices
+        .iter()
+        .map(|choice| {
+            choice
+                .as_str()
+                .map_or_else(|| choice.to_string(), str::to_owned)
+        })
+        .collect();
+    format!("at /{at}: {given} is not one of {}", names.join(", "))
 }
 
 /// The actions `mode` allows, for the mode's rules in a prompt.

@@ -57,11 +57,14 @@ pub fn code_lenses(snapshot: &Snapshot, params: &lsp::CodeLensParams) -> Vec<lsp
         .collect()
 }
 
-/// At the head of a Story Bible template: the project's mode and its gate,
-/// and "Advance to …" when the gate is open.
+/// At the head of a Story Bible template and of the Foreman's desk: the
+/// project's mode and its gate, and "Advance to …" when the gate is open;
+/// on the desk, "Ask the Foreman" at the writer's unanswered message.
 fn mode_lenses(snapshot: &Snapshot, file: &crate::index::SourceFile) -> Vec<lsp::CodeLens> {
+    use crate::engine::foreman::desk::{self, DESK_FILE};
     use crate::kb::mode;
-    if file.bible().is_none() {
+    let is_desk = *file.path == *DESK_FILE;
+    if file.bible().is_none() && !is_desk {
         return Vec::new();
     }
     let Ok(state) = mode::load(snapshot.workspace.root()) else {
@@ -86,6 +89,18 @@ fn mode_lenses(snapshot: &Snapshot, file: &crate::index::SourceFile) -> Vec<lsp:
         }),
         data: None,
     }];
+    // On the desk, "Ask the Foreman" at the writer's unanswered message.
+    if is_desk && let Some(pending) = desk::pending(&desk::read(&file.text)) {
+        lenses.push(lsp::CodeLens {
+            range: range(file, pending.heading, snapshot.encoding),
+            command: Some(lsp::Command {
+                title: "Ask the Foreman".to_owned(),
+                command: crate::lsp::foreman::ASK_FOREMAN.to_owned(),
+                arguments: None,
+            }),
+            data: None,
+        });
+    }
     if view.gate.met
         && let Some(next) = view.next
     {

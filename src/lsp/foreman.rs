@@ -1,0 +1,313 @@
+//! `controlRoom.askForeman`: a turn at the Foreman's desk from the editor,
+//! the same as `control-room ask`. The command answers `{turn}` at once; the
+//! turn runs in a task with cancellable progress that shows the reply as it
+//! is written. At its end the reply (and the writer's message, when the
+//! command gave one) arrives as one edit appended at the end of the desk at
+//! the version it was read (asked again at the new end if the writer typed
+//! meanwhile: appending never overwrites), the actions' changes as edits of
+//! their files (a file the writer changed since is left alone and said so),
+//! new files created, and a `write_scene` starts its run.
+
+use serde_json::{Value, json};
+use tokio::sync::mpsc::unbounded_channel;
+use tokio_util::sync::CancellationToken;
+use tower_lsp_server::jsonrpc::Error as RpcError;
+use tower_lsp_server::ls_types as lsp;
+
+use super::commands::shared::{invalid, lock};
+use super::convert::uri_for;
+use super::runs::{self, Context, EditPlan, InFlight, Progress};
+use crate::engine::foreman::actions::execute::Change;
+use crate::engine::foreman::desk::{self, DESK_FILE};
+use crate::engine::foreman::turn::{Desk, Reply};
+use crate::engine::launch::LaunchRequest;
+use crate::engine::model::Written;
+use crate::engine::prompts::Prompts;
+use crate::engine::receipts::SigningKey;
+use crate::engine::runner::now;
+use crate::engine::store::Disk;
+use crate::index::Workspace;
+
+pub const ASK_FOREMAN: &str = "controlRoom.askForeman";
+
+/// What `controlRoom.askForeman` takes: the writer's message, or nothing
+/// to ask the desk's last unanswered one.
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AskArgs {
+    #[serde(default)]
+    pub message: Option<String>,
+}
+
+/// The desk as the editor has it: its text and the open document's version.
+fn desk_now(context: &Context) -> (Workspace, String, Option<i32>) {
+    let session = lock(&context.session);
+    let workspace = session.workspace.clone();
+    match session.documents.get(DESK_FILE) {
+        Some(document) => (workspace, document.rope.to_string(), Some(document.version)),
+        None => {
+            let text =
+                std::fs::read_to_string(workspace.root().join(DESK_FILE)).unwrap_or_default();
+            (workspace, text, None)
+        }
+    }
+}
+
+/// Starts a turn; answers before the model is asked.
+pub fn start(
+    context: &Context,
+    args: AskArgs,
+    client_token: Option<lsp::ProgressToken>,
+) -> Result<Value, RpcError> {
+    let (workspace, desk_text, version) = desk_now(context);
+    let message = args
+        .message
+        .as_deref()
+        .map(str::trim)
+        .filter(|message| !message.is_empty());
+    let asked = match message {
+        Some(message) => desk::with_message(&desk_text, message),
+        None => desk_text.clone(),
+    };
+    let turns = desk::read(&asked);
+    let Some(pending) = desk::pending(&turns) else {
+        return Err(invalid(format!(
+            "Ask the Foreman: {DESK_FILE} has no message waiting: write one under `## Writer`, or give a `message`"
+        )));
+    };
+    let turn = desk::turn_number(&turns);
+    let history = desk::history(&turns);
+    let pending = pending.text.clone();
+    let root = workspace.root().to_path_buf();
+    let editor_llm = lock(&context.session).editor_llm.clone();
+    let model = runs::connect(&root, editor_llm.as_ref())
+        .map_err(|error| invalid(format!("Ask the Foreman: the model is not usable: {error}")))?;
+    let disk = Disk::default();
+    let key = SigningKey::load_or_create(&root, &disk).map_err(|error| {
+        invalid(format!(
+            "Ask the Foreman: cannot read the receipt-signing key: {error}"
+        ))
+    })?;
+    let prompts = Prompts::load(&root);
+    let id = format!("foreman-{turn}-{}", crate::storage::new_id("t"));
+    let created = client_token.is_none();
+    let token =
+        client_token.unwrap_or_else(|| lsp::ProgressToken::String(format!("control-room/{id}")));
+    let cancel = CancellationToken::new();
+    context.runs.lock().insert(
+        id.clone(),
+        InFlight {
+            recipe_id: "foreman".into(),
+            label: "Ask the Foreman".into(),
+            scene_path: None,
+            cancel: cancel.clone(),
+            token: token.clone(),
+            step: "starting".into(),
+        },
+    );
+    let context = context.clone();
+    let added = asked[desk_text.len().min(asked.len())..].to_owned();
+    let added = if asked.starts_with(&desk_text) {
+        added
+    } else {
+        asked.clone()
+    };
+    tokio::spawn(async move {
+        let progress = Progress::begin(&context, token, created, "Ask the Foreman").await;
+        let (words, mut heard) = unbounded_channel::<String>();
+        let ask = async move {
+            let at = now();
+            let desk = Desk {
+                workspace: &workspace,
+                prompts: &prompts,
+                model: model.as_ref(),
+                key: &key,
+                disk: &disk,
+                at: &at,
+            };
+            let listener = move |written: Written<'_>| {
+                let _ = words.send(format!("{} words … {}", written.words, written.tail));
+            };
+            desk.answer(turn, &history, &pending, Some(&listener)).await
+        };
+        tokio::pin!(ask);
+        let result = loop {
+            tokio::select! {
+                result = &mut ask => break Some(result),
+                Some(said) = heard.recv() => progress.report_message(format!("the Foreman: {said}")).await,
+                () = cancel.cancelled() => break None,
+            }
+        };
+        let summary = match result {
+            None => "cancelled; nothing was written".to_owned(),
+            Some(Err(error)) => {
+                let message = format!("The Foreman could not answer: {error}");
+                let client = context.client.clone();
+                tokio::spawn(
+                    async move { client.show_message(lsp::MessageType::ERROR, message).await },
+                );
+                format!("failed: {error}")
+            }
+            Some(Ok(reply)) => deliver(&context, &added, version, reply).await,
+        };
+        context.runs.lock().remove(&id);
+        progress.end(summary).await;
+    });
+    Ok(json!({ "turn": turn }))
+}
+
+/// Sends the reply and the actions' changes, starts the runs; says what happened.
+async fn deliver(context: &Context, added: &str, version: Option<i32>, reply: Reply) -> String {
+    let mut done = reply.done.clone();
+    for change in &reply.changes {
+        if let Err(why) = apply_change(context, change).await {
+            done.push(format!("{} was not written: {why}", change.path));
+        }
+    }
+    let text = format!(
+        "{added}{}",
+        desk::reply_text(&reply.message, &done, &reply.refused)
+    );
+    let mut appended = append_to_desk(context, &text, version).await;
+    if appended.is_err() {
+        // The writer typed meanwhile: append at the desk's new end.
+        let (_, _, now_version) = desk_now(context);
+        appended = append_to_desk(context, &text, now_version).await;
+    }
+    for (recipe, args) in reply.runs {
+        let request = LaunchRequest {
+            recipe: Some(recipe),
+            args,
+            ..LaunchRequest::default()
+        };
+        if let Err(error) = runs::start_request(context, request, None) {
+            done.push(format!("the run could not start: {}", error.message));
+        }
+    }
+    match appended {
+        Ok(()) => format!(
+            "replied: {} done, {} refused",
+            reply.done.len(),
+            reply.refused.len()
+        ),
+        Err(why) => format!("the reply could not be added to {DESK_FILE}: {why}"),
+    }
+}
+
+/// Appends `text` at the end of the desk as the editor has it (created if
+/// there is none).
+async fn append_to_desk(context: &Context, text: &str, version: Option<i32>) -> Result<(), String> {
+    let (workspace, desk_text, now_version) = desk_now(context);
+    if version.is_some() && version != now_version {
+        return Err("the desk changed".to_owned());
+    }
+    let root = workspace.root().to_path_buf();
+    let uri = uri_for(&workspace, DESK_FILE).ok_or("no URI for the desk")?;
+    if desk_text.is_empty() && !root.join(DESK_FILE).exists() {
+        return runs::apply(
+            context,
+            uri,
+            EditPlan::Create {
+                text: text.trim_start().to_owned(),
+            },
+            &root,
+            DESK_FILE,
+        )
+        .await;
+    }
+    let end = end_position(&desk_text, lock(&context.session).encoding);
+    let edit = lsp::TextEdit {
+        range: lsp::Range { start: end, end },
+        new_text: if desk_text.ends_with('\n') || desk_text.is_empty() {
+            text.to_owned()
+        } else {
+            format!("\n{text}")
+        },
+    };
+    runs::apply_files(context, vec![(uri, now_version, vec![edit])]).await
+}
+
+/// One action's change as an edit of its file at the version it was read
+/// (refused when the file is no longer the text the change was computed
+/// on), or a new file.
+async fn apply_change(context: &Context, change: &Change) -> Result<(), String> {
+    let (workspace, encoding, current) = {
+        let session = lock(&context.session);
+        let current = session
+            .documents
+            .get(&change.path)
+            .map(|document| (document.rope.to_string(), Some(document.version)));
+        (session.workspace.clone(), session.encoding, current)
+    };
+    let root = workspace.root().to_path_buf();
+    let uri = uri_for(&workspace, &change.path).ok_or("no URI")?;
+    let Some(before) = &change.before else {
+        return runs::apply(
+            context,
+            uri,
+            EditPlan::Create {
+                text: change.after.clone(),
+            },
+            &root,
+            &change.path,
+        )
+        .await;
+    };
+    let (text, version) = match current {
+        Some(current) => current,
+        None => (
+            std::fs::read_to_string(root.join(&*change.path)).map_err(|error| error.to_string())?,
+            None,
+        ),
+    };
+    if text != **before {
+        return Err("it changed since the Foreman read it".to_owned());
+    }
+    let edit = minimal_edit(&text, &change.after, encoding);
+    runs::apply_files(context, vec![(uri, version, vec![edit])]).await
+}
+
+/// The one edit that turns `before` into `after`: what lies between their
+/// common start and their common end.
+fn minimal_edit(
+    before: &str,
+    after: &str,
+    encoding: crate::text::PositionEncoding,
+) -> lsp::TextEdit {
+    let prefix = before
+        .char_indices()
+        .zip(after.chars())
+        .find(|((_, a), b)| a != b)
+        .map_or(before.len().min(after.len()), |((at, _), _)| at);
+    let suffix = before[prefix..]
+        .chars()
+        .rev()
+        .zip(after[prefix..].chars().rev())
+        .take_while(|(a, b)| a == b)
+        .map(|(a, _)| a.len_utf8())
+        .sum::<usize>();
+    let index = crate::text::LineIndex::new(before);
+    let position = |offset: usize| {
+        let at = index.position(before, offset, encoding);
+        lsp::Position {
+            line: at.line,
+            character: at.col,
+        }
+    };
+    lsp::TextEdit {
+        range: lsp::Range {
+            start: position(prefix),
+            end: position(before.len() - suffix),
+        },
+        new_text: after[prefix..after.len() - suffix].to_owned(),
+    }
+}
+
+fn end_position(text: &str, encoding: crate::text::PositionEncoding) -> lsp::Position {
+    let index = crate::text::LineIndex::new(text);
+    let at = index.position(text, text.len(), encoding);
+    lsp::Position {
+        line: at.line,
+        character: at.col,
+    }
+}

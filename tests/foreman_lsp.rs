@@ -1,0 +1,284 @@
+//! The Foreman's desk in the editor, end to end over LSP with the fake
+//! model server: five turns through the four modes. The Story Bible's theme
+//! is written by an action, a gate refuses and the writer overrides it, a
+//! scaffold and a scene are drafted in DIRECTOR as edits, an `apply_edit`
+//! revises a scene in EDITOR and an action the mode forbids is refused and
+//! quoted back to the model; every reply lands in the desk as an edit and
+//! every action has its signed receipt.
+
+mod lsp_support;
+mod model_server;
+mod support;
+
+use std::path::Path;
+
+use lsp_support::editor::{editor_client, progress};
+use lsp_support::{Client, uri};
+use model_server::{Answer, FakeModelServer, serve_draft_scene};
+use serde_json::{Value, json};
+
+fn ask(client: &mut Client, token: &str, message: Option<&str>) -> Vec<Value> {
+    let args = match message {
+        Some(message) => json!({"message": message}),
+        None => json!({}),
+    };
+    let answer = client.request(
+        "workspace/executeCommand",
+        json!({"command": "controlRoom.askForeman", "arguments": [args], "workDoneToken": token}),
+    );
+    assert!(answer["turn"].is_number(), "{answer}");
+    progress(client, token)
+}
+
+fn advance(client: &mut Client, args: Value) -> Value {
+    client.request(
+        "workspace/executeCommand",
+        json!({"command": "controlRoom.mode.advance", "arguments": [args]}),
+    )
+}
+
+fn changed(client: &mut Client, paths: &[&Path]) {
+    let changes: Vec<Value> = paths
+        .iter()
+        .map(|path| json!({"uri": uri(path), "type": 2}))
+        .collect();
+    client.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": changes}),
+    );
+}
+
+#[test]
+fn five_turns_at_the_desk_take_the_book_through_the_four_modes_by_actions_as_edits() {
+    let dir = support::example_copy("foreman-five");
+    let root = dir.path().to_path_buf();
+    std::fs::remove_file(root.join("Story/Bible/theme.md")).unwrap();
+    let gate_scene = root.join("Story/Scenes/SCN-the-gate.md");
+    let gate_text = std::fs::read_to_string(&gate_scene).unwrap();
+    let sentence = gate_text
+        .lines()
+        .rev()
+        .find(|line| line.len() > 40 && !line.contains('"'))
+        .unwrap()
+        .to_owned();
+
+    let server = FakeModelServer::start();
+    // Later turns carry the earlier ones in their history: their rules come first.
+    server.on(
+        "M5-thanks",
+        vec![Answer::text(
+            "<message>Then the book is yours to finish.</message>",
+        )],
+    );
+    server.on(
+        "write_template was refused",
+        vec![Answer::text(
+            "<message>The scene is tighter; the theme stays as it is.</message>",
+        )],
+    );
+    server.on(
+        "M4-tighten",
+        vec![Answer::text(format!(
+            "<message>Tightened.</message><action type=\"apply_edit\"><file>Story/Scenes/SCN-the-gate.md</file><find>{sentence}</find><replace>The gate held, and so did she.</replace></action><action type=\"write_template\"><template>theme</template><content><central_theme>Fear.</central_theme></content></action>"
+        ))],
+    );
+    server.on(
+        "M3-draft",
+        vec![Answer::text("<message>Drafting the reckoning.</message><action type=\"write_scene\"><scene_id>SCN-the-reckoning</scene_id></action>")],
+    );
+    server.on(
+        "M2-scaffold",
+        vec![Answer::text("<message>Here is its scaffold.</message><action type=\"generate_scaffold\"><scene_id>SCN-the-reckoning</scene_id><goal>Ysolde makes Kael answer for the gate.</goal></action>")],
+    );
+    server.on(
+        "M1-theme",
+        vec![Answer::text("<message>Written.</message><action type=\"write_template\"><template>theme</template><status>complete</status><content><central_theme>Pride and the price of asking.</central_theme><theme_statement>What we guard alone we lose.</theme_statement></content></action><action type=\"save_decision\"><category>structure</category><key>theme</key><value>Pride and asking</value></action>")],
+    );
+    serve_draft_scene(&server, "");
+    let mut client = editor_client(&root, &server.url, true, None);
+
+    // Turn 1, ARCHITECT: the theme written by an action, as a new file.
+    let turn = ask(
+        &mut client,
+        "ask-1",
+        Some("M1-theme: pride, and what asking costs."),
+    );
+    assert_eq!(
+        turn.last().unwrap()["message"],
+        "replied: 2 done, 0 refused",
+        "{turn:?}"
+    );
+    let theme = root.join("Story/Bible/theme.md");
+    assert!(
+        std::fs::read_to_string(&theme)
+            .unwrap()
+            .contains("What we guard alone we lose.")
+    );
+    changed(&mut client, &[&theme]);
+
+    // The gates: the Story Bible's is open, the voice's is not, the writer overrides it.
+    assert_eq!(
+        advance(&mut client, json!({}))["mode"]["mode"],
+        "voice_calibration"
+    );
+    let refused = advance(&mut client, json!({}));
+    assert_eq!(refused["moved"], false);
+    assert!(
+        refused["refused"]
+            .as_str()
+            .unwrap()
+            .contains("gold-standard.md"),
+        "{refused}"
+    );
+    let moved = advance(
+        &mut client,
+        json!({"skip": true, "because": "the voice is in the scenes already"}),
+    );
+    assert_eq!(moved["mode"]["mode"], "director", "{moved}");
+
+    // Turns 2 and 3, DIRECTOR: a scaffold, then the scene drafted by its run.
+    let turn = ask(&mut client, "ask-2", Some("M2-scaffold the reckoning."));
+    assert_eq!(
+        turn.last().unwrap()["message"],
+        "replied: 1 done, 0 refused",
+        "{turn:?}"
+    );
+    let scaffold = root.join("Story/Scenes/SCN-the-reckoning.scaffold.md");
+    assert!(
+        std::fs::read_to_string(&scaffold)
+            .unwrap()
+            .contains("## Goal\n\nYsolde makes Kael answer for the gate.")
+    );
+    ask(&mut client, "ask-3", Some("M3-draft it."));
+    let reckoning = root.join("Story/Scenes/SCN-the-reckoning.md");
+    // The run's own progress ends when its draft is delivered (the editor
+    // answering its edit on the way).
+    let ended = client.wait_for(|message| {
+        message["method"] == "$/progress"
+            && message["params"]["value"]["kind"] == "end"
+            && message["params"]["token"]
+                .as_str()
+                .is_some_and(|token| !token.starts_with("ask-"))
+    });
+    let prose = std::fs::read_to_string(&reckoning).unwrap();
+    assert!(
+        prose.lines().filter(|line| !line.trim().is_empty()).count() > 5,
+        "{ended}\n{prose}"
+    );
+    changed(&mut client, &[&reckoning]);
+    let moved = advance(&mut client, json!({}));
+    assert_eq!(
+        moved["mode"]["mode"], "editor",
+        "every scene is drafted: {moved}"
+    );
+
+    // Turn 4, EDITOR: apply_edit lands; write_template is refused and quoted back.
+    let turn = ask(&mut client, "ask-4", Some("M4-tighten the gate scene."));
+    assert_eq!(
+        turn.last().unwrap()["message"],
+        "replied: 1 done, 1 refused",
+        "{turn:?}"
+    );
+    let revised = std::fs::read_to_string(&gate_scene).unwrap();
+    assert_eq!(
+        revised,
+        gate_text.replace(&sentence, "The gate held, and so did she.")
+    );
+    let retry = server
+        .received()
+        .into_iter()
+        .find(|request| {
+            request
+                .body
+                .to_string()
+                .contains("write_template was refused")
+        })
+        .expect("the refusal went back to the model");
+    assert!(
+        retry
+            .body
+            .to_string()
+            .contains("write_template is not allowed in EDITOR mode")
+    );
+
+    // Turn 5: the writer types in the desk; "Ask the Foreman" answers it.
+    let desk = root.join("Notes/foreman.md");
+    let text = std::fs::read_to_string(&desk).unwrap();
+    std::fs::write(
+        &desk,
+        format!("{text}\n## Writer\n\nM5-thanks, that is all.\n"),
+    )
+    .unwrap();
+    let lenses = client.request(
+        "textDocument/codeLens",
+        json!({"textDocument": {"uri": uri(&desk)}}),
+    );
+    client.open(&desk, 1);
+    let lenses = if lenses.as_array().is_some_and(Vec::is_empty) {
+        client.request(
+            "textDocument/codeLens",
+            json!({"textDocument": {"uri": uri(&desk)}}),
+        )
+    } else {
+        lenses
+    };
+    let titles: Vec<&str> = lenses
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|lens| lens["command"]["title"].as_str())
+        .collect();
+    assert!(titles.contains(&"Ask the Foreman"), "{titles:?}");
+    assert!(
+        titles.iter().any(|title| title.starts_with("Mode EDITOR")),
+        "{titles:?}"
+    );
+    ask(&mut client, "ask-5", None);
+
+    let desk_text = std::fs::read_to_string(&desk).unwrap();
+    assert_eq!(desk_text.matches("\n## Writer\n").count(), 5, "{desk_text}");
+    assert_eq!(
+        desk_text.matches("\n## Foreman\n").count(),
+        5,
+        "{desk_text}"
+    );
+    assert!(
+        desk_text
+            .trim_end()
+            .ends_with("Then the book is yours to finish."),
+        "{desk_text}"
+    );
+
+    let receipts =
+        std::fs::read_to_string(root.join(".control-room/audit/foreman/receipts.jsonl")).unwrap();
+    let summary: Vec<String> = receipts
+        .lines()
+        .map(|line| {
+            let line: Value = serde_json::from_str(line).unwrap();
+            assert!(line["signature"].as_str().is_some_and(|s| !s.is_empty()));
+            format!(
+                "{} {} {}",
+                line["mode"].as_str().unwrap(),
+                line["action"].as_str().unwrap(),
+                line["status"].as_str().unwrap()
+            )
+        })
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            "architect write_template done",
+            "architect save_decision done",
+            "director generate_scaffold done",
+            "director write_scene done",
+            "editor apply_edit done",
+            "editor write_template refused",
+        ]
+    );
+    let mode = support::read_json(&root.join(".control-room/mode.json"));
+    assert_eq!(
+        mode["history"][1]["because"],
+        "the voice is in the scenes already"
+    );
+    client.shutdown();
+}
