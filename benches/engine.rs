@@ -137,4 +137,107 @@ fn gates(c: &mut Criterion) {
 }
 
 criterion_group!(benches, engine, gates);
-criterion_main!(benches);
+criterion_main!(benches, foreman);
+
+/// Assembling a Foreman prompt with 50 turns of history and 200 decisions
+/// in the knowledge base, on the bundled example (target < 5 ms median).
+fn foreman_prompt(c: &mut Criterion) {
+    use control_room::engine::foreman::turn::Desk;
+    use control_room::engine::model::Message;
+    use control_room::engine::receipts::SigningKey;
+    use control_room::kb::mode::Mode;
+
+    let manifest_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = tempfile::tempdir().unwrap();
+    copy_tree(&manifest_dir.join("examples/salt-road"), dir.path());
+    let root = dir.path();
+    let kb = root.join(".control-room/kb");
+    std::fs::create_dir_all(&kb).unwrap();
+    let decisions: String = (0..200)
+        .map(|n| {
+            let category = ["character", "world", "structure", "preference"][n % 4];
+            format!("{{\"category\":\"{category}\",\"key\":\"decision-{n}\",\"value\":\"Decision number {n}: the tide turns at the ninth stone.\"}}\n")
+        })
+        .collect();
+    std::fs::write(kb.join("decisions.jsonl"), decisions).unwrap();
+    let workspace = Workspace::load(root);
+    let prompts = Prompts::load(root);
+    assert_eq!(prompts.decisions.len(), 200);
+    let model = ScriptedModel::parse("none", "{}").unwrap();
+    let disk = Disk::default();
+    let key = SigningKey::load_or_create(root, &disk).unwrap();
+    let desk = Desk {
+        workspace: &workspace,
+        prompts: &prompts,
+        model: &model,
+        key: &key,
+        disk: &disk,
+        at: "2026-11-26T00:00:00Z",
+    };
+    let history: Vec<Message> = (0..50)
+        .flat_map(|n| {
+            [
+                Message::user(format!(
+                    "Turn {n}: what does Kael want at the gate, and why now?"
+                )),
+                Message::assistant(format!(
+                    "Turn {n}: he wants to be let in without asking twice."
+                )),
+            ]
+        })
+        .collect();
+    let mut group = c.benchmark_group("foreman");
+    group.bench_function("prompt_50_turns_200_decisions", |bench| {
+        bench.iter(|| {
+            desk.request(&workspace, 51, 0, &history, "What next?", Mode::Director)
+                .unwrap()
+        });
+    });
+    // The full tier keeps 24 of the turns and more of the decisions.
+    let full = Desk {
+        model: &FullTier,
+        ..desk
+    };
+    let request = full
+        .request(&workspace, 51, 0, &history, "What next?", Mode::Director)
+        .unwrap();
+    assert_eq!(
+        request.messages.len(),
+        26,
+        "the full tier's window of turns"
+    );
+    group.bench_function("prompt_50_turns_200_decisions_full_tier", |bench| {
+        bench.iter(|| {
+            full.request(&workspace, 51, 0, &history, "What next?", Mode::Director)
+                .unwrap()
+        });
+    });
+    group.finish();
+}
+
+/// A model of the full tier with a large window, asked nothing.
+struct FullTier;
+
+impl Model for FullTier {
+    fn ask<'a>(
+        &'a self,
+        _request: &'a control_room::engine::model::ModelRequest,
+        _on_text: control_room::engine::model::Listener<'a>,
+    ) -> control_room::engine::model::Completion<'a> {
+        unreachable!("the benchmark only assembles prompts")
+    }
+
+    fn target(&self, _archetype: &str) -> Option<control_room::engine::model::ModelTarget> {
+        Some(control_room::engine::model::ModelTarget {
+            provider: "openai".into(),
+            model: "large".into(),
+            max_tokens: None,
+            temperature: None,
+            context_window: Some(128_000),
+            tier: Some("full".into()),
+            chars_per_token: None,
+        })
+    }
+}
+
+criterion_group!(foreman, foreman_prompt);

@@ -175,6 +175,12 @@ fn the_plugin_checks_fixes_drafts_and_reports_in_a_real_neovim() {
         "Reply with the JSON object",
         vec![model_server::Answer::text("{\"ok\": true}")],
     );
+    server.on(
+        "Neovim: what comes next?",
+        vec![model_server::Answer::text(
+            "<message>The Story Bible is complete: the voice is next.</message>",
+        )],
+    );
     configure(&root, &server.url);
     let expected = checked(&root, "Story/Scenes/SCN-the-saltmaster.md");
     let expected_gate = checked(&root, "Story/Scenes/SCN-the-gate.md");
@@ -199,11 +205,14 @@ fn the_plugin_checks_fixes_drafts_and_reports_in_a_real_neovim() {
     assert_eq!(
         commands,
         [
+            "ControlRoomAdvanceMode",
+            "ControlRoomAsk",
             "ControlRoomCancel",
             "ControlRoomCheck",
             "ControlRoomCompile",
             "ControlRoomConference",
             "ControlRoomDraftScene",
+            "ControlRoomMode",
             "ControlRoomRuns"
         ]
     );
@@ -233,6 +242,14 @@ fn the_plugin_checks_fixes_drafts_and_reports_in_a_real_neovim() {
     assert_eq!(expected_gate.len(), 2, "{expected_gate:?}");
     assert_eq!(shown("scene_diagnostics"), expected);
     assert_eq!(expected, [("name-typo".to_owned(), 29, 23)]);
+
+    // The Foreman: the mode for a statusline, and the reply in the desk.
+    assert_eq!(report["mode_line"], "ARCHITECT 100%");
+    let desk = report["desk_text"].as_str().unwrap();
+    assert!(
+        desk.contains("## Writer\n\nNeovim: what comes next?\n\n## Foreman\n\nThe Story Bible is complete: the voice is next."),
+        "{desk}"
+    );
 
     // Inlay hints: the plugin turned them on, and Neovim holds the story
     // clock's hint at the end of the gate's heading (line 9, `# The Gate`):

@@ -352,3 +352,64 @@ fn prose_revisions_with_a_real_model_end_in_time_and_each_edit_is_made_or_refuse
         other => panic!("the run ended {other}: {text}"),
     }
 }
+
+#[test]
+fn a_turn_at_the_foremans_desk_with_a_real_model_ends_in_time_and_lands_its_reply() {
+    let Some(model) = RealModelServer::start("a_turn_at_the_foremans_desk_with_a_real_model")
+    else {
+        return;
+    };
+    let (_dir, root) = example_copy();
+    model.configure(&root);
+    let started = Instant::now();
+    let output = control_room(
+        &root,
+        &[
+            "ask",
+            "The Story Bible is done. What should I do next, and why?",
+        ],
+    );
+    let elapsed = started.elapsed();
+    let text = output_text(&output);
+    eprintln!("a turn at the desk: {elapsed:.1?}\n{text}");
+    assert!(elapsed < RUN_BOUND, "{elapsed:?}");
+    let desk = std::fs::read_to_string(root.join("Notes/foreman.md")).unwrap();
+    assert!(
+        desk.contains("## Writer\n\nThe Story Bible is done."),
+        "the writer's message is kept whatever the model does: {desk}"
+    );
+    match output.status.code() {
+        // A reply, whatever its quality, lands under the Foreman's heading,
+        // with its actions done or refused and never its reasoning.
+        Some(0) => {
+            let reply = desk
+                .split("\n## Foreman\n")
+                .nth(1)
+                .expect("the reply's turn");
+            assert!(!reply.trim().is_empty(), "{desk}");
+            assert!(!reply.contains("<thinking>"), "{desk}");
+        }
+        // No usable reply (cut off, the server failing): said, and nothing landed.
+        Some(1) => {
+            assert!(text.contains("the Foreman could not answer"), "{text}");
+            assert!(!desk.contains("## Foreman"), "{desk}");
+        }
+        other => panic!("ask exited {other:?}: {text}"),
+    }
+    // Whatever actions the small model wrote, each has a signed receipt.
+    if let Ok(receipts) =
+        std::fs::read_to_string(root.join(".control-room/audit/foreman/receipts.jsonl"))
+    {
+        for line in receipts.lines() {
+            let receipt: Value = serde_json::from_str(line).unwrap();
+            assert!(
+                receipt["signature"].as_str().is_some_and(|s| !s.is_empty()),
+                "{receipt}"
+            );
+            eprintln!(
+                "action {} {}: {}",
+                receipt["action"], receipt["status"], receipt["detail"]
+            );
+        }
+    }
+}

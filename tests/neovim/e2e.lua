@@ -318,7 +318,21 @@ local function main()
   report.compiled_text = table.concat(vim.fn.readfile(compiled), "\n")
   step("compile")
 
-  -- 7. :checkhealth control_room.
+  -- 7. The Foreman: the mode for a statusline, and a turn at the desk.
+  vim.cmd("ControlRoomMode")
+  wait("the mode", 10000, function()
+    return require("control_room").mode_line() ~= ""
+  end)
+  report.mode_line = require("control_room").mode_line()
+  vim.cmd("ControlRoomAsk Neovim: what comes next?")
+  local desk = root .. "/Notes/foreman.md"
+  wait("the Foreman's reply in the desk", 20000, function()
+    return vim.fn.filereadable(desk) == 1 and table.concat(vim.fn.readfile(desk), "\n"):find("## Foreman", 1, true) ~= nil
+  end)
+  report.desk_text = table.concat(vim.fn.readfile(desk), "\n")
+  step("foreman")
+
+  -- 8. :checkhealth control_room.
   vim.cmd("checkhealth control_room")
   report.health = buffer_text(0)
   step("health")

@@ -9,6 +9,7 @@ import * as vscode from 'vscode';
 import type { Activity } from './activity';
 import { registerCommands } from './commands';
 import { ControlRoom, SECTION } from './controlRoom';
+import { FOREMAN_COMMANDS, ModeStatusBar, advanceMode, askForeman } from './foreman';
 import { RunStatusBar } from './statusBar';
 import { WordsStatusBar } from './wordsStatusBar';
 
@@ -26,6 +27,8 @@ export interface ControlRoomApi {
   ready(): Promise<void>;
   /** The words status bar item's text (asked for again first), or `undefined` while it is hidden. */
   wordsText(): Promise<string | undefined>;
+  /** The mode status bar item's text (asked for again first), or `undefined` while it is hidden. */
+  modeText(): Promise<string | undefined>;
 }
 
 let controlRoom: ControlRoom | undefined;
@@ -36,7 +39,27 @@ export function activate(context: vscode.ExtensionContext): ControlRoomApi {
   controlRoom = instance;
   const statusBar = new RunStatusBar(instance.activity);
   const words = new WordsStatusBar(instance);
-  context.subscriptions.push(output, statusBar, words, ...registerCommands(instance, output));
+  const mode = new ModeStatusBar(instance);
+  const foremanCommand = (id: string, handler: (argument: unknown) => Promise<unknown>) =>
+    vscode.commands.registerCommand(id, async (argument: unknown) => {
+      try {
+        return await handler(argument);
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        output.appendLine(`${id}: ${message}`);
+        void vscode.window.showErrorMessage(`Control Room: ${message}`);
+        return undefined;
+      }
+    });
+  context.subscriptions.push(
+    output,
+    statusBar,
+    words,
+    mode,
+    ...registerCommands(instance, output),
+    foremanCommand(FOREMAN_COMMANDS.askForeman, (argument) => askForeman(instance, argument)),
+    foremanCommand(FOREMAN_COMMANDS.advanceMode, (argument) => advanceMode(instance, argument, mode)),
+  );
   context.subscriptions.push(
     vscode.workspace.onDidChangeWorkspaceFolders(() => void instance.refresh()),
     vscode.workspace.onDidChangeConfiguration((event) => {
@@ -53,7 +76,10 @@ export function activate(context: vscode.ExtensionContext): ControlRoomApi {
     watcher.onDidCreate(() => void instance.refresh()),
     watcher.onDidDelete(() => void instance.refresh()),
   );
-  void instance.refresh().then(() => words.schedule(0));
+  void instance.refresh().then(() => {
+    words.schedule(0);
+    void mode.update();
+  });
   return {
     activities: () => instance.activity.current,
     statusBarText: () => statusBar.text,
@@ -63,6 +89,10 @@ export function activate(context: vscode.ExtensionContext): ControlRoomApi {
     wordsText: async () => {
       await words.update();
       return words.text;
+    },
+    modeText: async () => {
+      await mode.update();
+      return mode.text;
     },
   };
 }

@@ -168,8 +168,8 @@ impl Desk<'_> {
         Ok(reply)
     }
 
-    #[allow(clippy::too_many_arguments)]
-    async fn ask(
+    /// The request for round `round` of the writer's `turn`th message.
+    pub fn request(
         &self,
         workspace: &Workspace,
         turn: usize,
@@ -177,8 +177,7 @@ impl Desk<'_> {
         history: &[Message],
         message: &str,
         mode: Mode,
-        listener: Listener<'_>,
-    ) -> Result<String, TurnError> {
+    ) -> Result<ModelRequest, TurnError> {
         let target = self.model.target("foreman");
         let args = Map::new();
         let assembly = self
@@ -218,7 +217,7 @@ impl Desk<'_> {
             0 => format!("turn-{turn}"),
             retry => format!("turn-{turn}.retry-{retry}"),
         };
-        let request = ModelRequest {
+        Ok(ModelRequest {
             step_id,
             agent_archetype: "foreman".into(),
             prompt_type: "foreman".into(),
@@ -227,7 +226,21 @@ impl Desk<'_> {
             messages: assembly.messages,
             json_reply: false,
             schema: None,
-        };
+        })
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    async fn ask(
+        &self,
+        workspace: &Workspace,
+        turn: usize,
+        round: usize,
+        history: &[Message],
+        message: &str,
+        mode: Mode,
+        listener: Listener<'_>,
+    ) -> Result<String, TurnError> {
+        let request = self.request(workspace, turn, round, history, message, mode)?;
         let answer = self
             .model
             .ask(&request, listener)

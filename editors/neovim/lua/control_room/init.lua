@@ -1,7 +1,8 @@
 --- control-room for Neovim: starts the control-room language server for
 --- Markdown buffers under a manuscript root, and adds commands to draft a
 --- scene, convene a conference, list, open and cancel runs, check the
---- whole manuscript, and compile it into one file.
+--- whole manuscript, compile it into one file, ask the Foreman, and show
+--- and advance the project's mode (`mode_line()` for a statusline).
 ---
 ---   require("control_room").setup({
 ---     cmd = { "control-room", "lsp" },
@@ -469,6 +470,71 @@ function M.compile(format, output, callback)
   vim.ui.select(M.compile_formats, { prompt = "Compile the manuscript to" }, run)
 end
 
+--- The project's mode as a statusline shows it ("ARCHITECT 75%"), from the
+--- last answer of the server; empty until there is one.
+M.mode_text = ""
+
+function M.mode_line()
+  return M.mode_text
+end
+
+local function show_mode(view)
+  if type(view) ~= "table" or view.label == nil then
+    return
+  end
+  M.mode_text = ("%s %d%%"):format(view.label, view.gate and view.gate.percent or 0)
+end
+
+--- Asks the server for the mode and its gate; `callback(view)` gets them.
+function M.mode(callback)
+  M.execute("controlRoom.mode", nil, function(view)
+    show_mode(view)
+    if callback then
+      callback(view)
+    end
+  end)
+end
+
+--- Moves to the next mode through its gate; with `because`, past a shut
+--- gate (recorded with the risk). `callback(answer)` gets the server's answer.
+function M.advance_mode(because, callback)
+  local argument = {}
+  if because ~= nil and because ~= "" then
+    argument = { skip = true, because = because }
+  end
+  M.execute("controlRoom.mode.advance", argument, function(answer)
+    answer = answer or {}
+    show_mode(answer.mode)
+    if answer.moved then
+      notify("now in " .. (answer.mode and answer.mode.label or "?"))
+    else
+      notify((answer.refused or "the gate is shut") .. " (:ControlRoomAdvanceMode {reason} goes on anyway)", vim.log.levels.WARN)
+    end
+    if callback then
+      callback(answer)
+    end
+  end)
+end
+
+--- The desk, relative to the manuscript.
+M.desk_file = "Notes/foreman.md"
+
+--- Asks the Foreman `message` (or, without one, the desk's last `## Writer`
+--- message); the reply arrives in the desk as an edit. `callback(answer)`
+--- gets the server's first answer (`{ turn = n }`).
+function M.ask_foreman(message, callback)
+  local argument = {}
+  if message ~= nil and message ~= "" then
+    argument.message = message
+  end
+  M.execute("controlRoom.askForeman", argument, function(answer)
+    notify("the Foreman is answering in " .. M.desk_file)
+    if callback then
+      callback(answer)
+    end
+  end)
+end
+
 local function create_commands()
   local command = vim.api.nvim_create_user_command
   command("ControlRoomDraftScene", function(opts)
@@ -490,6 +556,21 @@ local function create_commands()
   command("ControlRoomCheck", function()
     M.check()
   end, { desc = "control-room: check the whole manuscript into the quickfix list" })
+  command("ControlRoomAsk", function(opts)
+    M.ask_foreman(opts.args)
+  end, { nargs = "?", desc = "control-room: ask the Foreman (a message, or the desk's last one)" })
+  command("ControlRoomMode", function()
+    M.mode(function(view)
+      if view then
+        local lines = { ("%s · gate (%s): %s"):format(view.label, view.gate_name, view.gate.met and "open" or "shut") }
+        vim.list_extend(lines, view.gate.unmet or {})
+        notify(table.concat(lines, "\n"))
+      end
+    end)
+  end, { desc = "control-room: the project's mode and the gate out of it" })
+  command("ControlRoomAdvanceMode", function(opts)
+    M.advance_mode(opts.args)
+  end, { nargs = "?", desc = "control-room: advance the mode (a reason goes past a shut gate)" })
   command("ControlRoomCompile", function(opts)
     M.compile(opts.fargs[1], opts.fargs[2])
   end, {

@@ -339,6 +339,22 @@ expect(
   `before ${show(facts.storyFilesBeforeCompile)}, after ${show(facts.storyFilesAfterCompile)}`,
 );
 
+// The Foreman: the mode in the status bar, and a turn at the desk from the palette.
+expect(
+  'the status bar shows the mode and its gate (the Story Bible complete)',
+  facts.modeText === '$(compass) ARCHITECT 100%',
+  show(facts.modeText),
+);
+expect('Ask the Foreman answered a turn', typeof facts.askAnswer?.turn === 'number', show(facts.askAnswer));
+const desk = facts.deskText ?? '';
+expect(
+  "the writer's message and the Foreman's reply are in Notes/foreman.md, with what its action did",
+  desk.includes('## Writer\n\nE2E: what comes after the Story Bible?') &&
+    desk.includes('## Foreman\n\nYour Story Bible is complete: calibrate the voice next.') &&
+    desk.includes('- Done: saved voice/e2e'),
+  show(desk),
+);
+
 let failures = 0;
 for (const result of results) {
   if (result.ok) {

@@ -35,10 +35,19 @@ const STEPS = {
   polish: 'editor',
   continuity: 'continuity',
   critique: 'critic',
+  foreman: 'foreman',
 };
+
+/** The Foreman's reply at the desk: a message and one action. */
+const FOREMAN_REPLY =
+  '<message>Your Story Bible is complete: calibrate the voice next.</message>' +
+  '<action type="save_decision"><category>voice</category><key>e2e</key><value>Close third, short lines.</value></action>';
 
 /** The reply text for a step, as the scripted file gives it. */
 function replyFor(step) {
+  if (step === 'foreman') {
+    return FOREMAN_REPLY;
+  }
   const entry = scripted[step];
   if (typeof entry === 'string') {
     return entry;

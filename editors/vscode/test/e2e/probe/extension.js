@@ -24,6 +24,8 @@ const PALETTE_COMMANDS = [
   'control-room.cancelRun',
   'control-room.openRunReport',
   'control-room.compile',
+  'control-room.askForeman',
+  'control-room.advanceMode',
 ];
 const SERVER_COMMANDS = [
   'controlRoom.runRecipe',
@@ -34,6 +36,8 @@ const SERVER_COMMANDS = [
   'controlRoom.conference',
   'controlRoom.checkWorkspace',
   'controlRoom.compile',
+  'controlRoom.askForeman',
+  'controlRoom.mode',
 ];
 
 const zlib = require('node:zlib');
@@ -537,6 +541,18 @@ async function run() {
       text: fs.existsSync(md.output) ? fs.readFileSync(md.output, 'utf8') : null,
     };
     report.facts.storyFilesAfterCompile = filesUnder(story);
+  });
+
+  await step('foreman', async () => {
+    // The mode in the status bar: the example's Story Bible is complete.
+    report.facts.modeText = (await api.modeText()) ?? null;
+    // As a writer would, with the message given to the palette command.
+    const desk = fileUri('Notes/foreman.md').fsPath;
+    report.facts.askAnswer = await vscode.commands.executeCommand('control-room.askForeman', {
+      message: 'E2E: what comes after the Story Bible?',
+    });
+    await waitFor('the reply in the desk', () => fs.existsSync(desk) && fs.readFileSync(desk, 'utf8').includes('## Foreman'));
+    report.facts.deskText = fs.readFileSync(desk, 'utf8');
   });
 
   // Leave the new scene in view for the screenshot.
