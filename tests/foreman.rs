@@ -10,6 +10,7 @@ mod lsp_support;
 mod support;
 
 use std::fs;
+use std::path::Path;
 
 use serde_json::json;
 
@@ -376,4 +377,104 @@ fn a_conversation_at_the_desk_writes_the_story_bible_by_actions_refuses_what_the
     );
     assert_eq!(lines[0]["files"][0]["path"], "Story/Bible/theme.md");
     assert!(lines[0]["files"][0]["before"].is_null());
+}
+
+#[test]
+fn a_request_no_recipe_takes_becomes_the_chiefs_plan_or_a_numbered_question_on_the_command_line() {
+    let dir = example_copy("foreman-chief");
+    let root = dir.path();
+    let drafts: serde_json::Value = serde_json::from_str(
+        &fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("examples/scripted/draft-the-reckoning.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    // A plan whose second task no recipe takes is sent back, then fixed.
+    let mut script = drafts.as_object().unwrap().clone();
+    script.insert("decompose".into(), json!("{\"intent\": \"plan\", \"tasks\": [{\"task\": \"draft scene SCN-the-reckoning\"}, {\"task\": \"celebrate\", \"depends_on\": [1]}]}"));
+    script.insert("decompose.retry-1".into(), json!("{\"intent\": \"plan\", \"tasks\": [{\"task\": \"draft scene SCN-the-reckoning\", \"dod\": \"the reckoning is drafted\"}, {\"task\": \"check continuity of SCN-the-reckoning\", \"depends_on\": [1]}]}"));
+    let plan_script = root.join("plan.json");
+    fs::write(
+        &plan_script,
+        serde_json::Value::Object(script.clone()).to_string(),
+    )
+    .unwrap();
+    let output = control_room(
+        root,
+        &[
+            "run",
+            "finish the book",
+            "--model",
+            &format!("scripted:{}", plan_script.display()),
+        ],
+    );
+    let said = output_text(&output);
+    assert_eq!(output.status.code(), Some(0), "{said}");
+    let plan_id = String::from_utf8_lossy(&output.stdout).trim().to_owned();
+    let plan = read_json(
+        &root
+            .join(".control-room/sessions")
+            .join(&plan_id)
+            .join("plan.json"),
+    );
+    assert_eq!(plan["created_by"], "chief");
+    assert_eq!(plan["tasks"][0]["recipe_id"], "creative_draft_scene");
+    assert_eq!(plan["tasks"][0]["dod"], "the reckoning is drafted");
+    assert_eq!(plan["tasks"][1]["recipe_id"], "analytical_consistency");
+    assert_eq!(plan["tasks"][1]["deps"], json!([1]));
+    assert!(
+        said.contains("run it with: control-room plan run"),
+        "{said}"
+    );
+
+    // A question, numbered; the writer's choice runs in its place.
+    script.insert("decompose".into(), json!("{\"intent\": \"clarify\", \"question\": \"Which scene do you mean?\", \"choices\": [\"draft scene SCN-the-reckoning\", \"draft scene SCN-the-vigil\"]}"));
+    let ask_script = root.join("ask.json");
+    fs::write(&ask_script, serde_json::Value::Object(script).to_string()).unwrap();
+    let unanswered = control_room(
+        root,
+        &[
+            "run",
+            "do the next one",
+            "--model",
+            &format!("scripted:{}", ask_script.display()),
+        ],
+    );
+    let said = output_text(&unanswered);
+    assert_eq!(unanswered.status.code(), Some(1), "{said}");
+    assert!(said.contains("Which scene do you mean?\n  1. draft scene SCN-the-reckoning\n  2. draft scene SCN-the-vigil"), "{said}");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_control-room"))
+        .args([
+            "run",
+            "do the next one",
+            "--model",
+            &format!("scripted:{}", ask_script.display()),
+            "--dir",
+        ])
+        .arg(root)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write as _;
+    child.stdin.take().unwrap().write_all(b"1\n").unwrap();
+    let answered = child.wait_with_output().unwrap();
+    let said = output_text(&answered);
+    assert_eq!(answered.status.code(), Some(0), "{said}");
+    assert!(
+        said.contains("running: draft scene SCN-the-reckoning"),
+        "{said}"
+    );
+    let reckoning = fs::read_to_string(root.join("Story/Scenes/SCN-the-reckoning.md")).unwrap();
+    assert!(
+        reckoning
+            .lines()
+            .filter(|line| !line.trim().is_empty())
+            .count()
+            > 5,
+        "{reckoning}"
+    );
 }

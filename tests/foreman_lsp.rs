@@ -282,3 +282,94 @@ fn five_turns_at_the_desk_take_the_book_through_the_four_modes_by_actions_as_edi
     );
     client.shutdown();
 }
+
+#[test]
+fn a_request_no_recipe_takes_becomes_the_chiefs_plan_or_a_question_the_editor_answers() {
+    let dir = support::example_copy("foreman-chief-lsp");
+    let root = dir.path().to_path_buf();
+    let server = FakeModelServer::start();
+    server.on(
+        "LSP-next one",
+        vec![Answer::text("{\"intent\": \"clarify\", \"question\": \"Which scene?\", \"choices\": [\"draft scene SCN-the-reckoning\", \"draft scene SCN-the-vigil\"]}")],
+    );
+    server.on(
+        "LSP-finish the book",
+        vec![Answer::text("{\"intent\": \"plan\", \"tasks\": [{\"task\": \"draft scene SCN-the-reckoning\"}, {\"task\": \"check continuity of SCN-the-reckoning\", \"depends_on\": [1]}]}")],
+    );
+    serve_draft_scene(&server, "");
+    let mut client = editor_client(
+        &root,
+        &server.url,
+        true,
+        Some("draft scene SCN-the-reckoning"),
+    );
+
+    // A plan: saved, and its checklist shown.
+    let answer = client.request(
+        "workspace/executeCommand",
+        json!({"command": "controlRoom.runRecipe", "arguments": [{"task": "LSP-finish the book"}], "workDoneToken": "chief-1"}),
+    );
+    assert_eq!(answer["decomposing"], "LSP-finish the book", "{answer}");
+    let ended = progress(&mut client, "chief-1");
+    let summary = ended.last().unwrap()["message"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(summary.starts_with("a plan of 2 tasks: sp_"), "{summary}");
+    let plan_id = summary.rsplit(' ').next().unwrap();
+    let shown = lsp_support::editor::requests(&client, "window/showDocument");
+    assert!(
+        shown.iter().any(|request| request["params"]["uri"]
+            .as_str()
+            .unwrap()
+            .ends_with(&format!("{plan_id}/plan.md"))),
+        "{shown:?}"
+    );
+    let plan = support::read_json(
+        &root
+            .join(".control-room/sessions")
+            .join(plan_id)
+            .join("plan.json"),
+    );
+    assert_eq!(plan["tasks"][1]["recipe_id"], "analytical_consistency");
+
+    // A question: the editor picks a choice, and it runs.
+    client.request(
+        "workspace/executeCommand",
+        json!({"command": "controlRoom.runRecipe", "arguments": [{"task": "LSP-next one"}], "workDoneToken": "chief-2"}),
+    );
+    let ended = progress(&mut client, "chief-2");
+    let summary = ended.last().unwrap()["message"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        summary.starts_with("asked “Which scene?”; running “draft scene SCN-the-reckoning” (run_"),
+        "{summary}"
+    );
+    let asked = lsp_support::editor::requests(&client, "window/showMessageRequest");
+    assert!(
+        asked
+            .iter()
+            .any(|request| request["params"]["message"] == "Which scene?"),
+        "{asked:?}"
+    );
+    client.wait_for(|message| {
+        message["method"] == "$/progress"
+            && message["params"]["value"]["kind"] == "end"
+            && message["params"]["token"]
+                .as_str()
+                .is_some_and(|token| token.starts_with("control-room/run/"))
+    });
+    let reckoning =
+        std::fs::read_to_string(root.join("Story/Scenes/SCN-the-reckoning.md")).unwrap();
+    assert!(
+        reckoning
+            .lines()
+            .filter(|line| !line.trim().is_empty())
+            .count()
+            > 5,
+        "{reckoning}"
+    );
+    client.shutdown();
+}

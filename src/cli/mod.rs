@@ -2,6 +2,7 @@
 
 pub mod ask;
 pub mod check;
+pub mod chief;
 pub mod compile;
 pub mod conference;
 pub mod doctor;

@@ -353,6 +353,7 @@ pub fn run(
     let root = workspace_root(dir)?;
     let model = model(&root, model_args)?;
     let runner = runner(&root, Some((model, model_args)));
+    let args_given = args;
     let args = parse_args(args)?;
     let request = if runner.registry.get(target).is_some() {
         LaunchRequest {
@@ -362,6 +363,14 @@ pub fn run(
             ..LaunchRequest::default()
         }
     } else {
+        // A request in words no recipe takes goes to the Chief; a bare
+        // name (a recipe that did not load, a typo) is reported as it is.
+        if target.trim().contains(char::is_whitespace)
+            && !crate::engine::router::route(&runner.registry, Some(&runner.workspace), target)
+                .routable
+        {
+            return super::chief::decompose(&root, &runner, target, task, args_given, model_args);
+        }
         LaunchRequest {
             task: Some(target.to_owned()),
             description: task.map(str::to_owned),

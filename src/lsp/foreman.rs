@@ -18,6 +18,7 @@ use super::commands::shared::{invalid, lock};
 use super::convert::uri_for;
 use super::runs::{self, Context, EditPlan, InFlight, Progress};
 use crate::engine::foreman::actions::execute::Change;
+use crate::engine::foreman::chief::Decomposition;
 use crate::engine::foreman::desk::{self, DESK_FILE};
 use crate::engine::foreman::turn::{Desk, Reply};
 use crate::engine::launch::LaunchRequest;
@@ -29,6 +30,125 @@ use crate::engine::store::Disk;
 use crate::index::Workspace;
 
 pub const ASK_FOREMAN: &str = "controlRoom.askForeman";
+
+/// The task of a `runRecipe` that names no recipe and that no recipe takes.
+pub(super) fn unroutable(context: &Context, args: &runs::RunRecipeArgs) -> Option<String> {
+    if args.recipe.is_some() || args.plan.is_some() {
+        return None;
+    }
+    let task = args.task.as_deref()?.trim();
+    if !task.contains(char::is_whitespace) {
+        return None;
+    }
+    let engine = runs::editor_engine(context);
+    let routed = crate::engine::router::route(&engine.registry, Some(&engine.workspace), task);
+    (!routed.routable).then(|| task.to_owned())
+}
+
+/// A request no recipe takes goes to the Chief, in a task with progress:
+/// a plan is saved and its checklist opened; a question is asked with its
+/// choices as buttons, and the choice picked runs in its place. Answers
+/// `{"decomposing": task}` at once.
+pub(super) fn decompose(
+    context: &Context,
+    task: String,
+    client_token: Option<lsp::ProgressToken>,
+) -> Result<Value, RpcError> {
+    let engine = runs::editor_engine(context);
+    let editor_llm = lock(&context.session).editor_llm.clone();
+    let root = engine.workspace.root().to_path_buf();
+    let model = runs::connect(&root, editor_llm.as_ref()).map_err(|error| {
+        invalid(format!(
+            "no recipe takes “{task}”, and the model is not usable to ask the Chief: {error}"
+        ))
+    })?;
+    let created = client_token.is_none();
+    let token = client_token.unwrap_or_else(|| {
+        lsp::ProgressToken::String(format!(
+            "control-room/chief/{}",
+            crate::storage::new_id("c")
+        ))
+    });
+    let context = context.clone();
+    let answer = json!({ "decomposing": task });
+    tokio::spawn(async move {
+        let progress =
+            Progress::begin(&context, token, created, "The Chief splits the request").await;
+        let decomposition = crate::engine::foreman::chief::decompose(
+            &engine.workspace,
+            engine.prompts.as_ref(),
+            &engine.registry,
+            model.as_ref(),
+            &task,
+        )
+        .await;
+        let summary = match decomposition {
+            Err(error) => {
+                let message =
+                    format!("No recipe takes “{task}”, and the Chief could not split it: {error}");
+                let client = context.client.clone();
+                tokio::spawn(
+                    async move { client.show_message(lsp::MessageType::ERROR, message).await },
+                );
+                format!("failed: {error}")
+            }
+            Ok(Decomposition::Plan(tasks)) => {
+                let plan = crate::engine::foreman::chief::plan_of(
+                    &tasks,
+                    &engine.registry,
+                    &engine.workspace,
+                    crate::storage::new_id("sp_"),
+                    now(),
+                );
+                let files = crate::engine::plan::PlanFiles::new(&root, &plan.session_id);
+                match files.save(&Disk::default(), &plan) {
+                    Ok(()) => {
+                        let path = format!(".control-room/sessions/{}/plan.md", plan.session_id);
+                        if let Some(uri) = uri_for(&engine.workspace, &path) {
+                            runs::show(&context, uri, true).await;
+                        }
+                        format!("a plan of {} tasks: {}", plan.tasks.len(), plan.session_id)
+                    }
+                    Err(error) => format!("failed: the plan cannot be saved ({error})"),
+                }
+            }
+            Ok(Decomposition::Clarify { question, choices }) => {
+                let items: Vec<lsp::MessageActionItem> = choices
+                    .iter()
+                    .map(|choice| lsp::MessageActionItem {
+                        title: choice.clone(),
+                        properties: Default::default(),
+                    })
+                    .collect();
+                let picked = context
+                    .client
+                    .show_message_request(lsp::MessageType::INFO, question.clone(), Some(items))
+                    .await;
+                match picked {
+                    Ok(Some(item)) => {
+                        let request = LaunchRequest {
+                            task: Some(item.title.clone()),
+                            ..LaunchRequest::default()
+                        };
+                        match runs::start_request(&context, request, None) {
+                            Ok(started) => format!(
+                                "asked “{question}”; running “{}” ({})",
+                                item.title, started.run_id
+                            ),
+                            Err(error) => format!(
+                                "asked “{question}”; “{}” could not start: {}",
+                                item.title, error.message
+                            ),
+                        }
+                    }
+                    _ => format!("asked “{question}”; no choice was made"),
+                }
+            }
+        };
+        progress.end(summary).await;
+    });
+    Ok(answer)
+}
 
 /// What `controlRoom.askForeman` takes: the writer's message, or nothing
 /// to ask the desk's last unanswered one.

@@ -3,6 +3,7 @@
 //! prompts read them too.
 
 pub mod actions;
+pub mod chief;
 pub mod desk;
 pub mod turn;
 

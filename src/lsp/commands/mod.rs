@@ -55,8 +55,11 @@ pub async fn execute(
     let arguments = &params.arguments;
     match params.command.as_str() {
         runs::RUN_RECIPE => {
-            let args = argument(runs::RUN_RECIPE, arguments)?;
+            let args: runs::RunRecipeArgs = argument(runs::RUN_RECIPE, arguments)?;
             let token = params.work_done_progress_params.work_done_token;
+            if let Some(task) = foreman::unroutable(context, &args) {
+                return foreman::decompose(context, task, token).map(Some);
+            }
             let started = runs::start(context, args, token)?;
             Ok(Some(json!({ "run_id": started.run_id })))
         }

@@ -180,7 +180,7 @@ pub(super) struct StartedRun {
 
 /// The engine as the editor has it: the session's workspace, and project
 /// recipes open in the editor over the disk's.
-fn editor_engine(context: &Context) -> Runner {
+pub(super) fn editor_engine(context: &Context) -> Runner {
     let (workspace, open_recipes) = {
         let session = lock(&context.session);
         (
