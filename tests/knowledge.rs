@@ -74,6 +74,25 @@ fn a_saved_decision_is_kept_and_reaches_the_next_prompt() {
     let cache =
         support::read_json(&root.join(format!(".control-room/runs/{}/cache.json", runs[0])));
     assert!(!cache.to_string().contains("save_decision"), "{cache}");
+    // The writer's receipt records the decision it took (and not the one the
+    // knowledge base refused).
+    let audit = root.join(".control-room/audit/issues").join(&runs[0]);
+    let receipts: Vec<Value> = std::fs::read_dir(&audit)
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|entry| entry.path())
+        .filter(|path| path.to_string_lossy().contains("__receipt__"))
+        .map(|path| support::read_json(&path))
+        .collect();
+    let receipt = receipts
+        .iter()
+        .find(|receipt| receipt["step_id"] == "draft")
+        .expect("the draft step's receipt");
+    assert_eq!(
+        receipt["decisions"],
+        serde_json::json!([format!("character/Kael Maren: {DECISION}")]),
+        "{receipt:#}"
+    );
 
     draft(root);
     let second = &server.received()[first.len()..];

@@ -549,6 +549,20 @@ impl ReceiptDraft<'_> {
                 ),
             ),
         };
+        // The decisions the agent took (its `save_decision` actions, as the
+        // knowledge base keeps them).
+        let decisions: Vec<String> = match outcome {
+            Ok(accepted) => crate::engine::prompts::state::decisions_from_actions(
+                &accepted.actions,
+                &step.agent_archetype,
+                None,
+                "",
+            )
+            .into_iter()
+            .map(|decision| format!("{}/{}: {}", decision.category, decision.key, decision.value))
+            .collect(),
+            Err(_) => Vec::new(),
+        };
         let mut risks = std::mem::take(&mut self.risks);
         if let Ok(accepted) = outcome {
             risks.extend(
@@ -572,7 +586,7 @@ impl ReceiptDraft<'_> {
             inputs_used: self.inputs_used.clone(),
             outputs_produced: outputs,
             reasoning_summary: summary,
-            decisions: Vec::new(),
+            decisions,
             checks_performed: checks,
             assumptions: std::mem::take(&mut self.assumptions),
             risks,
