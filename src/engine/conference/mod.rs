@@ -284,18 +284,13 @@ impl Conference {
         self.prompts
             .build(
                 step.prompt_step(),
-                &PromptInputs {
-                    task_description: &request.question,
-                    task_args: &args,
-                    slots: given,
-                    model: target.as_ref().map(|t| t.model.as_str()),
-                    max_tokens: target.as_ref().and_then(|t| t.max_tokens),
-                    tier: target.as_ref().and_then(|t| t.tier.as_deref()),
-                    context_window: target.as_ref().and_then(|t| t.context_window),
-                    chars_per_token: target.as_ref().and_then(|t| t.chars_per_token),
-                    workspace: Some(&self.workspace),
-                    history: &[],
-                },
+                &PromptInputs::for_target(
+                    &request.question,
+                    &args,
+                    given,
+                    target.as_ref(),
+                    Some(&self.workspace),
+                ),
             )
             .map_err(|error| {
                 ConferenceError::Prompt(format!("the {}'s prompt: {error}", step.agent_archetype))

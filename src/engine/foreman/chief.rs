@@ -100,10 +100,10 @@ pub async fn decompose(
                 agent_archetype: "chief",
                 prompt_type: "decompose",
             },
-            &PromptInputs {
-                task_description: request,
-                task_args: &args,
-                slots: vec![
+            &PromptInputs::for_target(
+                request,
+                &args,
+                vec![
                     SlotText {
                         name: "request",
                         text: request.to_owned(),
@@ -120,14 +120,9 @@ pub async fn decompose(
                         kind: SlotKind::Pointer,
                     },
                 ],
-                model: target.as_ref().map(|t| t.model.as_str()),
-                max_tokens: target.as_ref().and_then(|t| t.max_tokens),
-                tier: target.as_ref().and_then(|t| t.tier.as_deref()),
-                context_window: target.as_ref().and_then(|t| t.context_window),
-                chars_per_token: target.as_ref().and_then(|t| t.chars_per_token),
-                workspace: Some(workspace),
-                history: &[],
-            },
+                target.as_ref(),
+                Some(workspace),
+            ),
         )
         .map_err(|error| ChiefError::Prompt(error.to_string()))?;
     let schema = assembly

@@ -189,27 +189,25 @@ impl Desk<'_> {
                     prompt_type: "foreman",
                 },
                 &PromptInputs {
-                    task_description: message,
-                    task_args: &args,
-                    slots: vec![
-                        SlotText {
-                            name: "actions",
-                            text: action_list(mode),
-                            kind: SlotKind::Artifact,
-                        },
-                        SlotText {
-                            name: "message",
-                            text: message.to_owned(),
-                            kind: SlotKind::Artifact,
-                        },
-                    ],
-                    model: target.as_ref().map(|t| t.model.as_str()),
-                    max_tokens: target.as_ref().and_then(|t| t.max_tokens),
-                    tier: target.as_ref().and_then(|t| t.tier.as_deref()),
-                    context_window: target.as_ref().and_then(|t| t.context_window),
-                    chars_per_token: target.as_ref().and_then(|t| t.chars_per_token),
-                    workspace: Some(workspace),
                     history,
+                    ..PromptInputs::for_target(
+                        message,
+                        &args,
+                        vec![
+                            SlotText {
+                                name: "actions",
+                                text: action_list(mode),
+                                kind: SlotKind::Artifact,
+                            },
+                            SlotText {
+                                name: "message",
+                                text: message.to_owned(),
+                                kind: SlotKind::Artifact,
+                            },
+                        ],
+                        target.as_ref(),
+                        Some(workspace),
+                    )
                 },
             )
             .map_err(|error| TurnError::Prompt(error.to_string()))?;

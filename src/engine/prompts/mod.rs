@@ -105,7 +105,31 @@ pub struct PromptInputs<'a> {
     pub history: &'a [Message],
 }
 
-impl PromptInputs<'_> {
+impl<'a> PromptInputs<'a> {
+    /// The inputs of a prompt for the model `target` (its name, reply limit,
+    /// tier, window and characters per token, each where it is known), with
+    /// no history.
+    pub fn for_target(
+        task_description: &'a str,
+        task_args: &'a Map<String, Value>,
+        slots: Vec<SlotText<'a>>,
+        target: Option<&'a super::model::ModelTarget>,
+        workspace: Option<&'a Workspace>,
+    ) -> PromptInputs<'a> {
+        PromptInputs {
+            task_description,
+            task_args,
+            slots,
+            model: target.map(|t| t.model.as_str()),
+            max_tokens: target.and_then(|t| t.max_tokens),
+            tier: target.and_then(|t| t.tier.as_deref()),
+            context_window: target.and_then(|t| t.context_window),
+            chars_per_token: target.and_then(|t| t.chars_per_token),
+            workspace,
+            history: &[],
+        }
+    }
+
     /// The tokens `text` costs the model these inputs are for.
     pub fn tokens(&self, text: &str) -> usize {
         estimate_tokens_at(text, self.chars_per_token)

@@ -3,31 +3,24 @@
 //! reply held to its output contract (asked again at most
 //! [`CONTRACT_RETRIES`] times with the error quoted, then STOP_HOOK), and
 //! the signed agent receipt.
-//!
-//! Reuse of finished agent steps: an agent step whose request (endpoint,
-//! decoding, messages exactly as sent) is that of a step finished before
-//! takes that step's artifact instead of asking the model again, provided
-//! the artifact still keeps this step's contract.
+//! Reuse of finished steps is beside it, in `reuse`.
 
+use super::reuse::{ReuseEntry, reuse_key};
 use super::review_loop::{AgentExtras, VerdictCheck, check_verdict};
 use super::slots::{slot_texts, summary_line};
 use super::{Runner, StepFailure, StepOutput, StepReceipt, new_id, now};
-use crate::engine::audit::DecodingPair;
 use crate::engine::audit::{
     self, AgentReceipt, Handoff, InputRef, OutputContract, OutputRef, Packet, ReceiptActor,
 };
 use crate::engine::contract::{self, Check, PathGuard, Violation};
 use crate::engine::events::RunEvent;
-use crate::engine::model::{
-    Decoding, Message, Model, ModelReply, ModelRequest, ModelTarget, Written,
-};
+use crate::engine::model::{Message, Model, ModelReply, ModelRequest, ModelTarget, Written};
 use crate::engine::prompts::{Assembly, Output, PromptInputs, SlotKind, SlotText};
 use crate::engine::receipts::{self, SigningKey};
 use crate::engine::recipe::AgentStep;
 use crate::engine::store::{Cache, CacheSlot, RunManifest};
 use crate::engine::tools::sha256_hex;
 use serde_json::Value;
-use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 /// How many times a reply that breaks its contract is asked for again.
@@ -549,20 +542,8 @@ impl ReceiptDraft<'_> {
                 ),
             ),
         };
-        // The decisions the agent took (its `save_decision` actions, as the
-        // knowledge base keeps them).
-        let decisions: Vec<String> = match outcome {
-            Ok(accepted) => crate::engine::prompts::state::decisions_from_actions(
-                &accepted.actions,
-                &step.agent_archetype,
-                None,
-                "",
-            )
-            .into_iter()
-            .map(|decision| format!("{}/{}: {}", decision.category, decision.key, decision.value))
-            .collect(),
-            Err(_) => Vec::new(),
-        };
+        let decisions =
+            outcome.map_or_else(|_| Vec::new(), |accepted| decision_lines(&accepted.actions));
         let mut risks = std::mem::take(&mut self.risks);
         if let Ok(accepted) = outcome {
             risks.extend(
@@ -608,105 +589,11 @@ impl ReceiptDraft<'_> {
     }
 }
 
-/// Finished agent steps that later runs may reuse, relative to the root.
-pub const REUSE_DIR: &str = ".control-room/cache/steps";
-
-/// A finished agent step, kept for reuse by a later identical request.
-#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
-pub(super) struct ReuseEntry {
-    pub(super) receipt_id: String,
-    pub(super) run_id: String,
-    pub(super) step_id: String,
-    pub(super) sha256: String,
-    pub(super) text: String,
-}
-
-impl Runner {
-    /// The output of a finished step under `key`, as this step's, when its
-    /// artifact keeps this step's contract (and a reviewer's rules). The
-    /// receipt says where it came from.
-    pub(super) fn reuse_finished(
-        &self,
-        index: usize,
-        step: &AgentStep,
-        key: &str,
-        prompted: &Prompted,
-        review: Option<&VerdictCheck>,
-        draft: &mut ReceiptDraft<'_>,
-    ) -> Option<StepOutput> {
-        let entry = self.reusable(key)?;
-        let mut checks = Vec::new();
-        let accepted = contract::check_reply(
-            &entry.text,
-            prompted.assembly.output,
-            prompted.assembly.schema.as_ref(),
-            &prompted.guard,
-            &mut checks,
-        )
-        .ok()?;
-        check_verdict(review, &accepted, &mut checks).ok()?;
-        checks.push(Check {
-            check: "idempotency".into(),
-            passed: true,
-            detail: format!(
-                "the same request finished in run {} (step `{}`); its artifact is reused",
-                entry.run_id, entry.step_id
-            ),
-        });
-        let target = prompted.target.as_ref();
-        let actor = ReceiptActor {
-            agent: step.agent_archetype.clone(),
-            provider: target.map_or(String::new(), |t| t.provider.clone()),
-            model: target.map_or(String::new(), |t| t.model.clone()),
-            requested_model: None,
-            decoding: DecodingPair {
-                requested: Decoding::default(),
-                effective: Decoding::default(),
-            },
-        };
-        let receipt = draft.finish(
-            actor,
-            checks,
-            1,
-            Some(entry.receipt_id.clone()),
-            Ok(&accepted),
-        );
-        Some(self.agent_output(index, step, accepted, receipt, None))
-    }
-
-    /// The entry kept under `key`, if it is there and its text is intact.
-    fn reusable(&self, key: &str) -> Option<ReuseEntry> {
-        let path = self.root().join(REUSE_DIR).join(format!("{key}.json"));
-        let entry: ReuseEntry = serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()?;
-        (sha256_hex(entry.text.as_bytes()) == entry.sha256).then_some(entry)
-    }
-
-    /// Keeps a finished agent step for reuse. Best effort: a failed write
-    /// only costs a later run a model call.
-    pub(super) fn keep_for_reuse(&self, key: &str, entry: &ReuseEntry) {
-        let dir = self.root().join(REUSE_DIR);
-        if let Ok(bytes) = serde_json::to_vec(entry)
-            && std::fs::create_dir_all(&dir).is_ok()
-        {
-            let _ = self
-                .disk
-                .write_atomic(&dir.join(format!("{key}.json")), &bytes);
-        }
-    }
-}
-
-/// The key under which a finished agent step may be reused: the endpoint,
-/// its decoding, and the request exactly as sent.
-pub(super) fn reuse_key(target: &ModelTarget, request: &ModelRequest) -> String {
-    let canonical = json!({
-        "provider": target.provider,
-        "model": target.model,
-        "temperature": target.temperature,
-        "max_tokens": target.max_tokens,
-        "prompt_type": request.prompt_type,
-        "agent_archetype": request.agent_archetype,
-        "messages": request.messages,
-        "schema": request.schema,
-    });
-    sha256_hex(canonical.to_string().as_bytes())
+/// The decisions an agent took (its `save_decision` actions the knowledge
+/// base keeps), as its receipt records them.
+fn decision_lines(actions: &[crate::engine::protocol::Action]) -> Vec<String> {
+    crate::engine::prompts::state::decisions_from_actions(actions, "", None, "")
+        .into_iter()
+        .map(|decision| format!("{}/{}: {}", decision.category, decision.key, decision.value))
+        .collect()
 }

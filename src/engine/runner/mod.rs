@@ -36,6 +36,7 @@ mod dod;
 mod preview;
 pub use preview::PreviewFor;
 mod resume;
+mod reuse;
 mod review_loop;
 mod slots;
 mod tool;
@@ -61,11 +62,11 @@ use super::store::{
 };
 use super::tools::sha256_hex;
 use crate::index::Workspace;
-use agent::ReuseEntry;
+use reuse::ReuseEntry;
 use slots::{preview, task_value};
 
 pub use crate::storage::{new_id, now};
-pub use agent::REUSE_DIR;
+pub use reuse::REUSE_DIR;
 
 /// How often a running run looks for a cancel request from another process.
 const CANCEL_POLL: Duration = Duration::from_millis(50);

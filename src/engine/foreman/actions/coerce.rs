@@ -49,34 +49,40 @@ fn value(raw: &str, property: &Value) -> Value {
 /// Text whose shape the schema leaves open: a list when it is written as
 /// one (JSON, `<item>`s, or lines that are list items), else text.
 fn loose(text: &str) -> Value {
-    if text.starts_with('[')
-        && let Ok(list @ Value::Array(_)) = serde_json::from_str(text)
-    {
+    if let Some(list) = json_list(text) {
         return list;
     }
     let items = children(text);
     if !items.is_empty() && items.iter().all(|(name, _)| name == "item") {
-        return Value::Array(
-            items
-                .into_iter()
-                .map(|(_, inner)| Value::String(inner))
-                .collect(),
-        );
+        return strings(items.into_iter().map(|(_, inner)| inner));
     }
-    let lines: Vec<&str> = text
-        .lines()
-        .map(str::trim)
-        .filter(|line| !line.is_empty())
-        .collect();
+    let lines = lines_of(text);
     if lines.len() > 1 && lines.iter().all(|line| is_list_item(line)) {
-        return Value::Array(
-            lines
-                .iter()
-                .map(|line| Value::String(bare_item(line).to_owned()))
-                .collect(),
-        );
+        return strings(lines.into_iter().map(bare_item));
     }
     Value::String(text.to_owned())
+}
+
+/// `text` when it is a JSON list.
+fn json_list(text: &str) -> Option<Value> {
+    if !text.starts_with('[') {
+        return None;
+    }
+    serde_json::from_str::<Value>(text)
+        .ok()
+        .filter(Value::is_array)
+}
+
+fn strings<S: Into<String>>(items: impl Iterator<Item = S>) -> Value {
+    Value::Array(items.map(|item| Value::String(item.into())).collect())
+}
+
+/// The lines of `text` that say something, trimmed.
+fn lines_of(text: &str) -> Vec<&str> {
+    text.lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty())
+        .collect()
 }
 
 fn is_list_item(line: &str) -> bool {
@@ -105,39 +111,23 @@ fn list(text: &str) -> Option<Value> {
         return Some(Value::Array(Vec::new()));
     }
     if text.starts_with('[') {
-        return serde_json::from_str::<Value>(text)
-            .ok()
-            .filter(Value::is_array);
+        return json_list(text);
     }
     let items = children(text);
     if !items.is_empty() {
-        return Some(Value::Array(
-            items
-                .into_iter()
-                .map(|(_, inner)| Value::String(inner))
-                .collect(),
-        ));
+        return Some(strings(items.into_iter().map(|(_, inner)| inner)));
     }
-    let lines: Vec<&str> = text
-        .lines()
-        .map(str::trim)
-        .filter(|line| !line.is_empty())
-        .collect();
-    let parts: Vec<&str> = if lines.len() == 1 {
-        lines[0]
-            .split(',')
-            .map(str::trim)
-            .filter(|part| !part.is_empty())
-            .collect()
+    let lines = lines_of(text);
+    Some(if lines.len() == 1 {
+        strings(
+            lines[0]
+                .split(',')
+                .map(str::trim)
+                .filter(|part| !part.is_empty()),
+        )
     } else {
-        lines.into_iter().map(bare_item).collect()
-    };
-    Some(Value::Array(
-        parts
-            .into_iter()
-            .map(|part| Value::String(part.to_owned()))
-            .collect(),
-    ))
+        strings(lines.into_iter().map(bare_item))
+    })
 }
 
 /// An object written as JSON or as child elements; else the text itself.
