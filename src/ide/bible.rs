@@ -124,14 +124,8 @@ pub(super) fn beats_of_scene(workspace: &Workspace, id: &str) -> Vec<String> {
         return Vec::new();
     };
     bible
-        .parts
-        .iter()
-        .enumerate()
-        .filter(|(_, part)| {
-            part.section
-                .is_some_and(|index| bible.sections[index].scene_ids.iter().any(|s| s.text == id))
-        })
-        .map(|(number, part)| format!("{} (beat {})", part.spec.title, number + 1))
+        .beats_naming(id)
+        .map(|(number, spec)| format!("{} (beat {number})", spec.title))
         .collect()
 }
 

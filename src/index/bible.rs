@@ -351,6 +351,21 @@ impl Bible {
         self.status() == BibleStatus::Complete && self.gaps().is_empty()
     }
 
+    /// The beats that name scene `id`, with their number (1-based).
+    pub fn beats_naming<'a>(
+        &'a self,
+        id: &'a str,
+    ) -> impl Iterator<Item = (usize, &'static PartSpec)> + 'a {
+        self.parts.iter().enumerate().filter_map(move |(at, part)| {
+            let section = &self.sections[part.section?];
+            section
+                .scene_ids
+                .iter()
+                .any(|scene| scene.text == id)
+                .then_some((at + 1, part.spec))
+        })
+    }
+
     /// The world rules' names: each rule's bold lead (`**Salt binds.**`),
     /// with where it is written. A rule without one has no name.
     pub fn rule_names<'a>(&'a self, text: &'a str) -> impl Iterator<Item = Spanned> + 'a {

@@ -301,16 +301,7 @@ pub(super) fn beat_sheet_beats(workspace: &Workspace, id: &str) -> Vec<String> {
         return Vec::new();
     };
     bible
-        .parts
-        .iter()
-        .filter(|part| {
-            part.section.is_some_and(|index| {
-                bible.sections[index]
-                    .scene_ids
-                    .iter()
-                    .any(|scene| scene.text == id)
-            })
-        })
-        .map(|part| part.spec.title.to_owned())
+        .beats_naming(id)
+        .map(|(_, spec)| spec.title.to_owned())
         .collect()
 }
