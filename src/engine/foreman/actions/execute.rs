@@ -106,7 +106,7 @@ pub fn execute(action: &ValidAction, cx: &Context) -> Result<Outcome, ActionErro
 fn query_notebook(action: &ValidAction, cx: &Context) -> Result<(String, Effect), ActionError> {
     let notebook = action.text("notebook_id").unwrap_or("notes").trim();
     let query = action.text("query").unwrap_or_default();
-    let folder = match notebook.trim_matches('/') {
+    let folder = match notebook.trim_end_matches('/') {
         "" | "notes" | "all" => NOTES_FOLDER.to_owned(),
         name => {
             crate::storage::check_relative_path(name)

@@ -407,3 +407,20 @@ fn questions_checks_decisions_and_drafts_come_back_as_answers_a_saved_decision_a
         }
     );
 }
+
+#[test]
+fn a_notebook_outside_the_notes_is_refused_and_nothing_is_read() {
+    let (_dir, workspace) = example();
+    for notebook in ["../Story", "/etc", "a/../../Compendium"] {
+        let xml = format!(
+            "<action type=\"query_notebook\"><notebook_id>{notebook}</notebook_id><query>Kael</query></action>"
+        );
+        let refused = run(&workspace, &xml, Mode::Architect).unwrap_err();
+        assert!(
+            refused
+                .to_string()
+                .starts_with(&format!("notebook `{}`:", notebook)),
+            "{refused}"
+        );
+    }
+}
