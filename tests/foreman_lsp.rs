@@ -373,3 +373,28 @@ fn a_request_no_recipe_takes_becomes_the_chiefs_plan_or_a_question_the_editor_an
     );
     client.shutdown();
 }
+
+#[test]
+fn a_desk_ending_in_blank_lines_gets_the_new_turn_once_not_the_whole_desk_again() {
+    let dir = support::example_copy("foreman-blank-lines");
+    let root = dir.path().to_path_buf();
+    let desk = root.join("Notes/foreman.md");
+    std::fs::create_dir_all(desk.parent().unwrap()).unwrap();
+    std::fs::write(
+        &desk,
+        "# The Foreman\n\n## Writer\n\nEarlier.\n\n## Foreman\n\nAn earlier reply.\n\n\n\n",
+    )
+    .unwrap();
+    let server = FakeModelServer::start();
+    server.on("M-again", vec![Answer::text("<message>Again.</message>")]);
+    let mut client = editor_client(&root, &server.url, true, None);
+    ask(&mut client, "ask-blank", Some("M-again"));
+    let text = std::fs::read_to_string(&desk).unwrap();
+    assert_eq!(text.matches("# The Foreman\n").count(), 1, "{text}");
+    assert_eq!(text.matches("An earlier reply.").count(), 1, "{text}");
+    assert!(
+        text.contains("## Writer\n\nM-again\n\n## Foreman\n\nAgain.\n"),
+        "{text}"
+    );
+    client.shutdown();
+}

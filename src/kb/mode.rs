@@ -401,7 +401,7 @@ pub fn advance(
         Some(target) => target,
         None => match state.mode.next() {
             Some(target) => target,
-            None => return complete(workspace, state, at),
+            None => return complete(state, at),
         },
     };
     if target <= state.mode {
@@ -450,7 +450,7 @@ pub fn advance(
 }
 
 /// In EDITOR, advancing is the writer marking the manuscript complete.
-fn complete(_workspace: &Workspace, state: &ModeState, at: &str) -> Result<ModeState, ModeError> {
+fn complete(state: &ModeState, at: &str) -> Result<ModeState, ModeError> {
     if let Some(when) = &state.completed_at {
         return Err(ModeError::AlreadyComplete { when: when.clone() });
     }

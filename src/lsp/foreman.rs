@@ -226,11 +226,12 @@ pub fn start(
         },
     );
     let context = context.clone();
-    let added = asked[desk_text.len().min(asked.len())..].to_owned();
-    let added = if asked.starts_with(&desk_text) {
-        added
-    } else {
-        asked.clone()
+    // What the reply's edit adds before the reply: the writer's message
+    // (the whole new desk when there is none yet).
+    let added = match message {
+        Some(message) if desk_text.trim().is_empty() => desk::with_message("", message),
+        Some(message) => desk::message_turn(message),
+        None => String::new(),
     };
     tokio::spawn(async move {
         let progress = Progress::begin(&context, token, created, "Ask the Foreman").await;

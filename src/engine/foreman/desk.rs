@@ -111,8 +111,13 @@ pub fn with_message(desk: &str, message: &str) -> String {
     } else {
         desk.trim_end().to_owned() + "\n"
     };
-    let _ = write!(out, "\n## Writer\n\n{}\n", demote_headings(message.trim()));
+    out.push_str(&message_turn(message));
     out
+}
+
+/// The writer's `message` as the turn added to the end of a desk.
+pub fn message_turn(message: &str) -> String {
+    format!("\n## Writer\n\n{}\n", demote_headings(message.trim()))
 }
 
 /// What the Foreman's reply adds to the desk: its heading, its message
