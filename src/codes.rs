@@ -252,6 +252,13 @@ pub const CODES: &[CodeInfo] = &[
         "checks/story_bible.rs",
     ),
     code(
+        "voice-drift",
+        Manuscript,
+        "information",
+        "a scene of at least `[voice] min_words` (300) words whose voice, measured as the gold standard's is (words per sentence of narration, the share of dialogue, figures and verbs of thought per 1,000 words), is further from the voice bundle's gold standard (`Compendium/Voice/gold-standard.md`) than `[voice] drift` (1.0) allows; the message gives the figures",
+        "checks/voice_drift.rs",
+    ),
+    code(
         "evidence-missing",
         Evidence,
         "error",

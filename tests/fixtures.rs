@@ -374,6 +374,11 @@ fn describe_file(file: &SourceFile) -> String {
             bible.gaps().len(),
             bible.parts.len()
         ),
+        FileContent::VoiceGold(gold) => format!(
+            "voice gold standard{}; {} words measured",
+            if gold.locked { " (locked)" } else { "" },
+            gold.traits.words
+        ),
         FileContent::Other => "other".to_owned(),
     }
 }

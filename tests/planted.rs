@@ -18,7 +18,7 @@ use std::process::Command;
 use serde_json::Value;
 
 /// A change to one file of the copy: `find` replaced by `replace` (once), or
-/// `replace` appended when `find` is empty.
+/// `replace` appended when `find` is empty (to a new file when there is none).
 struct Plant {
     file: &'static str,
     find: &'static str,
@@ -49,6 +49,7 @@ const SCORED: &[&str] = &[
     "travel-time",
     "lifespan",
     "story-bible",
+    "voice-drift",
 ];
 
 fn check(root: &Path) -> BTreeSet<Found> {
@@ -83,8 +84,12 @@ fn check(root: &Path) -> BTreeSet<Found> {
 fn plant(root: &Path, plants: &[Plant]) {
     for plant in plants {
         let path = root.join(plant.file);
-        let text = std::fs::read_to_string(&path)
-            .unwrap_or_else(|error| panic!("{}: {error}", plant.file));
+        let text = if plant.find.is_empty() && !path.exists() {
+            std::fs::create_dir_all(path.parent().expect("a folder")).expect("a new folder");
+            String::new()
+        } else {
+            std::fs::read_to_string(&path).unwrap_or_else(|error| panic!("{}: {error}", plant.file))
+        };
         let planted = if plant.find.is_empty() {
             format!("{}\n{}\n", text.trim_end(), plant.replace)
         } else {
@@ -293,6 +298,46 @@ const BIBLE_KEY: &[Expect] = &[
     },
 ];
 
+/// The voice bundle's gold standard, from the opening of "The Gate", and a
+/// page of another voice (long sentences, a figure in each) in "High Tide".
+const VOICE_PLANTS: &[Plant] = &[
+    Plant {
+        file: "Compendium/Voice/gold-standard.md",
+        find: "",
+        replace: "---\nlocked: true\n---\n\n# Voice gold standard\n\n## Passage\n\n\
+The bar on the great gate was older than the fortress, people said, and heavier than sense. \
+Iria put her shoulder to it and it did not move. She thought of the Commander asleep in the \
+tower with the keys on a cord around her neck, and put her shoulder to it again.\n\n\
+It gave with a groan that must have carried to the sea-wall. She hauled the wicket open a \
+hand's width.\n\n\"Quickly,\" she said. \"Before I change my mind.\"\n\n\
+The Warden turned sideways and came through. He was taller than he had looked from above, \
+and thinner, with black hair plastered flat by the wind. Salt had dried in the creases of his \
+coat, and he smelled of the road. In the lamplight Kael's blue eyes looked sore and tired, as if \
+he had not shut them since the ninth waystone.\n\n\"Thank you,\" Kael said.\n\n\
+He told her. The ward-stone split down its face. The lantern on it guttering out. The tide that \
+had come in over the flats at midnight and had not gone out again, and the shapes standing in \
+the shallows, patient as herons, all of them facing inland.\n",
+    },
+    Plant {
+        file: "Story/Scenes/SCN-the-high-tide.md",
+        find: "",
+        replace: "The water that night lay like a sheet of hammered pewter across the whole width of the \
+flats, and the light upon it moved as if some great slow creature breathed beneath it, turning \
+in its sleep like a child in a fever, dreaming of the drowned bells of a town the sea had taken \
+long before anyone now living had been born, while the lamps along the wall trembled like the \
+last coals of a fire that no one had the heart to tend, and the boats rocked as though in answer \
+to a music only they could hear, a slow hymn that rose like smoke from the stones and sank again \
+like a stone into the dark, as if the whole fortress were a ship that had slipped its moorings \
+and drifted, like a dream, out upon a sea that had no farther shore.",
+    },
+];
+
+const VOICE_KEY: &[Expect] = &[Expect {
+    file: "Story/Scenes/SCN-the-high-tide.md",
+    code: "voice-drift",
+    line_has: "# High Tide",
+}];
+
 const EXAMPLE_KEY: &[Expect] = &[
     Expect {
         file: "Story/Scenes/SCN-the-saltmaster.md",
@@ -439,6 +484,12 @@ fn planted_errors_in_the_example_and_the_novel_are_found_and_nothing_else() {
         "examples/salt-road",
         BIBLE_PLANTS,
         BIBLE_KEY,
+        &mut table,
+    ));
+    problems.extend(score(
+        "examples/salt-road",
+        VOICE_PLANTS,
+        VOICE_KEY,
         &mut table,
     ));
     problems.extend(score(

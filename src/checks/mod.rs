@@ -38,6 +38,7 @@ mod two_places;
 mod unknown_reference;
 mod unknown_speaker;
 mod unreadable;
+mod voice_drift;
 mod wound;
 
 use std::fmt;
@@ -114,11 +115,13 @@ pub enum Code {
     Lifespan,
     /// A Story Bible template that misses a part, or names what is not there.
     StoryBible,
+    /// A scene whose measured voice is far from the gold standard's.
+    VoiceDrift,
 }
 
 impl Code {
     /// Every code, in the manuscript format's order.
-    pub const ALL: [Code; 26] = [
+    pub const ALL: [Code; 27] = [
         Code::FrontMatter,
         Code::UnknownReference,
         Code::DuplicateId,
@@ -145,6 +148,7 @@ impl Code {
         Code::TravelTime,
         Code::Lifespan,
         Code::StoryBible,
+        Code::VoiceDrift,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -175,6 +179,7 @@ impl Code {
             Code::TravelTime => "travel-time",
             Code::Lifespan => "lifespan",
             Code::StoryBible => "story-bible",
+            Code::VoiceDrift => "voice-drift",
         }
     }
 }
@@ -337,6 +342,7 @@ pub fn check_file(workspace: &Workspace, path: &str) -> Vec<Diagnostic> {
         secret::check(workspace, file, &prose, &mut diagnostics);
         lifespan::check(workspace, file, &prose, &mut diagnostics);
         echo::check(workspace, file, &prose, &mut diagnostics);
+        voice_drift::check(workspace, file, &prose, &mut diagnostics);
         grammar::check(workspace, file, &prose, &mut diagnostics);
     }
     apply_severity_settings(workspace, &mut diagnostics);
@@ -384,6 +390,7 @@ pub fn dependency_key(workspace: &Workspace, file: &SourceFile) -> u64 {
     wound::depends_on(workspace, file, &mut hasher);
     secret::depends_on(workspace, file, &mut hasher);
     echo::depends_on(workspace, file, &mut hasher);
+    voice_drift::depends_on(workspace, file, &mut hasher);
     // `spelling` reads the manuscript's words; `grammar`, whether the file
     // is proofread (the rules are in the settings' fingerprint).
     workspace.lexicon().fingerprint().hash(&mut hasher);

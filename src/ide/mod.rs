@@ -174,7 +174,7 @@ pub fn target_at(workspace: &Workspace, path: &str, offset: usize) -> Option<Tar
                 return card_reference(&character.text, character.range, &[CardKind::Character]);
             }
         }
-        FileContent::AntiPatterns(_) | FileContent::Other => {}
+        FileContent::AntiPatterns(_) | FileContent::VoiceGold(_) | FileContent::Other => {}
     }
     bible::rule_at(workspace, file, offset)
 }

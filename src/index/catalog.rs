@@ -27,6 +27,8 @@ pub struct Catalog {
     outline: Option<Arc<SourceFile>>,
     outline_position: HashMap<String, usize>,
     anti_patterns: Option<Arc<SourceFile>>,
+    /// The voice bundle's gold standard (the first by path).
+    voice_gold: Option<Arc<SourceFile>>,
     /// The first file of each Story Bible template, by path order.
     bible: BTreeMap<super::bible::BibleKind, Arc<SourceFile>>,
     matcher: Arc<NameMatcher>,
@@ -89,6 +91,9 @@ impl Catalog {
                 }
                 FileContent::AntiPatterns(_) if catalog.anti_patterns.is_none() => {
                     catalog.anti_patterns = Some(file.clone());
+                }
+                FileContent::VoiceGold(_) if catalog.voice_gold.is_none() => {
+                    catalog.voice_gold = Some(file.clone());
                 }
                 FileContent::Bible(bible) => {
                     catalog
@@ -431,6 +436,12 @@ impl Catalog {
     /// The Story Bible's template of `kind` (the first by path when two say they are it).
     pub fn bible(&self, kind: super::bible::BibleKind) -> Option<&Arc<SourceFile>> {
         self.bible.get(&kind)
+    }
+
+    /// The voice bundle's gold standard, with what it says.
+    pub fn voice_gold(&self) -> Option<(&Arc<SourceFile>, &super::voice::VoiceGold)> {
+        let file = self.voice_gold.as_ref()?;
+        Some((file, file.voice_gold()?))
     }
 
     pub fn anti_patterns_file(&self) -> Option<&Arc<SourceFile>> {

@@ -21,6 +21,8 @@ pub struct Config {
     pub targets: TargetsConfig,
     pub echo: EchoConfig,
     pub language: LanguageConfig,
+    /// `[voice]`: the voice-drift check.
+    pub voice: VoiceConfig,
     /// The world's calendar (`[calendar] months`), else the Gregorian one.
     pub calendar: super::calendar::CalendarConfig,
     /// Sections owned by other parts of the product (`[llm]`, `[recipes]`…),
@@ -59,6 +61,22 @@ impl Default for PathsConfig {
 }
 
 impl PathsConfig {
+    /// The voice folder: where the anti-pattern sheet is, and the voice
+    /// bundle beside it.
+    pub fn voice_folder(&self) -> &str {
+        self.anti_patterns
+            .rsplit_once('/')
+            .map_or("", |(folder, _)| folder)
+    }
+
+    /// The file `name` in the voice folder.
+    pub fn voice_file(&self, name: &str) -> String {
+        match self.voice_folder() {
+            "" => name.to_owned(),
+            folder => format!("{folder}/{name}"),
+        }
+    }
+
     /// Puts back the default of every path that would leave the manuscript
     /// (absolute, with `..`, or with `\\`), and says so for the first one:
     /// the manuscript is read from its own folder only.
@@ -163,6 +181,27 @@ impl Default for EchoConfig {
             span: 50,
             ignore: Vec::new(),
             dialogue_tags: false,
+        }
+    }
+}
+
+/// `[voice]`: how far a scene may drift from the gold standard's voice.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct VoiceConfig {
+    /// The drift a scene may have before it is reported: 1.0 is a difference
+    /// a reader hears (sentences 1.8 times as long, dialogue 75 points
+    /// apart…); lower is stricter.
+    pub drift: f64,
+    /// Scenes shorter than this many words are not measured.
+    pub min_words: u32,
+}
+
+impl Default for VoiceConfig {
+    fn default() -> Self {
+        Self {
+            drift: 1.0,
+            min_words: 300,
         }
     }
 }
@@ -299,6 +338,15 @@ impl Config {
                 ),
             });
         }
+        if !(self.voice.drift.is_finite() && self.voice.drift > 0.0 && self.voice.drift <= 100.0) {
+            let drift = self.voice.drift.to_string();
+            return Err(ConfigError {
+                range: value_range(text, "drift", &drift),
+                message: format!(
+                    "{CONFIG_FILE}: [voice] drift = {drift}; give a number above 0 (1.0 is a difference a reader hears)"
+                ),
+            });
+        }
         Ok(())
     }
 }
@@ -383,6 +431,12 @@ mod tests {
         assert_eq!(config.targets.daily, Some(500));
         assert_eq!(config.echo.span, 80);
         assert_eq!(config.echo.ignore, ["salt"]);
+        let (config, error) = Config::parse("[voice]\ndrift = 0.6\nmin_words = 100\n");
+        assert!(error.is_none(), "{error:?}");
+        assert_eq!(config.voice.drift, 0.6);
+        assert_eq!(config.voice.min_words, 100);
+        let (_, error) = Config::parse("[voice]\ndrift = -1\n");
+        assert!(error.unwrap().message.contains("[voice] drift = -1"));
         let (_, error) = Config::parse("[echo]\nspan = 1\n");
         assert!(error.unwrap().message.contains("[echo] span = 1"));
         let (_, error) = Config::parse("[targets]\nchapters = 5\n");

@@ -39,6 +39,8 @@ pub enum FileKind {
     AntiPatterns,
     /// One of the Story Bible's templates.
     Bible(super::bible::BibleKind),
+    /// The voice bundle's gold standard.
+    VoiceGold,
     Other,
 }
 
@@ -50,6 +52,7 @@ pub enum FileContent {
     Card(Card),
     AntiPatterns(Vec<AntiPattern>),
     Bible(super::bible::Bible),
+    VoiceGold(super::voice::VoiceGold),
     Other,
 }
 
@@ -154,6 +157,12 @@ impl SourceFile {
                 &syntax,
                 &mut problems,
             )),
+            FileKind::VoiceGold => FileContent::VoiceGold(super::voice::read_gold(
+                &text,
+                front_matter.as_ref(),
+                &syntax,
+                &mut problems,
+            )),
             FileKind::Other => FileContent::Other,
         };
         let allow = model::read_allow(&text, front_matter.as_ref(), &mut problems);
@@ -224,6 +233,13 @@ impl SourceFile {
         }
     }
 
+    pub fn voice_gold(&self) -> Option<&super::voice::VoiceGold> {
+        match &self.content {
+            FileContent::VoiceGold(gold) => Some(gold),
+            _ => None,
+        }
+    }
+
     pub fn outline(&self) -> Option<&Outline> {
         match &self.content {
             FileContent::Outline(outline) => Some(outline),
@@ -278,6 +294,7 @@ pub fn classify(path: &str, declared_type: Option<&str>, paths: &PathsConfig) ->
         return FileKind::Bible(kind);
     }
     match declared_type {
+        Some(super::voice::GOLD_TYPE) => return FileKind::VoiceGold,
         Some("scene") => return FileKind::Scene,
         Some("outline") => return FileKind::Outline,
         Some("character") => {
@@ -304,6 +321,8 @@ pub fn classify(path: &str, declared_type: Option<&str>, paths: &PathsConfig) ->
         FileKind::Outline
     } else if path == paths.anti_patterns {
         FileKind::AntiPatterns
+    } else if path == paths.voice_file(super::voice::GOLD_STANDARD) {
+        FileKind::VoiceGold
     } else if is_under(path, &paths.characters) {
         FileKind::Card {
             kind: CardKind::Character,
@@ -444,6 +463,14 @@ mod tests {
         assert_eq!(
             classify("Compendium/Voice/style.md", None, &paths),
             FileKind::Other
+        );
+        assert_eq!(
+            classify("Compendium/Voice/gold-standard.md", None, &paths),
+            FileKind::VoiceGold
+        );
+        assert_eq!(
+            classify("Notes/voice.md", Some("voice-gold-standard"), &paths),
+            FileKind::VoiceGold
         );
         assert_eq!(classify("README.md", None, &paths), FileKind::Other);
     }

@@ -19,6 +19,7 @@ pub mod names;
 pub mod tracking;
 pub mod tracks;
 pub mod variants;
+pub mod voice;
 pub mod workspace;
 
 pub use bible::{Bible, BibleKind, BibleStatus};
@@ -29,4 +30,5 @@ pub use file::{FileContent, FileKind, FilePath, SourceFile};
 pub use lexicon::Lexicon;
 pub use mentions::Mention;
 pub use model::{Card, CardKind, LifeStatus, Outline, OutlineEntry, Scene};
+pub use voice::VoiceGold;
 pub use workspace::{Workspace, find_root};

@@ -30,8 +30,7 @@ pub const MODE_FILE: &str = ".control-room/mode.json";
 /// The format of [`MODE_FILE`] this build writes.
 pub const MODE_VERSION: u32 = 1;
 
-/// The gold standard of the voice bundle, in the voice folder.
-pub const GOLD_STANDARD: &str = "gold-standard.md";
+pub use crate::index::voice::GOLD_STANDARD;
 /// The phase evolution guide of the voice bundle, in the voice folder.
 pub const PHASE_EVOLUTION: &str = "phase-evolution.md";
 
@@ -272,10 +271,7 @@ fn story_bible_gaps(workspace: &Workspace) -> (Vec<String>, usize, usize) {
 
 /// The voice folder: where the anti-pattern sheet is.
 pub fn voice_folder(workspace: &Workspace) -> String {
-    let sheet = &workspace.config().paths.anti_patterns;
-    sheet
-        .rsplit_once('/')
-        .map_or(String::new(), |(folder, _)| folder.to_owned())
+    workspace.config().paths.voice_folder().to_owned()
 }
 
 fn in_folder(folder: &str, name: &str) -> String {
@@ -297,13 +293,11 @@ fn voice_gaps(workspace: &Workspace) -> (Vec<String>, usize, usize) {
             unmet.push(format!("no {path}"));
         }
     }
-    if let Some(file) = workspace.file(&gold) {
-        let locked = file
-            .front_matter
-            .as_ref()
-            .and_then(|front| front.get("locked"))
-            .and_then(|entry| entry.value.as_scalar_text(&file.text))
-            .is_some_and(|value| value.trim() == "true");
+    if workspace.file(&gold).is_some() {
+        let locked = workspace
+            .catalog()
+            .voice_gold()
+            .is_some_and(|(_, gold)| gold.locked);
         if !locked {
             unmet.push(format!(
                 "the voice is not locked (`locked: true` in {gold})"

@@ -14,6 +14,7 @@
 
 pub mod dictionary;
 pub mod repetition;
+pub mod voice;
 
 use std::ops::Range;
 

@@ -39,6 +39,7 @@ pub const CONTRACT_CODES: &[&str] = &[
     "travel-time",
     "lifespan",
     "story-bible",
+    "voice-drift",
 ];
 
 /// A file in each fixture that says what the case is about; it is not

@@ -288,6 +288,7 @@ fn kind_name(file: &SourceFile) -> &'static str {
         FileContent::Outline(_) => "outline",
         FileContent::Card(_) => "card",
         FileContent::Bible(_) => "story bible",
+        FileContent::VoiceGold(_) => "voice gold standard",
         FileContent::AntiPatterns(_) | FileContent::Other => "other",
     }
 }

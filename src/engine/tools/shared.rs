@@ -152,6 +152,7 @@ pub fn describe_kind(file: &SourceFile) -> String {
         FileContent::Card(card) => format!("a {} card", card.type_name),
         FileContent::AntiPatterns(_) => "the anti-pattern sheet".to_owned(),
         FileContent::Bible(bible) => format!("the Story Bible's {}", bible.kind.title()),
+        FileContent::VoiceGold(_) => "the voice's gold standard".to_owned(),
         FileContent::Other => "a note".to_owned(),
     }
 }
