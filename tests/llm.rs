@@ -37,6 +37,7 @@ fn request(step_id: &str, archetype: &str, json_reply: bool) -> ModelRequest {
         schema: json_reply.then(|| json!({"type": "object", "required": ["pass"]})),
         reply_limit: None,
         context_window: None,
+        model: None,
     }
 }
 

@@ -14,8 +14,9 @@ use anyhow::{Context, bail};
 
 use super::run::{ModelArgs, model, tokio_runtime};
 use super::workspace_root;
+use crate::engine::changes::apply_on_disk;
 use crate::engine::foreman::desk::{self, DESK_FILE};
-use crate::engine::foreman::turn::{Desk, apply_on_disk};
+use crate::engine::foreman::turn::Desk;
 use crate::engine::prompts::Prompts;
 use crate::engine::receipts::SigningKey;
 use crate::engine::runner::now;

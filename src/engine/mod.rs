@@ -6,6 +6,7 @@
 //! events through [`events::RunSink`].
 
 pub mod audit;
+pub mod changes;
 pub mod conference;
 pub mod contract;
 pub mod delivery;

@@ -73,6 +73,9 @@ pub struct ModelRequest {
     /// The context window the prompt was fitted to, for a server that must
     /// be told it (Ollama's `num_ctx`; others know their model's).
     pub context_window: Option<u32>,
+    /// The model to ask on the step's server instead of the one configured
+    /// for it (a voice tournament's contestant that names a model).
+    pub model: Option<String>,
 }
 
 /// Who answered: the provider and the model that served the reply (which

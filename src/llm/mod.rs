@@ -250,6 +250,7 @@ impl Endpoint {
             })),
             reply_limit: Some(1),
             context_window: None,
+            model: None,
         };
         self.complete(&probe, None).await?;
         Ok(self.structured_output())
@@ -330,7 +331,18 @@ impl Endpoint {
         format: StructuredOutput,
         on_text: Option<&OnText<'_>>,
     ) -> Result<ModelReply, http::PostError> {
-        let config = &self.config;
+        // A request may name another model on the same server.
+        let overridden;
+        let config = match &request.model {
+            Some(model) if *model != self.config.model => {
+                overridden = EndpointConfig {
+                    model: model.clone(),
+                    ..self.config.clone()
+                };
+                &overridden
+            }
+            _ => &self.config,
+        };
         let failed = |message: String| http::PostError::Failed(ModelError::failed(message));
         let (url, body, effective, mut headers, hint) = match config.provider {
             Provider::OpenAi => {

@@ -126,6 +126,7 @@ mod tests {
             schema: Some(json!({"type": "object"})),
             reply_limit: Some(900),
             context_window: Some(8192),
+            model: None,
         };
         assert_eq!(url(&endpoint()), "http://localhost:11434/api/chat");
         let (body, effective) = body(&endpoint(), &request, StructuredOutput::JsonSchema);

@@ -17,7 +17,6 @@ use tower_lsp_server::ls_types as lsp;
 use super::commands::shared::{invalid, lock};
 use super::convert::uri_for;
 use super::runs::{self, Context, EditPlan, InFlight, Progress};
-use crate::engine::foreman::actions::execute::Change;
 use crate::engine::foreman::chief::Decomposition;
 use crate::engine::foreman::desk::{self, DESK_FILE};
 use crate::engine::foreman::turn::{Desk, Reply};
@@ -281,7 +280,7 @@ pub fn start(
 async fn deliver(context: &Context, added: &str, version: Option<i32>, reply: Reply) -> String {
     let mut done = reply.done.clone();
     for change in &reply.changes {
-        if let Err(why) = apply_change(context, change).await {
+        if let Err(why) = runs::apply_change(context, change).await {
             done.push(format!("{} was not written: {why}", change.path));
         }
     }
@@ -346,82 +345,6 @@ async fn append_to_desk(context: &Context, text: &str, version: Option<i32>) -> 
         },
     };
     runs::apply_files(context, vec![(uri, now_version, vec![edit])]).await
-}
-
-/// One action's change as an edit of its file at the version it was read
-/// (refused when the file is no longer the text the change was computed
-/// on), or a new file.
-async fn apply_change(context: &Context, change: &Change) -> Result<(), String> {
-    let (workspace, encoding, current) = {
-        let session = lock(&context.session);
-        let current = session
-            .documents
-            .get(&change.path)
-            .map(|document| (document.rope.to_string(), Some(document.version)));
-        (session.workspace.clone(), session.encoding, current)
-    };
-    let root = workspace.root().to_path_buf();
-    let uri = uri_for(&workspace, &change.path).ok_or("no URI")?;
-    let Some(before) = &change.before else {
-        return runs::apply(
-            context,
-            uri,
-            EditPlan::Create {
-                text: change.after.clone(),
-            },
-            &root,
-            &change.path,
-        )
-        .await;
-    };
-    let (text, version) = match current {
-        Some(current) => current,
-        None => (
-            std::fs::read_to_string(root.join(&*change.path)).map_err(|error| error.to_string())?,
-            None,
-        ),
-    };
-    if text != **before {
-        return Err("it changed since the Foreman read it".to_owned());
-    }
-    let edit = minimal_edit(&text, &change.after, encoding);
-    runs::apply_files(context, vec![(uri, version, vec![edit])]).await
-}
-
-/// The one edit that turns `before` into `after`: what lies between their
-/// common start and their common end.
-fn minimal_edit(
-    before: &str,
-    after: &str,
-    encoding: crate::text::PositionEncoding,
-) -> lsp::TextEdit {
-    let prefix = before
-        .char_indices()
-        .zip(after.chars())
-        .find(|((_, a), b)| a != b)
-        .map_or(before.len().min(after.len()), |((at, _), _)| at);
-    let suffix = before[prefix..]
-        .chars()
-        .rev()
-        .zip(after[prefix..].chars().rev())
-        .take_while(|(a, b)| a == b)
-        .map(|(a, _)| a.len_utf8())
-        .sum::<usize>();
-    let index = crate::text::LineIndex::new(before);
-    let position = |offset: usize| {
-        let at = index.position(before, offset, encoding);
-        lsp::Position {
-            line: at.line,
-            character: at.col,
-        }
-    };
-    lsp::TextEdit {
-        range: lsp::Range {
-            start: position(prefix),
-            end: position(before.len() - suffix),
-        },
-        new_text: after[prefix..after.len() - suffix].to_owned(),
-    }
 }
 
 fn end_position(text: &str, encoding: crate::text::PositionEncoding) -> lsp::Position {

@@ -59,6 +59,7 @@ impl Conference {
                 schema: None,
                 reply_limit: Some(reply_limit),
                 context_window: Some(window),
+                model: None,
             };
             let writing = |written: Written<'_>| {
                 events(Event::Writing {

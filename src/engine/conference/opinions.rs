@@ -61,6 +61,7 @@ impl Conference {
                 messages: assembly.messages,
                 json_reply: false,
                 schema: None,
+                model: None,
             };
             let model = self.model.clone();
             let semaphore = semaphore.clone();

@@ -146,6 +146,7 @@ pub async fn decompose(
             schema: Some(schema.clone()),
             reply_limit: Some(assembly.reply_limit()),
             context_window: Some(assembly.window()),
+            model: None,
         };
         let reply = model
             .complete(&model_request)

@@ -8,8 +8,6 @@
 //! Changes to the manuscript are not written here: the turn returns them
 //! for the front end, merged per file against the text they were computed on.
 
-use std::path::Path;
-
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -224,6 +222,7 @@ impl Desk<'_> {
             messages: assembly.messages,
             json_reply: false,
             schema: None,
+            model: None,
         })
     }
 
@@ -354,45 +353,4 @@ fn merge(workspace: &mut Workspace, changes: &mut Vec<Change>, change: Change) {
         Some(known) => known.after = change.after,
         None => changes.push(change),
     }
-}
-
-/// Writes `changes` to the disk for the command line: each file whole and
-/// atomically, a new one only where none is, and none whose text is no
-/// longer the one the change was computed on. Returns, per change, its
-/// path and whether it was written or why not.
-pub fn apply_on_disk(
-    root: &Path,
-    disk: &Disk,
-    changes: &[Change],
-) -> Vec<(String, Result<(), String>)> {
-    changes
-        .iter()
-        .map(|change| {
-            let path = root.join(&*change.path);
-            let result = match &change.before {
-                Some(before) => match std::fs::read_to_string(&path) {
-                    Ok(now) if now == **before => disk
-                        .write_atomic(&path, change.after.as_bytes())
-                        .map_err(|error| error.to_string()),
-                    Ok(_) => {
-                        Err("it changed since the Foreman read it; nothing was written".to_owned())
-                    }
-                    Err(error) => Err(error.to_string()),
-                },
-                None => {
-                    if let Some(parent) = path.parent() {
-                        let _ = std::fs::create_dir_all(parent);
-                    }
-                    match disk.create_new(&path, change.after.as_bytes()) {
-                        Ok(true) => Ok(()),
-                        Ok(false) => {
-                            Err("a file appeared there meanwhile; nothing was written".to_owned())
-                        }
-                        Err(error) => Err(error.to_string()),
-                    }
-                }
-            };
-            (change.path.to_string(), result)
-        })
-        .collect()
 }

@@ -80,6 +80,7 @@ impl Runner {
                 .map(|(_, schema)| schema.clone()),
             reply_limit: Some(prompted.assembly.reply_limit()),
             context_window: Some(prompted.assembly.window()),
+            model: None,
         };
         let mut draft = ReceiptDraft::new(step, manifest, &packet, &prompted, started_at, key);
         let reuse_key = prompted

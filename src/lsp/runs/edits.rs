@@ -9,7 +9,10 @@ use tower_lsp_server::Client;
 use tower_lsp_server::ls_types::{self as lsp, Uri};
 
 use super::Context;
+use crate::engine::changes::Change;
 use crate::engine::store::Disk;
+use crate::lsp::commands::shared::lock;
+use crate::lsp::convert::uri_for;
 
 /// `$/progress` of one run; silent when the client does not do progress.
 pub(crate) struct Progress {
@@ -244,5 +247,81 @@ async fn send(context: &Context, edit: lsp::WorkspaceEdit) -> Result<(), String>
             "the editor did not apply the edit ({})",
             error.message
         )),
+    }
+}
+
+/// One action's change as an edit of its file at the version it was read
+/// (refused when the file is no longer the text the change was computed
+/// on), or a new file.
+pub(crate) async fn apply_change(context: &Context, change: &Change) -> Result<(), String> {
+    let (workspace, encoding, current) = {
+        let session = lock(&context.session);
+        let current = session
+            .documents
+            .get(&change.path)
+            .map(|document| (document.rope.to_string(), Some(document.version)));
+        (session.workspace.clone(), session.encoding, current)
+    };
+    let root = workspace.root().to_path_buf();
+    let uri = uri_for(&workspace, &change.path).ok_or("no URI")?;
+    let Some(before) = &change.before else {
+        return apply(
+            context,
+            uri,
+            EditPlan::Create {
+                text: change.after.clone(),
+            },
+            &root,
+            &change.path,
+        )
+        .await;
+    };
+    let (text, version) = match current {
+        Some(current) => current,
+        None => (
+            std::fs::read_to_string(root.join(&*change.path)).map_err(|error| error.to_string())?,
+            None,
+        ),
+    };
+    if text != **before {
+        return Err("it changed since it was read".to_owned());
+    }
+    let edit = minimal_edit(&text, &change.after, encoding);
+    apply_files(context, vec![(uri, version, vec![edit])]).await
+}
+
+/// The one edit that turns `before` into `after`: what lies between their
+/// common start and their common end.
+fn minimal_edit(
+    before: &str,
+    after: &str,
+    encoding: crate::text::PositionEncoding,
+) -> lsp::TextEdit {
+    let prefix = before
+        .char_indices()
+        .zip(after.chars())
+        .find(|((_, a), b)| a != b)
+        .map_or(before.len().min(after.len()), |((at, _), _)| at);
+    let suffix = before[prefix..]
+        .chars()
+        .rev()
+        .zip(after[prefix..].chars().rev())
+        .take_while(|(a, b)| a == b)
+        .map(|(a, _)| a.len_utf8())
+        .sum::<usize>();
+    let index = crate::text::LineIndex::new(before);
+    let position = |offset: usize| {
+        let at = index.position(before, offset, encoding);
+        lsp::Position {
+            line: at.line,
+            character: at.col,
+        }
+    };
+    lsp::TextEdit {
+        range: lsp::Range {
+            start: position(prefix),
+            end: position(before.len() - suffix),
+        },
+        new_text: after[prefix..after.len() - suffix].to_owned(),
     }
 }

@@ -18,7 +18,7 @@
 mod drive;
 mod edits;
 
-pub(super) use edits::{EditPlan, Progress, apply, apply_files, show};
+pub(super) use edits::{EditPlan, Progress, apply, apply_change, apply_files, show};
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex};

@@ -31,14 +31,7 @@ pub struct Context<'a> {
     pub source: &'a str,
 }
 
-/// A file an action writes: its new text, and the text it was computed
-/// against (`None` for a new file).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Change {
-    pub path: FilePath,
-    pub before: Option<Arc<str>>,
-    pub after: String,
-}
+pub use crate::engine::changes::Change;
 
 /// What an action did or asks the front end to do.
 #[derive(Clone, Debug, PartialEq)]

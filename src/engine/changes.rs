@@ -1,0 +1,60 @@
+//! Files the engine's features change outside a run (the Foreman's
+//! actions, the voice tournament and bundle): each [`Change`] is a file's new
+//! text and the text it was computed against. The front end applies them:
+//! the editor as a versioned edit the writer can undo, the command line
+//! with [`apply_on_disk`], whole and atomically, never over a file that
+//! changed meanwhile.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use crate::index::FilePath;
+use crate::storage::Disk;
+
+/// A file to write: its new text, and the text it was computed against
+/// (`None` for a new file).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Change {
+    pub path: FilePath,
+    pub before: Option<Arc<str>>,
+    pub after: String,
+}
+
+/// Writes `changes` to the disk for the command line: each file whole and
+/// atomically, a new one only where none is, and none whose text is no
+/// longer the one the change was computed on. Returns, per change, its
+/// path and whether it was written or why not.
+pub fn apply_on_disk(
+    root: &Path,
+    disk: &Disk,
+    changes: &[Change],
+) -> Vec<(String, Result<(), String>)> {
+    changes
+        .iter()
+        .map(|change| {
+            let path = root.join(&*change.path);
+            let result = match &change.before {
+                Some(before) => match std::fs::read_to_string(&path) {
+                    Ok(now) if now == **before => disk
+                        .write_atomic(&path, change.after.as_bytes())
+                        .map_err(|error| error.to_string()),
+                    Ok(_) => Err("it changed since it was read; nothing was written".to_owned()),
+                    Err(error) => Err(error.to_string()),
+                },
+                None => {
+                    if let Some(parent) = path.parent() {
+                        let _ = std::fs::create_dir_all(parent);
+                    }
+                    match disk.create_new(&path, change.after.as_bytes()) {
+                        Ok(true) => Ok(()),
+                        Ok(false) => {
+                            Err("a file appeared there meanwhile; nothing was written".to_owned())
+                        }
+                        Err(error) => Err(error.to_string()),
+                    }
+                }
+            };
+            (change.path.to_string(), result)
+        })
+        .collect()
+}
