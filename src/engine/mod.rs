@@ -29,3 +29,4 @@ pub mod router;
 pub mod runner;
 pub mod store;
 pub mod tools;
+pub mod voice;

@@ -510,6 +510,48 @@ impl<'de> Visitor<'de> for RawValueVisitor {
     }
 }
 
+/// `text` with `key: value` in its front matter, replacing the value there
+/// is, or adding the entry, or the front matter.
+pub fn set_field(text: &str, key: &str, value: &str) -> String {
+    let value = if value.contains([':', '#', '\'', '"'])
+        || value.starts_with(['[', '{', '-', '*', '&', '!'])
+    {
+        serde_json::to_string(value).expect("a string serialises")
+    } else {
+        value.to_owned()
+    };
+    match parse(text) {
+        Some(front) => match front.get(key) {
+            Some(entry) if !matches!(entry.value.kind, YamlKind::Null) => {
+                crate::text::apply_edits(text, &[(entry.value.range, value)])
+            }
+            Some(entry) => crate::text::apply_edits(
+                text,
+                &[(
+                    TextRange::new(
+                        entry.key_range.start,
+                        entry.value.range.end.max(entry.key_range.end + 1),
+                    ),
+                    format!("{key}: {value}"),
+                )],
+            ),
+            None => {
+                let at = front.content.end;
+                let newline = if text[..at].ends_with('\n') || at == front.content.start {
+                    ""
+                } else {
+                    "\n"
+                };
+                crate::text::apply_edits(
+                    text,
+                    &[(TextRange::empty(at), format!("{newline}{key}: {value}\n"))],
+                )
+            }
+        },
+        None => format!("---\n{key}: {value}\n---\n\n{text}"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
 

@@ -12,7 +12,8 @@ use super::execute::{ActionError, Change, Effect, bible_path, status_name};
 use crate::index::bible::{self, BibleKind, PartSpec, normalise_heading};
 use crate::index::config::PathsConfig;
 use crate::index::{SourceFile, Workspace};
-use crate::syntax::{BlockKind, MarkdownParser, front_matter};
+use crate::syntax::front_matter::set_field;
+use crate::syntax::{BlockKind, MarkdownParser};
 use crate::text::{TextRange, apply_edits};
 
 fn refused(message: String) -> ActionError {
@@ -177,48 +178,6 @@ fn skeleton(kind: BibleKind) -> String {
         kind.id(),
         kind.title()
     )
-}
-
-/// `text` with `key: value` in its front matter, replacing the value there
-/// is, or adding the entry, or the front matter.
-pub(super) fn set_field(text: &str, key: &str, value: &str) -> String {
-    let value = if value.contains([':', '#', '\'', '"'])
-        || value.starts_with(['[', '{', '-', '*', '&', '!'])
-    {
-        serde_json::to_string(value).expect("a string serialises")
-    } else {
-        value.to_owned()
-    };
-    match front_matter::parse(text) {
-        Some(front) => match front.get(key) {
-            Some(entry) if !matches!(entry.value.kind, crate::syntax::YamlKind::Null) => {
-                apply_edits(text, &[(entry.value.range, value)])
-            }
-            Some(entry) => apply_edits(
-                text,
-                &[(
-                    TextRange::new(
-                        entry.key_range.start,
-                        entry.value.range.end.max(entry.key_range.end + 1),
-                    ),
-                    format!("{key}: {value}"),
-                )],
-            ),
-            None => {
-                let at = front.content.end;
-                let newline = if text[..at].ends_with('\n') || at == front.content.start {
-                    ""
-                } else {
-                    "\n"
-                };
-                apply_edits(
-                    text,
-                    &[(TextRange::empty(at), format!("{newline}{key}: {value}\n"))],
-                )
-            }
-        },
-        None => format!("---\n{key}: {value}\n---\n\n{text}"),
-    }
 }
 
 /// `text` with `part` written as `body`: under its heading if it has one

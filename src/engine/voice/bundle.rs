@@ -1,0 +1,300 @@
+//! The voice bundle (§12.3): the gold standard (the picked version, why it
+//! works, its measured traits), the anti-pattern sheet and the phase
+//! evolution guide, as files in the voice folder beside the sheet. Nothing
+//! here writes: each function returns the [`Change`]s, computed against the
+//! files as they are, for the front end to apply.
+//!
+//! - `select_winner` writes the gold standard from a tournament's version as
+//!   it is in the file now; a locked gold standard is the writer's and is
+//!   never replaced (unlock it first).
+//! - `generate_bundle` refreshes the gold standard's measured traits (and
+//!   its summary, when given) and writes the anti-pattern sheet and the
+//!   phase evolution guide where there are none: once written they are the
+//!   writer's.
+//! - `lock` sets `locked: true`, the writer's word that this is the voice.
+
+use std::fmt::Write as _;
+use std::sync::Arc;
+
+use super::VoiceError;
+use super::file::{TournamentFile, yaml_string};
+use super::tournament::tournament_path;
+use crate::engine::changes::Change;
+use crate::index::voice::{GOLD_STANDARD, GOLD_TYPE};
+use crate::index::{BibleKind, FilePath, Workspace};
+use crate::prose::voice::VoiceTraits;
+use crate::syntax::front_matter::set_field;
+
+/// The phase evolution guide's file name in the voice folder.
+pub const PHASE_EVOLUTION: &str = "phase-evolution.md";
+
+/// The heading of the gold standard's measured traits.
+const MEASURED: &str = "## Measured traits";
+
+/// A file of the voice folder as it is: its path and text, if any.
+fn current(workspace: &Workspace, name: &str) -> (FilePath, Option<Arc<str>>) {
+    let path: FilePath = workspace.config().paths.voice_file(name).into();
+    let text = workspace
+        .file(&path)
+        .map(|file| file.text.clone())
+        .or_else(|| {
+            std::fs::read_to_string(workspace.root().join(&*path))
+                .ok()
+                .map(Arc::from)
+        });
+    (path, text)
+}
+
+/// The gold standard from version `which` of tournament `tournament` (its
+/// id, or its file's path): (what was picked, the change).
+pub fn select_winner(
+    workspace: &Workspace,
+    tournament: &str,
+    which: &str,
+    why: Option<&str>,
+) -> Result<(String, Change), VoiceError> {
+    let path: FilePath = if tournament.ends_with(".md") {
+        tournament.into()
+    } else {
+        tournament_path(workspace, tournament)
+    };
+    let text = workspace
+        .file(&path)
+        .map(|file| file.text.to_string())
+        .or_else(|| std::fs::read_to_string(workspace.root().join(&*path)).ok())
+        .ok_or_else(|| VoiceError::Invalid(format!("there is no tournament file {path}")))?;
+    let file = TournamentFile::read(&text)
+        .ok_or_else(|| VoiceError::Invalid(format!("{path} is not a tournament's file")))?;
+    let version = file.version(which).map_err(VoiceError::Invalid)?;
+    if version.text.trim().is_empty() {
+        return Err(VoiceError::Invalid(format!(
+            "version {}. {} of {} has no prose to pick",
+            version.number, version.label, file.id
+        )));
+    }
+    let (gold_path, before) = current(workspace, GOLD_STANDARD);
+    if workspace
+        .catalog()
+        .voice_gold()
+        .is_some_and(|(gold, found)| gold.path == gold_path && found.locked)
+    {
+        return Err(VoiceError::Refused(format!(
+            "the voice is locked ({gold_path} says `locked: true`): unlock it to pick another"
+        )));
+    }
+    let traits = super::tournament::measure(&version.text);
+    let mut out = format!(
+        "---\ntype: {GOLD_TYPE}\nlocked: false\ntournament: {}\ncontestant: {}\nsummary: {}\n---\n\n",
+        file.id,
+        yaml_string(&version.label),
+        yaml_string(&traits.summary())
+    );
+    let _ = write!(
+        out,
+        "# Voice gold standard\n\nThe book's voice, picked from tournament {} (version {}, “{}”). \
+         Edit the passage as you like: the measured traits follow it. When it is the voice, \
+         lock it (`locked: true` above, or `control-room voice lock`): drafting keeps to it, \
+         and `voice-drift` flags the scenes that leave it.\n\n## Passage\n\n{}\n\n## Why it works\n\n{}\n\n",
+        file.id,
+        version.number,
+        version.label,
+        version.text.trim(),
+        why.map(str::trim)
+            .filter(|why| !why.is_empty())
+            .unwrap_or("(In your words: what makes this the book's voice?)")
+    );
+    out.push_str(&measured_section(&traits));
+    Ok((
+        format!(
+            "picked version {}. {} of {} as the gold standard ({gold_path})",
+            version.number, version.label, file.id
+        ),
+        Change {
+            path: gold_path,
+            before,
+            after: out,
+        },
+    ))
+}
+
+fn measured_section(traits: &VoiceTraits) -> String {
+    let mut out = format!("{MEASURED}\n\n");
+    for line in traits.lines() {
+        let _ = writeln!(out, "- {line}");
+    }
+    out
+}
+
+/// The bundle around the gold standard: its traits brought up to date (and
+/// `summary`, when given), the anti-pattern sheet and the phase evolution
+/// guide where they are missing. Nothing when all is as it should be.
+pub fn generate_bundle(
+    workspace: &Workspace,
+    summary: Option<&str>,
+) -> Result<(String, Vec<Change>), VoiceError> {
+    let Some((gold_file, gold)) = workspace.catalog().voice_gold() else {
+        return Err(VoiceError::Refused(format!(
+            "there is no gold standard ({}): pick a tournament's winner first",
+            workspace.config().paths.voice_file(GOLD_STANDARD)
+        )));
+    };
+    let mut changes = Vec::new();
+    let mut done = Vec::new();
+    let before: &str = &gold_file.text;
+    let mut after = match before.find(MEASURED) {
+        Some(at) => {
+            let end = before[at + MEASURED.len()..]
+                .find("\n#")
+                .map_or(before.len(), |rest| at + MEASURED.len() + rest + 1);
+            format!(
+                "{}{}{}",
+                &before[..at],
+                measured_section(&gold.traits),
+                &before[end..]
+            )
+        }
+        None => format!(
+            "{}\n\n{}",
+            before.trim_end(),
+            measured_section(&gold.traits)
+        ),
+    };
+    if let Some(summary) = summary.map(str::trim).filter(|s| !s.is_empty()) {
+        after = set_field(&after, "summary", summary);
+    }
+    if after != before {
+        done.push(format!("brought {} up to date", gold_file.path));
+        changes.push(Change {
+            path: gold_file.path.clone(),
+            before: Some(gold_file.text.clone()),
+            after,
+        });
+    }
+    let sheet: FilePath = workspace.config().paths.anti_patterns.clone().into();
+    if workspace.file(&sheet).is_none() && !workspace.root().join(&*sheet).exists() {
+        done.push(format!("wrote {sheet}"));
+        changes.push(Change {
+            path: sheet,
+            before: None,
+            after: ANTI_PATTERNS.to_owned(),
+        });
+    }
+    let (phase_path, phase) = current(workspace, PHASE_EVOLUTION);
+    if phase.is_none() {
+        let summary = summary
+            .map(str::to_owned)
+            .unwrap_or_else(|| gold.summary_or_measured());
+        done.push(format!("wrote {phase_path}"));
+        changes.push(Change {
+            path: phase_path,
+            before: None,
+            after: phase_evolution(workspace, &gold.traits, &summary),
+        });
+    }
+    let said = if done.is_empty() {
+        "the voice bundle is complete and up to date".to_owned()
+    } else {
+        done.join("; ")
+    };
+    Ok((said, changes))
+}
+
+/// The starting anti-pattern sheet: the tics of machine-drafted prose.
+const ANTI_PATTERNS: &str = "# Anti-pattern sheet\n\n\
+Phrases the book's voice never uses. Add your own; `anti-pattern` flags them in the scenes.\n\n\
+## Zero tolerance\n\n\
+- a shiver ran down\n\
+- let out a breath she didn't know\n\
+- let out a breath he didn't know\n\
+- in a voice barely above a whisper\n\
+- a testament to\n\
+- the weight of the world\n\
+- little did she know\n\
+- little did he know\n\n\
+## Deduction\n\n\
+- suddenly\n\
+- very\n\
+- began to\n\
+- somehow\n";
+
+/// The phase evolution guide: the gold standard's measures as the anchor,
+/// and how far each act of the beat sheet may move from them.
+fn phase_evolution(workspace: &Workspace, traits: &VoiceTraits, summary: &str) -> String {
+    let beats = BibleKind::BeatSheet.parts();
+    let names = |range: std::ops::Range<usize>| {
+        beats
+            .get(range)
+            .unwrap_or_default()
+            .iter()
+            .map(|part| part.title)
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let sentence = traits.narration_mean;
+    let mut out = String::from(
+        "---\ntype: voice-phase-evolution\n---\n\n# Phase evolution guide\n\n\
+         How the voice may move through the book and stay itself. The anchor is the gold \
+         standard",
+    );
+    let _ = write!(
+        out,
+        ": {summary} Its measures: {sentence:.0} words a sentence in the narration, dialogue \
+         {:.0}% of the words, {:.1} figures and {:.1} verbs of thought per 1,000 words. A starting \
+         guide, drawn from those measures: make it yours.\n\n",
+        traits.dialogue * 100.0,
+        traits.figures,
+        traits.interiority
+    );
+    let _ = write!(
+        out,
+        "## Act one: the world as it is ({})\n\nThe gold standard exactly. The reader learns \
+         the voice here; every scene of the act should measure close to it.\n\n",
+        names(0..5)
+    );
+    let _ = write!(
+        out,
+        "## Act two: pressure ({})\n\nIn action, sentences may shorten to about {:.0} words; in \
+         reflection, interiority may deepen. Figures stay as rare or as rich as the gold \
+         standard's: a change of imagery reads as a change of narrator.\n\n",
+        names(5..12),
+        (sentence * 0.75).max(4.0)
+    );
+    let _ = write!(
+        out,
+        "## Act three: resolution ({})\n\nBack to the gold standard's rhythm, so the ending \
+         sounds like the beginning that promised it; the final image may take the one figure \
+         the book has saved.\n\n",
+        names(12..15)
+    );
+    let sheet = &workspace.config().paths.anti_patterns;
+    let _ = write!(
+        out,
+        "## What never changes\n\n- The distance from the point-of-view character.\n- \
+         The phrases of the anti-pattern sheet ({sheet}).\n"
+    );
+    out
+}
+
+/// `locked: true` in the gold standard.
+pub fn lock(workspace: &Workspace) -> Result<(String, Change), VoiceError> {
+    let Some((gold_file, gold)) = workspace.catalog().voice_gold() else {
+        return Err(VoiceError::Refused(format!(
+            "there is no gold standard ({}) to lock",
+            workspace.config().paths.voice_file(GOLD_STANDARD)
+        )));
+    };
+    if gold.locked {
+        return Err(VoiceError::Refused(format!(
+            "the voice is already locked ({})",
+            gold_file.path
+        )));
+    }
+    Ok((
+        format!("locked the voice ({})", gold_file.path),
+        Change {
+            path: gold_file.path.clone(),
+            before: Some(gold_file.text.clone()),
+            after: set_field(&gold_file.text, "locked", "true"),
+        },
+    ))
+}

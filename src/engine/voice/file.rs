@@ -1,0 +1,350 @@
+//! A tournament's Markdown file: written once when the contestants are
+//! done, then the writer's. It is read back by its structure: front matter
+//! `type: voice-tournament` with the tournament's id, and one `## N. label`
+//! heading per version, whose text is the paragraphs under it other than
+//! the `*Voice:*` and `*Measured:*` lines, up to a `###` heading (where "Why
+//! does this work?" puts its answer) or the next version.
+
+use std::fmt::Write as _;
+
+use super::contestant::TestPassage;
+use super::tournament::{Entry, Tournament};
+use crate::prose::voice::VoiceTraits;
+
+/// The `type:` of a tournament file.
+pub const TOURNAMENT_TYPE: &str = "voice-tournament";
+
+/// The tournament's file.
+pub fn render(tournament: &Tournament, brief: &str, entries: &[Entry]) -> String {
+    let mut out = format!(
+        "---\ntype: {TOURNAMENT_TYPE}\ntournament: {}\nround: {}\n",
+        tournament.id, tournament.round
+    );
+    if let Some(parent) = &tournament.parent {
+        let _ = writeln!(out, "parent: {parent}");
+    }
+    let _ = writeln!(out, "passage: {}", yaml_string(&tournament.passage.label()));
+    out.push_str("---\n\n");
+    let _ = writeln!(
+        out,
+        "# Voice tournament {} (round {})\n",
+        tournament.id, tournament.round
+    );
+    let what = match &tournament.passage {
+        TestPassage::Scene { id } => format!("the scene {id}"),
+        TestPassage::Selection { path, .. } => format!("a passage of {path}"),
+        TestPassage::Description(_) => "the writer's test passage".to_owned(),
+    };
+    let _ = writeln!(
+        out,
+        "{} versions of {what}, about {} words each, written side by side under the same \
+         context. Read them, then pick the one that is the book's voice (“Pick this voice”, or \
+         `control-room voice pick {} N`).\n",
+        entries.len(),
+        tournament.words,
+        tournament.id
+    );
+    for line in brief.lines() {
+        out.push_str(if line.trim().is_empty() { ">" } else { "> " });
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    for (at, entry) in entries.iter().enumerate() {
+        let _ = write!(out, "\n## {}. {}\n\n", at + 1, entry.contestant.label);
+        let voice = first_sentence(&entry.contestant.instructions);
+        match &entry.outcome {
+            Ok(version) => {
+                let _ = write!(
+                    out,
+                    "*Voice:* {voice} · *Written by:* {} in {:.1} s{}\n\n{}\n\n*Measured:* {}\n",
+                    version.served_by,
+                    version.elapsed_ms as f64 / 1000.0,
+                    if version.attempts > 1 {
+                        format!(", at the {} try", ordinal(version.attempts))
+                    } else {
+                        String::new()
+                    },
+                    version.text.trim(),
+                    measured_line(&version.traits)
+                );
+            }
+            Err(why) => {
+                let _ = writeln!(out, "*Voice:* {voice}\n\n*Failed:* {why}");
+            }
+        }
+    }
+    out
+}
+
+/// The traits in one line.
+pub fn measured_line(traits: &VoiceTraits) -> String {
+    format!(
+        "{:.1} words a sentence in the narration ({:.1} overall); dialogue {:.0}%; \
+         {:.1} figures and {:.1} verbs of thought per 1,000 words.",
+        traits.narration_mean,
+        traits.sentence_mean,
+        traits.dialogue * 100.0,
+        traits.figures,
+        traits.interiority
+    )
+}
+
+fn ordinal(n: usize) -> &'static str {
+    match n {
+        2 => "second",
+        3 => "third",
+        _ => "last",
+    }
+}
+
+fn first_sentence(text: &str) -> &str {
+    let first = text.split("\n\n").next().unwrap_or(text);
+    match first.find(". ") {
+        Some(at) => &first[..=at],
+        None => first,
+    }
+}
+
+/// A string as YAML reads it back: double-quoted, escaped.
+pub fn yaml_string(text: &str) -> String {
+    let mut out = String::from("\"");
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            c if c.is_control() => {}
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// A tournament file as read back.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TournamentFile {
+    pub id: String,
+    pub round: u32,
+    pub versions: Vec<FileVersion>,
+}
+
+/// One version as it is in the file now.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileVersion {
+    pub number: usize,
+    pub label: String,
+    /// The heading's line, 0-based.
+    pub line: usize,
+    /// The line after which "Why does this work?" goes: the version's last
+    /// non-blank line before the next version, 0-based.
+    pub last_line: usize,
+    /// Its prose (empty for a version that failed).
+    pub text: String,
+    /// The `*Voice:*` line, without its label.
+    pub voice: String,
+    /// Whether it already says why it works.
+    pub has_why: bool,
+}
+
+impl TournamentFile {
+    /// Reads `text`, if it is a tournament's file.
+    pub fn read(text: &str) -> Option<TournamentFile> {
+        let front = crate::syntax::front_matter::parse(text)?;
+        let field = |key: &str| {
+            front
+                .get(key)
+                .and_then(|entry| entry.value.as_scalar_text(text))
+                .map(|value| value.trim().to_owned())
+        };
+        if field("type").as_deref() != Some(TOURNAMENT_TYPE) {
+            return None;
+        }
+        let id = field("tournament")?;
+        let round = field("round").and_then(|r| r.parse().ok()).unwrap_or(1);
+        let lines: Vec<&str> = text.lines().collect();
+        let mut versions: Vec<FileVersion> = Vec::new();
+        let mut in_why = false;
+        let mut paragraph: Vec<&str> = Vec::new();
+        let flush = |versions: &mut Vec<FileVersion>, paragraph: &mut Vec<&str>| {
+            if let Some(version) = versions.last_mut()
+                && !paragraph.is_empty()
+            {
+                let joined = paragraph.join("\n");
+                if let Some(voice) = joined.strip_prefix("*Voice:*") {
+                    version.voice = voice.trim().to_owned();
+                } else if !joined.starts_with("*Measured:*") && !joined.starts_with("*Failed:*") {
+                    if !version.text.is_empty() {
+                        version.text.push_str("\n\n");
+                    }
+                    version.text.push_str(&joined);
+                }
+            }
+            paragraph.clear();
+        };
+        for (at, line) in lines.iter().enumerate() {
+            if let Some(heading) = line.strip_prefix("## ") {
+                flush(&mut versions, &mut paragraph);
+                in_why = false;
+                let Some((number, label)) = heading.split_once(". ") else {
+                    continue;
+                };
+                let Ok(number) = number.trim().parse::<usize>() else {
+                    continue;
+                };
+                versions.push(FileVersion {
+                    number,
+                    label: label.trim().to_owned(),
+                    line: at,
+                    last_line: at,
+                    text: String::new(),
+                    voice: String::new(),
+                    has_why: false,
+                });
+                continue;
+            }
+            let Some(version) = versions.last_mut() else {
+                continue;
+            };
+            if line.starts_with('#') && !line.starts_with("###") {
+                // A heading of the writer's own at this level or above ends the versions.
+                flush(&mut versions, &mut paragraph);
+                break;
+            }
+            if !line.trim().is_empty() {
+                version.last_line = at;
+            }
+            if line.starts_with("###") {
+                flush(&mut versions, &mut paragraph);
+                in_why = true;
+                if let Some(version) = versions.last_mut() {
+                    version.has_why = true;
+                }
+                continue;
+            }
+            if in_why {
+                continue;
+            }
+            if line.trim().is_empty() {
+                flush(&mut versions, &mut paragraph);
+            } else {
+                paragraph.push(line);
+            }
+        }
+        flush(&mut versions, &mut paragraph);
+        Some(TournamentFile {
+            id,
+            round,
+            versions,
+        })
+    }
+
+    /// The version `which` names: its number, or its label (any case).
+    pub fn version(&self, which: &str) -> Result<&FileVersion, String> {
+        let which = which.trim();
+        let found = match which.parse::<usize>() {
+            Ok(number) => self.versions.iter().find(|v| v.number == number),
+            Err(_) => self
+                .versions
+                .iter()
+                .find(|v| v.label.eq_ignore_ascii_case(which)),
+        };
+        found.ok_or_else(|| {
+            let known: Vec<String> = self
+                .versions
+                .iter()
+                .map(|v| format!("{}. {}", v.number, v.label))
+                .collect();
+            format!(
+                "tournament {} has no version `{which}`; it has {}",
+                self.id,
+                known.join(", ")
+            )
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::contestant::Contestant;
+    use super::super::tournament::Version;
+    use super::*;
+
+    fn version(text: &str) -> Result<Version, String> {
+        Ok(Version {
+            text: text.to_owned(),
+            served_by: "fake/m".to_owned(),
+            traits: super::super::tournament::measure(text),
+            attempts: 2,
+            elapsed_ms: 1500,
+        })
+    }
+
+    #[test]
+    fn a_rendered_tournament_reads_back_with_each_version_and_the_writers_edits() {
+        let tournament = Tournament::new(
+            TestPassage::Scene {
+                id: "SCN-the-gate".into(),
+            },
+            vec![
+                Contestant::parse("sparse").unwrap(),
+                Contestant::parse("lyrical@big").unwrap(),
+                Contestant::parse("close").unwrap(),
+            ],
+            None,
+        )
+        .unwrap();
+        let entries = vec![
+            Entry {
+                contestant: tournament.contestants[0].clone(),
+                outcome: version("The gate held. She waited.\n\nNobody came."),
+            },
+            Entry {
+                contestant: tournament.contestants[1].clone(),
+                outcome: version("The gate stood like a held breath."),
+            },
+            Entry {
+                contestant: tournament.contestants[2].clone(),
+                outcome: Err("it was cut off".into()),
+            },
+        ];
+        let text = render(
+            &tournament,
+            "Scene SCN-the-gate: Iria opens the gate.",
+            &entries,
+        );
+        assert!(text.contains("at the second try"), "{text}");
+        let file = TournamentFile::read(&text).expect("a tournament file");
+        assert_eq!(file.id, tournament.id);
+        assert_eq!(file.versions.len(), 3);
+        assert_eq!(
+            file.versions[0].text,
+            "The gate held. She waited.\n\nNobody came."
+        );
+        assert_eq!(file.version("LYRICAL@big").unwrap().number, 2);
+        assert!(file.versions[2].text.is_empty());
+        assert!(
+            file.version("4")
+                .unwrap_err()
+                .contains("1. sparse, 2. lyrical@big")
+        );
+
+        // The writer edits a version and asks why another works.
+        let edited = text
+            .replace("Nobody came.", "Nobody came. The tide did.")
+            .replace("\n## 2.", "\n### Why does this work?\n\nBecause.\n\n## 2.");
+        let file = TournamentFile::read(&edited).unwrap();
+        assert!(file.versions[0].text.ends_with("The tide did."));
+        assert!(file.versions[0].has_why);
+        assert!(!file.versions[1].has_why);
+    }
+
+    #[test]
+    fn a_note_is_not_a_tournament() {
+        assert_eq!(
+            TournamentFile::read("---\ntype: note\n---\n\n## 1. x\n"),
+            None
+        );
+        assert_eq!(TournamentFile::read("## 1. x\n"), None);
+    }
+}
