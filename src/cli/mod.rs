@@ -12,6 +12,7 @@ pub mod mode;
 pub mod plan;
 pub mod run;
 pub mod stats;
+pub mod voice;
 
 use std::path::{Path, PathBuf};
 

@@ -282,8 +282,11 @@ pub fn is_beside_draft(path: &str) -> bool {
 /// Whether `path` is a scene's scaffold (`SCN-x.scaffold.md`): the plan of
 /// a scene, not its prose.
 pub fn is_scaffold(path: &str) -> bool {
-    path.ends_with(".scaffold.md")
+    path.ends_with(SCAFFOLD_SUFFIX)
 }
+
+/// The file name ending of a scene's scaffold.
+pub const SCAFFOLD_SUFFIX: &str = ".scaffold.md";
 
 /// Decides a file's kind from its declared `type:` or, failing that, its folder.
 pub fn classify(path: &str, declared_type: Option<&str>, paths: &PathsConfig) -> FileKind {

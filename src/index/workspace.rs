@@ -62,6 +62,29 @@ pub fn find_root(start: &Path) -> Option<PathBuf> {
 }
 
 impl Workspace {
+    /// Where the scaffold of scene `id` is (`SCN-x.scaffold.md`): beside its
+    /// file, or in the scenes folder when it has none yet.
+    pub fn scaffold_path(&self, id: &str) -> FilePath {
+        let folder = match self.catalog().scene(id) {
+            Some(file) => file
+                .path
+                .rsplit_once('/')
+                .map_or(String::new(), |(folder, _)| folder.to_owned()),
+            None => self.config().paths.scenes.trim_end_matches('/').to_owned(),
+        };
+        let name = format!("{id}{}", super::file::SCAFFOLD_SUFFIX);
+        if folder.is_empty() {
+            name.into()
+        } else {
+            format!("{folder}/{name}").into()
+        }
+    }
+
+    /// The scaffold of scene `id`, when the writer has one.
+    pub fn scaffold(&self, id: &str) -> Option<&Arc<SourceFile>> {
+        self.file(&self.scaffold_path(id))
+    }
+
     /// An empty workspace at `root` with its configuration read.
     pub fn new(root: &Path) -> Workspace {
         let (config, config_error) = match std::fs::read_to_string(root.join(CONFIG_FILE)) {

@@ -179,13 +179,24 @@ pub fn session_state(inputs: &StateInputs, profile: &Profile) -> String {
         if let Some(beat) = &beat {
             element(&mut out, 2, "current_beat", beat);
         }
+        // §6.3: the smallest models get the voice's summary alone.
+        if let Some((_, gold)) = catalog.and_then(Catalog::voice_gold)
+            && mode.is_some_and(drafts)
+        {
+            element(&mut out, 2, "voice_summary", &gold.summary_or_measured());
+        }
     } else {
         active_context(&mut out, scene_path, scene_id, scene, beat.as_deref());
         if let Some(scene) = scene {
             scene_context(&mut out, scene, variant);
         }
         if let Some(catalog) = catalog {
-            voice_context(&mut out, catalog, variant);
+            voice_context(&mut out, catalog, variant, mode);
+        }
+        if let (Some(workspace), Some(id)) = (inputs.workspace, scene_id)
+            && mode == Some(crate::kb::mode::Mode::Director)
+        {
+            active_scaffold(&mut out, workspace, id, variant);
         }
         if let Some(workspace) = inputs.workspace {
             super::work_order::work_order(&mut out, workspace, mode, variant);
@@ -272,18 +283,54 @@ fn scene_context(out: &mut String, scene: &Scene, variant: Variant) {
     }
 }
 
-/// Writes `<voice_context>` to `out`: the zero-tolerance anti-patterns, or
-/// at the full tier every one; nothing when there are none.
-fn voice_context(out: &mut String, catalog: &Catalog, variant: Variant) {
+/// Whether a mode drafts or revises prose, so that the voice bundle binds it.
+fn drafts(mode: crate::kb::mode::Mode) -> bool {
+    use crate::kb::mode::Mode;
+    matches!(mode, Mode::Director | Mode::Editor)
+}
+
+/// Characters of the gold standard's passage a prompt gets (§6.3).
+const GOLD_CHARS: usize = 2000;
+
+/// Writes `<voice_context>` to `out`: in DIRECTOR and EDITOR the voice
+/// bundle (§6.3: the gold standard's file, its summary, and its passage's
+/// first 2,000 characters), and the zero-tolerance anti-patterns, or at the
+/// full tier every one; nothing when there is none of them.
+fn voice_context(
+    out: &mut String,
+    catalog: &Catalog,
+    variant: Variant,
+    mode: Option<crate::kb::mode::Mode>,
+) {
     let patterns: Vec<_> = catalog
         .anti_patterns()
         .iter()
         .filter(|p| variant == Variant::T5 || p.tolerance == Tolerance::Zero)
         .collect();
-    if patterns.is_empty() {
+    let bundle = catalog.voice_gold().filter(|_| mode.is_some_and(drafts));
+    if patterns.is_empty() && bundle.is_none() {
         return;
     }
-    out.push_str("  <voice_context>\n    <antipatterns>\n");
+    out.push_str("  <voice_context>\n");
+    if let Some((file, gold)) = bundle {
+        let _ = writeln!(
+            out,
+            "    <voice_bundle loaded=\"true\" locked=\"{}\">",
+            gold.locked
+        );
+        element(out, 6, "winning_passage_file", &file.path);
+        element(out, 6, "voice_summary", &gold.summary_or_measured());
+        if let Some(passage) = gold.passage {
+            let text = passage.slice(&file.text).trim();
+            element(out, 6, "gold_standard", crate::text::clip(text, GOLD_CHARS));
+        }
+        out.push_str("    </voice_bundle>\n");
+    }
+    if patterns.is_empty() {
+        out.push_str("  </voice_context>\n");
+        return;
+    }
+    out.push_str("    <antipatterns>\n");
     for pattern in patterns {
         let severity = match pattern.tolerance {
             Tolerance::Zero => "zero_tolerance",
@@ -296,6 +343,23 @@ fn voice_context(out: &mut String, catalog: &Catalog, variant: Variant) {
         );
     }
     out.push_str("    </antipatterns>\n  </voice_context>\n");
+}
+
+/// Writes `<active_scaffold>` (§6.4) to `out`: the writer's scaffold of
+/// scene `id`, its body cut to the tier's room; nothing without one.
+fn active_scaffold(out: &mut String, workspace: &Workspace, id: &str, variant: Variant) {
+    let Some(file) = workspace.scaffold(id) else {
+        return;
+    };
+    let body = match &file.front_matter {
+        Some(front) => &file.text[front.range.end..],
+        None => &file.text[..],
+    };
+    let room = if variant == Variant::T5 { 6000 } else { 1500 };
+    let _ = writeln!(out, "  <active_scaffold scaffold_id=\"{}\">", escape(id));
+    element(out, 4, "file", &file.path);
+    element(out, 4, "scaffold", crate::text::clip(body.trim(), room));
+    out.push_str("  </active_scaffold>\n");
 }
 
 /// Writes `<knowledge_context>` with one entry per decision to `out`,

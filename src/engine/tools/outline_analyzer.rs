@@ -19,12 +19,14 @@
 //! the scene file or null)}]), `counts` ({chapters, scenes, drafted,
 //! words}), and with a scene `beat` ({scene_id, beat, sub_beats, chapter,
 //! position, previous: {id, beat, end} | null, next: {id, beat, start} |
-//! null, current: the scene's prose as it stands, or null}): `end` is the
-//! last [`EDGE_WORDS`] words of the previous scene's prose, `start` the
-//! first of the next one's (null when not written), `current` at most
-//! [`CURRENT_WORDS`] words, so a drafting agent continues from where the
-//! story stands and redrafts from the writer's text. A scene the outline
-//! does not list is a bad argument.
+//! null, current: the scene's prose as it stands, or null, scaffold:
+//! {path, text} | null}): `end` is the last [`EDGE_WORDS`] words of the
+//! previous scene's prose, `start` the first of the next one's (null when
+//! not written), `current` at most [`CURRENT_WORDS`] words, so a drafting
+//! agent continues from where the story stands and redrafts from the
+//! writer's text; `scaffold` the writer's scaffold of the scene
+//! (`SCN-x.scaffold.md`), which the drafting agent drafts from. A scene
+//! the outline does not list is a bad argument.
 
 use serde_json::{Value, json};
 
@@ -246,6 +248,18 @@ fn edge(text: &str, count: usize, from_start: bool) -> String {
     }
 }
 
+/// The writer's scaffold of scene `id` (its body, without its front
+/// matter), with its path, when there is one.
+fn scaffold_of(workspace: &Workspace, id: &str) -> Option<Value> {
+    let file = workspace.scaffold(id)?;
+    let body = match &file.front_matter {
+        Some(front_matter) => &file.text[front_matter.range.end..],
+        None => &file.text[..],
+    };
+    let body = body.trim();
+    (!body.is_empty()).then(|| json!({"path": file.path.to_string(), "text": body}))
+}
+
 fn beat_json(
     workspace: &Workspace,
     outline_file: &SourceFile,
@@ -271,6 +285,7 @@ fn beat_json(
         "previous": neighbour(index.checked_sub(1).and_then(|i| outline.entries.get(i)), "end", false),
         "next": neighbour(outline.entries.get(index + 1), "start", true),
         "current": current,
+        "scaffold": scaffold_of(workspace, &entry.scene_id),
     })
 }
 
@@ -315,6 +330,20 @@ fn describe_beat(summary: &mut Summary, beat: &Value, total: usize) {
                 }
             }
             None => summary.line(format!("{label}: none")),
+        }
+    }
+    if let Some(scaffold) = beat["scaffold"].as_object() {
+        summary.line(format!(
+            "The writer's scaffold of this scene ({}): draft from it, beat by beat:",
+            scaffold.get("path").map(text).unwrap_or_default()
+        ));
+        let body = scaffold.get("text").map(text).unwrap_or_default();
+        for line in body
+            .lines()
+            .map(str::trim_end)
+            .filter(|l| !l.trim().is_empty())
+        {
+            summary.line(line);
         }
     }
     match beat["current"].as_str() {

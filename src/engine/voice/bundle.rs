@@ -84,10 +84,9 @@ pub fn select_winner(
     }
     let traits = super::tournament::measure(&version.text);
     let mut out = format!(
-        "---\ntype: {GOLD_TYPE}\nlocked: false\ntournament: {}\ncontestant: {}\nsummary: {}\n---\n\n",
+        "---\ntype: {GOLD_TYPE}\nlocked: false\ntournament: {}\ncontestant: {}\n---\n\n",
         file.id,
         yaml_string(&version.label),
-        yaml_string(&traits.summary())
     );
     let _ = write!(
         out,
@@ -163,7 +162,10 @@ pub fn generate_bundle(
         after = set_field(&after, "summary", summary);
     }
     if after != before {
-        done.push(format!("brought {} up to date", gold_file.path));
+        done.push(format!(
+            "the gold standard's traits brought up to date ({})",
+            gold_file.path
+        ));
         changes.push(Change {
             path: gold_file.path.clone(),
             before: Some(gold_file.text.clone()),
@@ -172,7 +174,7 @@ pub fn generate_bundle(
     }
     let sheet: FilePath = workspace.config().paths.anti_patterns.clone().into();
     if workspace.file(&sheet).is_none() && !workspace.root().join(&*sheet).exists() {
-        done.push(format!("wrote {sheet}"));
+        done.push(format!("a starting anti-pattern sheet ({sheet})"));
         changes.push(Change {
             path: sheet,
             before: None,
@@ -184,7 +186,7 @@ pub fn generate_bundle(
         let summary = summary
             .map(str::to_owned)
             .unwrap_or_else(|| gold.summary_or_measured());
-        done.push(format!("wrote {phase_path}"));
+        done.push(format!("a phase evolution guide ({phase_path})"));
         changes.push(Change {
             path: phase_path,
             before: None,
@@ -297,4 +299,40 @@ pub fn lock(workspace: &Workspace) -> Result<(String, Change), VoiceError> {
             after: set_field(&gold_file.text, "locked", "true"),
         },
     ))
+}
+
+/// "Pick this voice": the gold standard from version `which` of tournament
+/// `tournament` ([`select_winner`]), then the bundle around it
+/// ([`generate_bundle`]), one change per file; `workspace` sees the changes.
+pub fn pick(
+    workspace: &mut Workspace,
+    tournament: &str,
+    which: &str,
+    why: Option<&str>,
+) -> Result<(Vec<String>, Vec<Change>), VoiceError> {
+    let (picked, gold) = select_winner(workspace, tournament, which, why)?;
+    let mut said = vec![picked];
+    let mut changes = Vec::new();
+    merge(workspace, &mut changes, gold);
+    let (bundled, more) = generate_bundle(workspace, None)?;
+    said.push(bundled);
+    for change in more {
+        merge(workspace, &mut changes, change);
+    }
+    Ok((said, changes))
+}
+
+/// Adds `change` to `changes` (one per file, keeping the first `before`)
+/// and to `workspace`.
+fn merge(workspace: &mut Workspace, changes: &mut Vec<Change>, change: Change) {
+    let file = crate::index::SourceFile::parse(
+        change.path.clone(),
+        change.after.as_str().into(),
+        &workspace.config().paths,
+    );
+    workspace.insert_file(file);
+    match changes.iter_mut().find(|known| known.path == change.path) {
+        Some(known) => known.after = change.after,
+        None => changes.push(change),
+    }
 }

@@ -126,6 +126,11 @@ pub fn yaml_string(text: &str) -> String {
 pub struct TournamentFile {
     pub id: String,
     pub round: u32,
+    /// The front matter's `passage:` (a scene's id, a file's lines, or the
+    /// start of a description).
+    pub passage: String,
+    /// What the contestants were told the passage is (the quoted block).
+    pub brief: String,
     pub versions: Vec<FileVersion>,
 }
 
@@ -162,10 +167,14 @@ impl TournamentFile {
         }
         let id = field("tournament")?;
         let round = field("round").and_then(|r| r.parse().ok()).unwrap_or(1);
+        let passage = field("passage")
+            .map(|p| p.trim_matches('"').to_owned())
+            .unwrap_or_default();
         let lines: Vec<&str> = text.lines().collect();
         let mut versions: Vec<FileVersion> = Vec::new();
         let mut in_why = false;
         let mut paragraph: Vec<&str> = Vec::new();
+        let mut brief: Vec<&str> = Vec::new();
         let flush = |versions: &mut Vec<FileVersion>, paragraph: &mut Vec<&str>| {
             if let Some(version) = versions.last_mut()
                 && !paragraph.is_empty()
@@ -204,6 +213,9 @@ impl TournamentFile {
                 continue;
             }
             let Some(version) = versions.last_mut() else {
+                if let Some(quoted) = line.strip_prefix('>') {
+                    brief.push(quoted.strip_prefix(' ').unwrap_or(quoted));
+                }
                 continue;
             };
             if line.starts_with('#') && !line.starts_with("###") {
@@ -235,8 +247,19 @@ impl TournamentFile {
         Some(TournamentFile {
             id,
             round,
+            passage,
+            brief: brief.join("\n").trim().to_owned(),
             versions,
         })
+    }
+
+    /// The passage of a later round: the same scene, or what the first
+    /// round's contestants were told.
+    pub fn test_passage(&self) -> TestPassage {
+        match TestPassage::from_words(&self.passage) {
+            scene @ TestPassage::Scene { .. } => scene,
+            _ => TestPassage::Description(self.brief.clone()),
+        }
     }
 
     /// The version `which` names: its number, or its label (any case).
@@ -316,6 +339,8 @@ mod tests {
         assert!(text.contains("at the second try"), "{text}");
         let file = TournamentFile::read(&text).expect("a tournament file");
         assert_eq!(file.id, tournament.id);
+        assert_eq!(file.brief, "Scene SCN-the-gate: Iria opens the gate.");
+        assert_eq!(file.test_passage(), tournament.passage);
         assert_eq!(file.versions.len(), 3);
         assert_eq!(
             file.versions[0].text,

@@ -404,3 +404,105 @@ fn usable(raw: &str, cut_off: bool, prompt: &[Message]) -> Result<String, String
     }
     Ok(text)
 }
+
+/// Round two: the versions `lead` and `other` of `file` (the tournament
+/// file as it is now) crossed in three shares, 70/30, 50/50 and 30/70;
+/// each cross asks `lead`'s model, when it named one.
+pub fn cross(
+    file: &super::file::TournamentFile,
+    lead: &str,
+    other: &str,
+    words: Option<u32>,
+) -> Result<Tournament, VoiceError> {
+    let lead = file.version(lead).map_err(VoiceError::Invalid)?;
+    let other = file.version(other).map_err(VoiceError::Invalid)?;
+    if lead.number == other.number {
+        return Err(VoiceError::Invalid(
+            "cross two different versions: the winner and a runner-up".to_owned(),
+        ));
+    }
+    for version in [lead, other] {
+        if version.text.trim().is_empty() {
+            return Err(VoiceError::Invalid(format!(
+                "version {}. {} has no prose to cross",
+                version.number, version.label
+            )));
+        }
+    }
+    let model = Contestant::parse(&lead.label)
+        .ok()
+        .and_then(|contestant| contestant.model);
+    let contestants = [70, 50, 30]
+        .into_iter()
+        .map(|share| {
+            Contestant::crossed(
+                (&lead.label, &lead.text),
+                (&other.label, &other.text),
+                share,
+                model.clone(),
+            )
+        })
+        .collect();
+    let mut tournament = Tournament::new(file.test_passage(), contestants, words)?;
+    tournament.round = file.round + 1;
+    tournament.parent = Some(file.id.clone());
+    Ok(tournament)
+}
+
+/// "Why does this work?": the model's account of version `which` of the
+/// tournament file `text`, in a novelist's terms, as the `### Why does this
+/// work?` section to insert after the version's last line (0-based).
+pub async fn why(voice: &Voice, text: &str, which: &str) -> Result<(usize, String), VoiceError> {
+    let file = super::file::TournamentFile::read(text)
+        .ok_or_else(|| VoiceError::Invalid("this is not a tournament's file".to_owned()))?;
+    let version = file.version(which).map_err(VoiceError::Invalid)?;
+    if version.text.trim().is_empty() {
+        return Err(VoiceError::Invalid(format!(
+            "version {}. {} has no prose to explain",
+            version.number, version.label
+        )));
+    }
+    let traits = measure(&version.text);
+    let target = voice.model.target("critic");
+    let args = Map::new();
+    let task = format!("why version {} of {} works", version.number, file.id);
+    let assembly = voice
+        .prompts
+        .build(
+            PromptStep {
+                step_id: "voice-why",
+                agent_archetype: "critic",
+                prompt_type: "voice_why",
+            },
+            &PromptInputs::for_target(
+                &task,
+                &args,
+                vec![
+                    slot("contestant", &version.text, SlotKind::Artifact),
+                    slot("traits", &traits.lines().join("\n"), SlotKind::Pointer),
+                    slot("voice_strategy", &version.voice, SlotKind::Pointer),
+                ],
+                target.as_ref(),
+                Some(&voice.workspace),
+            ),
+        )
+        .map_err(|error| VoiceError::Prompt(error.to_string()))?;
+    let request = ModelRequest {
+        step_id: "voice-why".to_owned(),
+        agent_archetype: "critic".to_owned(),
+        prompt_type: "voice_why".to_owned(),
+        reply_limit: Some(assembly.reply_limit()),
+        context_window: Some(assembly.window()),
+        messages: assembly.messages,
+        json_reply: false,
+        schema: None,
+        model: None,
+    };
+    let (answer, _, _) = ask(&*voice.model, request)
+        .await
+        .map_err(VoiceError::Model)?;
+    Ok((
+        version.last_line,
+        format!("### Why does this work?\n\n{}\n", answer.trim()),
+    ))
+}

@@ -14,28 +14,11 @@ use super::ValidAction;
 use super::execute::{ActionError, Change, Effect};
 use crate::index::{CardKind, FilePath, LifeStatus, Workspace};
 
-/// The scaffold's file name ending.
-pub const SCAFFOLD_SUFFIX: &str = ".scaffold.md";
+pub use crate::index::file::SCAFFOLD_SUFFIX;
 
 /// Where the scaffold of scene `id` goes: beside its file, or in the scenes folder.
 pub fn scaffold_path(workspace: &Workspace, id: &str) -> FilePath {
-    let folder = match workspace.catalog().scene(id) {
-        Some(file) => file
-            .path
-            .rsplit_once('/')
-            .map_or(String::new(), |(folder, _)| folder.to_owned()),
-        None => workspace
-            .config()
-            .paths
-            .scenes
-            .trim_end_matches('/')
-            .to_owned(),
-    };
-    if folder.is_empty() {
-        format!("{id}{SCAFFOLD_SUFFIX}").into()
-    } else {
-        format!("{folder}/{id}{SCAFFOLD_SUFFIX}").into()
-    }
+    workspace.scaffold_path(id)
 }
 
 pub(super) fn generate(
