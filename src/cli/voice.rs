@@ -265,24 +265,9 @@ pub fn why(dir: &Path, id: &str, which: &str, model_args: &ModelArgs) -> anyhow:
     let change = Change {
         path: path.into(),
         before: Some(text.as_str().into()),
-        after: insert_after_line(&text, after_line, &section),
+        after: file::insert_after_line(&text, after_line, &section),
     };
     Ok(if write(&root, &[change]) { 0 } else { 1 })
-}
-
-/// `text` with `section` as its own paragraph after line `line` (0-based).
-pub fn insert_after_line(text: &str, line: usize, section: &str) -> String {
-    let at = text
-        .match_indices('\n')
-        .nth(line)
-        .map_or(text.len(), |(at, _)| at + 1);
-    let (head, tail) = text.split_at(at);
-    let head = if head.ends_with('\n') || head.is_empty() {
-        head.to_owned()
-    } else {
-        format!("{head}\n")
-    };
-    format!("{head}\n{}\n{tail}", section.trim_end())
 }
 
 /// `voice report`: every scene's traits and drift from the gold standard.

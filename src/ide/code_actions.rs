@@ -36,6 +36,8 @@ pub enum CodeAction {
     Conference { range: TextRange },
     /// Make the selected passage a decision of the knowledge base.
     Remember { range: TextRange },
+    /// Draft the selected passage in several voices side by side.
+    VoiceTournament { range: TextRange },
     /// Start a recipe run; `fixes` is the `missing-scene` diagnostic it is
     /// the fix of, when it drafts a scene the outline lacks.
     Run {
@@ -97,6 +99,7 @@ pub fn code_actions(
     }
     if selected && file.scene().is_some() {
         actions.push(CodeAction::Remember { range });
+        actions.push(CodeAction::VoiceTournament { range });
     }
     for action in super::run_actions(workspace, registry, file, range) {
         let fixes = checked
@@ -159,5 +162,6 @@ mod tests {
         let actions = code_actions(&workspace, &registry, &mut findings, scene, selection);
         assert!(actions.contains(&CodeAction::Conference { range: selection }));
         assert!(actions.contains(&CodeAction::Remember { range: selection }));
+        assert!(actions.contains(&CodeAction::VoiceTournament { range: selection }));
     }
 }

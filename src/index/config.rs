@@ -195,6 +195,9 @@ pub struct VoiceConfig {
     pub drift: f64,
     /// Scenes shorter than this many words are not measured.
     pub min_words: u32,
+    /// A tournament's contestants when the writer names none (the editor's
+    /// "Voice tournament on this passage").
+    pub contestants: Vec<String>,
 }
 
 impl Default for VoiceConfig {
@@ -202,6 +205,7 @@ impl Default for VoiceConfig {
         Self {
             drift: 1.0,
             min_words: 300,
+            contestants: vec!["sparse".into(), "lyrical".into(), "close".into()],
         }
     }
 }

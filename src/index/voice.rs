@@ -27,6 +27,9 @@ pub struct VoiceGold {
     pub locked: bool,
     /// `summary:`, the writer's words for the voice, if given.
     pub summary: Option<String>,
+    /// `tournament:` and `contestant:`, the version it was picked from.
+    pub tournament: Option<String>,
+    pub contestant: Option<String>,
     /// Where the passage is in the file.
     pub passage: Option<TextRange>,
     /// The passage's traits.
@@ -76,11 +79,19 @@ pub fn read_gold(
         .string("summary")
         .map(|summary| summary.text.trim().to_owned())
         .filter(|summary| !summary.is_empty());
+    let tournament = fields
+        .string("tournament")
+        .map(|t| t.text.trim().to_owned());
+    let contestant = fields
+        .string("contestant")
+        .map(|c| c.text.trim().to_owned());
     let passage = passage_range(text, syntax);
     let prose = Prose::analyse(text, syntax);
     VoiceGold {
         locked,
         summary,
+        tournament,
+        contestant,
         passage,
         traits: VoiceTraits::measure(text, &prose, passage),
     }

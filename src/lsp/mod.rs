@@ -29,6 +29,7 @@ mod settings;
 mod snapshot;
 mod state;
 mod stats;
+mod voice;
 
 use tower_lsp_server::{LspService, Server as Transport};
 

@@ -287,6 +287,21 @@ impl TournamentFile {
     }
 }
 
+/// `text` with `section` as its own paragraph after line `line` (0-based).
+pub fn insert_after_line(text: &str, line: usize, section: &str) -> String {
+    let at = text
+        .match_indices('\n')
+        .nth(line)
+        .map_or(text.len(), |(at, _)| at + 1);
+    let (head, tail) = text.split_at(at);
+    let head = if head.ends_with('\n') || head.is_empty() {
+        head.to_owned()
+    } else {
+        format!("{head}\n")
+    };
+    format!("{head}\n{}\n{tail}", section.trim_end())
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::contestant::Contestant;

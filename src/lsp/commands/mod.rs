@@ -9,7 +9,9 @@ use tower_lsp_server::jsonrpc::Error as RpcError;
 use tower_lsp_server::ls_types as lsp;
 
 use super::runs::{self, Context};
-use super::{compile, conference, diagnostics, dictionary, foreman, knowledge, mode, plans, stats};
+use super::{
+    compile, conference, diagnostics, dictionary, foreman, knowledge, mode, plans, stats, voice,
+};
 use shared::{argument, invalid};
 
 /// Every command the server executes.
@@ -32,6 +34,12 @@ pub const COMMANDS: &[&str] = &[
     mode::MODE,
     mode::ADVANCE_MODE,
     foreman::ASK_FOREMAN,
+    voice::VOICE_TOURNAMENT,
+    voice::VOICE_PICK,
+    voice::VOICE_WHY,
+    voice::VOICE_CROSS,
+    voice::VOICE_BUNDLE,
+    voice::VOICE_LOCK,
 ];
 
 /// Whether `command` reads the manuscript (routes, runs, plans, remembers),
@@ -120,6 +128,30 @@ pub async fn execute(
             let token = params.work_done_progress_params.work_done_token;
             foreman::start(context, args, token).map(Some)
         }
+        voice::VOICE_TOURNAMENT => {
+            let args = argument(voice::VOICE_TOURNAMENT, arguments)?;
+            let token = params.work_done_progress_params.work_done_token;
+            voice::start_tournament(context, args, token).map(Some)
+        }
+        voice::VOICE_PICK => {
+            let args = argument(voice::VOICE_PICK, arguments)?;
+            voice::pick(context, args).await.map(Some)
+        }
+        voice::VOICE_WHY => {
+            let args = argument(voice::VOICE_WHY, arguments)?;
+            let token = params.work_done_progress_params.work_done_token;
+            voice::why(context, args, token).map(Some)
+        }
+        voice::VOICE_CROSS => {
+            let args = argument(voice::VOICE_CROSS, arguments)?;
+            let token = params.work_done_progress_params.work_done_token;
+            voice::cross(context, args, token).map(Some)
+        }
+        voice::VOICE_BUNDLE => {
+            let args = argument(voice::VOICE_BUNDLE, arguments)?;
+            voice::bundle(context, args).await.map(Some)
+        }
+        voice::VOICE_LOCK => voice::lock_voice(context).await.map(Some),
         mode::ADVANCE_MODE => {
             let args = argument(mode::ADVANCE_MODE, arguments)?;
             mode::advance(context, args).map(Some)

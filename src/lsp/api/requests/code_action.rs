@@ -120,6 +120,10 @@ pub fn code_actions(
             CodeAction::Remember { .. } => {
                 on_selection("Remember this", crate::lsp::knowledge::REMEMBER)
             }
+            CodeAction::VoiceTournament { .. } => on_selection(
+                "Voice tournament on this passage",
+                crate::lsp::voice::VOICE_TOURNAMENT,
+            ),
             CodeAction::Run { action, fixes } => {
                 // "Draft scene" is the missing-scene diagnostic's quick fix.
                 let fixes: Option<Vec<lsp::Diagnostic>> =

@@ -1,6 +1,9 @@
 //! `textDocument/codeLens`: word counts, "Draft scene" on an outline entry,
-//! the project's mode and its gate on a Story Bible template, and a plan
-//! checklist's lenses.
+//! the project's mode and its gate on a Story Bible template, a plan
+//! checklist's lenses, and voice calibration's: "Pick this voice", "Why
+//! does this work?" and "Cross with the picked voice" on each version of a
+//! tournament file, "Lock this voice" and "Bring the bundle up to date" on
+//! the gold standard.
 
 use serde_json::json;
 use tower_lsp_server::jsonrpc::Result as RpcResult;
@@ -41,6 +44,7 @@ pub fn code_lenses(snapshot: &Snapshot, params: &lsp::CodeLensParams) -> Vec<lsp
             data: None,
         });
     let mode = mode_lenses(snapshot, file);
+    let voice = voice_lenses(snapshot, file);
     ide::word_counts(&snapshot.workspace, file)
         .into_iter()
         .map(|count| lsp::CodeLens {
@@ -54,7 +58,100 @@ pub fn code_lenses(snapshot: &Snapshot, params: &lsp::CodeLensParams) -> Vec<lsp
         })
         .chain(drafts)
         .chain(mode)
+        .chain(voice)
         .collect()
+}
+
+/// A lens at `line` (0-based) running `command` with `argument`.
+fn line_lens(
+    line: usize,
+    title: &str,
+    command: &str,
+    argument: serde_json::Value,
+) -> lsp::CodeLens {
+    let at = lsp::Position {
+        line: line as u32,
+        character: 0,
+    };
+    lsp::CodeLens {
+        range: lsp::Range { start: at, end: at },
+        command: Some(lsp::Command {
+            title: title.to_owned(),
+            command: command.to_owned(),
+            arguments: Some(vec![argument]),
+        }),
+        data: None,
+    }
+}
+
+/// On a tournament's versions and on the gold standard.
+fn voice_lenses(snapshot: &Snapshot, file: &crate::index::SourceFile) -> Vec<lsp::CodeLens> {
+    use crate::engine::voice::file::TournamentFile;
+    use crate::lsp::voice::{VOICE_BUNDLE, VOICE_CROSS, VOICE_LOCK, VOICE_PICK, VOICE_WHY};
+    if let Some(gold) = file.voice_gold() {
+        let at = range(file, file.head_range(), snapshot.encoding);
+        let mut lenses = Vec::new();
+        if !gold.locked {
+            lenses.push(lsp::CodeLens {
+                range: at,
+                command: Some(lsp::Command {
+                    title: "Lock this voice".to_owned(),
+                    command: VOICE_LOCK.to_owned(),
+                    arguments: None,
+                }),
+                data: None,
+            });
+        }
+        lenses.push(lsp::CodeLens {
+            range: at,
+            command: Some(lsp::Command {
+                title: "Bring the bundle up to date".to_owned(),
+                command: VOICE_BUNDLE.to_owned(),
+                arguments: None,
+            }),
+            data: None,
+        });
+        return lenses;
+    }
+    let Some(tournament) = TournamentFile::read(&file.text) else {
+        return Vec::new();
+    };
+    // The version the gold standard was picked from, when it is this file's.
+    let picked = snapshot
+        .workspace
+        .catalog()
+        .voice_gold()
+        .filter(|(_, gold)| gold.tournament.as_deref() == Some(tournament.id.as_str()))
+        .and_then(|(_, gold)| gold.contestant.clone())
+        .and_then(|label| tournament.version(&label).ok().map(|v| v.number));
+    let path = file.path.to_string();
+    let mut lenses = Vec::new();
+    for version in tournament.versions.iter().filter(|v| !v.text.is_empty()) {
+        let argument = json!({"tournament": path, "version": version.number});
+        lenses.push(line_lens(
+            version.line,
+            "Pick this voice",
+            VOICE_PICK,
+            argument.clone(),
+        ));
+        if !version.has_why {
+            lenses.push(line_lens(
+                version.line,
+                "Why does this work?",
+                VOICE_WHY,
+                argument,
+            ));
+        }
+        if let Some(winner) = picked.filter(|winner| *winner != version.number) {
+            lenses.push(line_lens(
+                version.line,
+                "Cross with the picked voice",
+                VOICE_CROSS,
+                json!({"tournament": path, "version": winner, "other": version.number}),
+            ));
+        }
+    }
+    lenses
 }
 
 /// At the head of a Story Bible template and of the Foreman's desk: the
