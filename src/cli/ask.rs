@@ -110,6 +110,9 @@ pub fn ask(dir: &Path, message: Option<&str>, model_args: &ModelArgs) -> anyhow:
         println!("starting {recipe} ({})", pairs.join(", "));
         super::run::run(&root, recipe, None, &pairs, model_args)?;
     }
+    for tournament in reply.tournaments {
+        super::voice::run_tournament(&root, tournament, model_args)?;
+    }
     Ok(0)
 }
 

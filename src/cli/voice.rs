@@ -70,7 +70,8 @@ pub fn cross(
     run_tournament(&root, tournament, model_args)
 }
 
-fn run_tournament(
+/// Runs `tournament` and writes its file.
+pub(crate) fn run_tournament(
     root: &Path,
     tournament: Tournament,
     model_args: &ModelArgs,

@@ -6,7 +6,8 @@
 //! the version it was read (asked again at the new end if the writer typed
 //! meanwhile: appending never overwrites), the actions' changes as edits of
 //! their files (a file the writer changed since is left alone and said so),
-//! new files created, and a `write_scene` starts its run.
+//! new files created, a `write_scene` starts its run and a
+//! `start_tournament` its tournament.
 
 use serde_json::{Value, json};
 use tokio::sync::mpsc::unbounded_channel;
@@ -293,6 +294,12 @@ async fn deliver(context: &Context, added: &str, version: Option<i32>, reply: Re
         // The writer typed meanwhile: append at the desk's new end.
         let (_, _, now_version) = desk_now(context);
         appended = append_to_desk(context, &text, now_version).await;
+    }
+    for tournament in reply.tournaments {
+        let workspace = lock(&context.session).workspace.clone();
+        if let Err(error) = super::voice::spawn(context, workspace.into(), tournament, None) {
+            done.push(format!("the tournament could not start: {}", error.message));
+        }
     }
     for (recipe, args) in reply.runs {
         let request = LaunchRequest {

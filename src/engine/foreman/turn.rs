@@ -49,6 +49,8 @@ pub struct Reply {
     pub changes: Vec<Change>,
     /// Recipe runs to start (a `write_scene`).
     pub runs: Vec<(String, Map<String, Value>)>,
+    /// Voice tournaments to run (a `start_tournament`).
+    pub tournaments: Vec<crate::engine::voice::Tournament>,
     /// How many times the model was asked.
     pub rounds: usize,
 }
@@ -296,6 +298,10 @@ impl Desk<'_> {
                     Effect::Saved(_) => None,
                     Effect::Run { recipe, args } => {
                         reply.runs.push((recipe, args));
+                        None
+                    }
+                    Effect::Tournament(tournament) => {
+                        reply.tournaments.push(*tournament);
                         None
                     }
                     Effect::Changes(changes) => {

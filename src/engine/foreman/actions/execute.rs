@@ -47,6 +47,9 @@ pub enum Effect {
         recipe: String,
         args: Map<String, Value>,
     },
+    /// A voice tournament to run (it drafts with the model: the front end
+    /// runs it with progress and creates its file).
+    Tournament(Box<crate::engine::voice::Tournament>),
 }
 
 /// An executed action.
@@ -82,12 +85,9 @@ pub fn execute(action: &ValidAction, cx: &Context) -> Result<Outcome, ActionErro
         ActionKind::WriteScene => write_scene(action, cx)?,
         ActionKind::RunHealthCheck => health_check(action, cx)?,
         ActionKind::ApplyEdit => apply_edit(action, cx)?,
-        ActionKind::StartTournament | ActionKind::SelectWinner | ActionKind::GenerateBundle => {
-            return Err(refused(format!(
-                "{} needs the voice tournament, which this version of control-room does not have yet; calibrate the voice with the writer in conversation",
-                action.kind.id()
-            )));
-        }
+        ActionKind::StartTournament => start_tournament(action, cx)?,
+        ActionKind::SelectWinner => select_winner(action, cx)?,
+        ActionKind::GenerateBundle => generate_bundle(action, cx)?,
     };
     Ok(Outcome {
         kind: action.kind,
@@ -236,6 +236,65 @@ fn write_scene(action: &ValidAction, cx: &Context) -> Result<(String, Effect), A
             args,
         },
     ))
+}
+
+fn voice_refusal(error: crate::engine::voice::VoiceError) -> ActionError {
+    refused(error.to_string())
+}
+
+fn start_tournament(action: &ValidAction, cx: &Context) -> Result<(String, Effect), ActionError> {
+    use crate::engine::voice::{Contestant, TestPassage, Tournament, tournament};
+    let passage = TestPassage::from_words(action.text("passage").unwrap_or_default());
+    let contestants = action
+        .params
+        .get("contestants")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .map(Contestant::parse)
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|error| refused(format!("start_tournament: {error}")))?;
+    let words = action
+        .params
+        .get("words")
+        .and_then(Value::as_u64)
+        .map(|words| words as u32);
+    let tournament = Tournament::new(passage, contestants, words).map_err(voice_refusal)?;
+    // The passage must make sense before anyone drafts it.
+    tournament::brief(cx.workspace, &tournament.passage).map_err(voice_refusal)?;
+    Ok((
+        format!(
+            "started tournament {} ({} contestants: {})",
+            tournament.id,
+            tournament.contestants.len(),
+            tournament
+                .contestants
+                .iter()
+                .map(|c| c.label.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        Effect::Tournament(Box::new(tournament)),
+    ))
+}
+
+fn select_winner(action: &ValidAction, cx: &Context) -> Result<(String, Effect), ActionError> {
+    let (said, change) = crate::engine::voice::bundle::select_winner(
+        cx.workspace,
+        action.text("tournament_id").unwrap_or_default(),
+        action.text("contestant").unwrap_or_default(),
+        action.text("why"),
+    )
+    .map_err(voice_refusal)?;
+    Ok((said, Effect::Changes(vec![change])))
+}
+
+fn generate_bundle(action: &ValidAction, cx: &Context) -> Result<(String, Effect), ActionError> {
+    let (said, changes) =
+        crate::engine::voice::bundle::generate_bundle(cx.workspace, action.text("voice_summary"))
+            .map_err(voice_refusal)?;
+    Ok((said, Effect::Changes(changes)))
 }
 
 fn health_check(action: &ValidAction, cx: &Context) -> Result<(String, Effect), ActionError> {

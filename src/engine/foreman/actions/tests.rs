@@ -424,3 +424,76 @@ fn a_notebook_outside_the_notes_is_refused_and_nothing_is_read() {
         );
     }
 }
+
+#[test]
+fn the_voice_actions_start_a_tournament_pick_its_winner_and_write_the_bundle() {
+    let (dir, workspace) = example();
+    let outcome = run(&workspace, CASES[4].0, Mode::VoiceCalibration).unwrap();
+    let Effect::Tournament(tournament) = &outcome.effect else {
+        panic!("{:?}", outcome.effect)
+    };
+    let labels: Vec<&str> = tournament
+        .contestants
+        .iter()
+        .map(|c| c.label.as_str())
+        .collect();
+    assert_eq!(labels, ["sparse", "lyrical", "close"]);
+    // A scene the outline lacks is refused before anyone drafts.
+    let refused = run(
+        &workspace,
+        "<action type=\"start_tournament\"><passage>SCN-nowhere</passage><contestants>sparse, lyrical</contestants></action>",
+        Mode::VoiceCalibration,
+    )
+    .unwrap_err();
+    assert!(
+        refused.to_string().contains("not in the outline"),
+        "{refused}"
+    );
+
+    // No such tournament yet; then its file, and the pick.
+    let refused = run(&workspace, CASES[5].0, Mode::VoiceCalibration).unwrap_err();
+    assert!(
+        refused.to_string().contains("no tournament file"),
+        "{refused}"
+    );
+    let refused = run(&workspace, CASES[6].0, Mode::VoiceCalibration).unwrap_err();
+    assert!(
+        refused.to_string().contains("no gold standard"),
+        "{refused}"
+    );
+    let entries: Vec<crate::engine::voice::tournament::Entry> = tournament
+        .contestants
+        .iter()
+        .map(|contestant| crate::engine::voice::tournament::Entry {
+            contestant: contestant.clone(),
+            outcome: Ok(crate::engine::voice::tournament::Version {
+                text: format!(
+                    "The gate held in the {} voice. Nobody came.",
+                    contestant.label
+                ),
+                served_by: "fake/m".into(),
+                traits: Default::default(),
+                attempts: 1,
+                elapsed_ms: 10,
+            }),
+        })
+        .collect();
+    let path = tournament.path(&workspace);
+    let file = crate::engine::voice::file::render(tournament, "the gate", &entries);
+    std::fs::create_dir_all(dir.path().join(&*path).parent().unwrap()).unwrap();
+    std::fs::write(dir.path().join(&*path), file).unwrap();
+    let workspace = Workspace::load(dir.path());
+    let xml = format!(
+        "<action type=\"select_winner\"><tournament_id>{}</tournament_id><contestant>2</contestant><why>It sings.</why></action>",
+        tournament.id
+    );
+    let outcome = run(&workspace, &xml, Mode::VoiceCalibration).unwrap();
+    let gold = changed(&outcome);
+    assert_eq!(&*gold.path, "Compendium/Voice/gold-standard.md");
+    assert!(
+        gold.after.contains("in the lyrical voice"),
+        "{}",
+        gold.after
+    );
+    assert!(gold.after.contains("## Why it works\n\nIt sings."));
+}
