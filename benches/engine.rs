@@ -6,6 +6,10 @@
 //! signed receipts, and the atomic writes of run.json, cache.json and
 //! steps.jsonl after each step.
 //!
+//! A voice tournament's wall time with one contestant and with three,
+//! against a model that takes a fixed 100 ms (target: three within 1.3x of
+//! one, for the contestants draft at once).
+//!
 //! Also the review loop's gates (no target in the issue; measured so a
 //! regression shows): one draft judged as the scene it would become, on the
 //! example and on a generated 200-scene manuscript, where the snapshot's
@@ -137,7 +141,7 @@ fn gates(c: &mut Criterion) {
 }
 
 criterion_group!(benches, engine, gates);
-criterion_main!(benches, foreman);
+criterion_main!(benches, foreman, tournament);
 
 /// Assembling a Foreman prompt with 50 turns of history and 200 decisions
 /// in the knowledge base, on the bundled example (target < 5 ms median).
@@ -241,3 +245,87 @@ impl Model for FullTier {
 }
 
 criterion_group!(foreman, foreman_prompt);
+
+/// A model that takes 100 ms and answers a passage.
+struct Delayed;
+
+impl Model for Delayed {
+    fn ask<'a>(
+        &'a self,
+        _request: &'a control_room::engine::model::ModelRequest,
+        _on_text: control_room::engine::model::Listener<'a>,
+    ) -> control_room::engine::model::Completion<'a> {
+        use control_room::engine::model::{Actor, Decoding, ModelReply};
+        Box::pin(async {
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+            Ok(ModelReply {
+                text: "The gate held. Iria put her shoulder to the bar and it did not move. \
+                       She tried again, and the wood groaned, and the Warden came through."
+                    .to_owned(),
+                actor: Actor {
+                    provider: "fake".into(),
+                    model: "delayed".into(),
+                    requested_model: None,
+                },
+                requested: Decoding::default(),
+                effective: Decoding::default(),
+                cut_off: false,
+            })
+        })
+    }
+}
+
+/// One contestant against three, each answered in 100 ms.
+fn tournament_wall_time(c: &mut Criterion) {
+    use control_room::engine::voice::{Contestant, TestPassage, Tournament, Voice, tournament};
+
+    let manifest_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let workspace = Arc::new(Workspace::load(&manifest_dir.join("examples/salt-road")));
+    let voice = Voice {
+        workspace: workspace.clone(),
+        prompts: Arc::new(Prompts::bundled()),
+        model: Arc::new(Delayed),
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let mut group = c.benchmark_group("tournament");
+    group.sample_size(10);
+    for (name, labels) in [
+        ("one_contestant_100ms", vec!["sparse"]),
+        (
+            "three_contestants_100ms",
+            vec!["sparse", "lyrical", "close"],
+        ),
+    ] {
+        let contestants = labels
+            .iter()
+            .map(|label| Contestant::parse(label).unwrap())
+            .collect();
+        let tournament = Tournament::new(
+            TestPassage::Scene {
+                id: "SCN-the-gate".into(),
+            },
+            contestants,
+            None,
+        )
+        .unwrap();
+        group.bench_function(name, |bench| {
+            bench.iter(|| {
+                let entries = runtime
+                    .block_on(tournament::run(
+                        &voice,
+                        &tournament,
+                        &|_, _, _| {},
+                        &CancellationToken::new(),
+                    ))
+                    .unwrap();
+                assert!(entries.iter().all(|entry| entry.outcome.is_ok()));
+            });
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(tournament, tournament_wall_time);
