@@ -413,3 +413,55 @@ fn a_turn_at_the_foremans_desk_with_a_real_model_ends_in_time_and_lands_its_repl
         }
     }
 }
+
+#[test]
+fn a_voice_tournament_with_a_real_model_ends_in_time_and_lands_each_version_or_why_not() {
+    let Some(model) = RealModelServer::start("a_voice_tournament_with_a_real_model") else {
+        return;
+    };
+    let (_dir, root) = example_copy();
+    model.configure(&root);
+    let started = Instant::now();
+    let output = control_room(
+        &root,
+        &[
+            "voice",
+            "tournament",
+            "--scene",
+            "SCN-the-gate",
+            "--contestants",
+            "sparse,lyrical",
+            "--words",
+            "150",
+        ],
+    );
+    let elapsed = started.elapsed();
+    let text = output_text(&output);
+    eprintln!("a voice tournament of two: {elapsed:.1?}\n{text}");
+    assert!(elapsed < RUN_BOUND, "{elapsed:?}");
+    let folder = root.join("Compendium/Voice/tournaments");
+    match output.status.code() {
+        // At least one version: the file lands with both, each with its
+        // prose and traits or the reason it failed.
+        Some(0) => {
+            let files: Vec<_> = std::fs::read_dir(&folder).unwrap().flatten().collect();
+            assert_eq!(files.len(), 1, "{text}");
+            let file = std::fs::read_to_string(files[0].path()).unwrap();
+            for heading in ["## 1. sparse", "## 2. lyrical"] {
+                let at = file.find(heading).expect(heading);
+                let section = &file[at..];
+                assert!(
+                    section.contains("*Measured:*") || section.contains("*Failed:*"),
+                    "{file}"
+                );
+            }
+            assert!(!file.contains("<thinking>"), "{file}");
+        }
+        // No contestant wrote usable prose: said, and no file.
+        Some(1) => {
+            assert!(text.contains("no contestant wrote a usable version"), "{text}");
+            assert!(!folder.exists() || std::fs::read_dir(&folder).unwrap().next().is_none());
+        }
+        other => panic!("voice tournament exited {other:?}: {text}"),
+    }
+}
