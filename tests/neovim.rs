@@ -181,6 +181,19 @@ fn the_plugin_checks_fixes_drafts_and_reports_in_a_real_neovim() {
             "<message>The Story Bible is complete: the voice is next.</message>",
         )],
     );
+    // The voice tournament's two contestants.
+    server.on(
+        "<current_step>tournament-1 (writer)</current_step>",
+        vec![model_server::Answer::text(
+            "The bar held. Iria set her shoulder to it. It did not move. She tried again, and the wood groaned at last.",
+        )],
+    );
+    server.on(
+        "<current_step>tournament-2 (writer)</current_step>",
+        vec![model_server::Answer::text(
+            "The bar lay across the gate like the arm of an old sleeper, and Iria leaned into it as into a wind off the flats.",
+        )],
+    );
     configure(&root, &server.url);
     let expected = checked(&root, "Story/Scenes/SCN-the-saltmaster.md");
     let expected_gate = checked(&root, "Story/Scenes/SCN-the-gate.md");
@@ -213,7 +226,8 @@ fn the_plugin_checks_fixes_drafts_and_reports_in_a_real_neovim() {
             "ControlRoomConference",
             "ControlRoomDraftScene",
             "ControlRoomMode",
-            "ControlRoomRuns"
+            "ControlRoomRuns",
+            "ControlRoomVoiceTournament"
         ]
     );
     assert_eq!(
@@ -249,6 +263,22 @@ fn the_plugin_checks_fixes_drafts_and_reports_in_a_real_neovim() {
     assert!(
         desk.contains("## Writer\n\nNeovim: what comes next?\n\n## Foreman\n\nThe Story Bible is complete: the voice is next."),
         "{desk}"
+    );
+
+    // The voice tournament on the gate's first paragraph, re-voiced.
+    let tournament = report["tournament_text"].as_str().unwrap();
+    assert!(
+        tournament.contains("passage: \"Story/Scenes/SCN-the-gate.md:12-12\""),
+        "{tournament}"
+    );
+    assert!(
+        tournament.contains("> Re-voice this passage"),
+        "{tournament}"
+    );
+    assert!(
+        tournament.contains("## 1. sparse")
+            && tournament.contains("like the arm of an old sleeper"),
+        "{tournament}"
     );
 
     // Inlay hints: the plugin turned them on, and Neovim holds the story

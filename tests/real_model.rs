@@ -459,7 +459,10 @@ fn a_voice_tournament_with_a_real_model_ends_in_time_and_lands_each_version_or_w
         }
         // No contestant wrote usable prose: said, and no file.
         Some(1) => {
-            assert!(text.contains("no contestant wrote a usable version"), "{text}");
+            assert!(
+                text.contains("no contestant wrote a usable version"),
+                "{text}"
+            );
             assert!(!folder.exists() || std::fs::read_dir(&folder).unwrap().next().is_none());
         }
         other => panic!("voice tournament exited {other:?}: {text}"),

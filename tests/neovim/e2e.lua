@@ -332,7 +332,21 @@ local function main()
   report.desk_text = table.concat(vim.fn.readfile(desk), "\n")
   step("foreman")
 
-  -- 8. :checkhealth control_room.
+  -- 8. A voice tournament on the gate's first paragraph: its file lands.
+  vim.cmd("edit " .. vim.fn.fnameescape(root .. "/Story/Scenes/SCN-the-gate.md"))
+  vim.cmd("12,12ControlRoomVoiceTournament sparse, lyrical")
+  local tournaments = root .. "/Compendium/Voice/tournaments"
+  wait("the tournament's file", 20000, function()
+    return #vim.fn.glob(tournaments .. "/*.md", false, true) == 1
+  end)
+  local found = vim.fn.glob(tournaments .. "/*.md", false, true)[1]
+  wait("the tournament's versions", 10000, function()
+    return table.concat(vim.fn.readfile(found), "\n"):find("## 2. lyrical", 1, true) ~= nil
+  end)
+  report.tournament_text = table.concat(vim.fn.readfile(found), "\n")
+  step("voice")
+
+  -- 9. :checkhealth control_room.
   vim.cmd("checkhealth control_room")
   report.health = buffer_text(0)
   step("health")

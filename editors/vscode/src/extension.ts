@@ -10,6 +10,7 @@ import type { Activity } from './activity';
 import { registerCommands } from './commands';
 import { ControlRoom, SECTION } from './controlRoom';
 import { FOREMAN_COMMANDS, ModeStatusBar, advanceMode, askForeman } from './foreman';
+import { VOICE_COMMANDS, lockVoice, voiceTournament } from './voice';
 import { RunStatusBar } from './statusBar';
 import { WordsStatusBar } from './wordsStatusBar';
 
@@ -59,6 +60,8 @@ export function activate(context: vscode.ExtensionContext): ControlRoomApi {
     ...registerCommands(instance, output),
     foremanCommand(FOREMAN_COMMANDS.askForeman, (argument) => askForeman(instance, argument)),
     foremanCommand(FOREMAN_COMMANDS.advanceMode, (argument) => advanceMode(instance, argument, mode)),
+    foremanCommand(VOICE_COMMANDS.tournament, (argument) => voiceTournament(instance, argument)),
+    foremanCommand(VOICE_COMMANDS.lock, () => lockVoice(instance)),
   );
   context.subscriptions.push(
     vscode.workspace.onDidChangeWorkspaceFolders(() => void instance.refresh()),

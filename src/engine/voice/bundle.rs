@@ -336,3 +336,138 @@ fn merge(workspace: &mut Workspace, changes: &mut Vec<Change>, change: Change) {
         None => changes.push(change),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::file::render;
+    use super::super::tournament::{Entry, Version, measure};
+    use super::super::{Contestant, TestPassage, Tournament};
+    use super::*;
+
+    const SPARSE: &str = "The gate held. Iria waited on the wall. Nobody came up the road.";
+
+    /// The example in a temporary folder with a tournament of two written.
+    fn with_tournament() -> (tempfile::TempDir, Workspace, String) {
+        let dir = tempfile::tempdir().unwrap();
+        let source = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/salt-road");
+        copy(&source, dir.path());
+        let workspace = Workspace::load(dir.path());
+        let tournament = Tournament::new(
+            TestPassage::Scene {
+                id: "SCN-the-gate".into(),
+            },
+            vec![
+                Contestant::parse("sparse").unwrap(),
+                Contestant::parse("lyrical").unwrap(),
+            ],
+            None,
+        )
+        .unwrap();
+        let entries = vec![
+            Entry {
+                contestant: tournament.contestants[0].clone(),
+                outcome: Ok(Version {
+                    text: SPARSE.to_owned(),
+                    served_by: "fake/m".into(),
+                    traits: measure(SPARSE),
+                    attempts: 1,
+                    elapsed_ms: 1,
+                }),
+            },
+            Entry {
+                contestant: tournament.contestants[1].clone(),
+                outcome: Err("it was cut off".into()),
+            },
+        ];
+        let path = workspace.root().join(&*tournament.path(&workspace));
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, render(&tournament, "the gate", &entries)).unwrap();
+        let workspace = Workspace::load(dir.path());
+        (dir, workspace, tournament.id)
+    }
+
+    fn copy(from: &std::path::Path, to: &std::path::Path) {
+        std::fs::create_dir_all(to).unwrap();
+        for entry in std::fs::read_dir(from).unwrap().flatten() {
+            let target = to.join(entry.file_name());
+            if entry.file_type().unwrap().is_dir() {
+                copy(&entry.path(), &target);
+            } else {
+                std::fs::copy(entry.path(), target).unwrap();
+            }
+        }
+    }
+
+    fn write(workspace: &Workspace, changes: &[Change]) -> Workspace {
+        let root = workspace.root().to_path_buf();
+        for (path, result) in
+            crate::engine::changes::apply_on_disk(&root, &crate::storage::Disk::default(), changes)
+        {
+            result.unwrap_or_else(|why| panic!("{path}: {why}"));
+        }
+        Workspace::load(&root)
+    }
+
+    #[test]
+    fn a_pick_writes_the_gold_standard_and_the_missing_bundle_and_keeps_the_writers_files() {
+        let (_dir, mut workspace, id) = with_tournament();
+        // The writer's own phase guide is kept; the sheet exists in the example.
+        let phase = workspace.root().join("Compendium/Voice/phase-evolution.md");
+        std::fs::write(&phase, "# My own guide\n").unwrap();
+        let mut workspace_with_guide = Workspace::load(workspace.root());
+        let (said, changes) =
+            pick(&mut workspace_with_guide, &id, "sparse", Some("Plain.")).unwrap();
+        assert_eq!(changes.len(), 1, "{said:?}");
+        assert_eq!(&*changes[0].path, "Compendium/Voice/gold-standard.md");
+        std::fs::remove_file(&phase).unwrap();
+
+        let (_, changes) = pick(&mut workspace, &id, "1", None).unwrap();
+        let paths: Vec<&str> = changes.iter().map(|c| &*c.path).collect();
+        assert_eq!(
+            paths,
+            [
+                "Compendium/Voice/gold-standard.md",
+                "Compendium/Voice/phase-evolution.md"
+            ]
+        );
+        let workspace = write(&workspace, &changes);
+        let (_, gold) = workspace.catalog().voice_gold().expect("a gold standard");
+        assert!(!gold.locked);
+        assert_eq!(gold.traits.words, 13);
+        assert_eq!(gold.tournament.as_deref(), Some(id.as_str()));
+        // A version that failed has nothing to pick.
+        let failed = select_winner(&workspace, &id, "2", None).unwrap_err();
+        assert!(failed.to_string().contains("no prose to pick"), "{failed}");
+        // Up to date: nothing more to write.
+        let (said, changes) = generate_bundle(&workspace, None).unwrap();
+        assert!(changes.is_empty(), "{said}: {changes:?}");
+    }
+
+    #[test]
+    fn a_locked_voice_is_never_replaced_by_a_pick() {
+        let (_dir, mut workspace, id) = with_tournament();
+        let (_, changes) = pick(&mut workspace, &id, "1", None).unwrap();
+        let workspace = write(&workspace, &changes);
+        let (_, locked) = lock(&workspace).unwrap();
+        let mut workspace = write(&workspace, &[locked]);
+        assert!(workspace.catalog().voice_gold().unwrap().1.locked);
+        let refused = pick(&mut workspace, &id, "1", None).unwrap_err();
+        assert!(matches!(refused, VoiceError::Refused(_)), "{refused}");
+        assert!(lock(&workspace).is_err(), "already locked");
+    }
+
+    #[test]
+    fn the_bundle_needs_a_gold_standard_and_keeps_the_writers_summary() {
+        let (_dir, mut workspace, id) = with_tournament();
+        assert!(matches!(
+            generate_bundle(&workspace, None),
+            Err(VoiceError::Refused(_))
+        ));
+        let (_, changes) = pick(&mut workspace, &id, "1", None).unwrap();
+        let workspace = write(&workspace, &changes);
+        let (_, changes) = generate_bundle(&workspace, Some("Plain, close, cold.")).unwrap();
+        let workspace = write(&workspace, &changes);
+        let (_, gold) = workspace.catalog().voice_gold().unwrap();
+        assert_eq!(gold.summary_or_measured(), "Plain, close, cold.");
+    }
+}

@@ -535,6 +535,35 @@ function M.ask_foreman(message, callback)
   end)
 end
 
+--- A voice tournament: `contestants` (comma-separated; default the
+--- manuscript's `[voice] contestants`) draft lines `first_line`..`last_line`
+--- of the current buffer, or, without lines, its scene; the versions land
+--- side by side in one file of the voice folder, which opens when done.
+--- `callback(answer)` gets the server's first answer (`{ tournament = id }`).
+function M.voice_tournament(contestants, first_line, last_line, callback)
+  local bufnr = vim.api.nvim_get_current_buf()
+  local argument = { uri = vim.uri_from_bufnr(bufnr) }
+  if contestants ~= nil and contestants ~= "" then
+    argument.contestants = vim.split(contestants, "%s*,%s*", { trimempty = true })
+  end
+  if first_line then
+    local last = vim.api.nvim_buf_get_lines(bufnr, last_line - 1, last_line, false)[1] or ""
+    argument.range = {
+      start = { line = first_line - 1, character = 0 },
+      ["end"] = { line = last_line - 1, character = column(M.client(bufnr), last, #last) },
+    }
+  end
+  M.execute("controlRoom.voice.tournament", argument, function(answer)
+    notify(("voice tournament %s: %s contestants drafting"):format(
+      answer and answer.tournament or "?",
+      answer and answer.contestants or "?"
+    ))
+    if callback then
+      callback(answer)
+    end
+  end, bufnr)
+end
+
 local function create_commands()
   local command = vim.api.nvim_create_user_command
   command("ControlRoomDraftScene", function(opts)
@@ -559,6 +588,17 @@ local function create_commands()
   command("ControlRoomAsk", function(opts)
     M.ask_foreman(opts.args)
   end, { nargs = "?", desc = "control-room: ask the Foreman (a message, or the desk's last one)" })
+  command("ControlRoomVoiceTournament", function(opts)
+    if opts.range > 0 then
+      M.voice_tournament(opts.args, opts.line1, opts.line2)
+    else
+      M.voice_tournament(opts.args)
+    end
+  end, {
+    nargs = "?",
+    range = true,
+    desc = "control-room: draft the lines given (or this scene) in several voices side by side (contestants comma-separated)",
+  })
   command("ControlRoomMode", function()
     M.mode(function(view)
       if view then

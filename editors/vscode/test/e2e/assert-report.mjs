@@ -355,6 +355,36 @@ expect(
   show(desk),
 );
 
+// Voice calibration: a tournament from the palette, its lenses, a pick.
+expect(
+  'Voice Tournament from the palette started two contestants',
+  typeof facts.tournamentAnswer?.tournament === 'string' && facts.tournamentAnswer?.contestants === 2,
+  show(facts.tournamentAnswer),
+);
+const tournament = facts.tournamentText ?? '';
+expect(
+  "the tournament's file holds both versions of the selected paragraph side by side",
+  tournament.includes('passage: "Story/Scenes/SCN-the-gate.md:12-12"') &&
+    tournament.includes('## 1. sparse') &&
+    tournament.includes('The bar held. Iria set her shoulder to it.') &&
+    tournament.includes('## 2. lyrical') &&
+    tournament.includes('like the arm of an old sleeper'),
+  show(tournament),
+);
+expect(
+  'each version has its lenses: Pick this voice, Why does this work?',
+  (facts.tournamentLenses ?? []).filter((title) => title === 'Pick this voice').length === 2 &&
+    (facts.tournamentLenses ?? []).filter((title) => title === 'Why does this work?').length === 2,
+  show(facts.tournamentLenses),
+);
+expect(
+  'Pick this voice wrote the gold standard from the first version',
+  facts.pickAnswer?.picked === true &&
+    (facts.goldText ?? '').includes('The bar held. Iria set her shoulder to it.') &&
+    (facts.goldText ?? '').includes('locked: false'),
+  `${show(facts.pickAnswer)} ${show(facts.goldText)}`,
+);
+
 let failures = 0;
 for (const result of results) {
   if (result.ok) {

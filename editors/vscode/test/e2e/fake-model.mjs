@@ -36,6 +36,14 @@ const STEPS = {
   continuity: 'continuity',
   critique: 'critic',
   foreman: 'foreman',
+  'tournament-1': 'writer',
+  'tournament-2': 'writer',
+};
+
+/** The voice tournament's two contestants. */
+const TOURNAMENT_REPLIES = {
+  'tournament-1': 'The bar held. Iria set her shoulder to it. It did not move. She tried again, and the wood groaned at last.',
+  'tournament-2': 'The bar lay across the gate like the arm of an old sleeper, and Iria leaned into it as into a wind off the flats.',
 };
 
 /** The Foreman's reply at the desk: a message and one action. */
@@ -47,6 +55,9 @@ const FOREMAN_REPLY =
 function replyFor(step) {
   if (step === 'foreman') {
     return FOREMAN_REPLY;
+  }
+  if (step in TOURNAMENT_REPLIES) {
+    return TOURNAMENT_REPLIES[step];
   }
   const entry = scripted[step];
   if (typeof entry === 'string') {

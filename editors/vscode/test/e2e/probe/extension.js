@@ -26,6 +26,8 @@ const PALETTE_COMMANDS = [
   'control-room.compile',
   'control-room.askForeman',
   'control-room.advanceMode',
+  'control-room.voiceTournament',
+  'control-room.lockVoice',
 ];
 const SERVER_COMMANDS = [
   'controlRoom.runRecipe',
@@ -38,6 +40,8 @@ const SERVER_COMMANDS = [
   'controlRoom.compile',
   'controlRoom.askForeman',
   'controlRoom.mode',
+  'controlRoom.voice.tournament',
+  'controlRoom.voice.pick',
 ];
 
 const zlib = require('node:zlib');
@@ -553,6 +557,34 @@ async function run() {
     });
     await waitFor('the reply in the desk', () => fs.existsSync(desk) && fs.readFileSync(desk, 'utf8').includes('## Foreman'));
     report.facts.deskText = fs.readFileSync(desk, 'utf8');
+  });
+
+  await step('voice', async () => {
+    // As a writer would: the gate's first paragraph selected, the palette's
+    // Voice Tournament with two contestants.
+    const gate = await vscode.window.showTextDocument(fileUri('Story/Scenes/SCN-the-gate.md'), { preview: false });
+    const line = gate.document.lineAt(11);
+    gate.selection = new vscode.Selection(line.range.start, line.range.end);
+    report.facts.tournamentAnswer = await vscode.commands.executeCommand('control-room.voiceTournament', {
+      contestants: ['sparse', 'lyrical'],
+    });
+    const id = report.facts.tournamentAnswer?.tournament;
+    const file = fileUri(`Compendium/Voice/tournaments/${id}.md`).fsPath;
+    await waitFor('the tournament file', () => fs.existsSync(file) && fs.readFileSync(file, 'utf8').includes('## 2. lyrical'));
+    report.facts.tournamentText = fs.readFileSync(file, 'utf8');
+    // Its lenses, and "Pick this voice" on the first version.
+    const uri = vscode.Uri.file(file);
+    await vscode.window.showTextDocument(uri, { preview: false });
+    const lenses = await waitFor('the tournament lenses', async () => {
+      const found = await vscode.commands.executeCommand('vscode.executeCodeLensProvider', uri, 20);
+      return (found ?? []).some((lens) => lens.command?.title === 'Pick this voice') ? found : undefined;
+    });
+    report.facts.tournamentLenses = lenses.map((lens) => lens.command?.title ?? null);
+    const pick = lenses.find((lens) => lens.command?.title === 'Pick this voice' && lens.command.arguments?.[0]?.version === 1);
+    report.facts.pickAnswer = await vscode.commands.executeCommand(pick.command.command, ...pick.command.arguments);
+    const gold = fileUri('Compendium/Voice/gold-standard.md').fsPath;
+    await waitFor('the gold standard', () => fs.existsSync(gold));
+    report.facts.goldText = fs.readFileSync(gold, 'utf8');
   });
 
   // Leave the new scene in view for the screenshot.
