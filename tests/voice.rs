@@ -312,3 +312,84 @@ fn a_tournament_of_three_lands_as_one_file_and_its_pick_becomes_the_voice_that_d
     );
     assert_eq!(drift["severity"], 3, "information by default");
 }
+
+#[test]
+fn the_foreman_starts_a_tournament_from_the_desk_and_a_scaffold_reaches_the_draft() {
+    let dir = support::example_copy("voice-foreman");
+    let root = dir.path().to_path_buf();
+    let server = FakeModelServer::start();
+    server.on(
+        &step_marker("tournament-1", "writer"),
+        vec![Answer::text(SPARSE)],
+    );
+    server.on(
+        &step_marker("tournament-2", "writer"),
+        vec![Answer::text(LYRICAL)],
+    );
+    server.on(
+        "V1-find the voice",
+        vec![Answer::text(
+            "<message>Two voices for the gate.</message><action type=\"start_tournament\"><passage>SCN-the-gate</passage><contestants>sparse, lyrical</contestants></action>",
+        )],
+    );
+    let mut client = editor_client(&root, &server.url, true, None);
+    let moved = command(
+        &mut client,
+        "controlRoom.mode.advance",
+        json!({"to": "voice_calibration"}),
+        None,
+    );
+    assert_eq!(moved["moved"], true, "{moved}");
+    let answer = command(
+        &mut client,
+        "controlRoom.askForeman",
+        json!({"message": "V1-find the voice of the gate."}),
+        Some("ask"),
+    );
+    assert!(answer["turn"].is_number(), "{answer}");
+    progress(&mut client, "ask");
+    // The tournament runs in its own task: its file lands.
+    let folder = root.join("Compendium/Voice/tournaments");
+    client.wait_for(|message| {
+        message["method"] == "$/progress"
+            && message["params"]["value"]["kind"] == "end"
+            && message["params"]["value"]["message"]
+                .as_str()
+                .is_some_and(|said| said.starts_with("2 of 2 versions in"))
+    });
+    let files: Vec<_> = std::fs::read_dir(&folder).unwrap().flatten().collect();
+    assert_eq!(files.len(), 1);
+    let text = std::fs::read_to_string(files[0].path()).unwrap();
+    assert!(text.contains(SPARSE) && text.contains(LYRICAL), "{text}");
+    let desk = std::fs::read_to_string(root.join("Notes/foreman.md")).unwrap();
+    assert!(desk.contains("- Done: started tournament T-"), "{desk}");
+
+    // A scaffold beside a scene is what its draft is drafted from.
+    let scaffold = root.join("Story/Scenes/SCN-the-reckoning.scaffold.md");
+    std::fs::write(
+        &scaffold,
+        "---\ntype: scaffold\nscene: SCN-the-reckoning\n---\n\n# Scaffold: The Reckoning\n\n## Goal\n\nYsolde makes Kael answer for the gate, and he hands back the keys.\n",
+    )
+    .unwrap();
+    let preview = std::process::Command::new(env!("CARGO_BIN_EXE_control-room"))
+        .args([
+            "prompt",
+            "creative_draft_scene",
+            "draft",
+            "--arg",
+            "scene_id=SCN-the-reckoning",
+            "--tier",
+            "full",
+            "--json",
+        ])
+        .current_dir(&root)
+        .output()
+        .unwrap();
+    let preview = support::output_text(&preview);
+    assert!(
+        preview.contains("The writer's scaffold of this scene (Story/Scenes/SCN-the-reckoning.scaffold.md): draft from it"),
+        "{preview}"
+    );
+    assert!(preview.contains("<active_scaffold scaffold_id=\\\"SCN-the-reckoning\\\">"));
+    assert!(preview.contains("he hands back the keys"));
+}

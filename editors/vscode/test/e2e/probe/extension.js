@@ -582,9 +582,12 @@ async function run() {
     report.facts.tournamentLenses = lenses.map((lens) => lens.command?.title ?? null);
     const pick = lenses.find((lens) => lens.command?.title === 'Pick this voice' && lens.command.arguments?.[0]?.version === 1);
     report.facts.pickAnswer = await vscode.commands.executeCommand(pick.command.command, ...pick.command.arguments);
+    // The new file is created, then its text applied and saved.
     const gold = fileUri('Compendium/Voice/gold-standard.md').fsPath;
-    await waitFor('the gold standard', () => fs.existsSync(gold));
-    report.facts.goldText = fs.readFileSync(gold, 'utf8');
+    report.facts.goldText = await waitFor('the gold standard', () => {
+      const text = fs.existsSync(gold) ? fs.readFileSync(gold, 'utf8') : '';
+      return text.includes('## Passage') ? text : undefined;
+    });
   });
 
   // Leave the new scene in view for the screenshot.
