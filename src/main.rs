@@ -206,6 +206,19 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Write a scene's scaffold beside it (SCN-x.scaffold.md): its beat,
+    /// cast, callbacks, foreshadowing and length, for "Draft scene" to draft
+    /// from.
+    Scaffold {
+        /// The scene, as the outline names it (SCN-…).
+        scene: String,
+        /// What the point of view wants here.
+        #[arg(long)]
+        goal: Option<String>,
+        /// What stands in the way.
+        #[arg(long)]
+        conflict: Option<String>,
+    },
     /// Voice calibration: tournaments, the gold standard and the bundle.
     Voice {
         #[command(subcommand)]
@@ -490,6 +503,11 @@ fn main() -> ExitCode {
             control_room::cli::ask::ask(&dir, message.as_deref(), &model)
         }
         Command::Voice { command } => voice(&dir, command),
+        Command::Scaffold {
+            scene,
+            goal,
+            conflict,
+        } => control_room::cli::voice::scaffold(&dir, &scene, goal.as_deref(), conflict.as_deref()),
         Command::Mode { command, json } => match command {
             None => control_room::cli::mode::show(&dir, json),
             Some(ModeCommand::Advance { skip, because }) => {

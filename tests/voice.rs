@@ -364,13 +364,38 @@ fn the_foreman_starts_a_tournament_from_the_desk_and_a_scaffold_reaches_the_draf
     let desk = std::fs::read_to_string(root.join("Notes/foreman.md")).unwrap();
     assert!(desk.contains("- Done: started tournament T-"), "{desk}");
 
-    // A scaffold beside a scene is what its draft is drafted from.
+    // In DIRECTOR, "Scaffold scene" on the outline's entries; the scaffold
+    // beside the scene is what its draft is drafted from.
+    let moved = command(
+        &mut client,
+        "controlRoom.mode.advance",
+        json!({"to": "director", "skip": true, "because": "the voice is found"}),
+        None,
+    );
+    assert_eq!(moved["moved"], true, "{moved}");
+    let outline = root.join("Story/SCN-outline.md");
+    client.open(&outline, 1);
+    let found = lenses(&mut client, &outline);
+    let lens = found
+        .iter()
+        .find(|lens| {
+            lens["command"]["title"] == "Scaffold scene"
+                && lens["command"]["arguments"][0]["scene_id"] == "SCN-the-reckoning"
+        })
+        .unwrap_or_else(|| panic!("a Scaffold scene lens: {found:?}"));
+    let mut args = lens["command"]["arguments"][0].clone();
+    args["goal"] = json!("Ysolde makes Kael answer for the gate, and he hands back the keys.");
+    let scaffolded = command(&mut client, "controlRoom.scaffold", args, None);
+    assert_eq!(
+        scaffolded["scaffolded"], "Story/Scenes/SCN-the-reckoning.scaffold.md",
+        "{scaffolded}"
+    );
     let scaffold = root.join("Story/Scenes/SCN-the-reckoning.scaffold.md");
-    std::fs::write(
-        &scaffold,
-        "---\ntype: scaffold\nscene: SCN-the-reckoning\n---\n\n# Scaffold: The Reckoning\n\n## Goal\n\nYsolde makes Kael answer for the gate, and he hands back the keys.\n",
-    )
-    .unwrap();
+    assert!(
+        std::fs::read_to_string(&scaffold)
+            .unwrap()
+            .contains("## Goal\n\nYsolde makes Kael answer for the gate")
+    );
     let preview = std::process::Command::new(env!("CARGO_BIN_EXE_control-room"))
         .args([
             "prompt",

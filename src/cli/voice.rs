@@ -271,6 +271,29 @@ pub fn why(dir: &Path, id: &str, which: &str, model_args: &ModelArgs) -> anyhow:
     Ok(if write(&root, &[change]) { 0 } else { 1 })
 }
 
+/// `scaffold`: the scene's scaffold beside it.
+pub fn scaffold(
+    dir: &Path,
+    scene: &str,
+    goal: Option<&str>,
+    conflict: Option<&str>,
+) -> anyhow::Result<i32> {
+    let root = workspace_root(dir)?;
+    let workspace = Workspace::load(&root);
+    match crate::engine::foreman::actions::scaffold::scaffold_scene(
+        &workspace, scene, goal, conflict,
+    ) {
+        Ok((said, change)) => {
+            println!("{said}");
+            Ok(if write(&root, &[change]) { 0 } else { 1 })
+        }
+        Err(error) => {
+            eprintln!("error: {error}");
+            Ok(1)
+        }
+    }
+}
+
 /// `voice report`: every scene's traits and drift from the gold standard.
 pub fn report(dir: &Path, json: bool) -> anyhow::Result<i32> {
     let root = workspace_root(dir)?;

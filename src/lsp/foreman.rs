@@ -30,6 +30,40 @@ use crate::engine::store::Disk;
 use crate::index::Workspace;
 
 pub const ASK_FOREMAN: &str = "controlRoom.askForeman";
+pub const SCAFFOLD: &str = "controlRoom.scaffold";
+
+/// What `controlRoom.scaffold` takes.
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScaffoldArgs {
+    pub scene_id: String,
+    #[serde(default)]
+    pub goal: Option<String>,
+    #[serde(default)]
+    pub conflict: Option<String>,
+}
+
+/// "Scaffold scene": the scene's scaffold as a new file, opened.
+pub async fn scaffold(context: &Context, args: ScaffoldArgs) -> Result<Value, RpcError> {
+    let workspace = lock(&context.session).workspace.clone();
+    let (said, change) = crate::engine::foreman::actions::scaffold::scaffold_scene(
+        &workspace,
+        &args.scene_id,
+        args.goal.as_deref(),
+        args.conflict.as_deref(),
+    )
+    .map_err(|error| invalid(format!("{SCAFFOLD}: {error}")))?;
+    runs::apply_change(context, &change).await.map_err(|why| {
+        invalid(format!(
+            "{SCAFFOLD}: {} was not written: {why}",
+            change.path
+        ))
+    })?;
+    if let Some(uri) = uri_for(&workspace, &change.path) {
+        runs::show(context, uri, true).await;
+    }
+    Ok(json!({"scaffolded": change.path.to_string(), "said": said}))
+}
 
 /// The task of a `runRecipe` that names no recipe and that no recipe takes.
 pub(super) fn unroutable(context: &Context, args: &runs::RunRecipeArgs) -> Option<String> {

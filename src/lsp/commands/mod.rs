@@ -34,6 +34,7 @@ pub const COMMANDS: &[&str] = &[
     mode::MODE,
     mode::ADVANCE_MODE,
     foreman::ASK_FOREMAN,
+    foreman::SCAFFOLD,
     voice::VOICE_TOURNAMENT,
     voice::VOICE_PICK,
     voice::VOICE_WHY,
@@ -127,6 +128,10 @@ pub async fn execute(
             let args = argument(foreman::ASK_FOREMAN, arguments)?;
             let token = params.work_done_progress_params.work_done_token;
             foreman::start(context, args, token).map(Some)
+        }
+        foreman::SCAFFOLD => {
+            let args = argument(foreman::SCAFFOLD, arguments)?;
+            foreman::scaffold(context, args).await.map(Some)
         }
         voice::VOICE_TOURNAMENT => {
             let args = argument(voice::VOICE_TOURNAMENT, arguments)?;

@@ -21,6 +21,37 @@ pub fn scaffold_path(workspace: &Workspace, id: &str) -> FilePath {
     workspace.scaffold_path(id)
 }
 
+/// The scaffold of scene `id` as the writer asks for it directly (the
+/// command line's `scaffold`, the editor's "Scaffold scene"): the same as
+/// the Foreman's `generate_scaffold`, with the goal and the conflict if
+/// given.
+pub fn scaffold_scene(
+    workspace: &Workspace,
+    id: &str,
+    goal: Option<&str>,
+    conflict: Option<&str>,
+) -> Result<(String, Change), ActionError> {
+    let mut params = vec![("scene_id".to_owned(), id.to_owned())];
+    params.extend(goal.map(|goal| ("goal".to_owned(), goal.to_owned())));
+    params.extend(conflict.map(|conflict| ("conflict".to_owned(), conflict.to_owned())));
+    let action = crate::engine::protocol::Action {
+        kind: "generate_scaffold".to_owned(),
+        params,
+        raw: String::new(),
+    };
+    let valid = super::validate(&action, crate::kb::mode::Mode::Director)
+        .map_err(|refusal| ActionError::Refused(refusal.to_string()))?;
+    let (said, effect) = generate(&valid, workspace)?;
+    match effect {
+        Effect::Changes(changes) => changes
+            .into_iter()
+            .next()
+            .map(|change| (said, change))
+            .ok_or_else(|| ActionError::Refused(format!("no scaffold for {id}"))),
+        _ => Err(ActionError::Refused(format!("no scaffold for {id}"))),
+    }
+}
+
 pub(super) fn generate(
     action: &ValidAction,
     workspace: &Workspace,

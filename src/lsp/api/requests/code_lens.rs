@@ -44,6 +44,7 @@ pub fn code_lenses(snapshot: &Snapshot, params: &lsp::CodeLensParams) -> Vec<lsp
             data: None,
         });
     let mode = mode_lenses(snapshot, file);
+    let scaffolds = scaffold_lenses(snapshot, file);
     let voice = voice_lenses(snapshot, file);
     ide::word_counts(&snapshot.workspace, file)
         .into_iter()
@@ -58,7 +59,34 @@ pub fn code_lenses(snapshot: &Snapshot, params: &lsp::CodeLensParams) -> Vec<lsp
         })
         .chain(drafts)
         .chain(mode)
+        .chain(scaffolds)
         .chain(voice)
+        .collect()
+}
+
+/// In DIRECTOR, "Scaffold scene" on each outline entry without a scaffold.
+fn scaffold_lenses(snapshot: &Snapshot, file: &crate::index::SourceFile) -> Vec<lsp::CodeLens> {
+    let Some(outline) = file.outline() else {
+        return Vec::new();
+    };
+    let directing = crate::kb::mode::load(snapshot.workspace.root())
+        .is_ok_and(|state| state.mode == crate::kb::mode::Mode::Director);
+    if !directing {
+        return Vec::new();
+    }
+    outline
+        .entries
+        .iter()
+        .filter(|entry| snapshot.workspace.scaffold(&entry.scene_id).is_none())
+        .map(|entry| lsp::CodeLens {
+            range: range(file, entry.id_range, snapshot.encoding),
+            command: Some(lsp::Command {
+                title: "Scaffold scene".to_owned(),
+                command: crate::lsp::foreman::SCAFFOLD.to_owned(),
+                arguments: Some(vec![json!({"scene_id": entry.scene_id})]),
+            }),
+            data: None,
+        })
         .collect()
 }
 
