@@ -508,17 +508,7 @@ fn main() -> ExitCode {
             goal,
             conflict,
         } => control_room::cli::voice::scaffold(&dir, &scene, goal.as_deref(), conflict.as_deref()),
-        Command::Mode { command, json } => match command {
-            None => control_room::cli::mode::show(&dir, json),
-            Some(ModeCommand::Advance { skip, because }) => {
-                control_room::cli::mode::advance(&dir, None, skip, because)
-            }
-            Some(ModeCommand::Set {
-                mode,
-                skip,
-                because,
-            }) => control_room::cli::mode::advance(&dir, Some(&mode), skip, because),
-        },
+        Command::Mode { command, json } => mode(&dir, command, json),
     };
     match result {
         Ok(status) => ExitCode::from(status as u8),
@@ -657,5 +647,18 @@ fn voice(dir: &Path, command: VoiceCommand) -> anyhow::Result<i32> {
         VoiceCommand::Bundle { summary } => voice::generate(dir, summary.as_deref()),
         VoiceCommand::Lock => voice::lock(dir),
         VoiceCommand::Report { json } => voice::report(dir, json),
+    }
+}
+
+fn mode(dir: &Path, command: Option<ModeCommand>, json: bool) -> anyhow::Result<i32> {
+    use control_room::cli::mode;
+    match command {
+        None => mode::show(dir, json),
+        Some(ModeCommand::Advance { skip, because }) => mode::advance(dir, None, skip, because),
+        Some(ModeCommand::Set {
+            mode: to,
+            skip,
+            because,
+        }) => mode::advance(dir, Some(&to), skip, because),
     }
 }
