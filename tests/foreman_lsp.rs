@@ -10,9 +10,7 @@ mod lsp_support;
 mod model_server;
 mod support;
 
-use std::path::Path;
-
-use lsp_support::editor::{editor_client, progress};
+use lsp_support::editor::{changed, editor_client, progress};
 use lsp_support::{Client, uri};
 use model_server::{Answer, FakeModelServer, serve_draft_scene};
 use serde_json::{Value, json};
@@ -35,17 +33,6 @@ fn advance(client: &mut Client, args: Value) -> Value {
         "workspace/executeCommand",
         json!({"command": "controlRoom.mode.advance", "arguments": [args]}),
     )
-}
-
-fn changed(client: &mut Client, paths: &[&Path]) {
-    let changes: Vec<Value> = paths
-        .iter()
-        .map(|path| json!({"uri": uri(path), "type": 2}))
-        .collect();
-    client.notify(
-        "workspace/didChangeWatchedFiles",
-        json!({"changes": changes}),
-    );
 }
 
 #[test]

@@ -34,23 +34,30 @@ const SPELLING_BUDGET: usize = 110;
 /// (10 when it was set, 0.8 per 10,000 words).
 const GRAMMAR_BUDGET: usize = 15;
 
+/// `control-room check --format json` of `root`, with `extra` arguments.
+fn check_report(root: &Path, extra: &[&str]) -> Value {
+    let output = Command::new(env!("CARGO_BIN_EXE_control-room"))
+        .arg("check")
+        .args(extra)
+        .args(["--format", "json"])
+        .arg(root)
+        .output()
+        .expect("control-room runs");
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|error| {
+        panic!(
+            "check printed no JSON ({error}); stderr: {}",
+            String::from_utf8_lossy(&output.stderr)
+        )
+    })
+}
+
 #[test]
 fn pride_and_prejudice_stays_within_the_false_alarm_budget() {
     let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpora/pride-and-prejudice");
     let dir = tempfile::tempdir().expect("a temporary folder");
     let root = dir.path().join("pride-and-prejudice");
     support::copy_tree(&corpus, &root);
-    let output = Command::new(env!("CARGO_BIN_EXE_control-room"))
-        .args(["check", "--format", "json"])
-        .arg(&root)
-        .output()
-        .expect("control-room runs");
-    let report: Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|error| {
-        panic!(
-            "check printed no JSON ({error}); stderr: {}",
-            String::from_utf8_lossy(&output.stderr)
-        )
-    });
+    let report = check_report(&root, &[]);
     // The whole novel was read: 61 chapters, the outline, 41 cards.
     assert_eq!(report["files_indexed"], 103);
     let diagnostics = report["diagnostics"]
@@ -84,12 +91,7 @@ fn pride_and_prejudice_stays_within_the_false_alarm_budget() {
     let planted = text.replacen("\u{a0}Bennet replied", "\u{a0}Bennett replied", 1);
     assert_ne!(planted, text, "chapter 1 still has the line to plant in");
     std::fs::write(&chapter, planted).expect("the copy is writable");
-    let output = Command::new(env!("CARGO_BIN_EXE_control-room"))
-        .args(["check", "--format", "json"])
-        .arg(&root)
-        .output()
-        .expect("control-room runs");
-    let report: Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    let report = check_report(&root, &[]);
     let found = report["diagnostics"]
         .as_array()
         .expect("a list")
@@ -113,12 +115,7 @@ fn pride_and_prejudice_stays_within_the_echo_budget() {
     let root = dir.path().join("pride-and-prejudice");
     support::copy_tree(&corpus, &root);
     let echoes = |root: &Path| -> Vec<Value> {
-        let output = Command::new(env!("CARGO_BIN_EXE_control-room"))
-            .args(["check", "--format", "json"])
-            .arg(root)
-            .output()
-            .expect("control-room runs");
-        let report: Value = serde_json::from_slice(&output.stdout).expect("JSON");
+        let report = check_report(root, &[]);
         report["diagnostics"]
             .as_array()
             .expect("a list of diagnostics")
@@ -416,12 +413,7 @@ fn a_consistent_spelling_against_its_card_is_said_once_on_the_card() {
     let dir = tempfile::tempdir().expect("a temporary folder");
     let root = dir.path().join("pride-and-prejudice");
     support::copy_tree(&corpus, &root);
-    let output = Command::new(env!("CARGO_BIN_EXE_control-room"))
-        .args(["check", "--format", "json"])
-        .arg(&root)
-        .output()
-        .expect("control-room runs");
-    let report: Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    let report = check_report(&root, &[]);
     let diagnostics = report["diagnostics"].as_array().expect("a list");
     let about_philips: Vec<&Value> = diagnostics
         .iter()
@@ -479,12 +471,7 @@ fn pride_and_prejudice_stays_within_the_voice_drift_budget() {
     )
     .expect("the gold standard is written");
     let drifting = |root: &Path| -> Vec<String> {
-        let output = Command::new(env!("CARGO_BIN_EXE_control-room"))
-            .args(["check", "--format", "json"])
-            .arg(root)
-            .output()
-            .expect("control-room runs");
-        let report: Value = serde_json::from_slice(&output.stdout).expect("JSON");
+        let report = check_report(root, &[]);
         report["diagnostics"]
             .as_array()
             .expect("a list")

@@ -11,7 +11,7 @@ mod support;
 
 use std::path::Path;
 
-use lsp_support::editor::{editor_client, progress};
+use lsp_support::editor::{changed, editor_client, progress};
 use lsp_support::{Client, uri};
 use model_server::{Answer, FakeModelServer, serve_draft_scene, step_marker};
 use serde_json::{Value, json};
@@ -53,23 +53,22 @@ fn drifting_draft() -> String {
     text
 }
 
+/// The tournament's contestants answer in order.
+fn serve_contestants(server: &FakeModelServer, versions: &[&str]) {
+    for (at, version) in versions.iter().enumerate() {
+        server.on(
+            &step_marker(&format!("tournament-{}", at + 1), "writer"),
+            vec![Answer::text(*version)],
+        );
+    }
+}
+
 fn command(client: &mut Client, name: &str, args: Value, token: Option<&str>) -> Value {
     let mut params = json!({"command": name, "arguments": [args]});
     if let Some(token) = token {
         params["workDoneToken"] = json!(token);
     }
     client.request("workspace/executeCommand", params)
-}
-
-fn changed(client: &mut Client, paths: &[&Path]) {
-    let changes: Vec<Value> = paths
-        .iter()
-        .map(|path| json!({"uri": uri(path), "type": 2}))
-        .collect();
-    client.notify(
-        "workspace/didChangeWatchedFiles",
-        json!({"changes": changes}),
-    );
 }
 
 fn lenses(client: &mut Client, path: &Path) -> Vec<Value> {
@@ -88,18 +87,7 @@ fn a_tournament_of_three_lands_as_one_file_and_its_pick_becomes_the_voice_that_d
     let dir = support::example_copy("voice-lsp");
     let root = dir.path().to_path_buf();
     let server = FakeModelServer::start();
-    server.on(
-        &step_marker("tournament-1", "writer"),
-        vec![Answer::text(SPARSE)],
-    );
-    server.on(
-        &step_marker("tournament-2", "writer"),
-        vec![Answer::text(LYRICAL)],
-    );
-    server.on(
-        &step_marker("tournament-3", "writer"),
-        vec![Answer::text(CLOSE)],
-    );
+    serve_contestants(&server, &[SPARSE, LYRICAL, CLOSE]);
     server.on(&step_marker("voice-why", "critic"), vec![Answer::text(WHY)]);
     // The scene's draft and its polish leave the voice.
     server.on(
@@ -318,14 +306,7 @@ fn the_foreman_starts_a_tournament_from_the_desk_and_a_scaffold_reaches_the_draf
     let dir = support::example_copy("voice-foreman");
     let root = dir.path().to_path_buf();
     let server = FakeModelServer::start();
-    server.on(
-        &step_marker("tournament-1", "writer"),
-        vec![Answer::text(SPARSE)],
-    );
-    server.on(
-        &step_marker("tournament-2", "writer"),
-        vec![Answer::text(LYRICAL)],
-    );
+    serve_contestants(&server, &[SPARSE, LYRICAL]);
     server.on(
         "V1-find the voice",
         vec![Answer::text(

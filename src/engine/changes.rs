@@ -8,7 +8,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use crate::index::FilePath;
+use crate::index::{FilePath, SourceFile, Workspace};
 use crate::storage::Disk;
 
 /// A file to write: its new text, and the text it was computed against
@@ -18,6 +18,21 @@ pub struct Change {
     pub path: FilePath,
     pub before: Option<Arc<str>>,
     pub after: String,
+}
+
+/// Adds `change` to `changes` (one per file, keeping the first `before`)
+/// and to `workspace`, so that what comes next sees it.
+pub fn merge(workspace: &mut Workspace, changes: &mut Vec<Change>, change: Change) {
+    let file = SourceFile::parse(
+        change.path.clone(),
+        change.after.as_str().into(),
+        &workspace.config().paths,
+    );
+    workspace.insert_file(file);
+    match changes.iter_mut().find(|known| known.path == change.path) {
+        Some(known) => known.after = change.after,
+        None => changes.push(change),
+    }
 }
 
 /// Writes `changes` to the disk for the command line: each file whole and

@@ -32,3 +32,34 @@ pub use mentions::Mention;
 pub use model::{Card, CardKind, LifeStatus, Outline, OutlineEntry, Scene};
 pub use voice::VoiceGold;
 pub use workspace::{Workspace, find_root};
+
+/// The bundled example for the library's own tests.
+#[cfg(test)]
+pub(crate) mod test_support {
+    use std::path::Path;
+
+    /// The bundled example's folder, read in place.
+    pub(crate) fn example_root() -> std::path::PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/salt-road")
+    }
+
+    /// A copy of the bundled example in a temporary folder, loaded.
+    pub(crate) fn example_copy() -> (tempfile::TempDir, super::Workspace) {
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        copy(&example_root(), dir.path());
+        let workspace = super::Workspace::load(dir.path());
+        (dir, workspace)
+    }
+
+    fn copy(from: &Path, to: &Path) {
+        std::fs::create_dir_all(to).expect("a folder");
+        for entry in std::fs::read_dir(from).expect("a folder").flatten() {
+            let target = to.join(entry.file_name());
+            if entry.file_type().expect("a file type").is_dir() {
+                copy(&entry.path(), &target);
+            } else {
+                std::fs::copy(entry.path(), target).expect("a copy");
+            }
+        }
+    }
+}

@@ -11,13 +11,12 @@
 
 use serde_json::{Value, json};
 use tokio::sync::mpsc::unbounded_channel;
-use tokio_util::sync::CancellationToken;
 use tower_lsp_server::jsonrpc::Error as RpcError;
 use tower_lsp_server::ls_types as lsp;
 
 use super::commands::shared::{invalid, lock};
 use super::convert::uri_for;
-use super::runs::{self, Context, EditPlan, InFlight, Progress};
+use super::runs::{self, Context, EditPlan, Progress};
 use crate::engine::foreman::chief::Decomposition;
 use crate::engine::foreman::desk::{self, DESK_FILE};
 use crate::engine::foreman::turn::{Desk, Reply};
@@ -244,21 +243,13 @@ pub fn start(
     })?;
     let prompts = Prompts::load(&root);
     let id = format!("foreman-{turn}-{}", crate::storage::new_id("t"));
-    let created = client_token.is_none();
-    let token =
-        client_token.unwrap_or_else(|| lsp::ProgressToken::String(format!("control-room/{id}")));
-    let cancel = CancellationToken::new();
-    context.runs.lock().insert(
-        id.clone(),
-        InFlight {
-            recipe_id: "foreman".into(),
-            label: "Ask the Foreman".into(),
-            scene_path: None,
-            cancel: cancel.clone(),
-            token: token.clone(),
-            step: "starting".into(),
-        },
-    );
+    let runs::Tracked {
+        token,
+        created,
+        cancel,
+    } = context
+        .runs
+        .track(&id, "foreman", "Ask the Foreman", client_token);
     let context = context.clone();
     // What the reply's edit adds before the reply: the writer's message
     // (the whole new desk when there is none yet).

@@ -12,13 +12,12 @@ use std::sync::Arc;
 
 use serde::Deserialize;
 use serde_json::{Value, json};
-use tokio_util::sync::CancellationToken;
 use tower_lsp_server::jsonrpc::Error as RpcError;
 use tower_lsp_server::ls_types as lsp;
 
 use super::commands::shared::{invalid, lock};
 use super::convert::{path_for, uri_for};
-use super::runs::{self, Context, InFlight, Progress};
+use super::runs::{self, Context, Progress};
 use crate::engine::changes::Change;
 use crate::engine::prompts::Prompts;
 use crate::engine::voice::file::{self, TournamentFile};
@@ -141,21 +140,13 @@ pub(super) fn spawn(
         model,
     };
     let id = tournament.id.clone();
-    let created = client_token.is_none();
-    let token =
-        client_token.unwrap_or_else(|| lsp::ProgressToken::String(format!("control-room/{id}")));
-    let cancel = CancellationToken::new();
-    context.runs.lock().insert(
-        id.clone(),
-        InFlight {
-            recipe_id: "voice_tournament".into(),
-            label: "Voice tournament".into(),
-            scene_path: None,
-            cancel: cancel.clone(),
-            token: token.clone(),
-            step: "drafting".into(),
-        },
-    );
+    let runs::Tracked {
+        token,
+        created,
+        cancel,
+    } = context
+        .runs
+        .track(&id, "voice_tournament", "Voice tournament", client_token);
     let context = context.clone();
     let answer = json!({ "tournament": id, "contestants": tournament.contestants.len() });
     tokio::spawn(async move {

@@ -170,3 +170,16 @@ pub fn requests<'a>(client: &'a Client, method: &str) -> Vec<&'a Value> {
 pub fn text_at(text: &str, range: &Value) -> String {
     text[offset_of(text, &range["start"])..offset_of(text, &range["end"])].to_owned()
 }
+
+/// Tells the server that the editor saw `paths` change on disk (what an
+/// editor's file watcher sends after it applied an edit to a closed file).
+pub fn changed(client: &mut Client, paths: &[&Path]) {
+    let changes: Vec<Value> = paths
+        .iter()
+        .map(|path| json!({"uri": uri(path), "type": 2}))
+        .collect();
+    client.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": changes}),
+    );
+}

@@ -13,11 +13,12 @@ use serde_json::{Map, Value};
 
 use super::actions::execute::{ActionError, Change, Context, Effect, execute};
 use super::actions::{self, validate};
+use crate::engine::changes::merge;
 use crate::engine::model::{Listener, Message, Model, ModelRequest};
 use crate::engine::prompts::{PromptBuilder, PromptInputs, Prompts, SlotKind, SlotText};
 use crate::engine::protocol;
 use crate::engine::receipts::{SigningKey, canonical};
-use crate::index::{SourceFile, Workspace};
+use crate::index::Workspace;
 use crate::kb::mode::Mode;
 use crate::storage::{Disk, new_id, sha256_hex};
 
@@ -215,17 +216,7 @@ impl Desk<'_> {
             0 => format!("turn-{turn}"),
             retry => format!("turn-{turn}.retry-{retry}"),
         };
-        Ok(ModelRequest {
-            step_id,
-            agent_archetype: "foreman".into(),
-            prompt_type: "foreman".into(),
-            reply_limit: Some(assembly.reply_limit()),
-            context_window: Some(assembly.window()),
-            messages: assembly.messages,
-            json_reply: false,
-            schema: None,
-            model: None,
-        })
+        Ok(assembly.request(step_id, "foreman", "foreman"))
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -343,20 +334,5 @@ impl Desk<'_> {
             .append_line(&path, &line)
             .map_err(TurnError::Receipt)?;
         Ok(back)
-    }
-}
-
-/// Adds `change` to `changes` (one per file, keeping the first `before`)
-/// and to `workspace`, so that the turn's next action sees it.
-fn merge(workspace: &mut Workspace, changes: &mut Vec<Change>, change: Change) {
-    let file = SourceFile::parse(
-        change.path.clone(),
-        change.after.as_str().into(),
-        &workspace.config().paths,
-    );
-    workspace.insert_file(file);
-    match changes.iter_mut().find(|known| known.path == change.path) {
-        Some(known) => known.after = change.after,
-        None => changes.push(change),
     }
 }

@@ -177,6 +177,33 @@ impl Assembly {
     pub fn window(&self) -> u32 {
         u32::try_from(self.profile.caps.context_window).unwrap_or(u32::MAX)
     }
+
+    /// The model request of this prompt for step `step_id` of `archetype`:
+    /// its messages, its reply limit and window, JSON with its schema when
+    /// its output is JSON.
+    pub fn request(
+        self,
+        step_id: String,
+        archetype: &str,
+        prompt_type: &str,
+    ) -> super::model::ModelRequest {
+        let json = self.output == Output::Json;
+        super::model::ModelRequest {
+            step_id,
+            agent_archetype: archetype.to_owned(),
+            prompt_type: prompt_type.to_owned(),
+            reply_limit: Some(self.reply_limit()),
+            context_window: Some(self.window()),
+            schema: if json {
+                self.schema.map(|(_, schema)| schema)
+            } else {
+                None
+            },
+            json_reply: json,
+            messages: self.messages,
+            model: None,
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

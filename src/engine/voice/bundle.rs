@@ -19,7 +19,7 @@ use std::sync::Arc;
 use super::VoiceError;
 use super::file::{TournamentFile, yaml_string};
 use super::tournament::tournament_path;
-use crate::engine::changes::Change;
+use crate::engine::changes::{Change, merge};
 use crate::index::voice::{GOLD_STANDARD, GOLD_TYPE};
 use crate::index::{BibleKind, FilePath, Workspace};
 use crate::prose::voice::VoiceTraits;
@@ -322,21 +322,6 @@ pub fn pick(
     Ok((said, changes))
 }
 
-/// Adds `change` to `changes` (one per file, keeping the first `before`)
-/// and to `workspace`.
-fn merge(workspace: &mut Workspace, changes: &mut Vec<Change>, change: Change) {
-    let file = crate::index::SourceFile::parse(
-        change.path.clone(),
-        change.after.as_str().into(),
-        &workspace.config().paths,
-    );
-    workspace.insert_file(file);
-    match changes.iter_mut().find(|known| known.path == change.path) {
-        Some(known) => known.after = change.after,
-        None => changes.push(change),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::super::file::render;
@@ -348,10 +333,7 @@ mod tests {
 
     /// The example in a temporary folder with a tournament of two written.
     fn with_tournament() -> (tempfile::TempDir, Workspace, String) {
-        let dir = tempfile::tempdir().unwrap();
-        let source = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/salt-road");
-        copy(&source, dir.path());
-        let workspace = Workspace::load(dir.path());
+        let (dir, workspace) = crate::index::test_support::example_copy();
         let tournament = Tournament::new(
             TestPassage::Scene {
                 id: "SCN-the-gate".into(),
@@ -384,18 +366,6 @@ mod tests {
         std::fs::write(&path, render(&tournament, "the gate", &entries)).unwrap();
         let workspace = Workspace::load(dir.path());
         (dir, workspace, tournament.id)
-    }
-
-    fn copy(from: &std::path::Path, to: &std::path::Path) {
-        std::fs::create_dir_all(to).unwrap();
-        for entry in std::fs::read_dir(from).unwrap().flatten() {
-            let target = to.join(entry.file_name());
-            if entry.file_type().unwrap().is_dir() {
-                copy(&entry.path(), &target);
-            } else {
-                std::fs::copy(entry.path(), target).unwrap();
-            }
-        }
     }
 
     fn write(workspace: &Workspace, changes: &[Change]) -> Workspace {

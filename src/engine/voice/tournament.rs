@@ -318,15 +318,8 @@ fn contestant_request(
         )
         .map_err(|error| VoiceError::Prompt(error.to_string()))?;
     Ok(ModelRequest {
-        step_id,
-        agent_archetype: "writer".to_owned(),
-        prompt_type: "voice_contestant".to_owned(),
-        reply_limit: Some(assembly.reply_limit()),
-        context_window: Some(assembly.window()),
-        messages: assembly.messages,
-        json_reply: false,
-        schema: None,
         model: contestant.model.clone(),
+        ..assembly.request(step_id, "writer", "voice_contestant")
     })
 }
 
@@ -487,17 +480,7 @@ pub async fn why(voice: &Voice, text: &str, which: &str) -> Result<(usize, Strin
             ),
         )
         .map_err(|error| VoiceError::Prompt(error.to_string()))?;
-    let request = ModelRequest {
-        step_id: "voice-why".to_owned(),
-        agent_archetype: "critic".to_owned(),
-        prompt_type: "voice_why".to_owned(),
-        reply_limit: Some(assembly.reply_limit()),
-        context_window: Some(assembly.window()),
-        messages: assembly.messages,
-        json_reply: false,
-        schema: None,
-        model: None,
-    };
+    let request = assembly.request("voice-why".to_owned(), "critic", "voice_why");
     let (answer, _, _) = ask(&*voice.model, request)
         .await
         .map_err(VoiceError::Model)?;

@@ -90,7 +90,46 @@ pub(super) struct InFlight {
     pub(super) step: String,
 }
 
+/// A task in flight that is not a recipe run (a Foreman's turn, a voice
+/// tournament): its progress token, whether the server made it, and its
+/// cancel, registered under `id` so that cancelling the progress cancels it.
+pub(super) struct Tracked {
+    pub(super) token: lsp::ProgressToken,
+    pub(super) created: bool,
+    pub(super) cancel: CancellationToken,
+}
+
 impl Runs {
+    /// Registers task `id` (`kind` and `label` as the run list shows them).
+    pub(super) fn track(
+        &self,
+        id: &str,
+        kind: &str,
+        label: &str,
+        client_token: Option<lsp::ProgressToken>,
+    ) -> Tracked {
+        let created = client_token.is_none();
+        let token = client_token
+            .unwrap_or_else(|| lsp::ProgressToken::String(format!("control-room/{id}")));
+        let cancel = CancellationToken::new();
+        self.lock().insert(
+            id.to_owned(),
+            InFlight {
+                recipe_id: kind.to_owned(),
+                label: label.to_owned(),
+                scene_path: None,
+                cancel: cancel.clone(),
+                token: token.clone(),
+                step: "starting".into(),
+            },
+        );
+        Tracked {
+            token,
+            created,
+            cancel,
+        }
+    }
+
     pub(super) fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, InFlight>> {
         lock(&self.in_flight)
     }

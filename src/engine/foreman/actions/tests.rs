@@ -176,23 +176,7 @@ fn parameters_are_read_into_the_schemas_shape() {
 }
 
 fn example() -> (tempfile::TempDir, Workspace) {
-    let dir = tempfile::tempdir().unwrap();
-    let source = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/salt-road");
-    copy(&source, dir.path());
-    let workspace = Workspace::load(dir.path());
-    (dir, workspace)
-}
-
-fn copy(from: &std::path::Path, to: &std::path::Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap().flatten() {
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
+    crate::index::test_support::example_copy()
 }
 
 fn run(
