@@ -220,6 +220,12 @@ fn five_turns_at_the_desk_take_the_book_through_the_four_modes_by_actions_as_edi
         titles.iter().any(|title| title.starts_with("Mode EDITOR")),
         "{titles:?}"
     );
+    // The writer closes the desk and asks; the editor applies the reply's
+    // edits to the file on disk.
+    client.notify(
+        "textDocument/didClose",
+        json!({"textDocument": {"uri": uri(&desk)}}),
+    );
     ask(&mut client, "ask-5", None);
 
     let desk_text = std::fs::read_to_string(&desk).unwrap();
@@ -384,4 +390,77 @@ fn a_desk_ending_in_blank_lines_gets_the_new_turn_once_not_the_whole_desk_again(
         "{text}"
     );
     client.shutdown();
+}
+
+#[test]
+fn the_foremans_reply_streams_into_the_open_desk_and_becomes_the_reply_at_its_end() {
+    use std::sync::{Arc, Mutex};
+    let dir = support::example_copy("foreman-stream");
+    let root = dir.path().canonicalize().unwrap();
+    let desk = root.join("Notes/foreman.md");
+    std::fs::create_dir_all(desk.parent().unwrap()).unwrap();
+    let before = "# The Foreman\n\n## Writer\n\nS1-stream: what now?\n";
+    std::fs::write(&desk, before).unwrap();
+    let words: Vec<String> = (1..=40).map(|n| format!("word{n}")).collect();
+    let message = words.join(" ");
+    let server = FakeModelServer::start();
+    server.on(
+        "S1-stream",
+        vec![Answer::Paced(
+            format!("<thinking>secret plans</thinking><message>{message}</message>"),
+            std::time::Duration::from_millis(25),
+        )],
+    );
+    let mut client = editor_client(&root, &server.url, true, None);
+    client.open(&desk, 1);
+    let buffer = Arc::new(Mutex::new(lsp_support::editor::OpenBuffer {
+        uri: uri(&desk),
+        text: before.to_owned(),
+        version: 1,
+        edited_at: Vec::new(),
+        refused: 0,
+        texts: Vec::new(),
+    }));
+    client.responder = Some(lsp_support::editor::editor_with_open(
+        buffer.clone(),
+        client.outbox.clone(),
+    ));
+    let turn = ask(&mut client, "stream", None);
+    assert_eq!(
+        turn.last().unwrap()["message"],
+        "replied: 0 done, 0 refused",
+        "{turn:?}"
+    );
+    let buffer = buffer.lock().unwrap();
+    // The block, then the reply as it grew, then the reply in its place.
+    let partial: Vec<&String> = buffer
+        .texts
+        .iter()
+        .filter(|text| text.contains("word1 ") && !text.contains("word40"))
+        .collect();
+    assert!(
+        !partial.is_empty(),
+        "no edit showed the reply half written: {:?}",
+        buffer.texts
+    );
+    assert!(
+        partial
+            .iter()
+            .all(|text| text.contains("<!-- the Foreman is writing… -->")),
+        "{partial:?}"
+    );
+    assert!(
+        buffer
+            .texts
+            .iter()
+            .all(|text| !text.contains("secret plans")),
+        "the reasoning never reaches the desk"
+    );
+    assert_eq!(
+        buffer.text,
+        format!("{before}\n## Foreman\n\n{message}\n"),
+        "the block became the reply"
+    );
+    // Every edit was made at the buffer's version.
+    assert_eq!(buffer.refused, 0, "{:?}", buffer.edited_at);
 }

@@ -458,68 +458,6 @@ fn lenses_run_a_plan_through_the_editors_runs_in_dependency_order() {
     client.shutdown();
 }
 
-/// An editor with `plan.md` open: a versioned edit of the open buffer is
-/// applied to the buffer (and refused if its version is not the buffer's),
-/// then announced with `didChange`, as VS Code does; other edits go to disk.
-struct OpenBuffer {
-    uri: String,
-    text: String,
-    version: i64,
-    /// The versions the server's edits of the buffer carried, in order.
-    edited_at: Vec<i64>,
-    refused: usize,
-}
-
-fn editor_with_open(
-    buffer: std::sync::Arc<std::sync::Mutex<OpenBuffer>>,
-    outbox: std::sync::Arc<std::sync::Mutex<Vec<Value>>>,
-) -> lsp_support::Responder {
-    use lsp_support::editor::{apply_to_disk, offset_of};
-    Box::new(move |request: &Value| match request["method"].as_str() {
-        Some("workspace/applyEdit") => {
-            let edit = &request["params"]["edit"];
-            let mut buffer = buffer.lock().unwrap();
-            let mut others = Vec::new();
-            for change in edit["documentChanges"].as_array().unwrap() {
-                if change["textDocument"]["uri"] != buffer.uri.as_str() {
-                    others.push(change.clone());
-                    continue;
-                }
-                let version = change["textDocument"]["version"].as_i64().unwrap();
-                buffer.edited_at.push(version);
-                if version != buffer.version {
-                    buffer.refused += 1;
-                    return Some(
-                        json!({"applied": false, "failureReason": "the document has changed"}),
-                    );
-                }
-                let mut text = buffer.text.clone();
-                let mut edits: Vec<&Value> = change["edits"].as_array().unwrap().iter().collect();
-                edits.sort_by_key(|e| std::cmp::Reverse(offset_of(&text, &e["range"]["start"])));
-                for e in edits {
-                    let start = offset_of(&text, &e["range"]["start"]);
-                    let end = offset_of(&text, &e["range"]["end"]);
-                    text.replace_range(start..end, e["newText"].as_str().unwrap());
-                }
-                buffer.text = text;
-                buffer.version += 1;
-                outbox.lock().unwrap().push(json!({
-                    "jsonrpc": "2.0",
-                    "method": "textDocument/didChange",
-                    "params": {"textDocument": {"uri": buffer.uri, "version": buffer.version},
-                               "contentChanges": [{"text": buffer.text}]},
-                }));
-            }
-            if !others.is_empty() {
-                apply_to_disk(&json!({"documentChanges": others}));
-            }
-            Some(json!({"applied": true}))
-        }
-        Some("window/showDocument") => Some(json!({"success": true})),
-        _ => None,
-    })
-}
-
 #[test]
 fn an_open_plan_md_is_kept_in_step_by_versioned_edits_of_its_buffer() {
     let dir = example_copy("plan");
@@ -540,16 +478,20 @@ fn an_open_plan_md_is_kept_in_step_by_versioned_edits_of_its_buffer() {
     // Unsaved in the buffer: the writer's note.
     let text = format!("{on_disk}\nUnsaved note: the vigil can wait.\n");
     let plan_uri = lsp_support::uri(&path);
-    let buffer = std::sync::Arc::new(std::sync::Mutex::new(OpenBuffer {
+    let buffer = std::sync::Arc::new(std::sync::Mutex::new(lsp_support::editor::OpenBuffer {
         uri: plan_uri.clone(),
         text: text.clone(),
         version: 1,
         edited_at: Vec::new(),
         refused: 0,
+        texts: Vec::new(),
     }));
     lsp_support::editor::configure(&root, &server.url);
     let mut client = lsp_support::Client::spawn(&[]);
-    client.responder = Some(editor_with_open(buffer.clone(), client.outbox.clone()));
+    client.responder = Some(lsp_support::editor::editor_with_open(
+        buffer.clone(),
+        client.outbox.clone(),
+    ));
     client.initialize(&root, lsp_support::editor::capabilities());
     client.wait_for_index();
     client.notify(

@@ -161,12 +161,13 @@ pub struct ModelTarget {
     pub chars_per_token: Option<f32>,
 }
 
-/// A reply being written: how many words so far, and the end of the text
-/// (its last words, secrets removed).
+/// A reply being written: how many words so far, the end of the text (its
+/// last words) and the whole text so far, secrets removed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Written<'a> {
     pub words: usize,
     pub tail: &'a str,
+    pub text: &'a str,
 }
 
 /// Told how a reply grows as the model writes it.

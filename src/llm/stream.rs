@@ -157,8 +157,13 @@ impl StreamHandler for Streamed<'_> {
                 let last: Vec<&str> = tail.split_whitespace().rev().take(TAIL_WORDS).collect();
                 let tail = last.into_iter().rev().collect::<Vec<_>>().join(" ");
                 let words = state.words;
+                let text = redact(&state.text, &secrets).into_owned();
                 drop(state);
-                on_text(Written { words, tail: &tail });
+                on_text(Written {
+                    words,
+                    tail: &tail,
+                    text: &text,
+                });
             }
         }
         Ok(delta.done)

@@ -1,10 +1,13 @@
 //! `controlRoom.askForeman`: a turn at the Foreman's desk from the editor,
 //! the same as `control-room ask`. The command answers `{turn}` at once; the
-//! turn runs in a task with cancellable progress that shows the reply as it
-//! is written. At its end the reply (and the writer's message, when the
-//! command gave one) arrives as one edit appended at the end of the desk at
-//! the version it was read (asked again at the new end if the writer typed
-//! meanwhile: appending never overwrites), the actions' changes as edits of
+//! turn runs in a task with cancellable progress. The writer's message (when
+//! the command gave one) and a `## Foreman` block are appended at the end of
+//! the desk at the version it was read (asked again at the new end if the
+//! writer typed meanwhile: appending never overwrites); the reply streams
+//! into the block between its markers as the model writes it (its message
+//! only, never its reasoning or its actions, a few times a second, each edit
+//! at the desk's version), and at its end the block becomes the reply; a
+//! turn with no reply removes the block. The actions' changes arrive as edits of
 //! their files (a file the writer changed since is left alone and said so),
 //! new files created, a `write_scene` starts its run and a
 //! `start_tournament` its tournament.
@@ -260,7 +263,17 @@ pub fn start(
     };
     tokio::spawn(async move {
         let progress = Progress::begin(&context, token, created, "Ask the Foreman").await;
-        let (words, mut heard) = unbounded_channel::<String>();
+        // The reply streams into a block of its own at the desk's end,
+        // after the writer's message (appended again at the new end if the
+        // writer typed meanwhile); without it, it lands whole at the end.
+        let block = format!("{added}{}", desk::streaming_block());
+        let mut placed = append_to_desk(&context, &block, version).await;
+        if placed.is_err() {
+            let (_, _, now_version) = desk_now(&context);
+            placed = append_to_desk(&context, &block, now_version).await;
+        }
+        let streaming = placed.is_ok();
+        let (words, mut heard) = unbounded_channel::<(String, String)>();
         let ask = async move {
             let at = now();
             let desk = Desk {
@@ -272,18 +285,33 @@ pub fn start(
                 at: &at,
             };
             let listener = move |written: Written<'_>| {
-                let _ = words.send(format!("{} words … {}", written.words, written.tail));
+                let said = format!("{} words … {}", written.words, written.tail);
+                let _ = words.send((said, written.text.to_owned()));
             };
             desk.answer(turn, &history, &pending, Some(&listener)).await
         };
         tokio::pin!(ask);
+        let mut shown = std::time::Instant::now();
         let result = loop {
             tokio::select! {
                 result = &mut ask => break Some(result),
-                Some(said) = heard.recv() => progress.report_message(format!("the Foreman: {said}")).await,
+                Some((said, so_far)) = heard.recv() => {
+                    progress.report_message(format!("the Foreman: {said}")).await;
+                    if streaming && shown.elapsed() >= STREAM_EVERY {
+                        shown = std::time::Instant::now();
+                        let partial = desk::partial_message(&so_far);
+                        let shown_text = if partial.is_empty() { partial } else { format!("{partial}\n") };
+                        // A refused edit (the writer typing) waits for the next one.
+                        let _ = edit_streaming(&context, false, &shown_text).await;
+                    }
+                }
                 () = cancel.cancelled() => break None,
             }
         };
+        if streaming && !matches!(result, Some(Ok(_))) {
+            // No reply: the block goes, and the writer's message waits again.
+            let _ = edit_streaming(&context, true, "").await;
+        }
         let summary = match result {
             None => "cancelled; nothing was written".to_owned(),
             Some(Err(error)) => {
@@ -294,7 +322,8 @@ pub fn start(
                 );
                 format!("failed: {error}")
             }
-            Some(Ok(reply)) => deliver(&context, &added, version, reply).await,
+            Some(Ok(reply)) if streaming => deliver(&context, None, version, reply).await,
+            Some(Ok(reply)) => deliver(&context, Some(&added), version, reply).await,
         };
         context.runs.lock().remove(&id);
         progress.end(summary).await;
@@ -302,19 +331,74 @@ pub fn start(
     Ok(json!({ "turn": turn }))
 }
 
-/// Sends the reply and the actions' changes, starts the runs; says what happened.
-async fn deliver(context: &Context, added: &str, version: Option<i32>, reply: Reply) -> String {
+/// How often the reply's text in the desk is brought up to date.
+const STREAM_EVERY: std::time::Duration = std::time::Duration::from_millis(250);
+
+/// Replaces what the streaming block holds (or, with `whole`, the block
+/// itself) in the desk as the editor has it now, at its version.
+async fn edit_streaming(context: &Context, whole: bool, text: &str) -> Result<(), String> {
+    let (mut workspace, mut desk_text, mut version) = desk_now(context);
+    // An open desk learns of the block's edit by the editor's didChange,
+    // which may come a moment after the edit was applied.
+    for _ in 0..10 {
+        if version.is_none() || desk::streaming_ranges(&desk_text).is_some() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        (workspace, desk_text, version) = desk_now(context);
+    }
+    let (block, inner) =
+        desk::streaming_ranges(&desk_text).ok_or("the Foreman's block is no longer in the desk")?;
+    let range = if whole { block } else { inner };
+    if !whole && range.slice(&desk_text) == text {
+        return Ok(());
+    }
+    let encoding = lock(&context.session).encoding;
+    let edit = lsp::TextEdit {
+        range: lsp::Range {
+            start: position(&desk_text, range.start, encoding),
+            end: position(&desk_text, range.end, encoding),
+        },
+        new_text: text.to_owned(),
+    };
+    let uri = uri_for(&workspace, DESK_FILE).ok_or("no URI for the desk")?;
+    runs::apply_files(context, vec![(uri, version, vec![edit])]).await
+}
+
+/// Sends the reply and the actions' changes, starts the runs; says what
+/// happened. The reply takes the streaming block's place; without one
+/// (`added`: what goes before it), it is appended.
+async fn deliver(
+    context: &Context,
+    added: Option<&str>,
+    version: Option<i32>,
+    reply: Reply,
+) -> String {
     let mut done = reply.done.clone();
     for change in &reply.changes {
         if let Err(why) = runs::apply_change(context, change).await {
             done.push(format!("{} was not written: {why}", change.path));
         }
     }
-    let text = format!(
-        "{added}{}",
-        desk::reply_text(&reply.message, &done, &reply.refused)
-    );
-    let mut appended = append_to_desk(context, &text, version).await;
+    let said = desk::reply_text(&reply.message, &done, &reply.refused);
+    let mut appended = Err(String::new());
+    if added.is_none() {
+        // Twice: the writer may have typed between reading and editing.
+        for _ in 0..2 {
+            appended = edit_streaming(context, true, &format!("\n{said}")).await;
+            if appended.is_ok() {
+                break;
+            }
+        }
+    }
+    let text = format!("{}{said}", added.unwrap_or_default());
+    if appended.is_err() {
+        appended = append_to_desk(context, &text, version).await;
+        if added.is_none() {
+            // The reply is at the end: the block it streamed into goes.
+            let _ = edit_streaming(context, true, "").await;
+        }
+    }
     if appended.is_err() {
         // The writer typed meanwhile: append at the desk's new end.
         let (_, _, now_version) = desk_now(context);
@@ -380,8 +464,12 @@ async fn append_to_desk(context: &Context, text: &str, version: Option<i32>) -> 
 }
 
 fn end_position(text: &str, encoding: crate::text::PositionEncoding) -> lsp::Position {
+    position(text, text.len(), encoding)
+}
+
+fn position(text: &str, offset: usize, encoding: crate::text::PositionEncoding) -> lsp::Position {
     let index = crate::text::LineIndex::new(text);
-    let at = index.position(text, text.len(), encoding);
+    let at = index.position(text, offset, encoding);
     lsp::Position {
         line: at.line,
         character: at.col,

@@ -183,3 +183,67 @@ pub fn changed(client: &mut Client, paths: &[&Path]) {
         json!({"changes": changes}),
     );
 }
+
+/// An editor with one document open: a versioned edit of the open buffer is
+/// applied to the buffer (and refused if its version is not the buffer's),
+/// then announced with `didChange`, as VS Code does; other edits go to disk.
+pub struct OpenBuffer {
+    pub uri: String,
+    pub text: String,
+    pub version: i64,
+    /// The versions the server's edits of the buffer carried, in order.
+    pub edited_at: Vec<i64>,
+    pub refused: usize,
+    /// The buffer's text after each edit applied to it, in order.
+    pub texts: Vec<String>,
+}
+
+pub fn editor_with_open(
+    buffer: std::sync::Arc<std::sync::Mutex<OpenBuffer>>,
+    outbox: std::sync::Arc<std::sync::Mutex<Vec<Value>>>,
+) -> Responder {
+    Box::new(move |request: &Value| match request["method"].as_str() {
+        Some("workspace/applyEdit") => {
+            let edit = &request["params"]["edit"];
+            let mut buffer = buffer.lock().unwrap();
+            let mut others = Vec::new();
+            for change in edit["documentChanges"].as_array().unwrap() {
+                if change["textDocument"]["uri"] != buffer.uri.as_str() {
+                    others.push(change.clone());
+                    continue;
+                }
+                let version = change["textDocument"]["version"].as_i64().unwrap();
+                buffer.edited_at.push(version);
+                if version != buffer.version {
+                    buffer.refused += 1;
+                    return Some(
+                        json!({"applied": false, "failureReason": "the document has changed"}),
+                    );
+                }
+                let mut text = buffer.text.clone();
+                let mut edits: Vec<&Value> = change["edits"].as_array().unwrap().iter().collect();
+                edits.sort_by_key(|e| std::cmp::Reverse(offset_of(&text, &e["range"]["start"])));
+                for e in edits {
+                    let start = offset_of(&text, &e["range"]["start"]);
+                    let end = offset_of(&text, &e["range"]["end"]);
+                    text.replace_range(start..end, e["newText"].as_str().unwrap());
+                }
+                buffer.texts.push(text.clone());
+                buffer.text = text;
+                buffer.version += 1;
+                outbox.lock().unwrap().push(json!({
+                    "jsonrpc": "2.0",
+                    "method": "textDocument/didChange",
+                    "params": {"textDocument": {"uri": buffer.uri, "version": buffer.version},
+                               "contentChanges": [{"text": buffer.text}]},
+                }));
+            }
+            if !others.is_empty() {
+                apply_to_disk(&json!({"documentChanges": others}));
+            }
+            Some(json!({"applied": true}))
+        }
+        Some("window/showDocument") => Some(json!({"success": true})),
+        _ => None,
+    })
+}

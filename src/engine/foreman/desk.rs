@@ -159,6 +159,68 @@ fn demote_headings(text: &str) -> String {
     out
 }
 
+/// Where a reply streams while the Foreman writes it: the first line of the
+/// block, after its `## Foreman` heading.
+pub const STREAMING_OPEN: &str = "<!-- the Foreman is writing… -->";
+/// The block's last line.
+pub const STREAMING_CLOSE: &str = "<!-- (end of what the Foreman has written so far) -->";
+
+/// The block appended while the reply streams: its heading and markers.
+pub fn streaming_block() -> String {
+    format!("\n## Foreman\n\n{STREAMING_OPEN}\n{STREAMING_CLOSE}\n")
+}
+
+/// Where the streaming block is in `text`: the whole block, from its
+/// heading to the end of its last line, and what lies between its markers.
+/// `None` when the writer removed a marker.
+pub fn streaming_ranges(text: &str) -> Option<(TextRange, TextRange)> {
+    let open = text.rfind(STREAMING_OPEN)?;
+    let close = open + text[open..].find(STREAMING_CLOSE)?;
+    let heading = text[..open].rfind("## Foreman")?;
+    // The blank line before the heading belongs to the block.
+    let start = text[..heading].trim_end_matches('\n').len();
+    let mut end = close + STREAMING_CLOSE.len();
+    if text[end..].starts_with('\n') {
+        end += 1;
+    }
+    let inner_start = open + STREAMING_OPEN.len() + 1;
+    Some((
+        TextRange::new(start, end),
+        TextRange::new(inner_start.min(close), close),
+    ))
+}
+
+/// What the writer should see of a reply still being written: its
+/// `<message>` so far (its reasoning and its actions never), or, from a
+/// model that writes no tags, its text before any tag.
+pub fn partial_message(raw: &str) -> String {
+    let mut text = raw;
+    // Reasoning is dropped, finished or not.
+    let mut without_thinking = String::new();
+    while let Some(open) = text.find("<thinking>") {
+        without_thinking.push_str(&text[..open]);
+        match text[open..].find("</thinking>") {
+            Some(close) => text = &text[open + close + "</thinking>".len()..],
+            None => {
+                text = "";
+                break;
+            }
+        }
+    }
+    without_thinking.push_str(text);
+    let text = without_thinking.as_str();
+    let said = match text.find("<message>") {
+        Some(open) => {
+            let rest = &text[open + "<message>".len()..];
+            rest.find("</message>").map_or(rest, |close| &rest[..close])
+        }
+        None => text.split('<').next().unwrap_or_default(),
+    };
+    // A tag being written at the end is not shown half-written.
+    let said = said.rfind('<').map_or(said, |at| &said[..at]);
+    demote_headings(said.trim())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -193,5 +255,39 @@ mod tests {
             history[0],
             Message::user("Let's build the Story Bible.\n### not a turn")
         );
+    }
+
+    #[test]
+    fn a_streaming_reply_shows_its_message_so_far_and_never_its_reasoning_or_actions() {
+        assert_eq!(
+            partial_message("<thinking>plan</thinking><message>Draft the"),
+            "Draft the"
+        );
+        assert_eq!(partial_message("<thinking>still thinking"), "");
+        assert_eq!(
+            partial_message("<message>Done.</message><action type=\"save_decision\">"),
+            "Done."
+        );
+        assert_eq!(partial_message("Plain words <mess"), "Plain words");
+        assert_eq!(
+            partial_message("<message>## A heading\nand </mes"),
+            "### A heading\nand"
+        );
+    }
+
+    #[test]
+    fn the_streaming_block_is_found_after_the_writers_text_and_not_without_its_markers() {
+        let desk = format!(
+            "# The Foreman\n\n## Writer\n\nHello.\n{}",
+            streaming_block()
+        );
+        let (block, inner) = streaming_ranges(&desk).unwrap();
+        assert_eq!(
+            block.slice(&desk),
+            format!("\n\n## Foreman\n\n{STREAMING_OPEN}\n{STREAMING_CLOSE}\n")
+        );
+        assert_eq!(&desk[..block.start], "# The Foreman\n\n## Writer\n\nHello.");
+        assert_eq!(inner.slice(&desk), "");
+        assert_eq!(streaming_ranges(&desk.replace(STREAMING_CLOSE, "")), None);
     }
 }
