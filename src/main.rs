@@ -219,6 +219,14 @@ enum Command {
         #[arg(long)]
         conflict: Option<String>,
     },
+    /// The story's knowledge graph: its entities and relations, who carries
+    /// the book, and how far two characters are (--between A B).
+    Graph {
+        #[arg(long, num_args = 2, value_names = ["A", "B"])]
+        between: Option<Vec<String>>,
+        #[arg(long)]
+        json: bool,
+    },
     /// Voice calibration: tournaments, the gold standard and the bundle.
     Voice {
         #[command(subcommand)]
@@ -503,11 +511,12 @@ fn main() -> ExitCode {
             control_room::cli::ask::ask(&dir, message.as_deref(), &model)
         }
         Command::Voice { command } => voice(&dir, command),
+        Command::Graph { between, json } => graph(&dir, between, json),
         Command::Scaffold {
             scene,
             goal,
             conflict,
-        } => control_room::cli::voice::scaffold(&dir, &scene, goal.as_deref(), conflict.as_deref()),
+        } => scaffold(&dir, scene, goal, conflict),
         Command::Mode { command, json } => mode(&dir, command, json),
     };
     match result {
@@ -661,4 +670,20 @@ fn mode(dir: &Path, command: Option<ModeCommand>, json: bool) -> anyhow::Result<
             because,
         }) => mode::advance(dir, Some(&to), skip, because),
     }
+}
+
+fn graph(dir: &Path, between: Option<Vec<String>>, json: bool) -> anyhow::Result<i32> {
+    let between = between
+        .as_deref()
+        .map(|pair| (pair[0].as_str(), pair[1].as_str()));
+    control_room::cli::graph::graph(dir, between, json)
+}
+
+fn scaffold(
+    dir: &Path,
+    scene: String,
+    goal: Option<String>,
+    conflict: Option<String>,
+) -> anyhow::Result<i32> {
+    control_room::cli::voice::scaffold(dir, &scene, goal.as_deref(), conflict.as_deref())
 }

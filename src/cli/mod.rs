@@ -7,6 +7,7 @@ pub mod compile;
 pub mod conference;
 pub mod doctor;
 pub mod explain;
+pub mod graph;
 pub mod knowledge;
 pub mod mode;
 pub mod plan;

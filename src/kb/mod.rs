@@ -5,6 +5,7 @@
 //! "Remember this" and "Promote to card" write it. Beside it, the project's
 //! mode and the gates between modes (`mode`), which prompts and the Foreman read.
 
+pub mod graph;
 pub mod mode;
 
 use std::collections::HashMap;

@@ -1,0 +1,332 @@
+//! The story's knowledge graph (the second brain of the agent-instruction
+//! spec, §11), derived from the manuscript as it is: characters, places and
+//! other canon from the cards, the outline's scenes, the Story Bible's world
+//! rules; and how they relate: a card appears in a scene (its mentions, its
+//! place in the scene's front matter), a scene is told from a point of view
+//! and located at a place, two characters know each other (they share
+//! scenes), a scene happens before the next in the outline.
+//!
+//! Built on petgraph. Centrality is a PageRank weighted by the relations'
+//! strength (how often a card is in a scene), by power iteration over
+//! petgraph's adjacency: petgraph's own `page_rank` counts every edge the
+//! same and costs the square of the nodes per round. Distance between two
+//! characters is the fewest scenes shared along the way (a shortest path
+//! over "knows").
+
+use std::collections::{BTreeMap, HashMap};
+
+use petgraph::graph::{NodeIndex, UnGraph};
+use petgraph::visit::EdgeRef;
+
+use crate::index::{BibleKind, CardKind, Workspace};
+
+/// What an entity is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum EntityKind {
+    Character,
+    Place,
+    /// Other canon (items, factions…).
+    Canon,
+    Scene,
+    WorldRule,
+}
+
+/// One entity: its kind, its key (a card's path, a scene's id, a rule's
+/// name) and how the writer names it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Entity {
+    pub kind: EntityKind,
+    pub key: String,
+    pub label: String,
+}
+
+/// How two entities relate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum RelationKind {
+    /// A card in a scene: mentioned, listed, or its point of view.
+    AppearsIn,
+    /// A scene's point of view.
+    PovOf,
+    /// A scene's place.
+    LocatedAt,
+    /// Two characters who share scenes.
+    Knows,
+    /// A scene before the next in the outline.
+    HappensBefore,
+}
+
+/// A relation and its strength (mentions, shared scenes).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Relation {
+    pub kind: RelationKind,
+    pub weight: f64,
+}
+
+/// The graph, and each entity's node by its key.
+#[derive(Debug, Default)]
+pub struct StoryGraph {
+    pub graph: UnGraph<Entity, Relation>,
+    by_key: HashMap<String, NodeIndex>,
+}
+
+impl StoryGraph {
+    /// The graph of the manuscript as `workspace` holds it.
+    pub fn build(workspace: &Workspace) -> StoryGraph {
+        let mut story = StoryGraph::default();
+        let catalog = workspace.catalog();
+        for (path, card) in catalog.cards() {
+            let kind = match card.kind {
+                CardKind::Character => EntityKind::Character,
+                CardKind::Location => EntityKind::Place,
+                CardKind::Other => EntityKind::Canon,
+            };
+            story.add(kind, path, card.display_name());
+        }
+        if let Some(file) = catalog.bible(BibleKind::WorldRules)
+            && let Some(rules) = file.bible()
+        {
+            for name in rules.rule_names(&file.text) {
+                let name = name.text;
+                story.add(EntityKind::WorldRule, &format!("rule:{name}"), &name);
+            }
+        }
+        let order: Vec<String> = catalog
+            .outline()
+            .and_then(|file| file.outline())
+            .map(|outline| outline.entries.iter().map(|e| e.scene_id.clone()).collect())
+            .unwrap_or_default();
+        for id in &order {
+            story.add(EntityKind::Scene, id, id);
+        }
+        for pair in order.windows(2) {
+            story.relate(&pair[0], &pair[1], RelationKind::HappensBefore, 1.0);
+        }
+        for (file, scene) in catalog.scenes() {
+            let scene_node = story.add(EntityKind::Scene, &scene.id, &scene.id);
+            // How often each card is in the scene: its mentions, and once
+            // for each place the front matter names it.
+            let mut counts: BTreeMap<String, f64> = BTreeMap::new();
+            for mention in workspace.mentions(&file.path) {
+                *counts.entry(mention.card.to_string()).or_default() += 1.0;
+            }
+            let named = |name: &str, kinds: &[CardKind]| {
+                catalog
+                    .resolve_card(name, kinds)
+                    .map(|card| card.path.to_string())
+            };
+            if let Some(pov) = scene
+                .pov
+                .as_ref()
+                .and_then(|pov| named(&pov.text, &[CardKind::Character]))
+            {
+                *counts.entry(pov.clone()).or_default() += 1.0;
+                story.relate_nodes(story.by_key[&pov], scene_node, RelationKind::PovOf, 1.0);
+            }
+            for name in &scene.characters {
+                if let Some(card) = named(&name.text, &[CardKind::Character]) {
+                    *counts.entry(card).or_default() += 1.0;
+                }
+            }
+            if let Some(place) = scene
+                .location
+                .as_ref()
+                .and_then(|place| named(&place.text, &[CardKind::Location]))
+            {
+                *counts.entry(place.clone()).or_default() += 1.0;
+                story.relate_nodes(
+                    scene_node,
+                    story.by_key[&place],
+                    RelationKind::LocatedAt,
+                    1.0,
+                );
+            }
+            let present: Vec<(NodeIndex, f64)> = counts
+                .iter()
+                .filter_map(|(key, count)| story.by_key.get(key).map(|node| (*node, *count)))
+                .collect();
+            for (node, count) in &present {
+                story.relate_nodes(*node, scene_node, RelationKind::AppearsIn, *count);
+            }
+            let characters: Vec<NodeIndex> = present
+                .iter()
+                .map(|(node, _)| *node)
+                .filter(|node| story.graph[*node].kind == EntityKind::Character)
+                .collect();
+            for (at, a) in characters.iter().enumerate() {
+                for b in &characters[at + 1..] {
+                    story.relate_nodes(*a, *b, RelationKind::Knows, 1.0);
+                }
+            }
+        }
+        story
+    }
+
+    fn add(&mut self, kind: EntityKind, key: &str, label: &str) -> NodeIndex {
+        if let Some(node) = self.by_key.get(key) {
+            return *node;
+        }
+        let node = self.graph.add_node(Entity {
+            kind,
+            key: key.to_owned(),
+            label: label.to_owned(),
+        });
+        self.by_key.insert(key.to_owned(), node);
+        node
+    }
+
+    fn relate(&mut self, a: &str, b: &str, kind: RelationKind, weight: f64) {
+        if let (Some(a), Some(b)) = (self.by_key.get(a), self.by_key.get(b)) {
+            self.relate_nodes(*a, *b, kind, weight);
+        }
+    }
+
+    /// Adds `weight` to the relation `kind` between `a` and `b`.
+    fn relate_nodes(&mut self, a: NodeIndex, b: NodeIndex, kind: RelationKind, weight: f64) {
+        let existing = self
+            .graph
+            .edges_connecting(a, b)
+            .find(|edge| edge.weight().kind == kind)
+            .map(|edge| edge.id());
+        match existing {
+            Some(edge) => self.graph[edge].weight += weight,
+            None => {
+                self.graph.add_edge(a, b, Relation { kind, weight });
+            }
+        }
+    }
+
+    /// The node of `key` (a card's path, a scene's id, `rule:NAME`).
+    pub fn node(&self, key: &str) -> Option<NodeIndex> {
+        self.by_key.get(key).copied()
+    }
+
+    /// Who carries the book: every entity's PageRank over the relations
+    /// that place cards in scenes (appearances and places, each as strong as
+    /// its weight: a card mentioned ten times in a scene is ten times in it),
+    /// with damping 0.85, until it settles; highest first. Shared scenes
+    /// ("knows") are left out: they would carry a large family up with its
+    /// eldest.
+    pub fn centrality(&self) -> Vec<(NodeIndex, f64)> {
+        let counted =
+            |kind: RelationKind| matches!(kind, RelationKind::AppearsIn | RelationKind::LocatedAt);
+        let count = self.graph.node_count();
+        if count == 0 {
+            return Vec::new();
+        }
+        let strength: Vec<f64> = self
+            .graph
+            .node_indices()
+            .map(|node| {
+                self.graph
+                    .edges(node)
+                    .filter(|edge| counted(edge.weight().kind))
+                    .map(|edge| edge.weight().weight)
+                    .sum()
+            })
+            .collect();
+        let damping = 0.85;
+        let mut rank = vec![1.0 / count as f64; count];
+        for _ in 0..100 {
+            // What nodes with no relation hold goes to everyone.
+            let dangling: f64 = rank
+                .iter()
+                .zip(&strength)
+                .filter(|(_, s)| **s == 0.0)
+                .map(|(r, _)| r)
+                .sum();
+            let base = (1.0 - damping + damping * dangling) / count as f64;
+            let mut next = vec![base; count];
+            for edge in self.graph.edge_references() {
+                if !counted(edge.weight().kind) {
+                    continue;
+                }
+                let (a, b) = (edge.source().index(), edge.target().index());
+                let weight = edge.weight().weight;
+                next[b] += damping * rank[a] * weight / strength[a];
+                next[a] += damping * rank[b] * weight / strength[b];
+            }
+            let moved: f64 = next.iter().zip(&rank).map(|(n, r)| (n - r).abs()).sum();
+            rank = next;
+            if moved < 1e-10 {
+                break;
+            }
+        }
+        let mut ranked: Vec<(NodeIndex, f64)> = self
+            .graph
+            .node_indices()
+            .map(|node| (node, rank[node.index()]))
+            .collect();
+        ranked.sort_by(|a, b| b.1.total_cmp(&a.1));
+        ranked
+    }
+
+    /// How far apart two characters are: the fewest "knows" steps between
+    /// them (1: they share a scene), `None` when nothing links them.
+    pub fn distance(&self, from: &str, to: &str) -> Option<usize> {
+        let (from, to) = (self.node(from)?, self.node(to)?);
+        let knows = petgraph::visit::EdgeFiltered::from_fn(&self.graph, |edge| {
+            edge.weight().kind == RelationKind::Knows
+        });
+        let costs = petgraph::algo::dijkstra(&knows, from, Some(to), |_| 1usize);
+        costs.get(&to).copied()
+    }
+
+    /// The entities around scene `id`: those in it, where it is, and the
+    /// scenes on either side, with how they relate to it.
+    pub fn around_scene(&self, id: &str) -> Vec<(&Entity, RelationKind, f64)> {
+        let Some(scene) = self.node(id) else {
+            return Vec::new();
+        };
+        let mut around: Vec<(&Entity, RelationKind, f64)> = self
+            .graph
+            .edges(scene)
+            .map(|edge| {
+                let other = if edge.source() == scene {
+                    edge.target()
+                } else {
+                    edge.source()
+                };
+                (&self.graph[other], edge.weight().kind, edge.weight().weight)
+            })
+            .collect();
+        around.sort_by(|a, b| a.1.cmp(&b.1).then(b.2.total_cmp(&a.2)));
+        around
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_example_carries_its_point_of_view_characters_and_links_its_cast() {
+        let workspace = Workspace::load(&crate::index::test_support::example_root());
+        let story = StoryGraph::build(&workspace);
+        let ranked: Vec<&str> = story
+            .centrality()
+            .into_iter()
+            .map(|(node, _)| &story.graph[node])
+            .filter(|entity| entity.kind == EntityKind::Character)
+            .map(|entity| entity.label.as_str())
+            .take(2)
+            .collect();
+        assert_eq!(ranked, ["Kael Maren", "Iria Vell"]);
+        let kael = "Compendium/Characters/CHAR-kael-maren.md";
+        let iria = "Compendium/Characters/CHAR-iria-vell.md";
+        assert_eq!(story.distance(kael, iria), Some(1));
+        assert_eq!(story.distance(kael, kael), Some(0));
+        let around = story.around_scene("SCN-the-gate");
+        assert!(
+            around
+                .iter()
+                .any(|(entity, kind, _)| entity.key == iria && *kind == RelationKind::PovOf),
+            "{around:?}"
+        );
+        assert!(
+            around
+                .iter()
+                .any(|(entity, kind, _)| entity.kind == EntityKind::Scene
+                    && *kind == RelationKind::HappensBefore)
+        );
+    }
+}

@@ -1,0 +1,89 @@
+//! The story's knowledge graph on a real novel: who carries Pride and
+//! Prejudice, and how far its people are from each other.
+
+use std::path::Path;
+
+use control_room::index::Workspace;
+use control_room::kb::graph::{EntityKind, StoryGraph};
+
+fn pride_and_prejudice() -> Workspace {
+    Workspace::load(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpora/pride-and-prejudice"),
+    )
+}
+
+#[test]
+fn pride_and_prejudices_pagerank_puts_elizabeth_and_darcy_first() {
+    let workspace = pride_and_prejudice();
+    let story = StoryGraph::build(&workspace);
+    let ranked: Vec<(String, f64)> = story
+        .centrality()
+        .into_iter()
+        .filter(|(node, _)| story.graph[*node].kind == EntityKind::Character)
+        .map(|(node, rank)| (story.graph[node].label.clone(), rank))
+        .take(6)
+        .collect();
+    println!("{ranked:?}");
+    let names: Vec<&str> = ranked.iter().map(|(name, _)| name.as_str()).collect();
+    assert_eq!(
+        names[..2],
+        ["Elizabeth Bennet", "Fitzwilliam Darcy"],
+        "{ranked:?}"
+    );
+
+    let count = |kind: EntityKind| {
+        story
+            .graph
+            .node_weights()
+            .filter(|entity| entity.kind == kind)
+            .count()
+    };
+    assert_eq!(
+        (
+            count(EntityKind::Scene),
+            count(EntityKind::Character),
+            count(EntityKind::Place)
+        ),
+        (61, 28, 13)
+    );
+    let card = |name: &str| format!("Compendium/Characters/CHAR-{name}.md");
+    assert_eq!(
+        story.distance(&card("elizabeth-bennet"), &card("darcy")),
+        Some(1)
+    );
+    assert_eq!(story.distance(&card("darcy"), &card("darcy")), Some(0));
+    assert_eq!(story.distance(&card("darcy"), &card("nobody")), None);
+}
+
+#[test]
+fn the_graph_command_prints_who_carries_the_book_and_how_far_two_people_are() {
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpora/pride-and-prejudice");
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_control-room"))
+        .args([
+            "graph",
+            "--json",
+            "--between",
+            "Elizabeth",
+            "Darcy",
+            "--dir",
+        ])
+        .arg(&corpus)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(
+        report["central"][0]["label"], "Elizabeth Bennet",
+        "{report}"
+    );
+    assert_eq!(
+        report["central"][1]["label"], "Fitzwilliam Darcy",
+        "{report}"
+    );
+    assert_eq!(report["entities"]["Scene"], 61);
+    assert_eq!(report["distance"]["steps"], 1);
+}
