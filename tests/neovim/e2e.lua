@@ -326,10 +326,19 @@ local function main()
   report.mode_line = require("control_room").mode_line()
   vim.cmd("ControlRoomAsk Neovim: what comes next?")
   local desk = root .. "/Notes/foreman.md"
+  -- The reply streams into the desk's buffer: read it as the writer sees it.
+  local function desk_text()
+    local bufnr = vim.fn.bufnr(desk)
+    if bufnr ~= -1 and vim.api.nvim_buf_is_loaded(bufnr) then
+      return table.concat(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), "\n")
+    end
+    return vim.fn.filereadable(desk) == 1 and table.concat(vim.fn.readfile(desk), "\n") or ""
+  end
   wait("the Foreman's reply in the desk", 20000, function()
-    return vim.fn.filereadable(desk) == 1 and table.concat(vim.fn.readfile(desk), "\n"):find("## Foreman", 1, true) ~= nil
+    local text = desk_text()
+    return text:find("## Foreman", 1, true) ~= nil and text:find("the Foreman is writing", 1, true) == nil
   end)
-  report.desk_text = table.concat(vim.fn.readfile(desk), "\n")
+  report.desk_text = desk_text()
   step("foreman")
 
   -- 8. A voice tournament on the gate's first paragraph: its file lands.

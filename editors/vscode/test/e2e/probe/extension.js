@@ -555,8 +555,19 @@ async function run() {
     report.facts.askAnswer = await vscode.commands.executeCommand('control-room.askForeman', {
       message: 'E2E: what comes after the Story Bible?',
     });
-    await waitFor('the reply in the desk', () => fs.existsSync(desk) && fs.readFileSync(desk, 'utf8').includes('## Foreman'));
-    report.facts.deskText = fs.readFileSync(desk, 'utf8');
+    // The reply streams into the desk: read it as the writer sees it (the
+    // open document, else the file).
+    const deskText = () => {
+      const open = vscode.workspace.textDocuments.find((document) => document.uri.fsPath === desk);
+      if (open !== undefined) {
+        return open.getText();
+      }
+      return fs.existsSync(desk) ? fs.readFileSync(desk, 'utf8') : '';
+    };
+    report.facts.deskText = await waitFor('the reply in the desk', () => {
+      const text = deskText();
+      return text.includes('## Foreman') && !text.includes('the Foreman is writing') ? text : undefined;
+    });
   });
 
   await step('voice', async () => {
