@@ -1,6 +1,7 @@
 //! Fuzz targets, run by `cargo test`: the readers of untrusted input (the
 //! LSP framing, front matter, Markdown and the checks and semantic tokens
-//! over it, recipes, model replies and their contract, Evidence lines) fed
+//! over it, recipes, model replies and their contract, Evidence lines, the
+//! voice's tournament files and gold standard) fed
 //! with the seed corpus of `tests/fuzz-corpus/<target>/` mutated (bytes and
 //! format tokens inserted, ranges deleted, duplicated, spliced from another
 //! seed, the end cut) or with tokens alone. Each target asserts that it
@@ -366,10 +367,13 @@ fn workspace() -> &'static Workspace {
             let one = "---\npov: Kael\nlocation: The Salt Fortress\ndate: 1203-04-12\ntime: dusk\n---\n\nKael fell.\n";
             let outline = "# Outline\n\n## Chapter 1\n\n- SCN-one\n- SCN-fuzz\n";
             let sheet = "# Anti-patterns\n\n## Zero tolerance\n\n- a shiver ran down\n";
+            // A gold standard, so that every fuzzed scene's voice is measured.
+            let gold = "---\nlocked: true\n---\n\n## Passage\n\nKael waited. The tide came in like a slow hand. He thought of the gate.\n";
             workspace.insert_files(vec![
                 SourceFile::parse("Compendium/Characters/CHAR-kael.md".into(), card.into(), &paths),
                 SourceFile::parse(paths.outline.as_str().into(), outline.into(), &paths),
                 SourceFile::parse(paths.anti_patterns.as_str().into(), sheet.into(), &paths),
+                SourceFile::parse(paths.voice_file("gold-standard.md").into(), gold.into(), &paths),
                 SourceFile::parse("Compendium/Locations/LOC-fortress.md".into(), fortress.into(), &paths),
                 SourceFile::parse("Compendium/Locations/LOC-harbour.md".into(), harbour.into(), &paths),
                 SourceFile::parse("Story/Scenes/SCN-one.md".into(), one.into(), &paths),
@@ -548,6 +552,34 @@ proptest! {
         for hint in ide::inlay_hints(&workspace, path, TextRange::new(0, text.len())) {
             prop_assert!(hint.offset <= text.len() && text.is_char_boundary(hint.offset), "{:?}", hint);
             prop_assert!(!hint.label.is_empty());
+        }
+    }
+
+    /// The voice's files as the writer may leave them: a tournament's file
+    /// is read (or is not one) without panicking, its versions' lines are
+    /// in it, and an answer inserted after a version's last line keeps the
+    /// text around it; a gold standard's passage is in its text.
+    #[test]
+    fn the_voice_files_are_read_as_the_writer_left_them(bytes in input("voice")) {
+        use control_room::engine::voice::file::{TournamentFile, insert_after_line};
+        let text = text(&bytes);
+        let lines = text.lines().count();
+        if let Some(file) = TournamentFile::read(&text) {
+            for version in &file.versions {
+                prop_assert!(version.line <= version.last_line && version.last_line < lines.max(1), "{:?}", version);
+                let answered = insert_after_line(&text, version.last_line, "### Why does this work?\n\nBecause.");
+                prop_assert!(answered.len() > text.len());
+                prop_assert!(answered.contains("### Why does this work?"));
+                let _ = file.version(&version.number.to_string());
+            }
+        }
+        let paths = workspace().config().paths.clone();
+        let gold = SourceFile::parse(paths.voice_file("gold-standard.md").into(), text.clone().into(), &paths);
+        if let Some(gold) = gold.voice_gold() {
+            if let Some(passage) = gold.passage {
+                prop_assert!(inside(&text, passage), "{:?}", passage);
+            }
+            prop_assert!(gold.traits.sentence_mean.is_finite() && gold.traits.dialogue <= 1.0);
         }
     }
 
