@@ -227,10 +227,17 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Draw a chart of the book as SVG: `presence` (who is in which scene).
+    Chart {
+        kind: String,
+        /// Where to write it (default .control-room/charts/KIND.svg).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
     /// Voice calibration: tournaments, the gold standard and the bundle.
     Voice {
         #[command(subcommand)]
-        command: VoiceCommand,
+        command: control_room::cli::voice::VoiceCommand,
     },
     /// Promote the decision on LINE of the knowledge base to its card.
     Promote {
@@ -258,73 +265,6 @@ enum ModeCommand {
         skip: bool,
         #[arg(long)]
         because: Option<String>,
-    },
-}
-
-#[derive(Subcommand)]
-enum VoiceCommand {
-    /// Draft one test passage with every contestant at once, side by side
-    /// in one file under the voice folder.
-    Tournament {
-        /// A scene of the outline: its beat, told in each voice.
-        #[arg(long)]
-        scene: Option<String>,
-        /// A passage of the manuscript to re-voice: PATH:FIRST-LAST (lines).
-        #[arg(long)]
-        passage: Option<String>,
-        /// The passage in words ("Kael tells Iria the ward has failed").
-        #[arg(long)]
-        text: Option<String>,
-        /// Who competes, comma-separated: strategies (sparse, lyrical, close,
-        /// distant, action, character, dialogue, balanced), `@model`,
-        /// `strategy@model`, or your own words for a voice.
-        #[arg(long, required = true, num_args = 1..)]
-        contestants: Vec<String>,
-        /// About how many words each version runs to (default 400).
-        #[arg(long)]
-        words: Option<u32>,
-        #[command(flatten)]
-        model: run::ModelArgs,
-    },
-    /// Make version WHICH (its number or label) of TOURNAMENT the gold
-    /// standard, and write the bundle around it.
-    Pick {
-        tournament: String,
-        which: String,
-        /// Why this is the voice, in your words (kept in the gold standard).
-        #[arg(long)]
-        why: Option<String>,
-    },
-    /// Ask the model why version WHICH works; its answer goes under it.
-    Why {
-        tournament: String,
-        which: String,
-        #[command(flatten)]
-        model: run::ModelArgs,
-    },
-    /// Round two: cross version LEAD with version OTHER in three shares.
-    Cross {
-        tournament: String,
-        lead: String,
-        other: String,
-        #[arg(long)]
-        words: Option<u32>,
-        #[command(flatten)]
-        model: run::ModelArgs,
-    },
-    /// Bring the bundle up to date: the gold standard's measured traits,
-    /// and the anti-pattern sheet and phase evolution guide where missing.
-    Bundle {
-        /// The voice in a sentence, for the smallest models' prompts.
-        #[arg(long)]
-        summary: Option<String>,
-    },
-    /// Lock the voice (`locked: true` in the gold standard).
-    Lock,
-    /// Every scene's voice measured against the gold standard.
-    Report {
-        #[arg(long)]
-        json: bool,
     },
 }
 
@@ -510,8 +450,9 @@ fn main() -> ExitCode {
         Command::Ask { message, model } => {
             control_room::cli::ask::ask(&dir, message.as_deref(), &model)
         }
-        Command::Voice { command } => voice(&dir, command),
+        Command::Voice { command } => control_room::cli::voice::dispatch(&dir, command),
         Command::Graph { between, json } => graph(&dir, between, json),
+        Command::Chart { kind, output } => chart(&dir, &kind, output.as_deref()),
         Command::Scaffold {
             scene,
             goal,
@@ -615,50 +556,6 @@ fn doctor(dir: &std::path::Path, llm: Option<&str>, format: Format) -> anyhow::R
     Ok(if report.healthy { 0 } else { 1 })
 }
 
-fn voice(dir: &Path, command: VoiceCommand) -> anyhow::Result<i32> {
-    use control_room::cli::voice;
-    match command {
-        VoiceCommand::Tournament {
-            scene,
-            passage,
-            text,
-            contestants,
-            words,
-            model,
-        } => voice::tournament(
-            dir,
-            &voice::PassageArgs {
-                scene: scene.as_deref(),
-                passage: passage.as_deref(),
-                text: text.as_deref(),
-            },
-            &contestants,
-            words,
-            &model,
-        ),
-        VoiceCommand::Pick {
-            tournament,
-            which,
-            why,
-        } => voice::pick(dir, &tournament, &which, why.as_deref()),
-        VoiceCommand::Why {
-            tournament,
-            which,
-            model,
-        } => voice::why(dir, &tournament, &which, &model),
-        VoiceCommand::Cross {
-            tournament,
-            lead,
-            other,
-            words,
-            model,
-        } => voice::cross(dir, &tournament, &lead, &other, words, &model),
-        VoiceCommand::Bundle { summary } => voice::generate(dir, summary.as_deref()),
-        VoiceCommand::Lock => voice::lock(dir),
-        VoiceCommand::Report { json } => voice::report(dir, json),
-    }
-}
-
 fn mode(dir: &Path, command: Option<ModeCommand>, json: bool) -> anyhow::Result<i32> {
     use control_room::cli::mode;
     match command {
@@ -686,4 +583,8 @@ fn scaffold(
     conflict: Option<String>,
 ) -> anyhow::Result<i32> {
     control_room::cli::voice::scaffold(dir, &scene, goal.as_deref(), conflict.as_deref())
+}
+
+fn chart(dir: &Path, kind: &str, output: Option<&Path>) -> anyhow::Result<i32> {
+    control_room::cli::chart::chart(dir, kind, output)
 }

@@ -87,3 +87,61 @@ fn the_graph_command_prints_who_carries_the_book_and_how_far_two_people_are() {
     assert_eq!(report["entities"]["Scene"], 61);
     assert_eq!(report["distance"]["steps"], 1);
 }
+
+#[test]
+fn pride_and_prejudices_presence_chart_holds_who_speaks_where_and_draws_each_cell() {
+    use control_room::ide::charts::{self, Presence};
+    let workspace = pride_and_prejudice();
+    let chart = charts::presence(&workspace);
+    assert_eq!(chart.scenes.len(), 61);
+    assert_eq!(chart.characters[0], "Elizabeth Bennet");
+    // Both proposals, and the ball where he will not dance.
+    for chapter in ["34", "58"] {
+        let id = format!("SCN-chapter-{chapter}");
+        assert_eq!(chart.cell("Elizabeth Bennet", &id), Some(Presence::Speaks));
+        assert_eq!(chart.cell("Fitzwilliam Darcy", &id), Some(Presence::Speaks));
+    }
+    assert_eq!(
+        chart.cell("Fitzwilliam Darcy", "SCN-chapter-03"),
+        Some(Presence::Speaks)
+    );
+    let speaks = |name: &str| {
+        chart
+            .scenes
+            .iter()
+            .filter(|id| chart.cell(name, id) == Some(Presence::Speaks))
+            .count()
+    };
+    assert!(
+        speaks("Elizabeth Bennet") >= 40,
+        "{}",
+        speaks("Elizabeth Bennet")
+    );
+
+    // The command draws it: one cell a rectangle, each with its tooltip.
+    let dir = tempfile::tempdir().unwrap();
+    let svg_path = dir.path().join("presence.svg");
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpora/pride-and-prejudice");
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_control-room"))
+        .args(["chart", "presence", "-o"])
+        .arg(&svg_path)
+        .arg("--dir")
+        .arg(&corpus)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let svg = std::fs::read_to_string(&svg_path).unwrap();
+    let cells = chart
+        .cells
+        .iter()
+        .flatten()
+        .filter(|cell| cell.is_some())
+        .count();
+    assert_eq!(svg.matches("<rect class=\"cell ").count(), cells);
+    assert!(svg.contains("<title>Fitzwilliam Darcy in SCN-chapter-34: speaks</title>"));
+    assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
+}

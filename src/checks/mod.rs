@@ -306,6 +306,23 @@ impl<'a> LazyProse<'a> {
     }
 }
 
+/// The characters (their cards' files) who speak a line of dialogue in
+/// the file at `path`, as the checks read the speakers (attribution, action
+/// beat, turn-taking).
+pub fn speaking(workspace: &Workspace, path: &str) -> std::collections::BTreeSet<FilePath> {
+    let Some(file) = workspace.file(path) else {
+        return Default::default();
+    };
+    LazyProse::new(file)
+        .speakers(workspace)
+        .iter()
+        .filter_map(|line| match &line.speaker {
+            speakers::Speaker::Card(card) => Some(card.clone()),
+            speakers::Speaker::Unknown(_) => None,
+        })
+        .collect()
+}
+
 /// The diagnostics of one file, sorted by position.
 pub fn check_file(workspace: &Workspace, path: &str) -> Vec<Diagnostic> {
     let Some(file) = workspace.file(path) else {

@@ -1,6 +1,7 @@
 //! The command line: the `check` command's renderers and the engine's commands.
 
 pub mod ask;
+pub mod chart;
 pub mod check;
 pub mod chief;
 pub mod compile;

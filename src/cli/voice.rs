@@ -12,6 +12,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use anyhow::{Context, bail};
+use clap::Subcommand;
 use tokio_util::sync::CancellationToken;
 
 use super::run::{ModelArgs, model, tokio_runtime};
@@ -353,4 +354,115 @@ pub fn report(dir: &Path, json: bool) -> anyhow::Result<i32> {
 
 fn round(value: f64) -> f64 {
     (value * 100.0).round() / 100.0
+}
+
+#[derive(Subcommand)]
+pub enum VoiceCommand {
+    /// Draft one test passage with every contestant at once, side by side
+    /// in one file under the voice folder.
+    Tournament {
+        /// A scene of the outline: its beat, told in each voice.
+        #[arg(long)]
+        scene: Option<String>,
+        /// A passage of the manuscript to re-voice: PATH:FIRST-LAST (lines).
+        #[arg(long)]
+        passage: Option<String>,
+        /// The passage in words ("Kael tells Iria the ward has failed").
+        #[arg(long)]
+        text: Option<String>,
+        /// Who competes, comma-separated: strategies (sparse, lyrical, close,
+        /// distant, action, character, dialogue, balanced), `@model`,
+        /// `strategy@model`, or your own words for a voice.
+        #[arg(long, required = true, num_args = 1..)]
+        contestants: Vec<String>,
+        /// About how many words each version runs to (default 400).
+        #[arg(long)]
+        words: Option<u32>,
+        #[command(flatten)]
+        model: ModelArgs,
+    },
+    /// Make version WHICH (its number or label) of TOURNAMENT the gold
+    /// standard, and write the bundle around it.
+    Pick {
+        tournament: String,
+        which: String,
+        /// Why this is the voice, in your words (kept in the gold standard).
+        #[arg(long)]
+        why: Option<String>,
+    },
+    /// Ask the model why version WHICH works; its answer goes under it.
+    Why {
+        tournament: String,
+        which: String,
+        #[command(flatten)]
+        model: ModelArgs,
+    },
+    /// Round two: cross version LEAD with version OTHER in three shares.
+    Cross {
+        tournament: String,
+        lead: String,
+        other: String,
+        #[arg(long)]
+        words: Option<u32>,
+        #[command(flatten)]
+        model: ModelArgs,
+    },
+    /// Bring the bundle up to date: the gold standard's measured traits,
+    /// and the anti-pattern sheet and phase evolution guide where missing.
+    Bundle {
+        /// The voice in a sentence, for the smallest models' prompts.
+        #[arg(long)]
+        summary: Option<String>,
+    },
+    /// Lock the voice (`locked: true` in the gold standard).
+    Lock,
+    /// Every scene's voice measured against the gold standard.
+    Report {
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// Runs a `voice` subcommand.
+pub fn dispatch(dir: &Path, command: VoiceCommand) -> anyhow::Result<i32> {
+    match command {
+        VoiceCommand::Tournament {
+            scene,
+            passage,
+            text,
+            contestants,
+            words,
+            model,
+        } => tournament(
+            dir,
+            &PassageArgs {
+                scene: scene.as_deref(),
+                passage: passage.as_deref(),
+                text: text.as_deref(),
+            },
+            &contestants,
+            words,
+            &model,
+        ),
+        VoiceCommand::Pick {
+            tournament,
+            which,
+            why,
+        } => pick(dir, &tournament, &which, why.as_deref()),
+        VoiceCommand::Why {
+            tournament,
+            which,
+            model,
+        } => why(dir, &tournament, &which, &model),
+        VoiceCommand::Cross {
+            tournament,
+            lead,
+            other,
+            words,
+            model,
+        } => cross(dir, &tournament, &lead, &other, words, &model),
+        VoiceCommand::Bundle { summary } => generate(dir, summary.as_deref()),
+        VoiceCommand::Lock => lock(dir),
+        VoiceCommand::Report { json } => report(dir, json),
+    }
 }

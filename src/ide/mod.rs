@@ -4,6 +4,7 @@
 //! `src/lsp/` turns them into protocol types.
 
 mod bible;
+pub mod charts;
 mod code_actions;
 mod completion;
 mod decisions;
