@@ -221,6 +221,7 @@ fn the_plugin_checks_fixes_drafts_and_reports_in_a_real_neovim() {
             "ControlRoomAdvanceMode",
             "ControlRoomAsk",
             "ControlRoomCancel",
+            "ControlRoomChart",
             "ControlRoomCheck",
             "ControlRoomCompile",
             "ControlRoomConference",
@@ -279,6 +280,14 @@ fn the_plugin_checks_fixes_drafts_and_reports_in_a_real_neovim() {
         tournament.contains("## 1. sparse")
             && tournament.contains("like the arm of an old sleeper"),
         "{tournament}"
+    );
+
+    // The presence chart, as SVG, with the gate's point of view.
+    let chart = report["chart_text"].as_str().unwrap();
+    assert!(chart.starts_with("<svg"), "{chart}");
+    assert!(
+        chart.contains("<title>Iria Vell in SCN-the-gate: point of view</title>"),
+        "{chart}"
     );
 
     // Inlay hints: the plugin turned them on, and Neovim holds the story

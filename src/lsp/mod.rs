@@ -8,6 +8,7 @@
 //! offsets become line/column positions.
 
 mod api;
+mod charts;
 mod commands;
 mod compile;
 mod conference;

@@ -85,6 +85,7 @@ local function main()
   assert(control_room.setup({
     cmd = { binary, "lsp" },
     settings = { controlRoom = { diagnostics = { debounceMs = 30 } } },
+    open_charts = false,
   }))
   report.commands = {}
   for name, _ in pairs(vim.api.nvim_get_commands({})) do
@@ -355,7 +356,16 @@ local function main()
   report.tournament_text = table.concat(vim.fn.readfile(found), "\n")
   step("voice")
 
-  -- 9. :checkhealth control_room.
+  -- 9. The presence chart, written where the browser opens it.
+  vim.cmd("ControlRoomChart presence")
+  local chart = root .. "/.control-room/charts/presence.svg"
+  wait("the presence chart", 10000, function()
+    return vim.fn.filereadable(chart) == 1
+  end)
+  report.chart_text = table.concat(vim.fn.readfile(chart), "\n")
+  step("chart")
+
+  -- 10. :checkhealth control_room.
   vim.cmd("checkhealth control_room")
   report.health = buffer_text(0)
   step("health")

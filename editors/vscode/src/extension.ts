@@ -11,6 +11,7 @@ import { registerCommands } from './commands';
 import { ControlRoom, SECTION } from './controlRoom';
 import { FOREMAN_COMMANDS, ModeStatusBar, advanceMode, askForeman } from './foreman';
 import { VOICE_COMMANDS, lockVoice, voiceTournament } from './voice';
+import { CHART_COMMAND, PresenceChart } from './charts';
 import { RunStatusBar } from './statusBar';
 import { WordsStatusBar } from './wordsStatusBar';
 
@@ -41,6 +42,7 @@ export function activate(context: vscode.ExtensionContext): ControlRoomApi {
   const statusBar = new RunStatusBar(instance.activity);
   const words = new WordsStatusBar(instance);
   const mode = new ModeStatusBar(instance);
+  const presence = new PresenceChart(instance);
   const foremanCommand = (id: string, handler: (argument: unknown) => Promise<unknown>) =>
     vscode.commands.registerCommand(id, async (argument: unknown) => {
       try {
@@ -57,11 +59,13 @@ export function activate(context: vscode.ExtensionContext): ControlRoomApi {
     statusBar,
     words,
     mode,
+    presence,
     ...registerCommands(instance, output),
     foremanCommand(FOREMAN_COMMANDS.askForeman, (argument) => askForeman(instance, argument)),
     foremanCommand(FOREMAN_COMMANDS.advanceMode, (argument) => advanceMode(instance, argument, mode)),
     foremanCommand(VOICE_COMMANDS.tournament, (argument) => voiceTournament(instance, argument)),
     foremanCommand(VOICE_COMMANDS.lock, () => lockVoice(instance)),
+    foremanCommand(CHART_COMMAND, () => presence.show()),
   );
   context.subscriptions.push(
     vscode.workspace.onDidChangeWorkspaceFolders(() => void instance.refresh()),

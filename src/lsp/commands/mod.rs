@@ -10,7 +10,8 @@ use tower_lsp_server::ls_types as lsp;
 
 use super::runs::{self, Context};
 use super::{
-    compile, conference, diagnostics, dictionary, foreman, knowledge, mode, plans, stats, voice,
+    charts, compile, conference, diagnostics, dictionary, foreman, knowledge, mode, plans, stats,
+    voice,
 };
 use shared::{argument, invalid};
 
@@ -30,6 +31,7 @@ pub const COMMANDS: &[&str] = &[
     knowledge::REMEMBER,
     compile::COMPILE,
     stats::STATS,
+    charts::CHART,
     dictionary::ADD_TO_DICTIONARY,
     mode::MODE,
     mode::ADVANCE_MODE,
@@ -114,6 +116,10 @@ pub async fn execute(
         compile::COMPILE => {
             let args = argument(compile::COMPILE, arguments)?;
             compile::compile(context, args).await.map(Some)
+        }
+        charts::CHART => {
+            let args = argument(charts::CHART, arguments)?;
+            charts::chart(context, args).await.map(Some)
         }
         stats::STATS => {
             let args = argument(stats::STATS, arguments)?;

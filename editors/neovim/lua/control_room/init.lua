@@ -33,6 +33,8 @@ M.defaults = {
   settings = { controlRoom = {} },
   --- Echo the step of running runs as their progress arrives.
   echo_progress = true,
+  --- Open a chart in the browser (`vim.ui.open`) once it is written.
+  open_charts = true,
   --- Show the server's inlay hints (each scene's day, time and point of
   --- view's age at its heading; each outline entry's day) in its buffers;
   --- Neovim 0.10 and later.
@@ -564,6 +566,31 @@ function M.voice_tournament(contestants, first_line, last_line, callback)
   end, bufnr)
 end
 
+--- A chart of the book (`presence`: who is in which scene) as SVG, written
+--- to `.control-room/charts/KIND.svg` in the manuscript and opened in the
+--- browser (unless `open_charts = false`). `callback(path, answer)` after.
+function M.chart(kind, callback)
+  kind = (kind == nil or kind == "") and "presence" or kind
+  local client = M.client()
+  local root = client and (client.root_dir or (client.config and client.config.root_dir))
+  M.execute("controlRoom.chart", { kind = kind }, function(answer)
+    if answer == nil or answer.svg == nil or root == nil then
+      return
+    end
+    local folder = root .. "/.control-room/charts"
+    vim.fn.mkdir(folder, "p")
+    local path = folder .. "/" .. kind .. ".svg"
+    vim.fn.writefile(vim.split(answer.svg, "\n", { plain = true }), path)
+    notify(("%s chart: %d characters in %d scenes, written to %s"):format(kind, answer.characters or 0, answer.scenes or 0, path))
+    if M.options.open_charts ~= false and vim.ui.open then
+      vim.ui.open(path)
+    end
+    if callback then
+      callback(path, answer)
+    end
+  end)
+end
+
 local function create_commands()
   local command = vim.api.nvim_create_user_command
   command("ControlRoomDraftScene", function(opts)
@@ -598,6 +625,15 @@ local function create_commands()
     nargs = "?",
     range = true,
     desc = "control-room: draft the lines given (or this scene) in several voices side by side (contestants comma-separated)",
+  })
+  command("ControlRoomChart", function(opts)
+    M.chart(opts.args)
+  end, {
+    nargs = "?",
+    complete = function()
+      return { "presence" }
+    end,
+    desc = "control-room: draw a chart of the book (presence: who is in which scene) and open it in the browser",
   })
   command("ControlRoomMode", function()
     M.mode(function(view)

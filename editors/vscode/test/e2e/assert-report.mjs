@@ -385,6 +385,14 @@ expect(
   `${show(facts.pickAnswer)} ${show(facts.goldText)}`,
 );
 
+// The presence chart from the palette, in a webview.
+const presence = facts.presenceChart ?? {};
+expect(
+  'Show Presence Chart opens a webview whose SVG has a cell for each appearance, with its tooltip',
+  typeof presence.panel === 'string' && presence.panel.startsWith('Presence: ') && presence.cells > 0 && presence.cellRects === presence.cells && presence.gateTooltip === true && presence.scenes >= 7,
+  show(presence),
+);
+
 let failures = 0;
 for (const result of results) {
   if (result.ok) {

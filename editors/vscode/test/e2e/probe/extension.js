@@ -28,6 +28,7 @@ const PALETTE_COMMANDS = [
   'control-room.advanceMode',
   'control-room.voiceTournament',
   'control-room.lockVoice',
+  'control-room.showPresenceChart',
 ];
 const SERVER_COMMANDS = [
   'controlRoom.runRecipe',
@@ -599,6 +600,19 @@ async function run() {
       const text = fs.existsSync(gold) ? fs.readFileSync(gold, 'utf8') : '';
       return text.includes('## Passage') ? text : undefined;
     });
+  });
+
+  await step('presence-chart', async () => {
+    // From the palette, as a writer would: the webview's page and its figures.
+    const shown = await vscode.commands.executeCommand('control-room.showPresenceChart');
+    report.facts.presenceChart = shown === undefined ? null : {
+      cells: shown.cells,
+      characters: shown.characters,
+      scenes: shown.scenes,
+      cellRects: (shown.html.match(/<rect class="cell /g) ?? []).length,
+      gateTooltip: /<title>Iria Vell in SCN-the-gate: point of view<\/title>/.test(shown.html),
+      panel: shown.panel ?? null,
+    };
   });
 
   // Leave the new scene in view for the screenshot.
