@@ -198,15 +198,8 @@ pub struct AskArgs {
 /// The desk as the editor has it: its text and the open document's version.
 fn desk_now(context: &Context) -> (Workspace, String, Option<i32>) {
     let session = lock(&context.session);
-    let workspace = session.workspace.clone();
-    match session.documents.get(DESK_FILE) {
-        Some(document) => (workspace, document.rope.to_string(), Some(document.version)),
-        None => {
-            let text =
-                std::fs::read_to_string(workspace.root().join(DESK_FILE)).unwrap_or_default();
-            (workspace, text, None)
-        }
-    }
+    let (text, version) = session.text_now(DESK_FILE).unwrap_or_default();
+    (session.workspace.clone(), text, version)
 }
 
 /// Starts a turn; answers before the model is asked.

@@ -439,6 +439,17 @@ impl Session {
     pub fn version(&self, path: &str) -> Option<i32> {
         self.documents.get(path).map(|document| document.version)
     }
+
+    /// A file's text as the editor has it, with the open document's
+    /// version; else as it is on disk, with no version; `None` without a file.
+    pub fn text_now(&self, path: &str) -> Option<(String, Option<i32>)> {
+        match self.documents.get(path) {
+            Some(document) => Some((document.rope.to_string(), Some(document.version))),
+            None => std::fs::read_to_string(self.workspace.root().join(path))
+                .ok()
+                .map(|text| (text, None)),
+        }
+    }
 }
 
 /// An open document's text as a file of the manuscript. Its `parser` keeps

@@ -88,12 +88,8 @@ fn refused(command: &str, error: impl std::fmt::Display) -> RpcError {
 }
 
 /// A document's text as the editor has it, or as it is on disk.
-fn text_now(context: &Context, workspace: &Workspace, path: &str) -> Option<String> {
-    let session = lock(&context.session);
-    match session.documents.get(path) {
-        Some(document) => Some(document.rope.to_string()),
-        None => std::fs::read_to_string(workspace.root().join(path)).ok(),
-    }
+fn text_now(context: &Context, path: &str) -> Option<String> {
+    lock(&context.session).text_now(path).map(|(text, _)| text)
 }
 
 /// Starts a tournament; answers before any contestant is asked.
@@ -218,7 +214,7 @@ fn passage(
         (Some(uri), None, None) => {
             let path = path_for(workspace, uri)
                 .ok_or_else(|| refused(VOICE_TOURNAMENT, "the document is not in the workspace"))?;
-            let text = text_now(context, workspace, &path)
+            let text = text_now(context, &path)
                 .ok_or_else(|| refused(VOICE_TOURNAMENT, format!("cannot read {path}")))?;
             let Some(range) = args.range else {
                 let id = workspace
@@ -314,7 +310,7 @@ fn tournament_file(
     } else {
         tournament_path(workspace, tournament).to_string()
     };
-    let text = text_now(context, workspace, &path)
+    let text = text_now(context, &path)
         .ok_or_else(|| refused(command, format!("there is no tournament file {path}")))?;
     Ok((path, text))
 }

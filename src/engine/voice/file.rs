@@ -105,20 +105,9 @@ fn first_sentence(text: &str) -> &str {
     }
 }
 
-/// A string as YAML reads it back: double-quoted, escaped.
+/// A string as YAML reads it back: a JSON string is a YAML double-quoted one.
 pub fn yaml_string(text: &str) -> String {
-    let mut out = String::from("\"");
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            c if c.is_control() => {}
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
+    serde_json::to_string(text).expect("a string serialises")
 }
 
 /// A tournament file as read back.
@@ -386,5 +375,61 @@ mod tests {
             None
         );
         assert_eq!(TournamentFile::read("## 1. x\n"), None);
+    }
+
+    #[test]
+    fn round_two_crosses_the_winner_with_a_runner_up_in_three_shares() {
+        use super::super::tournament::cross;
+        let tournament = Tournament::new(
+            TestPassage::Description("Iria opens the gate.".into()),
+            vec![
+                Contestant::parse("sparse@small").unwrap(),
+                Contestant::parse("lyrical").unwrap(),
+            ],
+            Some(200),
+        )
+        .unwrap();
+        let entries: Vec<Entry> = tournament
+            .contestants
+            .iter()
+            .map(|contestant| Entry {
+                contestant: contestant.clone(),
+                outcome: version(&format!("The gate, in the {} voice.", contestant.strategy)),
+            })
+            .collect();
+        let file =
+            TournamentFile::read(&render(&tournament, "Iria opens the gate.", &entries)).unwrap();
+        let round = cross(&file, "1", "lyrical", None).unwrap();
+        assert_eq!(round.round, 2);
+        assert_eq!(round.parent.as_deref(), Some(tournament.id.as_str()));
+        assert_eq!(
+            round.passage,
+            TestPassage::Description("Iria opens the gate.".into())
+        );
+        let labels: Vec<&str> = round.contestants.iter().map(|c| c.label.as_str()).collect();
+        assert_eq!(
+            labels,
+            [
+                "70% sparse@small × lyrical",
+                "50% sparse@small × lyrical",
+                "30% sparse@small × lyrical"
+            ]
+        );
+        // The winner's model writes the crosses, from both versions.
+        assert!(
+            round
+                .contestants
+                .iter()
+                .all(|c| c.model.as_deref() == Some("small"))
+        );
+        assert!(
+            round.contestants[0]
+                .instructions
+                .contains("The gate, in the lyrical voice.")
+        );
+        assert!(
+            cross(&file, "1", "1", None).is_err(),
+            "a version crossed with itself"
+        );
     }
 }

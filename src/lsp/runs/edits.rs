@@ -256,10 +256,7 @@ async fn send(context: &Context, edit: lsp::WorkspaceEdit) -> Result<(), String>
 pub(crate) async fn apply_change(context: &Context, change: &Change) -> Result<(), String> {
     let (workspace, encoding, current) = {
         let session = lock(&context.session);
-        let current = session
-            .documents
-            .get(&change.path)
-            .map(|document| (document.rope.to_string(), Some(document.version)));
+        let current = session.text_now(&change.path);
         (session.workspace.clone(), session.encoding, current)
     };
     let root = workspace.root().to_path_buf();
@@ -276,13 +273,7 @@ pub(crate) async fn apply_change(context: &Context, change: &Change) -> Result<(
         )
         .await;
     };
-    let (text, version) = match current {
-        Some(current) => current,
-        None => (
-            std::fs::read_to_string(root.join(&*change.path)).map_err(|error| error.to_string())?,
-            None,
-        ),
-    };
+    let (text, version) = current.ok_or("the file is no longer there")?;
     if text != **before {
         return Err("it changed since it was read".to_owned());
     }
