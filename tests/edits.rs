@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use lsp_support::editor::{configure, editor_client, offset_of, progress, requests};
 use lsp_support::{example_copy, uri};
-use model_server::{Answer, FakeModelServer, step_marker};
+use model_server::{Answer, FakeModelServer, finding_step, step_marker};
 use serde_json::{Value, json};
 
 const GATE: &str = "Story/Scenes/SCN-the-gate.md";
@@ -29,7 +29,9 @@ fn json_reply(value: Value) -> Vec<Answer> {
 
 /// A critic's reply that keeps the evaluation schemas.
 fn critique() -> Vec<Answer> {
-    json_reply(json!({"summary": "Reads well.", "strengths": ["Clear."], "concerns": []}))
+    vec![finding_step(
+        &json!({"summary": "Reads well.", "strengths": ["Clear."], "concerns": []}).to_string(),
+    )]
 }
 
 fn read(root: &Path, path: &str) -> String {

@@ -1221,9 +1221,23 @@ fn prompt_prints_what_a_step_would_be_sent_at_each_tier() {
             "session_state",
             "protocols",
             "role",
-            "template"
+            "template",
+            "task_packet"
         ]
     );
+    // The message closes with the step's task packet as the run sends it:
+    // its contract, its files and who gets the draft next, with no ids.
+    let user = large["messages"][1]["content"].as_str().unwrap();
+    let packet = user
+        .split_once("<task_packet>\n")
+        .and_then(|(_, rest)| rest.strip_suffix("\n</task_packet>"))
+        .unwrap_or_else(|| panic!("no packet closes the message: {user}"));
+    let packet: serde_json::Value = serde_json::from_str(packet).unwrap();
+    assert_eq!(packet["intent"], "draft");
+    assert_eq!(packet["output_contract"]["kind"], "prose");
+    assert_eq!(packet["handoff"]["step_id"], "draft");
+    assert_eq!(packet["handoff"]["next_step_id"], "polish");
+    assert!(packet.get("packet_id").is_none() && packet.get("timestamp").is_none());
     assert!(large["tokens"].as_u64().unwrap() > small["tokens"].as_u64().unwrap());
     let forced = prompt(&["--tier", "medium"]);
     assert_eq!(forced["variant"], "t3");

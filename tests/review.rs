@@ -17,7 +17,7 @@ mod support;
 use std::path::Path;
 use std::process::Output;
 
-use model_server::{Answer, FakeModelServer, scripted_reply, step_marker};
+use model_server::{Answer, FakeModelServer, finding_step, scripted_reply, step_marker};
 use serde_json::{Value, json};
 use support::{control_room, output_text, read_json};
 
@@ -93,21 +93,22 @@ fn serve(server: &FakeModelServer, writer: &[String], reviewer: Vec<Answer>) {
         );
     }
     server.on("(reviewer)</current_step>", reviewer);
-    for (step, archetype) in [
-        ("polish", "editor"),
-        ("continuity", "continuity"),
-        ("critique", "critic"),
-    ] {
+    server.on(
+        &step_marker("polish", "editor"),
+        vec![Answer::text(scripted_reply("polish"))],
+    );
+    for (step, archetype) in [("continuity", "continuity"), ("critique", "critic")] {
         server.on(
             &step_marker(step, archetype),
-            vec![Answer::text(scripted_reply(step))],
+            vec![finding_step(&scripted_reply(step))],
         );
     }
 }
 
-/// Which agent each request went to, in order, as its step marker says.
+/// Which agent each step went to, in order, as its step marker says (a t1
+/// finding step's micro-steps, one request after another, count once).
 fn steps_asked(server: &FakeModelServer) -> Vec<String> {
-    server
+    let mut steps: Vec<String> = server
         .received()
         .iter()
         .map(|request| {
@@ -117,7 +118,9 @@ fn steps_asked(server: &FakeModelServer) -> Vec<String> {
             let end = body[start..].find("</current_step>").unwrap() + start;
             body[start..end].to_owned()
         })
-        .collect()
+        .collect();
+    steps.dedup();
+    steps
 }
 
 fn bodies_of(server: &FakeModelServer, marker: &str) -> Vec<String> {

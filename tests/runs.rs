@@ -13,7 +13,9 @@ use lsp_support::editor::{
     text_at,
 };
 use lsp_support::{Client, example_copy, position_of, uri};
-use model_server::{Answer, FakeModelServer, scripted_reply, serve_draft_scene, step_marker};
+use model_server::{
+    Answer, FakeModelServer, finding_step, scripted_reply, serve_draft_scene, step_marker,
+};
 use serde_json::{Value, json};
 
 fn execute(client: &mut Client, arguments: Value) -> Value {
@@ -576,7 +578,7 @@ fn a_draft_whose_continuity_check_finds_an_error_goes_beside_the_scene_never_int
     let server = FakeModelServer::start();
     server.on(
         &step_marker("continuity", "continuity"),
-        vec![Answer::text(
+        vec![finding_step(
             r#"{"pass": false, "findings": [{"severity": "error", "quote": "the keys on their cord", "message": "Ysolde gave the keys away in The Gate."}]}"#,
         )],
     );
@@ -707,12 +709,14 @@ fn draft_again_from_the_editor_asks_the_model_anew_with_fresh() {
         );
         server.received().len()
     };
+    // Five agents, the two finding steps of this t1 model in micro-steps
+    // (a triage, then a finding and its evidence for the one problem).
     let first = draft(&mut client, false);
-    assert_eq!(first, 5, "five agents asked");
+    assert_eq!(first, 9, "five agents asked");
     // Again, as it was: every answer is reused, nothing is asked.
     assert_eq!(draft(&mut client, false), first);
     // Again, fresh: all five are asked anew.
-    assert_eq!(draft(&mut client, true), first + 5);
+    assert_eq!(draft(&mut client, true), first + 9);
     client.shutdown();
 }
 
@@ -734,7 +738,7 @@ fn a_model_asked_without_a_writer_limit_is_sent_the_tiers_reply_reserve() {
     let end = values.last().unwrap()["message"].as_str().unwrap();
     assert!(end.starts_with("done:"), "{end}");
     let received = server.received();
-    assert_eq!(received.len(), 5, "five agents asked");
+    assert_eq!(received.len(), 9, "five agents asked, two in micro-steps");
     for request in &received {
         assert_eq!(request.body["max_tokens"], 1000, "{}", request.body);
     }
@@ -759,8 +763,8 @@ fn a_model_asked_without_a_writer_limit_is_sent_the_tiers_reply_reserve() {
     let run_id = reply["result"]["run_id"].as_str().unwrap().to_owned();
     progress(&mut client, &run_token(&run_id));
     let received = server.received();
-    assert!(received.len() > 5, "the second run asked the model");
-    for request in &received[5..] {
+    assert!(received.len() > 9, "the second run asked the model");
+    for request in &received[9..] {
         assert_eq!(request.body["max_tokens"], 700, "{}", request.body);
     }
     client.shutdown();

@@ -18,7 +18,6 @@ use crate::engine::edits;
 use crate::engine::events::{RunEvent, RunSink};
 use crate::engine::launch::{self, CancelOutcome, LaunchRequest, RunEnd, SceneLock};
 use crate::engine::model::{Model, Role, ScriptedModel};
-use crate::engine::prompts::Output;
 use crate::engine::report::{Delivery, EditLine};
 use crate::engine::router;
 use crate::engine::runner::{PreviewFor, Runner};
@@ -588,7 +587,7 @@ pub fn prompt(dir: &Path, request: &PromptArgs) -> anyhow::Result<i32> {
             "budget": assembly.budget,
             "tokens": assembly.tokens,
             "chars_per_token": assembly.chars_per_token,
-            "output": match assembly.output { Output::Prose => "prose", Output::Json => "json" },
+            "output": assembly.output.as_str(),
             "schema": assembly.schema.as_ref().map(|(source, _)| source),
             "parts": assembly.parts.iter().map(|part| json!({
                 "name": part.name, "source": part.source, "tokens": part.tokens,

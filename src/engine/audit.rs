@@ -90,6 +90,36 @@ pub struct Packet {
     pub choices: Option<Vec<String>>,
 }
 
+impl Packet {
+    /// The packet as the agent is sent it, tagged `<task_packet>`: what it
+    /// is asked, on which inputs, under which constraints and output
+    /// contract, and who gets its work next. The ids, the time and the
+    /// inputs' hashes stay on disk: the agent has no use for them, and
+    /// without them the same step sends the same bytes in every run, which
+    /// a replayed cassette, the reuse of a finished step and a server's
+    /// prompt cache all need.
+    pub fn sent(&self) -> String {
+        let inputs: Vec<Value> = self
+            .inputs
+            .iter()
+            .map(|input| serde_json::json!({ "slot": input.slot, "kind": input.kind }))
+            .collect();
+        let mut sent = serde_json::json!({
+            "intent": self.intent,
+            "target": self.target,
+            "scope": self.scope,
+            "inputs": inputs,
+            "constraints": self.constraints,
+            "output_contract": self.output_contract,
+            "handoff": self.handoff,
+        });
+        if let Some(choices) = &self.choices {
+            sent["choices"] = serde_json::json!(choices);
+        }
+        format!("<task_packet>\n{sent}\n</task_packet>")
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct DecodingPair {
     pub requested: Decoding,

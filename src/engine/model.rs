@@ -244,7 +244,8 @@ pub enum ScriptError {
     BadDelay { file: String, step_id: String },
 }
 
-/// Answers each step from a JSON file: `{"step_id": reply, …}` where a reply
+/// Answers each step from a JSON file: `{"step_id": reply, …}` (a
+/// micro-step's reply under `"step_id/prompt_type"`, else the step's) where a reply
 /// is text; or `{"reply": text-or-JSON, "delay_ms": N}`; or `{"error":
 /// "message", "delay_ms": N}` to fail the step; any other JSON value is sent
 /// as its JSON text (handy for steps that answer JSON).
@@ -322,13 +323,17 @@ impl ScriptedModel {
 impl Model for ScriptedModel {
     fn ask<'a>(&'a self, request: &'a ModelRequest, _on_text: Listener<'a>) -> Completion<'a> {
         Box::pin(async move {
-            let scripted =
-                self.replies
-                    .get(&request.step_id)
-                    .ok_or_else(|| ModelError::NoScriptedReply {
-                        file: self.file.clone(),
-                        step_id: request.step_id.clone(),
-                    })?;
+            // A micro-step's reply is keyed `step/prompt_type` (the step
+            // `continuity` of a t1 model asks `continuity/check_continuity_triage`).
+            let micro = format!("{}/{}", request.step_id, request.prompt_type);
+            let scripted = self
+                .replies
+                .get(&micro)
+                .or_else(|| self.replies.get(&request.step_id))
+                .ok_or_else(|| ModelError::NoScriptedReply {
+                    file: self.file.clone(),
+                    step_id: request.step_id.clone(),
+                })?;
             let (Scripted::Reply { delay, .. } | Scripted::Error { delay, .. }) = scripted;
             if !delay.is_zero() {
                 tokio::time::sleep(*delay).await;

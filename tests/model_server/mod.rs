@@ -468,6 +468,55 @@ pub fn scripted_reply(step: &str) -> String {
     }
 }
 
+/// Answers a finding step (`check_continuity`, `evaluate_reader_experience`)
+/// with `full`, its whole reply, at any tier: a t1 model is asked in
+/// micro-steps (triage, then a finding per problem, then its evidence),
+/// each answered from `full`, told apart by the schema its packet names and
+/// the problem it carries.
+pub fn finding_step(full: &str) -> Answer {
+    let full: Value = serde_json::from_str(full).expect("a finding step's reply is JSON");
+    Answer::With(Reply(Arc::new(move |body: &str| {
+        let key = if full.get("concerns").is_some() {
+            "concerns"
+        } else {
+            "findings"
+        };
+        let findings: Vec<Value> = full[key].as_array().cloned().unwrap_or_default();
+        // A message's text as the request's JSON body carries it.
+        let escaped = |text: &str| {
+            let json = serde_json::to_string(text).unwrap();
+            json[1..json.len() - 1].to_owned()
+        };
+        let about = || {
+            findings
+                .iter()
+                .find(|finding| body.contains(&escaped(finding["message"].as_str().unwrap())))
+                .cloned()
+                .expect("a micro-step names one of the findings")
+        };
+        let reply = if body.contains("micro_triage") {
+            let mut triage = full.clone();
+            triage.as_object_mut().unwrap().remove(key);
+            triage.as_object_mut().unwrap().remove("pass");
+            triage["problems"] = findings
+                .iter()
+                .map(|finding| finding["message"].clone())
+                .collect();
+            triage
+        } else if body.contains("micro_finding") {
+            let mut finding = about();
+            finding.as_object_mut().unwrap().remove("quote");
+            finding.as_object_mut().unwrap().remove("file");
+            finding
+        } else if body.contains("micro_evidence") {
+            json!({ "quote": about()["quote"] })
+        } else {
+            full.clone()
+        };
+        Answer::Text(reply.to_string())
+    })))
+}
+
 /// Scripts the server to answer each agent of `creative_draft_scene` as the
 /// example's scripted dry run does, told apart by their session state.
 pub fn serve_draft_scene(server: &FakeModelServer, draft_extra: &str) {
@@ -487,10 +536,10 @@ pub fn serve_draft_scene(server: &FakeModelServer, draft_extra: &str) {
     );
     server.on(
         &step_marker("continuity", "continuity"),
-        vec![Answer::text(reply("continuity"))],
+        vec![finding_step(&reply("continuity"))],
     );
     server.on(
         &step_marker("critique", "critic"),
-        vec![Answer::text(reply("critique"))],
+        vec![finding_step(&reply("critique"))],
     );
 }

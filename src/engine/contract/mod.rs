@@ -25,9 +25,11 @@ use super::protocol;
 
 /// Keys of a JSON reply whose string values are file paths.
 mod prose;
+mod receipt;
 
 use prose::talk_not_prose;
 pub use prose::{echo_of_prompt, finished, not_an_echo};
+pub use receipt::{RUNNER_FIELDS, ReceiptReply};
 
 const PATH_KEYS: &[&str] = &["file", "path", "canon", "target"];
 
@@ -255,6 +257,7 @@ pub fn check_reply(
     match output {
         Output::Prose => check_prose(raw, guard, checks),
         Output::Json => check_json(raw, schema, guard, checks),
+        Output::Receipt => receipt::check_receipt(raw, schema, guard, checks),
     }
 }
 
@@ -321,14 +324,10 @@ fn check_prose(
     })
 }
 
-fn check_json(
-    raw: &str,
-    schema: Option<&(String, Value)>,
-    guard: &PathGuard,
-    checks: &mut Vec<Check>,
-) -> Result<Accepted, Violation> {
-    let mut text = json_text(raw);
-    let mut value: Value = match serde_json::from_str(&text) {
+/// The one JSON object a JSON reply must be, with its text.
+fn json_object(raw: &str, checks: &mut Vec<Check>) -> Result<(String, Value), Violation> {
+    let text = json_text(raw);
+    let value: Value = match serde_json::from_str(&text) {
         Ok(value) => value,
         Err(error) => {
             let begins: String = text.chars().take(120).collect();
@@ -346,6 +345,16 @@ fn check_json(
         return Err(Violation::Contract(message));
     }
     checks.push(Check::new("json", true, "one JSON object"));
+    Ok((text, value))
+}
+
+fn check_json(
+    raw: &str,
+    schema: Option<&(String, Value)>,
+    guard: &PathGuard,
+    checks: &mut Vec<Check>,
+) -> Result<Accepted, Violation> {
+    let (mut text, mut value) = json_object(raw, checks)?;
     // Prose where a path goes names no file: the field goes (a finding
     // without `file` is about the run's scene) and the receipt says so.
     let mut dropped = Vec::new();

@@ -32,7 +32,7 @@ use serde_json::{Map, Value};
 
 use self::capabilities::{Capabilities, Profile};
 pub use self::registry::{
-    Output, PROJECT_DIR, PromptFile, PromptLibrary, TemplateEntry, Variant, Variants,
+    MicroSteps, Output, PROJECT_DIR, PromptFile, PromptLibrary, TemplateEntry, Variant, Variants,
 };
 use self::state::Decision;
 use super::model::Message;
@@ -103,6 +103,10 @@ pub struct PromptInputs<'a> {
     /// The conversation before this message (layer 6), oldest first: the
     /// Foreman's desk; empty for a recipe's step.
     pub history: &'a [Message],
+    /// The step's task packet as it is sent ([`crate::engine::audit::Packet::sent`]),
+    /// closing the user message; `None` where no packet goes (the Foreman's
+    /// desk, a tournament's contestant).
+    pub packet: Option<&'a str>,
 }
 
 impl<'a> PromptInputs<'a> {
@@ -127,6 +131,7 @@ impl<'a> PromptInputs<'a> {
             chars_per_token: target.and_then(|t| t.chars_per_token),
             workspace,
             history: &[],
+            packet: None,
         }
     }
 
@@ -187,7 +192,7 @@ impl Assembly {
         archetype: &str,
         prompt_type: &str,
     ) -> super::model::ModelRequest {
-        let json = self.output == Output::Json;
+        let json = self.output.is_json();
         super::model::ModelRequest {
             step_id,
             agent_archetype: archetype.to_owned(),
@@ -238,8 +243,24 @@ pub enum PromptError {
 pub trait PromptBuilder: Send + Sync {
     fn build(&self, step: PromptStep<'_>, inputs: &PromptInputs) -> Result<Assembly, PromptError>;
 
-    /// Whether `prompt_type` replies prose or JSON.
-    fn output(&self, prompt_type: &str) -> Output;
+    /// Whether `prompt_type` replies prose, JSON or its receipt.
+    fn output(&self, prompt_type: &str) -> Output {
+        self.contract(prompt_type).output
+    }
+
+    /// What a reply of `prompt_type` is held to, as its task packet says.
+    fn contract(&self, prompt_type: &str) -> Contract;
+}
+
+/// What a prompt type's reply is held to: prose, JSON or a receipt, the
+/// schema's source, and the mode whose rules frame it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Contract {
+    pub output: Output,
+    pub schema: Option<String>,
+    pub mode: Option<String>,
+    /// How a t1 model answers the step in micro-steps, if it does.
+    pub micro_steps: Option<MicroSteps>,
 }
 
 /// Every prompt of a workspace, its capability matrix and its knowledge base.
@@ -308,10 +329,14 @@ impl Prompts {
 }
 
 impl PromptBuilder for Prompts {
-    fn output(&self, prompt_type: &str) -> Output {
-        self.library
-            .template(prompt_type)
-            .map_or(Output::Prose, |entry| entry.output)
+    fn contract(&self, prompt_type: &str) -> Contract {
+        let entry = self.library.template(prompt_type);
+        Contract {
+            output: entry.map_or(Output::Prose, |entry| entry.output),
+            schema: entry.and_then(|entry| entry.schema.as_ref().map(|(source, _)| source.clone())),
+            mode: entry.and_then(|entry| entry.mode.clone()),
+            micro_steps: entry.and_then(|entry| entry.micro_steps.clone()),
+        }
     }
 
     fn build(&self, step: PromptStep<'_>, inputs: &PromptInputs) -> Result<Assembly, PromptError> {

@@ -125,7 +125,28 @@ impl Variants {
 #[serde(rename_all = "lowercase")]
 pub enum Output {
     Prose,
+    /// One JSON object that follows the prompt type's schema.
     Json,
+    /// The agent's receipt for its task packet (prompt-hardening's task
+    /// boundary rule): one JSON object, the agent's part of a receipt v0.1,
+    /// which the runner completes, signs and keeps as the step's artifact.
+    Receipt,
+}
+
+impl Output {
+    /// Whether the reply is one JSON object (a schema's, or a receipt).
+    pub fn is_json(self) -> bool {
+        matches!(self, Output::Json | Output::Receipt)
+    }
+
+    /// The packet's name for the contract (`prose`, `json`, `receipt`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Output::Prose => "prose",
+            Output::Json => "json",
+            Output::Receipt => "receipt",
+        }
+    }
 }
 
 /// A pipeline template (one `prompt_type`).
@@ -138,6 +159,29 @@ pub struct TemplateEntry {
     /// The JSON Schema a JSON reply must follow, and its source.
     pub schema: Option<(String, Value)>,
     pub variants: Variants,
+    /// How a t1 model answers this step in micro-steps, if it does.
+    pub micro_steps: Option<MicroSteps>,
+}
+
+/// A finding step split for the smallest models (execution-modes.md, tier-based
+/// step sizing): a triage names the problems, then one reply per problem
+/// gives its finding, then one per finding quotes its evidence; the runner
+/// assembles the step's own reply from them.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MicroSteps {
+    /// The prompt type that lists the problems (`{"problems": […]}`, and
+    /// any other key of the step's reply, such as a summary).
+    pub triage: String,
+    /// The prompt type that states one problem's finding.
+    pub finding: String,
+    /// The prompt type that quotes one finding's evidence.
+    pub evidence: String,
+    /// The key of the step's reply that holds its findings.
+    pub findings: String,
+    /// The step's boolean verdict, false when any finding is an error.
+    #[serde(default)]
+    pub verdict: Option<String>,
 }
 
 /// Every prompt the workspace can use, merged from the three directories.
@@ -176,6 +220,8 @@ struct RegistryEntry {
     schema: Option<String>,
     #[serde(default)]
     variants: BTreeMap<String, Option<String>>,
+    #[serde(default)]
+    micro_steps: Option<MicroSteps>,
 }
 
 /// A directory of prompts: the bundled one or one on disk.
@@ -383,6 +429,7 @@ impl PromptLibrary {
                 output: Output::Prose,
                 schema: None,
                 variants: Variants::default(),
+                micro_steps: None,
             })
     }
 
@@ -473,6 +520,9 @@ impl PromptLibrary {
                         }
                         if schema.is_some() {
                             template.schema = schema;
+                        }
+                        if entry.micro_steps.is_some() {
+                            template.micro_steps = entry.micro_steps.clone();
                         }
                         &mut template.variants
                     }

@@ -142,6 +142,7 @@ impl Prompts {
         let protocol = match entry.output {
             Output::Prose => "protocols",
             Output::Json => "protocols_json",
+            Output::Receipt => "protocols_receipt",
         };
         if let Some(file) = self.layer(profile, protocol) {
             push(&mut layers, protocol, file);
@@ -172,6 +173,19 @@ impl Prompts {
             source: template.source.clone(),
             tokens: inputs.tokens(&user),
         });
+        // The packet closes the message: what is asked comes first, and
+        // the contract is the last thing the agent reads.
+        let user = match inputs.packet {
+            Some(packet) => {
+                parts.push(Part {
+                    name: "task_packet".into(),
+                    source: "generated".into(),
+                    tokens: inputs.tokens(packet),
+                });
+                format!("{user}\n\n{packet}")
+            }
+            None => user,
+        };
         let system = layers
             .into_iter()
             .map(|(_, _, text)| text)

@@ -33,6 +33,7 @@ fn inputs<'a>(
         chars_per_token: None,
         workspace: None,
         history: &[],
+        packet: None,
     }
 }
 
@@ -102,7 +103,13 @@ fn write(root: &Path, relative: &str, text: &str) {
 fn the_bundled_library_loads_without_problems() {
     let prompts = Prompts::bundled();
     assert_eq!(prompts.problems, Vec::<String>::new());
-    for layer in ["identity", "process_map", "protocols", "protocols_json"] {
+    for layer in [
+        "identity",
+        "process_map",
+        "protocols",
+        "protocols_json",
+        "protocols_receipt",
+    ] {
         assert!(prompts.library.layers.contains_key(layer), "{layer}");
     }
     for mode in ["architect", "voice_calibration", "director", "editor"] {
@@ -111,9 +118,9 @@ fn the_bundled_library_loads_without_problems() {
     for (name, entry) in &prompts.library.templates {
         assert!(entry.mode.is_some(), "{name} has no mode");
         assert_eq!(
-            entry.output == Output::Json,
+            entry.output.is_json(),
             entry.schema.is_some(),
-            "{name}: a JSON step has a schema and a prose step none"
+            "{name}: a JSON or receipt step has a schema and a prose step none"
         );
     }
 }
@@ -298,7 +305,7 @@ fn a_small_context_window_trims_layers_then_tool_summaries_never_agent_text() {
     );
     let prompts = Prompts::load_with(root.path(), None);
     let canon = "Kael Maren has grey eyes.\n".repeat(300);
-    let draft = "The gate stood open. ".repeat(100);
+    let draft = "The gate stood open. ".repeat(90);
     let assembly = check_continuity(&prompts, &draft, &canon).unwrap();
     assert!(
         assembly.tokens <= assembly.budget,

@@ -13,6 +13,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use super::audit;
+use super::contract::ReceiptReply;
 use super::findings::RunFindings;
 use super::recipe::Recipe;
 use super::store::{Cache, CacheSlot, Disk, RunFiles, RunManifest, RunStatus, StepRecord};
@@ -292,7 +293,12 @@ fn outputs_section(out: &mut Lines, input: &ReportInput, findings: &mut RunFindi
             out.push(format!("{count} edit(s) proposed: see Edits above."));
             continue;
         }
-        if let Some(value) = value {
+        if let Some(reply) = value
+            .clone()
+            .and_then(|value| serde_json::from_value::<ReceiptReply>(value).ok())
+        {
+            render_receipt(out, &reply);
+        } else if let Some(value) = value {
             render_json(out, &step.step_id, &value, findings);
         } else {
             for line in text.trim().lines() {
@@ -445,6 +451,43 @@ fn render_json(out: &mut Lines, step_id: &str, value: &Value, findings: &mut Run
             }
         }
     }
+}
+
+/// A step whose reply is its receipt: the agent's report first, then its
+/// decisions, its checks, what it fears and assumes, and what it advises.
+fn render_receipt(out: &mut Lines, reply: &ReceiptReply) {
+    out.push(reply.report_excerpt.trim().to_owned());
+    out.push(String::new());
+    let mut list = |title: &str, items: Vec<String>| {
+        if items.is_empty() {
+            return;
+        }
+        out.push(format!("{title}:"));
+        out.push(String::new());
+        for item in &items {
+            out.push(format!("- {}", one_line(item)));
+        }
+        out.push(String::new());
+    };
+    list("Decisions", reply.decisions.clone());
+    list(
+        "Checks",
+        reply
+            .checks_performed
+            .iter()
+            .map(|check| {
+                let held = if check.passed { "held" } else { "failed" };
+                format!("{} ({held}): {}", check.check, check.detail)
+            })
+            .collect(),
+    );
+    list("Risks", reply.risks.clone());
+    list("Assumptions", reply.assumptions.clone());
+    list("Cited", reply.citations.clone());
+    out.push(format!(
+        "Next: {}",
+        one_line(&reply.next_recommended_action)
+    ));
 }
 
 fn render_finding(out: &mut Lines, step_id: &str, item: &Value, findings: &mut RunFindings) {

@@ -5,17 +5,19 @@
 //! the signed agent receipt.
 //! Reuse of finished steps is beside it, in `reuse`.
 
+use super::micro::MicroRun;
+pub(super) use super::receipt::ReceiptDraft;
 use super::reuse::{ReuseEntry, reuse_key};
 use super::review_loop::{AgentExtras, VerdictCheck, check_verdict};
 use super::slots::{slot_texts, summary_line};
 use super::{Runner, StepFailure, StepOutput, StepReceipt, new_id, now};
 use crate::engine::audit::{
-    self, AgentReceipt, Handoff, InputRef, OutputContract, OutputRef, Packet, ReceiptActor,
+    self, AgentReceipt, Handoff, InputRef, OutputContract, Packet, ReceiptActor,
 };
 use crate::engine::contract::{self, Check, PathGuard, Violation};
 use crate::engine::events::RunEvent;
 use crate::engine::model::{Message, Model, ModelReply, ModelRequest, ModelTarget, Written};
-use crate::engine::prompts::{Assembly, Output, PromptInputs, SlotKind, SlotText};
+use crate::engine::prompts::{Assembly, Contract, Output, PromptInputs, SlotKind, SlotText};
 use crate::engine::receipts::{self, SigningKey};
 use crate::engine::recipe::AgentStep;
 use crate::engine::store::{Cache, CacheSlot, RunManifest};
@@ -62,8 +64,8 @@ impl Runner {
             )
         })?;
         model.calibrate(&step.agent_archetype).await;
-        let prompted = self.prompt_agent(step, manifest, cache, &extras, model.as_ref())?;
-        let packet = agent_packet(step, manifest, &prompted, extras.next_step_id.clone());
+        let (prompted, packet) =
+            self.prompt_agent(step, manifest, cache, &extras, model.as_ref())?;
         audit::write_packet(self.root(), &self.disk, &packet).map_err(StepFailure::Io)?;
         let mut messages = prompted.assembly.messages.clone();
         messages.extend(extras.follow_up.iter().cloned());
@@ -102,6 +104,22 @@ impl Runner {
         {
             return Ok(output);
         }
+        if let Some(micro) = self.micro_steps(step, &prompted, &extras) {
+            // The assembled reply is kept for reuse under the step's own
+            // request, as one reply would be.
+            let run = MicroRun {
+                index,
+                step,
+                manifest,
+                cache,
+                prompted: &prompted,
+                packet: &packet,
+                reuse_key,
+            };
+            return self
+                .run_micro_steps(model.as_ref(), &micro, run, &mut draft, cancel)
+                .await;
+        }
         let asking = Asking {
             index,
             step,
@@ -114,8 +132,9 @@ impl Runner {
             .await
     }
 
-    /// The step's prompt from its input slots and the review loop's made-up
-    /// ones, for the model the step goes to, and the files its reply may name.
+    /// The step's task packet, and its prompt from its input slots and the
+    /// review loop's made-up ones, for the model the step goes to, closed
+    /// by the packet as sent, with the files its reply may name.
     fn prompt_agent(
         &self,
         step: &AgentStep,
@@ -123,7 +142,7 @@ impl Runner {
         cache: &Cache,
         extras: &AgentExtras,
         model: &dyn Model,
-    ) -> Result<Prompted, StepFailure> {
+    ) -> Result<(Prompted, Packet), StepFailure> {
         let (mut slots, inputs_used) = slot_texts(step, cache)?;
         for (name, text) in &extras.slots {
             slots.retain(|slot| slot.name != name);
@@ -134,6 +153,18 @@ impl Runner {
             });
         }
         let target = model.target(&step.agent_archetype);
+        let args = &manifest.task.initial_args;
+        let guard =
+            PathGuard::new(self.expected_artifacts(step, args, Some(&manifest.session_id), cache));
+        let packet = agent_packet(
+            step,
+            (&manifest.run_id, &manifest.task.description, args),
+            &self.prompts.contract(&step.prompt_type),
+            &inputs_used,
+            &guard,
+            extras.next_step_id.clone(),
+        );
+        let sent = packet.sent();
         let assembly = self
             .prompts
             .build(
@@ -149,24 +180,25 @@ impl Runner {
                     chars_per_token: target.as_ref().and_then(|target| target.chars_per_token),
                     workspace: Some(&self.workspace),
                     history: &[],
+                    packet: Some(&sent),
                 },
             )
             .map_err(|error| StepFailure::Failed(error.to_string()))?;
-        let json = assembly.output == Output::Json;
-        let guard = PathGuard::new(self.expected_artifacts(step, manifest, cache));
-        Ok(Prompted {
+        let json = assembly.output.is_json();
+        let prompted = Prompted {
             assembly,
             target,
             inputs_used,
             guard,
             json,
-        })
+        };
+        Ok((prompted, packet))
     }
 
     /// Asks the model until a reply keeps its contract (and, for a reviewer,
-    /// the loop's rules). A broken reply is asked again with the error
-    /// quoted, at most [`CONTRACT_RETRIES`] times; past that, or when the
-    /// reply names a path it must not, the step stops with its receipt.
+    /// the loop's rules); past that, or when the reply names a path it must
+    /// not, the step stops with its receipt. A receipt step's reply that
+    /// says the agent cannot go on stops it too.
     async fn ask_until_accepted(
         &self,
         model: &dyn Model,
@@ -183,7 +215,84 @@ impl Runner {
             review,
             reuse_key,
         } = asking;
-        let assembly = &prompted.assembly;
+        let verdict = |accepted: &contract::Accepted, checks: &mut Vec<Check>| {
+            check_verdict(review, accepted, checks)
+                .map_err(|invalid| Violation::Contract(invalid.to_string()))
+        };
+        let holding = Holding {
+            output: prompted.assembly.output,
+            schema: prompted.assembly.schema.as_ref(),
+            guard: &prompted.guard,
+            extra: &verdict,
+        };
+        let asked = self
+            .ask_until_kept(
+                model,
+                (index, step, &manifest.run_id),
+                holding,
+                base,
+                cancel,
+            )
+            .await?;
+        let (accepted, actor, checks, attempts) = match asked {
+            Asked::Kept {
+                accepted,
+                actor,
+                checks,
+                attempts,
+            } => (accepted, actor, checks, attempts),
+            Asked::Broken {
+                message,
+                actor,
+                checks,
+                attempts,
+            } => {
+                let receipt = draft.finish(actor, checks, attempts, None, Err(&message));
+                return Err(StepFailure::Stopped(message, Box::new(receipt)));
+            }
+        };
+        if let Some(reply) = draft.receipt_reply(&accepted).filter(|r| r.stop_hook) {
+            // The agent's own receipt says it cannot do the task: the step
+            // stops with its reason, for asking again would not give it
+            // what it lacks.
+            let message = format!(
+                "the {} stopped: {}",
+                step.agent_archetype,
+                reply.stop_reason.as_deref().unwrap_or_default().trim()
+            );
+            draft.agent = Some(reply);
+            let receipt = draft.finish(actor, checks, attempts, None, Err(&message));
+            return Err(StepFailure::Stopped(message, Box::new(receipt)));
+        }
+        let receipt = draft.finish(actor, checks, attempts, None, Ok(&accepted));
+        let reusable = reuse_key.map(|key| {
+            (
+                key,
+                ReuseEntry {
+                    receipt_id: receipt.receipt_id.clone(),
+                    run_id: manifest.run_id.clone(),
+                    step_id: step.step_id.clone(),
+                    sha256: sha256_hex(accepted.text.as_bytes()),
+                    text: accepted.text.clone(),
+                },
+            )
+        });
+        Ok(self.agent_output(index, step, accepted, receipt, reusable))
+    }
+
+    /// Asks the model until a reply keeps what `holding` holds it to. A
+    /// broken reply is asked again with the error quoted, at most
+    /// [`CONTRACT_RETRIES`] times; a path it must not name ends the asking
+    /// at once. Every attempt's reply streams to the run's listeners.
+    pub(super) async fn ask_until_kept(
+        &self,
+        model: &dyn Model,
+        (index, step, run_id): (usize, &AgentStep, &str),
+        holding: Holding<'_>,
+        base: ModelRequest,
+        cancel: &CancellationToken,
+    ) -> Result<Asked, StepFailure> {
+        let json = holding.output.is_json();
         let mut messages = base.messages.clone();
         let mut attempts = 0;
         let mut retried: Vec<Check> = Vec::new();
@@ -194,12 +303,7 @@ impl Runner {
                 ..base.clone()
             };
             let writing = |written: Written<'_>| {
-                self.emit(RunEvent::writing(
-                    &manifest.run_id,
-                    index,
-                    &step.step_id,
-                    written,
-                ));
+                self.emit(RunEvent::writing(run_id, index, &step.step_id, written));
             };
             let reply: ModelReply = tokio::select! {
                 reply = model.complete_streaming(&request, &writing) => reply.map_err(|error| StepFailure::Failed(error.to_string()))?,
@@ -210,18 +314,18 @@ impl Runner {
                 .and_then(|()| {
                     contract::check_reply(
                         &reply.text,
-                        assembly.output,
-                        assembly.schema.as_ref(),
-                        &prompted.guard,
+                        holding.output,
+                        holding.schema,
+                        holding.guard,
                         &mut checks,
                     )
                 })
                 .and_then(|accepted| {
-                    let echo = match assembly.output {
+                    let echo = match holding.output {
                         Output::Prose => {
                             contract::echo_of_prompt(&accepted.text, &request.messages)
                         }
-                        Output::Json => None,
+                        Output::Json | Output::Receipt => None,
                     };
                     if let Some(message) = echo {
                         checks.push(Check {
@@ -231,27 +335,17 @@ impl Runner {
                         });
                         return Err(Violation::Contract(message));
                     }
-                    check_verdict(review, &accepted, &mut checks)
-                        .map(|()| accepted)
-                        .map_err(|invalid| Violation::Contract(invalid.to_string()))
+                    (holding.extra)(&accepted, &mut checks).map(|()| accepted)
                 });
             let actor = ReceiptActor::of(&step.agent_archetype, &reply);
             match verdict {
                 Ok(accepted) => {
-                    let receipt = draft.finish(actor, checks, attempts, None, Ok(&accepted));
-                    let reusable = reuse_key.map(|key| {
-                        (
-                            key,
-                            ReuseEntry {
-                                receipt_id: receipt.receipt_id.clone(),
-                                run_id: manifest.run_id.clone(),
-                                step_id: step.step_id.clone(),
-                                sha256: sha256_hex(accepted.text.as_bytes()),
-                                text: accepted.text.clone(),
-                            },
-                        )
+                    return Ok(Asked::Kept {
+                        accepted,
+                        actor,
+                        checks,
+                        attempts,
                     });
-                    return Ok(self.agent_output(index, step, accepted, receipt, reusable));
                 }
                 Err(Violation::Contract(message)) if attempts <= CONTRACT_RETRIES => {
                     retried.push(Check {
@@ -266,11 +360,7 @@ impl Runner {
                     } else {
                         reply.text.clone()
                     }));
-                    messages.push(Message::user(stricter_prompt(
-                        &message,
-                        prompted.json,
-                        attempts + 1,
-                    )));
+                    messages.push(Message::user(stricter_prompt(&message, json, attempts + 1)));
                 }
                 Err(violation) => {
                     let message = match &violation {
@@ -284,8 +374,19 @@ impl Runner {
                         ),
                         Violation::Path(message) => message.clone(),
                     };
-                    let receipt = draft.finish(actor, checks, attempts, None, Err(&message));
-                    return Err(StepFailure::Stopped(message, Box::new(receipt)));
+                    // Every reply that broke its contract has its
+                    // `attempt_N` check, the last one too.
+                    checks.push(Check {
+                        check: format!("attempt_{attempts}"),
+                        passed: false,
+                        detail: violation.message().to_owned(),
+                    });
+                    return Ok(Asked::Broken {
+                        message,
+                        actor,
+                        checks,
+                        attempts,
+                    });
                 }
             }
         }
@@ -320,13 +421,13 @@ impl Runner {
 
     /// The files an agent step may name: the task's scene and canon cards,
     /// and every file the tools read for the step's input slots.
-    fn expected_artifacts(
+    pub(super) fn expected_artifacts(
         &self,
         step: &AgentStep,
-        manifest: &RunManifest,
+        args: &serde_json::Map<String, Value>,
+        session_id: Option<&str>,
         cache: &Cache,
     ) -> Vec<String> {
-        let args = &manifest.task.initial_args;
         let mut expected: Vec<String> = Vec::new();
         if let Some(path) = args.get("scene_path").and_then(Value::as_str) {
             expected.push(path.to_owned());
@@ -342,8 +443,10 @@ impl Runner {
                 _ => None,
             })
             .collect();
-        if !cited.is_empty() {
-            for receipt in receipts::load(self.root(), &manifest.session_id) {
+        if !cited.is_empty()
+            && let Some(session_id) = session_id
+        {
+            for receipt in receipts::load(self.root(), session_id) {
                 if cited.contains(receipt.receipt_id.as_str()) {
                     expected.extend(receipt.file_refs.into_iter().map(|file| file.path));
                 }
@@ -364,48 +467,75 @@ struct Asking<'a> {
     reuse_key: Option<String>,
 }
 
+/// A step's own check of an accepted reply (its receipt's checks gain
+/// what it looked at).
+pub(super) type ExtraCheck<'a> =
+    dyn Fn(&contract::Accepted, &mut Vec<Check>) -> Result<(), Violation> + Sync + 'a;
+
+/// What one reply is held to: its output (and schema), the files it may
+/// name, and a check of the step's own beyond them (a reviewer's rules, a
+/// quote found in the text).
+pub(super) struct Holding<'a> {
+    pub(super) output: Output,
+    pub(super) schema: Option<&'a (String, Value)>,
+    pub(super) guard: &'a PathGuard,
+    pub(super) extra: &'a ExtraCheck<'a>,
+}
+
+/// How asking for a reply ended, with who answered, what was checked and
+/// in how many attempts.
+pub(super) enum Asked {
+    Kept {
+        accepted: contract::Accepted,
+        actor: ReceiptActor,
+        checks: Vec<Check>,
+        attempts: u32,
+    },
+    /// Broken past its retries, or naming a path it must not: why, in words.
+    Broken {
+        message: String,
+        actor: ReceiptActor,
+        checks: Vec<Check>,
+        attempts: u32,
+    },
+}
+
 /// The task packet of an agent step: what it is asked, on which
 /// inputs, under which constraints and contract, and who gets it next.
-fn agent_packet(
+pub(super) fn agent_packet(
     step: &AgentStep,
-    manifest: &RunManifest,
-    prompted: &Prompted,
+    (run_id, description, args): (&str, &str, &serde_json::Map<String, Value>),
+    contract: &Contract,
+    inputs_used: &[InputRef],
+    guard: &PathGuard,
     next_step_id: Option<String>,
 ) -> Packet {
-    let Prompted {
-        assembly,
-        inputs_used,
-        guard,
-        json,
-        ..
-    } = prompted;
-    let json = *json;
-    let args = &manifest.task.initial_args;
+    let json = contract.output.is_json();
     let arg = |name: &str| args.get(name).and_then(Value::as_str).map(str::to_owned);
     Packet {
         version: Some(audit::CONTRACT_VERSION.to_owned()),
         packet_id: new_id("pkt_"),
-        parent_issue_id: manifest.run_id.clone(),
+        parent_issue_id: run_id.to_owned(),
         parent_packet_id: None,
-        intent: audit::intent(&step.prompt_type, json, assembly.mode.as_deref()).to_owned(),
+        intent: audit::intent(&step.prompt_type, json, contract.mode.as_deref()).to_owned(),
         target: audit::Target {
             file: arg("scene_path"),
             scene_id: arg("scene_id"),
         },
-        scope: manifest.task.description.clone(),
-        inputs: inputs_used.clone(),
+        scope: description.to_owned(),
+        inputs: inputs_used.to_vec(),
         constraints: vec![
             "use no tools; rely only on the inputs given".into(),
             "name no file outside the expected artifacts".into(),
-            if json {
-                "reply with one JSON object that follows the schema".into()
-            } else {
-                "reply with the prose; reasoning stays in <thinking>".into()
+            match contract.output {
+                Output::Json => "reply with one JSON object that follows the schema".into(),
+                Output::Receipt => "reply with your receipt for this packet and nothing else: the agent's part of a receipt v0.1, as the schema gives it".into(),
+                Output::Prose => "reply with the prose; reasoning stays in <thinking>".into(),
             },
         ],
         output_contract: OutputContract {
             kind: if json { "json" } else { "prose" }.into(),
-            schema: assembly.schema.as_ref().map(|(source, _)| source.clone()),
+            schema: contract.schema.clone(),
             expected_artifacts: guard.expected().map(str::to_owned).collect(),
         },
         handoff: Handoff {
@@ -431,170 +561,4 @@ fn stricter_prompt(error: &str, json: bool, attempt: u32) -> String {
     format!(
         "Your reply could not be used: {error}\n\nReply again with {shape}. Quote text exactly as it is written, and name only the files you were given. This is attempt {attempt} of {total}."
     )
-}
-
-/// What an agent receipt is built from, gathered before the model answers.
-pub(super) struct ReceiptDraft<'a> {
-    step: &'a AgentStep,
-    manifest: &'a RunManifest,
-    packet: &'a Packet,
-    inputs_used: Vec<InputRef>,
-    started_at: &'a str,
-    key: &'a SigningKey,
-    risks: Vec<String>,
-    assumptions: Vec<String>,
-}
-
-impl<'a> ReceiptDraft<'a> {
-    /// The draft of a step's receipt, with what its prompt already tells:
-    /// the parts trimmed to fit the model, and a model missing from the
-    /// capability matrix.
-    fn new(
-        step: &'a AgentStep,
-        manifest: &'a RunManifest,
-        packet: &'a Packet,
-        prompted: &Prompted,
-        started_at: &'a str,
-        key: &'a SigningKey,
-    ) -> ReceiptDraft<'a> {
-        let assembly = &prompted.assembly;
-        ReceiptDraft {
-            step,
-            manifest,
-            packet,
-            inputs_used: prompted.inputs_used.clone(),
-            started_at,
-            key,
-            risks: assembly
-                .trimmed
-                .iter()
-                .map(|part| {
-                    format!("the prompt was trimmed to fit the model: {part} left out or cut")
-                })
-                .collect(),
-            assumptions: match &assembly.profile.matched {
-                Some(_) => Vec::new(),
-                None => vec![format!(
-                    "{} is not in the capability matrix; its prompt was assembled for tier `{}`",
-                    prompted
-                        .target
-                        .as_ref()
-                        .map_or("the model", |target| target.model.as_str()),
-                    assembly.profile.tier
-                )],
-            },
-        }
-    }
-}
-
-impl ReceiptDraft<'_> {
-    /// The signed receipt of the step: `Ok` with what it produced, or `Err`
-    /// with why it stopped (STOP_HOOK).
-    pub(super) fn finish(
-        &mut self,
-        actor: ReceiptActor,
-        checks: Vec<Check>,
-        attempts: u32,
-        reused_from: Option<String>,
-        outcome: Result<&contract::Accepted, &str>,
-    ) -> AgentReceipt {
-        let step = self.step;
-        let next = self.packet.handoff.next_step_id.as_deref().map_or_else(
-            || "evaluate the Definition of Done".to_owned(),
-            |next| format!("run step `{next}`"),
-        );
-        let (outputs, excerpt, summary, stop_reason, next_action) = match outcome {
-            Ok(accepted) => {
-                let words = accepted.text.split_whitespace().count();
-                let excerpt = format!(
-                    "The {} answered `{}` in {attempts} attempt{}: {words} words into slot `{}`. It begins: {}",
-                    step.agent_archetype,
-                    step.prompt_type,
-                    if attempts == 1 { "" } else { "s" },
-                    step.output_slot,
-                    summary_line(&accepted.text)
-                );
-                (
-                    vec![OutputRef {
-                        slot: step.output_slot.clone(),
-                        sha256: sha256_hex(accepted.text.as_bytes()),
-                        chars: accepted.text.chars().count(),
-                        path: None,
-                    }],
-                    excerpt,
-                    accepted.message.clone().unwrap_or_else(|| {
-                        "The agent gave no message beside its output.".to_owned()
-                    }),
-                    None,
-                    next,
-                )
-            }
-            Err(reason) => (
-                Vec::new(),
-                format!(
-                    "STOP_HOOK: the {} step `{}` stopped and nothing was written. {reason}",
-                    step.agent_archetype, step.step_id
-                ),
-                "The step stopped before its output was accepted.".to_owned(),
-                Some(reason.to_owned()),
-                format!(
-                    "the writer decides: fix the inputs or the prompt, then `control-room runs resume {}`",
-                    self.manifest.run_id
-                ),
-            ),
-        };
-        let decisions =
-            outcome.map_or_else(|_| Vec::new(), |accepted| decision_lines(&accepted.actions));
-        let mut risks = std::mem::take(&mut self.risks);
-        if let Ok(accepted) = outcome {
-            risks.extend(
-                accepted
-                    .warnings
-                    .iter()
-                    .map(|w| format!("XML protocol: {w}")),
-            );
-        }
-        let mut receipt = AgentReceipt {
-            version: Some(audit::CONTRACT_VERSION.to_owned()),
-            receipt_id: new_id("arcpt_"),
-            packet_id: self.packet.packet_id.clone(),
-            issue_id: self.manifest.run_id.clone(),
-            run_id: self.manifest.run_id.clone(),
-            session_id: self.manifest.session_id.clone(),
-            step_id: step.step_id.clone(),
-            actor,
-            started_at: self.started_at.to_owned(),
-            finished_at: now(),
-            inputs_used: self.inputs_used.clone(),
-            outputs_produced: outputs,
-            reasoning_summary: summary,
-            decisions,
-            checks_performed: checks,
-            assumptions: std::mem::take(&mut self.assumptions),
-            risks,
-            next_recommended_action: next_action,
-            stop_hook: stop_reason.is_some(),
-            stop_reason,
-            citations: self
-                .inputs_used
-                .iter()
-                .filter_map(|input| input.receipt_id.clone())
-                .collect(),
-            report_excerpt: excerpt,
-            attempts,
-            reused_from,
-            signature: String::new(),
-        };
-        receipt.sign(self.key);
-        receipt
-    }
-}
-
-/// The decisions an agent took (its `save_decision` actions the knowledge
-/// base keeps), as its receipt records them.
-fn decision_lines(actions: &[crate::engine::protocol::Action]) -> Vec<String> {
-    crate::engine::prompts::state::decisions_from_actions(actions, "", None, "")
-        .into_iter()
-        .map(|decision| format!("{}/{}: {}", decision.category, decision.key, decision.value))
-        .collect()
 }

@@ -33,7 +33,9 @@
 
 mod agent;
 mod dod;
+mod micro;
 mod preview;
+mod receipt;
 pub use preview::PreviewFor;
 mod resume;
 mod reuse;

@@ -5,8 +5,10 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value, json};
 
+use super::agent::agent_packet;
 use super::slots::{Slots, slot_texts};
 use super::{RunError, Runner, StepFailure};
+use crate::engine::contract::PathGuard;
 use crate::engine::prompts::{Assembly, PromptInputs};
 use crate::engine::recipe::AgentStep;
 use crate::engine::router;
@@ -58,6 +60,7 @@ impl Runner {
             )));
         };
         let mut cache = Cache::new();
+        let mut session_id = None;
         let (description, args) = match run_id {
             Some(run_id) => {
                 let files = RunFiles::new(self.root(), run_id);
@@ -72,6 +75,7 @@ impl Runner {
                     )));
                 }
                 cache = files.read_cache()?;
+                session_id = Some(manifest.session_id);
                 (manifest.task.description, manifest.task.initial_args)
             }
             None => {
@@ -80,33 +84,7 @@ impl Runner {
             }
         };
         if run_id.is_none() {
-            let task = json!({
-                "description": description,
-                "args": args,
-                "initial_args": args,
-                "session_plan_task_id": null,
-            });
-            let mut values = HashMap::new();
-            for tool in &recipe.phase_a {
-                let scope = Slots {
-                    task: &task,
-                    values: &values,
-                };
-                let (_, output, _) = self.call_tool(tool, &scope).map_err(|error| {
-                    RunError::Other(format!("step `{}`: {error}", tool.step_id))
-                })?;
-                let text = serde_json::to_string(&output.data)
-                    .map_err(|e| RunError::Other(e.to_string()))?;
-                cache.insert(
-                    tool.output_slot.clone(),
-                    CacheSlot::Pointer {
-                        receipt_id: "(preview)".into(),
-                        sha256: sha256_hex(text.as_bytes()),
-                        summary: output.summary,
-                    },
-                );
-                values.insert(tool.output_slot.clone(), output.data);
-            }
+            self.preview_tools(recipe, &description, &args, &mut cache)?;
         }
         for earlier in &recipe.phase_b {
             if earlier.step_id == step_id {
@@ -125,7 +103,7 @@ impl Runner {
                 }
             });
         }
-        let (slots, _) = slot_texts(step, &cache).map_err(|failure| match failure {
+        let (slots, inputs_used) = slot_texts(step, &cache).map_err(|failure| match failure {
             StepFailure::Failed(message) => RunError::Other(message),
             _ => RunError::Other(format!("step `{step_id}`: its inputs are not available")),
         })?;
@@ -134,6 +112,19 @@ impl Runner {
             .as_ref()
             .and_then(|model| model.target(&step.agent_archetype));
         let model = model.or(target.as_ref().map(|target| target.model.as_str()));
+        let next = recipe
+            .phase_b
+            .iter()
+            .skip_while(|agent| agent.step_id != step_id)
+            .nth(1)
+            .map(|agent| agent.step_id.clone());
+        let packet = self.preview_packet(
+            step,
+            (&description, &args),
+            (session_id.as_deref(), &cache),
+            &inputs_used,
+            next,
+        );
         self.prompts
             .build(
                 step.prompt_step(),
@@ -150,8 +141,71 @@ impl Runner {
                         .or(target.as_ref().and_then(|target| target.chars_per_token)),
                     workspace: Some(&self.workspace),
                     history: &[],
+                    packet: Some(&packet),
                 },
             )
             .map_err(|error| RunError::Other(error.to_string()))
+    }
+
+    /// The packet as the run would send it: its sent form has no ids, so
+    /// only the files the tools' receipts add to its expected artifacts
+    /// differ where the preview ran the tools itself.
+    fn preview_packet(
+        &self,
+        step: &AgentStep,
+        (description, args): (&str, &Map<String, Value>),
+        (session_id, cache): (Option<&str>, &Cache),
+        inputs_used: &[crate::engine::audit::InputRef],
+        next: Option<String>,
+    ) -> String {
+        let guard = PathGuard::new(self.expected_artifacts(step, args, session_id, cache));
+        agent_packet(
+            step,
+            ("(preview)", description, args),
+            &self.prompts.contract(&step.prompt_type),
+            inputs_used,
+            &guard,
+            next,
+        )
+        .sent()
+    }
+
+    /// Runs phase A's tools now (they only read the index), their outputs
+    /// into `cache` as the run would have them.
+    fn preview_tools(
+        &self,
+        recipe: &crate::engine::recipe::Recipe,
+        description: &str,
+        args: &Map<String, Value>,
+        cache: &mut Cache,
+    ) -> Result<(), RunError> {
+        let task = json!({
+            "description": description,
+            "args": args,
+            "initial_args": args,
+            "session_plan_task_id": null,
+        });
+        let mut values = HashMap::new();
+        for tool in &recipe.phase_a {
+            let scope = Slots {
+                task: &task,
+                values: &values,
+            };
+            let (_, output, _) = self
+                .call_tool(tool, &scope)
+                .map_err(|error| RunError::Other(format!("step `{}`: {error}", tool.step_id)))?;
+            let text =
+                serde_json::to_string(&output.data).map_err(|e| RunError::Other(e.to_string()))?;
+            cache.insert(
+                tool.output_slot.clone(),
+                CacheSlot::Pointer {
+                    receipt_id: "(preview)".into(),
+                    sha256: sha256_hex(text.as_bytes()),
+                    summary: output.summary,
+                },
+            );
+            values.insert(tool.output_slot.clone(), output.data);
+        }
+        Ok(())
     }
 }

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use super::{Runner, StepFailure};
 use crate::engine::audit::InputRef;
 use crate::engine::contract;
-use crate::engine::prompts::{Output, SlotKind, SlotText};
+use crate::engine::prompts::{SlotKind, SlotText};
 use crate::engine::recipe::AgentStep;
 use crate::engine::refs::RefScope;
 use crate::engine::review::Planned;
@@ -53,7 +53,7 @@ impl Runner {
     /// An agent slot's value for `$ref`: its JSON when the step answers JSON.
     pub(super) fn artifact_value(&self, step: &Planned, text: &str) -> Value {
         if let Planned::Agent(agent) = step
-            && self.prompts.output(&agent.prompt_type) == Output::Json
+            && self.prompts.output(&agent.prompt_type).is_json()
             && let Some(value) = contract::stored_json(text)
         {
             return value;
