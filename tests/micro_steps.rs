@@ -122,28 +122,17 @@ fn check_names(receipt: &Value) -> Vec<String> {
         .collect()
 }
 
-/// The replies of a run that broke their contract, of all its replies:
-/// each broken reply leaves an `attempt_N` check in its step's receipt.
-fn contract_failures(root: &Path, run_id: &str) -> (usize, u64) {
-    let dir = root.join(format!(".control-room/audit/issues/{run_id}"));
-    let mut failed = 0;
-    let mut replies = 0;
-    for entry in std::fs::read_dir(&dir).unwrap() {
-        let path = entry.unwrap().path();
-        if !path.to_string_lossy().contains("__receipt__") {
-            continue;
-        }
-        let receipt = read_json(&path);
-        replies += receipt["attempts"].as_u64().unwrap();
-        failed += check_names(&receipt)
-            .iter()
-            .filter(|check| {
-                let name = check.rsplit('/').next().unwrap();
-                name.starts_with("attempt_") && check.ends_with(":failed")
-            })
-            .count();
-    }
-    (failed, replies)
+/// The replies of a run that broke their contract, and all its replies, as
+/// `runs show` counts them.
+fn contract_failures(root: &Path, run_id: &str) -> (u64, u64) {
+    let output = control_room(root, &["runs", "show", run_id]);
+    assert!(output.status.success(), "{}", output_text(&output));
+    let shown: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let contracts = &shown["contracts"];
+    (
+        contracts["broken"].as_u64().unwrap(),
+        contracts["replies"].as_u64().unwrap(),
+    )
 }
 
 #[test]
@@ -288,9 +277,12 @@ fn a_triage_that_never_keeps_its_contract_stops_the_step() {
         "{shown}"
     );
     assert_eq!(continuity_bodies(&server).len(), 3);
-    let receipt = receipt_of(root, &only_run(root), "continuity");
+    let run_id = only_run(root);
+    let receipt = receipt_of(root, &run_id, "continuity");
     assert_eq!(receipt["stop_hook"], true);
     assert_eq!(receipt["attempts"], 3);
+    // Brief, draft and polish kept theirs; the three triages broke theirs.
+    assert_eq!(contract_failures(root, &run_id), (3, 6));
 }
 
 #[test]

@@ -275,6 +275,14 @@ fn the_shipped_cassette_drives_creative_draft_scene_end_to_end() {
         .unwrap()
         .1;
     assert!(edited.starts_with("# The Reckoning"), "{edited}");
+    // The recorded model's replies all kept their contract: five steps, the
+    // two finding steps of this t1 model in three micro-steps each.
+    let shown = cli(root, &["runs", "show", &run_id], &[]);
+    let shown: Value = serde_json::from_slice(&shown.stdout).unwrap();
+    assert_eq!(
+        shown["contracts"],
+        serde_json::json!({"replies": 9, "broken": 0})
+    );
 }
 
 fn example() -> TempDir {

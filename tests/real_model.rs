@@ -219,6 +219,69 @@ fn a_json_recipe_with_a_real_model_ends_in_time_with_its_schema_sent_the_way_the
     assert_eq!(std::fs::read_to_string(&scene).unwrap(), before);
 }
 
+/// The contract-failure rate of each tier on the real model: the same
+/// validation (the beat comparison, whose reply is its receipt, then the
+/// continuity check, in micro-steps at t1) with the prompts of each tier
+/// forced. Printed as a table; each run must end in its bound, say how its
+/// replies fared, and stop with STOP_HOOK rather than land a broken reply.
+#[test]
+fn the_contract_failure_rate_of_each_tier_with_a_real_model() {
+    let Some(model) = RealModelServer::start("the_contract_failure_rate_of_each_tier") else {
+        return;
+    };
+    let mut table = Vec::new();
+    for tier in ["minimal", "medium", "full"] {
+        let (_dir, root) = example_copy();
+        model.configure(&root);
+        let toml = root.join("control-room.toml");
+        let settings = std::fs::read_to_string(&toml).unwrap();
+        // The same room for the reply at every tier: only the prompts differ
+        // (a tier's own reserve lets this model ramble for minutes).
+        std::fs::write(
+            &toml,
+            format!("{settings}tier = \"{tier}\"\nmax_tokens = 400\n"),
+        )
+        .unwrap();
+        let started = Instant::now();
+        let output = control_room(
+            &root,
+            &[
+                "run",
+                "analytical_scene_validate",
+                "--arg",
+                "scene_id=SCN-the-vigil",
+            ],
+        );
+        let elapsed = started.elapsed();
+        let text = output_text(&output);
+        assert!(elapsed < RUN_BOUND, "{tier}: {elapsed:?}");
+        let runs = run_ids(&root);
+        assert_eq!(runs.len(), 1, "{text}");
+        let status = run_status(&root, &runs[0]);
+        assert!(
+            status == "done" || (status == "failed" && text.contains("step `")),
+            "{tier}: {status}: {text}"
+        );
+        check_receipts(&root, &runs[0], tier);
+        let shown = control_room(&root, &["runs", "show", &runs[0]]);
+        let shown: Value = serde_json::from_slice(&shown.stdout).unwrap();
+        let (broken, replies) = (
+            shown["contracts"]["broken"].as_u64().unwrap(),
+            shown["contracts"]["replies"].as_u64().unwrap(),
+        );
+        assert!(replies >= 1 && broken <= replies, "{shown:#}");
+        table.push(format!(
+            "| {tier} | {replies} | {broken} | {:.0}% | {status} | {elapsed:.1?} |",
+            100.0 * broken as f64 / replies as f64
+        ));
+    }
+    eprintln!(
+        "contract failures per tier, {}, analytical_scene_validate:\n| tier | replies | broke their contract | rate | run | time |\n|---|---|---|---|---|---|\n{}",
+        real_model_server::MODEL,
+        table.join("\n")
+    );
+}
+
 #[test]
 fn a_three_agent_conference_with_a_real_model_ends_in_time_and_says_whether_any_reply_held() {
     let Some(model) = RealModelServer::start("a_three_agent_conference_with_a_real_model") else {

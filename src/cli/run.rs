@@ -439,6 +439,11 @@ pub fn show(dir: &Path, run_id: &str) -> anyhow::Result<i32> {
         })
         .collect::<Map<String, Value>>()
         .into();
+    // How often the model's replies kept their contract, the figure a
+    // tier is judged by.
+    let receipts = crate::engine::audit::load_receipts(&root, run_id);
+    document["contracts"] =
+        serde_json::to_value(crate::engine::audit::ContractTally::of(&receipts))?;
     println!("{}", serde_json::to_string_pretty(&document)?);
     Ok(0)
 }

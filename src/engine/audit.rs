@@ -207,6 +207,33 @@ impl AgentReceipt {
     }
 }
 
+/// How often the replies behind a run's receipts kept their contract.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct ContractTally {
+    /// Replies the model gave (a reused step's none).
+    pub replies: u32,
+    /// Replies that broke their contract.
+    pub broken: u32,
+}
+
+impl ContractTally {
+    /// The tally of `receipts`: each reply that broke its contract left a
+    /// failed `attempt_N` check in its step's receipt (`…/attempt_N` for a
+    /// micro-step's).
+    pub fn of(receipts: &[AgentReceipt]) -> ContractTally {
+        let mut tally = ContractTally::default();
+        for receipt in receipts.iter().filter(|r| r.reused_from.is_none()) {
+            tally.replies += receipt.attempts;
+            let broken = receipt.checks_performed.iter().filter(|check| {
+                let name = check.check.rsplit('/').next().unwrap_or_default();
+                !check.passed && name.starts_with("attempt_")
+            });
+            tally.broken += u32::try_from(broken.count()).unwrap_or(u32::MAX);
+        }
+        tally
+    }
+}
+
 /// Why a bundled contract schema is not usable (a fault of the build, which
 /// every check against that contract then reports).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
