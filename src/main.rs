@@ -227,9 +227,14 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Draw a chart of the book as SVG: `presence` (who is in which scene).
+    /// Draw a chart as SVG (or PNG, for a file ending .png): `presence` (who
+    /// is in which scene), `timeline` (story dates against the telling),
+    /// `beats` (the beat sheet against the manuscript), `run RUN` (a run's
+    /// steps in time).
     Chart {
         kind: String,
+        /// The run, for `run`.
+        run: Option<String>,
         /// Where to write it (default .control-room/charts/KIND.svg).
         #[arg(short, long)]
         output: Option<PathBuf>,
@@ -452,7 +457,9 @@ fn main() -> ExitCode {
         }
         Command::Voice { command } => control_room::cli::voice::dispatch(&dir, command),
         Command::Graph { between, json } => graph(&dir, between, json),
-        Command::Chart { kind, output } => chart(&dir, &kind, output.as_deref()),
+        Command::Chart { kind, run, output } => {
+            chart(&dir, &kind, run.as_deref(), output.as_deref())
+        }
         Command::Scaffold {
             scene,
             goal,
@@ -585,6 +592,6 @@ fn scaffold(
     control_room::cli::voice::scaffold(dir, &scene, goal.as_deref(), conflict.as_deref())
 }
 
-fn chart(dir: &Path, kind: &str, output: Option<&Path>) -> anyhow::Result<i32> {
-    control_room::cli::chart::chart(dir, kind, output)
+fn chart(dir: &Path, kind: &str, run: Option<&str>, output: Option<&Path>) -> anyhow::Result<i32> {
+    control_room::cli::chart::chart(dir, kind, run, output)
 }

@@ -282,6 +282,12 @@ fn the_plugin_checks_fixes_drafts_and_reports_in_a_real_neovim() {
         "{tournament}"
     );
 
+    // The timeline, with the vigil told after the fall though dated before.
+    let timeline = report["timeline_text"].as_str().unwrap();
+    assert!(
+        timeline.contains("SCN-the-vigil: ") && timeline.contains("goes back in time, unmarked"),
+        "{timeline}"
+    );
     // The presence chart, as SVG, with the gate's point of view.
     let chart = report["chart_text"].as_str().unwrap();
     assert!(chart.starts_with("<svg"), "{chart}");

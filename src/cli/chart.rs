@@ -1,46 +1,52 @@
-//! `control-room chart presence [-o FILE]`: the presence chart (who is in
-//! which scene: point of view, speaking, present, only mentioned) as a
-//! self-contained SVG, by default `.control-room/charts/presence.svg`,
-//! written whole; the path is printed.
+//! `control-room chart presence|timeline|beats|run RUN [-o FILE]`: a chart
+//! of the book (or of a run) as a self-contained SVG, by default
+//! `.control-room/charts/KIND.svg`, or as a PNG when the file asked for
+//! ends in `.png`; written whole, and the path printed.
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, bail};
+use anyhow::Context;
 
 use super::workspace_root;
 use crate::engine::store::Disk;
-use crate::ide::charts;
+use crate::ide::charts::{self, ChartKind};
 use crate::index::Workspace;
 
 /// Where charts go unless told.
 pub const CHARTS_DIR: &str = ".control-room/charts";
 
-/// Draws chart `kind` of the manuscript.
-pub fn chart(dir: &Path, kind: &str, output: Option<&Path>) -> anyhow::Result<i32> {
+/// Draws chart `kind` of the manuscript (`run` names a run's).
+pub fn chart(
+    dir: &Path,
+    kind: &str,
+    run: Option<&str>,
+    output: Option<&Path>,
+) -> anyhow::Result<i32> {
     let root = workspace_root(dir)?;
+    let kind = ChartKind::parse(kind, run)?;
     let workspace = Workspace::load(&root);
-    let svg = match kind {
-        "presence" => {
-            let chart = charts::presence(&workspace);
-            if chart.scenes.is_empty() {
-                bail!("the outline lists no scenes: there is nothing to chart");
-            }
-            let book = crate::index::Book::of(&workspace);
-            let title = crate::export::assemble::book_title(&workspace, &book);
-            charts::presence_svg(&chart, &title)
-        }
-        other => bail!("`{other}` is not a chart; the charts are: presence"),
-    };
+    let drawn = charts::draw(&workspace, &root, &kind)?;
     let path: PathBuf = match output {
         Some(path) => path.to_path_buf(),
-        None => root.join(CHARTS_DIR).join(format!("{kind}.svg")),
+        None => root.join(CHARTS_DIR).join(format!("{}.svg", kind.name())),
     };
-    if let Some(parent) = path.parent() {
+    let png = path
+        .extension()
+        .is_some_and(|extension| extension.eq_ignore_ascii_case("png"));
+    let bytes = if png {
+        charts::png::rasterise(&drawn.svg, 2.0).map_err(anyhow::Error::msg)?
+    } else {
+        drawn.svg.into_bytes()
+    };
+    if let Some(parent) = path
+        .parent()
+        .filter(|parent| !parent.as_os_str().is_empty())
+    {
         std::fs::create_dir_all(parent)
             .with_context(|| format!("cannot create {}", parent.display()))?;
     }
     Disk::default()
-        .write_atomic(&path, svg.as_bytes())
+        .write_atomic(&path, &bytes)
         .with_context(|| format!("cannot write {}", path.display()))?;
     println!("{}", path.display());
     Ok(0)

@@ -28,7 +28,7 @@ pub fn stats(dir: &Path, json_output: bool) -> anyhow::Result<i32> {
         let value = json!({
             "version": 1,
             "root": root.to_string_lossy(),
-            "title": crate::export::assemble::book_title(&workspace, &crate::index::Book::of(&workspace)),
+            "title": crate::index::Book::of(&workspace).title(&workspace),
             "progress": progress,
             "daily_target": daily,
             "days": history.as_ref().ok(),
@@ -58,7 +58,7 @@ fn human(
     history: &Result<Vec<stats::history::DayWords>, String>,
     daily: Option<u32>,
 ) -> String {
-    let title = crate::export::assemble::book_title(workspace, &crate::index::Book::of(workspace));
+    let title = crate::index::Book::of(workspace).title(workspace);
     let mut out = format!("{title}: {}\n", progress.total.label());
     let width = progress
         .scenes

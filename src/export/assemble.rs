@@ -114,7 +114,7 @@ pub fn assemble(workspace: &Workspace, flavour: Flavour) -> Assembled {
     } else {
         Vec::new()
     };
-    let title = book_title(workspace, &book);
+    let title = book.title(workspace);
     let author = workspace
         .config()
         .manuscript
@@ -130,28 +130,6 @@ pub fn assemble(workspace: &Workspace, flavour: Flavour) -> Assembled {
         missing,
         unlisted,
     }
-}
-
-/// The book's title: `[manuscript] title`, else the outline's title
-/// heading, else the manuscript folder's name.
-pub fn book_title(workspace: &Workspace, book: &Book) -> String {
-    let from_outline = book.title_heading.and_then(|index| {
-        let outline = workspace.catalog().outline()?.outline()?;
-        Some(outline.headings.get(index)?.title.clone())
-    });
-    workspace
-        .config()
-        .manuscript
-        .title
-        .clone()
-        .or(from_outline)
-        .filter(|title| !title.trim().is_empty())
-        .unwrap_or_else(|| {
-            workspace.root().file_name().map_or_else(
-                || "Manuscript".to_owned(),
-                |name| name.to_string_lossy().into_owned(),
-            )
-        })
 }
 
 /// A scene's prose pieces: its body without what is not prose, cut at its

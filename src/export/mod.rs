@@ -100,7 +100,7 @@ pub struct Compiled {
 /// folders as `<title>.<format>`, except Markdown, which would be read as
 /// part of the manuscript there and goes to `.control-room/compiled/`.
 pub fn default_output(workspace: &Workspace, format: Format) -> PathBuf {
-    let title = assemble::book_title(workspace, &crate::index::Book::of(workspace));
+    let title = crate::index::Book::of(workspace).title(workspace);
     let slug = slug(&title);
     let name = format!("{slug}.{}", format.extension());
     match format {

@@ -129,6 +129,28 @@ impl Book {
     pub fn word_count(&self) -> usize {
         self.scenes.iter().map(BookScene::word_count).sum()
     }
+
+    /// The book's title: `[manuscript] title`, else the outline's title
+    /// heading, else the manuscript folder's name.
+    pub fn title(&self, workspace: &Workspace) -> String {
+        let from_outline = self.title_heading.and_then(|index| {
+            let outline = workspace.catalog().outline()?.outline()?;
+            Some(outline.headings.get(index)?.title.clone())
+        });
+        workspace
+            .config()
+            .manuscript
+            .title
+            .clone()
+            .or(from_outline)
+            .filter(|title| !title.trim().is_empty())
+            .unwrap_or_else(|| {
+                workspace.root().file_name().map_or_else(
+                    || "Manuscript".to_owned(),
+                    |name| name.to_string_lossy().into_owned(),
+                )
+            })
+    }
 }
 
 /// The outline's heading that is the book's title: the only heading of the

@@ -1,5 +1,6 @@
 //! `controlRoom.chart`: a chart of the book as SVG, from the manuscript as
-//! the editor has it (`{"kind": "presence"}` → `{kind, title, svg, cells}`),
+//! the editor has it (`{"kind": "presence"}` → `{kind, title, svg, cells}`;
+//! `timeline`, `beats`, or `run` with `{"run": RUN}`),
 //! for an editor to show (VS Code's webview) or save (Neovim opens the file
 //! in the browser).
 
@@ -9,7 +10,7 @@ use tower_lsp_server::jsonrpc::Error as RpcError;
 
 use super::commands::shared::{invalid, lock};
 use super::runs::Context;
-use crate::ide::charts;
+use crate::ide::charts::{self, ChartKind};
 
 pub const CHART: &str = "controlRoom.chart";
 
@@ -19,32 +20,31 @@ pub const CHART: &str = "controlRoom.chart";
 pub struct ChartArgs {
     #[serde(default)]
     kind: Option<String>,
+    /// The run, for the `run` chart.
+    #[serde(default)]
+    run: Option<String>,
 }
 
-/// The chart, drawn off the session's lock.
+/// The chart, drawn off the session's lock: `{kind, title, svg}` and its
+/// figures (`cells` of the presence chart, `flashbacks` of the timeline…).
 pub async fn chart(context: &Context, args: ChartArgs) -> Result<Value, RpcError> {
-    let kind = args.kind.unwrap_or_else(|| "presence".to_owned());
-    if kind != "presence" {
-        return Err(invalid(format!(
-            "{CHART}: `{kind}` is not a chart; the charts are: presence"
-        )));
+    let name = args.kind.unwrap_or_else(|| "presence".to_owned());
+    let kind = ChartKind::parse(&name, args.run.as_deref())
+        .map_err(|error| invalid(format!("{CHART}: {error}")))?;
+    let (workspace, root) = {
+        let session = lock(&context.session);
+        (
+            session.workspace.clone(),
+            session.workspace.root().to_path_buf(),
+        )
+    };
+    let drawn = tokio::task::spawn_blocking(move || charts::draw(&workspace, &root, &kind))
+        .await
+        .map_err(|error| invalid(format!("{CHART}: {error}")))?
+        .map_err(|error| invalid(format!("{CHART}: {error}")))?;
+    let mut answer = json!({"kind": name, "title": drawn.title, "svg": drawn.svg});
+    if let (Some(answer), Value::Object(figures)) = (answer.as_object_mut(), drawn.figures) {
+        answer.extend(figures);
     }
-    let workspace = lock(&context.session).workspace.clone();
-    let answer = tokio::task::spawn_blocking(move || {
-        let chart = charts::presence(&workspace);
-        let book = crate::index::Book::of(&workspace);
-        let title = crate::export::assemble::book_title(&workspace, &book);
-        let cells = chart.cells.iter().flatten().filter(|c| c.is_some()).count();
-        json!({
-            "kind": "presence",
-            "title": title,
-            "svg": charts::presence_svg(&chart, &title),
-            "cells": cells,
-            "characters": chart.characters.len(),
-            "scenes": chart.scenes.len(),
-        })
-    })
-    .await
-    .map_err(|error| invalid(format!("{CHART}: {error}")))?;
     Ok(answer)
 }

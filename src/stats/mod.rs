@@ -1,12 +1,14 @@
 //! The writer's instruments: words against targets for each scene, chapter
 //! and the whole manuscript (`progress`), words written per day from git
-//! (`history`), and the manuscript's most repeated phrases (`phrases`).
+//! (`history`), the manuscript's most repeated phrases (`phrases`), and where
+//! the beat sheet's beats land in the book (`beats`).
 //!
 //! A scene's target is its front matter's `words:` (or `target:`), else
 //! `[targets] scene`; a chapter's is `[targets] chapter`; the manuscript's
 //! `[targets] manuscript`, else the sum of its scenes' targets when every
 //! scene has one.
 
+pub mod beats;
 pub mod history;
 pub mod phrases;
 

@@ -363,6 +363,12 @@ local function main()
     return vim.fn.filereadable(chart) == 1
   end)
   report.chart_text = table.concat(vim.fn.readfile(chart), "\n")
+  vim.cmd("ControlRoomChart timeline")
+  local timeline = root .. "/.control-room/charts/timeline.svg"
+  wait("the timeline chart", 10000, function()
+    return vim.fn.filereadable(timeline) == 1
+  end)
+  report.timeline_text = table.concat(vim.fn.readfile(timeline), "\n")
   step("chart")
 
   -- 10. :checkhealth control_room.

@@ -11,7 +11,7 @@ import { registerCommands } from './commands';
 import { ControlRoom, SECTION } from './controlRoom';
 import { FOREMAN_COMMANDS, ModeStatusBar, advanceMode, askForeman } from './foreman';
 import { VOICE_COMMANDS, lockVoice, voiceTournament } from './voice';
-import { CHART_COMMAND, PresenceChart } from './charts';
+import { CHART_COMMANDS, ChartKind, ChartPanel } from './charts';
 import { RunStatusBar } from './statusBar';
 import { WordsStatusBar } from './wordsStatusBar';
 
@@ -42,7 +42,7 @@ export function activate(context: vscode.ExtensionContext): ControlRoomApi {
   const statusBar = new RunStatusBar(instance.activity);
   const words = new WordsStatusBar(instance);
   const mode = new ModeStatusBar(instance);
-  const presence = new PresenceChart(instance);
+  const charts = (Object.keys(CHART_COMMANDS) as ChartKind[]).map((kind) => ({ kind, panel: new ChartPanel(instance, kind) }));
   const foremanCommand = (id: string, handler: (argument: unknown) => Promise<unknown>) =>
     vscode.commands.registerCommand(id, async (argument: unknown) => {
       try {
@@ -59,13 +59,13 @@ export function activate(context: vscode.ExtensionContext): ControlRoomApi {
     statusBar,
     words,
     mode,
-    presence,
+    ...charts.map(({ panel }) => panel),
     ...registerCommands(instance, output),
     foremanCommand(FOREMAN_COMMANDS.askForeman, (argument) => askForeman(instance, argument)),
     foremanCommand(FOREMAN_COMMANDS.advanceMode, (argument) => advanceMode(instance, argument, mode)),
     foremanCommand(VOICE_COMMANDS.tournament, (argument) => voiceTournament(instance, argument)),
     foremanCommand(VOICE_COMMANDS.lock, () => lockVoice(instance)),
-    foremanCommand(CHART_COMMAND, () => presence.show()),
+    ...charts.map(({ kind, panel }) => foremanCommand(CHART_COMMANDS[kind], (argument) => panel.show(argument))),
   );
   context.subscriptions.push(
     vscode.workspace.onDidChangeWorkspaceFolders(() => void instance.refresh()),

@@ -566,22 +566,27 @@ function M.voice_tournament(contestants, first_line, last_line, callback)
   end, bufnr)
 end
 
---- A chart of the book (`presence`: who is in which scene) as SVG, written
---- to `.control-room/charts/KIND.svg` in the manuscript and opened in the
+--- A chart as SVG (`presence`: who is in which scene; `timeline`: story
+--- dates against the telling; `beats`: the beat sheet against the
+--- manuscript; `run RUN`: a run's steps in time), written to
+--- `.control-room/charts/KIND.svg` in the manuscript and opened in the
 --- browser (unless `open_charts = false`). `callback(path, answer)` after.
-function M.chart(kind, callback)
-  kind = (kind == nil or kind == "") and "presence" or kind
+function M.chart(args, callback)
+  local words = vim.split(args or "", "%s+", { trimempty = true })
+  local kind = words[1] or "presence"
+  local run = words[2]
   local client = M.client()
   local root = client and (client.root_dir or (client.config and client.config.root_dir))
-  M.execute("controlRoom.chart", { kind = kind }, function(answer)
+  M.execute("controlRoom.chart", { kind = kind, run = run }, function(answer)
     if answer == nil or answer.svg == nil or root == nil then
       return
     end
     local folder = root .. "/.control-room/charts"
     vim.fn.mkdir(folder, "p")
-    local path = folder .. "/" .. kind .. ".svg"
+    local name = run and (kind .. "-" .. run) or kind
+    local path = folder .. "/" .. name .. ".svg"
     vim.fn.writefile(vim.split(answer.svg, "\n", { plain = true }), path)
-    notify(("%s chart: %d characters in %d scenes, written to %s"):format(kind, answer.characters or 0, answer.scenes or 0, path))
+    notify(("%s: written to %s"):format(answer.title or kind, path))
     if M.options.open_charts ~= false and vim.ui.open then
       vim.ui.open(path)
     end
@@ -631,9 +636,9 @@ local function create_commands()
   end, {
     nargs = "?",
     complete = function()
-      return { "presence" }
+      return { "presence", "timeline", "beats", "run" }
     end,
-    desc = "control-room: draw a chart of the book (presence: who is in which scene) and open it in the browser",
+    desc = "control-room: draw a chart (presence, timeline, beats, run RUN) and open it in the browser",
   })
   command("ControlRoomMode", function()
     M.mode(function(view)

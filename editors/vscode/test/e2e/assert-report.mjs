@@ -393,6 +393,14 @@ expect(
   show(presence),
 );
 
+// The timeline from the palette: the vigil, told after the fall though dated before it.
+const timeline = facts.timelineChart ?? {};
+expect(
+  'Show Timeline opens a webview with each dated scene, the vigil marked as going back in time',
+  typeof timeline.panel === 'string' && timeline.panel.startsWith('Timeline: ') && timeline.figures?.back === 1 && timeline.figures?.dated >= 6 && timeline.vigilBack === true,
+  show(timeline),
+);
+
 let failures = 0;
 for (const result of results) {
   if (result.ok) {

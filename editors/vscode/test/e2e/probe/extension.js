@@ -29,6 +29,9 @@ const PALETTE_COMMANDS = [
   'control-room.voiceTournament',
   'control-room.lockVoice',
   'control-room.showPresenceChart',
+  'control-room.showTimelineChart',
+  'control-room.showBeatChart',
+  'control-room.showRunChart',
 ];
 const SERVER_COMMANDS = [
   'controlRoom.runRecipe',
@@ -612,6 +615,12 @@ async function run() {
       cellRects: (shown.html.match(/<rect class="cell /g) ?? []).length,
       gateTooltip: /<title>Iria Vell in SCN-the-gate: point of view<\/title>/.test(shown.html),
       panel: shown.panel ?? null,
+    };
+    const timeline = await vscode.commands.executeCommand('control-room.showTimelineChart');
+    report.facts.timelineChart = timeline === undefined ? null : {
+      panel: timeline.panel ?? null,
+      figures: timeline.figures,
+      vigilBack: /<title>SCN-the-vigil: [^<]*goes back in time, unmarked<\/title>/.test(timeline.html),
     };
   });
 

@@ -1,4 +1,4 @@
-//! Pictures of the book. The presence chart: one row a character (the one
+//! The presence chart: one row a character (the one
 //! who carries the book first, by the story graph's centrality), one column
 //! a scene of the outline in order, and each cell what the character is in
 //! that scene: its point of view, speaking (as the checks read the
@@ -9,7 +9,6 @@
 
 use std::collections::HashMap;
 
-use svg::Document;
 use svg::node::element::{Rectangle, Text, Title};
 
 use crate::index::{CardKind, Workspace};
@@ -141,19 +140,7 @@ const TOP: usize = 110;
 pub fn presence_svg(chart: &PresenceChart, title: &str) -> String {
     let width = LEFT + chart.scenes.len() * CELL + 20;
     let height = TOP + chart.characters.len() * CELL + 60;
-    let mut document = Document::new()
-        .set("viewBox", (0, 0, width, height))
-        .set("width", width)
-        .set("height", height)
-        .set("font-family", "sans-serif")
-        .set("font-size", 10)
-        .add(Title::new(format!("{title}: who is in which scene")))
-        .add(
-            Text::new(format!("{title}: who is in which scene"))
-                .set("x", 8)
-                .set("y", 18)
-                .set("font-size", 14),
-        );
+    let mut document = super::canvas(width, height, &format!("{title}: who is in which scene"));
     for (column, id) in chart.scenes.iter().enumerate() {
         let x = LEFT + column * CELL + CELL / 2;
         document = document.add(

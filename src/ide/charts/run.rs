@@ -1,0 +1,178 @@
+//! A run's timeline: one row a step, in the order it ran, a bar from when it
+//! started to when it finished (from `steps.jsonl`), coloured by what ran it
+//! (a tool, an agent) and red where it stopped; an agent's retries (from its
+//! receipt's attempts) are written beside its bar. A step that stopped
+//! (STOP_HOOK) has no line in `steps.jsonl`: its receipt gives its times.
+
+use std::path::Path;
+
+use svg::node::element::{Rectangle, Text, Title};
+
+use crate::engine::audit;
+use crate::engine::store::RunFiles;
+
+/// One step of a run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunStep {
+    pub step_id: String,
+    /// `tool`, `agent`, or `stopped`.
+    pub kind: &'static str,
+    /// Milliseconds from the run's start to the step's start and end.
+    pub start_ms: i64,
+    pub end_ms: i64,
+    /// The model's replies the step took (1 for a tool).
+    pub attempts: u32,
+}
+
+/// A run's steps in time.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunChart {
+    pub title: String,
+    pub steps: Vec<RunStep>,
+}
+
+impl RunChart {
+    /// The replies asked again, over every step.
+    pub fn retries(&self) -> u32 {
+        self.steps
+            .iter()
+            .map(|s| s.attempts.saturating_sub(1))
+            .sum()
+    }
+}
+
+fn millis(at: &str) -> Option<i64> {
+    at.parse::<jiff::Timestamp>()
+        .ok()
+        .map(|t| t.as_millisecond())
+}
+
+/// The chart of run `run_id` of the workspace at `root`.
+pub fn run(root: &Path, run_id: &str) -> Result<RunChart, String> {
+    let files = RunFiles::new(root, run_id);
+    let manifest = files
+        .read_manifest()
+        .map_err(|error| format!("run {run_id}: {error}"))?;
+    let receipts = audit::load_receipts(root, run_id);
+    let attempts = |step_id: &str| {
+        receipts
+            .iter()
+            .rev()
+            .find(|receipt| receipt.step_id == step_id)
+            .map_or(1, |receipt| receipt.attempts.max(1))
+    };
+    let origin = millis(&manifest.created_at).unwrap_or(0);
+    let mut steps: Vec<RunStep> = files
+        .read_steps()
+        .iter()
+        .map(|line| {
+            let start = millis(&line.started_at).unwrap_or(origin);
+            RunStep {
+                step_id: line.step_id.clone(),
+                kind: if line.tool.is_some() { "tool" } else { "agent" },
+                start_ms: start - origin,
+                end_ms: millis(&line.completed_at).unwrap_or(start) - origin,
+                attempts: if line.tool.is_some() {
+                    1
+                } else {
+                    attempts(&line.step_id)
+                },
+            }
+        })
+        .collect();
+    for receipt in receipts.iter().filter(|receipt| receipt.stop_hook) {
+        let start = millis(&receipt.started_at).unwrap_or(origin);
+        steps.push(RunStep {
+            step_id: receipt.step_id.clone(),
+            kind: "stopped",
+            start_ms: start - origin,
+            end_ms: millis(&receipt.finished_at).unwrap_or(start) - origin,
+            attempts: receipt.attempts,
+        });
+    }
+    steps.sort_by_key(|step| step.start_ms);
+    Ok(RunChart {
+        title: format!(
+            "Run {run_id} ({}): {}",
+            manifest.recipe_id,
+            manifest.status.as_str()
+        ),
+        steps,
+    })
+}
+
+const LEFT: usize = 150;
+const WIDTH: usize = 600;
+const ROW: usize = 22;
+const TOP: usize = 50;
+
+fn colour(kind: &str) -> &'static str {
+    match kind {
+        "tool" => "#8fb3dc",
+        "agent" => "#1f3a5f",
+        _ => "#b3261e",
+    }
+}
+
+/// The run as a self-contained SVG document.
+pub fn svg(chart: &RunChart) -> String {
+    let end = chart
+        .steps
+        .iter()
+        .map(|s| s.end_ms)
+        .max()
+        .unwrap_or(0)
+        .max(1);
+    let x_of = |ms: i64| LEFT + (ms.clamp(0, end) as f64 / end as f64 * WIDTH as f64) as usize;
+    let height = TOP + chart.steps.len() * ROW + 40;
+    let mut document = super::canvas(LEFT + WIDTH + 120, height, &chart.title).add(
+        Text::new(if end < 1000 {
+            format!("{end} ms")
+        } else {
+            format!("{:.1} s", end as f64 / 1000.0)
+        })
+        .set("x", LEFT + WIDTH)
+        .set("y", TOP - 10)
+        .set("text-anchor", "end"),
+    );
+    for (row, step) in chart.steps.iter().enumerate() {
+        let y = TOP + row * ROW;
+        let seconds = (step.end_ms - step.start_ms) as f64 / 1000.0;
+        let tooltip = format!(
+            "{} ({}): {seconds:.2} s{}",
+            step.step_id,
+            step.kind,
+            if step.attempts > 1 {
+                format!(", {} replies", step.attempts)
+            } else {
+                String::new()
+            }
+        );
+        document = document
+            .add(
+                Text::new(step.step_id.as_str())
+                    .set("x", LEFT - 8)
+                    .set("y", y + ROW - 8)
+                    .set("text-anchor", "end"),
+            )
+            .add(
+                Rectangle::new()
+                    .set("class", format!("step {}", step.kind))
+                    .set("x", x_of(step.start_ms))
+                    .set("y", y + 4)
+                    .set("width", (x_of(step.end_ms) - x_of(step.start_ms)).max(2))
+                    .set("height", ROW - 8)
+                    .set("fill", colour(step.kind))
+                    .add(Title::new(tooltip)),
+            );
+        if step.attempts > 1 {
+            document = document.add(
+                Text::new(format!("×{}", step.attempts))
+                    .set("class", "retries")
+                    .set("x", x_of(step.end_ms) + 4)
+                    .set("y", y + ROW - 8),
+            );
+        }
+    }
+    document.to_string()
+}
