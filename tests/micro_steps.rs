@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex};
 
 use model_server::{Answer, FakeModelServer, Reply, serve_draft_scene};
 use serde_json::{Value, json};
-use support::{control_room, only_run, output_text, read_json};
+use support::{agent_receipt, control_room, only_run, output_text, read_json};
 use tempfile::TempDir;
 
 const DRAFT: [&str; 4] = [
@@ -76,21 +76,6 @@ fn continuity_bodies(server: &FakeModelServer) -> Vec<String> {
         .map(|request| request.body.to_string())
         .filter(|body| body.contains(CONTINUITY))
         .collect()
-}
-
-fn receipt_of(root: &Path, run_id: &str, step: &str) -> Value {
-    let dir = root.join(format!(".control-room/audit/issues/{run_id}"));
-    let mut paths: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|entry| entry.unwrap().path())
-        .filter(|path| path.to_string_lossy().contains("__receipt__"))
-        .collect();
-    paths.sort();
-    paths
-        .iter()
-        .map(|path| read_json(path))
-        .find(|receipt| receipt["step_id"] == step)
-        .unwrap_or_else(|| panic!("no receipt for {step}"))
 }
 
 fn packets(root: &Path, run_id: &str) -> Vec<Value> {
@@ -196,7 +181,7 @@ fn at_t1_the_continuity_step_runs_as_triage_then_findings_then_evidence() {
     );
 
     // One receipt for the step, with every micro-step's checks.
-    let receipt = receipt_of(root, &run_id, "continuity");
+    let receipt = agent_receipt(root, &run_id, "continuity");
     assert_eq!(receipt["attempts"], 5);
     assert_eq!(receipt["stop_hook"], false);
     assert_eq!(receipt["decisions"], json!(["pass: true (1 finding)"]));
@@ -251,7 +236,7 @@ fn at_t3_the_same_step_is_one_request() {
     assert_eq!(bodies.len(), 1);
     assert!(bodies[0].contains("schemas/check_continuity.json"));
     let run_id = only_run(root);
-    let receipt = receipt_of(root, &run_id, "continuity");
+    let receipt = agent_receipt(root, &run_id, "continuity");
     assert_eq!(receipt["attempts"], 1);
     assert!(!check_names(&receipt).iter().any(|c| c.contains('/')));
     let (failed, replies) = contract_failures(root, &run_id);
@@ -278,7 +263,7 @@ fn a_triage_that_never_keeps_its_contract_stops_the_step() {
     );
     assert_eq!(continuity_bodies(&server).len(), 3);
     let run_id = only_run(root);
-    let receipt = receipt_of(root, &run_id, "continuity");
+    let receipt = agent_receipt(root, &run_id, "continuity");
     assert_eq!(receipt["stop_hook"], true);
     assert_eq!(receipt["attempts"], 3);
     // Brief, draft and polish kept theirs; the three triages broke theirs.
@@ -308,7 +293,7 @@ fn a_finding_whose_evidence_never_comes_is_left_out_and_the_receipt_says_so() {
     let report: Value =
         serde_json::from_str(cache["continuity_report"]["text"].as_str().unwrap()).unwrap();
     assert_eq!(report, json!({"pass": true, "findings": []}));
-    let receipt = receipt_of(root, &run_id, "continuity");
+    let receipt = agent_receipt(root, &run_id, "continuity");
     assert!(
         receipt["risks"]
             .to_string()

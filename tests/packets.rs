@@ -9,12 +9,12 @@
 mod model_server;
 mod support;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Output;
 
 use model_server::{Answer, FakeModelServer, finding_step, step_marker};
 use serde_json::{Value, json};
-use support::{control_room, only_run, output_text, read_json};
+use support::{agent_receipt, control_room, only_run, output_text};
 use tempfile::TempDir;
 
 const VALIDATE: [&str; 4] = [
@@ -72,21 +72,6 @@ fn requests_for(server: &FakeModelServer, step: &str, archetype: &str) -> Vec<St
         .collect()
 }
 
-fn receipt_of(root: &Path, run_id: &str, step: &str) -> Value {
-    let dir = root.join(format!(".control-room/audit/issues/{run_id}"));
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|entry| entry.unwrap().path())
-        .filter(|path| path.to_string_lossy().contains("__receipt__"))
-        .collect();
-    paths.sort();
-    paths
-        .iter()
-        .map(|path| read_json(path))
-        .find(|receipt| receipt["step_id"] == step)
-        .unwrap_or_else(|| panic!("no receipt for {step}"))
-}
-
 /// The ways `receipt`, its version field left out, breaks receipt v0.1.
 fn v0_1_errors(receipt: &Value) -> Vec<String> {
     let schema: Value = serde_json::from_str(
@@ -142,7 +127,7 @@ fn every_agent_step_is_sent_its_packet_and_a_receipt_steps_reply_is_its_receipt(
 
     // The runner completed the agent's receipt, signed it, and it is a v0.1
     // receipt with the agent's own decisions, checks and citations.
-    let receipt = receipt_of(root, &run_id, "compare");
+    let receipt = agent_receipt(root, &run_id, "compare");
     assert_eq!(v0_1_errors(&receipt), Vec::<String>::new());
     assert_eq!(
         receipt["decisions"],
@@ -199,7 +184,7 @@ fn every_agent_step_is_sent_its_packet_and_a_receipt_steps_reply_is_its_receipt(
     );
 
     // A JSON step's receipt records its verdict as a decision.
-    let continuity = receipt_of(root, &run_id, "continuity");
+    let continuity = agent_receipt(root, &run_id, "continuity");
     assert_eq!(continuity["decisions"], json!(["pass: true (0 findings)"]));
     assert_eq!(v0_1_errors(&continuity), Vec::<String>::new());
 }
@@ -228,7 +213,7 @@ fn a_receipt_missing_its_decisions_is_asked_again_with_the_error_quoted() {
         "{}",
         requests[1]
     );
-    let receipt = receipt_of(root, &only_run(root), "compare");
+    let receipt = agent_receipt(root, &only_run(root), "compare");
     assert_eq!(receipt["attempts"], 2);
     assert_eq!(receipt["stop_hook"], false);
     assert_eq!(receipt["decisions"][0], "verdict: partly");
@@ -256,7 +241,7 @@ fn a_receipt_step_answered_in_prose_three_times_stops_with_stop_hook() {
     assert_eq!(requests.len(), 3);
     assert!(requests[2].contains("This is attempt 3 of 3"));
     assert!(requests_for(&server, "continuity", "continuity").is_empty());
-    let receipt = receipt_of(root, &only_run(root), "compare");
+    let receipt = agent_receipt(root, &only_run(root), "compare");
     assert_eq!(receipt["stop_hook"], true);
     assert_eq!(receipt["attempts"], 3);
     assert!(
@@ -279,7 +264,7 @@ fn a_receipt_citing_a_file_it_was_not_given_stops_at_once() {
     let output = validate(root);
     assert_eq!(output.status.code(), Some(1), "{}", output_text(&output));
     assert_eq!(requests_for(&server, "compare", "planner").len(), 1);
-    let receipt = receipt_of(root, &only_run(root), "compare");
+    let receipt = agent_receipt(root, &only_run(root), "compare");
     assert_eq!(receipt["stop_hook"], true);
     assert!(
         receipt["stop_reason"].as_str().unwrap().contains(
@@ -309,7 +294,7 @@ fn an_agent_whose_receipt_says_stop_stops_the_step_with_its_reason() {
     // Asking again would not give the agent what it lacks.
     assert_eq!(requests_for(&server, "compare", "planner").len(), 1);
     assert!(requests_for(&server, "continuity", "continuity").is_empty());
-    let receipt = receipt_of(root, &only_run(root), "compare");
+    let receipt = agent_receipt(root, &only_run(root), "compare");
     assert_eq!(receipt["stop_hook"], true);
     assert_eq!(receipt["decisions"], json!(["verdict: cannot judge"]));
     assert_eq!(receipt["outputs_produced"], json!([]));

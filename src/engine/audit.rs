@@ -224,9 +224,15 @@ impl ContractTally {
         let mut tally = ContractTally::default();
         for receipt in receipts.iter().filter(|r| r.reused_from.is_none()) {
             tally.replies += receipt.attempts;
+            // The runner's checks only: an agent's own (`agent/…`) count
+            // for nothing here.
             let broken = receipt.checks_performed.iter().filter(|check| {
                 let name = check.check.rsplit('/').next().unwrap_or_default();
-                !check.passed && name.starts_with("attempt_")
+                !check.passed
+                    && !check.check.starts_with("agent/")
+                    && name
+                        .strip_prefix("attempt_")
+                        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
             });
             tally.broken += u32::try_from(broken.count()).unwrap_or(u32::MAX);
         }

@@ -245,6 +245,24 @@ pub fn read_json(path: &Path) -> serde_json::Value {
         .unwrap_or_else(|e| panic!("{} does not parse: {e}\n{text}", path.display()))
 }
 
+/// The agent receipt of step `step` of run `run_id` (its last, if the
+/// step ran more than once).
+pub fn agent_receipt(root: &Path, run_id: &str, step: &str) -> serde_json::Value {
+    let dir = root.join(format!(".control-room/audit/issues/{run_id}"));
+    let mut paths: Vec<PathBuf> = fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.to_string_lossy().contains("__receipt__"))
+        .collect();
+    paths.sort();
+    paths
+        .iter()
+        .rev()
+        .map(|path| read_json(path))
+        .find(|receipt| receipt["step_id"] == step)
+        .unwrap_or_else(|| panic!("no receipt for {step}"))
+}
+
 /// Runs the real binary with `args` on the manuscript at `root`.
 pub fn control_room(root: &Path, args: &[&str]) -> std::process::Output {
     std::process::Command::new(env!("CARGO_BIN_EXE_control-room"))

@@ -74,6 +74,24 @@ fn quoted(citation: &str) -> bool {
         .starts_with(['"', '\'', '\u{201c}', '\u{2018}', '\u{00ab}'])
 }
 
+/// The file a citation names, if it names one: a path with no spaces (a
+/// line anchor, `:12` or `:12-14`, left off), not a quotation.
+fn cited_file(citation: &str) -> Option<&str> {
+    let citation = citation.trim();
+    if quoted(citation) || citation.contains(char::is_whitespace) {
+        return None;
+    }
+    let file = match citation.rsplit_once(':') {
+        Some((file, anchor))
+            if !anchor.is_empty() && anchor.bytes().all(|b| b.is_ascii_digit() || b == b'-') =>
+        {
+            file
+        }
+        _ => citation,
+    };
+    path_shaped(file).then_some(file)
+}
+
 pub(super) fn check_receipt(
     raw: &str,
     schema: Option<&(String, Value)>,
@@ -136,8 +154,7 @@ pub(super) fn check_receipt(
         reply
             .citations
             .iter()
-            .map(String::as_str)
-            .filter(|citation| !quoted(citation) && path_shaped(citation)),
+            .filter_map(|citation| cited_file(citation)),
         guard,
         checks,
     )?;
@@ -260,6 +277,19 @@ mod tests {
                 "{violation:?}"
             );
         }
+    }
+
+    #[test]
+    fn a_citation_in_words_or_with_a_line_anchor_is_no_stranger() {
+        let mut reply = good();
+        reply["citations"] = json!(["beat 3 / the outline", "Story/Scenes/SCN-the-gate.md:12-14"]);
+        let mut checks = Vec::new();
+        check_receipt(&reply.to_string(), Some(&schema()), &guard(), &mut checks).unwrap();
+        assert_eq!(
+            cited_file("Story/Scenes/SCN-the-gate.md:12"),
+            Some("Story/Scenes/SCN-the-gate.md")
+        );
+        assert_eq!(cited_file("beat 3 / the outline"), None);
     }
 
     #[test]

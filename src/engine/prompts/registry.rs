@@ -139,7 +139,8 @@ impl Output {
         matches!(self, Output::Json | Output::Receipt)
     }
 
-    /// The packet's name for the contract (`prose`, `json`, `receipt`).
+    /// Its name (`prose`, `json`, `receipt`); a receipt step's packet says
+    /// `json`, with the receipt reply's schema, as packet v0.2 allows.
     pub fn as_str(self) -> &'static str {
         match self {
             Output::Prose => "prose",
@@ -182,6 +183,11 @@ pub struct MicroSteps {
     /// The step's boolean verdict, false when any finding is an error.
     #[serde(default)]
     pub verdict: Option<String>,
+    /// The slots whose text an evidence's quote must be in, the first the
+    /// step has (the text under review, never another agent's reply);
+    /// empty: every slot that is not JSON.
+    #[serde(default)]
+    pub evidence_in: Vec<String>,
 }
 
 /// Every prompt the workspace can use, merged from the three directories.

@@ -85,10 +85,16 @@ impl Runner {
             model: None,
         };
         let mut draft = ReceiptDraft::new(step, manifest, &packet, &prompted, started_at, key);
-        let reuse_key = prompted
-            .target
-            .as_ref()
-            .map(|target| reuse_key(target, &base));
+        let micro = self.micro_steps(step, &prompted, &extras);
+        // A step answered in micro-steps is kept apart from one answered at
+        // once, and from one split another way.
+        let reuse_key = prompted.target.as_ref().map(|target| {
+            let key = reuse_key(target, &base);
+            match &micro {
+                Some(micro) => sha256_hex(format!("{key} micro-steps {micro:?}").as_bytes()),
+                None => key,
+            }
+        });
         // A run started with `--fresh` asks the model again when resumed too.
         if self.reuse
             && !manifest.fresh
@@ -104,7 +110,7 @@ impl Runner {
         {
             return Ok(output);
         }
-        if let Some(micro) = self.micro_steps(step, &prompted, &extras) {
+        if let Some(micro) = micro {
             // The assembled reply is kept for reuse under the step's own
             // request, as one reply would be.
             let run = MicroRun {

@@ -38,6 +38,8 @@ struct Micro<'a> {
     prompt_type: &'a str,
     label: String,
     extra: Vec<(&'static str, String)>,
+    /// Where an evidence's quote must be (the descriptor's `evidence_in`).
+    evidence_in: &'a [String],
 }
 
 /// What the micro-steps of a step have done so far, for its one receipt.
@@ -105,6 +107,7 @@ impl Runner {
             prompt_type: &micro.triage,
             label: "triage".into(),
             extra: Vec::new(),
+            evidence_in: &micro.evidence_in,
         };
         let triage = match self
             .ask_micro(model, &run, triage, &mut tally, cancel)
@@ -129,6 +132,7 @@ impl Runner {
                 prompt_type: &micro.finding,
                 label: format!("finding {}", n + 1),
                 extra: vec![("problem", problem.clone())],
+                evidence_in: &micro.evidence_in,
             };
             let finding = match self.ask_micro(model, &run, ask, &mut tally, cancel).await? {
                 Ok(value) => value,
@@ -137,7 +141,7 @@ impl Runner {
             let Value::Object(finding) = finding else {
                 continue;
             };
-            if finding["severity"] == "none" {
+            if finding.get("severity").and_then(Value::as_str) == Some("none") {
                 tally.checks.push(check(
                     &format!("finding {}", n + 1),
                     true,
@@ -149,11 +153,16 @@ impl Runner {
         }
         let mut grounded = Vec::new();
         for (n, (problem, mut finding)) in findings.into_iter().enumerate() {
-            let message = finding["message"].as_str().unwrap_or_default().to_owned();
+            let message = finding
+                .get("message")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned();
             let ask = Micro {
                 prompt_type: &micro.evidence,
                 label: format!("evidence {}", n + 1),
                 extra: vec![("problem", problem), ("finding", message.clone())],
+                evidence_in: &micro.evidence_in,
             };
             match self.ask_micro(model, &run, ask, &mut tally, cancel).await? {
                 Ok(evidence) => {
@@ -255,11 +264,7 @@ impl Runner {
             ..
         } = *run;
         let (mut slots, _) = slot_texts(step, cache)?;
-        let given: String = slots
-            .iter()
-            .map(|slot| slot.text.as_str())
-            .collect::<Vec<_>>()
-            .join("\n");
+        let given = evidence_text(&slots, micro.evidence_in);
         for (name, text) in &micro.extra {
             slots.push(SlotText {
                 name,
@@ -347,6 +352,23 @@ impl Runner {
             }
         })
     }
+}
+
+/// The text an evidence's quote must be in: the first of `wanted` the step
+/// has, else every slot that is not JSON (never another agent's reply).
+fn evidence_text(slots: &[SlotText<'_>], wanted: &[String]) -> String {
+    if let Some(slot) = wanted
+        .iter()
+        .find_map(|name| slots.iter().find(|slot| slot.name == name))
+    {
+        return slot.text.clone();
+    }
+    slots
+        .iter()
+        .filter(|slot| contract::stored_json(&slot.text).is_none())
+        .map(|slot| slot.text.as_str())
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// An evidence reply's quote must be in the text the step was given.
@@ -439,6 +461,28 @@ mod tests {
     }
 
     #[test]
+    fn evidence_is_sought_in_the_text_under_review_never_in_another_agents_reply() {
+        let slot = |name: &'static str, text: &str| SlotText {
+            name,
+            text: text.to_owned(),
+            kind: SlotKind::Artifact,
+        };
+        let slots = [
+            slot("validation", "Kael keeps the lamp burning through the night."),
+            slot("beat_comparison", r#"{"decisions": ["verdict: partly"]}"#),
+            slot("canon_context", "Kael Maren has grey eyes."),
+        ];
+        let wanted = ["edited_draft".to_owned(), "validation".to_owned()];
+        assert_eq!(
+            evidence_text(&slots, &wanted),
+            "Kael keeps the lamp burning through the night."
+        );
+        // Without a list: every slot but the JSON ones.
+        let all = evidence_text(&slots, &[]);
+        assert!(all.contains("grey eyes") && !all.contains("verdict"));
+    }
+
+    #[test]
     fn a_childs_packet_names_its_parent_and_its_own_contract() {
         let parent = Packet {
             version: Some(audit::CONTRACT_VERSION.into()),
@@ -472,6 +516,7 @@ mod tests {
             prompt_type: "check_continuity_finding",
             label: "finding 2".into(),
             extra: vec![("problem", "Tomas speaks".into())],
+            evidence_in: &[],
         };
         let child = child_packet(&parent, &micro, Some("schemas/micro_finding.json".into()));
         assert_eq!(child.parent_packet_id.as_deref(), Some("pkt_parent"));

@@ -134,10 +134,10 @@ impl ReceiptDraft<'_> {
             Ok(accepted) => {
                 let words = accepted.text.split_whitespace().count();
                 let excerpt = format!(
-                    "The {} answered `{}` in {attempts} attempt{}: {words} words into slot `{}`. It begins: {}",
+                    "The {} answered `{}` in {attempts} repl{}: {words} words into slot `{}`. It begins: {}",
                     step.agent_archetype,
                     step.prompt_type,
-                    if attempts == 1 { "" } else { "s" },
+                    if attempts == 1 { "y" } else { "ies" },
                     step.output_slot,
                     summary_line(&accepted.text)
                 );

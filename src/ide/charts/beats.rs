@@ -52,7 +52,7 @@ pub fn svg(beats: &[BeatPlace], title: &str) -> String {
                     .set("class", "expected")
                     .set("x", x_of(from))
                     .set("y", y + 3)
-                    .set("width", (x_of(to) - x_of(from)).max(2))
+                    .set("width", x_of(to).saturating_sub(x_of(from)).max(2))
                     .set("height", ROW - 6)
                     .set("fill", "#dde8f4")
                     .add(Title::new(format!(
@@ -79,7 +79,7 @@ pub fn svg(beats: &[BeatPlace], title: &str) -> String {
                 .set("class", if off > 0.0 { "actual off" } else { "actual" })
                 .set("x", x_of(start))
                 .set("y", y + 7)
-                .set("width", (x_of(end) - x_of(start)).max(3))
+                .set("width", x_of(end).saturating_sub(x_of(start)).max(3))
                 .set("height", ROW - 14)
                 .set("fill", if off > 0.0 { "#b3261e" } else { "#1f3a5f" })
                 .add(Title::new(tooltip)),

@@ -131,7 +131,7 @@ pub fn draw(workspace: &Workspace, root: &Path, kind: &ChartKind) -> Result<Draw
             let chart = run::run(root, run_id).map_err(ChartError::Run)?;
             Ok(Drawn {
                 svg: run::svg(&chart),
-                figures: json!({"steps": chart.steps.len(), "retries": chart.retries()}),
+                figures: json!({"steps": chart.steps.len(), "broken": chart.broken()}),
                 title: chart.title.clone(),
             })
         }

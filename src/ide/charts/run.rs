@@ -1,7 +1,7 @@
 //! A run's timeline: one row a step, in the order it ran, a bar from when it
 //! started to when it finished (from `steps.jsonl`), coloured by what ran it
-//! (a tool, an agent) and red where it stopped; an agent's retries (from its
-//! receipt's attempts) are written beside its bar. A step that stopped
+//! (a tool, an agent) and red where it stopped; how many of an agent's
+//! replies broke their contract (its receipt's checks) is written beside it. A step that stopped
 //! (STOP_HOOK) has no line in `steps.jsonl`: its receipt gives its times.
 
 use std::path::Path;
@@ -20,8 +20,10 @@ pub struct RunStep {
     /// Milliseconds from the run's start to the step's start and end.
     pub start_ms: i64,
     pub end_ms: i64,
-    /// The model's replies the step took (1 for a tool).
-    pub attempts: u32,
+    /// The model's replies the step took (0 for a tool), and how many of
+    /// them broke their contract (each asked again, or, the last, stopped).
+    pub replies: u32,
+    pub broken: u32,
 }
 
 /// A run's steps in time.
@@ -32,12 +34,9 @@ pub struct RunChart {
 }
 
 impl RunChart {
-    /// The replies asked again, over every step.
-    pub fn retries(&self) -> u32 {
-        self.steps
-            .iter()
-            .map(|s| s.attempts.saturating_sub(1))
-            .sum()
+    /// The replies that broke their contract, over every step.
+    pub fn broken(&self) -> u32 {
+        self.steps.iter().map(|s| s.broken).sum()
     }
 }
 
@@ -47,6 +46,12 @@ fn millis(at: &str) -> Option<i64> {
         .map(|t| t.as_millisecond())
 }
 
+/// A receipt's replies and the broken ones among them.
+fn tally(receipt: &audit::AgentReceipt) -> (u32, u32) {
+    let tally = audit::ContractTally::of(std::slice::from_ref(receipt));
+    (tally.replies, tally.broken)
+}
+
 /// The chart of run `run_id` of the workspace at `root`.
 pub fn run(root: &Path, run_id: &str) -> Result<RunChart, String> {
     let files = RunFiles::new(root, run_id);
@@ -54,12 +59,12 @@ pub fn run(root: &Path, run_id: &str) -> Result<RunChart, String> {
         .read_manifest()
         .map_err(|error| format!("run {run_id}: {error}"))?;
     let receipts = audit::load_receipts(root, run_id);
-    let attempts = |step_id: &str| {
+    let agent = |step_id: &str| {
         receipts
             .iter()
             .rev()
             .find(|receipt| receipt.step_id == step_id)
-            .map_or(1, |receipt| receipt.attempts.max(1))
+            .map_or((0, 0), tally)
     };
     let origin = millis(&manifest.created_at).unwrap_or(0);
     let mut steps: Vec<RunStep> = files
@@ -67,27 +72,30 @@ pub fn run(root: &Path, run_id: &str) -> Result<RunChart, String> {
         .iter()
         .map(|line| {
             let start = millis(&line.started_at).unwrap_or(origin);
+            let (replies, broken) = match line.tool {
+                Some(_) => (0, 0),
+                None => agent(&line.step_id),
+            };
             RunStep {
                 step_id: line.step_id.clone(),
                 kind: if line.tool.is_some() { "tool" } else { "agent" },
                 start_ms: start - origin,
                 end_ms: millis(&line.completed_at).unwrap_or(start) - origin,
-                attempts: if line.tool.is_some() {
-                    1
-                } else {
-                    attempts(&line.step_id)
-                },
+                replies,
+                broken,
             }
         })
         .collect();
     for receipt in receipts.iter().filter(|receipt| receipt.stop_hook) {
         let start = millis(&receipt.started_at).unwrap_or(origin);
+        let (replies, broken) = tally(receipt);
         steps.push(RunStep {
             step_id: receipt.step_id.clone(),
             kind: "stopped",
             start_ms: start - origin,
             end_ms: millis(&receipt.finished_at).unwrap_or(start) - origin,
-            attempts: receipt.attempts,
+            replies,
+            broken,
         });
     }
     steps.sort_by_key(|step| step.start_ms);
@@ -142,10 +150,12 @@ pub fn svg(chart: &RunChart) -> String {
             "{} ({}): {seconds:.2} s{}",
             step.step_id,
             step.kind,
-            if step.attempts > 1 {
-                format!(", {} replies", step.attempts)
-            } else {
-                String::new()
+            match (step.replies, step.broken) {
+                (0 | 1, 0) => String::new(),
+                (replies, 0) => format!(", {replies} replies"),
+                (replies, broken) => {
+                    format!(", {replies} replies, {broken} broke their contract")
+                }
             }
         );
         document = document
@@ -160,14 +170,17 @@ pub fn svg(chart: &RunChart) -> String {
                     .set("class", format!("step {}", step.kind))
                     .set("x", x_of(step.start_ms))
                     .set("y", y + 4)
-                    .set("width", (x_of(step.end_ms) - x_of(step.start_ms)).max(2))
+                    .set(
+                        "width",
+                        x_of(step.end_ms).saturating_sub(x_of(step.start_ms)).max(2),
+                    )
                     .set("height", ROW - 8)
                     .set("fill", colour(step.kind))
                     .add(Title::new(tooltip)),
             );
-        if step.attempts > 1 {
+        if step.broken > 0 {
             document = document.add(
-                Text::new(format!("×{}", step.attempts))
+                Text::new(format!("{} broken", step.broken))
                     .set("class", "retries")
                     .set("x", x_of(step.end_ms) + 4)
                     .set("y", y + ROW - 8),

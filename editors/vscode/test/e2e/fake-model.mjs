@@ -51,8 +51,33 @@ const FOREMAN_REPLY =
   '<message>Your Story Bible is complete: calibrate the voice next.</message>' +
   '<action type="save_decision"><category>voice</category><key>e2e</key><value>Close third, short lines.</value></action>';
 
+/**
+ * A finding step's reply at any tier: a t1 model is asked in micro-steps (a
+ * triage, then a finding per problem, then its evidence), each answered from
+ * the step's whole reply, told apart by the schema its packet names and the
+ * problem it carries (as `finding_step` in tests/model_server/mod.rs).
+ */
+function microReply(full, body) {
+  const key = 'concerns' in full ? 'concerns' : 'findings';
+  const findings = full[key] ?? [];
+  // A finding's message as the request's JSON body carries it.
+  const about = () => findings.find((finding) => body.includes(JSON.stringify(finding.message).slice(1, -1)));
+  if (body.includes('micro_triage')) {
+    const { [key]: _findings, pass: _pass, ...rest } = full;
+    return JSON.stringify({ ...rest, problems: findings.map((finding) => finding.message) });
+  }
+  if (body.includes('micro_finding')) {
+    const { quote: _quote, file: _file, ...finding } = about() ?? {};
+    return JSON.stringify(finding);
+  }
+  if (body.includes('micro_evidence')) {
+    return JSON.stringify({ quote: about()?.quote });
+  }
+  return JSON.stringify(full);
+}
+
 /** The reply text for a step, as the scripted file gives it. */
-function replyFor(step) {
+function replyFor(step, body = '') {
   if (step === 'foreman') {
     return FOREMAN_REPLY;
   }
@@ -64,7 +89,7 @@ function replyFor(step) {
     return entry;
   }
   if (entry !== null && typeof entry === 'object' && 'reply' in entry) {
-    return JSON.stringify(entry.reply);
+    return step === 'continuity' || step === 'critique' ? microReply(entry.reply, body) : JSON.stringify(entry.reply);
   }
   throw new Error(`the scripted file has no usable reply for step ${step}`);
 }
@@ -152,7 +177,7 @@ function answer(response, step, model, body = '') {
     object: 'chat.completion',
     created: Math.floor(Date.now() / 1000),
     model: `${model}-20260101`,
-    choices: [{ index: 0, message: { role: 'assistant', content: replyFor(step) }, finish_reason: 'stop' }],
+    choices: [{ index: 0, message: { role: 'assistant', content: replyFor(step, body) }, finish_reason: 'stop' }],
     usage: { prompt_tokens: 10, completion_tokens: 20, total_tokens: 30 },
   });
 }

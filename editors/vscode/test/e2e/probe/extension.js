@@ -620,7 +620,7 @@ async function run() {
     report.facts.timelineChart = timeline === undefined ? null : {
       panel: timeline.panel ?? null,
       figures: timeline.figures,
-      vigilBack: /<title>SCN-the-vigil: [^<]*goes back in time, unmarked<\/title>/.test(timeline.html),
+      vigilBack: /<title>\s*SCN-the-vigil: [^<]*\(goes back in time, unmarked\)/.test(timeline.html),
     };
   });
 
