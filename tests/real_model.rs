@@ -169,18 +169,21 @@ fn draft_scene_in_the_editor_with_a_real_model_ends_in_time_and_lands_only_a_fin
     client.shutdown();
 }
 
-#[test]
-fn a_json_recipe_with_a_real_model_ends_in_time_with_its_schema_sent_the_way_the_server_takes() {
-    let Some(model) = RealModelServer::start("a_json_recipe_with_a_real_model") else {
-        return;
-    };
-    let (_dir, root) = example_copy();
-    model.configure(&root);
-    let scene = root.join("Story/Scenes/SCN-the-vigil.md");
-    let before = std::fs::read_to_string(&scene).unwrap();
+/// A validation of the vigil against its beat, run to its end.
+struct Validated {
+    output: std::process::Output,
+    text: String,
+    run_id: String,
+    status: String,
+    elapsed: Duration,
+}
+
+/// Runs `analytical_scene_validate` on the vigil in `root`: it must end
+/// within its bound, as one run.
+fn validate_the_vigil(root: &Path, label: &str) -> Validated {
     let started = Instant::now();
     let output = control_room(
-        &root,
+        root,
         &[
             "run",
             "analytical_scene_validate",
@@ -190,11 +193,37 @@ fn a_json_recipe_with_a_real_model_ends_in_time_with_its_schema_sent_the_way_the
     );
     let elapsed = started.elapsed();
     let text = output_text(&output);
-    eprintln!("JSON recipe: {elapsed:.1?}\n{text}");
-    assert!(elapsed < RUN_BOUND, "{elapsed:?}");
-    let runs = run_ids(&root);
+    eprintln!("{label}: {elapsed:.1?}\n{text}");
+    assert!(elapsed < RUN_BOUND, "{label}: {elapsed:?}");
+    let mut runs = run_ids(root);
     assert_eq!(runs.len(), 1, "{text}");
-    let status = run_status(&root, &runs[0]);
+    let run_id = runs.remove(0);
+    let status = run_status(root, &run_id);
+    Validated {
+        output,
+        text,
+        run_id,
+        status,
+        elapsed,
+    }
+}
+
+#[test]
+fn a_json_recipe_with_a_real_model_ends_in_time_with_its_schema_sent_the_way_the_server_takes() {
+    let Some(model) = RealModelServer::start("a_json_recipe_with_a_real_model") else {
+        return;
+    };
+    let (_dir, root) = example_copy();
+    model.configure(&root);
+    let scene = root.join("Story/Scenes/SCN-the-vigil.md");
+    let before = std::fs::read_to_string(&scene).unwrap();
+    let validated = validate_the_vigil(&root, "JSON recipe");
+    let (output, text, runs, status) = (
+        validated.output,
+        validated.text,
+        vec![validated.run_id],
+        validated.status,
+    );
     let receipts = check_receipts(&root, &runs[0], "JSON recipe");
     let json_steps: Vec<&Value> = receipts
         .iter()
@@ -242,22 +271,14 @@ fn the_contract_failure_rate_of_each_tier_with_a_real_model() {
             format!("{settings}tier = \"{tier}\"\nmax_tokens = 400\n"),
         )
         .unwrap();
-        let started = Instant::now();
-        let output = control_room(
-            &root,
-            &[
-                "run",
-                "analytical_scene_validate",
-                "--arg",
-                "scene_id=SCN-the-vigil",
-            ],
-        );
-        let elapsed = started.elapsed();
-        let text = output_text(&output);
-        assert!(elapsed < RUN_BOUND, "{tier}: {elapsed:?}");
-        let runs = run_ids(&root);
-        assert_eq!(runs.len(), 1, "{text}");
-        let status = run_status(&root, &runs[0]);
+        let Validated {
+            text,
+            run_id,
+            status,
+            elapsed,
+            ..
+        } = validate_the_vigil(&root, tier);
+        let runs = [run_id];
         assert!(
             status == "done" || (status == "failed" && text.contains("step `")),
             "{tier}: {status}: {text}"

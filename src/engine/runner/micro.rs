@@ -468,7 +468,10 @@ mod tests {
             kind: SlotKind::Artifact,
         };
         let slots = [
-            slot("validation", "Kael keeps the lamp burning through the night."),
+            slot(
+                "validation",
+                "Kael keeps the lamp burning through the night.",
+            ),
             slot("beat_comparison", r#"{"decisions": ["verdict: partly"]}"#),
             slot("canon_context", "Kael Maren has grey eyes."),
         ];
