@@ -14,6 +14,7 @@ pub mod codes;
 pub mod engine;
 pub mod evidence;
 pub mod export;
+pub mod health;
 pub mod ide;
 pub mod index;
 pub mod kb;

@@ -7,7 +7,6 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
-use control_room::checks;
 use control_room::cli::check::{FailOn, exit_status, write_human, write_json};
 use control_room::cli::{knowledge, run};
 use control_room::index::Workspace;
@@ -224,6 +223,12 @@ enum Command {
     Graph {
         #[arg(long, num_args = 2, value_names = ["A", "B"])]
         between: Option<Vec<String>>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// The story's health: pacing plateaus, beat progress, cast function
+    /// and motifs read from the text, each with a score and what to do.
+    Health {
         #[arg(long)]
         json: bool,
     },
@@ -457,6 +462,7 @@ fn main() -> ExitCode {
         }
         Command::Voice { command } => control_room::cli::voice::dispatch(&dir, command),
         Command::Graph { between, json } => graph(&dir, between, json),
+        Command::Health { json } => control_room::cli::health::health(&dir, json),
         Command::Chart { kind, run, output } => {
             chart(&dir, &kind, run.as_deref(), output.as_deref())
         }
@@ -518,7 +524,7 @@ fn check(dir: PathBuf, format: Format, deny: Option<Deny>, grammar: bool) -> any
     if workspace.config().language.grammar == control_room::index::config::GrammarScope::All {
         control_room::language::grammar::warm_up(&workspace);
     }
-    let diagnostics = checks::check_workspace(&workspace);
+    let diagnostics = control_room::health::check_workspace(&workspace);
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     match format {

@@ -5,7 +5,8 @@
 //! (`Story/SCN-outline.md`, `Story/Scenes/`, `Compendium/…`) and an
 //! `expect.txt` that lists every diagnostic the case must produce. The case is
 //! copied to a temporary folder, loaded with [`Workspace::load`] and checked
-//! with [`check_workspace`].
+//! with [`check_workspace`] (the checks' and the story's health's, as
+//! `control-room check` does).
 //!
 //! # `expect.txt`
 //!
@@ -55,7 +56,8 @@ use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use control_room::checks::{Diagnostic, check_workspace};
+use control_room::checks::Diagnostic;
+use control_room::health::check_workspace;
 use control_room::index::Workspace;
 use control_room::text::{LineIndex, PositionEncoding, TextRange};
 

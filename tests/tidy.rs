@@ -73,6 +73,12 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("stats", &["text", "syntax", "prose", "index"]),
     ("storage", &["text", "index"]),
     ("kb", &["text", "index", "storage"]),
+    (
+        "health",
+        &[
+            "codes", "text", "syntax", "prose", "index", "checks", "stats",
+        ],
+    ),
     ("evidence", &["codes", "text", "syntax", "index", "storage"]),
     (
         "engine",
@@ -85,7 +91,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         "ide",
         &[
             "codes", "text", "syntax", "prose", "index", "checks", "storage", "kb", "engine",
-            "stats",
+            "stats", "health",
         ],
     ),
     ("export", &["text", "syntax", "index", "storage"]),
@@ -93,14 +99,14 @@ const LAYERS: &[(&str, &[&str])] = &[
         "cli",
         &[
             "codes", "text", "syntax", "prose", "index", "checks", "storage", "kb", "evidence",
-            "engine", "llm", "ide", "export", "stats", "language",
+            "engine", "llm", "ide", "export", "stats", "language", "health",
         ],
     ),
     (
         "lsp",
         &[
             "codes", "text", "syntax", "prose", "index", "checks", "storage", "kb", "evidence",
-            "engine", "llm", "ide", "export", "stats", "language",
+            "engine", "llm", "ide", "export", "stats", "language", "health",
         ],
     ),
 ];

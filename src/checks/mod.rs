@@ -117,11 +117,20 @@ pub enum Code {
     StoryBible,
     /// A scene whose measured voice is far from the gold standard's.
     VoiceDrift,
+    /// Scenes in a row at one pace and tension (health check A1).
+    PacingPlateau,
+    /// A beat of the beat sheet outside its share of the book (A2).
+    BeatProgress,
+    /// A character without a function: never mentioned, never speaking, or
+    /// gone for a long stretch (B2).
+    CastFunction,
+    /// A motif that does not recur, or goes missing for long (C1).
+    MotifGap,
 }
 
 impl Code {
     /// Every code, in the manuscript format's order.
-    pub const ALL: [Code; 27] = [
+    pub const ALL: [Code; 31] = [
         Code::FrontMatter,
         Code::UnknownReference,
         Code::DuplicateId,
@@ -149,6 +158,10 @@ impl Code {
         Code::Lifespan,
         Code::StoryBible,
         Code::VoiceDrift,
+        Code::PacingPlateau,
+        Code::BeatProgress,
+        Code::CastFunction,
+        Code::MotifGap,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -180,6 +193,10 @@ impl Code {
             Code::Lifespan => "lifespan",
             Code::StoryBible => "story-bible",
             Code::VoiceDrift => "voice-drift",
+            Code::PacingPlateau => "pacing-plateau",
+            Code::BeatProgress => "beat-progress",
+            Code::CastFunction => "cast-function",
+            Code::MotifGap => "motif-gap",
         }
     }
 }
@@ -234,7 +251,7 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
-    fn new(
+    pub fn new(
         file: &SourceFile,
         range: TextRange,
         severity: Severity,
@@ -252,7 +269,7 @@ impl Diagnostic {
         }
     }
 
-    fn with_related(
+    pub fn with_related(
         mut self,
         path: &FilePath,
         range: TextRange,
@@ -362,9 +379,18 @@ pub fn check_file(workspace: &Workspace, path: &str) -> Vec<Diagnostic> {
         voice_drift::check(workspace, file, &prose, &mut diagnostics);
         grammar::check(workspace, file, &prose, &mut diagnostics);
     }
-    apply_severity_settings(workspace, &mut diagnostics);
+    settle(workspace, file, &mut diagnostics);
+    diagnostics
+}
+
+/// What every diagnostic of `file` goes through before the writer sees it,
+/// whoever found it (the checks here, the story's health): the severity
+/// settings, the writer's marks of what is intentional (dropped, and the
+/// fix that marks one offered), and the order of the text.
+pub fn settle(workspace: &Workspace, file: &SourceFile, diagnostics: &mut Vec<Diagnostic>) {
+    apply_severity_settings(workspace, diagnostics);
     diagnostics.retain(|diagnostic| !allow::is_allowed(file, diagnostic));
-    for diagnostic in &mut diagnostics {
+    for diagnostic in diagnostics.iter_mut() {
         if let Some(fix) = allow::allow_fix(file, diagnostic) {
             diagnostic.fixes.push(fix);
         }
@@ -372,7 +398,6 @@ pub fn check_file(workspace: &Workspace, path: &str) -> Vec<Diagnostic> {
     diagnostics.sort_by(|a, b| {
         (a.range.start, a.range.end, a.code).cmp(&(b.range.start, b.range.end, b.code))
     });
-    diagnostics
 }
 
 /// A key for everything outside `file` that [`check_file`] reads for it:

@@ -9,6 +9,7 @@ pub mod conference;
 pub mod doctor;
 pub mod explain;
 pub mod graph;
+pub mod health;
 pub mod knowledge;
 pub mod mode;
 pub mod plan;

@@ -23,6 +23,8 @@ pub struct Config {
     pub language: LanguageConfig,
     /// `[voice]`: the voice-drift check.
     pub voice: VoiceConfig,
+    /// `[health]`: the story's deterministic health checks.
+    pub health: HealthConfig,
     /// The world's calendar (`[calendar] months`), else the Gregorian one.
     pub calendar: super::calendar::CalendarConfig,
     /// Sections owned by other parts of the product (`[llm]`, `[recipes]`…),
@@ -210,6 +212,35 @@ impl Default for VoiceConfig {
     }
 }
 
+/// `[health]`: when the story's health checks speak.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct HealthConfig {
+    /// `pacing-plateau`: how many scenes in a row at one pace and tension
+    /// make a plateau.
+    pub plateau_scenes: u32,
+    /// `beat-progress`: how many points of percent a beat may land outside
+    /// its expected share of the book.
+    pub beat_tolerance: f64,
+    /// `cast-function`: the share of the book, in percent, a character who
+    /// carries it may go unseen, unheard and unspoken of.
+    pub cast_gap: f64,
+    /// `motif-gap`: the share of the book, in percent, a motif may go
+    /// without a word of it.
+    pub motif_gap: f64,
+}
+
+impl Default for HealthConfig {
+    fn default() -> Self {
+        Self {
+            plateau_scenes: 4,
+            beat_tolerance: 5.0,
+            cast_gap: 40.0,
+            motif_gap: 40.0,
+        }
+    }
+}
+
 /// `[language]`: spelling and grammar.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -351,6 +382,33 @@ impl Config {
                 ),
             });
         }
+        let health = &self.health;
+        for (key, value, range) in [
+            ("beat_tolerance", health.beat_tolerance, 0.0..=100.0),
+            ("cast_gap", health.cast_gap, 1.0..=100.0),
+            ("motif_gap", health.motif_gap, 1.0..=100.0),
+        ] {
+            if !(value.is_finite() && range.contains(&value)) {
+                let shown = value.to_string();
+                return Err(ConfigError {
+                    range: value_range(text, key, &shown),
+                    message: format!(
+                        "{CONFIG_FILE}: [health] {key} = {shown}; give a share of the book in percent, from {} to {}",
+                        range.start(),
+                        range.end()
+                    ),
+                });
+            }
+        }
+        if health.plateau_scenes < 2 {
+            let shown = health.plateau_scenes.to_string();
+            return Err(ConfigError {
+                range: value_range(text, "plateau_scenes", &shown),
+                message: format!(
+                    "{CONFIG_FILE}: [health] plateau_scenes = {shown}; give a number of scenes, at least 2"
+                ),
+            });
+        }
         Ok(())
     }
 }
@@ -441,6 +499,21 @@ mod tests {
         assert_eq!(config.voice.min_words, 100);
         let (_, error) = Config::parse("[voice]\ndrift = -1\n");
         assert!(error.unwrap().message.contains("[voice] drift = -1"));
+        let (config, error) =
+            Config::parse("[health]\nplateau_scenes = 6\nmotif_gap = 25\ncast_gap = 50.5\n");
+        assert!(error.is_none(), "{error:?}");
+        assert_eq!(config.health.plateau_scenes, 6);
+        assert_eq!(config.health.motif_gap, 25.0);
+        assert_eq!(config.health.cast_gap, 50.5);
+        let (_, error) = Config::parse("[health]\nmotif_gap = 0\n");
+        assert!(error.unwrap().message.contains("[health] motif_gap = 0"));
+        let (_, error) = Config::parse("[health]\nplateau_scenes = 1\n");
+        assert!(
+            error
+                .unwrap()
+                .message
+                .contains("[health] plateau_scenes = 1")
+        );
         let (_, error) = Config::parse("[echo]\nspan = 1\n");
         assert!(error.unwrap().message.contains("[echo] span = 1"));
         let (_, error) = Config::parse("[targets]\nchapters = 5\n");

@@ -40,6 +40,10 @@ pub const CONTRACT_CODES: &[&str] = &[
     "lifespan",
     "story-bible",
     "voice-drift",
+    "pacing-plateau",
+    "beat-progress",
+    "cast-function",
+    "motif-gap",
 ];
 
 /// A file in each fixture that says what the case is about; it is not

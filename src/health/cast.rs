@@ -1,0 +1,138 @@
+//! B2, cast function (`cast-function`), on the character cards, each
+//! information:
+//! - a card no scene mentions, lists or tells from;
+//! - a character who carries the book (in a fifth of its scenes, three at
+//!   least) and then goes unseen, unheard and unspoken of for more than
+//!   `[health] cast_gap` (40%) of its words and three scenes at least,
+//!   between two appearances or after the last. A character whose card
+//!   says they died (`status: dead`, `died_in`, `died`) is not missed.
+//!
+//! A character is in a scene when it is told from them, lists them, or
+//! names them, speaking or spoken of: what they do there is not weighed
+//! (a listed character the scene never names is `presence`'s).
+
+use super::{CheckResult, Finding, Placed, Shape};
+use crate::checks::{Code, Severity};
+use crate::index::config::HealthConfig;
+use crate::index::{CardKind, LifeStatus, Workspace};
+
+/// Scenes a character must be in to carry the book, at least.
+const CARRIES: usize = 3;
+/// Scenes a stretch without a character must hold, at least.
+const MISSED_SCENES: usize = 3;
+
+pub(super) fn check(workspace: &Workspace, shape: &Shape, settings: &HealthConfig) -> CheckResult {
+    let mut result = CheckResult::new("B2", "Cast function", Code::CastFunction);
+    let catalog = workspace.catalog();
+    let characters: Vec<_> = catalog
+        .cards()
+        .filter(|(_, card)| card.kind == CardKind::Character)
+        .collect();
+    if shape.scenes.is_empty() || characters.is_empty() {
+        result.summary = "not judged: no scenes or no character cards".into();
+        return result;
+    }
+    let carries = (shape.scenes.len() / 5).max(CARRIES);
+    let mut good = 0;
+    for (path, card) in &characters {
+        let Some(file) = catalog.card(path) else {
+            continue;
+        };
+        let name = card
+            .name
+            .as_ref()
+            .map_or_else(|| card.id.clone(), |name| name.text.clone());
+        let at = Some((file.path.clone(), file.head_range()));
+        let key: &str = path;
+        let scenes: Vec<&Placed> = shape
+            .scenes
+            .iter()
+            .filter(|scene| scene.measures.cast.has(key))
+            .collect();
+        let finding = if scenes.is_empty() {
+            Some(Finding {
+                message: format!("no scene mentions {name}, lists them or is told from them"),
+                recommendation: format!("Give {name} a part in a scene, or retire the card."),
+                severity: Severity::Information,
+                at,
+                related: Vec::new(),
+            })
+        } else if scenes.len() >= carries && !died(card) {
+            gone(&name, shape, &scenes, settings.cast_gap).map(|finding| Finding { at, ..finding })
+        } else {
+            None
+        };
+        match finding {
+            Some(finding) => result.findings.push(finding),
+            None => good += 1,
+        }
+    }
+    result.score = CheckResult::score_of(good, characters.len());
+    result.summary = format!(
+        "{good} of {} characters have a part: in the scenes, and not gone for long",
+        characters.len()
+    );
+    result
+}
+
+/// Whether the card says the character died.
+fn died(card: &crate::index::Card) -> bool {
+    card.status == LifeStatus::Dead || card.died_in.is_some() || card.died.is_some()
+}
+
+/// The longest stretch of the book after a character's first scene
+/// without them, when it is longer than `gap` percent.
+fn gone(name: &str, shape: &Shape, scenes: &[&Placed], gap: f64) -> Option<Finding> {
+    // A stretch counts in words, and must be three scenes at least.
+    let between = |from: f64, to: f64| {
+        shape
+            .scenes
+            .iter()
+            .filter(|scene| scene.from >= from && scene.to <= to && scene.to > scene.from)
+            .count()
+    };
+    let mut longest: Option<(f64, &Placed, Option<&Placed>)> = None;
+    for pair in scenes.windows(2) {
+        let stretch = pair[1].from - pair[0].to;
+        if between(pair[0].to, pair[1].from) >= MISSED_SCENES
+            && longest.is_none_or(|(known, ..)| stretch > known)
+        {
+            longest = Some((stretch, pair[0], Some(pair[1])));
+        }
+    }
+    let last = scenes[scenes.len() - 1];
+    let end = shape.scenes.last().map_or(last.to, |scene| scene.to);
+    if between(last.to, end) >= MISSED_SCENES
+        && longest.is_none_or(|(known, ..)| end - last.to > known)
+    {
+        longest = Some((end - last.to, last, None));
+    }
+    let (stretch, before, after) = longest?;
+    if stretch <= gap {
+        return None;
+    }
+    let mut related = vec![before.related(format!("{name} is last here"))];
+    let message = match after {
+        Some(after) => {
+            related.push(after.related(format!("{name} is back here")));
+            format!(
+                "{name} is not seen, heard or spoken of from {} to {}: {stretch:.0}% of the book",
+                before.label(),
+                after.label()
+            )
+        }
+        None => format!(
+            "{name} is not seen, heard or spoken of after {}: the last {stretch:.0}% of the book",
+            before.label()
+        ),
+    };
+    Some(Finding {
+        message,
+        recommendation: format!(
+            "Keep {name} in the reader's mind: a mention, a letter, someone who asks after them."
+        ),
+        severity: Severity::Information,
+        at: None,
+        related,
+    })
+}

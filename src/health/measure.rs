@@ -1,0 +1,159 @@
+//! What the health checks read of one scene, measured once per version of
+//! it: its words, its pace (words per sentence of narration, the share of
+//! dialogue), its tension (questions and exclamations per 1,000 words),
+//! who is in it and how (the same reading as the presence chart's), and
+//! how often each motif's words occur.
+//!
+//! [`SceneMeasures::of`] is a pure function of the scene and what the
+//! checks read for it (`checks::dependency_key`) and of the motifs' words;
+//! [`Measures`] keeps each scene's by that key, so an edit measures again
+//! only the scene it touched.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+
+use crate::index::{CardKind, FilePath, SourceFile, Workspace};
+use crate::prose::voice::VoiceTraits;
+
+use super::motifs::Motifs;
+
+/// Who is in a scene, and how: the same reading as the presence chart's.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SceneCast {
+    /// The point of view's card.
+    pub pov: Option<FilePath>,
+    /// The characters who speak a line (as the checks read the speakers).
+    pub speaks: BTreeSet<FilePath>,
+    /// The characters the front matter lists.
+    pub present: BTreeSet<FilePath>,
+    /// Every card named in the prose, with how many times.
+    pub mentioned: BTreeMap<FilePath, usize>,
+}
+
+impl SceneCast {
+    /// The cast of the scene in `file` as `workspace` reads it.
+    pub fn of(workspace: &Workspace, file: &SourceFile) -> SceneCast {
+        let mut cast = SceneCast::default();
+        let Some(scene) = file.scene() else {
+            return cast;
+        };
+        let catalog = workspace.catalog();
+        let card = |name: &str| {
+            catalog
+                .resolve_card(name, &[CardKind::Character])
+                .map(|card| card.path.clone())
+        };
+        for mention in workspace.mentions(&file.path) {
+            *cast.mentioned.entry(mention.card.clone()).or_default() += 1;
+        }
+        cast.present = scene
+            .characters
+            .iter()
+            .filter_map(|name| card(&name.text))
+            .collect();
+        cast.speaks = crate::checks::speaking(workspace, &file.path);
+        cast.pov = scene.pov.as_ref().and_then(|pov| card(&pov.text));
+        cast
+    }
+
+    /// Whether the card is in the scene in any way.
+    pub fn has(&self, card: &str) -> bool {
+        self.pov.as_deref() == Some(card)
+            || self.speaks.contains(card)
+            || self.present.contains(card)
+            || self.mentioned.contains_key(card)
+    }
+}
+
+/// One scene, measured.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SceneMeasures {
+    pub words: usize,
+    /// Words per sentence of narration (dialogue left out).
+    pub narration: f64,
+    /// The share of the words in dialogue, 0 to 1.
+    pub dialogue: f64,
+    /// Questions and exclamations (`?`, `!`) per 1,000 words.
+    pub tension: f64,
+    pub cast: SceneCast,
+    /// How many times each motif's words occur, in the motifs' order.
+    pub motifs: Vec<usize>,
+}
+
+impl SceneMeasures {
+    pub fn of(workspace: &Workspace, file: &SourceFile, motifs: &Motifs) -> SceneMeasures {
+        let prose = file.analyse_prose();
+        let traits = VoiceTraits::measure(&file.text, &prose, None);
+        SceneMeasures {
+            words: file.scene().map_or(0, |scene| scene.word_count),
+            narration: traits.narration_mean,
+            dialogue: traits.dialogue,
+            tension: tension(file, traits.words),
+            cast: SceneCast::of(workspace, file),
+            motifs: motifs.count(file),
+        }
+    }
+}
+
+/// Questions and exclamations (`?`, `!`) per 1,000 words of the body.
+fn tension(file: &SourceFile, words: usize) -> f64 {
+    let start = file
+        .front_matter
+        .as_ref()
+        .map_or(0, |front| front.range.end);
+    let marks = file
+        .text
+        .get(start..)
+        .unwrap_or_default()
+        .chars()
+        .filter(|c| matches!(c, '?' | '!'))
+        .count();
+    if words == 0 {
+        0.0
+    } else {
+        1000.0 * marks as f64 / words as f64
+    }
+}
+
+/// Each scene's measures, kept by the key of what they were measured on.
+#[derive(Debug, Default)]
+pub struct Measures {
+    scenes: HashMap<FilePath, (Arc<SourceFile>, u64, Arc<SceneMeasures>)>,
+    /// How many scenes the last [`Measures::get`] calls measured afresh.
+    pub measured: usize,
+}
+
+impl Measures {
+    /// The measures of the scene in `file`, measured again only when the
+    /// file or what its reading depends on changed.
+    pub fn get(
+        &mut self,
+        workspace: &Workspace,
+        file: &Arc<SourceFile>,
+        motifs: &Motifs,
+    ) -> Arc<SceneMeasures> {
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        crate::checks::dependency_key(workspace, file).hash(&mut hasher);
+        motifs.fingerprint().hash(&mut hasher);
+        let key = hasher.finish();
+        if let Some((known, known_key, measures)) = self.scenes.get(&file.path)
+            && Arc::ptr_eq(known, file)
+            && *known_key == key
+        {
+            return Arc::clone(measures);
+        }
+        self.measured += 1;
+        let measures = Arc::new(SceneMeasures::of(workspace, file, motifs));
+        self.scenes.insert(
+            file.path.clone(),
+            (Arc::clone(file), key, Arc::clone(&measures)),
+        );
+        measures
+    }
+
+    /// Forgets the scenes `workspace` no longer has.
+    pub fn retain(&mut self, workspace: &Workspace) {
+        self.scenes.retain(|path, _| workspace.file(path).is_some());
+    }
+}

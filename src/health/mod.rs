@@ -1,0 +1,315 @@
+//! The story's health (the third brain of the agent-instruction spec,
+//! §11.5): seven checks of the book's shape, each with a score from 0 to
+//! 100, findings with a recommendation, and, where a finding points at
+//! text, a diagnostic.
+//!
+//! Four are deterministic, read from the text as it is:
+//! - A1 pacing plateaus (`pacing`, code `pacing-plateau`);
+//! - A2 beat progress (`beats`, `beat-progress`);
+//! - B2 cast function (`cast`, `cast-function`);
+//! - C1 symbolic layering (`layering`, `motif-gap`).
+//!
+//! A3 timeline semantics, B1 fatal-flaw challenges and C2 theme resonance
+//! need a model to read the story's meaning; the report lists them as not
+//! run by the deterministic pass.
+//!
+//! [`Health::check`] reads every scene's [`measure::SceneMeasures`] through
+//! a [`Measures`] memo, so after an edit only the edited scene is measured
+//! again; the checks themselves are sums over the scenes' measures.
+
+mod beats;
+mod cast;
+mod layering;
+pub mod measure;
+pub mod motifs;
+mod pacing;
+
+use std::sync::Arc;
+
+use serde::Serialize;
+
+use crate::checks::{Code, Diagnostic, Related, Severity};
+use crate::index::{Book, FilePath, SourceFile, Workspace};
+use crate::text::TextRange;
+
+pub use measure::{Measures, SceneCast, SceneMeasures};
+use motifs::Motifs;
+
+/// How a check reads the book.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Method {
+    /// From the text, the same every time.
+    Deterministic,
+    /// Through a model, its claims quoting the text.
+    Model,
+}
+
+/// One finding of a check.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Finding {
+    pub message: String,
+    pub recommendation: String,
+    #[serde(skip)]
+    pub severity: Severity,
+    /// Where it points: a file and the text in it.
+    #[serde(skip)]
+    pub at: Option<(FilePath, TextRange)>,
+    #[serde(skip)]
+    pub related: Vec<Related>,
+}
+
+/// One check's result.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CheckResult {
+    /// The spec's id: `A1`, `B2`…
+    pub id: &'static str,
+    pub name: &'static str,
+    /// The diagnostic code of its findings, for the deterministic checks.
+    pub code: Option<&'static str>,
+    pub method: Method,
+    /// From 0 to 100; `None` when the check could not judge the book.
+    pub score: Option<u8>,
+    /// One line on what it found, or why it did not judge.
+    pub summary: String,
+    pub findings: Vec<Finding>,
+}
+
+impl CheckResult {
+    fn new(id: &'static str, name: &'static str, code: Code) -> CheckResult {
+        CheckResult {
+            id,
+            name,
+            code: Some(code.as_str()),
+            method: Method::Deterministic,
+            score: None,
+            summary: String::new(),
+            findings: Vec::new(),
+        }
+    }
+
+    fn model(id: &'static str, name: &'static str, what: &str) -> CheckResult {
+        CheckResult {
+            id,
+            name,
+            code: None,
+            method: Method::Model,
+            score: None,
+            summary: format!("needs a model to read {what}; not run by the deterministic pass"),
+            findings: Vec::new(),
+        }
+    }
+
+    /// The score of `good` out of `all`, in percent; `None` of nothing.
+    fn score_of(good: usize, all: usize) -> Option<u8> {
+        (all > 0).then(|| (100.0 * good as f64 / all as f64).round() as u8)
+    }
+}
+
+/// One scene of the book in order, where it stands and what it measures.
+pub(crate) struct Placed {
+    pub file: Arc<SourceFile>,
+    pub id: String,
+    /// Its words before and through it, as shares of the book's, 0 to 100.
+    pub from: f64,
+    pub to: f64,
+    pub measures: Arc<SceneMeasures>,
+}
+
+impl Placed {
+    /// The scene as messages name it: “The Fall” (SCN-the-fall), or its id.
+    pub fn label(&self) -> String {
+        match self.file.scene().and_then(|scene| scene.title.as_ref()) {
+            Some(title) => format!("“{title}” ({})", self.id),
+            None => self.id.clone(),
+        }
+    }
+
+    /// A related place in the scene's heading.
+    pub fn related(&self, message: impl Into<String>) -> Related {
+        Related {
+            path: self.file.path.clone(),
+            range: self.file.head_range(),
+            message: message.into(),
+        }
+    }
+}
+
+/// The book as the checks read it.
+pub(crate) struct Shape {
+    /// The written scenes, in the book's order.
+    pub scenes: Vec<Placed>,
+    /// The outline's scenes nobody wrote yet.
+    pub unwritten: usize,
+    pub motifs: Motifs,
+}
+
+/// The story's health.
+#[derive(Clone, Debug, Serialize)]
+pub struct Health {
+    /// The mean of the judged checks' scores.
+    pub score: Option<u8>,
+    pub scenes: usize,
+    pub words: usize,
+    pub checks: Vec<CheckResult>,
+    /// Each scene's pace and tension, in the book's order.
+    pub pace: Vec<ScenePace>,
+}
+
+/// A scene's pace and tension, as A1 reads them.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ScenePace {
+    pub scene: String,
+    pub words: usize,
+    /// Words per sentence of narration.
+    pub narration: f64,
+    /// The share of dialogue, 0 to 1.
+    pub dialogue: f64,
+    /// Questions and exclamations (`?`, `!`) per 1,000 words.
+    pub tension: f64,
+}
+
+impl Health {
+    /// Every check on the manuscript as `workspace` holds it, measuring
+    /// through `measures` only the scenes it does not know.
+    pub fn check(workspace: &Workspace, measures: &mut Measures) -> Health {
+        let shape = Shape::read(workspace, measures);
+        let settings = &workspace.config().health;
+        let checks = vec![
+            pacing::check(&shape, settings),
+            beats::check(workspace, &shape, settings),
+            CheckResult::model(
+                "A3",
+                "Timeline semantics",
+                "whether what happens agrees with when it happens",
+            ),
+            CheckResult::model(
+                "B1",
+                "Fatal-flaw challenges",
+                "which scenes challenge the protagonist's flaw",
+            ),
+            cast::check(workspace, &shape, settings),
+            layering::check(&shape, settings),
+            CheckResult::model(
+                "C2",
+                "Theme resonance",
+                "how the scenes answer the theme statement",
+            ),
+        ];
+        let judged: Vec<u8> = checks.iter().filter_map(|check| check.score).collect();
+        Health {
+            score: (!judged.is_empty()).then(|| {
+                (judged.iter().map(|&s| f64::from(s)).sum::<f64>() / judged.len() as f64).round()
+                    as u8
+            }),
+            scenes: shape.scenes.len(),
+            words: shape.scenes.iter().map(|scene| scene.measures.words).sum(),
+            checks,
+            pace: shape
+                .scenes
+                .iter()
+                .map(|scene| ScenePace {
+                    scene: scene.id.clone(),
+                    words: scene.measures.words,
+                    narration: scene.measures.narration,
+                    dialogue: scene.measures.dialogue,
+                    tension: scene.measures.tension,
+                })
+                .collect(),
+        }
+    }
+
+    /// The findings that point at text, as diagnostics of their files,
+    /// settled as the checks' are (severity settings, the writer's marks).
+    pub fn diagnostics(&self, workspace: &Workspace) -> Vec<Diagnostic> {
+        let mut by_file: std::collections::BTreeMap<FilePath, Vec<Diagnostic>> = Default::default();
+        for check in &self.checks {
+            let Some(code) = check
+                .code
+                .and_then(|code| Code::ALL.into_iter().find(|c| c.as_str() == code))
+            else {
+                continue;
+            };
+            for finding in &check.findings {
+                let Some((path, range)) = &finding.at else {
+                    continue;
+                };
+                by_file.entry(path.clone()).or_default().push(Diagnostic {
+                    path: path.clone(),
+                    range: *range,
+                    severity: finding.severity,
+                    code,
+                    message: finding.message.clone(),
+                    related: finding.related.clone(),
+                    fixes: Vec::new(),
+                });
+            }
+        }
+        let mut all = Vec::new();
+        for (path, mut diagnostics) in by_file {
+            if let Some(file) = workspace.file(&path) {
+                crate::checks::settle(workspace, file, &mut diagnostics);
+                all.extend(diagnostics);
+            }
+        }
+        all
+    }
+}
+
+impl Shape {
+    fn read(workspace: &Workspace, measures: &mut Measures) -> Shape {
+        let book = Book::of(workspace);
+        let motifs = Motifs::of(workspace);
+        let mut unwritten = 0;
+        let mut scenes: Vec<Placed> = Vec::new();
+        for scene in &book.scenes {
+            let Some(file) = &scene.file else {
+                unwritten += 1;
+                continue;
+            };
+            // An outline may list a scene twice; it is read once.
+            if scenes.iter().any(|placed| placed.id == scene.scene_id) {
+                continue;
+            }
+            scenes.push(Placed {
+                file: Arc::clone(file),
+                id: scene.scene_id.clone(),
+                from: 0.0,
+                to: 0.0,
+                measures: measures.get(workspace, file, &motifs),
+            });
+        }
+        measures.retain(workspace);
+        let total: usize = scenes.iter().map(|scene| scene.measures.words).sum();
+        let mut before = 0;
+        for scene in &mut scenes {
+            let share = |words: usize| {
+                if total == 0 {
+                    0.0
+                } else {
+                    100.0 * words as f64 / total as f64
+                }
+            };
+            scene.from = share(before);
+            before += scene.measures.words;
+            scene.to = share(before);
+        }
+        Shape {
+            scenes,
+            unwritten,
+            motifs,
+        }
+    }
+}
+
+/// Every diagnostic of the manuscript: the checks' (`checks::check_workspace`)
+/// and the story's health's, in path order. What `control-room check`
+/// prints and the Foreman's `run_health_check` reads.
+pub fn check_workspace(workspace: &Workspace) -> Vec<Diagnostic> {
+    let mut diagnostics = crate::checks::check_workspace(workspace);
+    let health = Health::check(workspace, &mut Measures::default());
+    diagnostics.extend(health.diagnostics(workspace));
+    // Stable: within a file the checks' order stays, health's after it.
+    diagnostics.sort_by(|a, b| a.path.cmp(&b.path));
+    diagnostics
+}

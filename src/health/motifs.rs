@@ -1,0 +1,188 @@
+//! The book's motifs, as the writer lists them in the theme
+//! (`Story/Bible/theme.md`) under a heading "Motifs" (or "Symbols",
+//! "Motifs and Symbols", "Images"): one list item a motif, its name first,
+//! then after a colon or a dash the other words that carry it
+//! (`- **Salt**: brine, crust`). A motif's words are found in the scenes as
+//! whole words, in any case, with a plural `s` or `es`.
+
+use std::hash::{Hash, Hasher};
+
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+
+use crate::index::bible::{BibleKind, normalise_heading};
+use crate::index::{FilePath, SourceFile, Workspace};
+use crate::text::TextRange;
+
+/// Headings, normalised, that hold the motifs.
+const HEADINGS: &[&str] = &[
+    "motifs",
+    "motif",
+    "symbols",
+    "motifs and symbols",
+    "symbols and motifs",
+    "images",
+    "recurring images",
+];
+
+/// One motif and where the writer lists it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Motif {
+    pub name: String,
+    /// Its words, lower case, the name first.
+    pub words: Vec<String>,
+    /// The theme file, and the list item.
+    pub path: FilePath,
+    pub range: TextRange,
+}
+
+/// The motifs, and one automaton that finds all their words.
+#[derive(Clone, Debug, Default)]
+pub struct Motifs {
+    pub list: Vec<Motif>,
+    /// Every form of every word; pattern `i` is the motif `owner[i]`'s.
+    finder: Option<AhoCorasick>,
+    owner: Vec<usize>,
+}
+
+impl Motifs {
+    /// The motifs of the theme, if it lists any.
+    pub fn of(workspace: &Workspace) -> Motifs {
+        let Some(file) = workspace.catalog().bible(BibleKind::Theme) else {
+            return Motifs::default();
+        };
+        let Some(bible) = file.bible() else {
+            return Motifs::default();
+        };
+        let list: Vec<Motif> = bible
+            .sections
+            .iter()
+            .filter(|section| HEADINGS.contains(&normalise_heading(&section.title).as_str()))
+            .flat_map(|section| &section.items)
+            .filter_map(|item| motif(&file.path, &item.text, item.range))
+            .collect();
+        Motifs::new(list)
+    }
+
+    fn new(list: Vec<Motif>) -> Motifs {
+        let mut patterns = Vec::new();
+        let mut owner = Vec::new();
+        for (at, motif) in list.iter().enumerate() {
+            for word in &motif.words {
+                for form in [word.clone(), format!("{word}s"), format!("{word}es")] {
+                    patterns.push(form);
+                    owner.push(at);
+                }
+            }
+        }
+        let finder = (!patterns.is_empty())
+            .then(|| {
+                AhoCorasickBuilder::new()
+                    .ascii_case_insensitive(true)
+                    .match_kind(MatchKind::LeftmostLongest)
+                    .build(&patterns)
+                    .ok()
+            })
+            .flatten();
+        Motifs {
+            list,
+            finder,
+            owner,
+        }
+    }
+
+    /// How many times each motif's words occur in the file's body, whole
+    /// words only.
+    pub fn count(&self, file: &SourceFile) -> Vec<usize> {
+        let mut counts = vec![0; self.list.len()];
+        let Some(finder) = &self.finder else {
+            return counts;
+        };
+        let text = &*file.text;
+        let start = file
+            .front_matter
+            .as_ref()
+            .map_or(0, |front| front.range.end);
+        let body = &text[start.min(text.len())..];
+        let is_word = |c: char| c.is_alphanumeric() || c == '\'' || c == '’';
+        for found in finder.find_iter(body) {
+            let before = body[..found.start()].chars().next_back();
+            let after = body[found.end()..].chars().next();
+            if before.is_some_and(is_word) || after.is_some_and(is_word) {
+                continue;
+            }
+            counts[self.owner[found.pattern().as_usize()]] += 1;
+        }
+        counts
+    }
+
+    /// What the counts depend on: the motifs' words, in order.
+    pub fn fingerprint(&self) -> u64 {
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        for motif in &self.list {
+            motif.words.hash(&mut hasher);
+        }
+        hasher.finish()
+    }
+}
+
+/// A list item read as a motif: `**Salt**: brine, crust` or `salt — brine`.
+fn motif(path: &FilePath, item: &str, range: TextRange) -> Option<Motif> {
+    let item = item.trim_start_matches(['-', '*', '+']).trim();
+    let (name, rest) = match item.find([':', '—', '–']) {
+        Some(at) => {
+            let separator = item[at..].chars().next().map_or(1, char::len_utf8);
+            (&item[..at], &item[at + separator..])
+        }
+        None => match item.find(" - ") {
+            Some(at) => (&item[..at], &item[at + 3..]),
+            None => (item, ""),
+        },
+    };
+    let clean = |word: &str| {
+        word.trim_matches(|c: char| c == '*' || c == '_' || c == '`' || c.is_whitespace())
+            .trim_end_matches(['.', ';'])
+            .to_lowercase()
+    };
+    let name = clean(name);
+    if name.is_empty() || name.split_whitespace().count() > 4 {
+        return None;
+    }
+    let mut words = vec![name.clone()];
+    for word in rest.split([',', ';']).map(clean) {
+        if !word.is_empty() && word.split_whitespace().count() <= 4 && !words.contains(&word) {
+            words.push(word);
+        }
+    }
+    Some(Motif {
+        name,
+        words,
+        path: path.clone(),
+        range,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_motif_is_its_name_and_the_words_after_a_colon_or_a_dash() {
+        let path = FilePath::from("Story/Bible/theme.md");
+        let range = TextRange::empty(0);
+        let salt = motif(&path, "**Salt**: brine, white crust.", range).unwrap();
+        assert_eq!(salt.name, "salt");
+        assert_eq!(salt.words, ["salt", "brine", "white crust"]);
+        let glass = motif(&path, "glass — mirror", range).unwrap();
+        assert_eq!(glass.words, ["glass", "mirror"]);
+        let bells = motif(&path, "bells - the drowned bells", range).unwrap();
+        assert_eq!(bells.words, ["bells", "the drowned bells"]);
+        assert!(
+            motif(
+                &path,
+                "a long sentence about what the book is about, not a motif",
+                range
+            )
+            .is_none()
+        );
+    }
+}
