@@ -226,6 +226,7 @@ fn the_plugin_checks_fixes_drafts_and_reports_in_a_real_neovim() {
             "ControlRoomCompile",
             "ControlRoomConference",
             "ControlRoomDraftScene",
+            "ControlRoomHealth",
             "ControlRoomMode",
             "ControlRoomRuns",
             "ControlRoomVoiceTournament"
@@ -294,6 +295,15 @@ fn the_plugin_checks_fixes_drafts_and_reports_in_a_real_neovim() {
     assert!(
         chart.contains("<title>Iria Vell in SCN-the-gate: point of view</title>"),
         "{chart}"
+    );
+
+    // The story's health, from the scratch buffer: its seven checks.
+    let health = report["story_health"].as_str().unwrap();
+    assert!(
+        health.starts_with("The story's health: ")
+            && health.contains("A1 Pacing plateaus (from the text)")
+            && health.contains("C2 Theme resonance (needs a model): not run"),
+        "{health}"
     );
 
     // Inlay hints: the plugin turned them on, and Neovim holds the story

@@ -61,7 +61,7 @@ pub(super) fn check(workspace: &Workspace, shape: &Shape, settings: &HealthConfi
             });
         result.findings.push(Finding {
             message: format!(
-                "{} lands at {start:.0}–{end:.0}% of the book; the beat sheet expects it at {from}–{to}% ({off:.0} points {})",
+                "{} lands at {start:.0}–{end:.0}% of the book; the beat sheet expects it at {from}–{to}% ({off:.1} points {})",
                 beat.title,
                 if late { "late" } else { "early" },
             ),

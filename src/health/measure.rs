@@ -127,14 +127,16 @@ pub struct Measures {
 impl Measures {
     /// The measures of the scene in `file`, measured again only when the
     /// file or what its reading depends on changed.
+    /// `checks_key` is the file's `checks::dependency_key`.
     pub fn get(
         &mut self,
         workspace: &Workspace,
         file: &Arc<SourceFile>,
+        checks_key: u64,
         motifs: &Motifs,
     ) -> Arc<SceneMeasures> {
         let mut hasher = std::collections::hash_map::DefaultHasher::new();
-        crate::checks::dependency_key(workspace, file).hash(&mut hasher);
+        checks_key.hash(&mut hasher);
         motifs.fingerprint().hash(&mut hasher);
         let key = hasher.finish();
         if let Some((known, known_key, measures)) = self.scenes.get(&file.path)

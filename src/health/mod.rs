@@ -23,6 +23,7 @@ mod layering;
 pub mod measure;
 pub mod motifs;
 mod pacing;
+pub mod report;
 
 use std::sync::Arc;
 
@@ -173,7 +174,19 @@ impl Health {
     /// Every check on the manuscript as `workspace` holds it, measuring
     /// through `measures` only the scenes it does not know.
     pub fn check(workspace: &Workspace, measures: &mut Measures) -> Health {
-        let shape = Shape::read(workspace, measures);
+        Health::check_keyed(workspace, measures, &|file| {
+            crate::checks::dependency_key(workspace, file)
+        })
+    }
+
+    /// [`Health::check`], with each scene's `checks::dependency_key` from
+    /// `key` (the editor has computed them already).
+    pub fn check_keyed(
+        workspace: &Workspace,
+        measures: &mut Measures,
+        key: &dyn Fn(&SourceFile) -> u64,
+    ) -> Health {
+        let shape = Shape::read(workspace, measures, key);
         let settings = &workspace.config().health;
         let checks = vec![
             pacing::check(&shape, settings),
@@ -257,7 +270,11 @@ impl Health {
 }
 
 impl Shape {
-    fn read(workspace: &Workspace, measures: &mut Measures) -> Shape {
+    fn read(
+        workspace: &Workspace,
+        measures: &mut Measures,
+        key: &dyn Fn(&SourceFile) -> u64,
+    ) -> Shape {
         let book = Book::of(workspace);
         let motifs = Motifs::of(workspace);
         let mut unwritten = 0;
@@ -276,7 +293,7 @@ impl Shape {
                 id: scene.scene_id.clone(),
                 from: 0.0,
                 to: 0.0,
-                measures: measures.get(workspace, file, &motifs),
+                measures: measures.get(workspace, file, key(file), &motifs),
             });
         }
         measures.retain(workspace);

@@ -47,18 +47,21 @@ pub enum CodeAction {
 }
 
 /// Everything that can be done at `range` of `file`, in the order an editor
-/// lists them: fixes, dismissals, conference, remember, runs.
+/// lists them: fixes, dismissals, conference, remember, runs. `book` holds
+/// the file's diagnostics that come of the whole book (the story's health),
+/// which the front end keeps.
 pub fn code_actions(
     workspace: &Workspace,
     registry: &Registry,
     findings: &mut FindingStore,
     file: &SourceFile,
     range: TextRange,
+    book: &[Diagnostic],
 ) -> Vec<CodeAction> {
     let touches = |other: TextRange| other.end >= range.start && other.start <= range.end;
     let mut actions = Vec::new();
     let checked = checks::check_file(workspace, &file.path);
-    for diagnostic in checked.iter().filter(|d| touches(d.range)) {
+    for diagnostic in checked.iter().chain(book).filter(|d| touches(d.range)) {
         let corrections = diagnostic
             .fixes
             .iter()
@@ -134,6 +137,7 @@ mod tests {
             &mut findings,
             outline,
             TextRange::new(at, at),
+            &[],
         );
         let draft = actions
             .iter()
@@ -159,7 +163,7 @@ mod tests {
         );
         let scene = workspace.file("Story/Scenes/SCN-the-gate.md").unwrap();
         let selection = TextRange::new(scene.text.len() - 40, scene.text.len() - 10);
-        let actions = code_actions(&workspace, &registry, &mut findings, scene, selection);
+        let actions = code_actions(&workspace, &registry, &mut findings, scene, selection, &[]);
         assert!(actions.contains(&CodeAction::Conference { range: selection }));
         assert!(actions.contains(&CodeAction::Remember { range: selection }));
         assert!(actions.contains(&CodeAction::VoiceTournament { range: selection }));

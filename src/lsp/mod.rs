@@ -19,6 +19,7 @@ mod evidence;
 mod findings;
 pub(crate) mod foreman;
 pub mod framing;
+mod health;
 mod knowledge;
 pub(crate) mod mode;
 mod plans;

@@ -99,6 +99,8 @@ pub struct Session {
     pub editor_debounce_ms: Option<u64>,
     /// Agents' findings from finished runs, shown as diagnostics.
     pub findings: Arc<Mutex<FindingStore>>,
+    /// Each scene's measures for the story's health, kept between snapshots.
+    pub health: Arc<Mutex<crate::health::Measures>>,
     /// The workspace's tool receipts, for evidence diagnostics and hover.
     pub receipts: Arc<Mutex<ReceiptBook>>,
     /// The recipes, for the actions the editor offers; dropped when a
@@ -150,6 +152,7 @@ impl Session {
             editor_llm: None,
             editor_debounce_ms: None,
             findings: Arc::new(Mutex::new(FindingStore::default())),
+            health: Arc::default(),
             receipts: Arc::new(Mutex::new(ReceiptBook::default())),
             recipes: None,
             words_at_start: None,
@@ -418,6 +421,7 @@ impl Session {
             findings: self.findings.clone(),
             receipts: self.receipts.clone(),
             open: self.open_paths(),
+            health: self.health.clone(),
         }
     }
 

@@ -33,6 +33,9 @@ pub struct Snapshot {
     pub receipts: Arc<Mutex<crate::evidence::ReceiptBook>>,
     /// The Markdown documents open in the editor.
     pub open: std::collections::HashSet<crate::index::FilePath>,
+    /// Each scene's measures for the story's health (shared: diagnostics,
+    /// code actions and the health command measure only what changed).
+    pub health: Arc<Mutex<crate::health::Measures>>,
 }
 
 impl Snapshot {

@@ -371,7 +371,17 @@ local function main()
   report.timeline_text = table.concat(vim.fn.readfile(timeline), "\n")
   step("chart")
 
-  -- 10. :checkhealth control_room.
+  -- 10. The story's health, in a scratch buffer beside.
+  local before = vim.api.nvim_get_current_buf()
+  vim.cmd("ControlRoomHealth")
+  wait("the story's health", 10000, function()
+    return vim.api.nvim_get_current_buf() ~= before and vim.bo.filetype == "markdown"
+      and buffer_text(0):find("The story's health", 1, true) ~= nil
+  end)
+  report.story_health = buffer_text(0)
+  step("story health")
+
+  -- 11. :checkhealth control_room.
   vim.cmd("checkhealth control_room")
   report.health = buffer_text(0)
   step("health")

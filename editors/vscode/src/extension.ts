@@ -12,6 +12,7 @@ import { ControlRoom, SECTION } from './controlRoom';
 import { FOREMAN_COMMANDS, ModeStatusBar, advanceMode, askForeman } from './foreman';
 import { VOICE_COMMANDS, lockVoice, voiceTournament } from './voice';
 import { CHART_COMMANDS, ChartKind, ChartPanel } from './charts';
+import { HEALTH_COMMAND, showHealth } from './health';
 import { RunStatusBar } from './statusBar';
 import { WordsStatusBar } from './wordsStatusBar';
 
@@ -66,6 +67,7 @@ export function activate(context: vscode.ExtensionContext): ControlRoomApi {
     foremanCommand(VOICE_COMMANDS.tournament, (argument) => voiceTournament(instance, argument)),
     foremanCommand(VOICE_COMMANDS.lock, () => lockVoice(instance)),
     ...charts.map(({ kind, panel }) => foremanCommand(CHART_COMMANDS[kind], (argument) => panel.show(argument))),
+    foremanCommand(HEALTH_COMMAND, () => showHealth(instance)),
   );
   context.subscriptions.push(
     vscode.workspace.onDidChangeWorkspaceFolders(() => void instance.refresh()),

@@ -10,8 +10,8 @@ use tower_lsp_server::ls_types as lsp;
 
 use super::runs::{self, Context};
 use super::{
-    charts, compile, conference, diagnostics, dictionary, foreman, knowledge, mode, plans, stats,
-    voice,
+    charts, compile, conference, diagnostics, dictionary, foreman, health, knowledge, mode, plans,
+    stats, voice,
 };
 use shared::{argument, invalid};
 
@@ -32,6 +32,7 @@ pub const COMMANDS: &[&str] = &[
     compile::COMPILE,
     stats::STATS,
     charts::CHART,
+    health::HEALTH,
     dictionary::ADD_TO_DICTIONARY,
     mode::MODE,
     mode::ADVANCE_MODE,
@@ -121,6 +122,7 @@ pub async fn execute(
             let args = argument(charts::CHART, arguments)?;
             charts::chart(context, args).await.map(Some)
         }
+        health::HEALTH => health::health(context).await.map(Some),
         stats::STATS => {
             let args = argument(stats::STATS, arguments)?;
             stats::stats(context, args).await.map(Some)

@@ -25,7 +25,9 @@ pub fn files(
     snapshot: &Snapshot,
     only: Option<&[FilePath]>,
 ) -> Vec<FileDiagnostics> {
-    let computed = cache.compute(&snapshot.workspace, only, snapshot.encoding);
+    // A full pass is of the whole workspace, which the story's health reads.
+    let health = only.is_none().then_some(&*snapshot.health);
+    let computed = cache.compute(&snapshot.workspace, only, snapshot.encoding, health);
     with_overlays(computed, snapshot)
 }
 
@@ -112,7 +114,10 @@ pub fn document(
     if !indexed && outline {
         return Vec::new();
     }
-    files(cache, snapshot, Some(std::slice::from_ref(path)))
+    let only = std::slice::from_ref(path);
+    let health = indexed.then_some(&*snapshot.health);
+    let computed = cache.compute(&snapshot.workspace, Some(only), snapshot.encoding, health);
+    with_overlays(computed, snapshot)
         .into_iter()
         .flat_map(|(_, diagnostics)| (*diagnostics).clone())
         .collect()

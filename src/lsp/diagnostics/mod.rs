@@ -19,6 +19,7 @@ use super::convert;
 pub mod assemble;
 pub mod publish;
 use crate::checks;
+use crate::health::{Health, Measures};
 use crate::index::{FilePath, SourceFile, Workspace};
 use crate::text::PositionEncoding;
 
@@ -84,11 +85,14 @@ pub struct DiagnosticsCache {
 impl DiagnosticsCache {
     /// The diagnostics of the given files (all files when `None`), recomputing
     /// only what the cache cannot vouch for.
+    /// With `health` (once the workspace is whole), the story's health's
+    /// diagnostics are added, measured through its memo.
     pub fn compute(
         &mut self,
         workspace: &Workspace,
         only: Option<&[FilePath]>,
         encoding: PositionEncoding,
+        health: Option<&std::sync::Mutex<Measures>>,
     ) -> Vec<(FilePath, Arc<Vec<lsp::Diagnostic>>)> {
         let files: Vec<&Arc<SourceFile>> = match only {
             Some(paths) => paths
@@ -98,9 +102,17 @@ impl DiagnosticsCache {
             None => workspace.files().collect(),
         };
         // Keys in parallel: on a large manuscript this is most of an edit's cost.
-        let stale: Vec<(&Arc<SourceFile>, u64)> = files
+        let keyed: Vec<(&Arc<SourceFile>, u64)> = files
             .par_iter()
             .map(|file| (*file, checks::dependency_key(workspace, file)))
+            .collect();
+        let keys: HashMap<&str, u64> = keyed
+            .iter()
+            .map(|(file, key)| (&*file.path, *key))
+            .collect();
+        let stale: Vec<(&Arc<SourceFile>, u64)> = keyed
+            .iter()
+            .copied()
             .filter(|(file, key)| {
                 !self
                     .entries
@@ -131,13 +143,32 @@ impl DiagnosticsCache {
             self.entries
                 .retain(|path, _| workspace.file(path).is_some());
         }
+        // The story's health reads the whole book, the files asked for or not.
+        let mut book: HashMap<FilePath, Vec<lsp::Diagnostic>> = HashMap::new();
+        if let Some(health) = health {
+            let mut measures = health
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            let report = Health::check_keyed(workspace, &mut measures, &|file| {
+                keys.get(&*file.path)
+                    .copied()
+                    .unwrap_or_else(|| checks::dependency_key(workspace, file))
+            });
+            for diagnostic in report.diagnostics(workspace) {
+                book.entry(diagnostic.path.clone())
+                    .or_default()
+                    .push(convert::diagnostic(workspace, &diagnostic, encoding));
+            }
+        }
         files
             .iter()
             .map(|file| {
-                (
-                    file.path.clone(),
-                    self.entries[&file.path].diagnostics.clone(),
-                )
+                let checked = &self.entries[&file.path].diagnostics;
+                let diagnostics = match book.remove(&file.path) {
+                    Some(more) => Arc::new(checked.iter().cloned().chain(more).collect()),
+                    None => checked.clone(),
+                };
+                (file.path.clone(), diagnostics)
             })
             .collect()
     }
@@ -260,10 +291,10 @@ mod tests {
         let mut workspace = example();
         let mut cache = DiagnosticsCache::default();
         let all = cache
-            .compute(&workspace, None, PositionEncoding::Utf16)
+            .compute(&workspace, None, PositionEncoding::Utf16, None)
             .len();
         assert_eq!(cache.last_recomputed, all);
-        cache.compute(&workspace, None, PositionEncoding::Utf16);
+        cache.compute(&workspace, None, PositionEncoding::Utf16, None);
         assert_eq!(
             cache.last_recomputed, 0,
             "nothing changed, nothing re-checked"
@@ -274,21 +305,21 @@ mod tests {
         edited(&mut workspace, card, |text| {
             format!("{text}\nShe keeps a salt-cellar of river stones.\n")
         });
-        cache.compute(&workspace, None, PositionEncoding::Utf16);
+        cache.compute(&workspace, None, PositionEncoding::Utf16, None);
         assert_eq!(cache.last_recomputed, 1);
 
         // A scene's prose: only the scene.
         edited(&mut workspace, "Story/Scenes/SCN-the-gate.md", |text| {
             format!("{text}\nRain.\n")
         });
-        cache.compute(&workspace, None, PositionEncoding::Utf16);
+        cache.compute(&workspace, None, PositionEncoding::Utf16, None);
         assert_eq!(cache.last_recomputed, 1);
 
         // A card's name is read everywhere: everything is re-checked.
         edited(&mut workspace, card, |text| {
             text.replacen("aliases: [Iria]", "aliases: [Iria, Vell]", 1)
         });
-        cache.compute(&workspace, None, PositionEncoding::Utf16);
+        cache.compute(&workspace, None, PositionEncoding::Utf16, None);
         assert_eq!(cache.last_recomputed, all);
     }
 }

@@ -596,6 +596,29 @@ function M.chart(args, callback)
   end)
 end
 
+--- The story's health (the seven checks of the book's shape, each with its
+--- score, findings and what to do) in a scratch buffer, a split beside the
+--- current window. Findings that point at text are diagnostics too.
+--- `callback(answer, bufnr)` after.
+function M.health(callback)
+  M.execute("controlRoom.health", vim.empty_dict(), function(answer)
+    if answer == nil or answer.text == nil then
+      return
+    end
+    local bufnr = vim.api.nvim_create_buf(false, true)
+    vim.api.nvim_buf_set_lines(bufnr, 0, -1, false, vim.split(answer.text, "\n", { plain = true }))
+    vim.bo[bufnr].bufhidden = "wipe"
+    vim.bo[bufnr].modifiable = false
+    vim.bo[bufnr].filetype = "markdown"
+    pcall(vim.api.nvim_buf_set_name, bufnr, "control-room://health")
+    vim.cmd("vsplit")
+    vim.api.nvim_win_set_buf(0, bufnr)
+    if callback then
+      callback(answer, bufnr)
+    end
+  end)
+end
+
 local function create_commands()
   local command = vim.api.nvim_create_user_command
   command("ControlRoomDraftScene", function(opts)
@@ -640,6 +663,9 @@ local function create_commands()
     end,
     desc = "control-room: draw a chart (presence, timeline, beats, run RUN) and open it in the browser",
   })
+  command("ControlRoomHealth", function()
+    M.health()
+  end, { desc = "control-room: the story's health (pacing, beats, cast, motifs) in a scratch buffer" })
   command("ControlRoomMode", function()
     M.mode(function(view)
       if view then

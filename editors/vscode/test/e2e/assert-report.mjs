@@ -394,6 +394,13 @@ expect(
 );
 
 // The timeline from the palette: the vigil, told after the fall though dated before it.
+const health = facts.health ?? {};
+expect(
+  'Show Story Health opens the report of the seven checks, four of them from the text',
+  typeof health.score === 'number' && health.deterministic === 4 && health.checks?.join(' ') === 'A1:deterministic A2:deterministic A3:model B1:model B2:deterministic C1:deterministic C2:model' && typeof health.document === 'string' && health.document.startsWith("# The story's health"),
+  show(health),
+);
+
 const timeline = facts.timelineChart ?? {};
 expect(
   'Show Timeline opens a webview with each dated scene, the vigil marked as going back in time',

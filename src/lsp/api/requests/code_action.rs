@@ -42,12 +42,14 @@ pub fn code_actions(
     let start = offset(file, params.range.start, snapshot.encoding);
     let end = offset(file, params.range.end, snapshot.encoding);
     let range = TextRange::new(start.min(end), start.max(end));
+    let book = book_diagnostics(snapshot, file, range);
     let actions = ide::code_actions(
         &snapshot.workspace,
         &snapshot.registry,
         &mut lock(&snapshot.findings),
         file,
         range,
+        &book,
     );
     let diagnostic = |diagnostic: &checks::Diagnostic| {
         convert::diagnostic(&snapshot.workspace, diagnostic, snapshot.encoding)
@@ -160,4 +162,26 @@ fn add_to_dictionary(misspelt: lsp::Diagnostic, word: &str) -> lsp::CodeAction {
         }),
         ..lsp::CodeAction::default()
     }
+}
+
+/// The story's health's diagnostics of `file` where `range` may touch one:
+/// a scene's or a card's heading, or anywhere in the Story Bible (they point
+/// at nothing else). Measured through the session's memo, so only what
+/// changed since the last diagnostics pass is measured again.
+fn book_diagnostics(
+    snapshot: &Snapshot,
+    file: &crate::index::SourceFile,
+    range: TextRange,
+) -> Vec<checks::Diagnostic> {
+    let head = file.head_range();
+    let at_head = head.end >= range.start && head.start <= range.end;
+    if !(file.bible().is_some() || (at_head && (file.scene().is_some() || file.card().is_some()))) {
+        return Vec::new();
+    }
+    let health = crate::health::Health::check(&snapshot.workspace, &mut lock(&snapshot.health));
+    health
+        .diagnostics(&snapshot.workspace)
+        .into_iter()
+        .filter(|diagnostic| diagnostic.path == file.path)
+        .collect()
 }

@@ -32,6 +32,7 @@ const PALETTE_COMMANDS = [
   'control-room.showTimelineChart',
   'control-room.showBeatChart',
   'control-room.showRunChart',
+  'control-room.showHealth',
 ];
 const SERVER_COMMANDS = [
   'controlRoom.runRecipe',
@@ -615,6 +616,13 @@ async function run() {
       cellRects: (shown.html.match(/<rect class="cell /g) ?? []).length,
       gateTooltip: /<title>Iria Vell in SCN-the-gate: point of view<\/title>/.test(shown.html),
       panel: shown.panel ?? null,
+    };
+    const health = await vscode.commands.executeCommand('control-room.showHealth');
+    report.facts.health = health === undefined ? null : {
+      score: health.score,
+      checks: health.checks.map((check) => `${check.id}:${check.method}`),
+      document: health.document.split('\n')[0],
+      deterministic: health.checks.filter((check) => check.method === 'deterministic').length,
     };
     const timeline = await vscode.commands.executeCommand('control-room.showTimelineChart');
     report.facts.timelineChart = timeline === undefined ? null : {
