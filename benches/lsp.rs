@@ -11,7 +11,9 @@
 //! - peak RSS with 20 scenes open at 1M words ≤ 100 MB (printed, not timed).
 //!
 //! Run with `cargo bench --bench lsp` (builds the release binary first);
-//! `CONTROL_ROOM_BENCH_GRAMMAR=open` turns grammar on in the open scenes.
+//! `CONTROL_ROOM_BENCH_GRAMMAR=open` turns grammar on in the open scenes;
+//! `CONTROL_ROOM_BENCH_HEALTH=off` turns the story's health's diagnostics
+//! off, for its cost.
 
 #[path = "support/corpus.rs"]
 mod corpus;
@@ -43,9 +45,16 @@ fn manuscript() -> Manuscript {
     let grammar = std::env::var("CONTROL_ROOM_BENCH_GRAMMAR")
         .map(|scope| format!("[language]\ngrammar = \"{scope}\"\n"))
         .unwrap_or_default();
+    // `CONTROL_ROOM_BENCH_HEALTH=off` turns the story's health's diagnostics
+    // off (the server then never measures the book for them).
+    let health = if std::env::var("CONTROL_ROOM_BENCH_HEALTH").is_ok_and(|value| value == "off") {
+        "[diagnostics.severity]\npacing-plateau = \"off\"\nbeat-progress = \"off\"\ncast-function = \"off\"\nmotif-gap = \"off\"\n"
+    } else {
+        ""
+    };
     std::fs::write(
         root.join("control-room.toml"),
-        format!("[diagnostics]\ndebounce_ms = 0\n{grammar}"),
+        format!("[diagnostics]\ndebounce_ms = 0\n{health}{grammar}"),
     )
     .unwrap();
     let root = root.canonicalize().unwrap();

@@ -84,6 +84,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         "engine",
         &[
             "codes", "text", "syntax", "prose", "index", "checks", "storage", "kb", "evidence",
+            "health",
         ],
     ),
     ("llm", &["codes", "text", "index", "storage", "engine"]),

@@ -319,11 +319,30 @@ impl Shape {
     }
 }
 
+/// The codes of the health's findings, as diagnostics.
+pub const CODES: [Code; 4] = [
+    Code::PacingPlateau,
+    Code::BeatProgress,
+    Code::CastFunction,
+    Code::MotifGap,
+];
+
+/// Whether the writer turned every health diagnostic off (severity `off`):
+/// then a diagnostics pass does not measure the book at all.
+pub fn diagnostics_off(workspace: &Workspace) -> bool {
+    CODES
+        .iter()
+        .all(|code| workspace.severity_setting(code.as_str()) == Some("off"))
+}
+
 /// Every diagnostic of the manuscript: the checks' (`checks::check_workspace`)
 /// and the story's health's, in path order. What `control-room check`
 /// prints and the Foreman's `run_health_check` reads.
 pub fn check_workspace(workspace: &Workspace) -> Vec<Diagnostic> {
     let mut diagnostics = crate::checks::check_workspace(workspace);
+    if diagnostics_off(workspace) {
+        return diagnostics;
+    }
     let health = Health::check(workspace, &mut Measures::default());
     diagnostics.extend(health.diagnostics(workspace));
     // Stable: within a file the checks' order stays, health's after it.

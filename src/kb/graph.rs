@@ -55,6 +55,32 @@ pub enum RelationKind {
     HappensBefore,
 }
 
+impl EntityKind {
+    /// As prompts and reports name it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EntityKind::Character => "character",
+            EntityKind::Place => "place",
+            EntityKind::Canon => "canon",
+            EntityKind::Scene => "scene",
+            EntityKind::WorldRule => "world rule",
+        }
+    }
+}
+
+impl RelationKind {
+    /// As prompts and reports name it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RelationKind::AppearsIn => "appears in",
+            RelationKind::PovOf => "point of view",
+            RelationKind::LocatedAt => "located at",
+            RelationKind::Knows => "knows",
+            RelationKind::HappensBefore => "next in the outline",
+        }
+    }
+}
+
 /// A relation and its strength (mentions, shared scenes).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Relation {

@@ -18,6 +18,7 @@ pub mod registry;
 pub mod state;
 
 mod fill;
+mod knowledge;
 mod sandwich;
 mod tier;
 mod trim;

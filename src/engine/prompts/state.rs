@@ -26,9 +26,9 @@ use super::capabilities::Profile;
 use super::registry::Variant;
 
 /// Categories that always reach the prompt.
-const ALWAYS: &[&str] = &["character", "constraint"];
+pub(super) const ALWAYS: &[&str] = &["character", "constraint"];
 /// Categories that are the agents' memory of the writer.
-const MEMORY: &[&str] = &["preference", "correction", "continuity"];
+pub(super) const MEMORY: &[&str] = &["preference", "correction", "continuity"];
 
 /// The decisions of an agent's `<action type="save_decision">`s (those with
 /// a known category, a key and a value), from `source` (who saved them, the
@@ -101,12 +101,12 @@ pub fn select_decisions(decisions: &[Decision], limit: usize) -> (Vec<&Decision>
     (knowledge, most_recent(memory, limit))
 }
 
-fn most_recent(list: Vec<&Decision>, limit: usize) -> Vec<&Decision> {
+pub(super) fn most_recent(list: Vec<&Decision>, limit: usize) -> Vec<&Decision> {
     let skip = list.len().saturating_sub(limit);
     list.into_iter().skip(skip).collect()
 }
 
-fn escape(text: &str) -> String {
+pub(super) fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
@@ -203,8 +203,22 @@ pub fn session_state(inputs: &StateInputs, profile: &Profile) -> String {
         }
     }
 
-    let (knowledge, memory) = select_decisions(inputs.decisions, profile.spec.knowledge_entries);
-    knowledge_context(&mut out, &knowledge);
+    let limit = profile.spec.knowledge_entries;
+    let memory = match inputs.workspace.zip(scene_id) {
+        // A scene's step: the scene's part of the story's graph, and the
+        // decisions about what is in it.
+        Some((workspace, id)) => {
+            let around = super::knowledge::SceneSubgraph::of(workspace, id, variant);
+            let (knowledge, memory) = around.select(inputs.decisions, limit);
+            around.write(&mut out, &knowledge);
+            memory
+        }
+        None => {
+            let (knowledge, memory) = select_decisions(inputs.decisions, limit);
+            knowledge_context(&mut out, &knowledge);
+            memory
+        }
+    };
     agent_memory(&mut out, &memory);
     out.push_str("</session_state>");
     out
@@ -364,7 +378,7 @@ fn active_scaffold(out: &mut String, workspace: &Workspace, id: &str, variant: V
 
 /// Writes `<knowledge_context>` with one entry per decision to `out`,
 /// unless there are none.
-fn knowledge_context(out: &mut String, knowledge: &[&Decision]) {
+pub(super) fn knowledge_context(out: &mut String, knowledge: &[&Decision]) {
     if knowledge.is_empty() {
         return;
     }

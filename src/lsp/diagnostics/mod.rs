@@ -145,7 +145,7 @@ impl DiagnosticsCache {
         }
         // The story's health reads the whole book, the files asked for or not.
         let mut book: HashMap<FilePath, Vec<lsp::Diagnostic>> = HashMap::new();
-        if let Some(health) = health {
+        if let Some(health) = health.filter(|_| !crate::health::diagnostics_off(workspace)) {
             let mut measures = health
                 .lock()
                 .unwrap_or_else(|poisoned| poisoned.into_inner());

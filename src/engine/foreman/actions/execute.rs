@@ -325,7 +325,7 @@ fn health_check(action: &ValidAction, cx: &Context) -> Result<(String, Effect), 
                 })?;
             crate::checks::check_file(cx.workspace, &file.path)
         }
-        None => crate::checks::check_workspace(cx.workspace),
+        None => crate::health::check_workspace(cx.workspace),
     };
     let kept: Vec<_> = diagnostics
         .iter()
@@ -351,6 +351,9 @@ fn health_check(action: &ValidAction, cx: &Context) -> Result<(String, Effect), 
             )
         }
     );
+    if scope.is_none() {
+        answer.push_str(&format!("\n{}", health_scores(cx.workspace)));
+    }
     for diagnostic in kept.iter().take(12) {
         let line = cx.workspace.file(&diagnostic.path).map_or(0, |file| {
             file.line_index.line_of(diagnostic.range.start) + 1
@@ -456,4 +459,25 @@ pub(super) fn bible_path(workspace: &Workspace, kind: BibleKind) -> (FilePath, O
 /// A status as the templates write it.
 pub(super) fn status_name(name: &str) -> Option<&'static str> {
     BibleStatus::parse(name).map(BibleStatus::as_str)
+}
+
+/// The story's health in a line: its score and each check's.
+fn health_scores(workspace: &crate::index::Workspace) -> String {
+    let health = crate::health::Health::check(workspace, &mut Default::default());
+    let scores: Vec<String> = health
+        .checks
+        .iter()
+        .map(|check| match check.score {
+            Some(score) => format!("{} {score}", check.id),
+            None => format!("{} not judged", check.id),
+        })
+        .collect();
+    format!(
+        "the story's health: {} ({})",
+        health.score.map_or_else(
+            || "not judged".to_owned(),
+            |score| format!("{score} of 100")
+        ),
+        scores.join(", ")
+    )
 }

@@ -373,6 +373,22 @@ fn questions_checks_decisions_and_drafts_come_back_as_answers_a_saved_decision_a
         panic!()
     };
     assert!(answer.contains("findings"), "{answer}");
+    // Over the whole manuscript, the story's health answers too.
+    let outcome = run(
+        &workspace,
+        "<action type=\"run_health_check\"><scope>manuscript</scope></action>",
+        Mode::Editor,
+    )
+    .unwrap();
+    let Effect::Answer(answer) = &outcome.effect else {
+        panic!()
+    };
+    assert!(
+        answer.contains("the story's health: ")
+            && answer.contains("A1 ")
+            && answer.contains("C2 not judged"),
+        "{answer}"
+    );
 
     let outcome = run(&workspace, CASES[1].0, Mode::Editor).unwrap();
     assert!(matches!(outcome.effect, Effect::Saved(_)));
