@@ -11,6 +11,8 @@
 //! names them, speaking or spoken of: what they do there is not weighed
 //! (a listed character the scene never names is `presence`'s).
 
+use std::collections::HashMap;
+
 use super::{CheckResult, Finding, Placed, Shape};
 use crate::checks::{Code, Severity};
 use crate::index::config::HealthConfig;
@@ -33,6 +35,23 @@ pub(super) fn check(workspace: &Workspace, shape: &Shape, settings: &HealthConfi
         return result;
     }
     let carries = (shape.scenes.len() / 5).max(CARRIES);
+    // Each card's scenes, in the book's order, from one pass over the scenes.
+    let mut scenes_of: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (at, scene) in shape.scenes.iter().enumerate() {
+        let cast = &scene.measures.cast;
+        let cards = cast
+            .pov
+            .iter()
+            .chain(&cast.speaks)
+            .chain(&cast.present)
+            .chain(cast.mentioned.keys());
+        for card in cards {
+            let list = scenes_of.entry(&**card).or_default();
+            if list.last() != Some(&at) {
+                list.push(at);
+            }
+        }
+    }
     let mut good = 0;
     for (path, card) in &characters {
         let Some(file) = catalog.card(path) else {
@@ -44,11 +63,8 @@ pub(super) fn check(workspace: &Workspace, shape: &Shape, settings: &HealthConfi
             .map_or_else(|| card.id.clone(), |name| name.text.clone());
         let at = Some((file.path.clone(), file.head_range()));
         let key: &str = path;
-        let scenes: Vec<&Placed> = shape
-            .scenes
-            .iter()
-            .filter(|scene| scene.measures.cast.has(key))
-            .collect();
+        // The character's scenes, as indices in the book's order.
+        let scenes = scenes_of.get(key).map_or(&[][..], Vec::as_slice);
         let finding = if scenes.is_empty() {
             Some(Finding {
                 message: format!("no scene mentions {name}, lists them or is told from them"),
@@ -58,7 +74,7 @@ pub(super) fn check(workspace: &Workspace, shape: &Shape, settings: &HealthConfi
                 related: Vec::new(),
             })
         } else if scenes.len() >= carries && !died(card) {
-            gone(&name, shape, &scenes, settings.cast_gap).map(|finding| Finding { at, ..finding })
+            gone(&name, shape, scenes, settings.cast_gap).map(|finding| Finding { at, ..finding })
         } else {
             None
         };
@@ -81,31 +97,23 @@ fn died(card: &crate::index::Card) -> bool {
 }
 
 /// The longest stretch of the book after a character's first scene
-/// without them, when it is longer than `gap` percent.
-fn gone(name: &str, shape: &Shape, scenes: &[&Placed], gap: f64) -> Option<Finding> {
-    // A stretch counts in words, and must be three scenes at least.
-    let between = |from: f64, to: f64| {
-        shape
-            .scenes
-            .iter()
-            .filter(|scene| scene.from >= from && scene.to <= to && scene.to > scene.from)
-            .count()
-    };
+/// without them (`scenes`, indices in the book's order), when it is longer
+/// than `gap` percent and three scenes.
+fn gone(name: &str, shape: &Shape, scenes: &[usize], gap: f64) -> Option<Finding> {
+    let book = &shape.scenes;
+    let end = book.len();
     let mut longest: Option<(f64, &Placed, Option<&Placed>)> = None;
-    for pair in scenes.windows(2) {
-        let stretch = pair[1].from - pair[0].to;
-        if between(pair[0].to, pair[1].from) >= MISSED_SCENES
-            && longest.is_none_or(|(known, ..)| stretch > known)
-        {
-            longest = Some((stretch, pair[0], Some(pair[1])));
+    let bounds = scenes
+        .windows(2)
+        .map(|pair| (pair[0], Some(pair[1])))
+        .chain(scenes.last().map(|&last| (last, None)));
+    for (before, after) in bounds {
+        let missed = after.unwrap_or(end) - before - 1;
+        let until = after.map_or(book[end - 1].to, |after| book[after].from);
+        let stretch = until - book[before].to;
+        if missed >= MISSED_SCENES && longest.is_none_or(|(known, ..)| stretch > known) {
+            longest = Some((stretch, &book[before], after.map(|after| &book[after])));
         }
-    }
-    let last = scenes[scenes.len() - 1];
-    let end = shape.scenes.last().map_or(last.to, |scene| scene.to);
-    if between(last.to, end) >= MISSED_SCENES
-        && longest.is_none_or(|(known, ..)| end - last.to > known)
-    {
-        longest = Some((end - last.to, last, None));
     }
     let (stretch, before, after) = longest?;
     if stretch <= gap {

@@ -56,14 +56,6 @@ impl SceneCast {
         cast.pov = scene.pov.as_ref().and_then(|pov| card(&pov.text));
         cast
     }
-
-    /// Whether the card is in the scene in any way.
-    pub fn has(&self, card: &str) -> bool {
-        self.pov.as_deref() == Some(card)
-            || self.speaks.contains(card)
-            || self.present.contains(card)
-            || self.mentioned.contains_key(card)
-    }
 }
 
 /// One scene, measured.
