@@ -112,38 +112,61 @@ fn tension(file: &SourceFile, words: usize) -> f64 {
 #[derive(Debug, Default)]
 pub struct Measures {
     scenes: HashMap<FilePath, (Arc<SourceFile>, u64, Arc<SceneMeasures>)>,
-    /// How many scenes the last [`Measures::get`] calls measured afresh.
+    /// How many scenes [`Measures::get_all`] has measured afresh, in all.
     pub measured: usize,
 }
 
 impl Measures {
-    /// The measures of the scene in `file`, measured again only when the
-    /// file or what its reading depends on changed.
-    /// `checks_key` is the file's `checks::dependency_key`.
-    pub fn get(
+    /// The measures of the scenes in `files` (each with its
+    /// `checks::dependency_key`), in order, measured again only where the
+    /// file or what its reading depends on changed; those in parallel.
+    pub fn get_all(
         &mut self,
         workspace: &Workspace,
-        file: &Arc<SourceFile>,
-        checks_key: u64,
+        files: &[(&Arc<SourceFile>, u64)],
         motifs: &Motifs,
-    ) -> Arc<SceneMeasures> {
-        let mut hasher = std::collections::hash_map::DefaultHasher::new();
-        checks_key.hash(&mut hasher);
-        motifs.fingerprint().hash(&mut hasher);
-        let key = hasher.finish();
-        if let Some((known, known_key, measures)) = self.scenes.get(&file.path)
-            && Arc::ptr_eq(known, file)
-            && *known_key == key
-        {
-            return Arc::clone(measures);
+    ) -> Vec<Arc<SceneMeasures>> {
+        use rayon::prelude::*;
+        let fingerprint = motifs.fingerprint();
+        let keyed: Vec<u64> = files
+            .iter()
+            .map(|(_, checks_key)| {
+                let mut hasher = std::collections::hash_map::DefaultHasher::new();
+                checks_key.hash(&mut hasher);
+                fingerprint.hash(&mut hasher);
+                hasher.finish()
+            })
+            .collect();
+        let known = |scenes: &HashMap<_, (Arc<SourceFile>, u64, Arc<SceneMeasures>)>,
+                     file: &Arc<SourceFile>,
+                     key: u64| {
+            scenes
+                .get(&file.path)
+                .and_then(|(known, known_key, measures)| {
+                    (Arc::ptr_eq(known, file) && *known_key == key).then(|| Arc::clone(measures))
+                })
+        };
+        let missing: Vec<usize> = (0..files.len())
+            .filter(|&at| known(&self.scenes, files[at].0, keyed[at]).is_none())
+            .collect();
+        let fresh: Vec<(usize, Arc<SceneMeasures>)> = missing
+            .par_iter()
+            .map(|&at| {
+                (
+                    at,
+                    Arc::new(SceneMeasures::of(workspace, files[at].0, motifs)),
+                )
+            })
+            .collect();
+        self.measured += fresh.len();
+        for (at, measures) in fresh {
+            let file = files[at].0;
+            self.scenes
+                .insert(file.path.clone(), (Arc::clone(file), keyed[at], measures));
         }
-        self.measured += 1;
-        let measures = Arc::new(SceneMeasures::of(workspace, file, motifs));
-        self.scenes.insert(
-            file.path.clone(),
-            (Arc::clone(file), key, Arc::clone(&measures)),
-        );
-        measures
+        (0..files.len())
+            .map(|at| known(&self.scenes, files[at].0, keyed[at]).expect("measured above"))
+            .collect()
     }
 
     /// Forgets the scenes `workspace` no longer has.

@@ -278,24 +278,32 @@ impl Shape {
         let book = Book::of(workspace);
         let motifs = Motifs::of(workspace);
         let mut unwritten = 0;
-        let mut scenes: Vec<Placed> = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        let mut written: Vec<(&Arc<SourceFile>, &str)> = Vec::new();
         for scene in &book.scenes {
             let Some(file) = &scene.file else {
                 unwritten += 1;
                 continue;
             };
             // An outline may list a scene twice; it is read once.
-            if scenes.iter().any(|placed| placed.id == scene.scene_id) {
-                continue;
+            if seen.insert(scene.scene_id.as_str()) {
+                written.push((file, scene.scene_id.as_str()));
             }
-            scenes.push(Placed {
+        }
+        let keyed: Vec<(&Arc<SourceFile>, u64)> =
+            written.iter().map(|(file, _)| (*file, key(file))).collect();
+        let measured = measures.get_all(workspace, &keyed, &motifs);
+        let mut scenes: Vec<Placed> = written
+            .iter()
+            .zip(measured)
+            .map(|((file, id), measures)| Placed {
                 file: Arc::clone(file),
-                id: scene.scene_id.clone(),
+                id: (*id).to_owned(),
                 from: 0.0,
                 to: 0.0,
-                measures: measures.get(workspace, file, key(file), &motifs),
-            });
-        }
+                measures,
+            })
+            .collect();
         measures.retain(workspace);
         let total: usize = scenes.iter().map(|scene| scene.measures.words).sum();
         let mut before = 0;
