@@ -1,6 +1,8 @@
 //! The story's knowledge graph on a real novel: who carries Pride and
 //! Prejudice, and how far its people are from each other.
 
+mod lsp_support;
+
 use std::path::Path;
 
 use control_room::index::Workspace;
@@ -57,7 +59,9 @@ fn pride_and_prejudices_pagerank_puts_elizabeth_and_darcy_first() {
 
 #[test]
 fn the_graph_command_prints_who_carries_the_book_and_how_far_two_people_are() {
-    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpora/pride-and-prejudice");
+    // A copy: the command keeps each scene's part of the graph under
+    // `.control-room/graph/` for its next run.
+    let (_dir, corpus) = lsp_support::copy_of("tests/corpora/pride-and-prejudice");
     let output = std::process::Command::new(env!("CARGO_BIN_EXE_control-room"))
         .args([
             "graph",
@@ -86,6 +90,10 @@ fn the_graph_command_prints_who_carries_the_book_and_how_far_two_people_are() {
     );
     assert_eq!(report["entities"]["Scene"], 61);
     assert_eq!(report["distance"]["steps"], 1);
+    let memo = std::fs::read_to_string(corpus.join(".control-room/graph/scenes.json")).unwrap();
+    let memo: serde_json::Value = serde_json::from_str(&memo).unwrap();
+    assert_eq!(memo["version"], 1);
+    assert_eq!(memo["scenes"].as_array().unwrap().len(), 61);
 }
 
 #[test]

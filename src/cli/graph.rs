@@ -1,7 +1,8 @@
 //! `control-room graph`: the story's knowledge graph as the manuscript
 //! makes it (`kb::graph`): how many entities and relations of each kind,
 //! who carries the book (PageRank over appearances), and, with `--between
-//! A B`, how far two characters are.
+//! A B`, how far two characters are. Each scene's part of the graph is kept
+//! in `.control-room/graph/scenes.json` for the next run.
 
 use std::path::Path;
 
@@ -10,13 +11,21 @@ use serde_json::json;
 
 use super::workspace_root;
 use crate::index::{CardKind, Workspace};
-use crate::kb::graph::{EntityKind, StoryGraph};
+use crate::kb::graph::{EntityKind, MEMO_FILE, SceneMemo, StoryGraph};
+use crate::storage::Disk;
 
 /// Prints the graph's figures and its most central cards.
 pub fn graph(dir: &Path, between: Option<(&str, &str)>, json: bool) -> anyhow::Result<i32> {
     let root = workspace_root(dir)?;
     let workspace = Workspace::load(&root);
-    let story = StoryGraph::build(&workspace);
+    // Each scene's part of the graph from the last run's memo where the
+    // scene is unchanged; the memo saved again for the next (a cache: a
+    // failure to save it costs the next run a few milliseconds, nothing else).
+    let mut memo = SceneMemo::load(&root);
+    let story = StoryGraph::build_with(&workspace, &mut memo);
+    if let Err(error) = memo.save(&Disk::default(), &root) {
+        eprintln!("the graph's memo was not saved ({MEMO_FILE}): {error}");
+    }
     let mut entities = std::collections::BTreeMap::new();
     for entity in story.graph.node_weights() {
         *entities.entry(format!("{:?}", entity.kind)).or_insert(0) += 1;

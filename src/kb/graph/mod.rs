@@ -13,12 +13,16 @@
 //! characters is the fewest scenes shared along the way (a shortest path
 //! over "knows").
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
+use std::sync::Arc;
 
 use petgraph::graph::{NodeIndex, UnGraph};
 use petgraph::visit::EdgeRef;
 
-use crate::index::{BibleKind, CardKind, Workspace};
+use crate::index::{BibleKind, CardKind, SourceFile, Workspace};
+
+mod facts;
+pub use facts::{MEMO_FILE, SceneFacts, SceneMemo};
 
 /// What an entity is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -98,6 +102,13 @@ pub struct StoryGraph {
 impl StoryGraph {
     /// The graph of the manuscript as `workspace` holds it.
     pub fn build(workspace: &Workspace) -> StoryGraph {
+        StoryGraph::build_with(workspace, &mut SceneMemo::default())
+    }
+
+    /// [`StoryGraph::build`], reading each scene's part (its point of view,
+    /// place and who is in it how often) through `memo`: after an edit,
+    /// only the edited scene is read again.
+    pub fn build_with(workspace: &Workspace, memo: &mut SceneMemo) -> StoryGraph {
         let mut story = StoryGraph::default();
         let catalog = workspace.catalog();
         for (path, card) in catalog.cards() {
@@ -127,60 +138,77 @@ impl StoryGraph {
         for pair in order.windows(2) {
             story.relate(&pair[0], &pair[1], RelationKind::HappensBefore, 1.0);
         }
-        for (file, scene) in catalog.scenes() {
+        let scenes: Vec<(&Arc<SourceFile>, &crate::index::Scene)> = catalog.scenes().collect();
+        let facts = memo.facts(workspace, &scenes);
+        // Each pair of characters who share a scene, summed before any edge
+        // is made (one edge a pair), in a square of the characters' slots.
+        let mut slot_of: Vec<Option<usize>> = vec![None; story.graph.node_count()];
+        let mut slots: Vec<NodeIndex> = Vec::new();
+        for node in story.graph.node_indices() {
+            if story.graph[node].kind == EntityKind::Character {
+                slot_of[node.index()] = Some(slots.len());
+                slots.push(node);
+            }
+        }
+        let mut knows = vec![0.0f64; slots.len() * slots.len()];
+        for ((_, scene), facts) in scenes.iter().zip(&facts) {
             let scene_node = story.add(EntityKind::Scene, &scene.id, &scene.id);
-            // How often each card is in the scene: its mentions, and once
-            // for each place the front matter names it.
-            let mut counts: BTreeMap<String, f64> = BTreeMap::new();
-            for mention in workspace.mentions(&file.path) {
-                *counts.entry(mention.card.to_string()).or_default() += 1.0;
-            }
-            let named = |name: &str, kinds: &[CardKind]| {
-                catalog
-                    .resolve_card(name, kinds)
-                    .map(|card| card.path.to_string())
-            };
-            if let Some(pov) = scene
-                .pov
-                .as_ref()
-                .and_then(|pov| named(&pov.text, &[CardKind::Character]))
-            {
-                *counts.entry(pov.clone()).or_default() += 1.0;
-                story.relate_nodes(story.by_key[&pov], scene_node, RelationKind::PovOf, 1.0);
-            }
-            for name in &scene.characters {
-                if let Some(card) = named(&name.text, &[CardKind::Character]) {
-                    *counts.entry(card).or_default() += 1.0;
-                }
-            }
-            if let Some(place) = scene
-                .location
-                .as_ref()
-                .and_then(|place| named(&place.text, &[CardKind::Location]))
-            {
-                *counts.entry(place.clone()).or_default() += 1.0;
-                story.relate_nodes(
+            if let Some(pov) = facts.pov.as_deref().and_then(|key| story.node(key)) {
+                story.graph.add_edge(
+                    pov,
                     scene_node,
-                    story.by_key[&place],
-                    RelationKind::LocatedAt,
-                    1.0,
+                    Relation {
+                        kind: RelationKind::PovOf,
+                        weight: 1.0,
+                    },
                 );
             }
-            let present: Vec<(NodeIndex, f64)> = counts
-                .iter()
-                .filter_map(|(key, count)| story.by_key.get(key).map(|node| (*node, *count)))
-                .collect();
-            for (node, count) in &present {
-                story.relate_nodes(*node, scene_node, RelationKind::AppearsIn, *count);
+            if let Some(place) = facts.place.as_deref().and_then(|key| story.node(key)) {
+                story.graph.add_edge(
+                    scene_node,
+                    place,
+                    Relation {
+                        kind: RelationKind::LocatedAt,
+                        weight: 1.0,
+                    },
+                );
             }
-            let characters: Vec<NodeIndex> = present
-                .iter()
-                .map(|(node, _)| *node)
-                .filter(|node| story.graph[*node].kind == EntityKind::Character)
-                .collect();
+            let mut characters = Vec::new();
+            for (key, count) in facts.counts.iter() {
+                let Some(node) = story.node(key) else {
+                    continue;
+                };
+                story.graph.add_edge(
+                    node,
+                    scene_node,
+                    Relation {
+                        kind: RelationKind::AppearsIn,
+                        weight: *count,
+                    },
+                );
+                if let Some(Some(slot)) = slot_of.get(node.index()) {
+                    characters.push(*slot);
+                }
+            }
+            characters.sort_unstable();
             for (at, a) in characters.iter().enumerate() {
                 for b in &characters[at + 1..] {
-                    story.relate_nodes(*a, *b, RelationKind::Knows, 1.0);
+                    knows[a * slots.len() + b] += 1.0;
+                }
+            }
+        }
+        for a in 0..slots.len() {
+            for b in a + 1..slots.len() {
+                let weight = knows[a * slots.len() + b];
+                if weight > 0.0 {
+                    story.graph.add_edge(
+                        slots[a],
+                        slots[b],
+                        Relation {
+                            kind: RelationKind::Knows,
+                            weight,
+                        },
+                    );
                 }
             }
         }

@@ -1,0 +1,291 @@
+//! What one scene gives the story's graph: its point of view, its place,
+//! and each card in it with how often (its mentions, and once for each
+//! place the front matter names it: `pov`, `characters`, `location`).
+//! [`SceneMemo`] keeps each scene's facts by the scene's version and the
+//! cards' names, so the graph of an edited manuscript reads one scene again;
+//! it is saved under `.control-room/graph/` in a versioned format
+//! ([`SceneMemo::save`], [`SceneMemo::load`]) so that a new process starts
+//! from the facts of the last one, each kept only while its scene's text
+//! hashes the same.
+
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+use std::path::Path;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use crate::index::{CardKind, FilePath, Scene, SourceFile, Workspace};
+
+/// Where the memo is saved, under the manuscript's root.
+pub const MEMO_FILE: &str = ".control-room/graph/scenes.json";
+/// The saved format's version; another is not read (it is rebuilt).
+const VERSION: u32 = 1;
+
+/// One scene's part of the graph, by the cards' keys (their paths).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SceneFacts {
+    pub pov: Option<String>,
+    pub place: Option<String>,
+    /// Each card in the scene and how often, in the cards' order.
+    pub counts: Vec<(String, f64)>,
+}
+
+impl SceneFacts {
+    /// The facts of `scene` in `file`.
+    pub fn of(workspace: &Workspace, file: &SourceFile, scene: &Scene) -> SceneFacts {
+        let catalog = workspace.catalog();
+        let mut counts: HashMap<&str, f64> = HashMap::new();
+        for mention in workspace.mentions(&file.path) {
+            *counts.entry(&mention.card).or_default() += 1.0;
+        }
+        let named = |name: &str, kind: CardKind| {
+            catalog
+                .resolve_card(name, &[kind])
+                .map(|card| card.path.clone())
+        };
+        let pov = scene
+            .pov
+            .as_ref()
+            .and_then(|pov| named(&pov.text, CardKind::Character));
+        let place = scene
+            .location
+            .as_ref()
+            .and_then(|place| named(&place.text, CardKind::Location));
+        let listed: Vec<FilePath> = scene
+            .characters
+            .iter()
+            .filter_map(|name| named(&name.text, CardKind::Character))
+            .collect();
+        for card in pov.iter().chain(place.iter()).chain(&listed) {
+            *counts.entry(card).or_default() += 1.0;
+        }
+        let mut counts: Vec<(String, f64)> = counts
+            .into_iter()
+            .map(|(key, count)| (key.to_owned(), count))
+            .collect();
+        counts.sort_by(|a, b| a.0.cmp(&b.0));
+        SceneFacts {
+            pov: pov.map(|key| key.to_string()),
+            place: place.map(|key| key.to_string()),
+            counts,
+        }
+    }
+}
+
+/// One remembered scene: the text it was read from (the file's `Arc`, and
+/// a hash of its text for the facts loaded from disk) and the names.
+#[derive(Clone, Debug)]
+struct Entry {
+    file: Option<Arc<SourceFile>>,
+    text_hash: u64,
+    names: u64,
+    facts: Arc<SceneFacts>,
+}
+
+/// Each scene's facts, kept by its version and the cards' names.
+#[derive(Clone, Debug, Default)]
+pub struct SceneMemo {
+    scenes: HashMap<FilePath, Entry>,
+    /// How many scenes [`SceneMemo::facts`] has read afresh, in all.
+    pub read: usize,
+}
+
+/// The saved memo.
+#[derive(Serialize, Deserialize)]
+struct Saved {
+    version: u32,
+    scenes: Vec<SavedScene>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct SavedScene {
+    path: String,
+    text_hash: u64,
+    names: u64,
+    facts: SceneFacts,
+}
+
+fn text_hash(text: &str) -> u64 {
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    text.hash(&mut hasher);
+    hasher.finish()
+}
+
+impl SceneMemo {
+    /// The facts of each of `scenes`, in order, read again only where the
+    /// scene or the cards' names changed.
+    pub fn facts(
+        &mut self,
+        workspace: &Workspace,
+        scenes: &[(&Arc<SourceFile>, &Scene)],
+    ) -> Vec<Arc<SceneFacts>> {
+        use rayon::prelude::*;
+        let names = workspace.catalog().names_fingerprint();
+        let known = |memo: &HashMap<FilePath, Entry>, file: &Arc<SourceFile>| {
+            let entry = memo.get(&file.path)?;
+            let same = match &entry.file {
+                Some(known) => Arc::ptr_eq(known, file),
+                None => entry.text_hash == text_hash(&file.text),
+            };
+            (same && entry.names == names).then(|| Arc::clone(&entry.facts))
+        };
+        let missing: Vec<usize> = (0..scenes.len())
+            .filter(|&at| known(&self.scenes, scenes[at].0).is_none())
+            .collect();
+        let fresh: Vec<(usize, SceneFacts, u64)> = missing
+            .par_iter()
+            .map(|&at| {
+                let (file, scene) = scenes[at];
+                (
+                    at,
+                    SceneFacts::of(workspace, file, scene),
+                    text_hash(&file.text),
+                )
+            })
+            .collect();
+        self.read += fresh.len();
+        for (at, facts, hash) in fresh {
+            let file = scenes[at].0;
+            self.scenes.insert(
+                file.path.clone(),
+                Entry {
+                    file: Some(Arc::clone(file)),
+                    text_hash: hash,
+                    names,
+                    facts: Arc::new(facts),
+                },
+            );
+        }
+        // Loaded entries now vouched for take the file's `Arc`.
+        for (file, _) in scenes {
+            if let Some(entry) = self.scenes.get_mut(&file.path)
+                && entry.file.is_none()
+                && entry.text_hash == text_hash(&file.text)
+            {
+                entry.file = Some(Arc::clone(file));
+            }
+        }
+        let present: std::collections::HashSet<&str> =
+            scenes.iter().map(|(file, _)| &*file.path).collect();
+        self.scenes.retain(|path, _| present.contains(&**path));
+        scenes
+            .iter()
+            .map(|(file, _)| known(&self.scenes, file).expect("read above"))
+            .collect()
+    }
+
+    /// Writes the memo under `root` (see [`MEMO_FILE`]), whole, through
+    /// `disk`.
+    pub fn save(&self, disk: &crate::storage::Disk, root: &Path) -> std::io::Result<()> {
+        let mut scenes: Vec<SavedScene> = self
+            .scenes
+            .iter()
+            .map(|(path, entry)| SavedScene {
+                path: path.to_string(),
+                text_hash: entry.text_hash,
+                names: entry.names,
+                facts: (*entry.facts).clone(),
+            })
+            .collect();
+        scenes.sort_by(|a, b| a.path.cmp(&b.path));
+        let text = serde_json::to_string(&Saved {
+            version: VERSION,
+            scenes,
+        })
+        .map_err(std::io::Error::other)?;
+        let path = root.join(MEMO_FILE);
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        disk.write_atomic(&path, text.as_bytes())
+    }
+
+    /// The memo saved under `root`; empty when there is none, it is of
+    /// another version, or it cannot be read (it is only a cache).
+    pub fn load(root: &Path) -> SceneMemo {
+        let Ok(text) = std::fs::read_to_string(root.join(MEMO_FILE)) else {
+            return SceneMemo::default();
+        };
+        let Ok(saved) = serde_json::from_str::<Saved>(&text) else {
+            return SceneMemo::default();
+        };
+        if saved.version != VERSION {
+            return SceneMemo::default();
+        }
+        SceneMemo {
+            scenes: saved
+                .scenes
+                .into_iter()
+                .map(|scene| {
+                    (
+                        FilePath::from(scene.path),
+                        Entry {
+                            file: None,
+                            text_hash: scene.text_hash,
+                            names: scene.names,
+                            facts: Arc::new(scene.facts),
+                        },
+                    )
+                })
+                .collect(),
+            read: 0,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kb::graph::StoryGraph;
+
+    #[test]
+    fn a_saved_memo_spares_the_next_process_every_scene_but_the_one_edited() {
+        let (dir, workspace) = crate::index::test_support::example_copy();
+        let root = dir.path();
+        let mut memo = SceneMemo::default();
+        let first = StoryGraph::build_with(&workspace, &mut memo);
+        let scenes = workspace.catalog().scenes().count();
+        assert_eq!(memo.read, scenes);
+        memo.save(&crate::storage::Disk::default(), root).unwrap();
+
+        // A new process: the same manuscript read again, the memo loaded.
+        let again = Workspace::load(root);
+        let mut loaded = SceneMemo::load(root);
+        let second = StoryGraph::build_with(&again, &mut loaded);
+        assert_eq!(
+            loaded.read, 0,
+            "every scene's facts came from the saved memo"
+        );
+        assert_eq!(first.graph.edge_count(), second.graph.edge_count());
+        let ranks = |story: &StoryGraph| -> Vec<String> {
+            story
+                .centrality()
+                .into_iter()
+                .map(|(node, _)| story.graph[node].key.clone())
+                .collect()
+        };
+        assert_eq!(ranks(&first), ranks(&second));
+
+        // One scene edited on disk: only it is read again.
+        let gate = root.join("Story/Scenes/SCN-the-gate.md");
+        let text = std::fs::read_to_string(&gate).unwrap();
+        std::fs::write(
+            &gate,
+            format!("{text}\nOld Tomas watched from the stair.\n"),
+        )
+        .unwrap();
+        let edited = Workspace::load(root);
+        let mut loaded = SceneMemo::load(root);
+        StoryGraph::build_with(&edited, &mut loaded);
+        assert_eq!(loaded.read, 1);
+
+        // Another version, or a broken file, is a cold start, not an error.
+        let file = root.join(MEMO_FILE);
+        let saved = std::fs::read_to_string(&file).unwrap();
+        std::fs::write(&file, saved.replacen("\"version\":1", "\"version\":99", 1)).unwrap();
+        assert_eq!(SceneMemo::load(root).scenes.len(), 0);
+        std::fs::write(&file, "{not json").unwrap();
+        assert_eq!(SceneMemo::load(root).scenes.len(), 0);
+    }
+}
