@@ -11,7 +11,8 @@ use std::process::{Command, Output};
 
 use serde_json::{Value, json};
 
-use control_room::checks::{Severity, check_workspace};
+use control_room::checks::Severity;
+use control_room::health::check_workspace;
 use control_room::index::Workspace;
 use control_room::text::{LineIndex, PositionEncoding};
 

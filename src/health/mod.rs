@@ -353,7 +353,15 @@ pub fn check_workspace(workspace: &Workspace) -> Vec<Diagnostic> {
     }
     let health = Health::check(workspace, &mut Measures::default());
     diagnostics.extend(health.diagnostics(workspace));
-    // Stable: within a file the checks' order stays, health's after it.
-    diagnostics.sort_by(|a, b| a.path.cmp(&b.path));
+    // In path order, and within a file in the order of the text, as the
+    // checks' own are.
+    diagnostics.sort_by(|a, b| {
+        (&a.path, a.range.start, a.range.end, a.code).cmp(&(
+            &b.path,
+            b.range.start,
+            b.range.end,
+            b.code,
+        ))
+    });
     diagnostics
 }
