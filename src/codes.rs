@@ -268,7 +268,7 @@ pub const CODES: &[CodeInfo] = &[
     code(
         "beat-progress",
         Manuscript,
-        "warning",
+        "information / warning (once the beat sheet's `status:` says complete)",
         "health check A2: a beat of the beat sheet lands further than `[health] beat_tolerance` (5) points outside the share of the book the 15-beat sheet expects it at, by the words before the scenes it names; judged once every outline scene is written, at the beat's heading",
         "health/beats.rs",
     ),
@@ -276,14 +276,14 @@ pub const CODES: &[CodeInfo] = &[
         "cast-function",
         Manuscript,
         "information",
-        "health check B2, on a character card: no scene names, lists or is told from the character; or a character in a fifth of the scenes (three at least) is not seen, heard or spoken of for more than `[health] cast_gap` (40%) of the book and three scenes, unless their card says they died",
+        "health check B2, on a character card: no scene names, lists or is told from the character; or a character in a fifth of the scenes (three at least) is not seen, heard or spoken of for more than `[health] cast_gap` (40%) of the book and three scenes (a character whose card says they died: only before their `died_in` scene, never when it does not say where)",
         "health/cast.rs",
     ),
     code(
         "motif-gap",
         Manuscript,
         "information",
-        "health check C1, on a motif of the theme's Motifs list (`Story/Bible/theme.md`): its words are in fewer than two scenes, or missing for more than `[health] motif_gap` (40%) of the book (before its first scene, between two, or after its last)",
+        "health check C1, on a motif of the theme's Motifs list (`Story/Bible/theme.md`): its words (in the prose: not in comments, links or code) are in fewer than two scenes, or missing for more than `[health] motif_gap` (40%) of the book (before its first scene, between two, or after its last)",
         "health/layering.rs",
     ),
     code(

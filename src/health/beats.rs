@@ -1,14 +1,14 @@
 //! A2, beat progress (`beat-progress`): each beat of the beat sheet that
 //! names its scenes lands within its expected share of the book
 //! (`stats::beats`), give or take `[health] beat_tolerance` (5) points. A
-//! beat outside is a warning at its heading in the beat sheet, with its
-//! first scene beside it. While outline scenes are unwritten the shares
+//! beat outside is information at its heading in the beat sheet (a warning
+//! once the sheet says `status: complete`), with its first scene beside it. While outline scenes are unwritten the shares
 //! would still move, so nothing is judged.
 
 use super::{CheckResult, Finding, Shape};
 use crate::checks::{Code, Related, Severity};
 use crate::index::Workspace;
-use crate::index::bible::BibleKind;
+use crate::index::bible::{BibleKind, BibleStatus};
 use crate::index::config::HealthConfig;
 
 pub(super) fn check(workspace: &Workspace, shape: &Shape, settings: &HealthConfig) -> CheckResult {
@@ -33,6 +33,12 @@ pub(super) fn check(workspace: &Workspace, shape: &Shape, settings: &HealthConfi
         );
         return result;
     }
+    // As `story-bible`: a warning once the writer says the sheet is complete.
+    let severity = if bible.status() == BibleStatus::Complete {
+        Severity::Warning
+    } else {
+        Severity::Information
+    };
     let placed: Vec<_> = beats.iter().filter(|beat| beat.actual.is_some()).collect();
     let mut good = 0;
     for beat in &placed {
@@ -76,7 +82,7 @@ pub(super) fn check(workspace: &Workspace, shape: &Shape, settings: &HealthConfi
                     beat.title
                 )
             },
-            severity: Severity::Warning,
+            severity,
             at: Some((file.path.clone(), heading)),
             related: related.into_iter().collect(),
         });

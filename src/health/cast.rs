@@ -5,7 +5,8 @@
 //!   least) and then goes unseen, unheard and unspoken of for more than
 //!   `[health] cast_gap` (40%) of its words and three scenes at least,
 //!   between two appearances or after the last. A character whose card
-//!   says they died (`status: dead`, `died_in`, `died`) is not missed.
+//!   says they died is missed only before their death scene (`died_in`), or
+//!   not at all when it does not say where (`status: dead`, `died`).
 //!
 //! A character is in a scene when it is told from them, lists them, or
 //! names them, speaking or spoken of: what they do there is not weighed
@@ -73,8 +74,11 @@ pub(super) fn check(workspace: &Workspace, shape: &Shape, settings: &HealthConfi
                 at,
                 related: Vec::new(),
             })
-        } else if scenes.len() >= carries && !died(card) {
-            gone(&name, shape, scenes, settings.cast_gap).map(|finding| Finding { at, ..finding })
+        } else if scenes.len() >= carries
+            && let Some(alive) = alive_until(card, shape)
+        {
+            gone(&name, shape, scenes, settings.cast_gap, alive)
+                .map(|finding| Finding { at, ..finding })
         } else {
             None
         };
@@ -91,23 +95,37 @@ pub(super) fn check(workspace: &Workspace, shape: &Shape, settings: &HealthConfi
     result
 }
 
-/// Whether the card says the character died.
-fn died(card: &crate::index::Card) -> bool {
-    card.status == LifeStatus::Dead || card.died_in.is_some() || card.died.is_some()
+/// Up to which scene (an index in the book's order, excluded) the
+/// character may be missed: the whole book while they live, their death
+/// scene (`died_in`) when the card names it; `None` when the card says they
+/// died but not where (`status: dead`, `died`): nobody misses them then.
+fn alive_until(card: &crate::index::Card, shape: &Shape) -> Option<usize> {
+    if let Some(scene) = &card.died_in {
+        return shape
+            .scenes
+            .iter()
+            .position(|placed| placed.id == scene.text)
+            .map(|at| at + 1);
+    }
+    let died = card.status == LifeStatus::Dead || card.died.is_some();
+    (!died).then_some(shape.scenes.len())
 }
 
 /// The longest stretch of the book after a character's first scene
 /// without them (`scenes`, indices in the book's order), when it is longer
 /// than `gap` percent and three scenes.
-fn gone(name: &str, shape: &Shape, scenes: &[usize], gap: f64) -> Option<Finding> {
+fn gone(name: &str, shape: &Shape, scenes: &[usize], gap: f64, alive: usize) -> Option<Finding> {
     let book = &shape.scenes;
     let end = book.len();
+    let died = alive < end;
     let mut longest: Option<(f64, &Placed, Option<&Placed>)> = None;
+    // After the last scene of a character who died, nobody misses them.
     let bounds = scenes
         .windows(2)
         .map(|pair| (pair[0], Some(pair[1])))
-        .chain(scenes.last().map(|&last| (last, None)));
-    for (before, after) in bounds {
+        .chain(scenes.last().filter(|_| !died).map(|&last| (last, None)));
+    // After their death scene, nobody misses them either.
+    for (before, after) in bounds.filter(|(_, after)| after.is_none_or(|after| after < alive)) {
         let missed = after.unwrap_or(end) - before - 1;
         let until = after.map_or(book[end - 1].to, |after| book[after].from);
         let stretch = until - book[before].to;

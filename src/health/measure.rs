@@ -88,19 +88,21 @@ impl SceneMeasures {
     }
 }
 
-/// Questions and exclamations (`?`, `!`) per 1,000 words of the body.
+/// Questions and exclamations (`?`, `!`) per 1,000 words, in the prose
+/// only (no comment, link or code counts).
 fn tension(file: &SourceFile, words: usize) -> f64 {
-    let start = file
-        .front_matter
-        .as_ref()
-        .map_or(0, |front| front.range.end);
-    let marks = file
-        .text
-        .get(start..)
-        .unwrap_or_default()
-        .chars()
-        .filter(|c| matches!(c, '?' | '!'))
-        .count();
+    let marks: usize = file
+        .syntax
+        .prose
+        .iter()
+        .map(|range| {
+            range
+                .slice(&file.text)
+                .chars()
+                .filter(|c| matches!(c, '?' | '!'))
+                .count()
+        })
+        .sum();
     if words == 0 {
         0.0
     } else {
@@ -172,5 +174,55 @@ impl Measures {
     /// Forgets the scenes `workspace` no longer has.
     pub fn retain(&mut self, workspace: &Workspace) {
         self.scenes.retain(|path, _| workspace.file(path).is_some());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::health::{Health, Measures};
+    use crate::index::{SourceFile, Workspace};
+
+    fn edited(workspace: &mut Workspace, path: &str, edit: impl Fn(&str) -> String) {
+        let file = workspace.file(path).unwrap();
+        let text = edit(&file.text);
+        let file = SourceFile::parse(path.into(), text.into(), &workspace.config().paths);
+        workspace.insert_file(file);
+    }
+
+    #[test]
+    fn an_edit_measures_one_scene_again_and_the_motifs_or_the_names_every_scene() {
+        let (_dir, mut workspace) = crate::index::test_support::example_copy();
+        let scenes = workspace.catalog().scenes().count();
+        let mut measures = Measures::default();
+        Health::check(&workspace, &mut measures);
+        let first = measures.measured;
+        assert!(first > 0 && first <= scenes, "{first} of {scenes}");
+        Health::check(&workspace, &mut measures);
+        assert_eq!(
+            measures.measured, first,
+            "nothing changed, nothing measured"
+        );
+
+        edited(&mut workspace, "Story/Scenes/SCN-the-gate.md", |text| {
+            format!("{text}\nRain on the wall.\n")
+        });
+        Health::check(&workspace, &mut measures);
+        assert_eq!(measures.measured, first + 1, "the edited scene alone");
+
+        // The theme's motifs: every scene's counts are read again.
+        edited(&mut workspace, "Story/Bible/theme.md", |text| {
+            format!("{text}\n## Motifs\n\n- **Salt**: brine\n")
+        });
+        Health::check(&workspace, &mut measures);
+        assert_eq!(measures.measured, first * 2 + 1);
+
+        // A card's aliases change what the scenes name: every scene again.
+        edited(
+            &mut workspace,
+            "Compendium/Characters/CHAR-iria-vell.md",
+            |text| text.replacen("aliases: [Iria]", "aliases: [Iria, Vell]", 1),
+        );
+        Health::check(&workspace, &mut measures);
+        assert_eq!(measures.measured, first * 3 + 1);
     }
 }

@@ -2,8 +2,9 @@
 //! (`Story/Bible/theme.md`) under a heading "Motifs" (or "Symbols",
 //! "Motifs and Symbols", "Images"): one list item a motif, its name first,
 //! then after a colon or a dash the other words that carry it
-//! (`- **Salt**: brine, crust`). A motif's words are found in the scenes as
-//! whole words, in any case, with a plural `s` or `es`.
+//! (`- **Salt**: brine, crust`). A motif's words are found in the scenes'
+//! prose as whole words, in any case of ASCII letters, with a plural `s` or
+//! `es` or a possessive.
 
 use std::hash::{Hash, Hasher};
 
@@ -90,27 +91,24 @@ impl Motifs {
         }
     }
 
-    /// How many times each motif's words occur in the file's body, whole
-    /// words only.
+    /// How many times each motif's words occur in the file's prose (no
+    /// comment, link or code counts), whole words only; a possessive
+    /// (`bell's`) counts.
     pub fn count(&self, file: &SourceFile) -> Vec<usize> {
         let mut counts = vec![0; self.list.len()];
         let Some(finder) = &self.finder else {
             return counts;
         };
-        let text = &*file.text;
-        let start = file
-            .front_matter
-            .as_ref()
-            .map_or(0, |front| front.range.end);
-        let body = &text[start.min(text.len())..];
-        let is_word = |c: char| c.is_alphanumeric() || c == '\'' || c == '’';
-        for found in finder.find_iter(body) {
-            let before = body[..found.start()].chars().next_back();
-            let after = body[found.end()..].chars().next();
-            if before.is_some_and(is_word) || after.is_some_and(is_word) {
-                continue;
+        for range in &file.syntax.prose {
+            let prose = range.slice(&file.text);
+            for found in finder.find_iter(prose) {
+                let before = prose[..found.start()].chars().next_back();
+                let after = &prose[found.end()..];
+                if before.is_some_and(char::is_alphanumeric) || !ends_a_word(after) {
+                    continue;
+                }
+                counts[self.owner[found.pattern().as_usize()]] += 1;
             }
-            counts[self.owner[found.pattern().as_usize()]] += 1;
         }
         counts
     }
@@ -122,6 +120,21 @@ impl Motifs {
             motif.words.hash(&mut hasher);
         }
         hasher.finish()
+    }
+}
+
+/// Whether a match followed by `after` ends on a word's end: nothing, a
+/// character not of a word, or an apostrophe that is not inside a word
+/// (a possessive `'s`, or a closing quote).
+fn ends_a_word(after: &str) -> bool {
+    let mut chars = after.chars();
+    match chars.next() {
+        None => true,
+        Some('\'' | '’') => match chars.next() {
+            Some('s') => !chars.next().is_some_and(char::is_alphanumeric),
+            next => !next.is_some_and(char::is_alphanumeric),
+        },
+        Some(c) => !c.is_alphanumeric(),
     }
 }
 
@@ -184,5 +197,18 @@ mod tests {
             )
             .is_none()
         );
+    }
+
+    #[test]
+    fn a_motif_counts_in_prose_as_a_whole_word_a_plural_or_a_possessive() {
+        let motifs = Motifs::new(vec![
+            motif(&FilePath::from("theme.md"), "bell", TextRange::empty(0)).unwrap(),
+        ]);
+        let file = SourceFile::parse(
+            "Story/Scenes/SCN-a.md".into(),
+            "# A\n\nThe bell's toll. ‘I heard the bells’ she said. A bellow, a Bluebell.\n\n<!-- bring the bell back -->\n\n`bell`\n".into(),
+            &Default::default(),
+        );
+        assert_eq!(motifs.count(&file), [2]);
     }
 }

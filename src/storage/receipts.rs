@@ -21,11 +21,13 @@ use super::file_ref::FileRef;
 pub const SECRET_FILE: &str = ".control-room/audit/secret.key";
 pub const GITIGNORE_FILE: &str = ".control-room/.gitignore";
 const GITIGNORE: &str = "# Written by control-room. The receipt-signing key never leaves this machine;\n\
-# run locks, scene locks and cancel requests are per process.\n\
+# run locks, scene locks and cancel requests are per process; the graph's\n\
+# memo is a cache of this machine's.\n\
 audit/secret.key\n\
 runs/*/lock\n\
 runs/*/cancel\n\
-locks/\n";
+locks/\n\
+graph/\n";
 
 /// `rcpt_` and 12 lowercase hex digits.
 pub fn is_receipt_id(text: &str) -> bool {

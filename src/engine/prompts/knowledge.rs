@@ -61,11 +61,16 @@ impl SceneSubgraph {
             if near.iter().any(|known| known.label == entity.label) {
                 continue;
             }
-            let mut names = vec![entity.label.to_lowercase()];
-            let stem = crate::index::file::file_stem(&entity.key).to_lowercase();
-            if !names.contains(&stem) {
-                names.push(stem);
+            // Its label, its file's stem, and for a card its aliases.
+            let mut names = vec![
+                entity.label.to_lowercase(),
+                crate::index::file::file_stem(&entity.key).to_lowercase(),
+            ];
+            if let Some(card) = workspace.catalog().card(&entity.key).and_then(|f| f.card()) {
+                names.extend(card.aliases.iter().map(|alias| alias.text.to_lowercase()));
             }
+            names.sort();
+            names.dedup();
             near.push(Near {
                 kind: entity.kind,
                 relation,
@@ -86,7 +91,7 @@ impl SceneSubgraph {
             return true;
         }
         let said = format!("{} {}", decision.key, decision.value).to_lowercase();
-        said.contains(&self.scene.to_lowercase())
+        names(&said, &self.scene.to_lowercase())
             || self
                 .near
                 .iter()
@@ -238,6 +243,13 @@ mod tests {
             None,
         ));
         all.push(decision("world", "carters", "Brannoc drinks alone.", None));
+        // Named by an alias of his card only ("the Warden").
+        all.push(decision(
+            "plot",
+            "the Warden",
+            "The Warden's ring is iron.",
+            None,
+        ));
         all
     }
 
@@ -280,6 +292,7 @@ mod tests {
             "{after}"
         );
         for kept in [
+            "The Warden's ring",
             "Past tense",
             "Iria never lies",
             "nine lamps",

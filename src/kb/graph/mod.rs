@@ -24,6 +24,50 @@ use crate::index::{BibleKind, CardKind, SourceFile, Workspace};
 mod facts;
 pub use facts::{MEMO_FILE, SceneFacts, SceneMemo};
 
+/// How many scenes each pair of characters (by slot, the lower first)
+/// shares: a square while the cast is small, a map of the pairs met beyond
+/// (a square of 3,000 cards would hold 9 million cells).
+enum Knows {
+    Square { side: usize, cells: Vec<f64> },
+    Pairs(HashMap<(usize, usize), f64>),
+}
+
+impl Knows {
+    fn new(characters: usize) -> Knows {
+        if characters <= 1024 {
+            Knows::Square {
+                side: characters,
+                cells: vec![0.0; characters * characters],
+            }
+        } else {
+            Knows::Pairs(HashMap::new())
+        }
+    }
+
+    fn add(&mut self, a: usize, b: usize) {
+        match self {
+            Knows::Square { side, cells } => cells[a * *side + b] += 1.0,
+            Knows::Pairs(pairs) => *pairs.entry((a, b)).or_default() += 1.0,
+        }
+    }
+
+    /// The pairs who share scenes, in slot order.
+    fn pairs(self) -> Vec<((usize, usize), f64)> {
+        match self {
+            Knows::Square { side, cells } => (0..side)
+                .flat_map(|a| (a + 1..side).map(move |b| (a, b)))
+                .map(|(a, b)| ((a, b), cells[a * side + b]))
+                .filter(|(_, weight)| *weight > 0.0)
+                .collect(),
+            Knows::Pairs(pairs) => {
+                let mut pairs: Vec<_> = pairs.into_iter().collect();
+                pairs.sort_by_key(|(pair, _)| *pair);
+                pairs
+            }
+        }
+    }
+}
+
 /// What an entity is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum EntityKind {
@@ -150,7 +194,7 @@ impl StoryGraph {
                 slots.push(node);
             }
         }
-        let mut knows = vec![0.0f64; slots.len() * slots.len()];
+        let mut knows = Knows::new(slots.len());
         for ((_, scene), facts) in scenes.iter().zip(&facts) {
             let scene_node = story.add(EntityKind::Scene, &scene.id, &scene.id);
             if let Some(pov) = facts.pov.as_deref().and_then(|key| story.node(key)) {
@@ -193,24 +237,19 @@ impl StoryGraph {
             characters.sort_unstable();
             for (at, a) in characters.iter().enumerate() {
                 for b in &characters[at + 1..] {
-                    knows[a * slots.len() + b] += 1.0;
+                    knows.add(*a, *b);
                 }
             }
         }
-        for a in 0..slots.len() {
-            for b in a + 1..slots.len() {
-                let weight = knows[a * slots.len() + b];
-                if weight > 0.0 {
-                    story.graph.add_edge(
-                        slots[a],
-                        slots[b],
-                        Relation {
-                            kind: RelationKind::Knows,
-                            weight,
-                        },
-                    );
-                }
-            }
+        for ((a, b), weight) in knows.pairs() {
+            story.graph.add_edge(
+                slots[a],
+                slots[b],
+                Relation {
+                    kind: RelationKind::Knows,
+                    weight,
+                },
+            );
         }
         story
     }

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use tower_lsp_server::ls_types as lsp;
 
-use super::DiagnosticsCache;
+use super::{DiagnosticsCache, HealthPass};
 use crate::index::FilePath;
 use crate::lsp::commands::shared::lock;
 use crate::lsp::snapshot::Snapshot;
@@ -20,14 +20,34 @@ pub type FileDiagnostics = (FilePath, Arc<Vec<lsp::Diagnostic>>);
 
 /// The diagnostics of the manuscript's files (only `only`, when given),
 /// with findings and evidence merged in.
+/// A full pass (`only` is `None`) measures the story's health afresh.
 pub fn files(
     cache: &mut DiagnosticsCache,
     snapshot: &Snapshot,
     only: Option<&[FilePath]>,
 ) -> Vec<FileDiagnostics> {
-    // A full pass is of the whole workspace, which the story's health reads.
-    let health = only.is_none().then_some(&*snapshot.health);
+    let health = match only {
+        None => HealthPass::Fresh(&snapshot.health),
+        Some(_) => HealthPass::Skip,
+    };
+    files_with(cache, snapshot, only, health)
+}
+
+/// [`files`], with the story's health as `health` says.
+pub fn files_with(
+    cache: &mut DiagnosticsCache,
+    snapshot: &Snapshot,
+    only: Option<&[FilePath]>,
+    health: HealthPass,
+) -> Vec<FileDiagnostics> {
     let computed = cache.compute(&snapshot.workspace, only, snapshot.encoding, health);
+    with_overlays(computed, snapshot)
+}
+
+/// The files whose diagnostics the story's health, measured afresh,
+/// changed since the last pass (see [`DiagnosticsCache::refresh_health`]).
+pub fn health_changes(cache: &mut DiagnosticsCache, snapshot: &Snapshot) -> Vec<FileDiagnostics> {
+    let computed = cache.refresh_health(&snapshot.workspace, snapshot.encoding, &snapshot.health);
     with_overlays(computed, snapshot)
 }
 
@@ -115,7 +135,11 @@ pub fn document(
         return Vec::new();
     }
     let only = std::slice::from_ref(path);
-    let health = indexed.then_some(&*snapshot.health);
+    let health = if indexed {
+        HealthPass::Fresh(&snapshot.health)
+    } else {
+        HealthPass::Skip
+    };
     let computed = cache.compute(&snapshot.workspace, Some(only), snapshot.encoding, health);
     with_overlays(computed, snapshot)
         .into_iter()

@@ -68,8 +68,25 @@ struct CacheEntry {
     diagnostics: Arc<Vec<lsp::Diagnostic>>,
 }
 
+/// What a pass does of the story's health, which reads the whole book.
+#[derive(Clone, Copy)]
+pub enum HealthPass<'a> {
+    /// Nothing (the workspace is not whole yet).
+    Skip,
+    /// The health's diagnostics of the last measure, unchanged: the
+    /// edited file's own are sent at once, and [`DiagnosticsCache::refresh_health`]
+    /// follows with what the edit changed of the health.
+    Last,
+    /// Measured afresh through the memo, then added.
+    Fresh(&'a std::sync::Mutex<Measures>),
+}
+
 #[derive(Default)]
 pub struct DiagnosticsCache {
+    /// Each file's checks key, from the last pass that computed it.
+    keys: HashMap<FilePath, u64>,
+    /// The story's health's diagnostics of each file, as last measured.
+    book: HashMap<FilePath, Vec<lsp::Diagnostic>>,
     entries: HashMap<FilePath, CacheEntry>,
     /// What the client was last sent, per file (push mode).
     /// What the client was last sent, per file, and for which document version.
@@ -85,14 +102,13 @@ pub struct DiagnosticsCache {
 impl DiagnosticsCache {
     /// The diagnostics of the given files (all files when `None`), recomputing
     /// only what the cache cannot vouch for.
-    /// With `health` (once the workspace is whole), the story's health's
-    /// diagnostics are added, measured through its memo.
+    /// The story's health's diagnostics are added as `health` says.
     pub fn compute(
         &mut self,
         workspace: &Workspace,
         only: Option<&[FilePath]>,
         encoding: PositionEncoding,
-        health: Option<&std::sync::Mutex<Measures>>,
+        health: HealthPass,
     ) -> Vec<(FilePath, Arc<Vec<lsp::Diagnostic>>)> {
         let files: Vec<&Arc<SourceFile>> = match only {
             Some(paths) => paths
@@ -106,10 +122,8 @@ impl DiagnosticsCache {
             .par_iter()
             .map(|file| (*file, checks::dependency_key(workspace, file)))
             .collect();
-        let keys: HashMap<&str, u64> = keyed
-            .iter()
-            .map(|(file, key)| (&*file.path, *key))
-            .collect();
+        self.keys
+            .extend(keyed.iter().map(|(file, key)| (file.path.clone(), *key)));
         let stale: Vec<(&Arc<SourceFile>, u64)> = keyed
             .iter()
             .copied()
@@ -143,32 +157,88 @@ impl DiagnosticsCache {
             self.entries
                 .retain(|path, _| workspace.file(path).is_some());
         }
-        // The story's health reads the whole book, the files asked for or not.
-        let mut book: HashMap<FilePath, Vec<lsp::Diagnostic>> = HashMap::new();
-        if let Some(health) = health.filter(|_| !crate::health::diagnostics_off(workspace)) {
-            let mut measures = health
-                .lock()
-                .unwrap_or_else(|poisoned| poisoned.into_inner());
-            let report = Health::check_keyed(workspace, &mut measures, &|file| {
-                keys.get(&*file.path)
-                    .copied()
-                    .unwrap_or_else(|| checks::dependency_key(workspace, file))
-            });
-            for diagnostic in report.diagnostics(workspace) {
-                book.entry(diagnostic.path.clone())
-                    .or_default()
-                    .push(convert::diagnostic(workspace, &diagnostic, encoding));
-            }
+        if only.is_none() {
+            self.keys.retain(|path, _| workspace.file(path).is_some());
         }
+        if let HealthPass::Fresh(measures) = health {
+            self.book = self.health(workspace, encoding, measures);
+        }
+        let book = match health {
+            HealthPass::Skip => HashMap::new(),
+            HealthPass::Last | HealthPass::Fresh(_) => self.book.clone(),
+        };
         files
             .iter()
             .map(|file| {
                 let checked = &self.entries[&file.path].diagnostics;
-                let diagnostics = match book.remove(&file.path) {
-                    Some(more) => Arc::new(checked.iter().cloned().chain(more).collect()),
+                let diagnostics = match book.get(&file.path) {
+                    Some(more) => Arc::new(checked.iter().chain(more).cloned().collect()),
                     None => checked.clone(),
                 };
                 (file.path.clone(), diagnostics)
+            })
+            .collect()
+    }
+
+    /// The story's health's diagnostics of each file, measured through
+    /// `measures` with the checks' keys of the last pass; none when the
+    /// writer turned them all off.
+    fn health(
+        &self,
+        workspace: &Workspace,
+        encoding: PositionEncoding,
+        measures: &std::sync::Mutex<Measures>,
+    ) -> HashMap<FilePath, Vec<lsp::Diagnostic>> {
+        let mut book: HashMap<FilePath, Vec<lsp::Diagnostic>> = HashMap::new();
+        if crate::health::diagnostics_off(workspace) {
+            return book;
+        }
+        let mut measures = measures
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let report = Health::check_keyed(workspace, &mut measures, &|file| {
+            self.keys
+                .get(&file.path)
+                .copied()
+                .unwrap_or_else(|| checks::dependency_key(workspace, file))
+        });
+        for diagnostic in report.diagnostics(workspace) {
+            book.entry(diagnostic.path.clone())
+                .or_default()
+                .push(convert::diagnostic(workspace, &diagnostic, encoding));
+        }
+        book
+    }
+
+    /// After a pass that showed the last health ([`HealthPass::Last`]): the
+    /// health measured afresh, and each file whose diagnostics it changed,
+    /// with its checks' diagnostics (cached) and its new health's.
+    pub fn refresh_health(
+        &mut self,
+        workspace: &Workspace,
+        encoding: PositionEncoding,
+        measures: &std::sync::Mutex<Measures>,
+    ) -> Vec<(FilePath, Arc<Vec<lsp::Diagnostic>>)> {
+        let fresh = self.health(workspace, encoding, measures);
+        let mut changed: Vec<FilePath> = fresh
+            .keys()
+            .chain(self.book.keys())
+            .filter(|path| fresh.get(*path) != self.book.get(*path))
+            .cloned()
+            .collect();
+        changed.sort();
+        changed.dedup();
+        self.book = fresh;
+        changed
+            .into_iter()
+            .filter_map(|path| {
+                let checked = &self.entries.get(&path)?.diagnostics;
+                let diagnostics: Vec<lsp::Diagnostic> = checked
+                    .iter()
+                    .chain(self.book.get(&path).into_iter().flatten())
+                    .cloned()
+                    .collect();
+                Some((path, Arc::new(diagnostics)))
             })
             .collect()
     }
@@ -291,10 +361,10 @@ mod tests {
         let mut workspace = example();
         let mut cache = DiagnosticsCache::default();
         let all = cache
-            .compute(&workspace, None, PositionEncoding::Utf16, None)
+            .compute(&workspace, None, PositionEncoding::Utf16, HealthPass::Skip)
             .len();
         assert_eq!(cache.last_recomputed, all);
-        cache.compute(&workspace, None, PositionEncoding::Utf16, None);
+        cache.compute(&workspace, None, PositionEncoding::Utf16, HealthPass::Skip);
         assert_eq!(
             cache.last_recomputed, 0,
             "nothing changed, nothing re-checked"
@@ -305,21 +375,21 @@ mod tests {
         edited(&mut workspace, card, |text| {
             format!("{text}\nShe keeps a salt-cellar of river stones.\n")
         });
-        cache.compute(&workspace, None, PositionEncoding::Utf16, None);
+        cache.compute(&workspace, None, PositionEncoding::Utf16, HealthPass::Skip);
         assert_eq!(cache.last_recomputed, 1);
 
         // A scene's prose: only the scene.
         edited(&mut workspace, "Story/Scenes/SCN-the-gate.md", |text| {
             format!("{text}\nRain.\n")
         });
-        cache.compute(&workspace, None, PositionEncoding::Utf16, None);
+        cache.compute(&workspace, None, PositionEncoding::Utf16, HealthPass::Skip);
         assert_eq!(cache.last_recomputed, 1);
 
         // A card's name is read everywhere: everything is re-checked.
         edited(&mut workspace, card, |text| {
             text.replacen("aliases: [Iria]", "aliases: [Iria, Vell]", 1)
         });
-        cache.compute(&workspace, None, PositionEncoding::Utf16, None);
+        cache.compute(&workspace, None, PositionEncoding::Utf16, HealthPass::Skip);
         assert_eq!(cache.last_recomputed, all);
     }
 }

@@ -9,8 +9,8 @@ use std::sync::{Arc, Mutex};
 
 use tower_lsp_server::Client;
 
-use super::DiagnosticsCache;
 use super::assemble;
+use super::{DiagnosticsCache, HealthPass};
 use crate::index::FilePath;
 use crate::index::config::CONFIG_FILE;
 use crate::lsp::commands::shared::lock;
@@ -84,41 +84,86 @@ pub async fn publish(
         return;
     }
     let workspace = snapshot.workspace.clone();
-    let computed = tokio::task::spawn_blocking(move || {
-        let mut cache = lock(&cache);
-        let only = (!indexed).then_some(open_documents.as_slice());
-        let computed = assemble::files(&mut cache, &snapshot, only);
-        let changes = cache.changes_to_publish(&snapshot.workspace, computed, indexed, &versions);
-        let config = if indexed {
-            cache.config_change(&snapshot.workspace, snapshot.encoding)
-        } else {
-            None
-        };
-        let side = cache.recipe_changes(assemble::side_documents(&snapshot));
-        (changes, config, side)
-    })
-    .await;
-    let Ok((changes, config, side)) = computed else {
+    let snapshot = Arc::new(snapshot);
+    let versions = Arc::new(versions);
+    let first = {
+        let (cache, snapshot, versions) = (cache.clone(), snapshot.clone(), versions.clone());
+        tokio::task::spawn_blocking(move || {
+            let mut cache = lock(&cache);
+            let only = (!indexed).then_some(open_documents.as_slice());
+            // The story's health as last measured: the edit's own
+            // diagnostics do not wait for the book to be measured again.
+            let health = if indexed {
+                HealthPass::Last
+            } else {
+                HealthPass::Skip
+            };
+            let computed = assemble::files_with(&mut cache, &snapshot, only, health);
+            let changes =
+                cache.changes_to_publish(&snapshot.workspace, computed, indexed, &versions);
+            let config = if indexed {
+                cache.config_change(&snapshot.workspace, snapshot.encoding)
+            } else {
+                None
+            };
+            let side = cache.recipe_changes(assemble::side_documents(&snapshot));
+            (changes, config, side)
+        })
+        .await
+    };
+    let Ok((changes, config, side)) = first else {
         return;
     };
     let changes = changes
         .into_iter()
         .map(|(path, diagnostics, version)| (path, (*diagnostics).clone(), version))
         .chain(side);
-    for (path, diagnostics, version) in changes {
-        let Some(uri) = uri_for(&workspace, &path) else {
-            continue;
-        };
-        // Publish with the version the diagnostics were computed for, and only
-        // if the document has not moved on since (a newer run will follow).
-        if lock(&session).version(&path) != version {
-            continue;
-        }
-        client.publish_diagnostics(uri, diagnostics, version).await;
-    }
+    send(&client, &session, &workspace, changes).await;
     if let Some(config) = config
         && let Some(uri) = uri_for_absolute(&workspace.root().join(CONFIG_FILE))
     {
         client.publish_diagnostics(uri, config, None).await;
+    }
+    if !indexed {
+        return;
+    }
+    // Then the story's health, measured afresh: the files it changed.
+    let health = tokio::task::spawn_blocking(move || {
+        let mut cache = lock(&cache);
+        let computed = assemble::health_changes(&mut cache, &snapshot);
+        cache.changes_to_publish(&snapshot.workspace, computed, false, &versions)
+    })
+    .await;
+    if let Ok(changes) = health {
+        let changes = changes
+            .into_iter()
+            .map(|(path, diagnostics, version)| (path, (*diagnostics).clone(), version));
+        send(&client, &session, &workspace, changes).await;
+    }
+}
+
+/// Publishes each file's diagnostics with the version they were computed
+/// for, and only if the document has not moved on since (a newer pass
+/// follows).
+async fn send(
+    client: &Client,
+    session: &Arc<Mutex<Session>>,
+    workspace: &crate::index::Workspace,
+    changes: impl Iterator<
+        Item = (
+            FilePath,
+            Vec<tower_lsp_server::ls_types::Diagnostic>,
+            Option<i32>,
+        ),
+    >,
+) {
+    for (path, diagnostics, version) in changes {
+        let Some(uri) = uri_for(workspace, &path) else {
+            continue;
+        };
+        if lock(session).version(&path) != version {
+            continue;
+        }
+        client.publish_diagnostics(uri, diagnostics, version).await;
     }
 }

@@ -469,6 +469,7 @@ fn health_scores(workspace: &crate::index::Workspace) -> String {
         .iter()
         .map(|check| match check.score {
             Some(score) => format!("{} {score}", check.id),
+            None if check.method == crate::health::Method::Model => format!("{} not run", check.id),
             None => format!("{} not judged", check.id),
         })
         .collect();

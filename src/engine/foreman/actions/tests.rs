@@ -386,7 +386,7 @@ fn questions_checks_decisions_and_drafts_come_back_as_answers_a_saved_decision_a
     assert!(
         answer.contains("the story's health: ")
             && answer.contains("A1 ")
-            && answer.contains("C2 not judged"),
+            && answer.contains("C2 not run"),
         "{answer}"
     );
 
