@@ -12,7 +12,7 @@
 use std::fmt::Write as _;
 
 use super::registry::Variant;
-use super::state::{ALWAYS, Decision, MEMORY, escape, most_recent};
+use super::state::{ALWAYS, Decision, MEMORY, escape, knowledge_entry, most_recent};
 use crate::index::Workspace;
 use crate::kb::graph::{EntityKind, RelationKind, StoryGraph};
 
@@ -163,18 +163,7 @@ impl SceneSubgraph {
             );
         }
         for decision in knowledge {
-            let promoted = if decision.promoted {
-                " promoted=\"true\""
-            } else {
-                ""
-            };
-            let _ = writeln!(
-                out,
-                "    <entry category=\"{}\" key=\"{}\"{promoted}>{}</entry>",
-                escape(&decision.category),
-                escape(&decision.key),
-                escape(decision.value.trim())
-            );
+            knowledge_entry(out, decision);
         }
         out.push_str("  </knowledge_context>\n");
     }

@@ -384,15 +384,26 @@ pub(super) fn knowledge_context(out: &mut String, knowledge: &[&Decision]) {
     }
     out.push_str("  <knowledge_context>\n");
     for decision in knowledge {
-        let _ = writeln!(
-            out,
-            "    <entry category=\"{}\" key=\"{}\">{}</entry>",
-            escape(&decision.category),
-            escape(&decision.key),
-            escape(decision.value.trim())
-        );
+        knowledge_entry(out, decision);
     }
     out.push_str("  </knowledge_context>\n");
+}
+
+/// One decision as an `<entry>` of `<knowledge_context>`; a promoted one
+/// says so.
+pub(super) fn knowledge_entry(out: &mut String, decision: &Decision) {
+    let promoted = if decision.promoted {
+        " promoted=\"true\""
+    } else {
+        ""
+    };
+    let _ = writeln!(
+        out,
+        "    <entry category=\"{}\" key=\"{}\"{promoted}>{}</entry>",
+        escape(&decision.category),
+        escape(&decision.key),
+        escape(decision.value.trim())
+    );
 }
 
 /// Writes `<agent_memory>` with one element per decision to `out`, unless
