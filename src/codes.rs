@@ -262,7 +262,7 @@ pub const CODES: &[CodeInfo] = &[
         "pacing-plateau",
         Manuscript,
         "information",
-        "health check A1: `[health] plateau_scenes` (4) scenes or more in a row, each of 150 words or more, at one pace and tension (words per sentence of narration within a fifth, dialogue within 10 points, questions and exclamations within 4 a thousand words), at the first scene of the run",
+        "health check A1: `[health] plateau_scenes` (4) scenes or more in a row (an outline scene not yet written breaks the row), each of 150 words or more, at one pace and tension (words per sentence of narration within a fifth, dialogue within 10 points, questions and exclamations within 4 a thousand words), at the first scene of the run",
         "health/pacing.rs",
     ),
     code(

@@ -137,8 +137,17 @@ fn an_unwritten_outline_scene_leaves_the_beats_unjudged() {
     let outline = root.join("Story/SCN-outline.md");
     let text = std::fs::read_to_string(&outline).unwrap();
     std::fs::write(&outline, format!("{text}- SCN-the-morrow: the day after\n")).unwrap();
-    let a2 = check(&report(&root), "A2");
+    let report = report(&root);
+    let a2 = check(&report, "A2");
     assert_eq!(a2["score"], Value::Null);
+    // The others judge what is written, and say so.
+    assert!(
+        check(&report, "B2")["summary"]
+            .as_str()
+            .unwrap()
+            .ends_with("(of what is written: 1 outline scene is not yet)"),
+        "{report}"
+    );
     assert!(
         a2["summary"]
             .as_str()
@@ -271,4 +280,19 @@ fn pride_and_prejudice_stays_within_the_health_false_alarm_budget() {
     }
     // Its motifs (letters, dancing, pride, marriage, the militia) recur.
     assert_eq!(check(&report, "C1")["score"], 100);
+}
+
+#[test]
+fn an_unwritten_scene_between_level_scenes_breaks_the_plateau() {
+    let (_dir, root) = copy_of("tests/continuity/health");
+    let outline = root.join("Story/SCN-outline.md");
+    let text = std::fs::read_to_string(&outline).unwrap();
+    let text = text.replacen(
+        "- SCN-the-bell:",
+        "- SCN-the-storm: the night of the storm\n- SCN-the-bell:",
+        1,
+    );
+    std::fs::write(&outline, text).unwrap();
+    // Two level scenes, a scene not written, two more: not four in a row.
+    assert_eq!(places(&check(&report(&root), "A1")), Vec::<String>::new());
 }

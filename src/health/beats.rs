@@ -2,8 +2,9 @@
 //! names its scenes lands within its expected share of the book
 //! (`stats::beats`), give or take `[health] beat_tolerance` (5) points. A
 //! beat outside is information at its heading in the beat sheet (a warning
-//! once the sheet says `status: complete`), with its first scene beside it. While outline scenes are unwritten the shares
-//! would still move, so nothing is judged.
+//! once the sheet says `status: complete`), with its first scene beside it.
+//! While outline scenes are unwritten the shares would still move, so
+//! nothing is judged.
 
 use super::{CheckResult, Finding, Shape};
 use crate::checks::{Code, Related, Severity};

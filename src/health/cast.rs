@@ -89,8 +89,9 @@ pub(super) fn check(workspace: &Workspace, shape: &Shape, settings: &HealthConfi
     }
     result.score = CheckResult::score_of(good, characters.len());
     result.summary = format!(
-        "{good} of {} characters have a part: in the scenes, and not gone for long",
-        characters.len()
+        "{good} of {} characters have a part: in the scenes, and not gone for long{}",
+        characters.len(),
+        shape.written_so_far()
     );
     result
 }

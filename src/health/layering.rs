@@ -80,9 +80,10 @@ pub(super) fn check(shape: &Shape, settings: &HealthConfig) -> CheckResult {
     }
     result.score = CheckResult::score_of(good, motifs.len());
     result.summary = format!(
-        "{good} of {} motifs recur across the book without a gap over {}%",
+        "{good} of {} motifs recur across the book without a gap over {}%{}",
         motifs.len(),
-        settings.motif_gap
+        settings.motif_gap,
+        shape.written_so_far()
     );
     result
 }

@@ -109,6 +109,8 @@ impl CheckResult {
 
 /// One scene of the book in order, where it stands and what it measures.
 pub(crate) struct Placed {
+    /// An outline scene nobody wrote yet comes just before it.
+    pub after_gap: bool,
     pub file: Arc<SourceFile>,
     pub id: String,
     /// Its words before and through it, as shares of the book's, 0 to 100.
@@ -270,6 +272,16 @@ impl Health {
 }
 
 impl Shape {
+    /// What a summary adds while outline scenes are unwritten: its shares
+    /// are shares of what is written.
+    pub fn written_so_far(&self) -> String {
+        match self.unwritten {
+            0 => String::new(),
+            1 => " (of what is written: 1 outline scene is not yet)".to_owned(),
+            n => format!(" (of what is written: {n} outline scenes are not yet)"),
+        }
+    }
+
     fn read(
         workspace: &Workspace,
         measures: &mut Measures,
@@ -279,24 +291,30 @@ impl Shape {
         let motifs = Motifs::of(workspace);
         let mut unwritten = 0;
         let mut seen = std::collections::HashSet::new();
-        let mut written: Vec<(&Arc<SourceFile>, &str)> = Vec::new();
+        let mut written: Vec<(&Arc<SourceFile>, &str, bool)> = Vec::new();
+        let mut gap = false;
         for scene in &book.scenes {
             let Some(file) = &scene.file else {
                 unwritten += 1;
+                gap = true;
                 continue;
             };
             // An outline may list a scene twice; it is read once.
             if seen.insert(scene.scene_id.as_str()) {
-                written.push((file, scene.scene_id.as_str()));
+                written.push((file, scene.scene_id.as_str(), gap));
+                gap = false;
             }
         }
-        let keyed: Vec<(&Arc<SourceFile>, u64)> =
-            written.iter().map(|(file, _)| (*file, key(file))).collect();
+        let keyed: Vec<(&Arc<SourceFile>, u64)> = written
+            .iter()
+            .map(|(file, ..)| (*file, key(file)))
+            .collect();
         let measured = measures.get_all(workspace, &keyed, &motifs);
         let mut scenes: Vec<Placed> = written
             .iter()
             .zip(measured)
-            .map(|((file, id), measures)| Placed {
+            .map(|((file, id, after_gap), measures)| Placed {
+                after_gap: *after_gap,
                 file: Arc::clone(file),
                 id: (*id).to_owned(),
                 from: 0.0,

@@ -5,7 +5,7 @@
 //! with each other while the greatest narration mean is within a fifth of
 //! the least, dialogue within 10 points and tension within 4 a thousand
 //! words. A scene under 150 words is a change of pace in itself and breaks
-//! a run.
+//! a run, and so does an outline scene not written yet.
 
 use super::{CheckResult, Finding, Placed, Shape};
 use crate::checks::{Code, Severity};
@@ -56,6 +56,7 @@ fn plateaus(scenes: &[Placed], least: usize) -> Vec<std::ops::Range<usize>> {
         let mut end = start;
         while end < scenes.len()
             && scenes[end].measures.words >= MIN_WORDS
+            && (end == start || !scenes[end].after_gap)
             && level(&scenes[start..=end])
         {
             end += 1;
