@@ -363,14 +363,24 @@ pub fn diagnostics_off(workspace: &Workspace) -> bool {
 
 /// Every diagnostic of the manuscript: the checks' (`checks::check_workspace`)
 /// and the story's health's, in path order. What `control-room check`
-/// prints and the Foreman's `run_health_check` reads.
+/// prints.
 pub fn check_workspace(workspace: &Workspace) -> Vec<Diagnostic> {
-    let mut diagnostics = crate::checks::check_workspace(workspace);
     if diagnostics_off(workspace) {
-        return diagnostics;
+        return crate::checks::check_workspace(workspace);
     }
-    let health = Health::check(workspace, &mut Measures::default());
-    diagnostics.extend(health.diagnostics(workspace));
+    with_checks(
+        workspace,
+        &Health::check(workspace, &mut Measures::default()),
+    )
+}
+
+/// The checks' diagnostics with those of `health`, already measured (the
+/// Foreman's `run_health_check` shows its scores too).
+pub fn with_checks(workspace: &Workspace, health: &Health) -> Vec<Diagnostic> {
+    let mut diagnostics = crate::checks::check_workspace(workspace);
+    if !diagnostics_off(workspace) {
+        diagnostics.extend(health.diagnostics(workspace));
+    }
     // In path order, and within a file in the order of the text, as the
     // checks' own are.
     diagnostics.sort_by(|a, b| {

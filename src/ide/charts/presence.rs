@@ -11,7 +11,7 @@ use std::collections::HashMap;
 
 use svg::node::element::{Rectangle, Text, Title};
 
-use crate::index::{CardKind, Workspace};
+use crate::index::Workspace;
 use crate::kb::graph::{EntityKind, StoryGraph};
 
 /// What a character is in a scene, strongest first.
@@ -96,27 +96,19 @@ pub fn presence(workspace: &Workspace) -> PresenceChart {
         let Some(file) = catalog.scene(id) else {
             continue;
         };
-        let Some(scene) = file.scene() else {
-            continue;
-        };
-        let card = |name: &str| {
-            catalog
-                .resolve_card(name, &[CardKind::Character])
-                .map(|card| card.path.to_string())
-        };
-        for mention in workspace.mentions(&file.path) {
-            mark(&mention.card, column, Presence::Mentioned);
+        // Who is in the scene, read as the story's health reads it.
+        let cast = crate::health::SceneCast::of(workspace, file);
+        for card in cast.mentioned.keys() {
+            mark(card, column, Presence::Mentioned);
         }
-        for name in &scene.characters {
-            if let Some(key) = card(&name.text) {
-                mark(&key, column, Presence::Present);
-            }
+        for card in &cast.present {
+            mark(card, column, Presence::Present);
         }
-        for speaker in crate::checks::speaking(workspace, &file.path) {
-            mark(&speaker, column, Presence::Speaks);
+        for card in &cast.speaks {
+            mark(card, column, Presence::Speaks);
         }
-        if let Some(key) = scene.pov.as_ref().and_then(|pov| card(&pov.text)) {
-            mark(&key, column, Presence::Pov);
+        if let Some(card) = &cast.pov {
+            mark(card, column, Presence::Pov);
         }
     }
     let (characters, cells): (Vec<String>, Vec<Vec<Option<Presence>>>) = characters

@@ -310,6 +310,7 @@ fn health_check(action: &ValidAction, cx: &Context) -> Result<(String, Effect), 
         .flatten()
         .filter_map(Value::as_str)
         .collect();
+    let mut health = None;
     let diagnostics = match scope {
         Some(scope) => {
             let file = cx
@@ -325,7 +326,12 @@ fn health_check(action: &ValidAction, cx: &Context) -> Result<(String, Effect), 
                 })?;
             crate::checks::check_file(cx.workspace, &file.path)
         }
-        None => crate::health::check_workspace(cx.workspace),
+        None => {
+            let measured = crate::health::Health::check(cx.workspace, &mut Default::default());
+            let diagnostics = crate::health::with_checks(cx.workspace, &measured);
+            health = Some(measured);
+            diagnostics
+        }
     };
     let kept: Vec<_> = diagnostics
         .iter()
@@ -351,8 +357,8 @@ fn health_check(action: &ValidAction, cx: &Context) -> Result<(String, Effect), 
             )
         }
     );
-    if scope.is_none() {
-        answer.push_str(&format!("\n{}", health_scores(cx.workspace)));
+    if let Some(health) = &health {
+        answer.push_str(&format!("\n{}", health_scores(health)));
     }
     for diagnostic in kept.iter().take(12) {
         let line = cx.workspace.file(&diagnostic.path).map_or(0, |file| {
@@ -462,8 +468,7 @@ pub(super) fn status_name(name: &str) -> Option<&'static str> {
 }
 
 /// The story's health in a line: its score and each check's.
-fn health_scores(workspace: &crate::index::Workspace) -> String {
-    let health = crate::health::Health::check(workspace, &mut Default::default());
+fn health_scores(health: &crate::health::Health) -> String {
     let scores: Vec<String> = health
         .checks
         .iter()
