@@ -90,9 +90,12 @@ fn the_graph_command_prints_who_carries_the_book_and_how_far_two_people_are() {
     );
     assert_eq!(report["entities"]["Scene"], 61);
     assert_eq!(report["distance"]["steps"], 1);
+    // Who speaks in which chapter is a relation of its own.
+    let speaks = report["relations"]["SpeaksIn"].as_u64().unwrap_or(0);
+    assert!(speaks > 100, "{report}");
     let memo = std::fs::read_to_string(corpus.join(".control-room/graph/scenes.json")).unwrap();
     let memo: serde_json::Value = serde_json::from_str(&memo).unwrap();
-    assert_eq!(memo["version"], 1);
+    assert_eq!(memo["version"], 2);
     assert_eq!(memo["scenes"].as_array().unwrap().len(), 61);
 }
 

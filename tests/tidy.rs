@@ -72,7 +72,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ),
     ("stats", &["text", "syntax", "prose", "index"]),
     ("storage", &["text", "index"]),
-    ("kb", &["text", "index", "storage"]),
+    ("kb", &["text", "index", "storage", "checks"]),
     (
         "health",
         &[

@@ -16,7 +16,7 @@ use std::sync::Arc;
 use crate::index::{CardKind, FilePath, SourceFile, Workspace};
 use crate::prose::voice::VoiceTraits;
 
-use super::motifs::Motifs;
+use crate::index::motifs::Motifs;
 
 /// Who is in a scene, and how: the same reading as the presence chart's.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -21,7 +21,6 @@ mod beats;
 mod cast;
 mod layering;
 pub mod measure;
-pub mod motifs;
 mod pacing;
 pub mod report;
 
@@ -33,8 +32,8 @@ use crate::checks::{Code, Diagnostic, Related, Severity};
 use crate::index::{Book, FilePath, SourceFile, Workspace};
 use crate::text::TextRange;
 
+use crate::index::motifs::Motifs;
 pub use measure::{Measures, SceneCast, SceneMeasures};
-use motifs::Motifs;
 
 /// How a check reads the book.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]

@@ -15,6 +15,7 @@ pub mod gender;
 pub mod lexicon;
 pub mod mentions;
 pub mod model;
+pub mod motifs;
 pub mod names;
 pub mod tracking;
 pub mod tracks;

@@ -1,7 +1,8 @@
 //! `<knowledge_context>` for a scene's step: the scene's part of the
-//! story's graph (`kb::graph`: its point of view, place, cast by how often
-//! each is in it, the scenes on either side), then the decisions about what
-//! is in that part (those saved on the scene, or naming one of its
+//! story's graph (`kb::graph`: its point of view, place, the beats that
+//! happen in it, its cast by how often each is in it (who speaks first),
+//! its motifs, the scenes on either side), then the decisions the graph
+//! relates to that part (those saved on the scene, or naming one of its
 //! entities), promoted ones first, and the writer's constraints, which
 //! always reach the prompt (with the decisions about characters, for a
 //! scene not yet written, whose cast the graph does not know). A decision
@@ -14,7 +15,7 @@ use std::fmt::Write as _;
 use super::registry::Variant;
 use super::state::{ALWAYS, Decision, MEMORY, escape, knowledge_entry, most_recent};
 use crate::index::Workspace;
-use crate::kb::graph::{EntityKind, RelationKind, StoryGraph};
+use crate::kb::graph::{EntityKind, RelationKind, SceneMemo, StoryGraph, decision_key};
 
 /// Categories that reach every prompt, whatever the scene.
 const EVERYWHERE: &[&str] = &["constraint"];
@@ -24,78 +25,83 @@ struct Near {
     kind: EntityKind,
     relation: RelationKind,
     label: String,
-    /// How the decisions may name it: its label and key, lower case.
-    names: Vec<String>,
 }
 
 /// The scene's part of the graph.
 pub(super) struct SceneSubgraph {
     scene: String,
     near: Vec<Near>,
+    /// The graph's keys of the decisions about the scene or what is near it.
+    concerned: std::collections::HashSet<String>,
 }
 
 impl SceneSubgraph {
     /// The entities around scene `id`, strongest first within each kind of
-    /// relation: all of them at t5, twelve at t3, six at t1.
-    pub(super) fn of(workspace: &Workspace, id: &str, variant: Variant) -> SceneSubgraph {
-        let story = StoryGraph::build(workspace);
+    /// relation: all of them at t5, twelve at t3, six at t1; and which of
+    /// `decisions` the graph relates to them.
+    pub(super) fn of(
+        workspace: &Workspace,
+        id: &str,
+        variant: Variant,
+        decisions: &[Decision],
+    ) -> SceneSubgraph {
+        let story = StoryGraph::build_from(workspace, &mut SceneMemo::default(), decisions);
         let most = match variant {
             Variant::T1 => 6,
             Variant::T3 => 12,
             Variant::T5 => usize::MAX,
         };
         // One line an entity, under its strongest relation: the point of
-        // view, the place, then the cast by how often each is in the scene,
-        // then the scenes on either side.
+        // view, the place, the beats, then the cast (who speaks first) by
+        // how often each is in the scene, then the scenes on either side.
+        // Decisions are the knowledge's entries, not entities.
         let strength = |relation: RelationKind| match relation {
             RelationKind::PovOf => 0,
             RelationKind::LocatedAt => 1,
-            RelationKind::AppearsIn => 2,
-            RelationKind::Knows => 3,
-            RelationKind::HappensBefore => 4,
+            RelationKind::HappensIn => 2,
+            RelationKind::SpeaksIn => 3,
+            RelationKind::AppearsIn => 4,
+            RelationKind::Knows => 5,
+            RelationKind::HappensBefore => 6,
+            RelationKind::RelatedTo => 7,
         };
         let mut around = story.around_scene(id);
         around.sort_by_key(|(_, relation, _)| strength(*relation));
         let mut near: Vec<Near> = Vec::new();
+        let mut keys: Vec<&str> = vec![id];
         for (entity, relation, _) in around {
-            if near.iter().any(|known| known.label == entity.label) {
+            if entity.kind == EntityKind::Decision
+                || near.iter().any(|known| known.label == entity.label)
+            {
                 continue;
             }
-            // Its label, its file's stem, and for a card its aliases.
-            let mut names = vec![
-                entity.label.to_lowercase(),
-                crate::index::file::file_stem(&entity.key).to_lowercase(),
-            ];
-            if let Some(card) = workspace.catalog().card(&entity.key).and_then(|f| f.card()) {
-                names.extend(card.aliases.iter().map(|alias| alias.text.to_lowercase()));
+            if near.len() < most {
+                keys.push(&entity.key);
             }
-            names.sort();
-            names.dedup();
             near.push(Near {
                 kind: entity.kind,
                 relation,
                 label: entity.label.clone(),
-                names,
             });
         }
         near.truncate(most);
+        let concerned = keys
+            .iter()
+            .flat_map(|key| story.decisions_about(key))
+            .map(|decision| decision.key.clone())
+            .collect();
         SceneSubgraph {
             scene: id.to_owned(),
             near,
+            concerned,
         }
     }
 
-    /// Whether `decision` is about the scene or what is in it.
+    /// Whether `decision` is about the scene or what is in it, as the
+    /// graph relates them.
     fn concerns(&self, decision: &Decision) -> bool {
-        if decision.scene.as_deref() == Some(self.scene.as_str()) {
-            return true;
-        }
-        let said = format!("{} {}", decision.key, decision.value).to_lowercase();
-        names(&said, &self.scene.to_lowercase())
-            || self
-                .near
-                .iter()
-                .any(|near| near.names.iter().any(|name| names(&said, name)))
+        decision.scene.as_deref() == Some(self.scene.as_str())
+            || self.concerned.contains(&decision_key(decision))
     }
 
     /// The decisions for the prompt: (knowledge context, agent memory).
@@ -114,7 +120,12 @@ impl SceneSubgraph {
         let mut memory = Vec::new();
         // A scene nobody has written yet has no cast in the graph: every
         // decision about a character may matter to its draft.
-        let cast_known = self.near.iter().any(|near| near.kind != EntityKind::Scene);
+        let cast_known = self.near.iter().any(|near| {
+            matches!(
+                near.kind,
+                EntityKind::Character | EntityKind::Place | EntityKind::Canon
+            )
+        });
         for decision in decisions {
             let category = decision.category.as_str();
             if EVERYWHERE.contains(&category) || (!cast_known && ALWAYS.contains(&category)) {
@@ -167,18 +178,6 @@ impl SceneSubgraph {
         }
         out.push_str("  </knowledge_context>\n");
     }
-}
-
-/// Whether `name` is in `said` as whole words.
-fn names(said: &str, name: &str) -> bool {
-    if name.is_empty() {
-        return false;
-    }
-    said.match_indices(name).any(|(at, _)| {
-        let before = said[..at].chars().next_back();
-        let after = said[at + name.len()..].chars().next();
-        !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
-    })
 }
 
 #[cfg(test)]
@@ -252,7 +251,7 @@ mod tests {
         let (flat, _) = super::super::state::select_decisions(&decisions, limit);
         super::super::state::knowledge_context(&mut before, &flat);
         // After: the gate's part of the graph and what concerns it.
-        let around = SceneSubgraph::of(&workspace, "SCN-the-gate", Variant::T3);
+        let around = SceneSubgraph::of(&workspace, "SCN-the-gate", Variant::T3, &decisions);
         let (knowledge, _) = around.select(&decisions, limit);
         let mut after = String::new();
         around.write(&mut after, &knowledge);
@@ -294,10 +293,10 @@ mod tests {
             assert!(before.contains(left), "the flat list held {left}: {before}");
         }
         // At t1, fewer entities.
-        let small = SceneSubgraph::of(&workspace, "SCN-the-gate", Variant::T1);
+        let small = SceneSubgraph::of(&workspace, "SCN-the-gate", Variant::T1, &decisions);
         assert!(small.near.len() <= 6 && small.near.len() < around.near.len().max(7));
         // A scene nobody wrote: its cast unknown, every character decision may matter.
-        let unwritten = SceneSubgraph::of(&workspace, "SCN-the-reckoning", Variant::T3);
+        let unwritten = SceneSubgraph::of(&workspace, "SCN-the-reckoning", Variant::T3, &decisions);
         let (knowledge, _) = unwritten.select(&decisions, limit);
         assert!(
             knowledge.iter().any(|d| d.key == "Brannoc"),

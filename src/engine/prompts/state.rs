@@ -208,7 +208,8 @@ pub fn session_state(inputs: &StateInputs, profile: &Profile) -> String {
         // A scene's step: the scene's part of the story's graph, and the
         // decisions about what is in it.
         Some((workspace, id)) => {
-            let around = super::knowledge::SceneSubgraph::of(workspace, id, variant);
+            let around =
+                super::knowledge::SceneSubgraph::of(workspace, id, variant, inputs.decisions);
             let (knowledge, memory) = around.select(inputs.decisions, limit);
             around.write(&mut out, &knowledge);
             memory

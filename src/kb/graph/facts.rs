@@ -1,8 +1,9 @@
 //! What one scene gives the story's graph: its point of view, its place,
-//! and each card in it with how often (its mentions, and once for each
-//! place the front matter names it: `pov`, `characters`, `location`).
-//! [`SceneMemo`] keeps each scene's facts by the scene's version and the
-//! cards' names, so the graph of an edited manuscript reads one scene again;
+//! each card in it with how often (its mentions, and once for each place
+//! the front matter names it: `pov`, `characters`, `location`), who speaks
+//! in it, and the theme's motifs its prose carries with how often.
+//! [`SceneMemo`] keeps each scene's facts by the scene's version, the
+//! cards' names and the motifs' words, so the graph of an edited manuscript reads one scene again;
 //! it is saved under `.control-room/graph/` in a versioned format
 //! ([`SceneMemo::save`], [`SceneMemo::load`]) so that a new process starts
 //! from the facts of the last one, each kept only while its scene's text
@@ -15,12 +16,13 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+use crate::index::motifs::Motifs;
 use crate::index::{CardKind, FilePath, Scene, SourceFile, Workspace};
 
 /// Where the memo is saved, under the manuscript's root.
 pub const MEMO_FILE: &str = ".control-room/graph/scenes.json";
 /// The saved format's version; another is not read (it is rebuilt).
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
 
 /// One scene's part of the graph, by the cards' keys (their paths).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -29,11 +31,20 @@ pub struct SceneFacts {
     pub place: Option<String>,
     /// Each card in the scene and how often, in the cards' order.
     pub counts: Vec<(String, f64)>,
+    /// The characters who speak a line (as the checks read the speakers).
+    pub speaks: Vec<String>,
+    /// Each motif of the theme whose words the prose holds, and how often.
+    pub motifs: Vec<(String, f64)>,
 }
 
 impl SceneFacts {
-    /// The facts of `scene` in `file`.
-    pub fn of(workspace: &Workspace, file: &SourceFile, scene: &Scene) -> SceneFacts {
+    /// The facts of `scene` in `file`, with the theme's `motifs`.
+    pub fn of(
+        workspace: &Workspace,
+        file: &SourceFile,
+        scene: &Scene,
+        motifs: &Motifs,
+    ) -> SceneFacts {
         let catalog = workspace.catalog();
         let mut counts: HashMap<&str, f64> = HashMap::new();
         for mention in workspace.mentions(&file.path) {
@@ -65,10 +76,23 @@ impl SceneFacts {
             .map(|(key, count)| (key.to_owned(), count))
             .collect();
         counts.sort_by(|a, b| a.0.cmp(&b.0));
+        let speaks = crate::checks::speaking(workspace, &file.path)
+            .into_iter()
+            .map(|card| card.to_string())
+            .collect();
+        let motifs = motifs
+            .list
+            .iter()
+            .zip(motifs.count(file))
+            .filter(|(_, count)| *count > 0)
+            .map(|(motif, count)| (motif.name.clone(), count as f64))
+            .collect();
         SceneFacts {
             pov: pov.map(|key| key.to_string()),
             place: place.map(|key| key.to_string()),
             counts,
+            speaks,
+            motifs,
         }
     }
 }
@@ -114,14 +138,20 @@ fn text_hash(text: &str) -> u64 {
 
 impl SceneMemo {
     /// The facts of each of `scenes`, in order, read again only where the
-    /// scene or the cards' names changed.
+    /// scene, the cards' names or the motifs' words changed.
     pub fn facts(
         &mut self,
         workspace: &Workspace,
         scenes: &[(&Arc<SourceFile>, &Scene)],
+        motifs: &Motifs,
     ) -> Vec<Arc<SceneFacts>> {
         use rayon::prelude::*;
-        let names = workspace.catalog().names_fingerprint();
+        let names = {
+            let mut hasher = std::collections::hash_map::DefaultHasher::new();
+            workspace.catalog().names_fingerprint().hash(&mut hasher);
+            motifs.fingerprint().hash(&mut hasher);
+            hasher.finish()
+        };
         let known = |memo: &HashMap<FilePath, Entry>, file: &Arc<SourceFile>| {
             let entry = memo.get(&file.path)?;
             let same = match &entry.file {
@@ -139,7 +169,7 @@ impl SceneMemo {
                 let (file, scene) = scenes[at];
                 (
                     at,
-                    SceneFacts::of(workspace, file, scene),
+                    SceneFacts::of(workspace, file, scene, motifs),
                     text_hash(&file.text),
                 )
             })
@@ -283,7 +313,7 @@ mod tests {
         // Another version, or a broken file, is a cold start, not an error.
         let file = root.join(MEMO_FILE);
         let saved = std::fs::read_to_string(&file).unwrap();
-        std::fs::write(&file, saved.replacen("\"version\":1", "\"version\":99", 1)).unwrap();
+        std::fs::write(&file, saved.replacen("\"version\":2", "\"version\":99", 1)).unwrap();
         assert_eq!(SceneMemo::load(root).scenes.len(), 0);
         std::fs::write(&file, "{not json").unwrap();
         assert_eq!(SceneMemo::load(root).scenes.len(), 0);

@@ -10,8 +10,8 @@ use std::hash::{Hash, Hasher};
 
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 
-use crate::index::bible::{BibleKind, normalise_heading};
-use crate::index::{FilePath, SourceFile, Workspace};
+use super::bible::{BibleKind, normalise_heading};
+use super::{FilePath, SourceFile, Workspace};
 use crate::text::TextRange;
 
 /// Headings, normalised, that hold the motifs.
