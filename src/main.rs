@@ -179,8 +179,8 @@ enum Command {
         #[command(subcommand)]
         command: Option<FindingsCommand>,
     },
-    /// The knowledge base's decisions that contradict their card (exits 1
-    /// when there is one).
+    /// The knowledge base's decisions that contradict their card, the Story
+    /// Bible or a promoted fact (exits 1 when there is one).
     Decisions,
     /// What a diagnostic code means: when it is emitted, its default
     /// severity, and where it comes from.
@@ -249,8 +249,15 @@ enum Command {
         #[command(subcommand)]
         command: control_room::cli::voice::VoiceCommand,
     },
-    /// Promote the decision on LINE of the knowledge base to its card.
+    /// Adopt the decision on LINE of the knowledge base: the card, the Story
+    /// Bible or the promoted fact it contradicts is changed to what it says.
     Promote {
+        /// The decision's line in .control-room/kb/decisions.jsonl (1-based).
+        line: usize,
+    },
+    /// Withdraw the decision on LINE of the knowledge base, keeping the card,
+    /// the Story Bible or the promoted fact it contradicts.
+    Withdraw {
         /// The decision's line in .control-room/kb/decisions.jsonl (1-based).
         line: usize,
     },
@@ -457,6 +464,7 @@ fn main() -> ExitCode {
         Command::Decisions => knowledge::decisions(&dir),
         Command::Explain { code } => Ok(control_room::cli::explain::explain(&code)),
         Command::Promote { line } => knowledge::promote(&dir, line),
+        Command::Withdraw { line } => knowledge::withdraw(&dir, line),
         Command::Ask { message, model } => {
             control_room::cli::ask::ask(&dir, message.as_deref(), &model)
         }

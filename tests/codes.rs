@@ -50,7 +50,11 @@ fn every_code_the_product_emits_is_in_the_registry() {
     );
     assert_eq!(
         family(Family::KnowledgeBase),
-        BTreeSet::from([control_room::ide::CONTRADICTS_CARD])
+        BTreeSet::from([
+            control_room::ide::CONTRADICTS_CARD,
+            control_room::ide::CONTRADICTS_BIBLE,
+            control_room::ide::CONTRADICTS_FACT,
+        ])
     );
     // A family's codes are unique, and every entry says something.
     for info in CODES {

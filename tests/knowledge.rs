@@ -186,7 +186,7 @@ fn a_decision_contradicting_its_card_is_shown_and_promoted_to_the_card() {
     assert_eq!(diagnostics[0]["severity"], 2);
     assert_eq!(
         diagnostics[0]["message"],
-        "this decision gives Kael Maren green eyes, but the card says grey; promote the decision to the card if it is the new canon"
+        "this decision gives Kael Maren green eyes, but the card says grey; promote the decision to the card if it is the new canon, or withdraw it"
     );
     assert_eq!(diagnostics[0]["range"]["start"]["line"], 0);
     let card = root.join("Compendium/Characters/CHAR-kael-maren.md");
@@ -196,7 +196,7 @@ fn a_decision_contradicting_its_card_is_shown_and_promoted_to_the_card() {
     );
     assert_eq!(
         diagnostics[1]["message"],
-        "this decision says Iria Vell dies, but the card says alive; promote the decision to the card if it is the new canon"
+        "this decision says Iria Vell dies, but the card says alive; promote the decision to the card if it is the new canon, or withdraw it"
     );
     assert_eq!(diagnostics[1]["range"]["start"]["line"], 1);
     // A pulled diagnostic says the same.
@@ -206,7 +206,29 @@ fn a_decision_contradicting_its_card_is_shown_and_promoted_to_the_card() {
     );
     assert_eq!(pulled["items"].as_array().unwrap().len(), 2, "{pulled}");
 
+    // Both sides: the card, then the decision with who saved it.
+    let related = &diagnostics[0]["relatedInformation"];
+    assert_eq!(related[0]["message"], "what the card says");
+    assert_eq!(related[1]["location"]["uri"], kb_uri);
+    assert_eq!(related[1]["location"]["range"]["start"]["line"], 0);
+    assert!(
+        related[1]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("the decision, saved by"),
+        "{related}"
+    );
+
     let actions = code_actions(&mut client, &kb, diagnostics[0]["range"].clone());
+    // A fix for each side: the card kept, the decision's line removed.
+    let keep = actions
+        .iter()
+        .find(|action| action["title"] == "Keep the card: withdraw this decision")
+        .unwrap_or_else(|| panic!("{actions:#?}"));
+    let removal = &keep["edit"]["documentChanges"][0]["edits"][0];
+    assert_eq!(removal["newText"], "");
+    assert_eq!(removal["range"]["start"]["line"], 0);
+    assert_eq!(removal["range"]["end"]["line"], 1);
     let promote = actions
         .iter()
         .find(|action| action["title"] == "Promote to card: Kael Maren")

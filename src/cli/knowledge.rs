@@ -88,29 +88,52 @@ fn contradictions(
     Ok((text, found))
 }
 
-/// `control-room decisions`: the decisions that contradict their card, as
-/// `decisions.jsonl:LINE: message (card)`; exit 1 when there is one.
+/// `control-room decisions`: the decisions that contradict a hard fact
+/// (their card, the Story Bible, a promoted fact), as
+/// `decisions.jsonl:LINE: message [code] (the other side's file:line)`;
+/// exit 1 when there is one.
 pub fn decisions(dir: &Path) -> anyhow::Result<i32> {
     let root = workspace_root(dir)?;
     let workspace = Workspace::load(&root);
     let (text, found) = contradictions(&workspace)?;
     let lines = LineIndex::new(&text);
     for contradiction in &found {
+        let line = lines.line_of(contradiction.range.start) + 1;
+        let other_line = if &*contradiction.other == KB_FILE {
+            lines.line_of(contradiction.other_range.start) + 1
+        } else {
+            workspace.file(&contradiction.other).map_or(1, |file| {
+                LineIndex::new(&file.text).line_of(contradiction.other_range.start) + 1
+            })
+        };
         println!(
-            "{KB_FILE}:{}: {} (card {}); `control-room promote {}` makes it the card's",
-            lines.line_of(contradiction.range.start) + 1,
+            "{KB_FILE}:{line}: {} [{}] ({} {}:{other_line}); `control-room promote {line}` adopts it, `control-room withdraw {line}` keeps the other",
             contradiction.message,
-            contradiction.card,
-            lines.line_of(contradiction.range.start) + 1,
+            contradiction.code,
+            contradiction.other_label,
+            contradiction.other,
         );
     }
     Ok(i32::from(!found.is_empty()))
 }
 
 /// `control-room promote <line>`: the decision on that line of the
-/// knowledge base becomes the card's canon: the card is changed and the
-/// decision marked promoted, as the editor's "Promote to card" does.
+/// knowledge base is adopted as the editor's first fix does: the card, the
+/// Story Bible or the older fact changed to what it says, and the decision
+/// marked promoted.
 pub fn promote(dir: &Path, line: usize) -> anyhow::Result<i32> {
+    settle(dir, line, "promote")
+}
+
+/// `control-room withdraw <line>`: the decision on that line of the
+/// knowledge base is withdrawn (its line removed) and the fact it
+/// contradicts kept, as the editor's second fix does.
+pub fn withdraw(dir: &Path, line: usize) -> anyhow::Result<i32> {
+    settle(dir, line, "withdraw")
+}
+
+/// The first contradiction of the decision on `line` settled one way.
+fn settle(dir: &Path, line: usize, how: &str) -> anyhow::Result<i32> {
     let root = workspace_root(dir)?;
     let workspace = Workspace::load(&root);
     let (text, found) = contradictions(&workspace)?;
@@ -120,11 +143,16 @@ pub fn promote(dir: &Path, line: usize) -> anyhow::Result<i32> {
         .find(|found| lines.line_of(found.range.start) as usize + 1 == line)
     else {
         bail!(
-            "line {line} of {KB_FILE} holds no decision that contradicts its card; `control-room decisions` lists them"
+            "line {line} of {KB_FILE} holds no decision that contradicts a card, the Story Bible or a promoted fact; `control-room decisions` lists them"
         );
     };
+    let fix = if how == "promote" {
+        &contradiction.promotion
+    } else {
+        &contradiction.withdrawal
+    };
     let mut by_file: BTreeMap<String, Vec<(TextRange, String)>> = BTreeMap::new();
-    for edit in &contradiction.promotion.edits {
+    for edit in &fix.edits {
         by_file
             .entry(edit.path.to_string())
             .or_default()
@@ -141,7 +169,7 @@ pub fn promote(dir: &Path, line: usize) -> anyhow::Result<i32> {
             workspace.file(&path).map_or("", |file| &file.text)
         };
         if current != base {
-            bail!("{path} changed while it was read; run `control-room promote {line}` again");
+            bail!("{path} changed while it was read; run `control-room {how} {line}` again");
         }
         edits.sort_by_key(|(range, _)| (range.start, range.end));
         disk.write_atomic(&absolute, apply_edits(&current, &edits).as_bytes())

@@ -20,7 +20,9 @@ mod semantic_tokens;
 
 pub use code_actions::{CodeAction, code_actions};
 pub use completion::{Completion, CompletionKind, completions};
-pub use decisions::{CONTRADICTS_CARD, Contradiction, contradictions};
+pub use decisions::{
+    CONTRADICTS_BIBLE, CONTRADICTS_CARD, CONTRADICTS_FACT, Contradiction, contradictions,
+};
 pub use hover::hover;
 pub use inlay_hints::{InlayHint, inlay_hints, inlay_hints_key};
 pub use navigation::{Location, definition, references};

@@ -105,6 +105,23 @@ impl NameMatcher {
         }
     }
 
+    /// The cards `text` names (all of it read as prose, whole words), in
+    /// the order first named, each once: a decision's or a note's subjects.
+    pub fn find_in(&self, text: &str) -> Vec<FilePath> {
+        let Some(automaton) = &self.automaton else {
+            return Vec::new();
+        };
+        let mut cards: Vec<FilePath> = Vec::new();
+        for found in automaton.find_iter(text) {
+            let range = TextRange::new(found.start(), found.end());
+            let card = &self.owners[found.pattern().as_usize()].0;
+            if on_word_boundaries(text, range) && !cards.contains(card) {
+                cards.push(card.clone());
+            }
+        }
+        cards
+    }
+
     /// Every mention in the prose of `text`, in order.
     pub fn find(&self, text: &str, syntax: &MarkdownSyntax) -> Vec<Mention> {
         let Some(automaton) = &self.automaton else {

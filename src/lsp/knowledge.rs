@@ -2,8 +2,9 @@
 //! on a selection appends the decision it makes (`ide::remembered`) to the
 //! knowledge base, where the agents' prompts find it. An open
 //! `decisions.jsonl` is a document of the session: a decision that
-//! contradicts its card (`ide::contradictions`) is a warning on the decision,
-//! pointing at the card, with "Promote to card" as its fix.
+//! contradicts a hard fact (`ide::contradictions`: its card, the Story
+//! Bible, a promoted fact) is a warning on the decision, pointing at both
+//! sides, with a fix for each: adopt the decision, or withdraw it.
 
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -17,7 +18,6 @@ use super::runs::Context;
 use crate::engine::prompts::state::append_decisions;
 use crate::engine::runner::now;
 use crate::engine::store::Disk;
-use crate::ide::CONTRADICTS_CARD;
 use crate::index::{FilePath, Workspace};
 use crate::text::PositionEncoding;
 use crate::text::TextRange;
@@ -79,7 +79,7 @@ pub fn diagnostics(
         .map(|(path, text, version)| {
             let diagnostics = found(workspace, path, text)
                 .into_iter()
-                .map(|contradiction| diagnostic(workspace, text, &contradiction, encoding))
+                .map(|contradiction| diagnostic(workspace, path, text, &contradiction, encoding))
                 .collect();
             (path.clone(), diagnostics, *version)
         })
@@ -88,38 +88,67 @@ pub fn diagnostics(
 
 fn diagnostic(
     workspace: &Workspace,
+    path: &FilePath,
     text: &str,
     contradiction: &crate::ide::Contradiction,
     encoding: PositionEncoding,
 ) -> lsp::Diagnostic {
-    let related = workspace
-        .file(&contradiction.card)
-        .zip(uri_for(workspace, &contradiction.card))
-        .map(|(card, uri)| {
-            vec![lsp::DiagnosticRelatedInformation {
-                location: lsp::Location {
-                    uri,
-                    range: convert::range(card, contradiction.card_range, encoding),
-                },
-                message: "what the card says".to_owned(),
-            }]
-        });
+    // Both sides: the other (a card, the Story Bible, the knowledge base's
+    // promoted fact) and the decision, with who saved it.
+    let other = if contradiction.other == *path {
+        uri_for(workspace, &contradiction.other).map(|uri| lsp::Location {
+            uri,
+            range: convert::range_in_text(text, contradiction.other_range, encoding),
+        })
+    } else {
+        workspace
+            .file(&contradiction.other)
+            .zip(uri_for(workspace, &contradiction.other))
+            .map(|(file, uri)| lsp::Location {
+                uri,
+                range: convert::range(file, contradiction.other_range, encoding),
+            })
+    };
+    let this = uri_for(workspace, path).map(|uri| lsp::Location {
+        uri,
+        range: convert::range_in_text(text, contradiction.line, encoding),
+    });
+    let related: Vec<lsp::DiagnosticRelatedInformation> = other
+        .map(|location| lsp::DiagnosticRelatedInformation {
+            location,
+            message: contradiction.other_label.clone(),
+        })
+        .into_iter()
+        .chain(this.map(|location| lsp::DiagnosticRelatedInformation {
+            location,
+            message: match &contradiction.source {
+                Some(source) => format!("the decision, saved by {source}"),
+                None => "the decision".to_owned(),
+            },
+        }))
+        .collect();
     lsp::Diagnostic {
         range: convert::range_in_text(text, contradiction.range, encoding),
         severity: Some(lsp::DiagnosticSeverity::WARNING),
-        code: Some(lsp::NumberOrString::String(CONTRADICTS_CARD.to_owned())),
+        code: Some(lsp::NumberOrString::String(contradiction.code.to_owned())),
         source: Some("control-room".to_owned()),
         message: format!(
-            "{}; promote the decision to the card if it is the new canon",
-            contradiction.message
+            "{}; {} if it is the new canon, or withdraw it",
+            contradiction.message,
+            match contradiction.code {
+                crate::ide::CONTRADICTS_CARD => "promote the decision to the card",
+                crate::ide::CONTRADICTS_BIBLE => "write it into the Story Bible",
+                _ => "promote it in the fact's place",
+            }
         ),
-        related_information: related,
+        related_information: (!related.is_empty()).then_some(related),
         ..lsp::Diagnostic::default()
     }
 }
 
-/// "Promote to card" for each contradiction the range touches: the card
-/// changed and the decision marked promoted, in one edit.
+/// For each contradiction the range touches, a fix for each side: the
+/// decision adopted (the other side changed and the decision marked
+/// promoted, in one edit) and the other side kept (the decision withdrawn).
 pub fn promotions(
     workspace: &Workspace,
     (path, text, version): &OpenRecipe,
@@ -127,58 +156,76 @@ pub fn promotions(
     encoding: PositionEncoding,
 ) -> Vec<lsp::CodeActionOrCommand> {
     let touches = |other: &lsp::Range| other.end >= range.start && other.start <= range.end;
-    found(workspace, path, text)
-        .into_iter()
-        .filter_map(|contradiction| {
-            let shown = diagnostic(workspace, text, &contradiction, encoding);
-            if !touches(&shown.range) {
-                return None;
-            }
-            let mut documents: Vec<lsp::TextDocumentEdit> = Vec::new();
-            for edit in &contradiction.promotion.edits {
-                let (uri, range, version) = if edit.path == *path {
-                    (
-                        uri_for(workspace, path)?,
-                        convert::range_in_text(text, edit.range, encoding),
-                        Some(*version),
-                    )
-                } else {
-                    let card = workspace.file(&edit.path)?;
-                    (
-                        uri_for(workspace, &edit.path)?,
-                        convert::range(card, edit.range, encoding),
-                        None,
-                    )
-                };
-                let change = lsp::OneOf::Left(lsp::TextEdit {
-                    range,
-                    new_text: edit.new_text.clone(),
-                });
-                match documents
-                    .iter_mut()
-                    .find(|doc| doc.text_document.uri == uri)
-                {
-                    Some(document) => document.edits.push(change),
-                    None => documents.push(lsp::TextDocumentEdit {
-                        text_document: lsp::OptionalVersionedTextDocumentIdentifier {
-                            uri,
-                            version,
-                        },
-                        edits: vec![change],
-                    }),
-                }
-            }
-            Some(lsp::CodeActionOrCommand::CodeAction(lsp::CodeAction {
-                title: contradiction.promotion.title.clone(),
+    let mut actions = Vec::new();
+    for contradiction in found(workspace, path, text) {
+        let shown = diagnostic(workspace, path, text, &contradiction, encoding);
+        if !touches(&shown.range) {
+            continue;
+        }
+        for (fix, preferred) in [
+            (&contradiction.promotion, true),
+            (&contradiction.withdrawal, false),
+        ] {
+            let Some(documents) = document_edits(workspace, path, text, *version, fix, encoding)
+            else {
+                continue;
+            };
+            actions.push(lsp::CodeActionOrCommand::CodeAction(lsp::CodeAction {
+                title: fix.title.clone(),
                 kind: Some(lsp::CodeActionKind::QUICKFIX),
-                diagnostics: Some(vec![shown]),
+                diagnostics: Some(vec![shown.clone()]),
                 edit: Some(lsp::WorkspaceEdit {
                     document_changes: Some(lsp::DocumentChanges::Edits(documents)),
                     ..lsp::WorkspaceEdit::default()
                 }),
-                is_preferred: Some(true),
+                is_preferred: Some(preferred),
                 ..lsp::CodeAction::default()
-            }))
-        })
-        .collect()
+            }));
+        }
+    }
+    actions
+}
+
+/// `fix`'s edits by document: the open knowledge base at its version, the
+/// other files as the workspace holds them.
+fn document_edits(
+    workspace: &Workspace,
+    path: &FilePath,
+    text: &str,
+    version: i32,
+    fix: &crate::checks::Fix,
+    encoding: PositionEncoding,
+) -> Option<Vec<lsp::TextDocumentEdit>> {
+    let mut documents: Vec<lsp::TextDocumentEdit> = Vec::new();
+    for edit in &fix.edits {
+        let (uri, range, version) = if edit.path == *path {
+            (
+                uri_for(workspace, path)?,
+                convert::range_in_text(text, edit.range, encoding),
+                Some(version),
+            )
+        } else {
+            let file = workspace.file(&edit.path)?;
+            (
+                uri_for(workspace, &edit.path)?,
+                convert::range(file, edit.range, encoding),
+                None,
+            )
+        };
+        let change = lsp::OneOf::Left(lsp::TextEdit {
+            range,
+            new_text: edit.new_text.clone(),
+        });
+        match documents
+            .iter_mut()
+            .find(|doc| doc.text_document.uri == uri)
+        {
+            Some(document) => document.edits.push(change),
+            None => documents.push(lsp::TextDocumentEdit {
+                text_document: lsp::OptionalVersionedTextDocumentIdentifier { uri, version },
+                edits: vec![change],
+            }),
+        }
+    }
+    Some(documents)
 }

@@ -1,0 +1,493 @@
+//! What a decision, a card, the Story Bible or a promoted fact claims, in
+//! the few forms the text says plainly enough to compare: a character's
+//! eye or hair colour, life or death, and age; who the protagonist is;
+//! which scenes a beat happens in; how many of a thing a world rule counts.
+//! Two claims about the same subject disagree when their values cannot both
+//! be true (colours of no shared family, scenes with none in common…).
+
+use crate::checks::colour_families;
+use crate::index::bible::BibleKind;
+use crate::index::{CardKind, FilePath, LifeStatus, SourceFile, Workspace};
+use crate::kb::Decision;
+use crate::text::TextRange;
+
+/// What a claim is about.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum Subject {
+    /// A character's `eyes` or `hair`.
+    Colour(FilePath, &'static str),
+    Life(FilePath),
+    Age(FilePath),
+    Protagonist,
+    /// A beat of the beat sheet, by its title.
+    Beat(&'static str),
+    /// How many of a thing (the noun, singular, lower case) a world rule
+    /// (its name, normalised) counts.
+    Count(String, String),
+}
+
+/// What a claim says of its subject.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum Value {
+    /// Colour families (see `checks::colour_families`) and the word said.
+    Colour(u16, String),
+    Dead(bool),
+    Years(u32),
+    Card(FilePath),
+    Scenes(Vec<String>),
+    /// The number, and the word that says it (`nine`, `9`).
+    Number(u32, String),
+}
+
+impl Value {
+    /// Whether two values of one subject can both be true.
+    pub(super) fn agrees(&self, other: &Value) -> bool {
+        match (self, other) {
+            (Value::Colour(a, _), Value::Colour(b, _)) => a & b != 0,
+            (Value::Scenes(a), Value::Scenes(b)) => a.iter().any(|id| b.contains(id)),
+            (Value::Number(a, _), Value::Number(b, _)) => a == b,
+            (a, b) => a == b,
+        }
+    }
+
+    /// As a message says it.
+    pub(super) fn said(&self, workspace: &Workspace) -> String {
+        match self {
+            Value::Colour(_, word) | Value::Number(_, word) => word.clone(),
+            Value::Dead(true) => "dead".to_owned(),
+            Value::Dead(false) => "alive".to_owned(),
+            Value::Years(years) => years.to_string(),
+            Value::Card(card) => card_name(workspace, card),
+            Value::Scenes(ids) => ids.join(", "),
+        }
+    }
+}
+
+/// One claim: its subject and value, and where the text says it (the
+/// range the other side's fix replaces, in that side's file).
+#[derive(Clone, Debug)]
+pub(super) struct Claim {
+    pub subject: Subject,
+    pub value: Value,
+    pub range: TextRange,
+}
+
+/// A card's name, else its path.
+pub(super) fn card_name(workspace: &Workspace, card: &FilePath) -> String {
+    workspace
+        .catalog()
+        .card(card)
+        .and_then(|file| file.card())
+        .map_or_else(|| card.to_string(), |card| card.display_name().to_owned())
+}
+
+/// Words that say a character dies.
+const DEATH: &[&str] = &[
+    "dies", "died", "dead", "killed", "drowned", "drowns", "slain",
+];
+/// Words that say a character lives.
+const LIFE: &[&str] = &["alive", "survives", "survived", "lives"];
+/// Number words a count or an age may be written in.
+const NUMBERS: &[&str] = &[
+    "zero",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+    "twenty",
+];
+/// Categories whose decisions speak of a character's facts.
+const FACTUAL: &[&str] = &["character", "continuity", "correction"];
+
+/// A number written in digits or as a word up to twenty.
+fn number(word: &str) -> Option<u32> {
+    let lower = word.to_lowercase();
+    NUMBERS
+        .iter()
+        .position(|n| *n == lower)
+        .map(|n| n as u32)
+        .or_else(|| (word.len() <= 6).then(|| word.parse().ok()).flatten())
+}
+
+/// The words of `text`, lower case, with their ranges.
+fn words(text: &str) -> Vec<(TextRange, String)> {
+    let mut out = Vec::new();
+    let mut start = None;
+    for (at, c) in text.char_indices().chain([(text.len(), ' ')]) {
+        let inside = c.is_alphanumeric() || c == '-' || c == '\'';
+        match (start, inside) {
+            (None, true) => start = Some(at),
+            (Some(from), false) => {
+                let word = text[from..at].trim_matches(['-', '\'']);
+                if !word.is_empty() {
+                    out.push((TextRange::new(from, at), word.to_lowercase()));
+                }
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// A noun as counts compare it: lower case, a plural's `s` dropped.
+fn singular(noun: &str) -> String {
+    let noun = noun.to_lowercase();
+    noun.strip_suffix('s')
+        .filter(|stem| stem.len() > 2)
+        .map_or(noun.clone(), str::to_owned)
+}
+
+/// Each number followed by a noun in `text` ("nine stones"), the range
+/// being the number's.
+fn counts(text: &str) -> Vec<(String, u32, String, TextRange)> {
+    let words = words(text);
+    words
+        .windows(2)
+        .filter_map(|pair| {
+            let n = number(&pair[0].1)?;
+            let noun = &pair[1].1;
+            (noun.chars().all(char::is_alphabetic) || noun.contains('-'))
+                .then(|| (singular(noun), n, pair[0].1.clone(), pair[0].0))
+        })
+        .collect()
+}
+
+/// What `decision` claims, the ranges within its value.
+pub(super) fn of_decision(workspace: &Workspace, decision: &Decision) -> Vec<Claim> {
+    let catalog = workspace.catalog();
+    let value = decision.value.to_lowercase();
+    let mut claims = Vec::new();
+    let whole = TextRange::new(0, decision.value.len());
+    let character = FACTUAL
+        .contains(&decision.category.as_str())
+        .then(|| catalog.resolve_card(decision.key.trim(), &[CardKind::Character]))
+        .flatten();
+    if let Some(card) = character {
+        let path = card.path.clone();
+        let clauses: Vec<&str> = value
+            .split(['.', ';', ',', '!', '?'])
+            .flat_map(|sentence| sentence.split(" and "))
+            .collect();
+        for key in ["eyes", "hair"] {
+            let noun = if key == "eyes" { "eye" } else { "hair" };
+            let suffix = if key == "eyes" { "-eyed" } else { "-haired" };
+            let found = clauses.iter().find_map(|clause| {
+                let about = clause.split_whitespace().any(|word| {
+                    let word = word.trim_matches(|c: char| !c.is_alphanumeric() && c != '-');
+                    word.starts_with(noun) || word.ends_with(suffix)
+                });
+                let (families, word) = colour_families(key, clause);
+                (about && families != 0).then_some((families, word?))
+            });
+            if let Some((families, word)) = found {
+                claims.push(Claim {
+                    subject: Subject::Colour(path.clone(), key),
+                    value: Value::Colour(families, word),
+                    range: whole,
+                });
+            }
+        }
+        let said: Vec<(TextRange, String)> = words(&value);
+        let dies = said.iter().any(|(_, w)| DEATH.contains(&w.as_str()));
+        let lives = !dies && said.iter().any(|(_, w)| LIFE.contains(&w.as_str()));
+        if dies || lives {
+            claims.push(Claim {
+                subject: Subject::Life(path.clone()),
+                value: Value::Dead(dies),
+                range: whole,
+            });
+        }
+        if let Some(years) = age(&said) {
+            claims.push(Claim {
+                subject: Subject::Age(path.clone()),
+                value: Value::Years(years),
+                range: whole,
+            });
+        }
+    }
+    let said = format!("{} {}", decision.key, decision.value);
+    if let Some(card) = protagonist(workspace, &said) {
+        claims.push(Claim {
+            subject: Subject::Protagonist,
+            value: Value::Card(card),
+            range: whole,
+        });
+    }
+    if let Some((beat, scenes)) = beat(&said, decision) {
+        claims.push(Claim {
+            subject: Subject::Beat(beat),
+            value: Value::Scenes(scenes),
+            range: whole,
+        });
+    }
+    // A count only of a rule the decision names: its key is the rule's
+    // name, or its text holds it.
+    let key = normalise(&decision.key);
+    let text = normalise(&said);
+    for rule in rule_names(workspace) {
+        if key == rule || whole_word(&text, &rule) {
+            for (noun, n, word, range) in counts(&decision.value) {
+                claims.push(Claim {
+                    subject: Subject::Count(rule.clone(), noun),
+                    value: Value::Number(n, word),
+                    range,
+                });
+            }
+        }
+    }
+    claims
+}
+
+/// Lower case, the words only, one space between.
+fn normalise(text: &str) -> String {
+    words(text)
+        .into_iter()
+        .map(|(_, word)| word)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The world rules' names, normalised.
+fn rule_names(workspace: &Workspace) -> Vec<String> {
+    workspace
+        .catalog()
+        .bible(BibleKind::WorldRules)
+        .and_then(|file| {
+            let bible = file.bible()?;
+            Some(
+                bible
+                    .rule_names(&file.text)
+                    .map(|name| normalise(&name.text))
+                    .filter(|name| !name.is_empty())
+                    .collect(),
+            )
+        })
+        .unwrap_or_default()
+}
+
+/// An age said as "34 years old" or "aged 34".
+fn age(words: &[(TextRange, String)]) -> Option<u32> {
+    words.windows(3).find_map(|w| {
+        let (a, b, c) = (&w[0].1, &w[1].1, &w[2].1);
+        if (b == "years" || b == "year") && c == "old" {
+            number(a)
+        } else if a == "aged" || a == "age" {
+            number(b)
+        } else {
+            None
+        }
+    })
+}
+
+/// The character `text` makes the protagonist: it says "protagonist" and
+/// names exactly one character, and no "not".
+fn protagonist(workspace: &Workspace, text: &str) -> Option<FilePath> {
+    let said = words(text);
+    if !said.iter().any(|(_, w)| w == "protagonist")
+        || said
+            .iter()
+            .any(|(_, w)| w == "not" || w.ends_with("n't") || w == "never")
+    {
+        return None;
+    }
+    let catalog = workspace.catalog();
+    let mut named: Vec<FilePath> = catalog
+        .matcher()
+        .find_in(text)
+        .into_iter()
+        .filter(|card| {
+            catalog
+                .card(card)
+                .and_then(|file| file.card())
+                .is_some_and(|card| card.kind == CardKind::Character)
+        })
+        .collect();
+    named.dedup();
+    (named.len() == 1).then(|| named.remove(0))
+}
+
+/// The beat `text` places and the scenes it places it in: one beat named
+/// (by its title or an alias, whole words, any case) and the scene ids
+/// written (else the decision's scene, when its key is the beat).
+fn beat(text: &str, decision: &Decision) -> Option<(&'static str, Vec<String>)> {
+    let lower = text.to_lowercase();
+    let mut beats = BibleKind::BeatSheet.parts().iter().filter(|part| {
+        std::iter::once(part.title)
+            .chain(part.aliases.iter().copied())
+            .any(|name| whole_word(&lower, &name.to_lowercase()))
+    });
+    let part = beats.next()?;
+    if beats.next().is_some() {
+        return None;
+    }
+    let mut scenes: Vec<String> = text
+        .split(|c: char| !(c.is_alphanumeric() || c == '-' || c == '_'))
+        .filter(|word| word.starts_with("SCN-"))
+        .map(str::to_owned)
+        .collect();
+    if scenes.is_empty()
+        && let Some(scene) = &decision.scene
+        && whole_word(&decision.key.to_lowercase(), &part.title.to_lowercase())
+    {
+        scenes.push(scene.clone());
+    }
+    (!scenes.is_empty()).then_some((part.title, scenes))
+}
+
+/// Whether `name` is in `text` as whole words.
+fn whole_word(text: &str, name: &str) -> bool {
+    !name.is_empty()
+        && text.match_indices(name).any(|(at, _)| {
+            let before = text[..at].chars().next_back();
+            let after = text[at + name.len()..].chars().next();
+            !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
+        })
+}
+
+/// What a character's card claims: its colours, life and age, each with
+/// the range of the value in the card (the front matter's end where the
+/// card says nothing of it).
+pub(super) fn of_card(file: &SourceFile) -> Vec<Claim> {
+    let Some(card) = file.card() else {
+        return Vec::new();
+    };
+    if card.kind != CardKind::Character {
+        return Vec::new();
+    }
+    let path = &file.path;
+    let mut claims = Vec::new();
+    for (key, value) in &card.attributes {
+        match key.as_str() {
+            "eyes" | "hair" => {
+                let key = if key == "eyes" { "eyes" } else { "hair" };
+                let (families, _) = colour_families(key, &value.text);
+                if families != 0 {
+                    claims.push(Claim {
+                        subject: Subject::Colour(path.clone(), key),
+                        value: Value::Colour(families, value.text.clone()),
+                        range: value.range,
+                    });
+                }
+            }
+            "age" => {
+                if let Ok(years) = value.text.trim().parse() {
+                    claims.push(Claim {
+                        subject: Subject::Age(path.clone()),
+                        value: Value::Years(years),
+                        range: value.range,
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+    let status = file.front_matter.as_ref().and_then(|f| f.get("status"));
+    let range = status.map_or_else(
+        || {
+            file.front_matter
+                .as_ref()
+                .map_or(TextRange::empty(0), |f| f.range)
+        },
+        |entry| entry.value.range,
+    );
+    match card.status {
+        LifeStatus::Dead => claims.push(Claim {
+            subject: Subject::Life(path.clone()),
+            value: Value::Dead(true),
+            range,
+        }),
+        LifeStatus::Alive => claims.push(Claim {
+            subject: Subject::Life(path.clone()),
+            value: Value::Dead(false),
+            range,
+        }),
+        _ => {}
+    }
+    claims
+}
+
+/// What the Story Bible claims, each with its file: the protagonist
+/// (`character:` of `protagonist.md`), each beat's scenes, each world
+/// rule's counts.
+pub(super) fn of_bible(workspace: &Workspace) -> Vec<(FilePath, Claim)> {
+    let catalog = workspace.catalog();
+    let mut claims = Vec::new();
+    if let Some(file) = catalog.bible(BibleKind::Protagonist)
+        && let Some(character) = file.bible().and_then(|bible| bible.character.as_ref())
+        && let Some(card) = catalog.resolve_card(&character.text, &[CardKind::Character])
+    {
+        claims.push((
+            file.path.clone(),
+            Claim {
+                subject: Subject::Protagonist,
+                value: Value::Card(card.path.clone()),
+                range: character.range,
+            },
+        ));
+    }
+    if let Some(file) = catalog.bible(BibleKind::BeatSheet)
+        && let Some(bible) = file.bible()
+    {
+        for part in &bible.parts {
+            let Some(section) = part.section.map(|at| &bible.sections[at]) else {
+                continue;
+            };
+            let Some(first) = section.scene_ids.first() else {
+                continue;
+            };
+            let scenes = section.scene_ids.iter().map(|id| id.text.clone()).collect();
+            claims.push((
+                file.path.clone(),
+                Claim {
+                    subject: Subject::Beat(part.spec.title),
+                    value: Value::Scenes(scenes),
+                    range: first.range,
+                },
+            ));
+        }
+    }
+    if let Some(file) = catalog.bible(BibleKind::WorldRules)
+        && let Some(bible) = file.bible()
+        && let Some(section) = bible.section("fundamental_rules")
+    {
+        let names: Vec<crate::index::model::Spanned> = bible.rule_names(&file.text).collect();
+        for item in &section.items {
+            let Some(name) = names.iter().find(|name| {
+                item.range.start <= name.range.start && name.range.end <= item.range.end
+            }) else {
+                continue;
+            };
+            let rule = normalise(&name.text);
+            let text = item.range.slice(&file.text);
+            for (noun, n, word, range) in counts(text) {
+                let range =
+                    TextRange::new(item.range.start + range.start, item.range.start + range.end);
+                claims.push((
+                    file.path.clone(),
+                    Claim {
+                        subject: Subject::Count(rule.clone(), noun),
+                        value: Value::Number(n, word),
+                        range,
+                    },
+                ));
+            }
+        }
+    }
+    claims
+}
