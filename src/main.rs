@@ -227,10 +227,14 @@ enum Command {
         json: bool,
     },
     /// The story's health: pacing plateaus, beat progress, cast function
-    /// and motifs read from the text, each with a score and what to do.
+    /// and motifs read from the text; timeline semantics, flaw challenges
+    /// and theme resonance as a model read each scene (and the writer's
+    /// overrides); each with a score and what to do.
     Health {
         #[arg(long)]
         json: bool,
+        #[command(subcommand)]
+        command: Option<HealthCommand>,
     },
     /// Draw a chart as SVG (or PNG, for a file ending .png): `presence` (who
     /// is in which scene), `timeline` (story dates against the telling),
@@ -282,6 +286,44 @@ enum ModeCommand {
         skip: bool,
         #[arg(long)]
         because: Option<String>,
+    },
+}
+
+/// `control-room health`: the report, or an override.
+fn health(dir: &Path, json: bool, command: Option<HealthCommand>) -> anyhow::Result<i32> {
+    match command {
+        None => control_room::cli::health::health(dir, json),
+        Some(HealthCommand::Override {
+            check,
+            scene,
+            verdict,
+            why,
+            clear,
+        }) => {
+            let verdict = if clear { None } else { verdict };
+            control_room::cli::health::set_override(dir, &check, &scene, verdict, &why)
+        }
+    }
+}
+
+#[derive(Subcommand)]
+enum HealthCommand {
+    /// Say what a check a model reads (A3, B1, C2) finds in a scene, over
+    /// whatever a run said; kept until cleared.
+    Override {
+        /// A3 (timeline semantics), B1 (fatal-flaw challenges) or C2 (theme resonance).
+        check: String,
+        /// The scene's id.
+        scene: String,
+        /// The verdict: A3 agrees|disagrees, B1 challenged|"not challenged",
+        /// C2 strong|weak|none (or "cannot judge").
+        verdict: Option<String>,
+        /// Why, in the writer's words (shown in the report).
+        #[arg(long, default_value = "")]
+        why: String,
+        /// Take the override back: the model's reading counts again.
+        #[arg(long, conflicts_with = "verdict")]
+        clear: bool,
     },
 }
 
@@ -470,10 +512,8 @@ fn main() -> ExitCode {
         }
         Command::Voice { command } => control_room::cli::voice::dispatch(&dir, command),
         Command::Graph { between, json } => graph(&dir, between, json),
-        Command::Health { json } => control_room::cli::health::health(&dir, json),
-        Command::Chart { kind, run, output } => {
-            chart(&dir, &kind, run.as_deref(), output.as_deref())
-        }
+        Command::Health { json, command } => health(&dir, json, command),
+        Command::Chart { kind, run, output } => chart(&dir, &kind, &run, &output),
         Command::Scaffold {
             scene,
             goal,
@@ -606,6 +646,11 @@ fn scaffold(
     control_room::cli::voice::scaffold(dir, &scene, goal.as_deref(), conflict.as_deref())
 }
 
-fn chart(dir: &Path, kind: &str, run: Option<&str>, output: Option<&Path>) -> anyhow::Result<i32> {
-    control_room::cli::chart::chart(dir, kind, run, output)
+fn chart(
+    dir: &Path,
+    kind: &str,
+    run: &Option<String>,
+    output: &Option<PathBuf>,
+) -> anyhow::Result<i32> {
+    control_room::cli::chart::chart(dir, kind, run.as_deref(), output.as_deref())
 }

@@ -227,6 +227,7 @@ fn the_plugin_checks_fixes_drafts_and_reports_in_a_real_neovim() {
             "ControlRoomConference",
             "ControlRoomDraftScene",
             "ControlRoomHealth",
+            "ControlRoomHealthOverride",
             "ControlRoomMode",
             "ControlRoomRuns",
             "ControlRoomVoiceTournament"
@@ -302,7 +303,8 @@ fn the_plugin_checks_fixes_drafts_and_reports_in_a_real_neovim() {
     assert!(
         health.starts_with("The story's health: ")
             && health.contains("A1 Pacing plateaus (from the text)")
-            && health.contains("C2 Theme resonance (needs a model): not run"),
+            && health.contains("C2 Theme resonance (read by a model): not read")
+            && health.contains("not challenged (the writer's reading: thanking her costs nothing)"),
         "{health}"
     );
 

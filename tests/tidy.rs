@@ -76,7 +76,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     (
         "health",
         &[
-            "codes", "text", "syntax", "prose", "index", "checks", "stats",
+            "codes", "text", "syntax", "prose", "index", "checks", "stats", "storage",
         ],
     ),
     ("evidence", &["codes", "text", "syntax", "index", "storage"]),

@@ -28,5 +28,6 @@ pub mod review;
 pub mod router;
 pub mod runner;
 pub mod store;
+pub mod story_health;
 pub mod tools;
 pub mod voice;

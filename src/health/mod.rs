@@ -10,8 +10,11 @@
 //! - C1 symbolic layering (`layering`, `motif-gap`).
 //!
 //! A3 timeline semantics, B1 fatal-flaw challenges and C2 theme resonance
-//! need a model to read the story's meaning; the report lists them as not
-//! run by the deterministic pass.
+//! need a model to read the story's meaning: the recipe "Read a scene's
+//! story health" reads one scene, each claim quoting it, and `model` scores
+//! what the runs read ([`model::Reading`], which the engine gathers) with
+//! the writer's `overrides` kept over them; without a reading, the report
+//! says how to get one.
 //!
 //! [`Health::check`] reads every scene's [`measure::SceneMeasures`] through
 //! a [`Measures`] memo, so after an edit only the edited scene is measured
@@ -21,6 +24,8 @@ mod beats;
 mod cast;
 mod layering;
 pub mod measure;
+pub mod model;
+pub mod overrides;
 mod pacing;
 pub mod report;
 
@@ -84,18 +89,6 @@ impl CheckResult {
             method: Method::Deterministic,
             score: None,
             summary: String::new(),
-            findings: Vec::new(),
-        }
-    }
-
-    fn model(id: &'static str, name: &'static str, what: &str) -> CheckResult {
-        CheckResult {
-            id,
-            name,
-            code: None,
-            method: Method::Model,
-            score: None,
-            summary: format!("needs a model to read {what}; not run by the deterministic pass"),
             findings: Vec::new(),
         }
     }
@@ -187,28 +180,28 @@ impl Health {
         measures: &mut Measures,
         key: &dyn Fn(&SourceFile) -> u64,
     ) -> Health {
+        Health::check_read(workspace, measures, key, &[])
+    }
+
+    /// [`Health::check_keyed`], with what a model read of the scenes for
+    /// A3, B1 and C2 (the writer's overrides applied).
+    pub fn check_read(
+        workspace: &Workspace,
+        measures: &mut Measures,
+        key: &dyn Fn(&SourceFile) -> u64,
+        readings: &[model::Reading],
+    ) -> Health {
         let shape = Shape::read(workspace, measures, key);
         let settings = &workspace.config().health;
+        let [timeline, flaw, theme] = model::results(&shape, readings, settings.model_gap as usize);
         let checks = vec![
             pacing::check(&shape, settings),
             beats::check(workspace, &shape, settings),
-            CheckResult::model(
-                "A3",
-                "Timeline semantics",
-                "whether what happens agrees with when it happens",
-            ),
-            CheckResult::model(
-                "B1",
-                "Fatal-flaw challenges",
-                "which scenes challenge the protagonist's flaw",
-            ),
+            timeline,
+            flaw,
             cast::check(workspace, &shape, settings),
             layering::check(&shape, settings),
-            CheckResult::model(
-                "C2",
-                "Theme resonance",
-                "how the scenes answer the theme statement",
-            ),
+            theme,
         ];
         let judged: Vec<u8> = checks.iter().filter_map(|check| check.score).collect();
         Health {

@@ -46,12 +46,12 @@ pub fn text(workspace: &Workspace, health: &Health) -> String {
     for check in &health.checks {
         let score = match (check.score, check.method) {
             (Some(score), _) => score.to_string(),
-            (None, super::Method::Model) => "not run".to_owned(),
+            (None, super::Method::Model) => "not read".to_owned(),
             (None, _) => "not judged".to_owned(),
         };
         let method = match check.method {
             super::Method::Deterministic => "from the text",
-            super::Method::Model => "needs a model",
+            super::Method::Model => "read by a model",
         };
         out.push_str(&format!(
             "\n{} {} ({method}): {score}\n   {}\n",

@@ -136,6 +136,10 @@ pub fn run_actions(
                 format!("validate scene {id} against the outline"),
             ),
             (
+                format!("Read the story health of {id} (timeline, flaw, theme)"),
+                format!("story health {id}"),
+            ),
+            (
                 format!("Update canon cards from {id}"),
                 format!("update canon from {id}"),
             ),
@@ -302,6 +306,7 @@ mod tests {
                 "analytical_consistency",
                 "analytical_prose",
                 "analytical_scene_validate",
+                "analytical_story_health",
                 "structural_canon"
             ]
         );

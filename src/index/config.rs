@@ -228,6 +228,9 @@ pub struct HealthConfig {
     /// `motif-gap`: the share of the book, in percent, a motif may go
     /// without a word of it.
     pub motif_gap: f64,
+    /// B1 and C2 (read by a model): how many judged scenes in a row may
+    /// leave the protagonist's flaw unchallenged, or the theme unanswered.
+    pub model_gap: u32,
 }
 
 impl Default for HealthConfig {
@@ -237,6 +240,7 @@ impl Default for HealthConfig {
             beat_tolerance: 5.0,
             cast_gap: 40.0,
             motif_gap: 40.0,
+            model_gap: 5,
         }
     }
 }
@@ -400,14 +404,19 @@ impl Config {
                 });
             }
         }
-        if health.plateau_scenes < 2 {
-            let shown = health.plateau_scenes.to_string();
-            return Err(ConfigError {
-                range: value_range(text, "plateau_scenes", &shown),
-                message: format!(
-                    "{CONFIG_FILE}: [health] plateau_scenes = {shown}; give a number of scenes, at least 2"
-                ),
-            });
+        for (key, value) in [
+            ("plateau_scenes", health.plateau_scenes),
+            ("model_gap", health.model_gap),
+        ] {
+            if value < 2 {
+                let shown = value.to_string();
+                return Err(ConfigError {
+                    range: value_range(text, key, &shown),
+                    message: format!(
+                        "{CONFIG_FILE}: [health] {key} = {shown}; give a number of scenes, at least 2"
+                    ),
+                });
+            }
         }
         Ok(())
     }

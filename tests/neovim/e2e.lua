@@ -371,7 +371,12 @@ local function main()
   report.timeline_text = table.concat(vim.fn.readfile(timeline), "\n")
   step("chart")
 
-  -- 10. The story's health, in a scratch buffer beside.
+  -- 10. The story's health, in a scratch buffer beside, with the writer's
+  -- reading of the gate for B1 kept first.
+  vim.cmd("ControlRoomHealthOverride B1 SCN-the-gate not challenged -- thanking her costs nothing")
+  wait("the override", 10000, function()
+    return vim.fn.filereadable(root .. "/.control-room/health/overrides.jsonl") == 1
+  end)
   local before = vim.api.nvim_get_current_buf()
   vim.cmd("ControlRoomHealth")
   wait("the story's health", 10000, function()

@@ -12,7 +12,7 @@ import { ControlRoom, SECTION } from './controlRoom';
 import { FOREMAN_COMMANDS, ModeStatusBar, advanceMode, askForeman } from './foreman';
 import { VOICE_COMMANDS, lockVoice, voiceTournament } from './voice';
 import { CHART_COMMANDS, ChartKind, ChartPanel } from './charts';
-import { HEALTH_COMMAND, showHealth } from './health';
+import { HEALTH_COMMAND, OVERRIDE_COMMAND, overrideHealth, showHealth, type HealthOverride } from './health';
 import { RunStatusBar } from './statusBar';
 import { WordsStatusBar } from './wordsStatusBar';
 
@@ -68,6 +68,7 @@ export function activate(context: vscode.ExtensionContext): ControlRoomApi {
     foremanCommand(VOICE_COMMANDS.lock, () => lockVoice(instance)),
     ...charts.map(({ kind, panel }) => foremanCommand(CHART_COMMANDS[kind], (argument) => panel.show(argument))),
     foremanCommand(HEALTH_COMMAND, () => showHealth(instance)),
+    foremanCommand(OVERRIDE_COMMAND, (argument) => overrideHealth(instance, argument as HealthOverride | undefined)),
   );
   context.subscriptions.push(
     vscode.workspace.onDidChangeWorkspaceFolders(() => void instance.refresh()),

@@ -10,7 +10,24 @@ import * as vscode from 'vscode';
 import type { ControlRoom } from './controlRoom';
 
 export const HEALTH_COMMAND = 'control-room.showHealth';
+export const OVERRIDE_COMMAND = 'control-room.overrideHealth';
 const HEALTH_SERVER = 'controlRoom.health';
+const OVERRIDE_SERVER = 'controlRoom.healthOverride';
+
+/** The checks a model reads, and the verdicts each may give a scene. */
+const MODEL_VERDICTS: Record<string, string[]> = {
+  A3: ['agrees', 'disagrees', 'cannot judge'],
+  B1: ['challenged', 'not challenged', 'cannot judge'],
+  C2: ['strong', 'weak', 'none', 'cannot judge'],
+};
+
+/** What `controlRoom.healthOverride` takes; `verdict: null` takes it back. */
+export interface HealthOverride {
+  check: string;
+  scene: string;
+  verdict: string | null;
+  why: string;
+}
 
 /** One check of `controlRoom.health`. */
 export interface HealthCheck {
@@ -29,6 +46,8 @@ export interface HealthReport {
   words: number;
   checks: HealthCheck[];
   text: string;
+  /** Each scene in the book's order, with its pace. */
+  pace: { scene: string }[];
 }
 
 /** Asks for the report and shows it; answers the report and the document's text. */
@@ -44,8 +63,8 @@ export function markdown(report: HealthReport): string {
   const lines = [`# The story's health: ${report.score ?? 'not judged'}${report.score === null ? '' : ' of 100'}`, ''];
   lines.push(`${report.scenes} scenes, ${report.words} words.`, '');
   for (const check of report.checks) {
-    const score = check.score ?? (check.method === 'model' ? 'not run' : 'not judged');
-    const how = check.method === 'model' ? 'needs a model' : 'from the text';
+    const score = check.score ?? (check.method === 'model' ? 'not read' : 'not judged');
+    const how = check.method === 'model' ? 'read by a model' : 'from the text';
     lines.push(`## ${check.id} ${check.name}: ${score}`, '', `*${how}*: ${check.summary}`, '');
     for (const finding of check.findings) {
       lines.push(`- ${finding.at ? `\`${finding.at}\` ` : ''}${finding.message}`, `  - ${finding.recommendation}`);
@@ -55,4 +74,54 @@ export function markdown(report: HealthReport): string {
     }
   }
   return lines.join('\n');
+}
+
+/**
+ * Override a Health Check: the writer's verdict on a scene for a check a
+ * model reads (A3, B1, C2), kept over whatever a run says. Asks for the
+ * check, the scene, the verdict (or "clear") and why, unless `given`
+ * holds them; answers what the server kept.
+ */
+export async function overrideHealth(controlRoom: ControlRoom, given?: HealthOverride): Promise<unknown> {
+  let chosen = given;
+  if (chosen === undefined) {
+    const check = await vscode.window.showQuickPick(
+      [
+        { label: 'A3', description: 'Timeline semantics' },
+        { label: 'B1', description: 'Fatal-flaw challenges' },
+        { label: 'C2', description: 'Theme resonance' },
+      ],
+      { title: 'Override a health check: which check?' },
+    );
+    if (check === undefined) {
+      return undefined;
+    }
+    const report = await controlRoom.serverCommand<HealthReport>(HEALTH_SERVER);
+    const scene = await vscode.window.showQuickPick(
+      report.pace.map((scene) => scene.scene),
+      { title: `Override ${check.label}: which scene?` },
+    );
+    if (scene === undefined) {
+      return undefined;
+    }
+    const verdict = await vscode.window.showQuickPick([...MODEL_VERDICTS[check.label], 'clear: the model\'s reading counts again'], {
+      title: `${check.label} of ${scene}: your verdict`,
+    });
+    if (verdict === undefined) {
+      return undefined;
+    }
+    const clear = verdict.startsWith('clear');
+    const why = clear ? '' : await vscode.window.showInputBox({ title: 'Why, in a line (shown in the report)' });
+    if (why === undefined) {
+      return undefined;
+    }
+    chosen = { check: check.label, scene, verdict: clear ? null : verdict, why };
+  }
+  const kept = await controlRoom.serverCommand<unknown>(OVERRIDE_SERVER, chosen);
+  void vscode.window.showInformationMessage(
+    chosen.verdict === null
+      ? `${chosen.check} of ${chosen.scene}: the model's reading counts again.`
+      : `${chosen.check} of ${chosen.scene}: ${chosen.verdict} (yours).`,
+  );
+  return kept;
 }

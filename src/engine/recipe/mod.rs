@@ -55,6 +55,10 @@ pub const BUNDLED: &[(&str, &str)] = &[
         include_str!("../../../recipes/analytical_scene_validate.json"),
     ),
     (
+        "analytical_story_health.json",
+        include_str!("../../../recipes/analytical_story_health.json"),
+    ),
+    (
         "structural_canon.json",
         include_str!("../../../recipes/structural_canon.json"),
     ),

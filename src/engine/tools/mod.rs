@@ -10,6 +10,7 @@
 mod canon_checker;
 mod consistency_checker;
 mod file_locator;
+mod health_reader;
 mod outline_analyzer;
 mod prose_analyzer;
 mod reader_experience_simulator;
@@ -48,6 +49,7 @@ pub const TOOLS: &[&str] = &[
     "timeline_validator",
     "stakes_mapper",
     "reader_experience_simulator",
+    "health_reader",
 ];
 
 /// What `tool` does and the arguments it takes, in a line (for prompts that
@@ -80,6 +82,9 @@ pub fn describe(tool: &str) -> &'static str {
         }
         "reader_experience_simulator" => {
             "a reader's path through the story as figures. Args: `scene_path` or `scene_id` (optional)."
+        }
+        "health_reader" => {
+            "what a model needs to read a scene's health: its date and time, its neighbours', the protagonist's flaw, the theme, and its text. Args: `scene_path` (required)."
         }
         _ => "an unknown tool.",
     }
@@ -130,6 +135,7 @@ pub fn run(
         "timeline_validator" => timeline_validator::run(context, &args),
         "stakes_mapper" => stakes_mapper::run(context, &args),
         "reader_experience_simulator" => reader_experience_simulator::run(context, &args),
+        "health_reader" => health_reader::run(context, &args),
         other => Err(ToolError::Unknown(other.to_owned())),
     }
 }

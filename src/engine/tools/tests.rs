@@ -63,6 +63,7 @@ fn every_tool_copes_with_empty_and_broken_workspaces() {
                     | "consistency_checker"
                     | "prose_analyzer"
                     | "scene_draft_validator"
+                    | "health_reader"
             );
             match result {
                 Ok(out) => {

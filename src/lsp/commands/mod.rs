@@ -33,6 +33,7 @@ pub const COMMANDS: &[&str] = &[
     stats::STATS,
     charts::CHART,
     health::HEALTH,
+    health::HEALTH_OVERRIDE,
     dictionary::ADD_TO_DICTIONARY,
     mode::MODE,
     mode::ADVANCE_MODE,
@@ -123,6 +124,10 @@ pub async fn execute(
             charts::chart(context, args).await.map(Some)
         }
         health::HEALTH => health::health(context).await.map(Some),
+        health::HEALTH_OVERRIDE => {
+            let args = argument(health::HEALTH_OVERRIDE, arguments)?;
+            health::set_override(context, args).map(Some)
+        }
         stats::STATS => {
             let args = argument(stats::STATS, arguments)?;
             stats::stats(context, args).await.map(Some)

@@ -619,6 +619,23 @@ function M.health(callback)
   end)
 end
 
+--- The writer's verdict on a scene for a check a model reads (A3, B1, C2),
+--- kept over whatever a run says; `verdict` "clear" takes it back.
+function M.health_override(check, scene, verdict, why, callback)
+  local argument = {
+    check = check,
+    scene = scene,
+    verdict = verdict ~= "clear" and verdict or vim.NIL,
+    why = why or "",
+  }
+  M.execute("controlRoom.healthOverride", argument, function(answer)
+    notify(("%s of %s: %s"):format(check, scene, verdict == "clear" and "the model's reading counts again" or verdict))
+    if callback then
+      callback(answer)
+    end
+  end)
+end
+
 local function create_commands()
   local command = vim.api.nvim_create_user_command
   command("ControlRoomDraftScene", function(opts)
@@ -666,6 +683,19 @@ local function create_commands()
   command("ControlRoomHealth", function()
     M.health()
   end, { desc = "control-room: the story's health (pacing, beats, cast, motifs) in a scratch buffer" })
+  command("ControlRoomHealthOverride", function(opts)
+    -- CHECK SCENE VERDICT… [-- WHY…]
+    local said, why = opts.args:match("^(.-)%s+%-%-%s+(.*)$")
+    local words = vim.split(vim.trim(said or opts.args), "%s+")
+    if #words < 3 then
+      notify("say a check (A3, B1, C2), a scene id and a verdict (or clear), then -- and why", vim.log.levels.WARN)
+      return
+    end
+    M.health_override(words[1], words[2], table.concat(words, " ", 3), why)
+  end, {
+    nargs = "+",
+    desc = "control-room: your verdict on a scene for A3, B1 or C2 (B1 SCN-x not challenged -- why), kept over the model's",
+  })
   command("ControlRoomMode", function()
     M.mode(function(view)
       if view then

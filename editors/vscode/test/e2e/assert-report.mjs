@@ -400,6 +400,11 @@ expect(
   typeof health.score === 'number' && health.deterministic === 4 && health.checks?.join(' ') === 'A1:deterministic A2:deterministic A3:model B1:model B2:deterministic C1:deterministic C2:model' && typeof health.document === 'string' && health.document.startsWith("# The story's health"),
   show(health),
 );
+expect(
+  "Override a Health Check keeps the writer's verdict on a scene, and the report shows it",
+  health.override === 'not challenged' && health.writersReading === true,
+  show(health),
+);
 
 const timeline = facts.timelineChart ?? {};
 expect(

@@ -33,6 +33,7 @@ const PALETTE_COMMANDS = [
   'control-room.showBeatChart',
   'control-room.showRunChart',
   'control-room.showHealth',
+  'control-room.overrideHealth',
 ];
 const SERVER_COMMANDS = [
   'controlRoom.runRecipe',
@@ -617,12 +618,18 @@ async function run() {
       gateTooltip: /<title>Iria Vell in SCN-the-gate: point of view<\/title>/.test(shown.html),
       panel: shown.panel ?? null,
     };
+    // The writer's reading of the gate for B1, then the report that shows it.
+    const kept = await vscode.commands.executeCommand('control-room.overrideHealth', {
+      check: 'B1', scene: 'SCN-the-gate', verdict: 'not challenged', why: 'thanking her costs nothing',
+    });
     const health = await vscode.commands.executeCommand('control-room.showHealth');
     report.facts.health = health === undefined ? null : {
       score: health.score,
       checks: health.checks.map((check) => `${check.id}:${check.method}`),
       document: health.document.split('\n')[0],
       deterministic: health.checks.filter((check) => check.method === 'deterministic').length,
+      override: kept?.verdict ?? null,
+      writersReading: health.document.includes("not challenged (the writer's reading: thanking her costs nothing)"),
     };
     const timeline = await vscode.commands.executeCommand('control-room.showTimelineChart');
     report.facts.timelineChart = timeline === undefined ? null : {

@@ -1,0 +1,237 @@
+//! The story's health checks a model reads (A3 timeline semantics, B1
+//! fatal-flaw challenges, C2 theme resonance), through the real binary: the
+//! recipe "Read a scene's story health" run on a scene against a scripted
+//! model server, each claim kept only where its quote is in the scene, the
+//! report scoring what was read; the writer's override kept over the
+//! model's later runs, on the command line and over LSP.
+
+mod lsp_support;
+mod model_server;
+mod support;
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use model_server::{Answer, FakeModelServer, step_marker};
+use serde_json::{Value, json};
+use support::output_text;
+
+const KEY: &str = "sk-live-abcdefghijklmnopqrstuvwxyz0123";
+const GATE: &str = "Story/Scenes/SCN-the-gate.md";
+
+fn cli(root: &Path, args: &[&str]) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_control-room"));
+    command.args(args).arg("--dir").arg(root);
+    for name in [
+        "CONTROL_ROOM_LLM_PROVIDER",
+        "CONTROL_ROOM_LLM_BASE_URL",
+        "CONTROL_ROOM_LLM_MODEL",
+    ] {
+        command.env_remove(name);
+    }
+    command.env("FAKE_PROVIDER_KEY", KEY);
+    command.output().expect("the binary runs")
+}
+
+fn configure(root: &Path, server_url: &str) {
+    std::fs::write(
+        root.join("control-room.toml"),
+        format!(
+            "[llm]\nprovider = \"openai\"\nbase_url = \"{server_url}\"\nmodel = \"llama3.1:8b\"\napi_key_env = \"FAKE_PROVIDER_KEY\"\nmax_retries = 1\ntier = \"medium\"\n"
+        ),
+    )
+    .unwrap();
+}
+
+/// Scripts the three readers: the timeline disagrees (one claim quoting
+/// the scene, one quoting words it does not have), the flaw is challenged
+/// as `flaw` says, the theme weakly answered.
+fn serve(server: &FakeModelServer, flaw: &str) {
+    server.on(
+        &step_marker("timeline", "continuity"),
+        vec![Answer::text(
+            json!({"verdict": "disagrees", "findings": [
+                {"severity": "warning", "quote": "the keys on a cord around her neck",
+                 "message": "she is asleep at noon, yet the scene is set at night"},
+                {"severity": "warning", "quote": "the sun stood high over the yard",
+                 "message": "noon in a night scene"}
+            ]})
+            .to_string(),
+        )],
+    );
+    let challenged = if flaw == "challenged" {
+        json!([{"severity": "information", "quote": "\"Thank you,\" Kael said.",
+                "message": "he accepts help he did not ask for"}])
+    } else {
+        json!([])
+    };
+    server.on(
+        &step_marker("flaw", "critic"),
+        vec![Answer::text(
+            json!({"verdict": flaw, "findings": challenged}).to_string(),
+        )],
+    );
+    server.on(
+        &step_marker("theme", "critic"),
+        vec![Answer::text(
+            json!({"verdict": "weak", "findings": [
+                {"severity": "information", "quote": "Before I change my mind.",
+                 "message": "sharing the weight of the gate, against orders"}
+            ]})
+            .to_string(),
+        )],
+    );
+}
+
+fn read_the_gate(root: &Path) {
+    let output = cli(
+        root,
+        &[
+            "run",
+            "analytical_story_health",
+            "--arg",
+            &format!("scene_path={GATE}"),
+        ],
+    );
+    assert!(output.status.success(), "{}", output_text(&output));
+}
+
+fn report(root: &Path) -> Value {
+    let output = cli(root, &["health", "--json"]);
+    assert!(output.status.success(), "{}", output_text(&output));
+    serde_json::from_slice(&output.stdout).expect("the report is JSON")
+}
+
+fn check(report: &Value, id: &str) -> Value {
+    report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|check| check["id"] == id)
+        .unwrap_or_else(|| panic!("no check {id}: {report}"))
+        .clone()
+}
+
+#[test]
+fn a_scene_read_by_a_model_is_scored_and_the_writers_override_outlives_later_runs() {
+    let dir = support::example_copy("model-health");
+    let root = dir.path();
+    let server = FakeModelServer::start();
+    configure(root, &server.url);
+
+    // Before any run: the three checks say how to get a reading.
+    let before = report(root);
+    for id in ["A3", "B1", "C2"] {
+        let unread = check(&before, id);
+        assert_eq!(unread["score"], Value::Null, "{unread}");
+        assert!(
+            unread["summary"]
+                .as_str()
+                .unwrap()
+                .contains("control-room run analytical_story_health"),
+            "{unread}"
+        );
+    }
+
+    serve(&server, "challenged");
+    read_the_gate(root);
+    let read = report(root);
+    let timeline = check(&read, "A3");
+    assert_eq!(timeline["score"], 0, "{timeline}");
+    let summary = timeline["summary"].as_str().unwrap();
+    assert!(summary.starts_with("1 of "), "{summary}");
+    assert!(
+        summary.contains("1 claims quoting the text, 1 dropped"),
+        "the invented quote is dropped: {summary}"
+    );
+    let finding = &timeline["findings"][0];
+    assert!(
+        finding["message"]
+            .as_str()
+            .unwrap()
+            .contains("she is asleep at noon"),
+        "{finding}"
+    );
+    assert_eq!(finding["at"], format!("{GATE}:12"), "{finding}");
+    assert_eq!(check(&read, "B1")["score"], 100);
+    assert_eq!(check(&read, "C2")["score"], 50);
+    // The timeline's claim is also an agent's finding, shown at its quote.
+    let listed = cli(root, &["findings"]);
+    let listed = String::from_utf8(listed.stdout).unwrap();
+    assert!(
+        listed.contains("she is asleep at noon") && !listed.contains("noon in a night scene"),
+        "{listed}"
+    );
+
+    // The writer disagrees about the flaw; a verdict B1 does not have, or a
+    // scene the outline lacks, is refused with the reason.
+    let wrong = cli(
+        root,
+        &["health", "override", "B1", "SCN-the-gate", "strong"],
+    );
+    assert!(!wrong.status.success());
+    assert!(
+        output_text(&wrong).contains("`strong` is not a verdict of B1"),
+        "{}",
+        output_text(&wrong)
+    );
+    let nowhere = cli(
+        root,
+        &["health", "override", "B1", "SCN-nowhere", "challenged"],
+    );
+    assert!(output_text(&nowhere).contains("`SCN-nowhere` is not a scene of the outline"));
+    let set = cli(
+        root,
+        &[
+            "health",
+            "override",
+            "B1",
+            "SCN-the-gate",
+            "not challenged",
+            "--why",
+            "thanking her costs him nothing",
+        ],
+    );
+    assert!(set.status.success(), "{}", output_text(&set));
+    // A later run says "challenged" again: the writer's reading stands.
+    serve(&server, "challenged");
+    read_the_gate(root);
+    let overridden = check(&report(root), "B1");
+    assert!(
+        overridden["summary"]
+            .as_str()
+            .unwrap()
+            .contains("(1 by the writer)"),
+        "{overridden}"
+    );
+    assert!(
+        overridden["findings"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("not challenged (the writer's reading: thanking her costs him nothing)"),
+        "{overridden}"
+    );
+
+    // Over LSP: the override taken back, the model's reading counts again.
+    let mut client = lsp_support::Client::spawn(&[("FAKE_PROVIDER_KEY", KEY)]);
+    client.initialize(root, json!({"window": {"workDoneProgress": true}}));
+    client.wait_for_index();
+    let cleared = client.request(
+        "workspace/executeCommand",
+        json!({"command": "controlRoom.healthOverride", "arguments": [
+            {"check": "B1", "scene": "SCN-the-gate", "verdict": null}
+        ]}),
+    );
+    assert_eq!(cleared["verdict"], Value::Null, "{cleared}");
+    let health = client.request(
+        "workspace/executeCommand",
+        json!({"command": "controlRoom.health", "arguments": [{}]}),
+    );
+    let flaw = check(&health, "B1");
+    assert_eq!(flaw["score"], 100, "{flaw}");
+    assert!(
+        !flaw["summary"].as_str().unwrap().contains("by the writer"),
+        "{flaw}"
+    );
+    client.shutdown();
+}
