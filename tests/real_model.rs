@@ -552,3 +552,68 @@ fn a_voice_tournament_with_a_real_model_ends_in_time_and_lands_each_version_or_w
         other => panic!("voice tournament exited {other:?}: {text}"),
     }
 }
+
+/// The health checks a model reads (A3, B1, C2) on one scene with the real
+/// model: the run ends in its bound and says what happened; what the
+/// report then shows of the scene is only what the model's replies kept,
+/// each claim kept only where its quote is in the scene; the scene is never
+/// written. Prints each check's verdict and its kept and dropped claims.
+#[test]
+fn a_scenes_story_health_read_by_a_real_model_keeps_only_claims_that_quote_the_scene() {
+    let Some(model) = RealModelServer::start("a_scenes_story_health_read_by_a_real_model") else {
+        return;
+    };
+    let (_dir, root) = example_copy();
+    model.configure(&root);
+    let scene = root.join("Story/Scenes/SCN-the-gate.md");
+    let before = std::fs::read_to_string(&scene).unwrap();
+    let started = Instant::now();
+    let output = control_room(
+        &root,
+        &[
+            "run",
+            "analytical_story_health",
+            "--arg",
+            "scene_path=Story/Scenes/SCN-the-gate.md",
+        ],
+    );
+    let elapsed = started.elapsed();
+    let text = output_text(&output);
+    assert!(elapsed < RUN_BOUND, "{elapsed:?}: {text}");
+    let runs = run_ids(&root);
+    assert_eq!(runs.len(), 1, "{text}");
+    let status = run_status(&root, &runs[0]);
+    check_receipts(&root, &runs[0], "story health");
+    let report = control_room(&root, &["health", "--json"]);
+    assert!(report.status.success(), "{}", output_text(&report));
+    let report: Value = serde_json::from_slice(&report.stdout).unwrap();
+    let mut lines = Vec::new();
+    for id in ["A3", "B1", "C2"] {
+        let check = report["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|check| check["id"] == id)
+            .unwrap();
+        let summary = check["summary"].as_str().unwrap();
+        match status.as_str() {
+            // A finished run read the scene for every check.
+            "done" => assert!(summary.starts_with("1 of "), "{id}: {summary}"),
+            "failed" => assert!(text.contains("step `"), "a failure names its step: {text}"),
+            other => panic!("the run ended {other}: {text}"),
+        }
+        // Every claim shown points at words the scene has.
+        for finding in check["findings"].as_array().unwrap() {
+            if let Some(at) = finding["at"].as_str() {
+                assert!(at.starts_with("Story/Scenes/SCN-the-gate.md:"), "{finding}");
+            }
+        }
+        lines.push(format!("| {id} | {:?} | {summary} |", check["score"]));
+    }
+    eprintln!(
+        "story health of SCN-the-gate, {}: {status} in {elapsed:.1?}\n| check | score | summary |\n|---|---|---|\n{}",
+        real_model_server::MODEL,
+        lines.join("\n")
+    );
+    assert_eq!(std::fs::read_to_string(&scene).unwrap(), before);
+}

@@ -194,7 +194,6 @@ fn a_scene_read_by_a_model_is_scored_and_the_writers_override_outlives_later_run
     );
     assert!(set.status.success(), "{}", output_text(&set));
     // A later run says "challenged" again: the writer's reading stands.
-    serve(&server, "challenged");
     read_the_gate(root);
     let overridden = check(&report(root), "B1");
     assert!(
@@ -211,6 +210,49 @@ fn a_scene_read_by_a_model_is_scored_and_the_writers_override_outlives_later_run
             .contains("not challenged (the writer's reading: thanking her costs him nothing)"),
         "{overridden}"
     );
+
+    // A run that fails at the theme (its reply never keeps the contract):
+    // the timeline and the flaw it read still count, the theme keeps the
+    // last reading that finished.
+    let broken = FakeModelServer::start();
+    configure(root, &broken.url);
+    broken.on(
+        &step_marker("timeline", "continuity"),
+        vec![Answer::text(
+            json!({"verdict": "agrees", "findings": []}).to_string(),
+        )],
+    );
+    broken.on(
+        &step_marker("flaw", "critic"),
+        vec![Answer::text(
+            json!({"verdict": "challenged", "findings": [
+                {"severity": "information", "quote": "Before I change my mind.",
+                 "message": "she takes his weight on herself"},
+                {"severity": "information", "quote": "words the scene never had",
+                 "message": "invented"}
+            ]})
+            .to_string(),
+        )],
+    );
+    broken.on(
+        &step_marker("theme", "critic"),
+        vec![Answer::text("The theme is strong here, I think.")],
+    );
+    // (`--fresh`: the scene is unchanged, so a run would reuse the answers.)
+    let failed = cli(
+        root,
+        &[
+            "run",
+            "analytical_story_health",
+            "--fresh",
+            "--arg",
+            &format!("scene_path={GATE}"),
+        ],
+    );
+    assert!(!failed.status.success(), "{}", output_text(&failed));
+    let after = report(root);
+    assert_eq!(check(&after, "A3")["score"], 100, "{after}");
+    assert_eq!(check(&after, "C2")["score"], 50, "{after}");
 
     // Over LSP: the override taken back, the model's reading counts again.
     let mut client = lsp_support::Client::spawn(&[("FAKE_PROVIDER_KEY", KEY)]);
@@ -229,9 +271,12 @@ fn a_scene_read_by_a_model_is_scored_and_the_writers_override_outlives_later_run
     );
     let flaw = check(&health, "B1");
     assert_eq!(flaw["score"], 100, "{flaw}");
+    let summary = flaw["summary"].as_str().unwrap();
+    assert!(!summary.contains("by the writer"), "{flaw}");
+    // The failed run's claims, read from its reply: the invented one dropped.
     assert!(
-        !flaw["summary"].as_str().unwrap().contains("by the writer"),
-        "{flaw}"
+        summary.contains("1 claims quoting the text, 1 dropped"),
+        "{summary}"
     );
     client.shutdown();
 }
