@@ -164,7 +164,28 @@ fn the_timeline_marks_a_flashback_and_a_scene_that_goes_back_unmarked() {
             .is_some_and(|m| m.contains("needs the run's id")),
         "{refused}"
     );
+    // The timeline builds no graph: nothing of it is kept yet.
+    let memo = root.join(".control-room/graph/scenes.json");
+    assert!(!memo.exists());
+    // The presence chart builds it through the session's memo, which the
+    // server saves at shutdown for the next start.
+    let presence = client.request(
+        "workspace/executeCommand",
+        json!({"command": "controlRoom.chart", "arguments": [{"kind": "presence"}]}),
+    );
+    assert!(presence["cells"].as_u64().unwrap() > 0, "{presence}");
     client.shutdown();
+    let saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&memo).unwrap()).unwrap();
+    assert_eq!(saved["version"], 2);
+    assert!(
+        saved["scenes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|scene| scene["path"] == "Story/Scenes/SCN-the-gate.md"),
+        "{saved}"
+    );
 }
 
 #[test]

@@ -1057,6 +1057,7 @@ fn sinks_hear_every_step_in_order() {
         disk: Disk::default(),
         sinks: vec![recorder.clone()],
         reuse: false,
+        graph: Default::default(),
     };
     let mut args = serde_json::Map::new();
     args.insert("scene_id".into(), json!("SCN-the-reckoning"));

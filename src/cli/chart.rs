@@ -25,7 +25,14 @@ pub fn chart(
     let root = workspace_root(dir)?;
     let kind = ChartKind::parse(kind, run)?;
     let workspace = Workspace::load(&root);
-    let drawn = charts::draw(&workspace, &root, &kind)?;
+    let graph = crate::kb::graph::GraphCache::load(&root);
+    let drawn = charts::draw(&workspace, &root, &kind, &graph)?;
+    if let Err(error) = graph.save(&crate::storage::Disk::default(), &root) {
+        eprintln!(
+            "the graph's memo was not saved ({}): {error}",
+            crate::kb::graph::MEMO_FILE
+        );
+    }
     let path: PathBuf = match output {
         Some(path) => path.to_path_buf(),
         None => root.join(CHARTS_DIR).join(format!("{}.svg", kind.name())),

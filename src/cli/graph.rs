@@ -11,7 +11,7 @@ use serde_json::json;
 
 use super::workspace_root;
 use crate::index::{CardKind, Workspace};
-use crate::kb::graph::{EntityKind, MEMO_FILE, SceneMemo, StoryGraph};
+use crate::kb::graph::{EntityKind, GraphCache, MEMO_FILE};
 use crate::storage::Disk;
 
 /// Prints the graph's figures and its most central cards.
@@ -21,9 +21,9 @@ pub fn graph(dir: &Path, between: Option<(&str, &str)>, json: bool) -> anyhow::R
     // Each scene's part of the graph from the last run's memo where the
     // scene is unchanged; the memo saved again for the next (a cache: a
     // failure to save it costs the next run a few milliseconds, nothing else).
-    let mut memo = SceneMemo::load(&root);
-    let story = StoryGraph::build_with(&workspace, &mut memo);
-    if let Err(error) = memo.save(&Disk::default(), &root) {
+    let graph = GraphCache::load(&root);
+    let story = graph.build(&workspace);
+    if let Err(error) = graph.save(&Disk::default(), &root) {
         eprintln!("the graph's memo was not saved ({MEMO_FILE}): {error}");
     }
     let mut entities = std::collections::BTreeMap::new();

@@ -106,6 +106,9 @@ pub(crate) fn runner(root: &Path, model: Option<(Arc<dyn Model>, &ModelArgs)>) -
         eprintln!("warning: {warning}");
     }
     let mut runner = opened.runner;
+    // The story's graph as the last command that built it left it: each
+    // step's prompt reads only the scenes changed since.
+    runner.graph = crate::kb::graph::GraphCache::load(root);
     runner.reuse = model.as_ref().is_some_and(|(_, args)| !args.fresh);
     runner.model = model.map(|(model, _)| model);
     runner.sinks.push(Arc::new(Progress::new()));

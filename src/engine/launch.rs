@@ -59,6 +59,7 @@ pub fn open(
             disk: Disk::default(),
             sinks: Vec::new(),
             reuse: false,
+            graph: Default::default(),
         },
         warnings,
     }

@@ -31,14 +31,15 @@ pub async fn chart(context: &Context, args: ChartArgs) -> Result<Value, RpcError
     let name = args.kind.unwrap_or_else(|| "presence".to_owned());
     let kind = ChartKind::parse(&name, args.run.as_deref())
         .map_err(|error| invalid(format!("{CHART}: {error}")))?;
-    let (workspace, root) = {
+    let (workspace, root, graph) = {
         let session = lock(&context.session);
         (
             session.workspace.clone(),
             session.workspace.root().to_path_buf(),
+            session.graph.clone(),
         )
     };
-    let drawn = tokio::task::spawn_blocking(move || charts::draw(&workspace, &root, &kind))
+    let drawn = tokio::task::spawn_blocking(move || charts::draw(&workspace, &root, &kind, &graph))
         .await
         .map_err(|error| invalid(format!("{CHART}: {error}")))?
         .map_err(|error| invalid(format!("{CHART}: {error}")))?;

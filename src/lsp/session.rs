@@ -101,6 +101,10 @@ pub struct Session {
     pub findings: Arc<Mutex<FindingStore>>,
     /// Each scene's measures for the story's health, kept between snapshots.
     pub health: Arc<Mutex<crate::health::Measures>>,
+    /// Each scene's part of the story's graph, kept between the graphs the
+    /// charts and the prompts build; loaded from `.control-room/graph/`
+    /// and saved there at shutdown.
+    pub graph: crate::kb::graph::GraphCache,
     /// The workspace's tool receipts, for evidence diagnostics and hover.
     pub receipts: Arc<Mutex<ReceiptBook>>,
     /// The recipes, for the actions the editor offers; dropped when a
@@ -153,6 +157,7 @@ impl Session {
             editor_debounce_ms: None,
             findings: Arc::new(Mutex::new(FindingStore::default())),
             health: Arc::default(),
+            graph: crate::kb::graph::GraphCache::load(root),
             receipts: Arc::new(Mutex::new(ReceiptBook::default())),
             recipes: None,
             words_at_start: None,

@@ -296,6 +296,7 @@ pub fn runner(
         disk,
         sinks: Vec::new(),
         reuse: false,
+        graph: Default::default(),
     }
 }
 

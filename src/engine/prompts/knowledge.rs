@@ -15,7 +15,7 @@ use std::fmt::Write as _;
 use super::registry::Variant;
 use super::state::{ALWAYS, Decision, MEMORY, escape, knowledge_entry, most_recent};
 use crate::index::Workspace;
-use crate::kb::graph::{EntityKind, RelationKind, SceneMemo, StoryGraph, decision_key};
+use crate::kb::graph::{EntityKind, GraphCache, RelationKind, SceneMemo, StoryGraph, decision_key};
 
 /// Categories that reach every prompt, whatever the scene.
 const EVERYWHERE: &[&str] = &["constraint"];
@@ -44,8 +44,12 @@ impl SceneSubgraph {
         id: &str,
         variant: Variant,
         decisions: &[Decision],
+        graph: Option<&GraphCache>,
     ) -> SceneSubgraph {
-        let story = StoryGraph::build_from(workspace, &mut SceneMemo::default(), decisions);
+        let story = match graph {
+            Some(graph) => graph.build_from(workspace, decisions),
+            None => StoryGraph::build_from(workspace, &mut SceneMemo::default(), decisions),
+        };
         let most = match variant {
             Variant::T1 => 6,
             Variant::T3 => 12,
@@ -251,7 +255,7 @@ mod tests {
         let (flat, _) = super::super::state::select_decisions(&decisions, limit);
         super::super::state::knowledge_context(&mut before, &flat);
         // After: the gate's part of the graph and what concerns it.
-        let around = SceneSubgraph::of(&workspace, "SCN-the-gate", Variant::T3, &decisions);
+        let around = SceneSubgraph::of(&workspace, "SCN-the-gate", Variant::T3, &decisions, None);
         let (knowledge, _) = around.select(&decisions, limit);
         let mut after = String::new();
         around.write(&mut after, &knowledge);
@@ -293,10 +297,16 @@ mod tests {
             assert!(before.contains(left), "the flat list held {left}: {before}");
         }
         // At t1, fewer entities.
-        let small = SceneSubgraph::of(&workspace, "SCN-the-gate", Variant::T1, &decisions);
+        let small = SceneSubgraph::of(&workspace, "SCN-the-gate", Variant::T1, &decisions, None);
         assert!(small.near.len() <= 6 && small.near.len() < around.near.len().max(7));
         // A scene nobody wrote: its cast unknown, every character decision may matter.
-        let unwritten = SceneSubgraph::of(&workspace, "SCN-the-reckoning", Variant::T3, &decisions);
+        let unwritten = SceneSubgraph::of(
+            &workspace,
+            "SCN-the-reckoning",
+            Variant::T3,
+            &decisions,
+            None,
+        );
         let (knowledge, _) = unwritten.select(&decisions, limit);
         assert!(
             knowledge.iter().any(|d| d.key == "Brannoc"),

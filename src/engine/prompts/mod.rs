@@ -108,6 +108,8 @@ pub struct PromptInputs<'a> {
     /// closing the user message; `None` where no packet goes (the Foreman's
     /// desk, a tournament's contestant).
     pub packet: Option<&'a str>,
+    /// The story's graph kept between builds; `None` builds it afresh.
+    pub graph: Option<&'a crate::kb::graph::GraphCache>,
 }
 
 impl<'a> PromptInputs<'a> {
@@ -133,6 +135,7 @@ impl<'a> PromptInputs<'a> {
             workspace,
             history: &[],
             packet: None,
+            graph: None,
         }
     }
 

@@ -135,6 +135,7 @@ impl Prompts {
                 } else {
                     &self.decisions
                 },
+                graph: inputs.graph,
             },
             &state_profile,
         );

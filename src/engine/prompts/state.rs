@@ -80,6 +80,8 @@ pub struct StateInputs<'a> {
     pub workspace: Option<&'a Workspace>,
     pub task_args: &'a Map<String, Value>,
     pub decisions: &'a [Decision],
+    /// The story's graph kept between builds; `None` builds it afresh.
+    pub graph: Option<&'a crate::kb::graph::GraphCache>,
 }
 
 /// The decisions for a prompt: (knowledge context, agent memory), oldest first.
@@ -208,8 +210,13 @@ pub fn session_state(inputs: &StateInputs, profile: &Profile) -> String {
         // A scene's step: the scene's part of the story's graph, and the
         // decisions about what is in it.
         Some((workspace, id)) => {
-            let around =
-                super::knowledge::SceneSubgraph::of(workspace, id, variant, inputs.decisions);
+            let around = super::knowledge::SceneSubgraph::of(
+                workspace,
+                id,
+                variant,
+                inputs.decisions,
+                inputs.graph,
+            );
             let (knowledge, memory) = around.select(inputs.decisions, limit);
             around.write(&mut out, &knowledge);
             memory

@@ -34,6 +34,7 @@ fn inputs<'a>(
         workspace: None,
         history: &[],
         packet: None,
+        graph: None,
     }
 }
 

@@ -161,6 +161,7 @@ mod tests {
                         workspace: None,
                         history: &[],
                         packet: None,
+                        graph: None,
                     };
                     let assembly =
                         prompts

@@ -186,6 +186,7 @@ impl Runner {
                     chars_per_token: target.as_ref().and_then(|target| target.chars_per_token),
                     workspace: Some(&self.workspace),
                     history: &[],
+                    graph: Some(&self.graph),
                     packet: Some(&sent),
                 },
             )

@@ -85,6 +85,9 @@ pub struct Runner {
     /// Whether an agent step whose prompt and model are those of a step
     /// finished before reuses that step's artifact instead of asking again.
     pub reuse: bool,
+    /// The story's graph as the prompts read it, kept between steps (and,
+    /// in the editor, between runs).
+    pub graph: crate::kb::graph::GraphCache,
 }
 
 /// Why a run could not start or go on.

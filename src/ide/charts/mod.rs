@@ -13,6 +13,7 @@ pub mod presence;
 pub mod run;
 pub mod timeline;
 
+use crate::kb::graph::GraphCache;
 use std::path::Path;
 
 use serde_json::{Value, json};
@@ -86,12 +87,17 @@ pub struct Drawn {
 
 /// Draws chart `kind` of the manuscript `workspace` holds (a run's from
 /// its folder under `root`).
-pub fn draw(workspace: &Workspace, root: &Path, kind: &ChartKind) -> Result<Drawn, ChartError> {
+pub fn draw(
+    workspace: &Workspace,
+    root: &Path,
+    kind: &ChartKind,
+    graph: &GraphCache,
+) -> Result<Drawn, ChartError> {
     let book = Book::of(workspace);
     let title = book.title(workspace);
     match kind {
         ChartKind::Presence => {
-            let chart = presence(workspace);
+            let chart = presence::presence_with(workspace, graph);
             if chart.scenes.is_empty() {
                 return Err(ChartError::NoScenes);
             }

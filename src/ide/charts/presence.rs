@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use svg::node::element::{Rectangle, Text, Title};
 
 use crate::index::Workspace;
-use crate::kb::graph::{EntityKind, StoryGraph};
+use crate::kb::graph::{EntityKind, GraphCache};
 
 /// What a character is in a scene, strongest first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -66,13 +66,18 @@ impl PresenceChart {
 /// The presence chart of the manuscript as `workspace` holds it; only the
 /// characters who are somewhere have a row.
 pub fn presence(workspace: &Workspace) -> PresenceChart {
+    presence_with(workspace, &GraphCache::default())
+}
+
+/// [`presence`], the graph built through `graph` (the owner's memo).
+pub fn presence_with(workspace: &Workspace, graph: &GraphCache) -> PresenceChart {
     let catalog = workspace.catalog();
     let scenes: Vec<String> = catalog
         .outline()
         .and_then(|file| file.outline())
         .map(|outline| outline.entries.iter().map(|e| e.scene_id.clone()).collect())
         .unwrap_or_default();
-    let story = StoryGraph::build(workspace);
+    let story = graph.build(workspace);
     let characters: Vec<(String, String)> = story
         .centrality()
         .into_iter()

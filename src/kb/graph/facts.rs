@@ -97,6 +97,58 @@ impl SceneFacts {
     }
 }
 
+/// A [`SceneMemo`] shared by a long-lived owner (the editor's session, a
+/// run, a command) across the graphs it builds, so each build after the
+/// first reads only the scenes that changed; loaded from and saved under
+/// `.control-room/graph/` so that the next process starts warm too.
+#[derive(Clone, Debug, Default)]
+pub struct GraphCache(Arc<std::sync::Mutex<SceneMemo>>);
+
+impl GraphCache {
+    /// The cache saved under `root`, or an empty one.
+    pub fn load(root: &Path) -> GraphCache {
+        GraphCache(Arc::new(std::sync::Mutex::new(SceneMemo::load(root))))
+    }
+
+    /// The graph of `workspace` with its knowledge base's decisions.
+    pub fn build(&self, workspace: &Workspace) -> super::StoryGraph {
+        super::StoryGraph::build_with(workspace, &mut self.memo())
+    }
+
+    /// The graph of `workspace` with `decisions`.
+    pub fn build_from(
+        &self,
+        workspace: &Workspace,
+        decisions: &[crate::kb::Decision],
+    ) -> super::StoryGraph {
+        super::StoryGraph::build_from(workspace, &mut self.memo(), decisions)
+    }
+
+    /// Saves the memo under `root` once a build has used it (a cache: a
+    /// failure costs the next process a cold build, nothing else); a cache
+    /// no build used leaves the saved memo as it was.
+    pub fn save(&self, disk: &crate::storage::Disk, root: &Path) -> std::io::Result<()> {
+        let memo = self.memo();
+        if memo.built {
+            memo.save(disk, root)
+        } else {
+            Ok(())
+        }
+    }
+
+    /// How many scenes the builds have read afresh, in all.
+    pub fn read(&self) -> usize {
+        self.memo().read
+    }
+
+    fn memo(&self) -> std::sync::MutexGuard<'_, SceneMemo> {
+        // A build that panicked left facts that are each whole: keep them.
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
 /// One remembered scene: the text it was read from (the file's `Arc`, and
 /// a hash of its text for the facts loaded from disk) and the names.
 #[derive(Clone, Debug)]
@@ -113,6 +165,8 @@ pub struct SceneMemo {
     scenes: HashMap<FilePath, Entry>,
     /// How many scenes [`SceneMemo::facts`] has read afresh, in all.
     pub read: usize,
+    /// Whether a build has gone through it since it was made or loaded.
+    built: bool,
 }
 
 /// The saved memo.
@@ -175,6 +229,7 @@ impl SceneMemo {
             })
             .collect();
         self.read += fresh.len();
+        self.built = true;
         for (at, facts, hash) in fresh {
             let file = scenes[at].0;
             self.scenes.insert(
@@ -260,6 +315,7 @@ impl SceneMemo {
                 })
                 .collect(),
             read: 0,
+            built: false,
         }
     }
 }
@@ -317,5 +373,25 @@ mod tests {
         assert_eq!(SceneMemo::load(root).scenes.len(), 0);
         std::fs::write(&file, "{not json").unwrap();
         assert_eq!(SceneMemo::load(root).scenes.len(), 0);
+    }
+
+    #[test]
+    fn a_graph_cache_reads_each_scene_once_and_saves_only_once_used() {
+        let (dir, workspace) = crate::index::test_support::example_copy();
+        let root = dir.path();
+        let disk = crate::storage::Disk::default();
+        let cache = GraphCache::load(root);
+        // Unused, it leaves the saved memo alone (here: none).
+        cache.save(&disk, root).unwrap();
+        assert!(!root.join(MEMO_FILE).exists());
+        let first = cache.build(&workspace);
+        let scenes = workspace.catalog().scenes().count();
+        assert_eq!(cache.read(), scenes);
+        // A clone shares it: a second build reads nothing again.
+        let second = cache.clone().build(&workspace);
+        assert_eq!(cache.read(), scenes);
+        assert_eq!(first.graph.edge_count(), second.graph.edge_count());
+        cache.save(&disk, root).unwrap();
+        assert_eq!(SceneMemo::load(root).scenes.len(), scenes);
     }
 }

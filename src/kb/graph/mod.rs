@@ -31,7 +31,7 @@ use crate::kb::Decision;
 
 mod facts;
 mod names;
-pub use facts::{MEMO_FILE, SceneFacts, SceneMemo};
+pub use facts::{GraphCache, MEMO_FILE, SceneFacts, SceneMemo};
 use names::Namer;
 
 /// A decision's key in the graph: its category and key, which a later

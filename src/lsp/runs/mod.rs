@@ -220,15 +220,18 @@ pub(super) struct StartedRun {
 /// The engine as the editor has it: the session's workspace, and project
 /// recipes open in the editor over the disk's.
 pub(super) fn editor_engine(context: &Context) -> Runner {
-    let (workspace, open_recipes) = {
+    let (workspace, open_recipes, graph) = {
         let session = lock(&context.session);
         (
             Arc::new(session.workspace.clone()),
             session.open_recipe_texts(),
+            session.graph.clone(),
         )
     };
     // Recipes that do not load are shown on their files as diagnostics.
-    launch::open(workspace, &open_recipes).runner
+    let mut runner = launch::open(workspace, &open_recipes).runner;
+    runner.graph = graph;
+    runner
 }
 
 /// `controlRoom.runRecipe`: creates the run and starts it in the background.

@@ -1,9 +1,34 @@
-//! `shutdown`: nothing is left to flush; runs in flight keep their files whole.
+//! `shutdown`: the story's graph's memo is saved for the next start; runs
+//! in flight keep their files whole.
 
 use tower_lsp_server::jsonrpc::Result as RpcResult;
 
 use crate::lsp::state::Server;
 
-pub(crate) async fn shutdown(_server: &Server) -> RpcResult<()> {
+pub(crate) async fn shutdown(server: &Server) -> RpcResult<()> {
+    let kept = server.session().and_then(|session| {
+        session.indexed.then(|| {
+            (
+                session.graph.clone(),
+                session.workspace.root().to_path_buf(),
+            )
+        })
+    });
+    if let Some((graph, root)) = kept {
+        // A cache: a failure costs the next start a cold build, nothing else.
+        let saved = tokio::task::spawn_blocking(move || {
+            graph.save(&crate::storage::Disk::default(), &root)
+        })
+        .await;
+        if let Ok(Err(error)) = saved {
+            server
+                .client
+                .log_message(
+                    tower_lsp_server::ls_types::MessageType::WARNING,
+                    format!("control-room: the story graph's memo was not saved: {error}"),
+                )
+                .await;
+        }
+    }
     Ok(())
 }
