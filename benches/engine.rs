@@ -63,6 +63,7 @@ fn engine(c: &mut Criterion) {
         disk: Disk::default(),
         sinks: Vec::new(),
         reuse: false,
+        graph: Default::default(),
     };
     let mut args = serde_json::Map::new();
     args.insert("scene_id".into(), "SCN-the-reckoning".into());
