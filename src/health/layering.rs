@@ -12,8 +12,10 @@ pub(super) fn check(shape: &Shape, settings: &HealthConfig) -> CheckResult {
     let mut result = CheckResult::new("C1", "Symbolic layering", Code::MotifGap);
     let motifs = &shape.motifs.list;
     if motifs.is_empty() {
-        result.summary =
-            "not judged: the theme lists no motifs (a “Motifs” heading in Story/Bible/theme.md, one item a motif)".into();
+        result.summary = format!(
+            "not judged: the theme lists no motifs (a “Motifs” heading in Story/Bible/theme.md, one item a motif){}",
+            skipped(shape)
+        );
         return result;
     }
     if shape.scenes.is_empty() {
@@ -80,12 +82,24 @@ pub(super) fn check(shape: &Shape, settings: &HealthConfig) -> CheckResult {
     }
     result.score = CheckResult::score_of(good, motifs.len());
     result.summary = format!(
-        "{good} of {} motifs recur across the book without a gap over {}%{}",
+        "{good} of {} motifs recur across the book without a gap over {}%{}{}",
         motifs.len(),
         settings.motif_gap,
-        shape.written_so_far()
+        shape.written_so_far(),
+        skipped(shape)
     );
     result
+}
+
+/// What the summary says of the list's items not read as motifs.
+fn skipped(shape: &Shape) -> String {
+    match shape.motifs.skipped.len() {
+        0 => String::new(),
+        n => format!(
+            "; {n} item{} of the list not read as a motif (a motif's name, before its colon, is one to four words)",
+            if n == 1 { "" } else { "s" }
+        ),
+    }
 }
 
 /// The longest stretch without the motif, and where, when over `limit`.
@@ -110,4 +124,31 @@ fn gap(shape: &Shape, scenes: &[&Placed], limit: f64) -> Option<(f64, String)> {
         longest = (end - last.to, format!("after {}", last.label()));
     }
     (longest.0 > limit).then_some(longest)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::index::Workspace;
+
+    #[test]
+    fn the_summary_says_which_items_of_the_list_are_not_read_as_motifs() {
+        let (dir, _) = crate::index::test_support::example_copy();
+        let theme = dir.path().join("Story/Bible/theme.md");
+        let text = std::fs::read_to_string(&theme).unwrap();
+        std::fs::write(
+            &theme,
+            format!("{text}\n## Motifs\n\n- **Salt**: brine\n- the long road home to the sea and back: dust\n"),
+        )
+        .unwrap();
+        let workspace = Workspace::load(dir.path());
+        let health = crate::health::Health::check(&workspace, &mut Default::default());
+        let layering = health.checks.iter().find(|check| check.id == "C1").unwrap();
+        assert!(
+            layering
+                .summary
+                .contains("1 item of the list not read as a motif"),
+            "{}",
+            layering.summary
+        );
+    }
 }

@@ -40,6 +40,9 @@ pub struct Motif {
 #[derive(Clone, Debug, Default)]
 pub struct Motifs {
     pub list: Vec<Motif>,
+    /// Items of the list not read as a motif (a name of more than four
+    /// words, or none), with where they are, for the report to say so.
+    pub skipped: Vec<(FilePath, TextRange)>,
     /// Every form of every word; pattern `i` is the motif `owner[i]`'s.
     finder: Option<AhoCorasick>,
     owner: Vec<usize>,
@@ -54,14 +57,23 @@ impl Motifs {
         let Some(bible) = file.bible() else {
             return Motifs::default();
         };
-        let list: Vec<Motif> = bible
+        let mut list = Vec::new();
+        let mut skipped = Vec::new();
+        for item in bible
             .sections
             .iter()
             .filter(|section| HEADINGS.contains(&normalise_heading(&section.title).as_str()))
             .flat_map(|section| &section.items)
-            .filter_map(|item| motif(&file.path, &item.text, item.range))
-            .collect();
-        Motifs::new(list)
+        {
+            match motif(&file.path, &item.text, item.range) {
+                Some(motif) => list.push(motif),
+                None => skipped.push((file.path.clone(), item.range)),
+            }
+        }
+        Motifs {
+            skipped,
+            ..Motifs::new(list)
+        }
     }
 
     fn new(list: Vec<Motif>) -> Motifs {
@@ -86,6 +98,7 @@ impl Motifs {
             .flatten();
         Motifs {
             list,
+            skipped: Vec::new(),
             finder,
             owner,
         }
@@ -210,5 +223,24 @@ mod tests {
             &Default::default(),
         );
         assert_eq!(motifs.count(&file), [2]);
+    }
+
+    #[test]
+    fn an_item_not_read_as_a_motif_is_kept_for_the_report() {
+        let (dir, _) = crate::index::test_support::example_copy();
+        let theme = dir.path().join("Story/Bible/theme.md");
+        let text = std::fs::read_to_string(&theme).unwrap();
+        std::fs::write(
+            &theme,
+            format!("{text}\n## Motifs\n\n- **Salt**: brine\n- the long road home to the sea and back: dust\n"),
+        )
+        .unwrap();
+        let workspace = Workspace::load(dir.path());
+        let motifs = Motifs::of(&workspace);
+        assert_eq!(motifs.list.len(), 1);
+        assert_eq!(motifs.skipped.len(), 1);
+        let (path, range) = &motifs.skipped[0];
+        let file = workspace.file(path).unwrap();
+        assert!(range.slice(&file.text).contains("the long road home"));
     }
 }

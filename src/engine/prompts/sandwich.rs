@@ -121,7 +121,9 @@ impl Prompts {
         if trim.minimal_state {
             state_profile.variant = Variant::T1;
         }
-        let no_decisions: [Decision; 0] = [];
+        let decisions: &[Decision] = (!trim.no_knowledge)
+            .then_some(&self.decisions)
+            .map_or(&[], |d| d);
         let state = state::session_state(
             &StateInputs {
                 mode,
@@ -130,11 +132,7 @@ impl Prompts {
                 archetype: step.agent_archetype,
                 workspace: inputs.workspace,
                 task_args: inputs.task_args,
-                decisions: if trim.no_knowledge {
-                    &no_decisions
-                } else {
-                    &self.decisions
-                },
+                decisions,
                 graph: inputs.graph,
             },
             &state_profile,
