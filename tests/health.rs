@@ -13,7 +13,7 @@ use std::path::Path;
 
 use lsp_support::{Client, copy_dir, copy_of, uri};
 use serde_json::{Value, json};
-use support::{control_room, output_text};
+use support::{control_room, health_check as check, health_report as report, output_text};
 
 /// The four codes the story's health reports.
 const HEALTH_CODES: [&str; 4] = [
@@ -22,22 +22,6 @@ const HEALTH_CODES: [&str; 4] = [
     "cast-function",
     "motif-gap",
 ];
-
-fn report(root: &Path) -> Value {
-    let output = control_room(root, &["health", "--json"]);
-    assert!(output.status.success(), "{}", output_text(&output));
-    serde_json::from_slice(&output.stdout).expect("the report is JSON")
-}
-
-fn check(report: &Value, id: &str) -> Value {
-    report["checks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|check| check["id"] == id)
-        .unwrap_or_else(|| panic!("no check {id}: {report}"))
-        .clone()
-}
 
 fn places(check: &Value) -> Vec<String> {
     check["findings"]

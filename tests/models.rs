@@ -6,7 +6,7 @@ mod model_server;
 mod support;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use model_server::{Answer, FakeModelServer, serve_draft_scene, step_marker};
 use serde_json::Value;
@@ -21,17 +21,7 @@ fn cassette_path() -> PathBuf {
 }
 
 fn cli(root: &Path, args: &[&str], envs: &[(&str, &str)]) -> Output {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_control-room"));
-    command.args(args).arg("--dir").arg(root);
-    for name in [
-        "CONTROL_ROOM_LLM_PROVIDER",
-        "CONTROL_ROOM_LLM_BASE_URL",
-        "CONTROL_ROOM_LLM_MODEL",
-    ] {
-        command.env_remove(name);
-    }
-    command.envs(envs.iter().copied());
-    command.output().expect("the binary runs")
+    support::control_room_with(root, args, envs)
 }
 
 /// The text each agent slot ended with.

@@ -10,27 +10,17 @@ mod model_server;
 mod support;
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use model_server::{Answer, FakeModelServer, step_marker};
 use serde_json::{Value, json};
-use support::output_text;
+use support::{health_check as check, health_report as report, output_text};
 
 const KEY: &str = "sk-live-abcdefghijklmnopqrstuvwxyz0123";
 const GATE: &str = "Story/Scenes/SCN-the-gate.md";
 
 fn cli(root: &Path, args: &[&str]) -> Output {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_control-room"));
-    command.args(args).arg("--dir").arg(root);
-    for name in [
-        "CONTROL_ROOM_LLM_PROVIDER",
-        "CONTROL_ROOM_LLM_BASE_URL",
-        "CONTROL_ROOM_LLM_MODEL",
-    ] {
-        command.env_remove(name);
-    }
-    command.env("FAKE_PROVIDER_KEY", KEY);
-    command.output().expect("the binary runs")
+    support::control_room_with(root, args, &[("FAKE_PROVIDER_KEY", KEY)])
 }
 
 fn configure(root: &Path, server_url: &str) {
@@ -94,22 +84,6 @@ fn read_the_gate(root: &Path) {
         ],
     );
     assert!(output.status.success(), "{}", output_text(&output));
-}
-
-fn report(root: &Path) -> Value {
-    let output = cli(root, &["health", "--json"]);
-    assert!(output.status.success(), "{}", output_text(&output));
-    serde_json::from_slice(&output.stdout).expect("the report is JSON")
-}
-
-fn check(report: &Value, id: &str) -> Value {
-    report["checks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|check| check["id"] == id)
-        .unwrap_or_else(|| panic!("no check {id}: {report}"))
-        .clone()
 }
 
 #[test]

@@ -162,34 +162,12 @@ fn folder_section(outline: &Outline, path: &str) -> Option<usize> {
 /// A folder name or heading as comparable words: lower case, numbers without
 /// leading zeros, number words as digits ("Act Two" and "act-02" agree).
 fn words(text: &str) -> Vec<String> {
-    const NUMBERS: [&str; 20] = [
-        "one",
-        "two",
-        "three",
-        "four",
-        "five",
-        "six",
-        "seven",
-        "eight",
-        "nine",
-        "ten",
-        "eleven",
-        "twelve",
-        "thirteen",
-        "fourteen",
-        "fifteen",
-        "sixteen",
-        "seventeen",
-        "eighteen",
-        "nineteen",
-        "twenty",
-    ];
     text.split(|c: char| !c.is_alphanumeric())
         .filter(|word| !word.is_empty())
         .map(|word| {
             let word = word.to_lowercase();
-            if let Some(index) = NUMBERS.iter().position(|number| *number == word) {
-                return (index + 1).to_string();
+            if let Some(number) = crate::text::number_word(&word) {
+                return number.to_string();
             }
             if word.bytes().all(|byte| byte.is_ascii_digit()) {
                 let trimmed = word.trim_start_matches('0');

@@ -34,6 +34,38 @@ pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
     )
 }
 
+/// The English words for the numbers one to twenty, in order.
+const NUMBER_WORDS: [&str; 20] = [
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+    "twenty",
+];
+
+/// The number a word says, from one to twenty ("Seven" is 7), in any case.
+pub fn number_word(word: &str) -> Option<u32> {
+    NUMBER_WORDS
+        .iter()
+        .position(|number| number.eq_ignore_ascii_case(word))
+        .map(|at| at as u32 + 1)
+}
+
 /// The first `chars` characters of `text` (all of it when shorter), cut
 /// on a character boundary.
 pub fn clip(text: &str, chars: usize) -> &str {
@@ -45,6 +77,13 @@ pub fn clip(text: &str, chars: usize) -> &str {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_number_word_is_its_number_in_any_case() {
+        assert_eq!(super::number_word("Seven"), Some(7));
+        assert_eq!(super::number_word("twenty"), Some(20));
+        assert_eq!(super::number_word("seventy"), None);
+    }
+
     #[test]
     fn clip_cuts_on_a_character_boundary() {
         assert_eq!(super::clip("ésprit", 2), "és");

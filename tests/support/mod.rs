@@ -277,6 +277,45 @@ pub fn control_room(root: &Path, args: &[&str]) -> std::process::Output {
         .expect("the binary runs")
 }
 
+/// The binary run on the manuscript at `root` with `args`, its model
+/// settings only from the manuscript's configuration (none from this
+/// process's environment) and `envs` set.
+pub fn control_room_with(
+    root: &Path,
+    args: &[&str],
+    envs: &[(&str, &str)],
+) -> std::process::Output {
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_control-room"));
+    command.args(args).arg("--dir").arg(root);
+    for name in [
+        "CONTROL_ROOM_LLM_PROVIDER",
+        "CONTROL_ROOM_LLM_BASE_URL",
+        "CONTROL_ROOM_LLM_MODEL",
+    ] {
+        command.env_remove(name);
+    }
+    command.envs(envs.iter().copied());
+    command.output().expect("the binary runs")
+}
+
+/// `control-room health --json` on the manuscript at `root`.
+pub fn health_report(root: &Path) -> serde_json::Value {
+    let output = control_room(root, &["health", "--json"]);
+    assert!(output.status.success(), "{}", output_text(&output));
+    serde_json::from_slice(&output.stdout).expect("the report is JSON")
+}
+
+/// The check `id` (`A1`…`C2`) of a health report.
+pub fn health_check(report: &serde_json::Value, id: &str) -> serde_json::Value {
+    report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|check| check["id"] == id)
+        .unwrap_or_else(|| panic!("no check {id}: {report}"))
+        .clone()
+}
+
 /// A runner of the workspace at `root`, its agents answered by `model`,
 /// its state written through `disk`.
 pub fn runner(

@@ -87,40 +87,12 @@ const DEATH: &[&str] = &[
 ];
 /// Words that say a character lives.
 const LIFE: &[&str] = &["alive", "survives", "survived", "lives"];
-/// Number words a count or an age may be written in.
-const NUMBERS: &[&str] = &[
-    "zero",
-    "one",
-    "two",
-    "three",
-    "four",
-    "five",
-    "six",
-    "seven",
-    "eight",
-    "nine",
-    "ten",
-    "eleven",
-    "twelve",
-    "thirteen",
-    "fourteen",
-    "fifteen",
-    "sixteen",
-    "seventeen",
-    "eighteen",
-    "nineteen",
-    "twenty",
-];
 /// Categories whose decisions speak of a character's facts.
 const FACTUAL: &[&str] = &["character", "continuity", "correction"];
 
 /// A number written in digits or as a word up to twenty.
 fn number(word: &str) -> Option<u32> {
-    let lower = word.to_lowercase();
-    NUMBERS
-        .iter()
-        .position(|n| *n == lower)
-        .map(|n| n as u32)
+    crate::text::number_word(word)
         .or_else(|| (word.len() <= 6).then(|| word.parse().ok()).flatten())
 }
 
