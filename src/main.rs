@@ -303,6 +303,9 @@ fn health(dir: &Path, json: bool, command: Option<HealthCommand>) -> anyhow::Res
             let verdict = if clear { None } else { verdict };
             control_room::cli::health::set_override(dir, &check, &scene, verdict, &why)
         }
+        Some(HealthCommand::Read { scenes, model }) => {
+            control_room::cli::health::read(dir, &scenes, &model)
+        }
     }
 }
 
@@ -324,6 +327,16 @@ enum HealthCommand {
         /// Take the override back: the model's reading counts again.
         #[arg(long, conflicts_with = "verdict")]
         clear: bool,
+    },
+    /// Have the model read scenes for A3, B1 and C2: "Read a scene's story
+    /// health" on each scene named, or on every written scene of the
+    /// outline (an unchanged scene's answers are reused, not asked again).
+    Read {
+        /// A scene's id (repeat for more); every written scene when none.
+        #[arg(long = "scene")]
+        scenes: Vec<String>,
+        #[command(flatten)]
+        model: control_room::cli::run::ModelArgs,
     },
 }
 

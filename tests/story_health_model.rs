@@ -102,7 +102,7 @@ fn a_scene_read_by_a_model_is_scored_and_the_writers_override_outlives_later_run
             unread["summary"]
                 .as_str()
                 .unwrap()
-                .contains("control-room run analytical_story_health"),
+                .contains("`control-room health read`"),
             "{unread}"
         );
     }
@@ -253,4 +253,51 @@ fn a_scene_read_by_a_model_is_scored_and_the_writers_override_outlives_later_run
         "{summary}"
     );
     client.shutdown();
+}
+
+#[test]
+fn health_read_has_the_model_read_every_written_scene_in_the_outlines_order() {
+    let dir = support::example_copy("model-health-read");
+    let root = dir.path();
+    let server = FakeModelServer::start();
+    configure(root, &server.url);
+    serve(&server, "not challenged");
+    let unknown = cli(root, &["health", "read", "--scene", "SCN-nowhere"]);
+    assert!(!unknown.status.success());
+    assert!(
+        output_text(&unknown).contains("`SCN-nowhere` is not a written scene of the outline"),
+        "{}",
+        output_text(&unknown)
+    );
+    let read = cli(root, &["health", "read"]);
+    let text = output_text(&read);
+    assert!(read.status.success(), "{text}");
+    let workspace = control_room::index::Workspace::load(root);
+    let catalog = workspace.catalog();
+    let written = catalog
+        .outline()
+        .and_then(|file| file.outline())
+        .map_or(0, |outline| {
+            outline
+                .entries
+                .iter()
+                .filter(|entry| catalog.scene(&entry.scene_id).is_some())
+                .count()
+        });
+    assert!(text.contains(&format!("read {written} scene(s)")), "{text}");
+    let flaw = check(&report(root), "B1");
+    let summary = flaw["summary"].as_str().unwrap();
+    assert!(
+        summary.starts_with(&format!("{written} of ")),
+        "every written scene read: {summary}"
+    );
+    // Every scene leaves the flaw unchallenged: from the fifth on, a run.
+    assert_eq!(flaw["score"], 0, "{flaw}");
+    assert!(
+        flaw["findings"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("goes unchallenged for {written} scenes in a row")),
+        "{flaw}"
+    );
 }

@@ -78,3 +78,66 @@ pub fn set_override(
     }
     Ok(0)
 }
+
+/// `control-room health read [--scene ID]…`: runs "Read a scene's story
+/// health" on each scene named, or on every written scene of the outline
+/// in its order, one after another; a scene whose run fails is said and
+/// the others go on. Exits 1 when a run did not finish.
+pub fn read(
+    dir: &Path,
+    scenes: &[String],
+    model_args: &super::run::ModelArgs,
+) -> anyhow::Result<i32> {
+    let root = workspace_root(dir)?;
+    let workspace = Workspace::load(&root);
+    let catalog = workspace.catalog();
+    let outline: Vec<String> = catalog
+        .outline()
+        .and_then(|file| file.outline())
+        .map(|outline| outline.entries.iter().map(|e| e.scene_id.clone()).collect())
+        .unwrap_or_default();
+    let wanted: Vec<&String> = if scenes.is_empty() {
+        outline
+            .iter()
+            .filter(|id| catalog.scene(id).is_some())
+            .collect()
+    } else {
+        scenes.iter().collect()
+    };
+    let mut paths = Vec::new();
+    for id in &wanted {
+        match catalog.scene(id) {
+            Some(file) => paths.push((id.to_string(), file.path.to_string())),
+            None => bail!("`{id}` is not a written scene of the outline"),
+        }
+    }
+    let mut failed = Vec::new();
+    for (at, (id, path)) in paths.iter().enumerate() {
+        eprintln!("reading {id} ({} of {})", at + 1, paths.len());
+        let code = super::run::run(
+            &root,
+            story_health::RECIPE,
+            None,
+            &[format!("scene_path={path}")],
+            model_args,
+        );
+        match code {
+            Ok(0) => {}
+            Ok(_) => failed.push(id.clone()),
+            Err(error) => {
+                eprintln!("{id}: {error:#}");
+                failed.push(id.clone());
+            }
+        }
+    }
+    println!(
+        "read {} scene(s){}; `control-room health` shows the report",
+        paths.len(),
+        if failed.is_empty() {
+            String::new()
+        } else {
+            format!(", {} did not finish: {}", failed.len(), failed.join(", "))
+        }
+    );
+    Ok(i32::from(!failed.is_empty()))
+}

@@ -138,7 +138,7 @@ fn result(shape: &Shape, readings: &[Reading], check: ModelCheck, gap: usize) ->
         .collect();
     if read.is_empty() {
         result.summary = format!(
-            "needs a model to read {}; no scene read yet: run \"Read a scene's story health\" on a scene (`control-room run analytical_story_health --arg scene_path=…`)",
+            "needs a model to read {}; no scene read yet: run \"Read a scene's story health\" on a scene, or `control-room health read` on them all",
             check.what()
         );
         return result;
