@@ -300,6 +300,11 @@ fn health(dir: &Path, json: bool, command: Option<HealthCommand>) -> anyhow::Res
             why,
             clear,
         }) => {
+            if verdict.is_none() && !clear {
+                anyhow::bail!(
+                    "say the verdict for {check} of {scene}, or --clear to take yours back"
+                );
+            }
             let verdict = if clear { None } else { verdict };
             control_room::cli::health::set_override(dir, &check, &scene, verdict, &why)
         }

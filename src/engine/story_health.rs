@@ -38,7 +38,7 @@ pub fn readings(root: &Path, workspace: &Workspace, problems: &mut Vec<String>) 
             run.recipe_id == RECIPE && matches!(run.status, RunStatus::Done | RunStatus::Failed)
         })
         .collect();
-    // The latest last: a failed run has no completion time, only its last update.
+    // The latest last (times are fixed-width RFC 3339, so they sort as text).
     runs.sort_by(|a, b| {
         let when = |run: &super::store::RunManifest| {
             run.completed_at

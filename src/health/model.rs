@@ -108,6 +108,8 @@ pub struct Reading {
 /// The three checks' results from `readings` (the latest of each check and
 /// scene, the writer's overrides applied) over the book's scenes.
 pub(super) fn results(shape: &Shape, readings: &[Reading], gap: usize) -> [CheckResult; 3] {
+    // A run is two scenes at least, whatever a broken setting says.
+    let gap = gap.max(2);
     ModelCheck::ALL.map(|check| result(shape, readings, check, gap))
 }
 

@@ -228,8 +228,9 @@ pub struct HealthConfig {
     /// `motif-gap`: the share of the book, in percent, a motif may go
     /// without a word of it.
     pub motif_gap: f64,
-    /// B1 and C2 (read by a model): how many judged scenes in a row may
-    /// leave the protagonist's flaw unchallenged, or the theme unanswered.
+    /// B1 and C2 (read by a model): how many judged scenes in a row that
+    /// leave the protagonist's flaw unchallenged, or the theme unanswered,
+    /// make a finding.
     pub model_gap: u32,
 }
 

@@ -105,9 +105,15 @@ fn words(text: &str) -> Vec<(TextRange, String)> {
         match (start, inside) {
             (None, true) => start = Some(at),
             (Some(from), false) => {
-                let word = text[from..at].trim_matches(['-', '\'']);
+                let raw = &text[from..at];
+                let word = raw.trim_matches(['-', '\'']);
                 if !word.is_empty() {
-                    out.push((TextRange::new(from, at), word.to_lowercase()));
+                    // The range is the word's, without the marks trimmed off.
+                    let start = from + (raw.len() - raw.trim_start_matches(['-', '\'']).len());
+                    out.push((
+                        TextRange::new(start, start + word.len()),
+                        word.to_lowercase(),
+                    ));
                 }
                 start = None;
             }
@@ -176,8 +182,7 @@ pub(super) fn of_decision(workspace: &Workspace, decision: &Decision) -> Vec<Cla
             }
         }
         let said: Vec<(TextRange, String)> = words(&value);
-        let dies = said.iter().any(|(_, w)| DEATH.contains(&w.as_str()));
-        let lives = !dies && said.iter().any(|(_, w)| LIFE.contains(&w.as_str()));
+        let (dies, lives) = life(&clauses);
         if dies || lives {
             claims.push(Claim {
                 subject: Subject::Life(path.clone()),
@@ -255,16 +260,41 @@ fn rule_names(workspace: &Workspace) -> Vec<String> {
 
 /// An age said as "34 years old" or "aged 34".
 fn age(words: &[(TextRange, String)]) -> Option<u32> {
-    words.windows(3).find_map(|w| {
-        let (a, b, c) = (&w[0].1, &w[1].1, &w[2].1);
-        if (b == "years" || b == "year") && c == "old" {
-            number(a)
-        } else if a == "aged" || a == "age" {
-            number(b)
-        } else {
-            None
-        }
+    let aged = words.windows(2).find_map(|w| {
+        (w[0].1 == "aged" || w[0].1 == "age")
+            .then(|| number(&w[1].1))
+            .flatten()
+    });
+    aged.or_else(|| {
+        words.windows(3).find_map(|w| {
+            ((w[1].1 == "years" || w[1].1 == "year") && w[2].1 == "old")
+                .then(|| number(&w[0].1))
+                .flatten()
+        })
     })
+}
+
+/// Whether the clauses say the character dies, or lives: a clause with a
+/// word of death (of life), no negation, and no one else's ("her mother
+/// died": a possessive before the word makes it someone else's).
+fn life(clauses: &[&str]) -> (bool, bool) {
+    let says = |list: &[&str]| {
+        clauses.iter().any(|clause| {
+            let said = words(clause);
+            let Some(at) = said.iter().position(|(_, w)| list.contains(&w.as_str())) else {
+                return false;
+            };
+            let negated = said
+                .iter()
+                .any(|(_, w)| w == "not" || w == "never" || w == "no" || w.ends_with("n't"));
+            let possessed = said[..at]
+                .iter()
+                .any(|(range, w)| w.ends_with("'s") || clause[range.end..].starts_with("’s"));
+            !negated && !possessed
+        })
+    };
+    let dies = says(DEATH);
+    (dies, !dies && says(LIFE))
 }
 
 /// The character `text` makes the protagonist: it says "protagonist" and

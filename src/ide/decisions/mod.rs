@@ -138,13 +138,13 @@ pub fn contradictions(
                 }
             }
         }
-        // A promoted fact this decision replaces (the same category and
-        // key, an earlier line) with another value.
+        // A promoted fact this decision replaces (the latest promoted line
+        // of the same category and key before it) with another value.
         if let Some(replaced) = lines[..at].iter().rev().find(|earlier| {
-            earlier.decision.category == line.decision.category
+            earlier.decision.promoted
+                && earlier.decision.category == line.decision.category
                 && earlier.decision.key == line.decision.key
-        }) && replaced.decision.promoted
-            && replaced.decision.value.trim() != line.decision.value.trim()
+        }) && replaced.decision.value.trim() != line.decision.value.trim()
         {
             found.push(side.against_fact(replaced, None));
         }
@@ -167,25 +167,53 @@ impl Side<'_> {
     }
 
     /// The range of the decision's value in its line: where its JSON string
-    /// sits, else the whole line.
+    /// sits after its `"value"` key, else the whole line.
     fn value_range(&self) -> TextRange {
         let line = self.line.range;
+        let text = line.slice(self.text);
         let encoded = serde_json::to_string(&self.decision().value).unwrap_or_default();
-        line.slice(self.text).find(&encoded).map_or(line, |at| {
-            TextRange::new(line.start + at, line.start + at + encoded.len())
+        let after = text.find("\"value\"").unwrap_or(0);
+        text[after..].find(&encoded).map_or(line, |at| {
+            let start = line.start + after + at;
+            TextRange::new(start, start + encoded.len())
         })
     }
 
-    /// The decision's line marked promoted.
+    /// The decision's line marked promoted, every other field of it kept
+    /// as written (a tool's own fields too).
     fn promote(&self) -> FileEdit {
-        let mut promoted = self.decision().clone();
-        promoted.promoted = true;
-        promoted.updated_at = Some(self.now.to_owned());
+        let written = self.line.range.slice(self.text);
+        let new_text = match serde_json::from_str::<serde_json::Value>(written) {
+            Ok(serde_json::Value::Object(mut fields)) => {
+                fields.insert("promoted".into(), true.into());
+                fields.insert("updated_at".into(), self.now.into());
+                serde_json::Value::Object(fields).to_string()
+            }
+            _ => {
+                let mut promoted = self.decision().clone();
+                promoted.promoted = true;
+                promoted.updated_at = Some(self.now.to_owned());
+                serde_json::to_string(&promoted).unwrap_or_default()
+            }
+        };
         FileEdit {
             path: self.kb_path.clone(),
             range: self.line.range,
-            new_text: serde_json::to_string(&promoted).unwrap_or_default(),
+            new_text,
         }
+    }
+
+    /// The lines before `fact` with its category and key, which it
+    /// supersedes.
+    fn superseded_by(&self, fact: &Line) -> Vec<TextRange> {
+        lines(&self.text[..fact.range.start])
+            .into_iter()
+            .filter(|earlier| {
+                earlier.decision.category == fact.decision.category
+                    && earlier.decision.key == fact.decision.key
+            })
+            .map(|earlier| earlier.range)
+            .collect()
     }
 
     /// A line of the knowledge base removed, with its line break.
@@ -249,10 +277,9 @@ impl Side<'_> {
                 format!(
                     "this decision puts the {beat} in {said}, but the beat sheet puts it in {bible_says}"
                 ),
-                match &claim.value {
-                    Value::Scenes(ids) => ids[0].clone(),
-                    _ => said.clone(),
-                },
+                // The beat's first scene id becomes the decision's ids; the
+                // beat's other ids go below.
+                said.clone(),
             ),
             Subject::Count(_, noun) => (
                 format!(
@@ -265,16 +292,18 @@ impl Side<'_> {
                 said.clone(),
             ),
         };
+        let mut edits = vec![FileEdit {
+            path: path.clone(),
+            range: fact.range,
+            new_text,
+        }];
+        if let Subject::Beat(beat) = &claim.subject {
+            edits.extend(other_beat_ids(workspace, path, beat, fact.range));
+        }
+        edits.push(self.promote());
         let promotion = Fix {
             title: "Write it into the Story Bible".to_owned(),
-            edits: vec![
-                FileEdit {
-                    path: path.clone(),
-                    range: fact.range,
-                    new_text,
-                },
-                self.promote(),
-            ],
+            edits,
             kind: FixKind::Correction,
         };
         self.contradiction(
@@ -305,10 +334,14 @@ impl Side<'_> {
                 fact_line.decision.category, fact_line.decision.key, fact_line.decision.value
             ),
         };
-        // Adopting this decision withdraws the fact it contradicts; one it
-        // replaces is superseded already.
+        // Adopting this decision withdraws the fact it contradicts, and the
+        // lines of the same category and key the fact had superseded (they
+        // would count again); one it replaces is superseded already.
         let mut edits = vec![self.promote()];
         if fact.is_some() {
+            for earlier in self.superseded_by(fact_line) {
+                edits.push(self.remove(earlier));
+            }
             edits.push(self.remove(fact_line.range));
         }
         let promotion = Fix {
@@ -353,6 +386,46 @@ fn claim_said(workspace: &Workspace, claim: &Claim) -> String {
         Subject::Beat(beat) => format!("this decision puts the {beat} in {said}"),
         Subject::Count(_, noun) => format!("this decision counts {said} of {noun}"),
     }
+}
+
+/// The edits that take a beat's scene ids other than its first (at
+/// `first`) out of the beat sheet at `path`, each with the ", " or " and "
+/// that joins it to the one before.
+fn other_beat_ids(
+    workspace: &Workspace,
+    path: &FilePath,
+    beat: &str,
+    first: TextRange,
+) -> Vec<FileEdit> {
+    let Some(file) = workspace.file(path) else {
+        return Vec::new();
+    };
+    let Some(bible) = file.bible() else {
+        return Vec::new();
+    };
+    let section = bible
+        .parts
+        .iter()
+        .find(|part| part.spec.title == beat)
+        .and_then(|part| part.section)
+        .map(|at| &bible.sections[at]);
+    section
+        .into_iter()
+        .flat_map(|section| &section.scene_ids)
+        .filter(|id| id.range != first)
+        .map(|id| {
+            let before = &file.text[..id.range.start];
+            let joint = [", ", " and ", ",", " "]
+                .iter()
+                .find(|joint| before.ends_with(*joint))
+                .map_or(0, |joint| joint.len());
+            FileEdit {
+                path: path.clone(),
+                range: TextRange::new(id.range.start - joint, id.range.end),
+                new_text: String::new(),
+            }
+        })
+        .collect()
 }
 
 /// The text of `path` as the workspace holds it.

@@ -294,3 +294,131 @@ fn a_decision_against_a_promoted_fact_points_at_it_and_each_side_can_win() {
             .any(|c| c.code == CONTRADICTS_CARD && c.message.contains("red hair"))
     );
 }
+
+#[test]
+fn a_negated_or_someone_elses_death_is_no_claim_and_an_age_is_read_either_way() {
+    let (_dir, workspace) = workspace();
+    let kb: FilePath = ".control-room/kb/decisions.jsonl".into();
+    let card = |key: &str, value: &str| {
+        let line = line(key, value);
+        contradictions(&workspace, &kb, &line, "now")
+            .into_iter()
+            .map(|c| c.message)
+            .collect::<Vec<_>>()
+    };
+    assert!(card("Kael", "Kael is not dead, only lost.").is_empty());
+    assert!(card("Kael", "Kael's mother died at sea.").is_empty());
+    assert!(card("Kael", "Kael never drowned.").is_empty());
+    assert_eq!(
+        card("Kael", "Kael dies at the gate."),
+        ["this decision says Kael Maren dies, but the card says alive"]
+    );
+    // The card gives no age: nothing to contradict, but the claim is read.
+    let said = |value: &str| {
+        let decision: Decision = serde_json::from_str(&line("Kael", value)).unwrap();
+        claims::of_decision(&workspace, &decision)
+            .into_iter()
+            .map(|claim| claim.value)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(said("Kael is aged 40."), [claims::Value::Years(40)]);
+    assert_eq!(
+        said("Kael is forty years old"),
+        Vec::new(),
+        "forty is past twenty"
+    );
+    assert_eq!(said("Kael is 40 years old."), [claims::Value::Years(40)]);
+}
+
+#[test]
+fn a_promoted_fact_is_found_past_a_superseded_line_and_adopting_one_withdraws_its_history() {
+    let (_dir, workspace) = workspace();
+    let kb: FilePath = ".control-room/kb/decisions.jsonl".into();
+    // The vault: promoted, then two unpromoted lines after it.
+    let text = [
+        decision(
+            "world",
+            "the ledger",
+            "The ledger is kept in the vault.",
+            true,
+        ),
+        decision("world", "the ledger", "The ledger is lost.", false),
+        decision("world", "the ledger", "The ledger burned.", false),
+    ]
+    .concat();
+    let found = contradictions(&workspace, &kb, &text, "now");
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert!(
+        found[0]
+            .message
+            .contains("replaces the promoted fact on line 1")
+    );
+    // The value is underlined even when the key says the same words.
+    let text = [
+        decision(
+            "world",
+            "the ledger",
+            "The ledger is kept in the vault.",
+            true,
+        ),
+        decision("world", "the ledger", "the ledger", false),
+    ]
+    .concat();
+    let found = contradictions(&workspace, &kb, &text, "now");
+    let second = text.find('\n').unwrap() + 1;
+    let value = second + text[second..].find("\"value\"").unwrap();
+    assert!(found[0].range.start > value, "{found:#?}");
+    assert_eq!(found[0].range.slice(&text), "\"the ledger\"");
+
+    // Hair: an old line, the promoted fact that superseded it, then a
+    // decision against the fact; adopting it takes both older lines out.
+    let text = [
+        decision("continuity", "Kael Maren", "Kael has brown hair.", false),
+        decision("continuity", "Kael Maren", "Kael has black hair.", true),
+        decision("character", "Kael", "Kael's hair is red.", false),
+    ]
+    .concat();
+    let found = contradictions(&workspace, &kb, &text, "now");
+    let fact = found
+        .iter()
+        .find(|c| c.code == CONTRADICTS_FACT)
+        .unwrap_or_else(|| panic!("{found:#?}"));
+    let adopted = fixed(&text, &fact.promotion, &kb);
+    assert_eq!(adopted.lines().count(), 1, "{adopted}");
+    assert!(adopted.contains("red") && adopted.contains("\"promoted\":true"));
+}
+
+#[test]
+fn the_beat_fix_writes_every_scene_of_the_decision_and_promoting_keeps_unknown_fields() {
+    let (dir, _) = crate::index::test_support::example_copy();
+    let sheet = dir.path().join("Story/Bible/beat-sheet.md");
+    let text = std::fs::read_to_string(&sheet).unwrap();
+    std::fs::write(
+        &sheet,
+        text.replace(
+            "Iria opens the gate against orders: SCN-the-gate.",
+            "Iria opens the gate against orders: SCN-the-gate, SCN-the-saltmaster.",
+        ),
+    )
+    .unwrap();
+    let workspace = Workspace::load(dir.path());
+    let kb: FilePath = ".control-room/kb/decisions.jsonl".into();
+    let mut line = decision(
+        "structure",
+        "Catalyst",
+        "The Catalyst is SCN-the-arrival and SCN-the-fall.",
+        false,
+    );
+    line = line.replacen('{', "{\"confidence\":0.4,", 1);
+    let found = contradictions(&workspace, &kb, &line, "now");
+    assert_eq!(found.len(), 1, "{found:#?}");
+    let sheet = workspace.file("Story/Bible/beat-sheet.md").unwrap();
+    let written = fixed(&sheet.text, &found[0].promotion, &sheet.path);
+    assert!(
+        written.contains("Iria opens the gate against orders: SCN-the-arrival, SCN-the-fall."),
+        "{written}"
+    );
+    let promoted = fixed(&line, &found[0].promotion, &kb);
+    assert!(promoted.contains("\"confidence\":0.4"), "{promoted}");
+    assert!(promoted.contains("\"promoted\":true"), "{promoted}");
+}
