@@ -177,6 +177,17 @@ impl MarkdownParser {
     /// Tells the kept tree about one edit; call [`Self::reparse_after_edits`]
     /// once after the last of a batch.
     pub fn edit_tree(&mut self, edit: &TreeEdit) {
+        // tree-sitter-md's block scanner can reuse a list or a block quote
+        // wrongly after an edit inside one (a lazy continuation line keeps
+        // its old extent): such an edit parses the blocks afresh, which
+        // costs a block parse of the file and keeps the inline memo.
+        if self
+            .tree
+            .as_ref()
+            .is_some_and(|tree| inside_list_or_quote(tree, edit.start_byte, edit.old_end_byte))
+        {
+            self.tree = None;
+        }
         if let Some(tree) = &mut self.tree {
             let point = |(row, column): (usize, usize)| Point { row, column };
             tree.edit(&InputEdit {
@@ -213,6 +224,23 @@ impl MarkdownParser {
             self.inline_memo = memo.unwrap_or_default();
         }
         syntax
+    }
+}
+
+/// Whether bytes `start..end` of the tree's text touch a list or a block
+/// quote.
+fn inside_list_or_quote(tree: &Tree, start: usize, end: usize) -> bool {
+    let Some(mut node) = tree.root_node().descendant_for_byte_range(start, end) else {
+        return false;
+    };
+    loop {
+        if matches!(node.kind(), "list" | "list_item" | "block_quote") {
+            return true;
+        }
+        match node.parent() {
+            Some(parent) => node = parent,
+            None => return false,
+        }
     }
 }
 
