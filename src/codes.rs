@@ -388,7 +388,7 @@ pub const CODES: &[CodeInfo] = &[
         "decision-contradicts-card",
         KnowledgeBase,
         "warning",
-        "a decision about a character gives other eyes or hair, a death or a life, or another age than the card; \"Promote to card\" makes it canon, \"Keep the card\" withdraws it",
+        "a decision about a character gives other eyes or hair, a death or a life, another age, or another value of any other field of the card said plainly (\"his rank is sergeant\" against `rank: captain`) than the card; \"Promote to card\" makes it canon, \"Keep the card\" withdraws it",
         "ide/decisions/mod.rs",
     ),
     code(

@@ -1,5 +1,7 @@
 //! A decision against its character's card: other eyes or hair, a death
-//! (or a life) the card does not have, another age. "Promote to card"
+//! (or a life) the card does not have, another age, another value of any
+//! other field of its front matter ("his rank is sergeant" against `rank:
+//! captain`). "Promote to card"
 //! writes the decision's value into the card's front matter (a death adds
 //! `died_in:` the decision's scene where the card has none).
 
@@ -14,7 +16,10 @@ pub(super) fn against_card(side: &Side) -> Vec<Contradiction> {
     let mut found = Vec::new();
     for claim in claims::of_decision(workspace, side.decision()) {
         let card = match &claim.subject {
-            Subject::Colour(card, _) | Subject::Life(card) | Subject::Age(card) => card,
+            Subject::Colour(card, _)
+            | Subject::Life(card)
+            | Subject::Age(card)
+            | Subject::Field(card, _) => card,
             _ => continue,
         };
         let Some(card_file) = workspace.catalog().card(card) else {

@@ -16,6 +16,8 @@ use crate::text::TextRange;
 pub(super) enum Subject {
     /// A character's `eyes` or `hair`.
     Colour(FilePath, &'static str),
+    /// Any other field of a card's front matter (`rank`, `home`…), by key.
+    Field(FilePath, String),
     Life(FilePath),
     Age(FilePath),
     Protagonist,
@@ -37,6 +39,9 @@ pub(super) enum Value {
     Scenes(Vec<String>),
     /// The number, and the word that says it (`nine`, `9`).
     Number(u32, String),
+    /// Words, compared lower case and without a leading article, and as
+    /// they were written.
+    Text(String, String),
 }
 
 impl Value {
@@ -46,6 +51,10 @@ impl Value {
             (Value::Colour(a, _), Value::Colour(b, _)) => a & b != 0,
             (Value::Scenes(a), Value::Scenes(b)) => a.iter().any(|id| b.contains(id)),
             (Value::Number(a, _), Value::Number(b, _)) => a == b,
+            // "captain of the guard" agrees with "captain".
+            (Value::Text(a, _), Value::Text(b, _)) => {
+                a == b || contains_words(a, b) || contains_words(b, a)
+            }
             (a, b) => a == b,
         }
     }
@@ -53,7 +62,7 @@ impl Value {
     /// As a message says it.
     pub(super) fn said(&self, workspace: &Workspace) -> String {
         match self {
-            Value::Colour(_, word) | Value::Number(_, word) => word.clone(),
+            Value::Colour(_, word) | Value::Number(_, word) | Value::Text(_, word) => word.clone(),
             Value::Dead(true) => "dead".to_owned(),
             Value::Dead(false) => "alive".to_owned(),
             Value::Years(years) => years.to_string(),
@@ -197,6 +206,7 @@ pub(super) fn of_decision(workspace: &Workspace, decision: &Decision) -> Vec<Cla
                 range: whole,
             });
         }
+        claims.extend(fields(card, &decision.value));
     }
     let said = format!("{} {}", decision.key, decision.value);
     if let Some(card) = protagonist(workspace, &said) {
@@ -256,6 +266,82 @@ fn rule_names(workspace: &Workspace) -> Vec<String> {
             )
         })
         .unwrap_or_default()
+}
+
+/// Fields of a card's front matter compared as words; the others have
+/// claims of their own (or are not facts of the story: grammar, lists).
+const NOT_FIELDS: &[&str] = &[
+    "eyes", "hair", "age", "gender", "sex", "pronouns", "born", "died", "carries", "travel",
+    "summary", "words", "target", "id", "title",
+];
+
+/// The fields of `card` the decision's `value` gives: "his rank is
+/// sergeant", "rank: sergeant", "home was Vel Harbour" (the key's words,
+/// then is, was or a colon, then the value to the clause's end); a clause
+/// with a negation says nothing.
+fn fields(card: &SourceFile, value: &str) -> Vec<Claim> {
+    let Some(front) = card.card() else {
+        return Vec::new();
+    };
+    // ASCII lower case keeps every byte where it was.
+    let lower = value.to_ascii_lowercase();
+    let mut claims = Vec::new();
+    for (key, _) in &front.attributes {
+        if NOT_FIELDS.contains(&key.as_str()) {
+            continue;
+        }
+        let name = key.replace(['_', '-'], " ").to_ascii_lowercase();
+        for (at, _) in lower.match_indices(&name) {
+            let before = lower[..at].chars().next_back();
+            if before.is_some_and(char::is_alphanumeric) {
+                continue;
+            }
+            let rest = &lower[at + name.len()..];
+            let Some(skip) = [" is ", " was ", ": ", " = "]
+                .iter()
+                .find(|joint| rest.starts_with(*joint))
+                .map(|joint| joint.len())
+            else {
+                continue;
+            };
+            let start = at + name.len() + skip;
+            let end = lower[start..]
+                .find(['.', ';', ',', '!', '?'])
+                .map_or(lower.len(), |stop| start + stop);
+            let said = value[start..end].trim();
+            let clause_start = lower[..at]
+                .rfind(['.', ';', ',', '!', '?'])
+                .map_or(0, |p| p + 1);
+            let negated = words(&lower[clause_start..end])
+                .iter()
+                .any(|(_, w)| w == "not" || w == "never" || w == "no" || w.ends_with("n't"));
+            if said.is_empty() || negated {
+                continue;
+            }
+            claims.push(Claim {
+                subject: Subject::Field(card.path.clone(), key.clone()),
+                value: Value::Text(comparable(said), said.to_owned()),
+                range: TextRange::new(start, end),
+            });
+            break;
+        }
+    }
+    claims
+}
+
+/// Words as fields compare them: lower case, no leading article.
+fn comparable(text: &str) -> String {
+    let words: Vec<String> = words(text).into_iter().map(|(_, word)| word).collect();
+    let skip = usize::from(matches!(
+        words.first().map(String::as_str),
+        Some("a" | "an" | "the")
+    ));
+    words[skip.min(words.len())..].join(" ")
+}
+
+/// Whether `inner`'s words are in `outer` as a run of whole words.
+fn contains_words(outer: &str, inner: &str) -> bool {
+    !inner.is_empty() && whole_word(outer, inner)
 }
 
 /// An age said as "34 years old" or "aged 34".
@@ -395,6 +481,13 @@ pub(super) fn of_card(file: &SourceFile) -> Vec<Claim> {
                         range: value.range,
                     });
                 }
+            }
+            key if !NOT_FIELDS.contains(&key) && !value.text.trim().is_empty() => {
+                claims.push(Claim {
+                    subject: Subject::Field(path.clone(), key.to_owned()),
+                    value: Value::Text(comparable(&value.text), value.text.clone()),
+                    range: value.range,
+                });
             }
             _ => {}
         }

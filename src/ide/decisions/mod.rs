@@ -9,7 +9,8 @@
 //! counts again).
 //!
 //! What is compared is what the text says plainly enough (`claims`): a
-//! character's eyes, hair, life and age (decisions about characters), who
+//! character's eyes, hair, life and age, and any other field of its card
+//! said as "rank is sergeant" (decisions about characters), who
 //! the protagonist is, the scenes a beat happens in, how many of a thing a
 //! world rule the decision names counts; and a decision that replaces a
 //! promoted fact of the same category and key with another value.
@@ -382,6 +383,10 @@ fn claim_said(workspace: &Workspace, claim: &Claim) -> String {
             format!("this decision says {} {verb}", card_name(workspace, card))
         }
         Subject::Age(card) => format!("this decision makes {} {said}", card_name(workspace, card)),
+        Subject::Field(card, key) => format!(
+            "this decision gives {} `{key}` {said}",
+            card_name(workspace, card)
+        ),
         Subject::Protagonist => format!("this decision makes {said} the protagonist"),
         Subject::Beat(beat) => format!("this decision puts the {beat} in {said}"),
         Subject::Count(_, noun) => format!("this decision counts {said} of {noun}"),

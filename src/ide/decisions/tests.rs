@@ -422,3 +422,43 @@ fn the_beat_fix_writes_every_scene_of_the_decision_and_promoting_keeps_unknown_f
     assert!(promoted.contains("\"confidence\":0.4"), "{promoted}");
     assert!(promoted.contains("\"promoted\":true"), "{promoted}");
 }
+
+#[test]
+fn any_other_field_of_the_card_said_plainly_is_compared_as_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let card = dir.path().join("Compendium/Characters/CHAR-kael.md");
+    std::fs::create_dir_all(card.parent().unwrap()).unwrap();
+    std::fs::write(
+        &card,
+        "---\ntype: character\nname: Kael Maren\naliases: [Kael]\nrank: captain of the wall\nhome: The Salt Fortress\n---\n\nA warden.\n",
+    )
+    .unwrap();
+    let workspace = Workspace::load(dir.path());
+    let kb: FilePath = ".control-room/kb/decisions.jsonl".into();
+    let messages = |value: &str| {
+        contradictions(&workspace, &kb, &line("Kael", value), "now")
+            .into_iter()
+            .map(|c| c.message)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        messages("Kael's rank is sergeant."),
+        ["this decision gives Kael Maren `rank` sergeant, but the card says captain of the wall"]
+    );
+    // Agreeing words, a negation, a field named without a value: silent.
+    assert!(messages("His rank is captain.").is_empty());
+    assert!(messages("His home is the Salt Fortress, still.").is_empty());
+    assert!(messages("His home is not the fortress.").is_empty());
+    assert!(messages("He talks about his home a lot.").is_empty());
+    let found = contradictions(
+        &workspace,
+        &kb,
+        &line("Kael", "Kael's rank is sergeant."),
+        "now",
+    );
+    let file = workspace
+        .file("Compendium/Characters/CHAR-kael.md")
+        .unwrap();
+    let promoted = fixed(&file.text, &found[0].promotion, &file.path);
+    assert!(promoted.contains("rank: sergeant\nhome:"), "{promoted}");
+}
