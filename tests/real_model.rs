@@ -24,6 +24,24 @@ use support::{control_room, output_text, read_json};
 /// machine; a run that takes longer hangs.
 const RUN_BOUND: Duration = Duration::from_secs(480);
 
+/// `recipe` run on the gate from the command line: its output, that output
+/// as text, and how long it took.
+fn run_on_the_gate(root: &Path, recipe: &str) -> (std::process::Output, String, Duration) {
+    let started = Instant::now();
+    let output = control_room(
+        root,
+        &[
+            "run",
+            recipe,
+            "--arg",
+            "scene_path=Story/Scenes/SCN-the-gate.md",
+        ],
+    );
+    let elapsed = started.elapsed();
+    let text = output_text(&output);
+    (output, text, elapsed)
+}
+
 /// Every agent receipt of `run_id`.
 fn agent_receipts(root: &Path, run_id: &str) -> Vec<Value> {
     let dir = root.join(".control-room/audit/issues").join(run_id);
@@ -385,18 +403,7 @@ fn prose_revisions_with_a_real_model_end_in_time_and_each_edit_is_made_or_refuse
     model.configure(&root);
     let scene = root.join("Story/Scenes/SCN-the-gate.md");
     let before = std::fs::read_to_string(&scene).unwrap();
-    let started = Instant::now();
-    let output = control_room(
-        &root,
-        &[
-            "run",
-            "analytical_prose",
-            "--arg",
-            "scene_path=Story/Scenes/SCN-the-gate.md",
-        ],
-    );
-    let elapsed = started.elapsed();
-    let text = output_text(&output);
+    let (output, text, elapsed) = run_on_the_gate(&root, "analytical_prose");
     eprintln!("prose revisions: {elapsed:.1?}\n{text}");
     assert!(elapsed < RUN_BOUND, "{elapsed:?}");
     let runs = run_ids(&root);
@@ -567,18 +574,7 @@ fn a_scenes_story_health_read_by_a_real_model_keeps_only_claims_that_quote_the_s
     model.configure(&root);
     let scene = root.join("Story/Scenes/SCN-the-gate.md");
     let before = std::fs::read_to_string(&scene).unwrap();
-    let started = Instant::now();
-    let output = control_room(
-        &root,
-        &[
-            "run",
-            "analytical_story_health",
-            "--arg",
-            "scene_path=Story/Scenes/SCN-the-gate.md",
-        ],
-    );
-    let elapsed = started.elapsed();
-    let text = output_text(&output);
+    let (_, text, elapsed) = run_on_the_gate(&root, "analytical_story_health");
     assert!(elapsed < RUN_BOUND, "{elapsed:?}: {text}");
     let runs = run_ids(&root);
     assert_eq!(runs.len(), 1, "{text}");

@@ -128,19 +128,11 @@ fn gap(shape: &Shape, scenes: &[&Placed], limit: f64) -> Option<(f64, String)> {
 
 #[cfg(test)]
 mod tests {
-    use crate::index::Workspace;
-
     #[test]
     fn the_summary_says_which_items_of_the_list_are_not_read_as_motifs() {
-        let (dir, _) = crate::index::test_support::example_copy();
-        let theme = dir.path().join("Story/Bible/theme.md");
-        let text = std::fs::read_to_string(&theme).unwrap();
-        std::fs::write(
-            &theme,
-            format!("{text}\n## Motifs\n\n- **Salt**: brine\n- the long road home to the sea and back: dust\n"),
-        )
-        .unwrap();
-        let workspace = Workspace::load(dir.path());
+        let (_dir, workspace) = crate::index::test_support::example_with_motifs(
+            "- **Salt**: brine\n- the long road home to the sea and back: dust\n",
+        );
         let health = crate::health::Health::check(&workspace, &mut Default::default());
         let layering = health.checks.iter().find(|check| check.id == "C1").unwrap();
         assert!(

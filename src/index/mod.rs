@@ -52,6 +52,18 @@ pub(crate) mod test_support {
         (dir, workspace)
     }
 
+    /// A copy of the bundled example whose theme lists `motifs` (the items
+    /// of a "Motifs" section, one a line), loaded.
+    pub(crate) fn example_with_motifs(motifs: &str) -> (tempfile::TempDir, super::Workspace) {
+        let (dir, _) = example_copy();
+        let theme = dir.path().join("Story/Bible/theme.md");
+        let text = std::fs::read_to_string(&theme).expect("the example's theme");
+        std::fs::write(&theme, format!("{text}\n## Motifs\n\n{motifs}"))
+            .expect("the theme written");
+        let workspace = super::Workspace::load(dir.path());
+        (dir, workspace)
+    }
+
     fn copy(from: &Path, to: &Path) {
         std::fs::create_dir_all(to).expect("a folder");
         for entry in std::fs::read_dir(from).expect("a folder").flatten() {

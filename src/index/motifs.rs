@@ -87,15 +87,7 @@ impl Motifs {
                 }
             }
         }
-        let finder = (!patterns.is_empty())
-            .then(|| {
-                AhoCorasickBuilder::new()
-                    .ascii_case_insensitive(true)
-                    .match_kind(MatchKind::LeftmostLongest)
-                    .build(&patterns)
-                    .ok()
-            })
-            .flatten();
+        let finder = words_automaton(&patterns);
         Motifs {
             list,
             skipped: Vec::new(),
@@ -134,6 +126,19 @@ impl Motifs {
         }
         hasher.finish()
     }
+}
+
+/// One automaton over `patterns`, in any case of ASCII letters, the
+/// longest match winning; `None` without patterns.
+pub fn words_automaton(patterns: &[String]) -> Option<AhoCorasick> {
+    if patterns.is_empty() {
+        return None;
+    }
+    AhoCorasickBuilder::new()
+        .ascii_case_insensitive(true)
+        .match_kind(MatchKind::LeftmostLongest)
+        .build(patterns)
+        .ok()
 }
 
 /// Whether a match followed by `after` ends on a word's end: nothing, a
@@ -227,15 +232,9 @@ mod tests {
 
     #[test]
     fn an_item_not_read_as_a_motif_is_kept_for_the_report() {
-        let (dir, _) = crate::index::test_support::example_copy();
-        let theme = dir.path().join("Story/Bible/theme.md");
-        let text = std::fs::read_to_string(&theme).unwrap();
-        std::fs::write(
-            &theme,
-            format!("{text}\n## Motifs\n\n- **Salt**: brine\n- the long road home to the sea and back: dust\n"),
-        )
-        .unwrap();
-        let workspace = Workspace::load(dir.path());
+        let (_dir, workspace) = crate::index::test_support::example_with_motifs(
+            "- **Salt**: brine\n- the long road home to the sea and back: dust\n",
+        );
         let motifs = Motifs::of(&workspace);
         assert_eq!(motifs.list.len(), 1);
         assert_eq!(motifs.skipped.len(), 1);

@@ -589,11 +589,8 @@ mod tests {
 
     #[test]
     fn beats_the_theme_its_motifs_speakers_and_decisions_are_in_the_graph() {
-        let (dir, _) = crate::index::test_support::example_copy();
-        let theme = dir.path().join("Story/Bible/theme.md");
-        let text = std::fs::read_to_string(&theme).unwrap();
-        std::fs::write(&theme, format!("{text}\n## Motifs\n\n- **Salt**: brine\n")).unwrap();
-        let workspace = Workspace::load(dir.path());
+        let (_dir, workspace) =
+            crate::index::test_support::example_with_motifs("- **Salt**: brine\n");
         let decision = |key: &str, value: &str, scene: Option<&str>| Decision {
             category: "plot".into(),
             key: key.into(),

@@ -4,7 +4,7 @@
 //! matched as whole words, so relating a hundred decisions to thousands of
 //! entities reads each decision once.
 
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+use aho_corasick::AhoCorasick;
 use petgraph::graph::NodeIndex;
 
 use super::{EntityKind, StoryGraph};
@@ -46,15 +46,7 @@ impl Namer {
                 }
             }
         }
-        let finder = (!patterns.is_empty())
-            .then(|| {
-                AhoCorasickBuilder::new()
-                    .ascii_case_insensitive(true)
-                    .match_kind(MatchKind::LeftmostLongest)
-                    .build(&patterns)
-                    .ok()
-            })
-            .flatten();
+        let finder = crate::index::motifs::words_automaton(&patterns);
         Namer { finder, owner }
     }
 
