@@ -4,12 +4,19 @@ use super::*;
 use crate::kb::Decision;
 
 fn workspace() -> (tempfile::TempDir, Workspace) {
+    with_kael("eyes: grey\nhair: black\n")
+}
+
+/// A manuscript of one card, Kael Maren's, with `fields` in its front matter.
+fn with_kael(fields: &str) -> (tempfile::TempDir, Workspace) {
     let dir = tempfile::tempdir().unwrap();
     let card = dir.path().join("Compendium/Characters/CHAR-kael.md");
     std::fs::create_dir_all(card.parent().unwrap()).unwrap();
     std::fs::write(
         &card,
-        "---\ntype: character\nname: Kael Maren\naliases: [Kael]\neyes: grey\nhair: black\n---\n\nA warden.\n",
+        format!(
+            "---\ntype: character\nname: Kael Maren\naliases: [Kael]\n{fields}---\n\nA warden.\n"
+        ),
     )
     .unwrap();
     let workspace = Workspace::load(dir.path());
@@ -425,15 +432,7 @@ fn the_beat_fix_writes_every_scene_of_the_decision_and_promoting_keeps_unknown_f
 
 #[test]
 fn any_other_field_of_the_card_said_plainly_is_compared_as_words() {
-    let dir = tempfile::tempdir().unwrap();
-    let card = dir.path().join("Compendium/Characters/CHAR-kael.md");
-    std::fs::create_dir_all(card.parent().unwrap()).unwrap();
-    std::fs::write(
-        &card,
-        "---\ntype: character\nname: Kael Maren\naliases: [Kael]\nrank: captain of the wall\nhome: The Salt Fortress\n---\n\nA warden.\n",
-    )
-    .unwrap();
-    let workspace = Workspace::load(dir.path());
+    let (_dir, workspace) = with_kael("rank: captain of the wall\nhome: The Salt Fortress\n");
     let kb: FilePath = ".control-room/kb/decisions.jsonl".into();
     let messages = |value: &str| {
         contradictions(&workspace, &kb, &line("Kael", value), "now")
