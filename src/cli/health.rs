@@ -7,13 +7,11 @@
 
 use std::path::Path;
 
-use anyhow::{Context as _, bail};
+use anyhow::bail;
 
 use super::workspace_root;
-use crate::engine::runner::now;
 use crate::engine::story_health;
-use crate::health::model::ModelCheck;
-use crate::health::overrides::{self, Override};
+use crate::health::overrides;
 use crate::health::{Health, Measures, report};
 use crate::index::Workspace;
 use crate::storage::Disk;
@@ -56,19 +54,8 @@ pub fn set_override(
 ) -> anyhow::Result<i32> {
     let root = workspace_root(dir)?;
     let workspace = Workspace::load(&root);
-    let Some(check) = ModelCheck::parse(check) else {
-        bail!("`{check}` is not a check a model reads: say A3, B1 or C2");
-    };
-    let found = Override {
-        check,
-        scene: scene.to_owned(),
-        verdict,
-        why: why.trim().to_owned(),
-        at: now(),
-    };
-    found.validate_in(&workspace)?;
-    overrides::append(&root, &Disk::default(), &found)
-        .with_context(|| format!("cannot write {}", overrides::OVERRIDES_FILE))?;
+    let found = overrides::keep(&workspace, &Disk::default(), (check, scene), verdict, why)?;
+    let check = found.check;
     match &found.verdict {
         Some(verdict) => println!("{} of {scene}: {verdict} (the writer's)", check.id()),
         None => println!(

@@ -3,8 +3,9 @@
 //! A3, B1 and C2: each run's verdicts (its reply slots in `cache.json`: a
 //! step that kept its contract counts even when a later step failed the
 //! run) and its claims (only those whose quotes are in the scene, each
-//! anchored where its quote is now, with a count of those dropped: from
-//! `findings.json` where the run finished, else read from the reply), the
+//! anchored where its quote is now, with a count of those dropped: the
+//! run's `findings.json` where it finished, else its kept replies read by
+//! `findings::collect` as the run's end reads them), the
 //! latest run of each scene winning; then the writer's overrides over them,
 //! which no run replaces.
 
@@ -13,8 +14,8 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::findings::{MIN_QUOTE_CHARS, RunFindings, anchor, load_all};
-use super::store::{CacheSlot, RunFiles, RunStatus, list_runs};
+use super::findings::{FINDINGS_FILE, RunFindings, anchor, collect};
+use super::store::{CacheSlot, RunFiles, RunManifest, RunStatus, list_runs};
 use crate::health::model::{Claim, ModelCheck, Reading};
 use crate::health::overrides;
 use crate::index::Workspace;
@@ -27,11 +28,6 @@ pub const RECIPE: &str = "analytical_story_health";
 /// added to `problems`.
 pub fn readings(root: &Path, workspace: &Workspace, problems: &mut Vec<String>) -> Vec<Reading> {
     let mut latest: BTreeMap<(ModelCheck, String), Reading> = BTreeMap::new();
-    let findings: BTreeMap<String, RunFindings> = load_all(root)
-        .into_iter()
-        .filter(|run| run.recipe_id == RECIPE)
-        .map(|run| (run.run_id.clone(), run))
-        .collect();
     let mut runs: Vec<_> = list_runs(root)
         .into_iter()
         .filter(|run| {
@@ -40,7 +36,7 @@ pub fn readings(root: &Path, workspace: &Workspace, problems: &mut Vec<String>) 
         .collect();
     // The latest last (times are fixed-width RFC 3339, so they sort as text).
     runs.sort_by(|a, b| {
-        let when = |run: &super::store::RunManifest| {
+        let when = |run: &RunManifest| {
             run.completed_at
                 .clone()
                 .unwrap_or_else(|| run.updated_at.clone())
@@ -48,38 +44,41 @@ pub fn readings(root: &Path, workspace: &Workspace, problems: &mut Vec<String>) 
         when(a).cmp(&when(b)).then_with(|| a.run_id.cmp(&b.run_id))
     });
     for run in runs {
-        let Some(scene) = scene_of(workspace, &run.task.initial_args) else {
+        let Some((scene, path)) = scene_of(workspace, &run.task.initial_args) else {
             continue;
         };
-        let Ok(cache) = RunFiles::new(root, &run.run_id).read_cache() else {
+        let files = RunFiles::new(root, &run.run_id);
+        let Ok(cache) = files.read_cache() else {
             continue;
         };
+        // The replies that kept their contract, as JSON.
+        let replies: BTreeMap<String, Value> = cache
+            .iter()
+            .filter_map(|(slot, kept)| match kept {
+                CacheSlot::Artifact { text, .. } => {
+                    Some((slot.clone(), serde_json::from_str(text).ok()?))
+                }
+                CacheSlot::Pointer { .. } => None,
+            })
+            .collect();
+        let found = claims_of(workspace, &files, &run, &replies, &path);
         for check in ModelCheck::ALL {
             let (step, slot) = check.step();
-            let Some(CacheSlot::Artifact { text, .. }) = cache.get(slot) else {
-                continue;
-            };
-            let Ok(reply) = serde_json::from_str::<Value>(text) else {
-                continue;
-            };
-            let Some(verdict) = reply
-                .get("verdict")
+            let Some(verdict) = replies
+                .get(slot)
+                .and_then(|reply| reply.get("verdict"))
                 .and_then(Value::as_str)
                 .filter(|verdict| check.verdicts().contains(verdict))
-                .map(str::to_owned)
             else {
                 continue;
             };
-            let (claims, dropped) = match findings.get(&run.run_id) {
-                Some(found) => kept(workspace, found, step),
-                None => quoted(workspace, &reply, &scene),
-            };
+            let (claims, dropped) = kept(workspace, &found, step);
             latest.insert(
                 (check, scene.clone()),
                 Reading {
                     check,
                     scene: scene.clone(),
-                    verdict,
+                    verdict: verdict.to_owned(),
                     claims,
                     dropped,
                     run_id: Some(run.run_id.clone()),
@@ -105,8 +104,33 @@ pub fn readings(root: &Path, workspace: &Workspace, problems: &mut Vec<String>) 
     latest.into_values().collect()
 }
 
-/// The claims of `step` a finished run kept (each anchored where its quote
-/// is now), and how many it dropped.
+/// A run's claims: its `findings.json` where it finished; else those of
+/// the replies it kept, read as the run's end reads them (only a quote
+/// found in the scene counts).
+fn claims_of(
+    workspace: &Workspace,
+    files: &RunFiles,
+    run: &RunManifest,
+    replies: &BTreeMap<String, Value>,
+    scene_path: &str,
+) -> RunFindings {
+    let finished = std::fs::read_to_string(files.dir.join(FINDINGS_FILE))
+        .ok()
+        .and_then(|text| serde_json::from_str(&text).ok());
+    finished.unwrap_or_else(|| {
+        let text_of = |path: &str| workspace.file(path).map(|file| file.text.to_string());
+        collect(
+            run,
+            &files.read_steps(),
+            replies,
+            Some(scene_path),
+            &text_of,
+        )
+    })
+}
+
+/// The claims of `step` (each anchored where its quote is now), and how
+/// many were dropped.
 fn kept(workspace: &Workspace, found: &RunFindings, step: &str) -> (Vec<Claim>, usize) {
     let claims = found
         .findings
@@ -128,40 +152,17 @@ fn kept(workspace: &Workspace, found: &RunFindings, step: &str) -> (Vec<Claim>, 
     (claims, dropped)
 }
 
-/// The claims of a reply whose run did not finish, read as the run's end
-/// would have: only those whose quote is in the scene.
-fn quoted(workspace: &Workspace, reply: &Value, scene: &str) -> (Vec<Claim>, usize) {
-    let file = workspace.catalog().scene(scene);
-    let mut claims = Vec::new();
-    let mut dropped = 0;
-    for finding in reply["findings"].as_array().into_iter().flatten() {
-        let (Some(quote), Some(message)) = (finding["quote"].as_str(), finding["message"].as_str())
-        else {
-            dropped += 1;
-            continue;
-        };
-        let at = file.and_then(|file| {
-            let range = anchor(&file.text, quote, None)?;
-            Some((file.path.clone(), range))
-        });
-        if quote.trim().chars().count() < MIN_QUOTE_CHARS || at.is_none() {
-            dropped += 1;
-            continue;
-        }
-        claims.push(Claim {
-            message: message.to_owned(),
-            at,
-        });
-    }
-    (claims, dropped)
-}
-
-/// The scene a run read: its `scene_path` (or `scene_id`) argument.
-fn scene_of(workspace: &Workspace, args: &serde_json::Map<String, Value>) -> Option<String> {
-    if let Some(path) = args.get("scene_path").and_then(Value::as_str) {
-        return Some(workspace.file(path)?.scene()?.id.clone());
-    }
-    args.get("scene_id")
-        .and_then(Value::as_str)
-        .map(str::to_owned)
+/// The scene a run read, by id and path: its `scene_path` (or
+/// `scene_id`) argument.
+fn scene_of(
+    workspace: &Workspace,
+    args: &serde_json::Map<String, Value>,
+) -> Option<(String, String)> {
+    let file = match args.get("scene_path").and_then(Value::as_str) {
+        Some(path) => workspace.file(path)?,
+        None => workspace
+            .catalog()
+            .scene(args.get("scene_id").and_then(Value::as_str)?)?,
+    };
+    Some((file.scene()?.id.clone(), file.path.to_string()))
 }

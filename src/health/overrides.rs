@@ -31,8 +31,10 @@ pub struct Override {
 }
 
 /// Why an override cannot be kept.
-#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[derive(Debug, thiserror::Error)]
 pub enum OverrideError {
+    #[error("`{0}` is not a check a model reads: say A3, B1 or C2")]
+    Check(String),
     #[error("`{verdict}` is not a verdict of {check}: say one of {known}")]
     Verdict {
         check: &'static str,
@@ -41,6 +43,8 @@ pub enum OverrideError {
     },
     #[error("`{0}` is not a scene of the outline")]
     Scene(String),
+    #[error("cannot write {OVERRIDES_FILE}: {0}")]
+    Write(#[from] std::io::Error),
 }
 
 impl Override {
@@ -65,17 +69,33 @@ impl Override {
     }
 }
 
-impl Override {
-    /// [`Override::validate`] against the outline's scenes in `workspace`.
-    pub fn validate_in(&self, workspace: &crate::index::Workspace) -> Result<(), OverrideError> {
-        let outline = workspace
-            .catalog()
-            .outline()
-            .and_then(|file| file.outline());
-        self.validate(|id| {
-            outline.is_some_and(|outline| outline.entries.iter().any(|entry| entry.scene_id == id))
-        })
-    }
+/// Keeps the writer's verdict (`None`: takes it back) on `scene` for the
+/// check `check` (`A3`, `B1`, `C2`) in the manuscript of `workspace`, with
+/// `why`: checked, then appended through `disk`; answers what was kept.
+pub fn keep(
+    workspace: &crate::index::Workspace,
+    disk: &Disk,
+    (check, scene): (&str, &str),
+    verdict: Option<String>,
+    why: &str,
+) -> Result<Override, OverrideError> {
+    let check = ModelCheck::parse(check).ok_or_else(|| OverrideError::Check(check.to_owned()))?;
+    let found = Override {
+        check,
+        scene: scene.to_owned(),
+        verdict,
+        why: why.trim().to_owned(),
+        at: crate::storage::now(),
+    };
+    let outline = workspace
+        .catalog()
+        .outline()
+        .and_then(|file| file.outline());
+    found.validate(|id| {
+        outline.is_some_and(|outline| outline.entries.iter().any(|entry| entry.scene_id == id))
+    })?;
+    append(workspace.root(), disk, &found)?;
+    Ok(found)
 }
 
 /// The overrides in force under `root`, by check and scene; a line that is

@@ -30,33 +30,15 @@ pub struct OverrideArgs {
 
 /// Appends the writer's override; answers it.
 pub fn set_override(context: &Context, args: OverrideArgs) -> Result<Value, RpcError> {
-    use crate::health::model::ModelCheck;
-    use crate::health::overrides::{self, Override};
     let workspace = lock(&context.session).workspace.clone();
-    let check = ModelCheck::parse(&args.check).ok_or_else(|| {
-        invalid(format!(
-            "{HEALTH_OVERRIDE}: `{}` is not a check a model reads: say A3, B1 or C2",
-            args.check
-        ))
-    })?;
-    let found = Override {
-        check,
-        scene: args.scene,
-        verdict: args.verdict,
-        why: args.why.trim().to_owned(),
-        at: crate::engine::runner::now(),
-    };
-    found
-        .validate_in(&workspace)
-        .map_err(|error| invalid(format!("{HEALTH_OVERRIDE}: {error}")))?;
-    overrides::append(workspace.root(), &crate::storage::Disk::default(), &found).map_err(
-        |error| {
-            invalid(format!(
-                "{HEALTH_OVERRIDE}: cannot write {}: {error}",
-                overrides::OVERRIDES_FILE
-            ))
-        },
-    )?;
+    let found = crate::health::overrides::keep(
+        &workspace,
+        &crate::storage::Disk::default(),
+        (&args.check, &args.scene),
+        args.verdict,
+        &args.why,
+    )
+    .map_err(|error| invalid(format!("{HEALTH_OVERRIDE}: {error}")))?;
     Ok(serde_json::to_value(&found).unwrap_or(Value::Null))
 }
 

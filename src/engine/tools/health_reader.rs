@@ -14,6 +14,7 @@
 
 use serde_json::{Value, json};
 
+use super::outline_analyzer::{edge, prose_of};
 use super::{
     FileRef, Summary, ToolArgs, ToolContext, ToolError, ToolOutput, one_line, require_readable,
     scene_target, story_scenes,
@@ -45,9 +46,11 @@ pub(super) fn run(context: &ToolContext, args: &ToolArgs) -> Result<ToolOutput, 
         let Some(scene) = index.and_then(|index| scenes.get(index)) else {
             return Value::Null;
         };
-        let mut value = timing(&scene.entry.scene_id, scene.file.map(|f| &**f));
-        if let Some(body) = scene.file.map(|file| body(file)) {
-            value[if from_start { "start" } else { "end" }] = json!(edge(body, from_start));
+        let id = &scene.entry.scene_id;
+        let mut value = timing(id, scene.file.map(|f| &**f));
+        if let Some(prose) = prose_of(workspace, id) {
+            value[if from_start { "start" } else { "end" }] =
+                json!(edge(prose, EDGE_WORDS, from_start));
         }
         value
     };
@@ -71,7 +74,7 @@ pub(super) fn run(context: &ToolContext, args: &ToolArgs) -> Result<ToolOutput, 
         "next": next,
         "protagonist": protagonist,
         "theme": theme,
-        "text": body(file),
+        "text": prose_of(workspace, &target.id).unwrap_or_default(),
     });
     let summary = describe(&data);
     Ok(ToolOutput {
@@ -90,28 +93,6 @@ fn timing(id: &str, file: Option<&SourceFile>) -> Value {
         "time": scene.and_then(|scene| scene.time.as_ref()).map(|time| &time.text),
         "flashback": scene.is_some_and(|scene| scene.flashback),
     })
-}
-
-/// A file's text after its front matter, trimmed.
-fn body(file: &SourceFile) -> &str {
-    let body = match &file.front_matter {
-        Some(front_matter) => &file.text[front_matter.range.end..],
-        None => &file.text[..],
-    };
-    body.trim()
-}
-
-/// The first or last words of `text`, on one line.
-fn edge(text: &str, from_start: bool) -> String {
-    let words: Vec<&str> = text.split_whitespace().collect();
-    if words.len() <= EDGE_WORDS {
-        return words.join(" ");
-    }
-    if from_start {
-        format!("{} …", words[..EDGE_WORDS].join(" "))
-    } else {
-        format!("… {}", words[words.len() - EDGE_WORDS..].join(" "))
-    }
 }
 
 /// The protagonist (name, fatal flaw, the lie) and the theme (central

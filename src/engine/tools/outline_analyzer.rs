@@ -215,7 +215,7 @@ pub const CURRENT_WORDS: usize = 600;
 const EDGE_CHARS: usize = 560;
 
 /// The prose of scene `id` (its body without front matter), if written.
-fn prose_of<'w>(workspace: &'w Workspace, id: &str) -> Option<&'w str> {
+pub(super) fn prose_of<'w>(workspace: &'w Workspace, id: &str) -> Option<&'w str> {
     let file = workspace.catalog().scene(id)?;
     let body = match &file.front_matter {
         Some(front_matter) => &file.text[front_matter.range.end..],
@@ -226,7 +226,7 @@ fn prose_of<'w>(workspace: &'w Workspace, id: &str) -> Option<&'w str> {
 
 /// The first (`from_start`) or last `count` words of `text`, with an
 /// ellipsis where words were left out; whitespace inside kept as written.
-fn edge(text: &str, count: usize, from_start: bool) -> String {
+pub(super) fn edge(text: &str, count: usize, from_start: bool) -> String {
     let starts: Vec<usize> = text
         .char_indices()
         .filter(|&(at, ch)| {

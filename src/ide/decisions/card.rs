@@ -5,16 +5,17 @@
 //! writes the decision's value into the card's front matter (a death adds
 //! `died_in:` the decision's scene where the card has none).
 
-use super::claims::{self, Subject, Value, card_name};
+use super::claims::{self, Claim, Subject, Value, card_name};
 use super::{CONTRADICTS_CARD, Contradiction, Side, claim_said};
 use crate::checks::{FileEdit, Fix, FixKind};
 use crate::index::SourceFile;
 
-/// Every contradiction between the decision of `side` and its card.
-pub(super) fn against_card(side: &Side) -> Vec<Contradiction> {
+/// Every contradiction between the decision of `side`, which `said`, and
+/// its card.
+pub(super) fn against_card(side: &Side, said: &[Claim]) -> Vec<Contradiction> {
     let workspace = side.workspace;
     let mut found = Vec::new();
-    for claim in claims::of_decision(workspace, side.decision()) {
+    for claim in said {
         let card = match &claim.subject {
             Subject::Colour(card, _)
             | Subject::Life(card)
@@ -31,7 +32,7 @@ pub(super) fn against_card(side: &Side) -> Vec<Contradiction> {
             }
             let message = format!(
                 "{}, but the card says {}",
-                claim_said(workspace, &claim),
+                claim_said(workspace, claim),
                 fact.value.said(workspace)
             );
             let mut edits = match &claim.value {

@@ -123,8 +123,8 @@ pub fn contradictions(
             line,
             now,
         };
-        found.extend(card::against_card(&side));
         let said = claims::of_decision(workspace, &line.decision);
+        found.extend(card::against_card(&side, &said));
         for claim in &said {
             for (path, fact) in &bible {
                 if fact.subject == claim.subject && !fact.value.agrees(&claim.value) {

@@ -99,20 +99,32 @@ impl SceneFacts {
 
 /// A [`SceneMemo`] shared by a long-lived owner (the editor's session, a
 /// run, a command) across the graphs it builds, so each build after the
-/// first reads only the scenes that changed; loaded from and saved under
-/// `.control-room/graph/` so that the next process starts warm too.
+/// first reads only the scenes that changed; read from `.control-room/graph/`
+/// at its first build (not when it is made: a server's start reads nothing
+/// for it) and saved there, so that the next process starts warm too.
 #[derive(Clone, Debug, Default)]
-pub struct GraphCache(Arc<std::sync::Mutex<SceneMemo>>);
+pub struct GraphCache(Arc<std::sync::Mutex<Cached>>);
+
+#[derive(Debug, Default)]
+struct Cached {
+    memo: SceneMemo,
+    /// Where the saved memo is, until the first build reads it.
+    saved: Option<std::path::PathBuf>,
+}
 
 impl GraphCache {
-    /// The cache saved under `root`, or an empty one.
+    /// The cache of the manuscript at `root`, whose saved memo the first
+    /// build reads.
     pub fn load(root: &Path) -> GraphCache {
-        GraphCache(Arc::new(std::sync::Mutex::new(SceneMemo::load(root))))
+        GraphCache(Arc::new(std::sync::Mutex::new(Cached {
+            memo: SceneMemo::default(),
+            saved: Some(root.to_path_buf()),
+        })))
     }
 
     /// The graph of `workspace` with its knowledge base's decisions.
     pub fn build(&self, workspace: &Workspace) -> super::StoryGraph {
-        super::StoryGraph::build_with(workspace, &mut self.memo())
+        self.with(|memo| super::StoryGraph::build_with(workspace, memo))
     }
 
     /// The graph of `workspace` with `decisions`.
@@ -121,16 +133,19 @@ impl GraphCache {
         workspace: &Workspace,
         decisions: &[crate::kb::Decision],
     ) -> super::StoryGraph {
-        super::StoryGraph::build_from(workspace, &mut self.memo(), decisions)
+        self.with(|memo| super::StoryGraph::build_from(workspace, memo, decisions))
     }
 
     /// Saves the memo under `root` once a build has used it (a cache: a
     /// failure costs the next process a cold build, nothing else); a cache
     /// no build used leaves the saved memo as it was.
     pub fn save(&self, disk: &crate::storage::Disk, root: &Path) -> std::io::Result<()> {
-        let memo = self.memo();
-        if memo.built {
-            memo.save(disk, root)
+        let cached = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if cached.memo.built {
+            cached.memo.save(disk, root)
         } else {
             Ok(())
         }
@@ -138,14 +153,20 @@ impl GraphCache {
 
     /// How many scenes the builds have read afresh, in all.
     pub fn read(&self) -> usize {
-        self.memo().read
+        self.with(|memo| memo.read)
     }
 
-    fn memo(&self) -> std::sync::MutexGuard<'_, SceneMemo> {
+    /// `f` on the memo, the saved one read first if no build has yet.
+    fn with<R>(&self, f: impl FnOnce(&mut SceneMemo) -> R) -> R {
         // A build that panicked left facts that are each whole: keep them.
-        self.0
+        let mut cached = self
+            .0
             .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(root) = cached.saved.take() {
+            cached.memo = SceneMemo::load(&root);
+        }
+        f(&mut cached.memo)
     }
 }
 
