@@ -33,21 +33,27 @@ fn configure(root: &Path, server_url: &str) {
     .unwrap();
 }
 
+/// Scripts the reader of `step` (run by `archetype`) to answer `reply`.
+fn answer(server: &FakeModelServer, (step, archetype): (&str, &str), reply: serde_json::Value) {
+    server.on(
+        &step_marker(step, archetype),
+        vec![Answer::text(reply.to_string())],
+    );
+}
+
 /// Scripts the three readers: the timeline disagrees (one claim quoting
 /// the scene, one quoting words it does not have), the flaw is challenged
 /// as `flaw` says, the theme weakly answered.
 fn serve(server: &FakeModelServer, flaw: &str) {
-    server.on(
-        &step_marker("timeline", "continuity"),
-        vec![Answer::text(
-            json!({"verdict": "disagrees", "findings": [
-                {"severity": "warning", "quote": "the keys on a cord around her neck",
-                 "message": "she is asleep at noon, yet the scene is set at night"},
-                {"severity": "warning", "quote": "the sun stood high over the yard",
-                 "message": "noon in a night scene"}
-            ]})
-            .to_string(),
-        )],
+    answer(
+        server,
+        ("timeline", "continuity"),
+        json!({"verdict": "disagrees", "findings": [
+            {"severity": "warning", "quote": "the keys on a cord around her neck",
+             "message": "she is asleep at noon, yet the scene is set at night"},
+            {"severity": "warning", "quote": "the sun stood high over the yard",
+             "message": "noon in a night scene"}
+        ]}),
     );
     let challenged = if flaw == "challenged" {
         json!([{"severity": "information", "quote": "\"Thank you,\" Kael said.",
@@ -55,21 +61,18 @@ fn serve(server: &FakeModelServer, flaw: &str) {
     } else {
         json!([])
     };
-    server.on(
-        &step_marker("flaw", "critic"),
-        vec![Answer::text(
-            json!({"verdict": flaw, "findings": challenged}).to_string(),
-        )],
+    answer(
+        server,
+        ("flaw", "critic"),
+        json!({"verdict": flaw, "findings": challenged}),
     );
-    server.on(
-        &step_marker("theme", "critic"),
-        vec![Answer::text(
-            json!({"verdict": "weak", "findings": [
-                {"severity": "information", "quote": "Before I change my mind.",
-                 "message": "sharing the weight of the gate, against orders"}
-            ]})
-            .to_string(),
-        )],
+    answer(
+        server,
+        ("theme", "critic"),
+        json!({"verdict": "weak", "findings": [
+            {"severity": "information", "quote": "Before I change my mind.",
+             "message": "sharing the weight of the gate, against orders"}
+        ]}),
     );
 }
 
@@ -190,23 +193,20 @@ fn a_scene_read_by_a_model_is_scored_and_the_writers_override_outlives_later_run
     // last reading that finished.
     let broken = FakeModelServer::start();
     configure(root, &broken.url);
-    broken.on(
-        &step_marker("timeline", "continuity"),
-        vec![Answer::text(
-            json!({"verdict": "agrees", "findings": []}).to_string(),
-        )],
+    answer(
+        &broken,
+        ("timeline", "continuity"),
+        json!({"verdict": "agrees", "findings": []}),
     );
-    broken.on(
-        &step_marker("flaw", "critic"),
-        vec![Answer::text(
-            json!({"verdict": "challenged", "findings": [
-                {"severity": "information", "quote": "Before I change my mind.",
-                 "message": "she takes his weight on herself"},
-                {"severity": "information", "quote": "words the scene never had",
-                 "message": "invented"}
-            ]})
-            .to_string(),
-        )],
+    answer(
+        &broken,
+        ("flaw", "critic"),
+        json!({"verdict": "challenged", "findings": [
+            {"severity": "information", "quote": "Before I change my mind.",
+             "message": "she takes his weight on herself"},
+            {"severity": "information", "quote": "words the scene never had",
+             "message": "invented"}
+        ]}),
     );
     broken.on(
         &step_marker("theme", "critic"),
