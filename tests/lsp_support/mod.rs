@@ -44,7 +44,13 @@ impl Client {
     /// The binary started with `args` (as an editor's configuration gives
     /// them) and `envs`.
     pub fn launch(args: &[&str], envs: &[(&str, &str)]) -> Client {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_control-room"));
+        Client::command(Path::new(env!("CARGO_BIN_EXE_control-room")), args, envs)
+    }
+
+    /// Any language server: `program` started with `args` and `envs` (the
+    /// benchmarks measure other servers with the same client).
+    pub fn command(program: &Path, args: &[&str], envs: &[(&str, &str)]) -> Client {
+        let mut command = Command::new(program);
         command
             .args(args)
             .stdin(Stdio::piped())
@@ -53,7 +59,9 @@ impl Client {
         for (key, value) in envs {
             command.env(key, value);
         }
-        let mut child = command.spawn().expect("the control-room binary starts");
+        let mut child = command
+            .spawn()
+            .unwrap_or_else(|error| panic!("{} does not start: {error}", program.display()));
         let stderr = Arc::new(Mutex::new(String::new()));
         let mut error_output = child.stderr.take().unwrap();
         let written = Arc::clone(&stderr);
