@@ -89,6 +89,9 @@ pub struct Session {
     pub checkable: bool,
     /// Bumped on every change, so a debounced diagnostics run can tell it is stale.
     pub generation: u64,
+    /// Diagnostics passes begun, each numbered as its snapshot is taken, so
+    /// that a slow pass never publishes over a later one's.
+    pub passes: u64,
     /// Open documents whose version went backwards or repeated: a client bug
     /// or reordering, which must never happen (kept for tests and logs).
     pub out_of_order: Vec<(FilePath, i32, i32)>,
@@ -152,6 +155,7 @@ impl Session {
             indexed: false,
             checkable: false,
             generation: 0,
+            passes: 0,
             out_of_order: Vec::new(),
             editor_llm: None,
             editor_debounce_ms: None,
@@ -260,11 +264,12 @@ impl Session {
                     let start = char_index(&document.rope, range.start, encoding);
                     let end = char_index(&document.rope, range.end, encoding).max(start);
                     let edit = tree_edit(&document.rope, start, end, &change.text);
+                    if let Role::Manuscript(Some(parser)) = &mut document.role {
+                        let removed: String = document.rope.slice(start..end).chars().collect();
+                        parser.edit_tree(&edit, &removed, &change.text);
+                    }
                     document.rope.remove(start..end);
                     document.rope.insert(start, &change.text);
-                    if let Role::Manuscript(Some(parser)) = &mut document.role {
-                        parser.edit_tree(&edit);
-                    }
                 }
                 None => {
                     document.rope = Rope::from_str(&change.text);

@@ -203,7 +203,10 @@ impl Server {
         let mode = self.mode();
         let refresh = self.support().diagnostic_refresh;
         tokio::spawn(async move {
-            tokio::time::sleep(delay).await;
+            // No timer for no delay: the timer wheel turns once a millisecond.
+            if !delay.is_zero() {
+                tokio::time::sleep(delay).await;
+            }
             if lock(&session).generation != generation {
                 return;
             }

@@ -109,6 +109,27 @@ pub struct MarkdownParser {
     /// Inline results of the last parse keyed by the inline node's text and cut
     /// points. Only the last parse's entries are kept.
     inline_memo: HashMap<InlineKey, InlineProse>,
+    /// What the edits since the last parse may have done to the blocks.
+    pending: Pending,
+    /// Block parses done (fresh or incremental), for the tests.
+    block_parses: usize,
+}
+
+/// What the edits since the last parse may have changed of the blocks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Pending {
+    Nothing,
+    /// One edit inside one line of a paragraph, neither removing nor
+    /// inserting a line break, a pipe or a backslash; `start..end` is what
+    /// it inserted. If the line is still a plain line of prose, the blocks
+    /// are those of the edited tree: only the paragraph's inline text is
+    /// read again, and no block parse is needed.
+    InParagraph {
+        start: usize,
+        end: usize,
+    },
+    /// Anything else: the blocks are parsed again.
+    Anywhere,
 }
 
 #[derive(Clone, PartialEq, Eq, Hash)]
@@ -138,6 +159,8 @@ impl MarkdownParser {
             inline_parser,
             tree: None,
             inline_memo: HashMap::new(),
+            pending: Pending::Nothing,
+            block_parses: 0,
         }
     }
 
@@ -163,28 +186,57 @@ impl MarkdownParser {
     ) -> MarkdownSyntax {
         let start = edit.range.start;
         let new_end = start + edit.new_text.len();
-        self.edit_tree(&TreeEdit {
-            start_byte: start,
-            old_end_byte: edit.range.end,
-            new_end_byte: new_end,
-            start_position: point_at(old_text, start),
-            old_end_position: point_at(old_text, edit.range.end),
-            new_end_position: point_at(new_text, new_end),
-        });
+        self.edit_tree(
+            &TreeEdit {
+                start_byte: start,
+                old_end_byte: edit.range.end,
+                new_end_byte: new_end,
+                start_position: point_at(old_text, start),
+                old_end_position: point_at(old_text, edit.range.end),
+                new_end_position: point_at(new_text, new_end),
+            },
+            &old_text[edit.range.start..edit.range.end],
+            &edit.new_text,
+        );
         self.reparse_after_edits(new_text)
     }
 
-    /// Tells the kept tree about one edit; call [`Self::reparse_after_edits`]
-    /// once after the last of a batch.
-    pub fn edit_tree(&mut self, edit: &TreeEdit) {
+    /// Tells the kept tree about one edit, which replaced `removed` with
+    /// `inserted`; call [`Self::reparse_after_edits`] once after the last of
+    /// a batch.
+    pub fn edit_tree(&mut self, edit: &TreeEdit, removed: &str, inserted: &str) {
+        // A NUL ends the block scanner's input.
+        let keeps_lines = |text: &str| !text.contains(['\n', '\r', '|', '\\', '\0']);
+        let in_paragraph = self.pending == Pending::Nothing
+            && keeps_lines(removed)
+            && keeps_lines(inserted)
+            && self.tree.as_ref().is_some_and(|tree| {
+                !tree.root_node().has_error()
+                    && within_a_paragraph_line(
+                        tree,
+                        edit.start_byte - edit.start_position.1,
+                        edit.old_end_byte,
+                        inserted,
+                    )
+            });
+        self.pending = if in_paragraph {
+            Pending::InParagraph {
+                start: edit.start_byte,
+                end: edit.new_end_byte,
+            }
+        } else {
+            Pending::Anywhere
+        };
         // tree-sitter-md's block scanner can reuse a list or a block quote
-        // wrongly after an edit inside one (a lazy continuation line keeps
-        // its old extent): such an edit parses the blocks afresh, which
-        // costs a block parse of the file and keeps the inline memo.
-        if self
-            .tree
-            .as_ref()
-            .is_some_and(|tree| inside_list_or_quote(tree, edit.start_byte, edit.old_end_byte))
+        // wrongly after an edit inside or before one (a lazy continuation
+        // line keeps its old extent, a last item its end): such an edit
+        // parses the blocks afresh, which costs a block parse of the file
+        // and keeps the inline memo.
+        if !in_paragraph
+            && self.tree.as_ref().is_some_and(|tree| {
+                inside_list_or_quote(tree, edit.start_byte, edit.old_end_byte)
+                    || list_or_quote_after(tree, edit.start_byte)
+            })
         {
             self.tree = None;
         }
@@ -207,10 +259,27 @@ impl MarkdownParser {
     }
 
     fn reparse(&mut self, text: &str, remember: bool) -> MarkdownSyntax {
-        let tree = self
-            .block_parser
-            .parse(text, self.tree.as_ref())
-            .expect("tree-sitter returns a tree when no timeout or cancellation is set");
+        let pending = std::mem::replace(&mut self.pending, Pending::Nothing);
+        let blocks_kept = match pending {
+            Pending::InParagraph { start, end } => remember && is_plain_line(text, start, end),
+            Pending::Nothing | Pending::Anywhere => false,
+        };
+        let tree = match self.tree.take() {
+            // The edited tree's blocks stand, moved by the edit.
+            Some(tree) if blocks_kept => tree,
+            old => {
+                // A paragraph's edit that turned out to change its line is
+                // judged as any other (see `edit_tree`).
+                let old = old.filter(|tree| match pending {
+                    Pending::InParagraph { start, .. } => !list_or_quote_after(tree, start),
+                    Pending::Nothing | Pending::Anywhere => true,
+                });
+                self.block_parses += 1;
+                self.block_parser
+                    .parse(text, old.as_ref())
+                    .expect("tree-sitter returns a tree when no timeout or cancellation is set")
+            }
+        };
         let mut memo = if remember { Some(HashMap::new()) } else { None };
         let syntax = extract(
             text,
@@ -225,6 +294,95 @@ impl MarkdownParser {
         }
         syntax
     }
+}
+
+/// Whether bytes `line_start..end` (from a line's start to an edit's end)
+/// lie inside one paragraph's inline text, outside any list or block
+/// quote: a line of prose. `inserted` is what the edit puts there.
+fn within_a_paragraph_line(tree: &Tree, line_start: usize, end: usize, inserted: &str) -> bool {
+    let Some(mut node) = tree.root_node().descendant_for_byte_range(line_start, end) else {
+        return false;
+    };
+    let mut paragraph = None;
+    loop {
+        match node.kind() {
+            "list" | "list_item" | "block_quote" => return false,
+            "paragraph" if paragraph.is_none() => paragraph = Some(node),
+            _ => {}
+        }
+        match node.parent() {
+            Some(parent) => node = parent,
+            None => break,
+        }
+    }
+    let Some(paragraph) = paragraph else {
+        return false;
+    };
+    // Its inline text ends before the last line's trailing spaces: an edit
+    // there moves that end unless it ends the line with a word.
+    let mut cursor = paragraph.walk();
+    let inline_end = paragraph
+        .children(&mut cursor)
+        .find(|child| child.kind() == "inline")
+        .map(|inline| inline.end_byte());
+    let ends_with_a_word = inserted
+        .chars()
+        .next_back()
+        .is_some_and(|last| !last.is_whitespace());
+    paragraph.start_byte() <= line_start
+        && inline_end
+            .is_some_and(|inline_end| end < inline_end || (end == inline_end && ends_with_a_word))
+}
+
+/// Whether the line around `start..end` of `text` (what an edit inserted,
+/// after the line's first character) can only be a line of a paragraph's
+/// prose, and was one before: not blank, indented less than four spaces, beginning with nothing that opens or
+/// underlines a block (`#`, `>`, a list marker, a fence, a digit, `<`, `[`,
+/// `=`, `_`, `|`, `$`, `:`, `\`), and with no pipe (a table's cells) or
+/// NUL (the end of the block scanner's input).
+fn is_plain_line(text: &str, start: usize, end: usize) -> bool {
+    if end > text.len() || !text.is_char_boundary(start) || !text.is_char_boundary(end) {
+        return false;
+    }
+    let line_start = text[..start].rfind('\n').map_or(0, |newline| newline + 1);
+    let line_end = text[end..]
+        .find('\n')
+        .map_or(text.len(), |newline| end + newline);
+    let line = &text[line_start..line_end];
+    // The edit leaves the line's indent and first character as they were
+    // (a paragraph's range starts at its first line's indent).
+    let indent_and_first = line.len() - line.trim_start_matches(' ').len() + 1;
+    if start < line_start + indent_and_first {
+        return false;
+    }
+    let content = line.trim_start_matches(' ');
+    let indent = line.len() - content.len();
+    let Some(first) = content.chars().next() else {
+        return false;
+    };
+    indent < 4
+        && !first.is_whitespace()
+        && !first.is_ascii_digit()
+        && !"#>-*+=_~`<[|$:\\".contains(first)
+        && !line.contains(['|', '\0'])
+        && !content.trim().is_empty()
+}
+
+/// Whether a list or a block quote ends after byte `offset` (the scanner
+/// can also misplace the end of one after an edit before it).
+///
+/// A tree with a syntax error is never reused: its recovery is no block
+/// structure to build on.
+fn list_or_quote_after(tree: &Tree, offset: usize) -> bool {
+    fn within(node: Node<'_>, offset: usize) -> bool {
+        let mut cursor = node.walk();
+        node.children(&mut cursor).any(|child| match child.kind() {
+            "list" | "list_item" | "block_quote" => child.end_byte() > offset,
+            "section" => child.end_byte() > offset && within(child, offset),
+            _ => false,
+        })
+    }
+    tree.root_node().has_error() || within(tree.root_node(), offset)
 }
 
 /// Whether bytes `start..end` of the tree's text touch a list or a block
@@ -526,6 +684,125 @@ fn first_line_end(text: &str, inline: Node<'_>) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Applies `removed_len` bytes at `at` replaced by `inserted`, checks the
+    /// result against a fresh parse, and says whether a block parse was done.
+    fn edit(
+        parser: &mut MarkdownParser,
+        text: &mut String,
+        at: usize,
+        removed_len: usize,
+        inserted: &str,
+    ) -> bool {
+        let before = parser.block_parses;
+        let edit = TextEdit {
+            range: TextRange::new(at, at + removed_len),
+            new_text: inserted.to_owned(),
+        };
+        let mut edited = text.clone();
+        edited.replace_range(at..at + removed_len, inserted);
+        let syntax = parser.apply_edit(text, &edit, &edited);
+        assert_eq!(
+            syntax,
+            MarkdownParser::parse_fresh(&edited),
+            "after editing into {edited:?}"
+        );
+        *text = edited;
+        parser.block_parses > before
+    }
+
+    const SCENE: &str = "---\ntitle: Gate\n---\n\n# The gate\n\nThe lamp burned low. She waited *there*.\nAnother line of it.\n\n- a list item\n\nLast words.";
+
+    #[test]
+    fn typing_in_a_paragraphs_line_needs_no_block_parse() {
+        let mut text = SCENE.to_owned();
+        let mut parser = MarkdownParser::new();
+        parser.parse(&text);
+        let middle = text.find("burned").unwrap();
+        assert!(
+            !edit(&mut parser, &mut text, middle, 0, "slowly "),
+            "a word inside a line"
+        );
+        let line_end = text.find("*there*.").unwrap() + "*there*.".len();
+        assert!(
+            !edit(&mut parser, &mut text, line_end, 0, " Rain fell"),
+            "at a line's end"
+        );
+        let other = text.find("Another").unwrap();
+        assert!(
+            !edit(
+                &mut parser,
+                &mut text,
+                other + 1,
+                "nother".len(),
+                "ny other"
+            ),
+            "a word replaced after a line's first letter"
+        );
+        assert!(
+            edit(&mut parser, &mut text, other, 0, "  "),
+            "the line's indent"
+        );
+        let end = text.len();
+        assert!(
+            !edit(&mut parser, &mut text, end, 0, " Then nothing."),
+            "the file's last line"
+        );
+        assert!(
+            !edit(&mut parser, &mut text, middle, "slowly ".len(), ""),
+            "a deletion"
+        );
+    }
+
+    #[test]
+    fn an_edit_that_can_change_the_blocks_parses_them_again() {
+        let mut text = SCENE.to_owned();
+        let mut parser = MarkdownParser::new();
+        parser.parse(&text);
+        let other = text.find("Another").unwrap();
+        assert!(
+            edit(&mut parser, &mut text, other, 0, "# "),
+            "a heading begun"
+        );
+        let other = text.find("Another").unwrap();
+        assert!(
+            edit(&mut parser, &mut text, other - 2, 2, ""),
+            "and taken back"
+        );
+        assert!(
+            edit(&mut parser, &mut text, other - 2, 0, "\n"),
+            "a line broken"
+        );
+        let lamp = text.find("The lamp").unwrap();
+        assert!(
+            edit(&mut parser, &mut text, lamp, 0, "a | b "),
+            "a table's cells"
+        );
+        assert!(
+            edit(&mut parser, &mut text, lamp, "a | b ".len(), ""),
+            "a pipe removed"
+        );
+        let item = text.find("list item").unwrap();
+        assert!(
+            edit(&mut parser, &mut text, item, 0, "short "),
+            "inside a list"
+        );
+        let blank = text.find("Last").unwrap() - 1;
+        assert!(
+            edit(&mut parser, &mut text, blank, 0, "joined"),
+            "a blank line filled"
+        );
+        assert!(edit(&mut parser, &mut text, 0, 0, "x"), "the front matter");
+    }
+
+    #[test]
+    fn a_nul_typed_into_a_paragraph_is_read_as_a_fresh_parse_reads_it() {
+        let mut text = "rcpt_*#> SCN-#---\nline 3#\n*".to_owned();
+        let mut parser = MarkdownParser::new();
+        parser.parse(&text);
+        assert!(edit(&mut parser, &mut text, 1, 0, "\0"), "a NUL typed");
+        assert!(edit(&mut parser, &mut text, 3, 0, "x"), "beside a NUL");
+    }
 
     fn prose_text(text: &str) -> Vec<&str> {
         MarkdownParser::parse_fresh(text)

@@ -10,6 +10,8 @@ use std::sync::Arc;
 
 use tower_lsp_server::ls_types as lsp;
 
+use std::sync::Mutex;
+
 use super::{DiagnosticsCache, HealthPass};
 use crate::index::FilePath;
 use crate::lsp::commands::shared::lock;
@@ -22,7 +24,7 @@ pub type FileDiagnostics = (FilePath, Arc<Vec<lsp::Diagnostic>>);
 /// with findings and evidence merged in.
 /// A full pass (`only` is `None`) measures the story's health afresh.
 pub fn files(
-    cache: &mut DiagnosticsCache,
+    cache: &Mutex<DiagnosticsCache>,
     snapshot: &Snapshot,
     only: Option<&[FilePath]>,
 ) -> Vec<FileDiagnostics> {
@@ -35,19 +37,27 @@ pub fn files(
 
 /// [`files`], with the story's health as `health` says.
 pub fn files_with(
-    cache: &mut DiagnosticsCache,
+    cache: &Mutex<DiagnosticsCache>,
     snapshot: &Snapshot,
     only: Option<&[FilePath]>,
     health: HealthPass,
 ) -> Vec<FileDiagnostics> {
-    let computed = cache.compute(&snapshot.workspace, only, snapshot.encoding, health);
+    let computed = super::compute(cache, &snapshot.workspace, only, snapshot.encoding, health);
     with_overlays(computed, snapshot)
 }
 
 /// The files whose diagnostics the story's health, measured afresh,
-/// changed since the last pass (see [`DiagnosticsCache::refresh_health`]).
-pub fn health_changes(cache: &mut DiagnosticsCache, snapshot: &Snapshot) -> Vec<FileDiagnostics> {
-    let computed = cache.refresh_health(&snapshot.workspace, snapshot.encoding, &snapshot.health);
+/// changed since the last pass (see [`super::refresh_health`]).
+pub fn health_changes(
+    cache: &Mutex<DiagnosticsCache>,
+    snapshot: &Snapshot,
+) -> Vec<FileDiagnostics> {
+    let computed = super::refresh_health(
+        cache,
+        &snapshot.workspace,
+        snapshot.encoding,
+        &snapshot.health,
+    );
     with_overlays(computed, snapshot)
 }
 
@@ -114,7 +124,7 @@ pub fn side_documents(snapshot: &Snapshot) -> Vec<(FilePath, Vec<lsp::Diagnostic
 /// own, else the file's. While the index is incomplete, the outline's are
 /// withheld (it would call every unread scene missing).
 pub fn document(
-    cache: &mut DiagnosticsCache,
+    cache: &Mutex<DiagnosticsCache>,
     snapshot: &Snapshot,
     path: &FilePath,
     indexed: bool,
@@ -140,7 +150,13 @@ pub fn document(
     } else {
         HealthPass::Skip
     };
-    let computed = cache.compute(&snapshot.workspace, Some(only), snapshot.encoding, health);
+    let computed = super::compute(
+        cache,
+        &snapshot.workspace,
+        Some(only),
+        snapshot.encoding,
+        health,
+    );
     with_overlays(computed, snapshot)
         .into_iter()
         .flat_map(|(_, diagnostics)| (*diagnostics).clone())

@@ -9,7 +9,7 @@
 //! deaths or dates moved; a name, everything.
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use rayon::prelude::*;
 use tower_lsp_server::ls_types as lsp;
@@ -21,6 +21,7 @@ pub mod publish;
 use crate::checks;
 use crate::health::{Health, Measures};
 use crate::index::{FilePath, SourceFile, Workspace};
+use crate::lsp::commands::shared::lock;
 use crate::text::PositionEncoding;
 
 /// Reads the manuscript from disk again, checks every file and answers how
@@ -62,6 +63,12 @@ pub fn summary(checked: &[(FilePath, Arc<Vec<lsp::Diagnostic>>)]) -> serde_json:
     })
 }
 
+struct Published {
+    diagnostics: Arc<Vec<lsp::Diagnostic>>,
+    version: Option<i32>,
+    pass: u64,
+}
+
 struct CacheEntry {
     file: Arc<SourceFile>,
     key: u64,
@@ -74,7 +81,7 @@ pub enum HealthPass<'a> {
     /// Nothing (the workspace is not whole yet).
     Skip,
     /// The health's diagnostics of the last measure, unchanged: the
-    /// edited file's own are sent at once, and [`DiagnosticsCache::refresh_health`]
+    /// edited file's own are sent at once, and [`refresh_health`]
     /// follows with what the edit changed of the health.
     Last,
     /// Measured afresh through the memo, then added.
@@ -88,9 +95,9 @@ pub struct DiagnosticsCache {
     /// The story's health's diagnostics of each file, as last measured.
     book: HashMap<FilePath, Vec<lsp::Diagnostic>>,
     entries: HashMap<FilePath, CacheEntry>,
-    /// What the client was last sent, per file (push mode).
-    /// What the client was last sent, per file, and for which document version.
-    published: HashMap<FilePath, (Arc<Vec<lsp::Diagnostic>>, Option<i32>)>,
+    /// What the client was last sent, per file (push mode): the
+    /// diagnostics, the document version and the pass they were computed in.
+    published: HashMap<FilePath, Published>,
     /// How many files the last `compute` had to check afresh.
     pub last_recomputed: usize,
     /// Set when the configuration file's problem was last published.
@@ -99,173 +106,199 @@ pub struct DiagnosticsCache {
     recipes_published: HashMap<FilePath, (Vec<lsp::Diagnostic>, i32)>,
 }
 
-impl DiagnosticsCache {
-    /// The diagnostics of the given files (all files when `None`), recomputing
-    /// only what the cache cannot vouch for.
-    /// The story's health's diagnostics are added as `health` says.
-    pub fn compute(
-        &mut self,
-        workspace: &Workspace,
-        only: Option<&[FilePath]>,
-        encoding: PositionEncoding,
-        health: HealthPass,
-    ) -> Vec<(FilePath, Arc<Vec<lsp::Diagnostic>>)> {
-        let files: Vec<&Arc<SourceFile>> = match only {
-            Some(paths) => paths
-                .iter()
-                .filter_map(|path| workspace.file(path))
-                .collect(),
-            None => workspace.files().collect(),
-        };
-        // Keys in parallel: on a large manuscript this is most of an edit's cost.
-        let keyed: Vec<(&Arc<SourceFile>, u64)> = files
-            .par_iter()
-            .map(|file| (*file, checks::dependency_key(workspace, file)))
-            .collect();
-        self.keys
+/// The diagnostics of the given files (all files when `None`), recomputing
+/// only what the cache cannot vouch for. The story's health's diagnostics
+/// are added as `health` says.
+///
+/// The cache's lock is held only to read and store entries: the checks and
+/// the health's measures run outside it, so a pass for the document the
+/// writer opens never waits behind a pass over the whole manuscript.
+pub fn compute(
+    cache: &Mutex<DiagnosticsCache>,
+    workspace: &Workspace,
+    only: Option<&[FilePath]>,
+    encoding: PositionEncoding,
+    health: HealthPass,
+) -> Vec<(FilePath, Arc<Vec<lsp::Diagnostic>>)> {
+    let files: Vec<&Arc<SourceFile>> = match only {
+        Some(paths) => paths
+            .iter()
+            .filter_map(|path| workspace.file(path))
+            .collect(),
+        None => workspace.files().collect(),
+    };
+    // Keys in parallel: on a large manuscript this is most of an edit's cost.
+    let keyed: Vec<(&Arc<SourceFile>, u64)> = files
+        .par_iter()
+        .map(|file| (*file, checks::dependency_key(workspace, file)))
+        .collect();
+    // What the cache vouches for (taken now: another pass may replace an
+    // entry meanwhile), and what must be checked afresh.
+    let (mut known, stale) = {
+        let mut cache = lock(cache);
+        cache
+            .keys
             .extend(keyed.iter().map(|(file, key)| (file.path.clone(), *key)));
-        let stale: Vec<(&Arc<SourceFile>, u64)> = keyed
-            .iter()
-            .copied()
-            .filter(|(file, key)| {
-                !self
-                    .entries
-                    .get(&file.path)
-                    .is_some_and(|entry| Arc::ptr_eq(&entry.file, file) && entry.key == *key)
-            })
-            .collect();
-        let fresh: Vec<(FilePath, CacheEntry)> = stale
-            .par_iter()
-            .map(|(file, key)| {
-                let diagnostics = checks::check_file(workspace, &file.path)
-                    .iter()
-                    .map(|diagnostic| convert::diagnostic(workspace, diagnostic, encoding))
-                    .collect();
-                (
-                    file.path.clone(),
-                    CacheEntry {
-                        file: Arc::clone(file),
-                        key: *key,
-                        diagnostics: Arc::new(diagnostics),
-                    },
-                )
-            })
-            .collect();
-        self.last_recomputed = fresh.len();
-        self.entries.extend(fresh);
+        let mut known: HashMap<FilePath, Arc<Vec<lsp::Diagnostic>>> = HashMap::new();
+        let mut stale = Vec::new();
+        for (file, key) in &keyed {
+            match cache.entries.get(&file.path) {
+                Some(entry) if Arc::ptr_eq(&entry.file, file) && entry.key == *key => {
+                    known.insert(file.path.clone(), entry.diagnostics.clone());
+                }
+                _ => stale.push((*file, *key)),
+            }
+        }
+        (known, stale)
+    };
+    let fresh: Vec<(FilePath, CacheEntry)> = stale
+        .par_iter()
+        .map(|(file, key)| {
+            let diagnostics = checks::check_file(workspace, &file.path)
+                .iter()
+                .map(|diagnostic| convert::diagnostic(workspace, diagnostic, encoding))
+                .collect();
+            (
+                file.path.clone(),
+                CacheEntry {
+                    file: Arc::clone(file),
+                    key: *key,
+                    diagnostics: Arc::new(diagnostics),
+                },
+            )
+        })
+        .collect();
+    let keys = {
+        let mut cache = lock(cache);
+        cache.last_recomputed = fresh.len();
+        for (path, entry) in fresh {
+            known.insert(path.clone(), entry.diagnostics.clone());
+            cache.entries.insert(path, entry);
+        }
         if only.is_none() {
-            self.entries
+            cache
+                .entries
                 .retain(|path, _| workspace.file(path).is_some());
+            cache.keys.retain(|path, _| workspace.file(path).is_some());
         }
-        if only.is_none() {
-            self.keys.retain(|path, _| workspace.file(path).is_some());
+        matches!(health, HealthPass::Fresh(_)).then(|| cache.keys.clone())
+    };
+    let book = match (health, keys) {
+        (HealthPass::Fresh(measures), Some(keys)) => {
+            let book = measure_health(workspace, encoding, measures, &keys);
+            lock(cache).book = book.clone();
+            book
         }
-        if let HealthPass::Fresh(measures) = health {
-            self.book = self.health(workspace, encoding, measures);
-        }
-        let book = match health {
-            HealthPass::Skip => HashMap::new(),
-            HealthPass::Last | HealthPass::Fresh(_) => self.book.clone(),
-        };
-        files
-            .iter()
-            .map(|file| {
-                let checked = &self.entries[&file.path].diagnostics;
-                let diagnostics = match book.get(&file.path) {
-                    Some(more) => Arc::new(checked.iter().chain(more).cloned().collect()),
-                    None => checked.clone(),
-                };
-                (file.path.clone(), diagnostics)
-            })
-            .collect()
-    }
+        (HealthPass::Skip, _) => HashMap::new(),
+        _ => lock(cache).book.clone(),
+    };
+    files
+        .iter()
+        .map(|file| {
+            let checked = &known[&file.path];
+            let diagnostics = match book.get(&file.path) {
+                Some(more) => Arc::new(checked.iter().chain(more).cloned().collect()),
+                None => checked.clone(),
+            };
+            (file.path.clone(), diagnostics)
+        })
+        .collect()
+}
 
-    /// The story's health's diagnostics of each file, measured through
-    /// `measures` with the checks' keys of the last pass; none when the
-    /// writer turned them all off.
-    fn health(
-        &self,
-        workspace: &Workspace,
-        encoding: PositionEncoding,
-        measures: &std::sync::Mutex<Measures>,
-    ) -> HashMap<FilePath, Vec<lsp::Diagnostic>> {
-        let mut book: HashMap<FilePath, Vec<lsp::Diagnostic>> = HashMap::new();
-        if crate::health::diagnostics_off(workspace) {
-            return book;
-        }
-        let mut measures = measures
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        let report = Health::check_keyed(workspace, &mut measures, &|file| {
-            self.keys
-                .get(&file.path)
-                .copied()
-                .unwrap_or_else(|| checks::dependency_key(workspace, file))
-        });
-        for diagnostic in report.diagnostics(workspace) {
-            book.entry(diagnostic.path.clone())
-                .or_default()
-                .push(convert::diagnostic(workspace, &diagnostic, encoding));
-        }
-        book
+/// The story's health's diagnostics of each file, measured through
+/// `measures` with the checks' keys of the last pass; none when the writer
+/// turned them all off.
+fn measure_health(
+    workspace: &Workspace,
+    encoding: PositionEncoding,
+    measures: &Mutex<Measures>,
+    keys: &HashMap<FilePath, u64>,
+) -> HashMap<FilePath, Vec<lsp::Diagnostic>> {
+    let mut book: HashMap<FilePath, Vec<lsp::Diagnostic>> = HashMap::new();
+    if crate::health::diagnostics_off(workspace) {
+        return book;
     }
-
-    /// After a pass that showed the last health ([`HealthPass::Last`]): the
-    /// health measured afresh, and each file whose diagnostics it changed,
-    /// with its checks' diagnostics (cached) and its new health's.
-    pub fn refresh_health(
-        &mut self,
-        workspace: &Workspace,
-        encoding: PositionEncoding,
-        measures: &std::sync::Mutex<Measures>,
-    ) -> Vec<(FilePath, Arc<Vec<lsp::Diagnostic>>)> {
-        let fresh = self.health(workspace, encoding, measures);
-        let mut changed: Vec<FilePath> = fresh
-            .keys()
-            .chain(self.book.keys())
-            .filter(|path| fresh.get(*path) != self.book.get(*path))
-            .cloned()
-            .collect();
-        changed.sort();
-        changed.dedup();
-        self.book = fresh;
-        changed
-            .into_iter()
-            .filter_map(|path| {
-                let checked = &self.entries.get(&path)?.diagnostics;
-                let diagnostics: Vec<lsp::Diagnostic> = checked
-                    .iter()
-                    .chain(self.book.get(&path).into_iter().flatten())
-                    .cloned()
-                    .collect();
-                Some((path, Arc::new(diagnostics)))
-            })
-            .collect()
+    let mut measures = lock(measures);
+    let report = Health::check_keyed(workspace, &mut measures, &|file| {
+        keys.get(&file.path)
+            .copied()
+            .unwrap_or_else(|| checks::dependency_key(workspace, file))
+    });
+    for diagnostic in report.diagnostics(workspace) {
+        book.entry(diagnostic.path.clone())
+            .or_default()
+            .push(convert::diagnostic(workspace, &diagnostic, encoding));
     }
+    book
+}
 
+/// After a pass that showed the last health ([`HealthPass::Last`]): the
+/// health measured afresh (outside the cache's lock), and each file whose
+/// diagnostics it changed, with its checks' diagnostics (cached) and its new
+/// health's.
+pub fn refresh_health(
+    cache: &Mutex<DiagnosticsCache>,
+    workspace: &Workspace,
+    encoding: PositionEncoding,
+    measures: &Mutex<Measures>,
+) -> Vec<(FilePath, Arc<Vec<lsp::Diagnostic>>)> {
+    let keys = lock(cache).keys.clone();
+    let fresh = measure_health(workspace, encoding, measures, &keys);
+    let mut cache = lock(cache);
+    let mut changed: Vec<FilePath> = fresh
+        .keys()
+        .chain(cache.book.keys())
+        .filter(|path| fresh.get(*path) != cache.book.get(*path))
+        .cloned()
+        .collect();
+    changed.sort();
+    changed.dedup();
+    cache.book = fresh;
+    changed
+        .into_iter()
+        .filter_map(|path| {
+            let checked = &cache.entries.get(&path)?.diagnostics;
+            let diagnostics: Vec<lsp::Diagnostic> = checked
+                .iter()
+                .chain(cache.book.get(&path).into_iter().flatten())
+                .cloned()
+                .collect();
+            Some((path, Arc::new(diagnostics)))
+        })
+        .collect()
+}
+
+impl DiagnosticsCache {
     /// Of `computed`, what differs from what the client last saw, plus empty
     /// lists for files that vanished (push mode bookkeeping). An open document
     /// is also republished when its version moved on, even with the same
     /// diagnostics, so the client knows they are current for what it shows.
+    /// A file a later pass (a greater `pass`) already published is left to it.
     pub fn changes_to_publish(
         &mut self,
         workspace: &Workspace,
         computed: Vec<(FilePath, Arc<Vec<lsp::Diagnostic>>)>,
         complete: bool,
         versions: &HashMap<FilePath, i32>,
+        pass: u64,
     ) -> Vec<(FilePath, Arc<Vec<lsp::Diagnostic>>, Option<i32>)> {
         let mut changes = Vec::new();
         for (path, diagnostics) in computed {
             let version = versions.get(&path).copied();
             let unchanged = match self.published.get(&path) {
-                Some((previous, previous_version)) => {
-                    previous == &diagnostics && *previous_version == version
-                }
+                Some(seen) if seen.pass > pass => true,
+                Some(seen) => seen.diagnostics == diagnostics && seen.version == version,
                 None => diagnostics.is_empty() && version.is_none(),
             };
             if !unchanged {
-                self.published
-                    .insert(path.clone(), (diagnostics.clone(), version));
+                self.published.insert(
+                    path.clone(),
+                    Published {
+                        diagnostics: diagnostics.clone(),
+                        version,
+                        pass,
+                    },
+                );
                 changes.push((path, diagnostics, version));
             }
         }
@@ -359,37 +392,45 @@ mod tests {
     #[test]
     fn an_edit_rechecks_what_depends_on_it() {
         let mut workspace = example();
-        let mut cache = DiagnosticsCache::default();
-        let all = cache
-            .compute(&workspace, None, PositionEncoding::Utf16, HealthPass::Skip)
-            .len();
-        assert_eq!(cache.last_recomputed, all);
-        cache.compute(&workspace, None, PositionEncoding::Utf16, HealthPass::Skip);
-        assert_eq!(
-            cache.last_recomputed, 0,
-            "nothing changed, nothing re-checked"
-        );
+        let cache = Mutex::new(DiagnosticsCache::default());
+        let pass = |workspace: &Workspace| {
+            compute(
+                &cache,
+                workspace,
+                None,
+                PositionEncoding::Utf16,
+                HealthPass::Skip,
+            );
+            lock(&cache).last_recomputed
+        };
+        let all = compute(
+            &cache,
+            &workspace,
+            None,
+            PositionEncoding::Utf16,
+            HealthPass::Skip,
+        )
+        .len();
+        assert_eq!(lock(&cache).last_recomputed, all);
+        assert_eq!(pass(&workspace), 0, "nothing changed, nothing re-checked");
 
         // A card's description is read by no other file: only the card is re-checked.
         let card = "Compendium/Characters/CHAR-iria-vell.md";
         edited(&mut workspace, card, |text| {
             format!("{text}\nShe keeps a salt-cellar of river stones.\n")
         });
-        cache.compute(&workspace, None, PositionEncoding::Utf16, HealthPass::Skip);
-        assert_eq!(cache.last_recomputed, 1);
+        assert_eq!(pass(&workspace), 1);
 
         // A scene's prose: only the scene.
         edited(&mut workspace, "Story/Scenes/SCN-the-gate.md", |text| {
             format!("{text}\nRain.\n")
         });
-        cache.compute(&workspace, None, PositionEncoding::Utf16, HealthPass::Skip);
-        assert_eq!(cache.last_recomputed, 1);
+        assert_eq!(pass(&workspace), 1);
 
         // A card's name is read everywhere: everything is re-checked.
         edited(&mut workspace, card, |text| {
             text.replacen("aliases: [Iria]", "aliases: [Iria, Vell]", 1)
         });
-        cache.compute(&workspace, None, PositionEncoding::Utf16, HealthPass::Skip);
-        assert_eq!(cache.last_recomputed, all);
+        assert_eq!(pass(&workspace), all);
     }
 }

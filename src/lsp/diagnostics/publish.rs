@@ -1,7 +1,9 @@
 //! Pushing diagnostics: computed on a snapshot off the session's lock, sent
 //! with the version they were computed for, and only while the document has
-//! not moved on (a newer pass follows). A client that pulls is asked to
-//! pull again instead. A client is also asked for semantic tokens and
+//! not moved on (a newer pass follows). The open documents go first, so
+//! the writer's scene never waits for the rest of the manuscript; the
+//! files an edit changes elsewhere follow, then the story's health. A
+//! client that pulls is asked to pull again instead. A client is also asked for semantic tokens and
 //! inlay hints again when what they read across files changed.
 
 use std::collections::HashMap;
@@ -33,7 +35,7 @@ pub async fn publish(
     mode: DiagnosticsMode,
     refresh: bool,
 ) {
-    let (snapshot, indexed, versions, open_documents, (tokens_changed, hints_changed)) = {
+    let (snapshot, pass, indexed, versions, open_documents, (tokens_changed, hints_changed)) = {
         let mut session = lock(&session);
         let versions: HashMap<FilePath, i32> = session
             .documents
@@ -59,8 +61,10 @@ pub async fn publish(
                         .is_some_and(|file| file.scene().is_some() || file.card().is_some())
             })
             .collect();
+        session.passes += 1;
         (
             session.snapshot_for_diagnostics(),
+            session.passes,
             indexed,
             versions,
             open_documents,
@@ -86,21 +90,22 @@ pub async fn publish(
     let workspace = snapshot.workspace.clone();
     let snapshot = Arc::new(snapshot);
     let versions = Arc::new(versions);
+    // The story's health as last measured: the documents' own diagnostics
+    // do not wait for the book to be measured again.
+    let health = if indexed {
+        HealthPass::Last
+    } else {
+        HealthPass::Skip
+    };
+    // First the open documents, with the configuration file and the side
+    // documents.
     let first = {
         let (cache, snapshot, versions) = (cache.clone(), snapshot.clone(), versions.clone());
         tokio::task::spawn_blocking(move || {
+            let computed = assemble::files_with(&cache, &snapshot, Some(&open_documents), health);
             let mut cache = lock(&cache);
-            let only = (!indexed).then_some(open_documents.as_slice());
-            // The story's health as last measured: the edit's own
-            // diagnostics do not wait for the book to be measured again.
-            let health = if indexed {
-                HealthPass::Last
-            } else {
-                HealthPass::Skip
-            };
-            let computed = assemble::files_with(&mut cache, &snapshot, only, health);
             let changes =
-                cache.changes_to_publish(&snapshot.workspace, computed, indexed, &versions);
+                cache.changes_to_publish(&snapshot.workspace, computed, false, &versions, pass);
             let config = if indexed {
                 cache.config_change(&snapshot.workspace, snapshot.encoding)
             } else {
@@ -127,18 +132,41 @@ pub async fn publish(
     if !indexed {
         return;
     }
-    // Then the story's health, measured afresh: the files it changed.
-    let health = tokio::task::spawn_blocking(move || {
-        let mut cache = lock(&cache);
-        let computed = assemble::health_changes(&mut cache, &snapshot);
-        cache.changes_to_publish(&snapshot.workspace, computed, false, &versions)
+    publish_the_rest(&client, &session, cache, snapshot, &versions, pass).await;
+}
+
+/// Every other file (what the change did to the files that read it), and
+/// the story's health, measured afresh: the files it changed.
+async fn publish_the_rest(
+    client: &Client,
+    session: &Arc<Mutex<Session>>,
+    cache: Arc<Mutex<DiagnosticsCache>>,
+    snapshot: Arc<super::super::snapshot::Snapshot>,
+    versions: &Arc<HashMap<FilePath, i32>>,
+    pass: u64,
+) {
+    let workspace = snapshot.workspace.clone();
+    let versions = versions.clone();
+    let rest = tokio::task::spawn_blocking(move || {
+        let computed = assemble::files_with(&cache, &snapshot, None, HealthPass::Last);
+        let mut changes =
+            lock(&cache).changes_to_publish(&snapshot.workspace, computed, true, &versions, pass);
+        let computed = assemble::health_changes(&cache, &snapshot);
+        changes.extend(lock(&cache).changes_to_publish(
+            &snapshot.workspace,
+            computed,
+            false,
+            &versions,
+            pass,
+        ));
+        changes
     })
     .await;
-    if let Ok(changes) = health {
+    if let Ok(changes) = rest {
         let changes = changes
             .into_iter()
             .map(|(path, diagnostics, version)| (path, (*diagnostics).clone(), version));
-        send(&client, &session, &workspace, changes).await;
+        send(client, session, &workspace, changes).await;
     }
 }
 

@@ -3,7 +3,6 @@
 use tower_lsp_server::jsonrpc::Result as RpcResult;
 use tower_lsp_server::ls_types as lsp;
 
-use crate::lsp::commands::shared::lock;
 use crate::lsp::convert::path_for;
 use crate::lsp::diagnostics::assemble;
 use crate::lsp::state::{PULL_WAITS_FOR_INDEX, Server};
@@ -25,7 +24,7 @@ pub(crate) async fn diagnostic(
             let Some(path) = path_for(&snapshot.workspace, &params.text_document.uri) else {
                 return Vec::new();
             };
-            assemble::document(&mut lock(&cache), snapshot, &path, indexed)
+            assemble::document(&cache, snapshot, &path, indexed)
         })
         .await?;
     Ok(lsp::DocumentDiagnosticReportResult::Report(

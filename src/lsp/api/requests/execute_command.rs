@@ -3,7 +3,7 @@
 use tower_lsp_server::jsonrpc::{Error as RpcError, Result as RpcResult};
 use tower_lsp_server::ls_types as lsp;
 
-use crate::lsp::commands::{self, shared::lock};
+use crate::lsp::commands;
 use crate::lsp::diagnostics::assemble;
 use crate::lsp::state::Server;
 
@@ -40,7 +40,7 @@ pub(crate) async fn check_workspace(server: &Server) -> RpcResult<serde_json::Va
     let cache = server.diagnostics.clone();
     let summary = server
         .query("checkWorkspace", move |snapshot| {
-            crate::lsp::diagnostics::summary(&assemble::files(&mut lock(&cache), snapshot, None))
+            crate::lsp::diagnostics::summary(&assemble::files(&cache, snapshot, None))
         })
         .await?;
     if let Some(session) = server.session.get().cloned() {

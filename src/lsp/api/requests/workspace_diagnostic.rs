@@ -4,7 +4,6 @@ use tower_lsp_server::jsonrpc::Result as RpcResult;
 use tower_lsp_server::ls_types as lsp;
 
 use crate::index::FilePath;
-use crate::lsp::commands::shared::lock;
 use crate::lsp::convert::uri_for;
 use crate::lsp::diagnostics::assemble;
 use crate::lsp::state::Server;
@@ -26,7 +25,7 @@ pub(crate) async fn workspace_diagnostic(
         .unwrap_or_default();
     let items = server
         .query("workspaceDiagnostic", move |snapshot| {
-            assemble::files(&mut lock(&cache), snapshot, None)
+            assemble::files(&cache, snapshot, None)
                 .into_iter()
                 .filter(|(_, diagnostics)| !diagnostics.is_empty())
                 .filter_map(|(path, diagnostics)| {
