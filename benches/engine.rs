@@ -256,7 +256,7 @@ impl Model for Delayed {
         _request: &'a control_room::engine::model::ModelRequest,
         _on_text: control_room::engine::model::Listener<'a>,
     ) -> control_room::engine::model::Completion<'a> {
-        use control_room::engine::model::{Actor, Decoding, ModelReply};
+        use control_room::engine::model::{Actor, Decoding, ModelReply, Usage};
         Box::pin(async {
             tokio::time::sleep(std::time::Duration::from_millis(100)).await;
             Ok(ModelReply {
@@ -271,6 +271,7 @@ impl Model for Delayed {
                 requested: Decoding::default(),
                 effective: Decoding::default(),
                 cut_off: false,
+                usage: Usage::default(),
             })
         })
     }

@@ -21,9 +21,11 @@
 //! | `parse_floor/block_only/{medium,large}` | tree-sitter-md block grammar parse of every file, texts in memory, parallel across files (rayon) | the floor |
 //! | `parse_floor/block_and_inline/{medium,large}` | `tree_sitter_md::MarkdownParser` (block tree plus every inline tree) on every file, parallel | (reference) |
 //! | `parse_floor/ours/{medium,large}` | `MarkdownParser::parse_fresh` on every file, parallel | (reference) |
+//! | `parse_floor/read_and_block_only_one_core/{medium,large}` | the same on one thread | the floor on one core |
 //! | `parse_floor/read_and_block_only/{medium,large}` | reading every file (`index::file::read_text`) and block-parsing it, parallel | the floor `cold_index` is compared with |
 //! | `cold_index/{medium,large}` | `Workspace::load(root)`: discover, read, parse, front matter, catalog, mentions | large ≤ 1.0 s and ≤ 1.3 × `parse_floor/read_and_block_only/large` |
 //! | `check/large` | `Workspace::load` then `checks::check_workspace` | (reference) |
+//! | `check/process_large` | `control-room check --format json` as a process | within 1.15 × `parse_floor/read_and_block_only/large` (issue "Speed and cost") |
 //! | `references/large` | `workspace.mentions_of(protagonist card).count()` | ≤ 5 ms |
 //! | `workspace_symbols/large` | every scene and card name containing "ar", case-insensitively | ≤ 5 ms |
 //! | `semantic_tokens/scene_5k_words` | `ide::semantic_tokens` of a ~5,000-word scene of the large workspace: its names, dialogue and the dead | ≤ 2 ms |
@@ -230,6 +232,28 @@ fn parse_floor(c: &mut Criterion, fixtures: &Fixtures) {
                     .sum()
             });
         });
+        // The same work on one core: the floor a single thread meets.
+        group.bench_function(
+            BenchmarkId::new("read_and_block_only_one_core", size.name()),
+            |b| {
+                let paths = &fixtures.corpus(size).paths;
+                let one_core = rayon::ThreadPoolBuilder::new()
+                    .num_threads(1)
+                    .build()
+                    .expect("a one-thread pool");
+                b.iter(|| -> usize {
+                    one_core.install(|| {
+                        paths
+                            .par_iter()
+                            .map_init(block_parser, |parser, path| {
+                                let text = read_text(path).expect("generated files are UTF-8 text");
+                                block_parse(parser, &text)
+                            })
+                            .sum()
+                    })
+                });
+            },
+        );
         group.bench_function(BenchmarkId::new("read_and_block_only", size.name()), |b| {
             let paths = &fixtures.corpus(size).paths;
             b.iter(|| -> usize {
@@ -274,6 +298,22 @@ fn check(c: &mut Criterion, fixtures: &Fixtures) {
         b.iter(|| {
             let workspace = Workspace::load(black_box(root));
             checks::check_workspace(&workspace).len()
+        });
+    });
+    // `control-room check` as the writer runs it: a whole process.
+    group.bench_function("process_large", |b| {
+        let root = &fixtures.corpus(Size::Large).root;
+        b.iter(|| {
+            let output = std::process::Command::new(env!("CARGO_BIN_EXE_control-room"))
+                .args(["check", "--format", "json"])
+                .arg(root)
+                .output()
+                .expect("control-room check runs");
+            assert!(
+                output.status.code().is_some_and(|code| code <= 1),
+                "check could not run"
+            );
+            output.stdout.len()
         });
     });
     group.finish();

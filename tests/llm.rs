@@ -110,7 +110,11 @@ fn both_wire_formats_carry_the_request_and_the_reply() {
     assert_eq!(anthropic.headers["x-api-key"], KEY);
     assert_eq!(anthropic.headers["anthropic-version"], "2023-06-01");
     assert!(anthropic.headers.get("authorization").is_none());
-    assert_eq!(anthropic.body["system"], "You are the continuity editor.");
+    // The system prompt (the stable layers) is marked for Anthropic's cache.
+    assert_eq!(
+        anthropic.body["system"],
+        json!([{"type": "text", "text": "You are the continuity editor.", "cache_control": {"type": "ephemeral"}}])
+    );
     assert_eq!(anthropic.body["messages"].as_array().unwrap().len(), 1);
     assert_eq!(anthropic.body["messages"][0]["role"], "user");
     assert!(anthropic.body["max_tokens"].as_u64().unwrap() > 0);

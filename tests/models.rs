@@ -102,6 +102,95 @@ fn without_a_model_server_the_run_says_how_to_fix_it_then_resumes_when_one_answe
     assert_eq!(manifest["status"], "done");
 }
 
+/// The `tokens` of each agent step of `run_id`, by step id.
+fn step_tokens(root: &Path, run_id: &str) -> Vec<(String, Value)> {
+    std::fs::read_to_string(root.join(format!(".control-room/runs/{run_id}/steps.jsonl")))
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(line).unwrap())
+        .filter(|step| step["phase"] == "b")
+        .map(|step| {
+            (
+                step["step_id"].as_str().unwrap().to_owned(),
+                step["tokens"].clone(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn each_step_says_what_its_calls_cost_and_a_second_run_reads_its_prompts_from_the_cache() {
+    let dir = example();
+    let root = dir.path();
+    let server = FakeModelServer::start();
+    serve_draft_scene(&server, "");
+    configure(root, &server.url);
+    let envs = [("FAKE_PROVIDER_KEY", KEY)];
+    let scene = root.join("Story/Scenes/SCN-the-reckoning.md");
+    let before = std::fs::read(&scene).ok();
+    let output = cli(root, &DRAFT_RECKONING, &envs);
+    assert!(output.status.success(), "{}", text(&output));
+    let first = only_run(root);
+    let steps = step_tokens(root, &first);
+    assert!(steps.len() >= 4, "{steps:?}");
+    for (step, tokens) in &steps {
+        // The server's own figures: four characters a token, a word a token.
+        assert!(tokens["prompt"].as_u64().unwrap() > 500, "{step}: {tokens}");
+        assert!(tokens["reply"].as_u64().unwrap() > 0, "{step}: {tokens}");
+        assert!(tokens["calls"].as_u64().unwrap() >= 1, "{step}: {tokens}");
+        assert!(tokens.get("estimated").is_none(), "{step}: {tokens}");
+    }
+    // Every call asks for its usage and, on a server on this machine, to
+    // keep the prompt's evaluated prefix.
+    for received in server.received() {
+        assert_eq!(received.body["stream_options"]["include_usage"], true);
+        assert_eq!(received.body["cache_prompt"], true);
+    }
+    let shown: Value =
+        serde_json::from_slice(&cli(root, &["runs", "show", &first], &[]).stdout).unwrap();
+    let summed: u64 = steps
+        .iter()
+        .map(|(_, tokens)| tokens["prompt"].as_u64().unwrap())
+        .sum();
+    assert_eq!(
+        shown["tokens"]["prompt"].as_u64(),
+        Some(summed),
+        "{}",
+        shown["tokens"]
+    );
+    let report =
+        std::fs::read_to_string(root.join(format!(".control-room/runs/{first}/report.md")))
+            .unwrap();
+    assert!(report.contains("The model calls cost "), "{report}");
+
+    // The same run again, on the manuscript as it was: each prompt's
+    // stable layers, and all of it up to the task packet, are byte for
+    // byte those of the first run's.
+    match before {
+        Some(text) => std::fs::write(&scene, text).unwrap(),
+        None => std::fs::remove_file(&scene).unwrap(),
+    }
+    let mut again = DRAFT_RECKONING.to_vec();
+    again.push("--fresh");
+    let output = cli(root, &again, &envs);
+    assert!(output.status.success(), "{}", text(&output));
+    let second = std::fs::read_dir(root.join(".control-room/runs"))
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().into_string().unwrap())
+        .find(|id| *id != first)
+        .expect("a second run");
+    for (step, tokens) in step_tokens(root, &second) {
+        let (prompt, cached) = (
+            tokens["prompt"].as_u64().unwrap(),
+            tokens["cached"].as_u64().unwrap(),
+        );
+        assert!(
+            cached * 10 >= prompt * 9,
+            "{step}: {cached} of {prompt} tokens from the cache"
+        );
+    }
+}
+
 /// Every file under `dir`, recursively.
 fn every_file(dir: &Path) -> Vec<PathBuf> {
     let mut files = Vec::new();

@@ -447,6 +447,12 @@ pub fn show(dir: &Path, run_id: &str) -> anyhow::Result<i32> {
     let receipts = crate::engine::audit::load_receipts(&root, run_id);
     document["contracts"] =
         serde_json::to_value(crate::engine::audit::ContractTally::of(&receipts))?;
+    // What the model calls cost, summed over the steps that asked.
+    let tokens = steps
+        .iter()
+        .filter_map(|step| step.tokens)
+        .reduce(crate::engine::model::Usage::plus);
+    document["tokens"] = serde_json::to_value(tokens)?;
     println!("{}", serde_json::to_string_pretty(&document)?);
     Ok(0)
 }

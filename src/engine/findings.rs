@@ -524,6 +524,7 @@ mod tests {
             started_at: String::new(),
             completed_at: String::new(),
             error: None,
+            tokens: None,
         }
     }
 

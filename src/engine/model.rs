@@ -112,6 +112,120 @@ pub struct ModelReply {
     /// length`, `stop_reason: max_tokens`): the text is unfinished and
     /// must never pass for a finished reply.
     pub cut_off: bool,
+    /// What the call cost, as the server counted it where it said.
+    pub usage: Usage,
+}
+
+/// The tokens one call cost, or several calls summed: from the server's
+/// usage figures, or estimated from the text (at the measured characters
+/// per token, else four) where it gave none.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Usage {
+    /// The prompt's tokens, cached or not.
+    pub prompt: u64,
+    /// The reply's tokens.
+    pub reply: u64,
+    /// Of the prompt, the tokens the server read from its prompt cache,
+    /// where it says (OpenAI's `cached_tokens`, llama.cpp's `cache_n`,
+    /// Anthropic's `cache_read_input_tokens`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cached: Option<u64>,
+    /// Calls summed.
+    #[serde(default)]
+    pub calls: u32,
+    /// Calls whose figures were estimated, not counted by the server.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub estimated: u32,
+}
+
+fn is_zero(count: &u32) -> bool {
+    *count == 0
+}
+
+impl Usage {
+    /// One call's usage estimated from its prompt and reply at
+    /// `chars_per_token` (four when not measured).
+    pub fn estimate(request: &ModelRequest, reply: &str, chars_per_token: Option<f32>) -> Usage {
+        let per_token = f64::from(chars_per_token.unwrap_or(4.0)).max(1.0);
+        let count = |chars: usize| (chars as f64 / per_token).ceil() as u64;
+        let prompt: usize = request
+            .messages
+            .iter()
+            .map(|m| m.content.chars().count())
+            .sum();
+        Usage {
+            prompt: count(prompt),
+            reply: count(reply.chars().count()),
+            cached: None,
+            calls: 1,
+            estimated: 1,
+        }
+    }
+
+    /// `self` and `other` summed; the cached tokens are known if either
+    /// says them.
+    pub fn plus(self, other: Usage) -> Usage {
+        Usage {
+            prompt: self.prompt + other.prompt,
+            reply: self.reply + other.reply,
+            cached: match (self.cached, other.cached) {
+                (None, None) => None,
+                (a, b) => Some(a.unwrap_or(0) + b.unwrap_or(0)),
+            },
+            calls: self.calls + other.calls,
+            estimated: self.estimated + other.estimated,
+        }
+    }
+}
+
+/// Sums the usage of every call made through it: a step's model, metered.
+pub struct Metered<'m> {
+    inner: &'m dyn Model,
+    total: std::sync::Mutex<Usage>,
+}
+
+impl<'m> Metered<'m> {
+    pub fn new(inner: &'m dyn Model) -> Metered<'m> {
+        Metered {
+            inner,
+            total: std::sync::Mutex::new(Usage::default()),
+        }
+    }
+
+    /// What the calls so far cost; `None` when none was made.
+    pub fn total(&self) -> Option<Usage> {
+        let total = *self
+            .total
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        (total.calls > 0).then_some(total)
+    }
+}
+
+impl Model for Metered<'_> {
+    fn ask<'a>(
+        &'a self,
+        request: &'a ModelRequest,
+        on_text: Option<&'a OnText<'a>>,
+    ) -> Completion<'a> {
+        Box::pin(async move {
+            let reply = self.inner.ask(request, on_text).await?;
+            let mut total = self
+                .total
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            *total = total.plus(reply.usage);
+            Ok(reply)
+        })
+    }
+
+    fn target(&self, archetype: &str) -> Option<ModelTarget> {
+        self.inner.target(archetype)
+    }
+
+    fn calibrate<'a>(&'a self, archetype: &'a str) -> BoxFuture<'a, ()> {
+        self.inner.calibrate(archetype)
+    }
 }
 
 impl ModelReply {
@@ -349,6 +463,7 @@ impl Model for ScriptedModel {
                     requested: Decoding::default(),
                     effective: Decoding::default(),
                     cut_off: false,
+                    usage: Usage::estimate(request, text, None),
                 }),
                 Scripted::Error { message, .. } => Err(ModelError::Failed(message.clone())),
             }

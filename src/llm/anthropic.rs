@@ -43,7 +43,14 @@ pub fn body(endpoint: &EndpointConfig, request: &ModelRequest) -> (Value, Decodi
         "stream": endpoint.stream,
     });
     if !system.is_empty() {
-        body["system"] = json!(system.join("\n\n"));
+        let system = system.join("\n\n");
+        // The system prompt holds the stable layers: cached, the next
+        // call with the same prefix reads them at a tenth of the price.
+        body["system"] = if endpoint.prompt_cache {
+            json!([{"type": "text", "text": system, "cache_control": {"type": "ephemeral"}}])
+        } else {
+            json!(system)
+        };
     }
     let effective = Decoding {
         temperature: Some(temperature),
@@ -74,7 +81,7 @@ pub fn delta(event: &sse::Event) -> Result<Delta, String> {
     Ok(match kind {
         "message_start" => Delta {
             model: value["message"]["model"].as_str().map(str::to_owned),
-            prompt_tokens: value["message"]["usage"]["input_tokens"].as_u64(),
+            usage: value["message"]["usage"].as_object().cloned(),
             ..Delta::default()
         },
         "content_block_delta" => Delta {
@@ -83,6 +90,7 @@ pub fn delta(event: &sse::Event) -> Result<Delta, String> {
         },
         "message_delta" => Delta {
             stop: value["delta"]["stop_reason"].as_str().map(str::to_owned),
+            usage: value["usage"].as_object().cloned(),
             ..Delta::default()
         },
         "message_stop" => Delta {

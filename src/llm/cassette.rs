@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 
 use crate::engine::model::{
     Actor, Completion, Decoding, Listener, Message, Model, ModelError, ModelReply, ModelRequest,
-    ModelTarget,
+    ModelTarget, Usage,
 };
 use crate::storage::Disk;
 use crate::storage::sha256_hex;
@@ -56,6 +56,10 @@ pub struct RecordedReply {
     /// The server stopped the reply at its length limit.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub cut_off: bool,
+    /// What the call cost when it was recorded (estimated on replay from
+    /// a cassette recorded without it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<Usage>,
 }
 
 /// The key of a request sent to `provider`/`model` with `requested` decoding.
@@ -149,6 +153,7 @@ impl Recording {
                     actor: reply.actor.clone(),
                     effective: reply.effective.clone(),
                     cut_off: reply.cut_off,
+                    usage: Some(reply.usage),
                 },
             };
             let mut line = serde_json::to_vec(&exchange)
@@ -267,6 +272,9 @@ impl Model for Replay {
                 requested: requested.clone(),
                 effective: reply.effective.clone(),
                 cut_off: reply.cut_off,
+                usage: reply
+                    .usage
+                    .unwrap_or_else(|| Usage::estimate(request, &reply.text, None)),
             })
         })
     }

@@ -11,6 +11,7 @@
 //! timeout_s = 120                          # the longest wait for the reply's next words
 //! total_timeout_s = 1800                   # the longest a whole reply may take
 //! stream = true                            # read replies as they are written
+//! prompt_cache = true                      # use the server's prompt cache (below)
 //! max_retries = 2
 //! temperature = 0.7
 //! structured_output = "json_schema"        # json_schema | json_object | prompt (default: learned)
@@ -18,6 +19,11 @@
 //! [llm.agents.critic]                      # any key above, for one archetype
 //! model = "qwen2.5:14b"
 //! ```
+//!
+//! `prompt_cache` (default: on) marks Anthropic's system prompt (the stable
+//! layers) with `cache_control`, asks a llama.cpp server on this machine
+//! or its network to keep the prompt's evaluated prefix (`cache_prompt`),
+//! and keeps an Ollama model loaded between steps (`keep_alive`).
 //!
 //! The configuration holds the *name* of the variable with the API key; the
 //! key itself is read when a client is built and lives only in a
@@ -149,6 +155,9 @@ pub struct LlmLayer {
     pub total_timeout_s: Option<f64>,
     /// Whether replies are streamed (default: yes).
     pub stream: Option<bool>,
+    /// Whether the server's prompt cache is used (default: yes).
+    #[serde(alias = "promptCache")]
+    pub prompt_cache: Option<bool>,
     #[serde(alias = "maxRetries")]
     pub max_retries: Option<u32>,
     pub temperature: Option<f64>,
@@ -194,6 +203,7 @@ impl LlmLayer {
             timeout_s: over.timeout_s.or(self.timeout_s),
             total_timeout_s: over.total_timeout_s.or(self.total_timeout_s),
             stream: over.stream.or(self.stream),
+            prompt_cache: over.prompt_cache.or(self.prompt_cache),
             max_retries: over.max_retries.or(self.max_retries),
             temperature: over.temperature.or(self.temperature),
             max_tokens: over.max_tokens.or(self.max_tokens),
@@ -228,6 +238,8 @@ pub struct EndpointConfig {
     pub total_timeout_s: f64,
     /// Whether replies are streamed.
     pub stream: bool,
+    /// Whether the server's prompt cache is used.
+    pub prompt_cache: bool,
     pub max_retries: u32,
     pub temperature: f64,
     pub max_tokens: Option<u32>,
@@ -470,6 +482,7 @@ fn endpoint(
         timeout_s,
         total_timeout_s,
         stream: layer.stream.unwrap_or(true),
+        prompt_cache: layer.prompt_cache.unwrap_or(true),
         max_retries,
         temperature,
         max_tokens: layer.max_tokens,

@@ -32,7 +32,7 @@ pub use config::{EndpointConfig, LlmConfig, Provider, StructuredOutput};
 
 use crate::engine::model::{
     Actor, Completion, Decoding, Listener, Model, ModelError, ModelReply, ModelRequest,
-    ModelTarget, OnText,
+    ModelTarget, OnText, Usage,
 };
 
 /// Why no model could be built from the `[llm]` settings. Errors of other
@@ -429,6 +429,8 @@ impl Endpoint {
             let chars = request.messages.iter().map(|m| m.content.chars().count());
             self.calibration.learn_from_prompt(chars.sum(), tokens);
         }
+        let usage = tokens::usage(config.provider, &value)
+            .unwrap_or_else(|| Usage::estimate(request, &text, self.calibration.chars_per_token()));
         let secrets: Vec<&Secret> = self.secret.iter().collect();
         Ok(ModelReply {
             text: redact(&text, &secrets).into_owned(),
@@ -440,6 +442,7 @@ impl Endpoint {
             requested: requested_decoding(config, request),
             effective,
             cut_off,
+            usage,
         })
     }
 }

@@ -23,6 +23,10 @@ pub fn url(endpoint: &EndpointConfig) -> String {
     format!("{}/api/chat", root(endpoint))
 }
 
+/// How long Ollama keeps the model loaded after a call (its default is
+/// five minutes; a writer reads a draft for longer than that).
+pub const KEEP_ALIVE: &str = "30m";
+
 /// The request body, with a JSON step's schema sent as `format` says, and
 /// the decoding it asks for.
 pub fn body(
@@ -44,6 +48,11 @@ pub fn body(
         "stream": endpoint.stream,
         "options": options,
     });
+    // The model stays loaded between a run's steps, its prompt's evaluated
+    // prefix with it.
+    if endpoint.prompt_cache {
+        body["keep_alive"] = json!(KEEP_ALIVE);
+    }
     let response_format = match (&request.schema, request.json_reply, format) {
         (Some(schema), _, StructuredOutput::JsonSchema) => {
             body["format"] = schema.clone();
@@ -80,7 +89,14 @@ pub fn delta(event: &sse::Event) -> Result<Delta, String> {
         text: value["message"]["content"].as_str().map(str::to_owned),
         model: value["model"].as_str().map(str::to_owned),
         stop: value["done_reason"].as_str().map(str::to_owned),
-        prompt_tokens: value["prompt_eval_count"].as_u64(),
+        usage: done
+            .then(|| {
+                ["prompt_eval_count", "eval_count"]
+                    .into_iter()
+                    .filter_map(|key| Some((key.to_owned(), value.get(key)?.clone())))
+                    .collect::<serde_json::Map<String, Value>>()
+            })
+            .filter(|usage| !usage.is_empty()),
         done,
     })
 }
@@ -133,6 +149,7 @@ mod tests {
         assert_eq!(body["options"]["num_ctx"], 8192);
         assert_eq!(body["options"]["num_predict"], 900);
         assert_eq!(body["format"], json!({"type": "object"}));
+        assert_eq!(body["keep_alive"], KEEP_ALIVE, "the model stays loaded");
         assert_eq!(effective.response_format.as_deref(), Some("json_schema"));
         let (body, _) = super::body(&endpoint(), &request, StructuredOutput::JsonObject);
         assert_eq!(body["format"], "json");
@@ -158,7 +175,12 @@ mod tests {
         .unwrap();
         assert!(last.done);
         assert_eq!(last.stop.as_deref(), Some("length"));
-        assert_eq!(last.prompt_tokens, Some(812));
+        assert_eq!(
+            last.usage
+                .as_ref()
+                .and_then(|usage| usage["prompt_eval_count"].as_u64()),
+            Some(812)
+        );
         assert!(super::delta(&line(json!({"error": "model not found"}))).is_err());
         let value = streamed_value("The tide", Some("m"), Some("stop"));
         assert_eq!(

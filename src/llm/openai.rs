@@ -25,6 +25,16 @@ pub fn body(
         "temperature": endpoint.temperature,
         "stream": endpoint.stream,
     });
+    if endpoint.stream {
+        // The usage figures come in the last chunk only when asked for.
+        body["stream_options"] = json!({"include_usage": true});
+    }
+    // llama.cpp's server keeps the prompt's evaluated prefix for the next
+    // call with `cache_prompt`; a hosted API would refuse the unknown
+    // field, and caches a byte-identical prefix by itself.
+    if endpoint.prompt_cache && is_local(&endpoint.base_url) {
+        body["cache_prompt"] = json!(true);
+    }
     // The writer's limit, else the room the prompt's tier keeps for the
     // reply: a server asked without one writes until its context is full.
     let max_tokens = endpoint.max_tokens.or(request.reply_limit);
@@ -79,9 +89,19 @@ pub fn delta(event: &sse::Event) -> Result<Delta, String> {
         text: choice["delta"]["content"].as_str().map(str::to_owned),
         model: value["model"].as_str().map(str::to_owned),
         stop: choice["finish_reason"].as_str().map(str::to_owned),
-        prompt_tokens: value["usage"]["prompt_tokens"].as_u64(),
+        usage: usage_of(&value),
         done: false,
     })
+}
+
+/// A chunk's usage figures: its `usage` (the last chunk's, when asked for
+/// with `stream_options`), with llama.cpp's `timings` beside them.
+fn usage_of(chunk: &Value) -> Option<serde_json::Map<String, Value>> {
+    let mut usage = chunk["usage"].as_object().cloned().unwrap_or_default();
+    if let Some(timings) = chunk.get("timings").filter(|timings| timings.is_object()) {
+        usage.insert("timings".to_owned(), timings.clone());
+    }
+    (!usage.is_empty()).then_some(usage)
 }
 
 /// A streamed reply in the shape of an unstreamed one.
@@ -112,6 +132,27 @@ pub fn reply(value: &Value) -> Result<(String, Option<String>), UnreadableReply>
         },
     };
     Ok((text, value["model"].as_str().map(str::to_owned)))
+}
+
+/// Whether `base_url` is a server on this machine or its network (a
+/// loopback or private address, or a `.local` name): a llama.cpp, vLLM or
+/// LM Studio server, not a hosted API.
+pub fn is_local(base_url: &str) -> bool {
+    let Ok(url) = reqwest::Url::parse(base_url) else {
+        return false;
+    };
+    let Some(host) = url.host_str() else {
+        return false;
+    };
+    match host
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .parse::<std::net::IpAddr>()
+    {
+        Ok(std::net::IpAddr::V4(address)) => address.is_loopback() || address.is_private(),
+        Ok(std::net::IpAddr::V6(address)) => address.is_loopback(),
+        Err(_) => host == "localhost" || host.ends_with(".local"),
+    }
 }
 
 /// Whether OpenAI's strict structured outputs accept `schema`: every object
@@ -147,6 +188,53 @@ fn is_strict(schema: &Value) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_a_server_on_this_machine_or_its_network_is_asked_to_keep_its_prompt_cache() {
+        for local in [
+            "http://127.0.0.1:8080/v1",
+            "http://localhost:11434/v1",
+            "http://192.168.1.20:8000/v1",
+            "http://[::1]:8080/v1",
+            "http://studio.local:1234/v1",
+        ] {
+            assert!(is_local(local), "{local}");
+        }
+        for hosted in [
+            "https://api.openai.com/v1",
+            "https://openrouter.ai/api/v1",
+            "not a url",
+        ] {
+            assert!(!is_local(hosted), "{hosted}");
+        }
+        let request = ModelRequest {
+            step_id: "draft".into(),
+            agent_archetype: "writer".into(),
+            prompt_type: "draft_scene".into(),
+            messages: Vec::new(),
+            json_reply: false,
+            schema: None,
+            reply_limit: None,
+            context_window: None,
+            model: None,
+        };
+        let mut endpoint = crate::llm::config::LlmConfig::resolve(&[]).unwrap().default;
+        endpoint.base_url = "http://127.0.0.1:8080/v1".into();
+        let (body, _) = body(&endpoint, &request, StructuredOutput::Prompt);
+        assert_eq!(body["cache_prompt"], true);
+        assert_eq!(body["stream_options"]["include_usage"], true);
+        endpoint.base_url = "https://api.openai.com/v1".into();
+        let (body, _) = super::body(&endpoint, &request, StructuredOutput::Prompt);
+        assert!(body.get("cache_prompt").is_none(), "{body}");
+        endpoint.base_url = "http://127.0.0.1:8080/v1".into();
+        endpoint.prompt_cache = false;
+        endpoint.stream = false;
+        let (body, _) = super::body(&endpoint, &request, StructuredOutput::Prompt);
+        assert!(
+            body.get("cache_prompt").is_none() && body.get("stream_options").is_none(),
+            "{body}"
+        );
+    }
 
     #[test]
     fn only_closed_fully_required_schemas_are_strict() {

@@ -32,8 +32,9 @@ pub struct Delta {
     pub text: Option<String>,
     pub model: Option<String>,
     pub stop: Option<String>,
-    /// The server's count of the prompt's tokens, where the event says it.
-    pub prompt_tokens: Option<u64>,
+    /// The server's usage figures the event carries, in the layout of its
+    /// unstreamed reply's `usage` (Ollama's at the reply's top level).
+    pub usage: Option<serde_json::Map<String, Value>>,
     /// The event ends the reply.
     pub done: bool,
 }
@@ -43,7 +44,7 @@ struct State {
     text: String,
     model: Option<String>,
     stop: Option<String>,
-    prompt_tokens: Option<u64>,
+    usage: serde_json::Map<String, Value>,
     /// Words so far, counted as the text comes.
     words: usize,
     /// Whether the text so far ends inside a word.
@@ -110,8 +111,15 @@ impl<'a> Streamed<'a> {
             Provider::Ollama => ollama::streamed_value(text, model, stop),
             _ => openai::streamed_value(text, model, stop),
         };
-        if let Some(tokens) = state.prompt_tokens {
-            value["usage"] = serde_json::json!({"prompt_tokens": tokens});
+        if !state.usage.is_empty() {
+            match self.provider {
+                Provider::Ollama => {
+                    for (key, figure) in &state.usage {
+                        value[key] = figure.clone();
+                    }
+                }
+                _ => value["usage"] = Value::Object(state.usage.clone()),
+            }
         }
         value
     }
@@ -136,8 +144,8 @@ impl StreamHandler for Streamed<'_> {
             _ => openai::delta(event)?,
         };
         let mut state = self.state();
-        if let Some(tokens) = delta.prompt_tokens {
-            state.prompt_tokens = Some(tokens);
+        if let Some(usage) = delta.usage {
+            state.usage.extend(usage);
         }
         if let Some(model) = delta.model {
             state.model.get_or_insert(model);

@@ -14,6 +14,9 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use super::config::Provider;
+use crate::engine::model::Usage;
+
 /// Text like a prompt's: instructions, a scene with dialogue, front matter
 /// and JSON, so that the measure holds for what is sent.
 const SAMPLE: &str = r#"## What to write
@@ -152,9 +155,97 @@ pub fn prompt_tokens(reply: &Value) -> Option<u64> {
         .filter(|tokens| *tokens > 0)
 }
 
+/// What a reply (unstreamed, or streamed and reassembled) says the call
+/// cost: OpenAI's `usage` (with `prompt_tokens_details.cached_tokens`, or
+/// llama.cpp's `timings.cache_n`), Anthropic's (whose `input_tokens` leave
+/// out what was read from or written to the cache), or Ollama's counts.
+/// `None` when the server said nothing of the prompt.
+pub fn usage(provider: Provider, reply: &Value) -> Option<Usage> {
+    let figures = &reply["usage"];
+    let count = |value: &Value| value.as_u64();
+    let (prompt, answer, cached) = match provider {
+        Provider::Anthropic => {
+            let read = count(&figures["cache_read_input_tokens"]);
+            let written = count(&figures["cache_creation_input_tokens"]).unwrap_or(0);
+            let prompt = count(&figures["input_tokens"])? + read.unwrap_or(0) + written;
+            (prompt, count(&figures["output_tokens"]), read)
+        }
+        Provider::Ollama => (
+            count(&reply["prompt_eval_count"])?,
+            count(&reply["eval_count"]),
+            None,
+        ),
+        Provider::OpenAi | Provider::Replay => {
+            let timings = figures
+                .get("timings")
+                .or_else(|| reply.get("timings"))
+                .unwrap_or(&Value::Null);
+            (
+                count(&figures["prompt_tokens"]).or_else(|| {
+                    // llama.cpp's own figures: evaluated and cached.
+                    Some(count(&timings["prompt_n"])? + count(&timings["cache_n"]).unwrap_or(0))
+                })?,
+                count(&figures["completion_tokens"]).or_else(|| count(&timings["predicted_n"])),
+                count(&figures["prompt_tokens_details"]["cached_tokens"])
+                    .or_else(|| count(&timings["cache_n"])),
+            )
+        }
+    };
+    Some(Usage {
+        prompt,
+        reply: answer.unwrap_or(0),
+        cached,
+        calls: 1,
+        estimated: 0,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_servers_usage_figures_are_read_with_its_cached_tokens() {
+        let openai = json!({"usage": {"prompt_tokens": 1200, "completion_tokens": 80,
+            "prompt_tokens_details": {"cached_tokens": 1024}}});
+        let of_openai = usage(Provider::OpenAi, &openai).unwrap();
+        assert_eq!(
+            (of_openai.prompt, of_openai.reply, of_openai.cached),
+            (1200, 80, Some(1024))
+        );
+        assert_eq!((of_openai.calls, of_openai.estimated), (1, 0));
+        // llama.cpp's own figures, beside a usage without cached tokens.
+        let llama = json!({"usage": {"prompt_tokens": 900, "completion_tokens": 40},
+            "timings": {"prompt_n": 100, "cache_n": 800, "predicted_n": 40}});
+        assert_eq!(usage(Provider::OpenAi, &llama).unwrap().cached, Some(800));
+        let timings_only = json!({"timings": {"prompt_n": 100, "cache_n": 800, "predicted_n": 40}});
+        let usage_of_timings = usage(Provider::OpenAi, &timings_only).unwrap();
+        assert_eq!((usage_of_timings.prompt, usage_of_timings.reply), (900, 40));
+        // Anthropic's input leaves out what the cache read and wrote.
+        let anthropic = json!({"usage": {"input_tokens": 50, "output_tokens": 300,
+            "cache_read_input_tokens": 1000, "cache_creation_input_tokens": 150}});
+        let usage_of_anthropic = usage(Provider::Anthropic, &anthropic).unwrap();
+        assert_eq!(
+            (
+                usage_of_anthropic.prompt,
+                usage_of_anthropic.reply,
+                usage_of_anthropic.cached
+            ),
+            (1200, 300, Some(1000))
+        );
+        let ollama = json!({"prompt_eval_count": 700, "eval_count": 90});
+        let usage_of_ollama = usage(Provider::Ollama, &ollama).unwrap();
+        assert_eq!(
+            (
+                usage_of_ollama.prompt,
+                usage_of_ollama.reply,
+                usage_of_ollama.cached
+            ),
+            (700, 90, None)
+        );
+        // A server that says nothing: none, and the caller estimates.
+        assert_eq!(usage(Provider::OpenAi, &json!({"choices": []})), None);
+    }
 
     #[test]
     fn a_count_is_believed_only_when_plausible() {

@@ -45,15 +45,7 @@ impl Count {
 
 /// `12345` → `12,345`.
 pub fn grouped(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (index, digit) in digits.chars().enumerate() {
-        if index > 0 && (digits.len() - index).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(digit);
-    }
-    out
+    crate::text::grouped(n as u64)
 }
 
 /// A signed count of words: `+350`, `−20` (a true minus sign), `0`.

@@ -93,6 +93,53 @@ struct Shared {
     chars_per_token: Mutex<Option<f64>>,
     /// Whether `GET /api/version` answers as Ollama's does.
     ollama: std::sync::atomic::AtomicBool,
+    /// The prompts asked so far, for the prefix cache the usage figures say.
+    prompts: Mutex<Vec<String>>,
+}
+
+/// What a call cost, as the server says it: four characters a prompt's
+/// token, a reply's word a token, and as cached the longest prefix the
+/// prompt shares byte for byte with an earlier one (as a server's prefix
+/// cache).
+#[derive(Clone, Copy)]
+struct Usage {
+    prompt: u64,
+    reply: u64,
+    cached: u64,
+}
+
+fn usage(shared: &Shared, request: &Value, reply: &str) -> Usage {
+    let text_of = |content: &Value| match content {
+        Value::String(text) => text.clone(),
+        Value::Array(blocks) => blocks
+            .iter()
+            .filter_map(|block| block["text"].as_str())
+            .collect::<String>(),
+        _ => String::new(),
+    };
+    let mut prompt = text_of(&request["system"]);
+    for message in request["messages"].as_array().into_iter().flatten() {
+        prompt.push_str(&text_of(&message["content"]));
+        prompt.push('\n');
+    }
+    let mut earlier = shared.prompts.lock().unwrap();
+    let shared_bytes = earlier
+        .iter()
+        .map(|before| {
+            before
+                .bytes()
+                .zip(prompt.bytes())
+                .take_while(|(a, b)| a == b)
+                .count()
+        })
+        .max()
+        .unwrap_or(0);
+    earlier.push(prompt.clone());
+    Usage {
+        prompt: prompt.len().div_ceil(4) as u64,
+        reply: reply.split_whitespace().count() as u64,
+        cached: (shared_bytes / 4) as u64,
+    }
 }
 
 /// Which API a request came in by.
@@ -275,7 +322,12 @@ async fn answer(state: State<Arc<Shared>>, uri: Uri, headers: HeaderMap, body: S
     let model = value["model"].as_str().unwrap_or("unknown").to_owned();
     // A request that asks for a stream gets its text as server-sent events.
     if value["stream"] == true {
-        let streamed = |text, every| stream(shared.clone(), wire, model.clone(), text, every);
+        let include_usage = value["stream_options"]["include_usage"] == true;
+        let streamed = |text: String, every| {
+            let usage = usage(&shared, &value, &text);
+            let usage = (include_usage || wire != Wire::OpenAi).then_some(usage);
+            stream(shared.clone(), wire, model.clone(), text, every, usage)
+        };
         match answer {
             Some(Answer::Text(text)) => return streamed(text, Duration::ZERO),
             Some(Answer::Paced(text, every)) => return streamed(text, every),
@@ -286,7 +338,15 @@ async fn answer(state: State<Arc<Shared>>, uri: Uri, headers: HeaderMap, body: S
         Some(Answer::Paced(text, _)) => Some(Answer::Text(text)),
         other => other,
     };
-    render(shared, wire, model, &body, answer).await
+    let usage = match &answer {
+        Some(Answer::Text(text)) => usage(&shared, &value, text),
+        _ => Usage {
+            prompt: 0,
+            reply: 0,
+            cached: 0,
+        },
+    };
+    render(shared, wire, model, &body, answer, usage).await
 }
 
 /// `text` as a stream of server-sent events in the provider's format, a
@@ -297,6 +357,7 @@ fn stream(
     model: String,
     text: String,
     every: Duration,
+    usage: Option<Usage>,
 ) -> Response {
     let model = format!("{model}-20260101");
     let mut events: Vec<String> = Vec::new();
@@ -310,12 +371,15 @@ fn stream(
         }
         events.push(format!(
             "{}\n",
-            json!({"model": model, "message": {"role": "assistant", "content": ""}, "done": true, "done_reason": "stop", "prompt_eval_count": 10})
+            json!({"model": model, "message": {"role": "assistant", "content": ""}, "done": true, "done_reason": "stop",
+                   "prompt_eval_count": usage.map(|u| u.prompt), "eval_count": usage.map(|u| u.reply)})
         ));
     } else if wire == Wire::Anthropic {
         events.push(format!(
             "event: message_start\ndata: {}\n\n",
-            json!({"type": "message_start", "message": {"model": model}})
+            json!({"type": "message_start", "message": {"model": model, "usage": usage.map(|u| json!({
+                "input_tokens": u.prompt - u.cached, "cache_read_input_tokens": u.cached, "output_tokens": 1,
+            }))}})
         ));
         for piece in &pieces {
             events.push(format!(
@@ -325,7 +389,7 @@ fn stream(
         }
         events.push(format!(
             "event: message_delta\ndata: {}\n\n",
-            json!({"type": "message_delta", "delta": {"stop_reason": "end_turn"}})
+            json!({"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": usage.map(|u| json!({"output_tokens": u.reply}))})
         ));
         events.push("event: message_stop\ndata: {\"type\": \"message_stop\"}\n\n".to_owned());
     } else {
@@ -339,6 +403,14 @@ fn stream(
             "data: {}\n\n",
             json!({"model": model, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
         ));
+        // Asked for with `stream_options`, as OpenAI sends it: a last chunk
+        // with no choices.
+        if let Some(usage) = usage {
+            events.push(format!(
+                "data: {}\n\n",
+                json!({"model": model, "choices": [], "usage": openai_usage(usage)})
+            ));
+        }
         events.push("data: [DONE]\n\n".to_owned());
     }
     let guard = StreamGuard {
@@ -382,6 +454,7 @@ async fn render(
     model: String,
     body: &str,
     answer: Option<Answer>,
+    usage: Usage,
 ) -> Response {
     match answer {
         None => (
@@ -394,7 +467,8 @@ async fn render(
             "message": {"role": "assistant", "content": text},
             "done": true,
             "done_reason": "stop",
-            "prompt_eval_count": 10,
+            "prompt_eval_count": usage.prompt,
+            "eval_count": usage.reply,
         }))
         .into_response(),
         Some(Answer::Text(text)) if wire == Wire::Anthropic => axum::Json(json!({
@@ -404,7 +478,7 @@ async fn render(
             "model": format!("{model}-20260101"),
             "content": [{"type": "text", "text": text}],
             "stop_reason": "end_turn",
-            "usage": {"input_tokens": 10, "output_tokens": 20},
+            "usage": {"input_tokens": usage.prompt - usage.cached, "cache_read_input_tokens": usage.cached, "output_tokens": usage.reply},
         }))
         .into_response(),
         Some(Answer::Text(text)) => axum::Json(json!({
@@ -412,7 +486,7 @@ async fn render(
             "object": "chat.completion",
             "model": format!("{model}-20260101"),
             "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
-            "usage": {"prompt_tokens": 10, "completion_tokens": 20, "total_tokens": 30},
+            "usage": openai_usage(usage),
         }))
         .into_response(),
         Some(Answer::Status {
@@ -443,6 +517,15 @@ async fn render(
             unreachable!("delays and computed replies are resolved before answering")
         }
     }
+}
+
+fn openai_usage(usage: Usage) -> Value {
+    json!({
+        "prompt_tokens": usage.prompt,
+        "completion_tokens": usage.reply,
+        "total_tokens": usage.prompt + usage.reply,
+        "prompt_tokens_details": {"cached_tokens": usage.cached},
+    })
 }
 
 /// What the prompt of `step` (run by `archetype`) always contains.

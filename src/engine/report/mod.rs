@@ -339,8 +339,8 @@ fn steps_section(out: &mut Lines, input: &ReportInput) {
     out.push(String::new());
     out.push("## Steps and receipts".to_owned());
     out.push(String::new());
-    out.push("| # | step | by | receipt | finished |".to_owned());
-    out.push("|---|---|---|---|---|".to_owned());
+    out.push("| # | step | by | receipt | tokens | finished |".to_owned());
+    out.push("|---|---|---|---|---|---|".to_owned());
     let tool_log = format!(
         ".control-room/audit/sessions/{}/tool_receipts.jsonl",
         manifest.session_id
@@ -352,12 +352,22 @@ fn steps_section(out: &mut Lines, input: &ReportInput) {
             .or(step.agent_archetype.as_deref())
             .unwrap_or("");
         let receipt = receipt_cell(step, input, &tool_log);
+        let tokens = step.tokens.map_or(String::new(), tokens_cell);
         out.push(format!(
-            "| {} | `{}` | {by} | {receipt} | {} |",
+            "| {} | `{}` | {by} | {receipt} | {tokens} | {} |",
             step.step_index + 1,
             step.step_id,
             step.completed_at
         ));
+    }
+    let total = input
+        .steps
+        .iter()
+        .filter_map(|step| step.tokens)
+        .reduce(crate::engine::model::Usage::plus);
+    if let Some(total) = total {
+        out.push(String::new());
+        out.push(format!("The model calls cost {}.", tokens_cell(total)));
     }
     out.push(String::new());
     out.push(format!(
@@ -365,6 +375,29 @@ fn steps_section(out: &mut Lines, input: &ReportInput) {
         audit::AUDIT_DIR,
         manifest.run_id
     ));
+}
+
+/// "1,234 in (1,000 from the cache), 56 out", with how many calls, and
+/// "estimated" where the server gave no figures.
+pub fn tokens_cell(usage: crate::engine::model::Usage) -> String {
+    use crate::text::grouped;
+    let cached = usage.cached.map_or(String::new(), |cached| {
+        format!(" ({} from the cache)", grouped(cached))
+    });
+    let calls = match usage.calls {
+        1 => String::new(),
+        calls => format!(" in {calls} calls"),
+    };
+    let estimated = match usage.estimated {
+        0 => "",
+        _ if usage.estimated == usage.calls => ", estimated",
+        _ => ", partly estimated",
+    };
+    format!(
+        "{} in{cached}, {} out{calls}{estimated}",
+        grouped(usage.prompt),
+        grouped(usage.reply)
+    )
 }
 
 /// A step's receipt id, linked to the session's tool log for a tool and to
@@ -614,6 +647,7 @@ mod tests {
             started_at: String::new(),
             completed_at: "t".into(),
             error: None,
+            tokens: None,
         };
         let steps = [
             step(0, "brief", "scene_brief", "planner"),

@@ -16,7 +16,9 @@ use crate::engine::audit::{
 };
 use crate::engine::contract::{self, Check, PathGuard, Violation};
 use crate::engine::events::RunEvent;
-use crate::engine::model::{Message, Model, ModelReply, ModelRequest, ModelTarget, Written};
+use crate::engine::model::{
+    Message, Metered, Model, ModelReply, ModelRequest, ModelTarget, Written,
+};
 use crate::engine::prompts::{Assembly, Contract, Output, PromptInputs, SlotKind, SlotText};
 use crate::engine::receipts::{self, SigningKey};
 use crate::engine::recipe::AgentStep;
@@ -122,9 +124,11 @@ impl Runner {
                 packet: &packet,
                 reuse_key,
             };
-            return self
-                .run_micro_steps(model.as_ref(), &micro, run, &mut draft, cancel)
+            let metered = Metered::new(model.as_ref());
+            let answered = self
+                .run_micro_steps(&metered, &micro, run, &mut draft, cancel)
                 .await;
+            return answered.map(|output| output.with_tokens(metered.total()));
         }
         let asking = Asking {
             index,
@@ -134,8 +138,12 @@ impl Runner {
             review: extras.review.as_ref(),
             reuse_key,
         };
-        self.ask_until_accepted(model.as_ref(), asking, base, &mut draft, cancel)
-            .await
+        // What each of its calls cost, retries included, goes with the step.
+        let metered = Metered::new(model.as_ref());
+        let answered = self
+            .ask_until_accepted(&metered, asking, base, &mut draft, cancel)
+            .await;
+        answered.map(|output| output.with_tokens(metered.total()))
     }
 
     /// The step's task packet, and its prompt from its input slots and the
@@ -423,6 +431,7 @@ impl Runner {
             text: accepted.text,
             reusable,
             actions: accepted.actions,
+            tokens: None,
         }
     }
 

@@ -149,6 +149,14 @@ struct StepOutput {
     reusable: Option<(String, ReuseEntry)>,
     /// The reply's `<action>`s; `save_decision` goes to the knowledge base.
     actions: Vec<super::protocol::Action>,
+    /// What the step's model calls cost (none for a tool, or a reply reused).
+    tokens: Option<super::model::Usage>,
+}
+
+impl StepOutput {
+    fn with_tokens(self, tokens: Option<super::model::Usage>) -> StepOutput {
+        StepOutput { tokens, ..self }
+    }
 }
 
 /// How a step ended when it did not succeed.
@@ -536,6 +544,7 @@ impl Runner {
             text: output_text,
             reusable,
             actions,
+            tokens,
         } = output;
         match &receipt {
             StepReceipt::Tool(receipt) => {
@@ -578,6 +587,7 @@ impl Runner {
             started_at,
             completed_at: now(),
             error: None,
+            tokens,
         };
         files
             .append_step(&self.disk, &record)

@@ -110,6 +110,7 @@ impl Runner {
             text: output_text,
             reusable: None,
             actions: Vec::new(),
+            tokens: None,
         }
     }
 }

@@ -114,6 +114,9 @@ pub struct StepLine {
     pub started_at: String,
     pub completed_at: String,
     pub error: Option<String>,
+    /// What the step's model calls cost (an agent step that asked).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<crate::engine::model::Usage>,
 }
 
 /// One slot of cache.json.
@@ -483,6 +486,7 @@ mod tests {
             started_at: "t0".into(),
             completed_at: "t1".into(),
             error: None,
+            tokens: None,
         };
         let line = serde_json::to_string(&step).unwrap();
         assert_eq!(
