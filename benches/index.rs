@@ -233,41 +233,34 @@ fn parse_floor(c: &mut Criterion, fixtures: &Fixtures) {
             });
         });
         // The same work on one core: the floor a single thread meets.
+        let one_core = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .expect("a one-thread pool");
         group.bench_function(
             BenchmarkId::new("read_and_block_only_one_core", size.name()),
             |b| {
                 let paths = &fixtures.corpus(size).paths;
-                let one_core = rayon::ThreadPoolBuilder::new()
-                    .num_threads(1)
-                    .build()
-                    .expect("a one-thread pool");
-                b.iter(|| -> usize {
-                    one_core.install(|| {
-                        paths
-                            .par_iter()
-                            .map_init(block_parser, |parser, path| {
-                                let text = read_text(path).expect("generated files are UTF-8 text");
-                                block_parse(parser, &text)
-                            })
-                            .sum()
-                    })
-                });
+                b.iter(|| one_core.install(|| read_and_block_parse(paths)));
             },
         );
         group.bench_function(BenchmarkId::new("read_and_block_only", size.name()), |b| {
             let paths = &fixtures.corpus(size).paths;
-            b.iter(|| -> usize {
-                paths
-                    .par_iter()
-                    .map_init(block_parser, |parser, path| {
-                        let text = read_text(path).expect("generated files are UTF-8 text");
-                        block_parse(parser, &text)
-                    })
-                    .sum()
-            });
+            b.iter(|| read_and_block_parse(paths));
         });
     }
     group.finish();
+}
+
+/// Every file read and block-parsed, in parallel on the current pool.
+fn read_and_block_parse(paths: &[PathBuf]) -> usize {
+    paths
+        .par_iter()
+        .map_init(block_parser, |parser, path| {
+            let text = read_text(path).expect("generated files are UTF-8 text");
+            block_parse(parser, &text)
+        })
+        .sum()
 }
 
 fn cold_index(c: &mut Criterion, fixtures: &Fixtures) {

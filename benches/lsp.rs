@@ -125,6 +125,16 @@ struct Server {
 }
 
 impl Server {
+    /// Whether it is a control-room binary (this one or another build),
+    /// which always reports its index's progress.
+    fn is_control_room(&self) -> bool {
+        self.program
+            .file_name()
+            .is_some_and(|name| name == "control-room")
+    }
+}
+
+impl Server {
     fn from_env() -> Server {
         match std::env::var("CONTROL_ROOM_BENCH_SERVER") {
             Ok(line) if !line.trim().is_empty() => {
@@ -256,7 +266,7 @@ fn one_start(server: &Server, manuscript: &Manuscript, figures: &mut Figures) {
     });
     let ready = if client.seen.iter().any(is_index_end) {
         Some(started.elapsed())
-    } else if reported || server.name == "control-room" {
+    } else if reported || server.is_control_room() {
         client.wait_for(is_index_end);
         Some(started.elapsed())
     } else {
@@ -333,7 +343,7 @@ fn edits(server: &Server, manuscript: &Manuscript, count: usize, figures: &mut F
     let text = std::fs::read_to_string(long).unwrap();
     open(&mut client, long, 1);
     client.wait_for(|message| is_diagnostics_for(message, &long_uri));
-    if server.name == "control-room" {
+    if server.is_control_room() {
         client.wait_for_index();
     }
     // Settled: the publishes of the index's end are in.
