@@ -88,8 +88,22 @@ pub enum HealthPass<'a> {
     Fresh(&'a std::sync::Mutex<Measures>),
 }
 
+/// Passes go through the open documents one at a time, and through the
+/// rest of the manuscript one at a time: a pass for the scene the writer
+/// opens waits only for another such pass, never for one over the whole
+/// manuscript, and twenty scenes opened at once are not checked twenty
+/// times over: a pass that finds a later one waiting leaves its work to it.
+#[derive(Default)]
+pub struct Gates {
+    pub open: tokio::sync::Mutex<()>,
+    pub rest: tokio::sync::Mutex<()>,
+    /// Passes asked for so far; the last one asked is the one that runs.
+    pub asked: std::sync::atomic::AtomicU64,
+}
+
 #[derive(Default)]
 pub struct DiagnosticsCache {
+    pub gates: Arc<Gates>,
     /// Each file's checks key, from the last pass that computed it.
     keys: HashMap<FilePath, u64>,
     /// The story's health's diagnostics of each file, as last measured.

@@ -7,6 +7,7 @@
 //! inlay hints again when what they read across files changed.
 
 use std::collections::HashMap;
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 
 use tower_lsp_server::Client;
@@ -35,6 +36,14 @@ pub async fn publish(
     mode: DiagnosticsMode,
     refresh: bool,
 ) {
+    let gates = lock(&cache).gates.clone();
+    let ticket = gates.asked.fetch_add(1, Ordering::SeqCst) + 1;
+    // The snapshot is taken in turn, so each pass sees what the one before
+    // it published; a pass asked for since will take a newer one.
+    let open_turn = gates.open.lock().await;
+    if gates.asked.load(Ordering::SeqCst) != ticket {
+        return;
+    }
     let (snapshot, pass, indexed, versions, open_documents, (tokens_changed, hints_changed)) = {
         let mut session = lock(&session);
         let versions: HashMap<FilePath, i32> = session
@@ -102,7 +111,8 @@ pub async fn publish(
     let first = {
         let (cache, snapshot, versions) = (cache.clone(), snapshot.clone(), versions.clone());
         tokio::task::spawn_blocking(move || {
-            let computed = assemble::files_with(&cache, &snapshot, Some(&open_documents), health);
+            let computed = foreground()
+                .install(|| assemble::files_with(&cache, &snapshot, Some(&open_documents), health));
             let mut cache = lock(&cache);
             let changes =
                 cache.changes_to_publish(&snapshot.workspace, computed, false, &versions, pass);
@@ -129,10 +139,30 @@ pub async fn publish(
     {
         client.publish_diagnostics(uri, config, None).await;
     }
+    drop(open_turn);
     if !indexed {
         return;
     }
+    let _rest_turn = gates.rest.lock().await;
+    if lock(&session).passes != pass {
+        // A later pass has begun: it does the rest, on a newer snapshot.
+        return;
+    }
     publish_the_rest(&client, &session, cache, snapshot, &versions, pass).await;
+}
+
+/// The threads the open documents are checked on. Not rayon's global pool,
+/// where a pass over the whole manuscript keeps every thread busy and a
+/// job from another pass waits until it is done: here the open documents
+/// share the cores with it from the start.
+fn foreground() -> &'static rayon::ThreadPool {
+    static POOL: std::sync::OnceLock<rayon::ThreadPool> = std::sync::OnceLock::new();
+    POOL.get_or_init(|| {
+        rayon::ThreadPoolBuilder::new()
+            .thread_name(|index| format!("open-documents-{index}"))
+            .build()
+            .expect("a thread pool for the open documents")
+    })
 }
 
 /// Every other file (what the change did to the files that read it), and
