@@ -89,9 +89,6 @@ pub struct Session {
     pub checkable: bool,
     /// Bumped on every change, so a debounced diagnostics run can tell it is stale.
     pub generation: u64,
-    /// Diagnostics passes begun, each numbered as its snapshot is taken, so
-    /// that a slow pass never publishes over a later one's.
-    pub passes: u64,
     /// Open documents whose version went backwards or repeated: a client bug
     /// or reordering, which must never happen (kept for tests and logs).
     pub out_of_order: Vec<(FilePath, i32, i32)>,
@@ -155,7 +152,6 @@ impl Session {
             indexed: false,
             checkable: false,
             generation: 0,
-            passes: 0,
             out_of_order: Vec::new(),
             editor_llm: None,
             editor_debounce_ms: None,

@@ -37,14 +37,16 @@ pub async fn publish(
     refresh: bool,
 ) {
     let gates = lock(&cache).gates.clone();
-    let ticket = gates.asked.fetch_add(1, Ordering::SeqCst) + 1;
-    // The snapshot is taken in turn, so each pass sees what the one before
-    // it published; a pass asked for since will take a newer one.
+    // Each pass is numbered when asked for. It takes its snapshot in turn,
+    // and only while no later pass has been asked for (that one will take
+    // a newer snapshot): the passes that run take their snapshots in the
+    // order of their numbers.
+    let pass = gates.asked.fetch_add(1, Ordering::SeqCst) + 1;
     let open_turn = gates.open.lock().await;
-    if gates.asked.load(Ordering::SeqCst) != ticket {
+    if gates.asked.load(Ordering::SeqCst) != pass {
         return;
     }
-    let (snapshot, pass, indexed, versions, open_documents, (tokens_changed, hints_changed)) = {
+    let (snapshot, indexed, versions, open_documents, (tokens_changed, hints_changed)) = {
         let mut session = lock(&session);
         let versions: HashMap<FilePath, i32> = session
             .documents
@@ -70,10 +72,8 @@ pub async fn publish(
                         .is_some_and(|file| file.scene().is_some() || file.card().is_some())
             })
             .collect();
-        session.passes += 1;
         (
             session.snapshot_for_diagnostics(),
-            session.passes,
             indexed,
             versions,
             open_documents,
@@ -144,7 +144,7 @@ pub async fn publish(
         return;
     }
     let _rest_turn = gates.rest.lock().await;
-    if lock(&session).passes != pass {
+    if gates.asked.load(Ordering::SeqCst) != pass {
         // A later pass has begun: it does the rest, on a newer snapshot.
         return;
     }

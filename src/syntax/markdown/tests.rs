@@ -1,0 +1,275 @@
+//! The parser's tests: prose ranges, blocks, and incremental parses held to fresh ones.
+
+use super::*;
+
+/// Applies `removed_len` bytes at `at` replaced by `inserted`, checks the
+/// result against a fresh parse, and says whether a block parse was done.
+fn edit(
+    parser: &mut MarkdownParser,
+    text: &mut String,
+    at: usize,
+    removed_len: usize,
+    inserted: &str,
+) -> bool {
+    let before = parser.block_parses;
+    let edit = TextEdit {
+        range: TextRange::new(at, at + removed_len),
+        new_text: inserted.to_owned(),
+    };
+    let mut edited = text.clone();
+    edited.replace_range(at..at + removed_len, inserted);
+    let syntax = parser.apply_edit(text, &edit, &edited);
+    assert_eq!(
+        syntax,
+        MarkdownParser::parse_fresh(&edited),
+        "after editing into {edited:?}"
+    );
+    *text = edited;
+    parser.block_parses > before
+}
+
+const SCENE: &str = "---\ntitle: Gate\n---\n\n# The gate\n\nThe lamp burned low. She waited *there*.\nAnother line of it.\n\n- a list item\n\nLast words.";
+
+#[test]
+fn typing_in_a_paragraphs_line_needs_no_block_parse() {
+    let mut text = SCENE.to_owned();
+    let mut parser = MarkdownParser::new();
+    parser.parse(&text);
+    let middle = text.find("burned").unwrap();
+    assert!(
+        !edit(&mut parser, &mut text, middle, 0, "slowly "),
+        "a word inside a line"
+    );
+    let line_end = text.find("*there*.").unwrap() + "*there*.".len();
+    assert!(
+        !edit(&mut parser, &mut text, line_end, 0, " Rain fell"),
+        "at a line's end"
+    );
+    let other = text.find("Another").unwrap();
+    assert!(
+        !edit(
+            &mut parser,
+            &mut text,
+            other + 1,
+            "nother".len(),
+            "ny other"
+        ),
+        "a word replaced after a line's first letter"
+    );
+    assert!(
+        edit(&mut parser, &mut text, other, 0, "  "),
+        "the line's indent"
+    );
+    let end = text.len();
+    assert!(
+        !edit(&mut parser, &mut text, end, 0, " Then nothing."),
+        "the file's last line"
+    );
+    assert!(
+        !edit(&mut parser, &mut text, middle, "slowly ".len(), ""),
+        "a deletion"
+    );
+}
+
+#[test]
+fn an_edit_that_can_change_the_blocks_parses_them_again() {
+    let mut text = SCENE.to_owned();
+    let mut parser = MarkdownParser::new();
+    parser.parse(&text);
+    let other = text.find("Another").unwrap();
+    assert!(
+        edit(&mut parser, &mut text, other, 0, "# "),
+        "a heading begun"
+    );
+    let other = text.find("Another").unwrap();
+    assert!(
+        edit(&mut parser, &mut text, other - 2, 2, ""),
+        "and taken back"
+    );
+    assert!(
+        edit(&mut parser, &mut text, other - 2, 0, "\n"),
+        "a line broken"
+    );
+    let lamp = text.find("The lamp").unwrap();
+    assert!(
+        edit(&mut parser, &mut text, lamp, 0, "a | b "),
+        "a table's cells"
+    );
+    assert!(
+        edit(&mut parser, &mut text, lamp, "a | b ".len(), ""),
+        "a pipe removed"
+    );
+    let item = text.find("list item").unwrap();
+    assert!(
+        edit(&mut parser, &mut text, item, 0, "short "),
+        "inside a list"
+    );
+    let blank = text.find("Last").unwrap() - 1;
+    assert!(
+        edit(&mut parser, &mut text, blank, 0, "joined"),
+        "a blank line filled"
+    );
+    assert!(edit(&mut parser, &mut text, 0, 0, "x"), "the front matter");
+}
+
+#[test]
+fn a_nul_typed_into_a_paragraph_is_read_as_a_fresh_parse_reads_it() {
+    let mut text = "rcpt_*#> SCN-#---\nline 3#\n*".to_owned();
+    let mut parser = MarkdownParser::new();
+    parser.parse(&text);
+    assert!(edit(&mut parser, &mut text, 1, 0, "\0"), "a NUL typed");
+    assert!(edit(&mut parser, &mut text, 3, 0, "x"), "beside a NUL");
+}
+
+fn prose_text(text: &str) -> Vec<&str> {
+    MarkdownParser::parse_fresh(text)
+        .prose
+        .iter()
+        .map(|range| range.slice(text))
+        .collect()
+}
+
+#[test]
+fn code_links_comments_and_urls_are_not_prose() {
+    let text = "---\nname: Kael\n---\n\nKael saw `Kael` and [Iria](http://x.y \"t\") at <http://a.b> <!-- Kael --> see https://k.example/Kael now.\n\n```\nKael\n```\n\n<!-- Kael -->\n";
+    let prose = prose_text(text).concat();
+    assert_eq!(prose.matches("Kael").count(), 1, "{prose:?}");
+    assert!(prose.contains("Iria"));
+    assert!(prose.contains(" now."));
+}
+
+#[test]
+fn blocks_have_kinds_levels_and_first_lines() {
+    let text = "# Act One\n\n## Chapter 1\n\n- SCN-a: first\n  more\n- SCN-b: second\n\nPlain.\n";
+    let syntax = MarkdownParser::parse_fresh(text);
+    let summary: Vec<_> = syntax
+        .blocks
+        .iter()
+        .map(|block| (block.kind, block.inline.slice(text), block.list_depth))
+        .collect();
+    assert_eq!(
+        summary,
+        vec![
+            (BlockKind::Heading { level: 1 }, "Act One", 0),
+            (BlockKind::Heading { level: 2 }, "Chapter 1", 0),
+            (BlockKind::ListItem, "SCN-a: first", 0),
+            (BlockKind::Paragraph, "SCN-a: first", 1),
+            (BlockKind::ListItem, "SCN-b: second", 0),
+            (BlockKind::Paragraph, "SCN-b: second", 1),
+            (BlockKind::Paragraph, "Plain.", 0),
+        ]
+    );
+}
+
+#[test]
+fn quote_markers_are_not_prose() {
+    let text = "> Kael said\n> Iria left\n";
+    assert_eq!(prose_text(text).concat(), "Kael said\nIria left");
+}
+
+mod incremental {
+    use super::super::*;
+    use proptest::prelude::*;
+
+    const SNIPPETS: &[&str] = &[
+        "Kael",
+        " said",
+        ", \"Go.\"",
+        "\n",
+        "\n\n",
+        "# ",
+        "## Chapter\n",
+        "- ",
+        "  ",
+        "`",
+        "code`",
+        "[",
+        "](x)",
+        "<!-- ",
+        " -->",
+        "<b>",
+        "> ",
+        "```\n",
+        "*",
+        "_",
+        "https://e.x/a ",
+        "---\n",
+        "| a | b |\n",
+        "\\",
+        "’s",
+        "Iria",
+        "1. ",
+        "$",
+        "www.k ",
+        "é😀",
+    ];
+
+    fn document() -> impl Strategy<Value = String> {
+        proptest::collection::vec(proptest::sample::select(SNIPPETS), 0..40)
+            .prop_map(|parts| parts.concat())
+    }
+
+    fn edits() -> impl Strategy<Value = Vec<(usize, usize, String)>> {
+        proptest::collection::vec(
+            (
+                any::<usize>(),
+                0usize..12,
+                proptest::collection::vec(proptest::sample::select(SNIPPETS), 0..3),
+            ),
+            1..12,
+        )
+        .prop_map(|edits| {
+            edits
+                .into_iter()
+                .map(|(at, len, insert)| (at, len, insert.concat()))
+                .collect()
+        })
+    }
+
+    fn floor_boundary(text: &str, mut offset: usize) -> usize {
+        offset = offset.min(text.len());
+        while !text.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        offset
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+
+        /// After any sequence of edits, the incremental result equals a fresh parse.
+        #[test]
+        fn incremental_parse_equals_fresh_parse(initial in document(), edits in edits()) {
+            let mut parser = MarkdownParser::new();
+            let mut text = initial;
+            parser.parse(&text);
+            for (at, len, insert) in edits {
+                let start = floor_boundary(&text, at % (text.len() + 1));
+                let end = floor_boundary(&text, start + len);
+                let edit = TextEdit { range: TextRange::new(start, end), new_text: insert };
+                let mut new_text = text.clone();
+                new_text.replace_range(start..end, &edit.new_text);
+                let incremental = parser.apply_edit(&text, &edit, &new_text);
+                prop_assert_eq!(&incremental, &MarkdownParser::parse_fresh(&new_text), "after editing into {:?}", new_text);
+                text = new_text;
+            }
+        }
+
+        /// Skipping the inline grammar for text without inline syntax changes nothing.
+        #[test]
+        fn inline_shortcut_equals_inline_grammar(text in document()) {
+            let syntax = MarkdownParser::parse_fresh(&text);
+            let mut full = tree_sitter_md::MarkdownParser::default();
+            let tree = full.parse(text.as_bytes(), None).unwrap();
+            let mut excluded = Vec::new();
+            for inline in tree.inline_trees() {
+                collect_non_prose(inline.root_node(), &mut excluded);
+            }
+            for range in &syntax.prose {
+                for cut in &excluded {
+                    prop_assert!(!range.intersects(*cut), "prose {:?} overlaps non-prose {:?} in {:?}", range, cut, text);
+                }
+            }
+        }
+    }
+}
