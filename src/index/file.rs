@@ -76,8 +76,25 @@ impl SourceFile {
     /// Reads and understands a file from disk. Never fails: an unreadable,
     /// binary, non-UTF-8 or oversized file becomes an empty file with a `load_error`.
     pub fn read(root: &Path, path: FilePath, paths: &PathsConfig) -> SourceFile {
+        SourceFile::read_cached(root, path, paths, None)
+    }
+
+    /// Reads a file from disk, taking its syntax from `cache` when it holds
+    /// this very text (see [`super::cache`]).
+    pub fn read_cached(
+        root: &Path,
+        path: FilePath,
+        paths: &PathsConfig,
+        cache: Option<&super::cache::IndexCache>,
+    ) -> SourceFile {
         match read_text(&root.join(&*path)) {
-            Ok(text) => SourceFile::parse(path, text.into(), paths),
+            Ok(text) if !is_too_large_to_analyse(text.len()) => {
+                let syntax = cache
+                    .and_then(|cache| cache.syntax(&path, &text))
+                    .unwrap_or_else(|| MarkdownParser::parse_fresh(&text));
+                SourceFile::with_syntax(path, text.into(), syntax, paths)
+            }
+            Ok(text) => SourceFile::unanalysed(path, text.into(), paths),
             Err(reason) => SourceFile::unreadable(path, reason.to_string(), paths),
         }
     }

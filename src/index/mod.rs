@@ -5,6 +5,7 @@
 
 pub mod bible;
 pub mod book;
+pub mod cache;
 pub mod calendar;
 pub mod catalog;
 pub mod clock;
@@ -25,6 +26,7 @@ pub mod workspace;
 
 pub use bible::{Bible, BibleKind, BibleStatus};
 pub use book::{Book, BookScene};
+pub use cache::IndexCache;
 pub use catalog::Catalog;
 pub use config::Config;
 pub use file::{FileContent, FileKind, FilePath, SourceFile};

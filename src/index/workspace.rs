@@ -10,6 +10,7 @@ use std::sync::{Arc, OnceLock};
 
 use rayon::prelude::*;
 
+use super::cache::IndexCache;
 use super::calendar::Calendar;
 use super::catalog::Catalog;
 use super::config::{CONFIG_FILE, Config, ConfigError};
@@ -106,8 +107,14 @@ impl Workspace {
     pub fn load(root: &Path) -> Workspace {
         let mut workspace = Workspace::new(root);
         let paths = workspace.discover();
-        let files = workspace.read_files(&paths);
+        let cache = IndexCache::load(root);
+        let files = workspace.read_files_cached(&paths, Some(&cache));
         workspace.insert_files(files);
+        if cache.is_stale() {
+            // The cache only saves time: a folder that cannot be written
+            // is indexed afresh next time.
+            let _ = cache.save(root, workspace.files().map(|file| &**file));
+        }
         workspace
     }
 
@@ -235,10 +242,20 @@ impl Workspace {
 
     /// Reads and parses files in parallel; never fails (see [`SourceFile::read`]).
     pub fn read_files(&self, paths: &[FilePath]) -> Vec<SourceFile> {
+        self.read_files_cached(paths, None)
+    }
+
+    /// Reads and parses files in parallel, taking each file's syntax from
+    /// `cache` when it holds its text.
+    pub fn read_files_cached(
+        &self,
+        paths: &[FilePath],
+        cache: Option<&IndexCache>,
+    ) -> Vec<SourceFile> {
         let paths_config = &self.config.paths;
         paths
             .par_iter()
-            .map(|path| SourceFile::read(&self.root, path.clone(), paths_config))
+            .map(|path| SourceFile::read_cached(&self.root, path.clone(), paths_config, cache))
             .collect()
     }
 

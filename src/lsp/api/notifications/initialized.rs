@@ -1,9 +1,11 @@
 //! `initialized`: watched files registered, then the initial index: cards, outline and anti-pattern sheet first, the open documents checked, then the rest in batches with `$/progress`.
 
+use std::sync::Arc;
+
 use tower_lsp_server::ls_types as lsp;
 
 use crate::index::config::CONFIG_FILE;
-use crate::index::{FileKind, FilePath};
+use crate::index::{FileKind, FilePath, IndexCache};
 use crate::lsp::commands::shared::lock;
 use crate::lsp::diagnostics::publish::publish as publish_diagnostics;
 use crate::lsp::state::{INDEX_BATCH, Server};
@@ -84,6 +86,7 @@ pub(crate) async fn index_workspace(server: &Server) {
         *lock(&lock(&session).findings) = store;
     }
     let discovered = tokio::task::spawn_blocking(move || {
+        let cache = Arc::new(IndexCache::load(workspace.root()));
         let paths = workspace.discover();
         let config = workspace.config().paths.clone();
         let (priority, rest): (Vec<FilePath>, Vec<FilePath>) =
@@ -93,11 +96,11 @@ pub(crate) async fn index_workspace(server: &Server) {
                     FileKind::Card { .. } | FileKind::Outline | FileKind::AntiPatterns
                 )
             });
-        let files = workspace.read_files(&priority);
-        (files, rest)
+        let files = workspace.read_files_cached(&priority, Some(&cache));
+        (files, rest, cache)
     })
     .await;
-    let Ok((priority_files, rest)) = discovered else {
+    let Ok((priority_files, rest, cache)) = discovered else {
         if let Some(progress) = progress {
             progress.finish_with_message("indexing failed").await;
         }
@@ -126,7 +129,10 @@ pub(crate) async fn index_workspace(server: &Server) {
     for batch in rest.chunks(INDEX_BATCH) {
         let workspace = lock(&session).workspace.clone();
         let batch = batch.to_vec();
-        let Ok(files) = tokio::task::spawn_blocking(move || workspace.read_files(&batch)).await
+        let cache = cache.clone();
+        let Ok(files) =
+            tokio::task::spawn_blocking(move || workspace.read_files_cached(&batch, Some(&cache)))
+                .await
         else {
             continue;
         };
@@ -140,11 +146,22 @@ pub(crate) async fn index_workspace(server: &Server) {
     }
     lock(&session).finish_indexing();
     server.indexed.send_replace(true);
+    let hits = cache.hits();
+    if cache.is_stale() {
+        // Saved beside the first diagnostics, never before them; a folder
+        // that cannot be written is indexed afresh next time.
+        let workspace = lock(&session).workspace.clone();
+        tokio::task::spawn_blocking(move || {
+            let _ = cache.save(workspace.root(), workspace.files().map(|file| &**file));
+        });
+    }
     if let Some(progress) = progress {
         let files = lock(&session).workspace.files().len();
-        progress
-            .finish_with_message(format!("{files} files indexed"))
-            .await;
+        let message = match hits {
+            0 => format!("{files} files indexed"),
+            hits => format!("{files} files indexed, {hits} unchanged since the last start"),
+        };
+        progress.finish_with_message(message).await;
     }
     server.publish_now(session.clone()).await;
     if grammar.await.unwrap_or(false) {

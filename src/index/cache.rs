@@ -1,0 +1,425 @@
+//! The index's cache on disk: each file's Markdown syntax kept by the hash of
+//! its text, so a restart on an unchanged manuscript parses nothing again.
+//!
+//! [`CACHE_FILE`] is postcard: a header (the format, the build that wrote
+//! it, a SHA-256 of the entries) and one entry per analysed file (its path,
+//! the SHA-256 of its text, its blocks and prose ranges). Nothing in it is
+//! trusted: another build's cache, a checksum that does not match or bytes
+//! that do not decode are ignored whole; a file whose text hashes otherwise,
+//! or whose entry has a range that does not fit its text, is parsed again.
+//! Either way the result is what a cold start gives; the cache only saves
+//! the parse.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, OnceLock};
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use super::file::{FilePath, SourceFile};
+use crate::syntax::{Block, BlockKind, MarkdownSyntax};
+use crate::text::TextRange;
+
+/// Where the cache lives, relative to the manuscript root.
+pub const CACHE_FILE: &str = ".control-room/index/syntax.bin";
+
+/// Bumped whenever what is saved, or how it is read, changes.
+const FORMAT: u32 = 1;
+
+type Digest256 = [u8; 32];
+
+#[derive(Serialize, Deserialize)]
+struct Saved {
+    format: u32,
+    /// The build that wrote it: a build reads only its own cache, since
+    /// another may parse the same text otherwise.
+    build: String,
+    /// SHA-256 of `entries`.
+    checksum: Digest256,
+    /// The postcard of `Vec<Entry>`.
+    entries: Vec<u8>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct Entry {
+    path: String,
+    hash: Digest256,
+    blocks: Vec<SavedBlock>,
+    prose: Vec<(u32, u32)>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct SavedBlock {
+    kind: u8,
+    level: u8,
+    range: (u32, u32),
+    inline: (u32, u32),
+    list_depth: u16,
+}
+
+/// The cache as read at start, and what the files read through it hashed to.
+#[derive(Default)]
+pub struct IndexCache {
+    entries: HashMap<Box<str>, Entry>,
+    /// Each file read through the cache and the hash of its text, so that
+    /// saving hashes nothing twice.
+    hashes: Mutex<HashMap<FilePath, Digest256>>,
+    hits: AtomicUsize,
+    misses: AtomicUsize,
+}
+
+impl IndexCache {
+    /// The cache of the manuscript at `root`; empty when there is none, or
+    /// when it is another build's, corrupt or unreadable.
+    pub fn load(root: &Path) -> IndexCache {
+        let entries = build_id()
+            .and_then(|build| {
+                let bytes = std::fs::read(root.join(CACHE_FILE)).ok()?;
+                decode(&bytes, build)
+            })
+            .unwrap_or_default();
+        IndexCache {
+            entries: entries
+                .into_iter()
+                .map(|entry| (entry.path.clone().into_boxed_str(), entry))
+                .collect(),
+            ..IndexCache::default()
+        }
+    }
+
+    /// The syntax of `text`, the file at `path`, when the cache holds it
+    /// for exactly this text and its ranges fit it.
+    pub fn syntax(&self, path: &FilePath, text: &str) -> Option<MarkdownSyntax> {
+        let hash: Digest256 = Sha256::digest(text.as_bytes()).into();
+        self.hashes
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .insert(path.clone(), hash);
+        let found = self
+            .entries
+            .get(&**path)
+            .filter(|entry| entry.hash == hash)
+            .and_then(|entry| restore(entry, text));
+        let counter = if found.is_some() {
+            &self.hits
+        } else {
+            &self.misses
+        };
+        counter.fetch_add(1, Ordering::Relaxed);
+        found
+    }
+
+    /// Files whose syntax came from the cache.
+    pub fn hits(&self) -> usize {
+        self.hits.load(Ordering::Relaxed)
+    }
+
+    /// Files parsed because the cache did not hold their text.
+    pub fn misses(&self) -> usize {
+        self.misses.load(Ordering::Relaxed)
+    }
+
+    /// Whether saving would change the cache: a file was parsed, or the
+    /// cache holds a file that was not read.
+    pub fn is_stale(&self) -> bool {
+        self.misses() > 0 || self.hits() != self.entries.len()
+    }
+
+    /// Writes the syntax of `files` (those analysed) atomically; a file not
+    /// read through this cache is hashed here.
+    pub fn save<'a>(
+        &self,
+        root: &Path,
+        files: impl Iterator<Item = &'a SourceFile>,
+    ) -> std::io::Result<()> {
+        use std::io::Write;
+        let Some(build) = build_id() else {
+            return Ok(());
+        };
+        let hashes = self
+            .hashes
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let entries: Vec<Entry> = files
+            .filter(|file| file.load_error.is_none() && !file.is_unanalysed())
+            .map(|file| {
+                let hash = hashes
+                    .get(&file.path)
+                    .copied()
+                    .unwrap_or_else(|| Sha256::digest(file.text.as_bytes()).into());
+                save_entry(file, hash)
+            })
+            .collect();
+        drop(hashes);
+        let entries = postcard::to_stdvec(&entries).map_err(std::io::Error::other)?;
+        let saved = Saved {
+            format: FORMAT,
+            build: build.to_owned(),
+            checksum: Sha256::digest(&entries).into(),
+            entries,
+        };
+        let bytes = postcard::to_stdvec(&saved).map_err(std::io::Error::other)?;
+        let path = root.join(CACHE_FILE);
+        let folder = path.parent().expect("the cache file is in a folder");
+        std::fs::create_dir_all(folder)?;
+        // Like any build cache, never committed with the manuscript.
+        let ignore = folder.join(".gitignore");
+        if !ignore.exists() {
+            std::fs::write(ignore, "# The index's cache, rebuilt when missing.\n*\n")?;
+        }
+        let mut temporary = tempfile::NamedTempFile::new_in(folder)?;
+        temporary.write_all(&bytes)?;
+        temporary.as_file().sync_data()?;
+        temporary.persist(&path).map_err(|error| error.error)?;
+        Ok(())
+    }
+}
+
+/// This build's identity: its version and the executable's size and time,
+/// so that a rebuild never reads an older build's cache. None when the
+/// executable cannot be found: then nothing is cached.
+fn build_id() -> Option<&'static str> {
+    static BUILD: OnceLock<Option<String>> = OnceLock::new();
+    BUILD
+        .get_or_init(|| {
+            let metadata = std::env::current_exe().ok()?.metadata().ok()?;
+            let modified = metadata
+                .modified()
+                .ok()?
+                .duration_since(std::time::UNIX_EPOCH)
+                .ok()?;
+            Some(format!(
+                "{} {} {}",
+                env!("CARGO_PKG_VERSION"),
+                metadata.len(),
+                modified.as_nanos()
+            ))
+        })
+        .as_deref()
+}
+
+fn decode(bytes: &[u8], build: &str) -> Option<Vec<Entry>> {
+    let saved: Saved = postcard::from_bytes(bytes).ok()?;
+    if saved.format != FORMAT || saved.build != build {
+        return None;
+    }
+    let checksum: Digest256 = Sha256::digest(&saved.entries).into();
+    if checksum != saved.checksum {
+        return None;
+    }
+    postcard::from_bytes(&saved.entries).ok()
+}
+
+fn save_entry(file: &SourceFile, hash: Digest256) -> Entry {
+    let span = |range: TextRange| (range.start as u32, range.end as u32);
+    Entry {
+        path: file.path.to_string(),
+        hash,
+        blocks: file
+            .syntax
+            .blocks
+            .iter()
+            .map(|block| {
+                let (kind, level) = kind_code(block.kind);
+                SavedBlock {
+                    kind,
+                    level,
+                    range: span(block.range),
+                    inline: span(block.inline),
+                    list_depth: block.list_depth,
+                }
+            })
+            .collect(),
+        prose: file.syntax.prose.iter().map(|&range| span(range)).collect(),
+    }
+}
+
+/// The syntax an entry holds, if every range fits `text`: within it, on
+/// character boundaries, and the prose ranges sorted and apart.
+fn restore(entry: &Entry, text: &str) -> Option<MarkdownSyntax> {
+    let range = |(start, end): (u32, u32)| {
+        let (start, end) = (start as usize, end as usize);
+        (start <= end
+            && end <= text.len()
+            && text.is_char_boundary(start)
+            && text.is_char_boundary(end))
+        .then(|| TextRange::new(start, end))
+    };
+    let blocks = entry
+        .blocks
+        .iter()
+        .map(|block| {
+            Some(Block {
+                kind: kind_from(block.kind, block.level)?,
+                range: range(block.range)?,
+                inline: range(block.inline)?,
+                list_depth: block.list_depth,
+            })
+        })
+        .collect::<Option<Vec<Block>>>()?;
+    let prose = entry
+        .prose
+        .iter()
+        .map(|&span| range(span))
+        .collect::<Option<Vec<TextRange>>>()?;
+    if prose.windows(2).any(|pair| pair[0].end > pair[1].start) {
+        return None;
+    }
+    Some(MarkdownSyntax { blocks, prose })
+}
+
+fn kind_code(kind: BlockKind) -> (u8, u8) {
+    match kind {
+        BlockKind::Heading { level } => (0, level),
+        BlockKind::Paragraph => (1, 0),
+        BlockKind::ListItem => (2, 0),
+        BlockKind::CodeBlock => (3, 0),
+        BlockKind::HtmlBlock => (4, 0),
+        BlockKind::Quote => (5, 0),
+        BlockKind::Table => (6, 0),
+        BlockKind::ThematicBreak => (7, 0),
+        BlockKind::FrontMatter => (8, 0),
+    }
+}
+
+fn kind_from(code: u8, level: u8) -> Option<BlockKind> {
+    Some(match code {
+        0 if (1..=6).contains(&level) => BlockKind::Heading { level },
+        1 => BlockKind::Paragraph,
+        2 => BlockKind::ListItem,
+        3 => BlockKind::CodeBlock,
+        4 => BlockKind::HtmlBlock,
+        5 => BlockKind::Quote,
+        6 => BlockKind::Table,
+        7 => BlockKind::ThematicBreak,
+        8 => BlockKind::FrontMatter,
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::Workspace;
+    use crate::index::test_support::example_copy;
+    use crate::syntax::MarkdownParser;
+
+    /// A copy of the example without a cache, loaded once (which saves one).
+    fn cold() -> (tempfile::TempDir, Workspace) {
+        let (dir, _) = example_copy();
+        let _ = std::fs::remove_dir_all(dir.path().join(".control-room/index"));
+        let workspace = Workspace::load(dir.path());
+        (dir, workspace)
+    }
+
+    fn read_through(workspace: &Workspace, cache: &IndexCache) -> Vec<SourceFile> {
+        let paths: Vec<FilePath> = workspace.files().map(|file| file.path.clone()).collect();
+        workspace.read_files_cached(&paths, Some(cache))
+    }
+
+    fn assert_as_fresh(files: &[SourceFile]) {
+        for file in files.iter().filter(|file| !file.is_unanalysed()) {
+            assert_eq!(
+                file.syntax,
+                MarkdownParser::parse_fresh(&file.text),
+                "{}",
+                file.path
+            );
+        }
+    }
+
+    #[test]
+    fn a_restart_on_an_unchanged_manuscript_parses_nothing_and_reads_what_a_cold_start_read() {
+        let (dir, workspace) = cold();
+        assert!(dir.path().join(CACHE_FILE).is_file());
+        let cache = IndexCache::load(dir.path());
+        let files = read_through(&workspace, &cache);
+        assert_eq!(cache.misses(), 0);
+        assert_eq!(cache.hits(), files.len());
+        assert!(!cache.is_stale());
+        assert_as_fresh(&files);
+        for file in &files {
+            assert_eq!(Some(&**workspace.file(&file.path).unwrap()), Some(file));
+        }
+    }
+
+    #[test]
+    fn a_file_changed_since_the_cache_was_saved_is_parsed_again() {
+        let (dir, workspace) = cold();
+        let scene = "Story/Scenes/SCN-the-gate.md";
+        let text = std::fs::read_to_string(dir.path().join(scene)).unwrap();
+        let changed = text.replacen(
+            "\n\n",
+            "\n\n# A heading the cache never saw\n\n> Quoted.\n\n",
+            1,
+        );
+        std::fs::write(dir.path().join(scene), changed).unwrap();
+        let cache = IndexCache::load(dir.path());
+        let files = read_through(&workspace, &cache);
+        assert_eq!(cache.misses(), 1);
+        assert!(cache.is_stale());
+        assert_as_fresh(&files);
+        // Loading saves it again: the next start hits every file.
+        Workspace::load(dir.path());
+        let again = IndexCache::load(dir.path());
+        read_through(&workspace, &again);
+        assert_eq!((again.misses(), again.is_stale()), (0, false));
+    }
+
+    #[test]
+    fn a_corrupt_cache_is_ignored_and_rebuilt() {
+        let (dir, workspace) = cold();
+        let path = dir.path().join(CACHE_FILE);
+        let mut bytes = std::fs::read(&path).unwrap();
+        let middle = bytes.len() / 2;
+        bytes[middle] ^= 0x55;
+        std::fs::write(&path, &bytes).unwrap();
+        let cache = IndexCache::load(dir.path());
+        let files = read_through(&workspace, &cache);
+        assert_eq!(cache.hits(), 0);
+        assert_as_fresh(&files);
+        std::fs::write(&path, b"not a cache").unwrap();
+        assert_eq!(IndexCache::load(dir.path()).entries.len(), 0);
+        Workspace::load(dir.path());
+        assert_eq!(IndexCache::load(dir.path()).entries.len(), files.len());
+    }
+
+    #[test]
+    fn another_builds_cache_is_not_read() {
+        let (dir, _) = cold();
+        let path = dir.path().join(CACHE_FILE);
+        let mut saved: Saved = postcard::from_bytes(&std::fs::read(&path).unwrap()).unwrap();
+        saved.build.push_str(" and another");
+        std::fs::write(&path, postcard::to_stdvec(&saved).unwrap()).unwrap();
+        assert!(IndexCache::load(dir.path()).entries.is_empty());
+    }
+
+    #[test]
+    fn an_entry_whose_ranges_do_not_fit_its_text_is_parsed_again() {
+        let text = "# Title\n\nOne paragraph — with a dash.\n";
+        let path: FilePath = "Story/Scenes/SCN-a.md".into();
+        let file = SourceFile::parse(path.clone(), text.into(), &Default::default());
+        let hash: Digest256 = Sha256::digest(text.as_bytes()).into();
+        let good = save_entry(&file, hash);
+        assert_eq!(restore(&good, text), Some(file.syntax.clone()));
+        let mut beyond = save_entry(&file, hash);
+        beyond.prose[0].1 = text.len() as u32 + 1;
+        let mut inside_a_char = save_entry(&file, hash);
+        inside_a_char.blocks[1].range.1 = text.find('—').unwrap() as u32 + 1;
+        let mut unknown_kind = save_entry(&file, hash);
+        unknown_kind.blocks[0].kind = 200;
+        let mut overlapping = save_entry(&file, hash);
+        overlapping.prose = vec![(9, 20), (15, 25)];
+        for entry in [beyond, inside_a_char, unknown_kind, overlapping] {
+            assert_eq!(restore(&entry, text), None);
+            let cache = IndexCache {
+                entries: HashMap::from([(Box::from(&*path), entry)]),
+                ..IndexCache::default()
+            };
+            assert_eq!(cache.syntax(&path, text), None);
+            assert_eq!(cache.misses(), 1);
+        }
+    }
+}
