@@ -16,6 +16,15 @@ pub mod dictionary;
 pub mod repetition;
 pub mod voice;
 
+/// Loads the word lists the checks read (the ordinary English words, the
+/// common words), which are otherwise built on their first use: a server
+/// calls it beside its index, so that the first scene checked does not pay
+/// for them.
+pub fn warm_up() {
+    dictionary::is_ordinary_word("warm");
+    repetition::is_common("warm");
+}
+
 use std::ops::Range;
 
 use crate::syntax::{BlockKind, MarkdownSyntax};

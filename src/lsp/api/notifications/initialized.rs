@@ -1,14 +1,17 @@
-//! `initialized`: watched files registered, then the initial index: cards, outline and anti-pattern sheet first, the open documents checked, then the rest in batches with `$/progress`.
+//! `initialized`: watched files registered, then the initial index in a task of its own: cards, outline and anti-pattern sheet first, the open documents checked, then the rest in batches with `$/progress`.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use tower_lsp_server::ls_types as lsp;
+use tower_lsp_server::{Bounded, NotCancellable, OngoingProgress};
 
 use crate::index::config::CONFIG_FILE;
 use crate::index::{FileKind, FilePath, IndexCache};
 use crate::lsp::commands::shared::lock;
-use crate::lsp::diagnostics::publish::publish as publish_diagnostics;
-use crate::lsp::state::{INDEX_BATCH, Server};
+use crate::lsp::diagnostics::DiagnosticsCache;
+use crate::lsp::diagnostics::publish::{DiagnosticsMode, publish as publish_diagnostics};
+use crate::lsp::session::Session;
+use crate::lsp::state::{ClientSupport, INDEX_BATCH, Server};
 
 pub(crate) async fn initialized(server: &Server, _: lsp::InitializedParams) {
     if server.support().watched_files_registration {
@@ -44,127 +47,175 @@ pub(crate) async fn initialized(server: &Server, _: lsp::InitializedParams) {
     index_workspace(server).await;
 }
 
-/// Builds the index in priority order (cards, outline and anti-pattern
-/// sheet first, so the open scene can be checked at once), then the rest
-/// in batches, reporting progress; requests are answered meanwhile from
-/// what is indexed so far.
+/// Builds the index in its own task, so that nothing the editor sends
+/// meanwhile (a scene opened, a request) waits for it or it for them.
 pub(crate) async fn index_workspace(server: &Server) {
-    let Some(session) = server.session.get().cloned() else {
+    let Some(indexer) = Indexer::of(server) else {
         return;
     };
-    let token = lsp::ProgressToken::String("control-room/index".to_owned());
-    let progress = if server.support().work_done_progress
-        && server
-            .client
-            .create_work_done_progress(token.clone())
-            .await
-            .is_ok()
-    {
-        Some(
-            server
+    tokio::spawn(indexer.run());
+}
+
+/// What the initial index needs of the server.
+struct Indexer {
+    client: tower_lsp_server::Client,
+    session: Arc<Mutex<Session>>,
+    diagnostics: Arc<Mutex<DiagnosticsCache>>,
+    mode: DiagnosticsMode,
+    support: ClientSupport,
+    indexed: tokio::sync::watch::Sender<bool>,
+}
+
+impl Indexer {
+    fn of(server: &Server) -> Option<Indexer> {
+        Some(Indexer {
+            client: server.client.clone(),
+            session: server.session.get()?.clone(),
+            diagnostics: server.diagnostics.clone(),
+            mode: server.mode(),
+            support: server.support(),
+            indexed: server.indexed.clone(),
+        })
+    }
+
+    async fn publish(&self, refresh: bool) {
+        publish_diagnostics(
+            self.client.clone(),
+            self.session.clone(),
+            self.diagnostics.clone(),
+            self.mode,
+            refresh,
+        )
+        .await;
+    }
+
+    /// The progress the client is shown, where it takes it.
+    async fn begin_progress(&self) -> Option<OngoingProgress<Bounded, NotCancellable>> {
+        let token = lsp::ProgressToken::String("control-room/index".to_owned());
+        if !self.support.work_done_progress
+            || self
                 .client
+                .create_work_done_progress(token.clone())
+                .await
+                .is_err()
+        {
+            return None;
+        }
+        Some(
+            self.client
                 .progress(token, "Indexing manuscript")
                 .with_percentage(0)
                 .begin()
                 .await,
         )
-    } else {
-        None
-    };
-    let workspace = lock(&session).workspace.clone();
-    // harper loads beside the index when grammar is on; its findings follow.
-    let grammar = {
-        let workspace = workspace.clone();
-        tokio::task::spawn_blocking(move || crate::language::grammar::warm_up(&workspace))
-    };
-    // Findings of earlier runs come back before anything is published.
-    let root = workspace.root().to_path_buf();
-    if let Ok(store) =
-        tokio::task::spawn_blocking(move || crate::engine::findings::FindingStore::load(&root))
-            .await
-    {
-        *lock(&lock(&session).findings) = store;
     }
-    let discovered = tokio::task::spawn_blocking(move || {
-        let cache = Arc::new(IndexCache::load(workspace.root()));
-        let paths = workspace.discover();
-        let config = workspace.config().paths.clone();
-        let (priority, rest): (Vec<FilePath>, Vec<FilePath>) =
-            paths.into_iter().partition(|path| {
-                matches!(
-                    crate::index::file::classify(path, None, &config),
-                    FileKind::Card { .. } | FileKind::Outline | FileKind::AntiPatterns
-                )
-            });
-        let files = workspace.read_files_cached(&priority, Some(&cache));
-        (files, rest, cache)
-    })
-    .await;
-    let Ok((priority_files, rest, cache)) = discovered else {
-        if let Some(progress) = progress {
-            progress.finish_with_message("indexing failed").await;
-        }
-        // Nothing more will come: whoever waits for the index goes on.
-        lock(&session).checkable = true;
-        server.indexed.send_replace(true);
-        return;
-    };
-    {
-        let mut session = lock(&session);
-        session.insert_indexed(priority_files);
-        session.checkable = true;
-    }
-    // The open documents can be checked now: publish without debounce.
-    publish_diagnostics(
-        server.client.clone(),
-        session.clone(),
-        server.diagnostics.clone(),
-        server.mode(),
-        false,
-    )
-    .await;
 
-    let total = rest.len().max(1);
-    let mut done = 0;
-    for batch in rest.chunks(INDEX_BATCH) {
+    /// Builds the index in priority order (cards, outline and anti-pattern
+    /// sheet first, so the open scene can be checked at once), then the rest
+    /// in batches, reporting progress; requests are answered meanwhile from
+    /// what is indexed so far. Each file's syntax comes from the index's
+    /// cache when it holds its text.
+    async fn run(self) {
+        let session = self.session.clone();
         let workspace = lock(&session).workspace.clone();
-        let batch = batch.to_vec();
-        let cache = cache.clone();
-        let Ok(files) =
-            tokio::task::spawn_blocking(move || workspace.read_files_cached(&batch, Some(&cache)))
-                .await
-        else {
-            continue;
+        // What the checks load on first use is loaded beside the index, and
+        // harper too when grammar is on; its findings follow.
+        tokio::task::spawn_blocking(crate::prose::warm_up);
+        let grammar = {
+            let workspace = workspace.clone();
+            tokio::task::spawn_blocking(move || crate::language::grammar::warm_up(&workspace))
         };
-        done += files.len();
-        lock(&session).insert_indexed(files);
-        if let Some(progress) = &progress {
-            progress
-                .report_with_message(format!("{done}/{total} files"), (done * 100 / total) as u32)
-                .await;
+        // The cards and the outline are read while the client is asked to
+        // show the progress.
+        let priority = {
+            let workspace = workspace.clone();
+            tokio::task::spawn_blocking(move || {
+                let cache = Arc::new(IndexCache::load(workspace.root()));
+                let paths = workspace.discover();
+                let config = workspace.config().paths.clone();
+                let (priority, rest): (Vec<FilePath>, Vec<FilePath>) =
+                    paths.into_iter().partition(|path| {
+                        matches!(
+                            crate::index::file::classify(path, None, &config),
+                            FileKind::Card { .. } | FileKind::Outline | FileKind::AntiPatterns
+                        )
+                    });
+                let files = workspace.read_files_cached(&priority, Some(&cache));
+                (files, rest, cache)
+            })
+        };
+        // Findings of earlier runs come back before anything is published.
+        let findings = {
+            let root = workspace.root().to_path_buf();
+            tokio::task::spawn_blocking(move || crate::engine::findings::FindingStore::load(&root))
+        };
+        let progress = self.begin_progress().await;
+        if let Ok(store) = findings.await {
+            *lock(&lock(&session).findings) = store;
         }
-    }
-    lock(&session).finish_indexing();
-    server.indexed.send_replace(true);
-    let hits = cache.hits();
-    if cache.is_stale() {
-        // Saved beside the first diagnostics, never before them; a folder
-        // that cannot be written is indexed afresh next time.
-        let workspace = lock(&session).workspace.clone();
-        tokio::task::spawn_blocking(move || {
-            let _ = cache.save(workspace.root(), workspace.files().map(|file| &**file));
-        });
-    }
-    if let Some(progress) = progress {
-        let files = lock(&session).workspace.files().len();
-        let message = match hits {
-            0 => format!("{files} files indexed"),
-            hits => format!("{files} files indexed, {hits} unchanged since the last start"),
+        let Ok((priority_files, rest, cache)) = priority.await else {
+            if let Some(progress) = progress {
+                progress.finish_with_message("indexing failed").await;
+            }
+            // Nothing more will come: whoever waits for the index goes on.
+            lock(&session).checkable = true;
+            self.indexed.send_replace(true);
+            return;
         };
-        progress.finish_with_message(message).await;
-    }
-    server.publish_now(session.clone()).await;
-    if grammar.await.unwrap_or(false) {
-        server.publish_now(session).await;
+        {
+            let mut session = lock(&session);
+            session.insert_indexed(priority_files);
+            session.checkable = true;
+        }
+        // The open documents can be checked now: publish without debounce.
+        self.publish(false).await;
+
+        let total = rest.len().max(1);
+        let mut done = 0;
+        for batch in rest.chunks(INDEX_BATCH) {
+            let workspace = lock(&session).workspace.clone();
+            let batch = batch.to_vec();
+            let cache = cache.clone();
+            let Ok(files) = tokio::task::spawn_blocking(move || {
+                workspace.read_files_cached(&batch, Some(&cache))
+            })
+            .await
+            else {
+                continue;
+            };
+            done += files.len();
+            lock(&session).insert_indexed(files);
+            if let Some(progress) = &progress {
+                progress
+                    .report_with_message(
+                        format!("{done}/{total} files"),
+                        (done * 100 / total) as u32,
+                    )
+                    .await;
+            }
+        }
+        lock(&session).finish_indexing();
+        self.indexed.send_replace(true);
+        let hits = cache.hits();
+        if cache.is_stale() {
+            // Saved beside the first diagnostics, never before them; a folder
+            // that cannot be written is indexed afresh next time.
+            let workspace = lock(&session).workspace.clone();
+            tokio::task::spawn_blocking(move || {
+                let _ = cache.save(workspace.root(), workspace.files().map(|file| &**file));
+            });
+        }
+        if let Some(progress) = progress {
+            let files = lock(&session).workspace.files().len();
+            let message = match hits {
+                0 => format!("{files} files indexed"),
+                hits => format!("{files} files indexed, {hits} unchanged since the last start"),
+            };
+            progress.finish_with_message(message).await;
+        }
+        self.publish(self.support.diagnostic_refresh).await;
+        if grammar.await.unwrap_or(false) {
+            self.publish(self.support.diagnostic_refresh).await;
+        }
     }
 }
