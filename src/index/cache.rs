@@ -63,6 +63,8 @@ struct SavedBlock {
 #[derive(Default)]
 pub struct IndexCache {
     entries: HashMap<Box<str>, Entry>,
+    /// How many entries were read, kept when they are let go.
+    loaded: usize,
     /// Each file read through the cache and the hash of its text, so that
     /// saving hashes nothing twice.
     hashes: Mutex<HashMap<FilePath, Digest256>>,
@@ -81,12 +83,19 @@ impl IndexCache {
             })
             .unwrap_or_default();
         IndexCache {
+            loaded: entries.len(),
             entries: entries
                 .into_iter()
                 .map(|entry| (entry.path.clone().into_boxed_str(), entry))
                 .collect(),
             ..IndexCache::default()
         }
+    }
+
+    /// Lets go of what was read from disk once the files are read: saving
+    /// needs only their hashes.
+    pub fn release(&mut self) {
+        self.entries = HashMap::new();
     }
 
     /// The syntax of `text`, the file at `path`, when the cache holds it
@@ -124,7 +133,16 @@ impl IndexCache {
     /// Whether saving would change the cache: a file was parsed, or the
     /// cache holds a file that was not read.
     pub fn is_stale(&self) -> bool {
-        self.misses() > 0 || self.hits() != self.entries.len()
+        self.misses() > 0 || self.hits() != self.loaded
+    }
+
+    /// Makes the cache's folder. A server does it at `initialize`, before
+    /// the editor watches the manuscript's folders: Eglot's shutdown gives
+    /// the server a tenth of a second, and a folder that appears under a
+    /// watched one in that time leaves the server killed.
+    pub fn prepare(root: &Path) -> std::io::Result<()> {
+        let folder = root.join(CACHE_FILE);
+        std::fs::create_dir_all(folder.parent().expect("the cache file is in a folder"))
     }
 
     /// Writes the syntax of `files` (those analysed) atomically; a file not
@@ -161,9 +179,9 @@ impl IndexCache {
             entries,
         };
         let bytes = postcard::to_stdvec(&saved).map_err(std::io::Error::other)?;
+        IndexCache::prepare(root)?;
         let path = root.join(CACHE_FILE);
         let folder = path.parent().expect("the cache file is in a folder");
-        std::fs::create_dir_all(folder)?;
         // Like any build cache, never committed with the manuscript.
         let ignore = folder.join(".gitignore");
         if !ignore.exists() {
@@ -416,6 +434,7 @@ mod tests {
             assert_eq!(restore(&entry, text), None);
             let cache = IndexCache {
                 entries: HashMap::from([(Box::from(&*path), entry)]),
+                loaded: 1,
                 ..IndexCache::default()
             };
             assert_eq!(cache.syntax(&path, text), None);

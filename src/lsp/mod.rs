@@ -71,17 +71,20 @@ pub fn run_stdio() -> anyhow::Result<()> {
         let serve = Transport::new(server_input, server_output, socket).serve(service);
         tokio::pin!(serve);
         let mut input = input;
+        // The input first: a garbled frame also ends the framework's input,
+        // and the editor is told why rather than a clean end.
         let closed = tokio::select! {
-            () = &mut serve => {
-                input.abort();
-                framing::Closed::Ended
-            }
+            biased;
             closed = &mut input => {
                 // The editor is gone. A handler may still wait for an answer
                 // from it (a registration) that will never come: give the
                 // framework a moment to finish, then stop all the same.
                 let _ = tokio::time::timeout(GRACE_AFTER_INPUT_ENDS, &mut serve).await;
                 closed.unwrap_or(framing::Closed::Ended)
+            }
+            () = &mut serve => {
+                input.abort();
+                framing::Closed::Ended
             }
         };
         // What the framework wrote goes out before the process ends.

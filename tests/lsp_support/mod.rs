@@ -360,12 +360,14 @@ pub fn example_copy() -> (tempfile::TempDir, PathBuf) {
 }
 
 /// A copy of a manuscript of the repository (`examples/…`, `tests/…`) in a
-/// temporary folder, under the folder's own name.
+/// temporary folder, under the folder's own name, as a clean clone has it:
+/// without the `.control-room/` that tests reading it in place leave.
 pub fn copy_of(relative: &str) -> (tempfile::TempDir, PathBuf) {
     let source = Path::new(env!("CARGO_MANIFEST_DIR")).join(relative);
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join(source.file_name().unwrap());
     copy_dir(&source, &root);
+    let _ = std::fs::remove_dir_all(root.join(".control-room"));
     let root = root.canonicalize().unwrap();
     (dir, root)
 }

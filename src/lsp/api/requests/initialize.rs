@@ -61,6 +61,8 @@ pub(crate) async fn initialize(
             .unwrap_or(false),
         edits: edit_support(capabilities),
     });
+    // A cache: a folder that cannot be written is indexed afresh each time.
+    let _ = crate::index::IndexCache::prepare(&root);
     let mut session = Session::new(&root, encoding);
     session.semantic_tokens_refresh.supported = capabilities
         .workspace
