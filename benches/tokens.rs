@@ -16,6 +16,9 @@
 //! Pass another cassette with `CONTROL_ROOM_BENCH_CASSETTE=path` (one
 //! recorded with `--record` against a real server carries its figures).
 
+#[path = "../tests/model_server/prefix.rs"]
+mod prefix;
+
 use std::path::PathBuf;
 
 use serde_json::Value;
@@ -72,21 +75,6 @@ fn calls(path: &PathBuf) -> Vec<Call> {
         .collect()
 }
 
-/// The longest prefix, in bytes, `prompt` shares with any of `earlier`.
-fn shared_prefix(prompt: &str, earlier: &[&str]) -> usize {
-    earlier
-        .iter()
-        .map(|before| {
-            before
-                .bytes()
-                .zip(prompt.bytes())
-                .take_while(|(a, b)| a == b)
-                .count()
-        })
-        .max()
-        .unwrap_or(0)
-}
-
 fn main() {
     let path = std::env::var("CONTROL_ROOM_BENCH_CASSETTE").map_or_else(
         |_| {
@@ -103,7 +91,7 @@ fn main() {
     let mut earlier: Vec<&str> = Vec::new();
     let (mut prompt, mut reply, mut cacheable) = (0u64, 0u64, 0u64);
     for call in &calls {
-        let shared = shared_prefix(&call.prompt_text, &earlier);
+        let shared = prefix::shared_prefix(&call.prompt_text, &earlier);
         let share = shared as f64 / call.prompt_text.len().max(1) as f64;
         let cached = (call.prompt as f64 * share).floor() as u64;
         println!(

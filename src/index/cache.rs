@@ -63,8 +63,6 @@ struct SavedBlock {
 #[derive(Default)]
 pub struct IndexCache {
     entries: HashMap<Box<str>, Entry>,
-    /// How many entries were read, kept when they are let go.
-    loaded: usize,
     /// Each file read through the cache and the hash of its text, so that
     /// saving hashes nothing twice.
     hashes: Mutex<HashMap<FilePath, Digest256>>,
@@ -83,19 +81,12 @@ impl IndexCache {
             })
             .unwrap_or_default();
         IndexCache {
-            loaded: entries.len(),
             entries: entries
                 .into_iter()
                 .map(|entry| (entry.path.clone().into_boxed_str(), entry))
                 .collect(),
             ..IndexCache::default()
         }
-    }
-
-    /// Lets go of what was read from disk once the files are read: saving
-    /// needs only their hashes.
-    pub fn release(&mut self) {
-        self.entries = HashMap::new();
     }
 
     /// The syntax of `text`, the file at `path`, when the cache holds it
@@ -133,7 +124,7 @@ impl IndexCache {
     /// Whether saving would change the cache: a file was parsed, or the
     /// cache holds a file that was not read.
     pub fn is_stale(&self) -> bool {
-        self.misses() > 0 || self.hits() != self.loaded
+        self.misses() > 0 || self.hits() != self.entries.len()
     }
 
     /// Makes the cache's folder. A server does it at `initialize`, before
@@ -434,7 +425,6 @@ mod tests {
             assert_eq!(restore(&entry, text), None);
             let cache = IndexCache {
                 entries: HashMap::from([(Box::from(&*path), entry)]),
-                loaded: 1,
                 ..IndexCache::default()
             };
             assert_eq!(cache.syntax(&path, text), None);

@@ -88,13 +88,15 @@ impl SourceFile {
         cache: Option<&super::cache::IndexCache>,
     ) -> SourceFile {
         match read_text(&root.join(&*path)) {
-            Ok(text) if !is_too_large_to_analyse(text.len()) => {
-                let syntax = cache
-                    .and_then(|cache| cache.syntax(&path, &text))
-                    .unwrap_or_else(|| MarkdownParser::parse_fresh(&text));
-                SourceFile::with_syntax(path, text.into(), syntax, paths)
+            Ok(text) => {
+                let cached = cache
+                    .filter(|_| !is_too_large_to_analyse(text.len()))
+                    .and_then(|cache| cache.syntax(&path, &text));
+                match cached {
+                    Some(syntax) => SourceFile::with_syntax(path, text.into(), syntax, paths),
+                    None => SourceFile::parse(path, text.into(), paths),
+                }
             }
-            Ok(text) => SourceFile::unanalysed(path, text.into(), paths),
             Err(reason) => SourceFile::unreadable(path, reason.to_string(), paths),
         }
     }

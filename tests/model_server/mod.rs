@@ -6,6 +6,8 @@
 
 #![allow(dead_code)] // Each test binary uses a different part.
 
+pub mod prefix;
+
 use std::collections::VecDeque;
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -123,17 +125,7 @@ fn usage(shared: &Shared, request: &Value, reply: &str) -> Usage {
         prompt.push('\n');
     }
     let mut earlier = shared.prompts.lock().unwrap();
-    let shared_bytes = earlier
-        .iter()
-        .map(|before| {
-            before
-                .bytes()
-                .zip(prompt.bytes())
-                .take_while(|(a, b)| a == b)
-                .count()
-        })
-        .max()
-        .unwrap_or(0);
+    let shared_bytes = prefix::shared_prefix(&prompt, &earlier);
     earlier.push(prompt.clone());
     Usage {
         prompt: prompt.len().div_ceil(4) as u64,
