@@ -1136,3 +1136,63 @@ fn a_document_of_seven_megabytes_opened_in_the_editor_is_kept_unchecked_in_bound
     assert!(peak < 500 << 20, "peak memory {} MB", peak >> 20);
     client.shutdown();
 }
+
+/// A change typed while the initial index still reads the manuscript is
+/// published after its pause, not when the index ends: the index's batches
+/// that land in the pause are in the pass's snapshot, never a reason to
+/// drop it.
+#[test]
+fn a_change_typed_during_the_initial_index_is_published_before_the_index_ends() {
+    let (_dir, root) = example_copy();
+    let config = root.join("control-room.toml");
+    let settings = std::fs::read_to_string(&config).unwrap();
+    assert!(settings.contains("debounce_ms = 150"));
+    std::fs::write(
+        &config,
+        settings.replace("debounce_ms = 150", "debounce_ms = 300"),
+    )
+    .unwrap();
+    // Enough scenes that the index takes seconds in a test build.
+    let paragraph = "Maren Kell walked the long road to the gate, and the salt wind \
+                     followed her past the fields and the quiet houses. "
+        .repeat(40);
+    for n in 0..1500 {
+        std::fs::write(
+            root.join(format!("Story/Scenes/SCN-filler-{n}.md")),
+            format!("---\nid: SCN-filler-{n}\ntitle: Filler {n}\n---\n\n{paragraph}\n"),
+        )
+        .unwrap();
+    }
+    let scene = root.join("Story/Scenes/SCN-the-arrival.md");
+    let scene_uri = uri(&scene);
+    let mut client = Client::spawn(&[]);
+    client.initialize(&root, json!({"window": {"workDoneProgress": true}}));
+    let text = client.open(&scene, 1);
+    client.diagnostics_for(&scene_uri, |_| true);
+    let is_end = |message: &Value| {
+        message["method"] == "$/progress" && message["params"]["value"]["kind"] == "end"
+    };
+    assert!(
+        !client.seen.iter().any(is_end),
+        "the manuscript was indexed before the scene's first diagnostics: nothing typed can fall in the index"
+    );
+    let end = text.lines().count();
+    client.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": scene_uri, "version": 2},
+               "contentChanges": [{"range": {"start": {"line": end, "character": 0},
+                                             "end": {"line": end, "character": 0}},
+                                   "text": "\nMaren waited.\n"}]}),
+    );
+    let typed = client.wait_for(|message| {
+        message["method"] == "textDocument/publishDiagnostics"
+            && message["params"]["uri"] == scene_uri
+            && message["params"]["version"] == 2
+            || is_end(message)
+    });
+    assert_eq!(
+        typed["method"], "textDocument/publishDiagnostics",
+        "the change's diagnostics waited for the end of the index"
+    );
+    client.shutdown();
+}

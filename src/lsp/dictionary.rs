@@ -31,7 +31,6 @@ pub fn add(context: &Context, args: AddArgs) -> Result<Value, RpcError> {
         let text = dictionary::add_word(&Disk::default(), &root, &path, &args.word)
             .map_err(|error| invalid(format!("{ADD_TO_DICTIONARY}: {error}")))?;
         session.workspace.set_dictionary(&text);
-        session.generation += 1;
         path
     };
     (context.republish)();
@@ -41,5 +40,4 @@ pub fn add(context: &Context, args: AddArgs) -> Result<Value, RpcError> {
 /// Reads the dictionary file again after it changed on disk.
 pub fn reload(session: &mut super::session::Session) {
     session.workspace.read_dictionary();
-    session.generation += 1;
 }

@@ -87,8 +87,6 @@ pub struct Session {
     /// are indexed, so that an open document can be checked: before, its
     /// names would all be unknown.
     pub checkable: bool,
-    /// Bumped on every change, so a debounced diagnostics run can tell it is stale.
-    pub generation: u64,
     /// Open documents whose version went backwards or repeated: a client bug
     /// or reordering, which must never happen (kept for tests and logs).
     pub out_of_order: Vec<(FilePath, i32, i32)>,
@@ -151,7 +149,6 @@ impl Session {
             encoding,
             indexed: false,
             checkable: false,
-            generation: 0,
             out_of_order: Vec::new(),
             editor_llm: None,
             editor_debounce_ms: None,
@@ -212,7 +209,6 @@ impl Session {
     }
 
     pub fn open(&mut self, path: FilePath, text: String, version: i32) {
-        self.generation += 1;
         let rope = Rope::from_str(&text);
         if is_side_document(&path) {
             self.recipes = None;
@@ -274,7 +270,6 @@ impl Session {
             }
         }
         document.version = version;
-        self.generation += 1;
         let Role::Manuscript(parser) = &mut document.role else {
             self.recipes = None;
             return true;
@@ -328,7 +323,6 @@ impl Session {
         if is_side_document(path) {
             // Not manuscript; the next diagnostics run re-reads them.
             self.recipes = None;
-            self.generation += 1;
             return;
         }
         let absolute = self.workspace.absolute_path(path);
@@ -342,7 +336,6 @@ impl Session {
         } else {
             self.workspace.remove_file(path);
         }
-        self.generation += 1;
     }
 
     /// Inserts files read by the initial index, without clobbering open documents.
@@ -352,7 +345,6 @@ impl Session {
             .filter(|file| !self.documents.contains_key(&file.path))
             .collect();
         self.workspace.insert_files(files);
-        self.generation += 1;
     }
 
     /// Takes the editor's settings in, answering what was wrong with them. A
@@ -394,7 +386,6 @@ impl Session {
         self.indexed = true;
         self.checkable = true;
         self.recipes = None;
-        self.generation += 1;
     }
 
     /// The open Markdown documents.

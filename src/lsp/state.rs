@@ -4,6 +4,7 @@
 //! client supports, and the runs in flight.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::Duration;
 
@@ -39,6 +40,9 @@ pub struct Server {
     pub(crate) runs: Arc<Runs>,
     /// Turns true when the initial index is complete.
     pub(crate) indexed: tokio::sync::watch::Sender<bool>,
+    /// Diagnostics passes scheduled so far: a pass waiting out its pause
+    /// is dropped only for a later one, which takes a newer snapshot.
+    pub(crate) scheduled: Arc<AtomicU64>,
 }
 
 /// How long a pull from a client that cannot be asked to pull again waits
@@ -55,6 +59,7 @@ impl Server {
             support: OnceLock::new(),
             runs: Arc::new(Runs::default()),
             indexed: tokio::sync::watch::Sender::new(false),
+            scheduled: Arc::new(AtomicU64::new(0)),
         }
     }
 
@@ -159,7 +164,7 @@ impl Server {
     }
 
     /// Recomputes and publishes diagnostics after the debounce delay, unless
-    /// another change arrives meanwhile.
+    /// another change schedules its own pass meanwhile.
     pub(crate) fn schedule_diagnostics(&self) {
         self.schedule_diagnostics_in(Pause::Debounce);
     }
@@ -185,19 +190,18 @@ impl Server {
         let Some(session) = self.session.get().cloned() else {
             return;
         };
-        let (generation, delay) = {
+        let delay = {
             let session = lock(&session);
             let debounce = session
                 .editor_debounce_ms
                 .unwrap_or(session.workspace.config().diagnostics.debounce_ms);
-            (
-                session.generation,
-                match pause {
-                    Pause::Debounce => Duration::from_millis(debounce),
-                    Pause::None => Duration::ZERO,
-                },
-            )
+            match pause {
+                Pause::Debounce => Duration::from_millis(debounce),
+                Pause::None => Duration::ZERO,
+            }
         };
+        let scheduled = self.scheduled.clone();
+        let this = scheduled.fetch_add(1, Ordering::SeqCst) + 1;
         let diagnostics = self.diagnostics.clone();
         let client = self.client.clone();
         let mode = self.mode();
@@ -207,7 +211,9 @@ impl Server {
             if !delay.is_zero() {
                 tokio::time::sleep(delay).await;
             }
-            if lock(&session).generation != generation {
+            // A change scheduled since has its own pass; any other change
+            // (the index's files, a reloaded dictionary) is in this one's.
+            if scheduled.load(Ordering::SeqCst) != this {
                 return;
             }
             publish_diagnostics(client, session, diagnostics, mode, refresh).await;

@@ -444,7 +444,6 @@ fn learn_text(context: &Context, path: &str, text: &str) {
         let paths = session.workspace.config().paths.clone();
         let file = SourceFile::parse(path.into(), text.into(), &paths);
         session.workspace.insert_file(file);
-        session.generation += 1;
     }
 }
 

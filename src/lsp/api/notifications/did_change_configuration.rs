@@ -13,7 +13,6 @@ pub(crate) async fn did_change_configuration(
     let mut problems = Vec::new();
     let result = server.mutate("didChangeConfiguration", |session| {
         problems = session.apply_settings(settings);
-        session.generation += 1;
     });
     for problem in problems {
         server
