@@ -23,6 +23,7 @@ mod health;
 mod knowledge;
 pub(crate) mod mode;
 mod plans;
+mod pools;
 mod recipes;
 mod runs;
 mod server;

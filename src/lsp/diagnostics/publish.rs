@@ -111,7 +111,7 @@ pub async fn publish(
     let first = {
         let (cache, snapshot, versions) = (cache.clone(), snapshot.clone(), versions.clone());
         tokio::task::spawn_blocking(move || {
-            let computed = foreground()
+            let computed = crate::lsp::pools::foreground()
                 .install(|| assemble::files_with(&cache, &snapshot, Some(&open_documents), health));
             let mut cache = lock(&cache);
             let changes =
@@ -151,20 +151,6 @@ pub async fn publish(
     publish_the_rest(&client, &session, cache, snapshot, &versions, pass).await;
 }
 
-/// The threads the open documents are checked on. Not rayon's global pool,
-/// where a pass over the whole manuscript keeps every thread busy and a
-/// job from another pass waits until it is done: here the open documents
-/// share the cores with it from the start.
-fn foreground() -> &'static rayon::ThreadPool {
-    static POOL: std::sync::OnceLock<rayon::ThreadPool> = std::sync::OnceLock::new();
-    POOL.get_or_init(|| {
-        rayon::ThreadPoolBuilder::new()
-            .thread_name(|index| format!("open-documents-{index}"))
-            .build()
-            .expect("a thread pool for the open documents")
-    })
-}
-
 /// Every other file (what the change did to the files that read it), and
 /// the story's health, measured afresh: the files it changed.
 async fn publish_the_rest(
@@ -178,18 +164,25 @@ async fn publish_the_rest(
     let workspace = snapshot.workspace.clone();
     let versions = versions.clone();
     let rest = tokio::task::spawn_blocking(move || {
-        let computed = assemble::files_with(&cache, &snapshot, None, HealthPass::Last);
-        let mut changes =
-            lock(&cache).changes_to_publish(&snapshot.workspace, computed, true, &versions, pass);
-        let computed = assemble::health_changes(&cache, &snapshot);
-        changes.extend(lock(&cache).changes_to_publish(
-            &snapshot.workspace,
-            computed,
-            false,
-            &versions,
-            pass,
-        ));
-        changes
+        crate::lsp::pools::background().install(|| {
+            let computed = assemble::files_with(&cache, &snapshot, None, HealthPass::Last);
+            let mut changes = lock(&cache).changes_to_publish(
+                &snapshot.workspace,
+                computed,
+                true,
+                &versions,
+                pass,
+            );
+            let computed = assemble::health_changes(&cache, &snapshot);
+            changes.extend(lock(&cache).changes_to_publish(
+                &snapshot.workspace,
+                computed,
+                false,
+                &versions,
+                pass,
+            ));
+            changes
+        })
     })
     .await;
     if let Ok(changes) = rest {

@@ -177,7 +177,8 @@ impl Indexer {
             let batch = batch.to_vec();
             let cache = cache.clone();
             let Ok(files) = tokio::task::spawn_blocking(move || {
-                workspace.read_files_cached(&batch, Some(&cache))
+                crate::lsp::pools::background()
+                    .install(|| workspace.read_files_cached(&batch, Some(&cache)))
             })
             .await
             else {
