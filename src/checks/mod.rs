@@ -515,3 +515,80 @@ fn apply_severity_settings(workspace: &Workspace, diagnostics: &mut Vec<Diagnost
         }
     });
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+    use std::sync::Arc;
+
+    use crate::index::{SourceFile, Workspace};
+
+    fn copy(from: &Path, to: &Path) {
+        std::fs::create_dir_all(to).unwrap();
+        for entry in std::fs::read_dir(from).unwrap() {
+            let entry = entry.unwrap();
+            let target = to.join(entry.file_name());
+            if entry.file_type().unwrap().is_dir() {
+                if entry.file_name() != ".control-room" {
+                    copy(&entry.path(), &target);
+                }
+            } else {
+                std::fs::copy(entry.path(), target).unwrap();
+            }
+        }
+    }
+
+    /// Typing in a scene's prose keeps the catalog (its `Arc`s of the scene
+    /// swapped, in the story clock and the scenes met at one moment too),
+    /// and every file checks as a fresh load of the same text checks it.
+    #[test]
+    fn a_scene_whose_prose_changed_checks_as_a_fresh_load_of_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("salt-road");
+        copy(
+            &Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/salt-road"),
+            &root,
+        );
+        let path = "Story/Scenes/SCN-the-gate.md";
+        let text = std::fs::read_to_string(root.join(path)).unwrap();
+        // A time of day puts the scene among the scenes met at one moment.
+        let timed = text.replacen("date: 1203-04-12\n", "date: 1203-04-12\ntime: dusk\n", 1);
+        std::fs::write(root.join(path), &timed).unwrap();
+        let mut workspace = Workspace::load(&root);
+        let old = workspace.file(path).unwrap().clone();
+        let (catalog, paths) = (
+            workspace.catalog().clone(),
+            workspace.config().paths.clone(),
+        );
+        assert!(catalog.clock().holds(&old) && catalog.tracking().holds(&old));
+
+        let typed = timed.replacen(
+            "It gave with a groan",
+            "Kael said nothing. Ysolde waited. It gave with a groan",
+            1,
+        );
+        assert_ne!(typed, timed);
+        workspace.insert_file(SourceFile::parse(path.into(), typed.clone().into(), &paths));
+        let new = workspace.file(path).unwrap().clone();
+        let catalog = workspace.catalog();
+        assert!(Arc::ptr_eq(catalog.scene("SCN-the-gate").unwrap(), &new));
+        assert!(catalog.clock().holds(&new) && !catalog.clock().holds(&old));
+        assert!(catalog.tracking().holds(&new) && !catalog.tracking().holds(&old));
+        assert_eq!(
+            new.scene().unwrap().word_count,
+            old.scene().unwrap().word_count + 5
+        );
+
+        std::fs::write(root.join(path), &typed).unwrap();
+        let fresh = Workspace::load(&root);
+        assert_eq!(workspace.mentions(path), fresh.mentions(path));
+        for file in fresh.files() {
+            assert_eq!(
+                super::check_file(&workspace, &file.path),
+                super::check_file(&fresh, &file.path),
+                "{}",
+                file.path
+            );
+        }
+    }
+}

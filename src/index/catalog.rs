@@ -153,6 +153,48 @@ impl Catalog {
         catalog
     }
 
+    /// The catalog after `new` replaced `old`, a scene whose front matter
+    /// reads the same (the writer typed in its prose): what the catalog
+    /// knows is unchanged, and only where it keeps the file is the file
+    /// swapped. `None` for any other change, which [`Catalog::build`] reads.
+    pub fn with_prose_changed(
+        &self,
+        old: &Arc<SourceFile>,
+        new: &Arc<SourceFile>,
+    ) -> Option<Catalog> {
+        let (Some(before), Some(after)) = (old.scene(), new.scene()) else {
+            return None;
+        };
+        let same_scene = Scene {
+            word_count: before.word_count,
+            ..after.clone()
+        } == *before;
+        let same_file = old.path == new.path
+            && old.front_matter == new.front_matter
+            && old.problems == new.problems
+            && old.allow == new.allow
+            && old.load_error == new.load_error;
+        if !(same_scene && same_file) {
+            return None;
+        }
+        let mut catalog = self.clone();
+        let at = catalog
+            .scenes
+            .binary_search_by(|file| file.path.cmp(&new.path))
+            .ok()?;
+        if !Arc::ptr_eq(&catalog.scenes[at], old) {
+            return None;
+        }
+        catalog.scenes[at] = new.clone();
+        if catalog.tracking.holds(old) {
+            Arc::make_mut(&mut catalog.tracking).replace(old, new);
+        }
+        if catalog.clock.holds(old) {
+            Arc::make_mut(&mut catalog.clock).replace(old, new);
+        }
+        Some(catalog)
+    }
+
     /// The outline's positions and, for each entry, its scene's date and the
     /// latest date before it.
     fn find_outline_dates(&mut self) {

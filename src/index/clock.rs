@@ -61,6 +61,24 @@ pub trait Resolve {
 }
 
 impl Clock {
+    /// Whether `file` (this very `Arc`) is a stop of someone's itinerary.
+    pub fn holds(&self, file: &Arc<SourceFile>) -> bool {
+        self.itineraries
+            .values()
+            .flatten()
+            .any(|stop| Arc::ptr_eq(&stop.scene, file))
+    }
+
+    /// Keeps `new` wherever `old` was a stop (the same scene, its prose
+    /// changed: its time, place and people did not).
+    pub fn replace(&mut self, old: &Arc<SourceFile>, new: &Arc<SourceFile>) {
+        for stop in self.itineraries.values_mut().flatten() {
+            if Arc::ptr_eq(&stop.scene, old) {
+                stop.scene = new.clone();
+            }
+        }
+    }
+
     pub fn build(
         calendar: Arc<Calendar>,
         scenes: &[Arc<SourceFile>],

@@ -45,6 +45,31 @@ pub fn moment(scene: &Scene) -> Option<Moment> {
 }
 
 impl Tracking {
+    /// Whether `file` (this very `Arc`) is among the scenes tracked or met.
+    pub fn holds(&self, file: &Arc<SourceFile>) -> bool {
+        self.tracked.iter().any(|(_, kept)| Arc::ptr_eq(kept, file))
+            || self
+                .by_moment
+                .values()
+                .flatten()
+                .any(|kept| Arc::ptr_eq(kept, file))
+    }
+
+    /// Keeps `new` wherever `old` was kept (the same scene, its prose
+    /// changed: nothing tracked moved).
+    pub fn replace(&mut self, old: &Arc<SourceFile>, new: &Arc<SourceFile>) {
+        let scenes = self
+            .tracked
+            .iter_mut()
+            .map(|(_, kept)| kept)
+            .chain(self.by_moment.values_mut().flatten());
+        for kept in scenes {
+            if Arc::ptr_eq(kept, old) {
+                *kept = new.clone();
+            }
+        }
+    }
+
     pub fn build(
         scenes: &[Arc<SourceFile>],
         cards: &[Arc<SourceFile>],

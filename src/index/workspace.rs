@@ -261,17 +261,39 @@ impl Workspace {
 
     /// Adds or replaces files, then brings the catalog and mentions up to date.
     pub fn insert_files(&mut self, files: Vec<SourceFile>) {
+        self.insert_shared(files.into_iter().map(Arc::new));
+    }
+
+    fn insert_shared(&mut self, files: impl IntoIterator<Item = Arc<SourceFile>>) {
         for file in files {
             self.mentions.remove(&file.path);
             self.near_names.remove(&file.path);
-            self.files.insert(file.path.clone(), Arc::new(file));
+            self.files.insert(file.path.clone(), file);
         }
         self.refresh();
     }
 
-    /// Adds or replaces one file.
+    /// Adds or replaces one file. A scene whose prose alone changed (what
+    /// typing does) leaves the catalog as it was but for the file's
+    /// `Arc`s, and its own mentions are found again.
     pub fn insert_file(&mut self, file: SourceFile) {
-        self.insert_files(vec![file]);
+        let file = Arc::new(file);
+        let catalog = self
+            .files
+            .get(&file.path)
+            .and_then(|old| self.catalog.with_prose_changed(old, &file));
+        let Some(catalog) = catalog else {
+            self.insert_shared([file]);
+            return;
+        };
+        self.catalog = Arc::new(catalog);
+        self.variants = Arc::default();
+        let names = self.catalog.name_words();
+        let mentions = self.catalog.matcher().find(&file.text, &file.syntax).into();
+        let near = super::variants::near_names(&file, names).into();
+        self.mentions.insert(file.path.clone(), mentions);
+        self.near_names.insert(file.path.clone(), near);
+        self.files.insert(file.path.clone(), file);
     }
 
     pub fn remove_file(&mut self, path: &str) -> Option<Arc<SourceFile>> {
