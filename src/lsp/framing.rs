@@ -25,6 +25,15 @@ use tower_lsp_server::jsonrpc::{Request, Response};
 const MAX_HEADER: usize = 8 * 1024;
 const MAX_BODY: usize = 256 * 1024 * 1024;
 
+/// The most a frame's body is given before its bytes arrive: a frame up to
+/// this size is read into a buffer of its own size (not twice it, as a
+/// growing one ends), and a length that lies costs at most this much.
+const PREALLOCATE: usize = 1024 * 1024;
+
+/// The framework's frames read ahead of the output: past this many, the
+/// framework waits, rather than its diagnostics piling up as copies here.
+const OUTPUT_AHEAD: usize = 4;
+
 /// How the client's side of the connection ended.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Closed {
@@ -95,7 +104,9 @@ async fn read_frame<R: AsyncRead + Unpin>(input: &mut BufReader<R>) -> std::io::
     };
     // Read as the bytes come, so a length that lies costs no more memory
     // than what is actually sent.
-    let mut body = Vec::new();
+    // One byte more than the body, so the read that finds its end needs
+    // no room of its own.
+    let mut body = Vec::with_capacity(length.min(PREALLOCATE) + 1);
     (&mut *input)
         .take(length as u64)
         .read_to_end(&mut body)
@@ -202,11 +213,11 @@ where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin,
 {
-    let (frames, mut server_frames) = mpsc::unbounded_channel();
+    let (frames, mut server_frames) = mpsc::channel(OUTPUT_AHEAD);
     let reader = tokio::spawn(async move {
         let mut from_server = BufReader::new(from_server);
         while let Ok(Frame::Body(body)) = read_frame(&mut from_server).await {
-            if frames.send(body).is_err() {
+            if frames.send(body).await.is_err() {
                 break;
             }
         }
