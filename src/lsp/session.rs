@@ -5,7 +5,7 @@
 //! takes the lock before its first `.await`). Queries and diagnostics work on
 //! snapshots (`Workspace` clones) taken under the lock and used after it.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
@@ -117,7 +117,16 @@ pub struct Session {
     /// When to ask the client for inlay hints again (`ide::inlay_hints_key`:
     /// dates, times, points of view, birth dates, the calendar).
     pub inlay_hints_refresh: Refresh,
+    /// The documents that keep their syntax tree, the one opened or
+    /// changed last first (at most [`TREES_KEPT`]).
+    trees: VecDeque<FilePath>,
 }
+
+/// How many open documents keep their syntax tree for the next edit: the
+/// ones being written in. A tree costs about twenty times its scene's text
+/// (some 460 KB for 2,000 words); a document without one is parsed afresh
+/// at its next edit (about 5 ms for 5,000 words) and keeps it again.
+pub const TREES_KEPT: usize = 4;
 
 /// A view the client keeps of other files than the one it shows (semantic
 /// tokens, inlay hints), and asks for again only when told: whether it can
@@ -150,6 +159,7 @@ impl Session {
             indexed: false,
             checkable: false,
             out_of_order: Vec::new(),
+            trees: VecDeque::new(),
             editor_llm: None,
             editor_debounce_ms: None,
             findings: Arc::new(Mutex::new(FindingStore::default())),
@@ -223,13 +233,14 @@ impl Session {
         let mut parser = None;
         let file = understand(&path, text, &mut parser, true, &self.workspace);
         self.documents.insert(
-            path,
+            path.clone(),
             Document {
                 rope,
                 version,
                 role: Role::Manuscript(parser),
             },
         );
+        self.keep_tree(&path);
         self.workspace.insert_file(file);
         self.proofread_open_scenes();
     }
@@ -276,8 +287,36 @@ impl Session {
         };
         let text = document.rope.to_string();
         let file = understand(path, text, parser, replaced, &self.workspace);
+        self.keep_tree(path);
         self.workspace.insert_file(file);
         true
+    }
+
+    /// Puts `path` first among the documents that keep their tree, and
+    /// drops the parser of the one that falls off the end.
+    fn keep_tree(&mut self, path: &FilePath) {
+        self.trees.retain(|kept| kept != path);
+        self.trees.push_front(path.clone());
+        while self.trees.len() > TREES_KEPT {
+            let Some(dropped) = self.trees.pop_back() else {
+                break;
+            };
+            if let Some(Document {
+                role: Role::Manuscript(parser),
+                ..
+            }) = self.documents.get_mut(&dropped)
+            {
+                *parser = None;
+            }
+        }
+    }
+
+    /// Whether an open document keeps its syntax tree.
+    #[cfg(test)]
+    fn has_tree(&self, path: &str) -> bool {
+        self.documents
+            .get(path)
+            .is_some_and(|document| matches!(document.role, Role::Manuscript(Some(_))))
     }
 
     /// Closes a document; the file on disk is the truth again.
@@ -285,6 +324,7 @@ impl Session {
         if is_recipe_path(path) {
             self.recipes = None;
         }
+        self.trees.retain(|kept| kept != path);
         if self.documents.remove(path).is_some() {
             self.proofread_open_scenes();
             self.reload_from_disk(path);
@@ -527,5 +567,60 @@ fn tree_edit(rope: &Rope, start: usize, end: usize, new_text: &str) -> TreeEdit 
         start_position,
         old_end_position: point(end),
         new_end_position,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use tower_lsp_server::ls_types::Range;
+
+    use super::*;
+
+    #[test]
+    fn only_the_documents_written_in_last_keep_their_trees_and_the_others_parse_afresh() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut session = Session::new(dir.path(), PositionEncoding::Utf16);
+        let path = |n: usize| FilePath::from(format!("Story/Scenes/SCN-{n}.md"));
+        let count = TREES_KEPT + 2;
+        for n in 0..count {
+            let text =
+                format!("---\nid: SCN-{n}\n---\n\n# Scene {n}\n\nThe tide came in.\n\n- a list\n");
+            session.open(path(n), text, 1);
+        }
+        let kept: Vec<bool> = (0..count).map(|n| session.has_tree(&path(n))).collect();
+        assert_eq!(kept.iter().filter(|kept| **kept).count(), TREES_KEPT);
+        assert!(!kept[0] && kept[count - 1], "{kept:?}");
+
+        // The first one opened is written in again: parsed afresh, as a
+        // fresh parse reads it, and it keeps its tree while the least
+        // recent of the others loses one.
+        let at = Position::new(6, 0);
+        session.change(
+            &path(0),
+            2,
+            vec![TextDocumentContentChangeEvent {
+                range: Some(Range::new(at, at)),
+                range_length: None,
+                text: "Later. ".to_owned(),
+            }],
+        );
+        let file = session.workspace.file(&path(0)).unwrap().clone();
+        assert!(file.text.contains("Later. The tide came in."));
+        let fresh = SourceFile::parse(
+            path(0),
+            file.text.clone(),
+            &session.workspace.config().paths,
+        );
+        assert_eq!(file.syntax, fresh.syntax);
+        assert!(session.has_tree(&path(0)));
+        assert!(!session.has_tree(&path(2)));
+        assert_eq!(
+            (0..count).filter(|n| session.has_tree(&path(*n))).count(),
+            TREES_KEPT
+        );
+
+        // A closed document leaves the list.
+        session.close(&path(0));
+        assert!(!session.trees.contains(&path(0)));
     }
 }
