@@ -155,20 +155,20 @@ pub fn diagnostic(
             range_in_text(&text, diagnostic.range, encoding)
         }
     };
-    let related: Vec<lsp::DiagnosticRelatedInformation> = diagnostic
-        .related
-        .iter()
-        .filter_map(|related| {
-            let file = workspace.file(&related.path)?;
-            Some(lsp::DiagnosticRelatedInformation {
-                location: lsp::Location {
-                    uri: uri_for(workspace, &related.path)?,
-                    range: range(file, related.range, encoding),
-                },
-                message: related.message.clone(),
-            })
+    // Sized up front: collected from a filter, one place would take room
+    // for four (about 450 bytes more on each of a manuscript's diagnostics,
+    // which the server keeps).
+    let mut related = Vec::with_capacity(diagnostic.related.len());
+    related.extend(diagnostic.related.iter().filter_map(|related| {
+        let file = workspace.file(&related.path)?;
+        Some(lsp::DiagnosticRelatedInformation {
+            location: lsp::Location {
+                uri: uri_for(workspace, &related.path)?,
+                range: range(file, related.range, encoding),
+            },
+            message: related.message.clone(),
         })
-        .collect();
+    }));
     lsp::Diagnostic {
         range: lsp_range,
         severity: Some(severity(diagnostic.severity)),
