@@ -67,6 +67,9 @@ struct Published {
     diagnostics: Arc<Vec<lsp::Diagnostic>>,
     version: Option<i32>,
     pass: u64,
+    /// False when the pass that computed them left them for a later one
+    /// without sending them (see [`DiagnosticsCache::left_unsent`]).
+    sent: bool,
 }
 
 struct CacheEntry {
@@ -301,6 +304,7 @@ impl DiagnosticsCache {
             let version = versions.get(&path).copied();
             let unchanged = match self.published.get(&path) {
                 Some(seen) if seen.pass > pass => true,
+                Some(seen) if !seen.sent => false,
                 Some(seen) => seen.diagnostics == diagnostics && seen.version == version,
                 None => diagnostics.is_empty() && version.is_none(),
             };
@@ -311,6 +315,7 @@ impl DiagnosticsCache {
                         diagnostics: diagnostics.clone(),
                         version,
                         pass,
+                        sent: true,
                     },
                 );
                 changes.push((path, diagnostics, version));
@@ -329,6 +334,17 @@ impl DiagnosticsCache {
             }
         }
         changes
+    }
+
+    /// Marks files [`DiagnosticsCache::changes_to_publish`] gave that were
+    /// not sent after all (a later pass was asked for first): that pass
+    /// sends them, whatever it computes.
+    pub fn left_unsent(&mut self, paths: impl IntoIterator<Item = FilePath>) {
+        for path in paths {
+            if let Some(seen) = self.published.get_mut(&path) {
+                seen.sent = false;
+            }
+        }
     }
 
     /// Of the open recipes' diagnostics, what the client has not seen yet,
@@ -446,5 +462,43 @@ mod tests {
             text.replacen("aliases: [Iria]", "aliases: [Iria, Vell]", 1)
         });
         assert_eq!(pass(&workspace), all);
+    }
+
+    #[test]
+    fn files_a_pass_left_unsent_are_sent_by_the_next_even_unchanged() {
+        let workspace = example();
+        let cache = Mutex::new(DiagnosticsCache::default());
+        let computed = || {
+            compute(
+                &cache,
+                &workspace,
+                None,
+                PositionEncoding::Utf16,
+                HealthPass::Skip,
+            )
+        };
+        let versions = HashMap::new();
+        let first = computed();
+        let sent = lock(&cache).changes_to_publish(&workspace, first, true, &versions, 1);
+        assert!(!sent.is_empty());
+        // Nothing changed: nothing to send again.
+        let files = computed();
+        let again = lock(&cache).changes_to_publish(&workspace, files, true, &versions, 2);
+        assert!(again.is_empty());
+        // Pass 3 sent the first file and stopped for a later pass: the
+        // later one sends the rest, though nothing in them changed.
+        let unsent: Vec<FilePath> = sent
+            .iter()
+            .skip(1)
+            .map(|(path, _, _)| path.clone())
+            .collect();
+        lock(&cache).left_unsent(unsent.clone());
+        let files = computed();
+        let later = lock(&cache).changes_to_publish(&workspace, files, true, &versions, 4);
+        let later: Vec<FilePath> = later.into_iter().map(|(path, _, _)| path).collect();
+        assert_eq!(later, unsent);
+        let files = computed();
+        let after = lock(&cache).changes_to_publish(&workspace, files, true, &versions, 5);
+        assert!(after.is_empty());
     }
 }

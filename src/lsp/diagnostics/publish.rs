@@ -20,6 +20,12 @@ use crate::lsp::commands::shared::lock;
 use crate::lsp::convert::{uri_for, uri_for_absolute};
 use crate::lsp::session::Session;
 
+/// How long the rest of the manuscript waits after the open documents are
+/// sent: a writer still typing asks for the next pass first, which does
+/// the rest on a newer snapshot, so a run of keystrokes checks the
+/// manuscript once, when it pauses.
+const REST_AFTER_OPEN: std::time::Duration = std::time::Duration::from_millis(100);
+
 /// How the client gets diagnostics.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DiagnosticsMode {
@@ -129,11 +135,11 @@ pub async fn publish(
     let Ok((changes, config, side)) = first else {
         return;
     };
-    let changes = changes
-        .into_iter()
-        .map(|(path, diagnostics, version)| (path, (*diagnostics).clone(), version))
-        .chain(side);
-    send(&client, &session, &workspace, changes).await;
+    let changes = changes.into_iter().chain(
+        side.into_iter()
+            .map(|(path, diagnostics, version)| (path, Arc::new(diagnostics), version)),
+    );
+    send(&client, &session, &workspace, changes, || false).await;
     if let Some(config) = config
         && let Some(uri) = uri_for_absolute(&workspace.root().join(CONFIG_FILE))
     {
@@ -143,12 +149,17 @@ pub async fn publish(
     if !indexed {
         return;
     }
+    tokio::time::sleep(REST_AFTER_OPEN).await;
+    if gates.asked.load(Ordering::SeqCst) != pass {
+        return;
+    }
     let _rest_turn = gates.rest.lock().await;
     if gates.asked.load(Ordering::SeqCst) != pass {
         // A later pass has begun: it does the rest, on a newer snapshot.
         return;
     }
-    publish_the_rest(&client, &session, cache, snapshot, &versions, pass).await;
+    let later = || gates.asked.load(Ordering::SeqCst) != pass;
+    publish_the_rest(&client, &session, cache, snapshot, &versions, pass, later).await;
 }
 
 /// Every other file (what the change did to the files that read it), and
@@ -160,9 +171,11 @@ async fn publish_the_rest(
     snapshot: Arc<super::super::snapshot::Snapshot>,
     versions: &Arc<HashMap<FilePath, i32>>,
     pass: u64,
+    later: impl Fn() -> bool,
 ) {
     let workspace = snapshot.workspace.clone();
     let versions = versions.clone();
+    let kept = cache.clone();
     let rest = tokio::task::spawn_blocking(move || {
         crate::lsp::pools::background().install(|| {
             let computed = assemble::files_with(&cache, &snapshot, None, HealthPass::Last);
@@ -186,16 +199,16 @@ async fn publish_the_rest(
     })
     .await;
     if let Ok(changes) = rest {
-        let changes = changes
-            .into_iter()
-            .map(|(path, diagnostics, version)| (path, (*diagnostics).clone(), version));
-        send(client, session, &workspace, changes).await;
+        // A pass asked for meanwhile (the writer typed) goes out before
+        // the rest of this one, which it sends itself.
+        let unsent = send(client, session, &workspace, changes.into_iter(), later).await;
+        lock(&kept).left_unsent(unsent);
     }
 }
 
 /// Publishes each file's diagnostics with the version they were computed
 /// for, and only if the document has not moved on since (a newer pass
-/// follows).
+/// follows). Stops when `stop` says so: the files not sent.
 async fn send(
     client: &Client,
     session: &Arc<Mutex<Session>>,
@@ -203,18 +216,28 @@ async fn send(
     changes: impl Iterator<
         Item = (
             FilePath,
-            Vec<tower_lsp_server::ls_types::Diagnostic>,
+            Arc<Vec<tower_lsp_server::ls_types::Diagnostic>>,
             Option<i32>,
         ),
     >,
-) {
-    for (path, diagnostics, version) in changes {
+    stop: impl Fn() -> bool,
+) -> Vec<FilePath> {
+    let mut changes = changes.into_iter();
+    while let Some((path, diagnostics, version)) = changes.next() {
+        if stop() {
+            return std::iter::once(path)
+                .chain(changes.map(|(path, _, _)| path))
+                .collect();
+        }
         let Some(uri) = uri_for(workspace, &path) else {
             continue;
         };
         if lock(session).version(&path) != version {
             continue;
         }
-        client.publish_diagnostics(uri, diagnostics, version).await;
+        client
+            .publish_diagnostics(uri, (*diagnostics).clone(), version)
+            .await;
     }
+    Vec::new()
 }
