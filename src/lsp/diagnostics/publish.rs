@@ -149,21 +149,12 @@ pub async fn publish(
     if !indexed {
         return;
     }
-    tokio::time::sleep(REST_AFTER_OPEN).await;
-    if gates.asked.load(Ordering::SeqCst) != pass {
-        return;
-    }
-    let _rest_turn = gates.rest.lock().await;
-    if gates.asked.load(Ordering::SeqCst) != pass {
-        // A later pass has begun: it does the rest, on a newer snapshot.
-        return;
-    }
-    let later = || gates.asked.load(Ordering::SeqCst) != pass;
-    publish_the_rest(&client, &session, cache, snapshot, &versions, pass, later).await;
+    publish_the_rest(&client, &session, cache, snapshot, &versions, pass, &gates).await;
 }
 
 /// Every other file (what the change did to the files that read it), and
-/// the story's health, measured afresh: the files it changed.
+/// the story's health, measured afresh: the files it changed. Unless a
+/// later pass is asked for first, which does it on a newer snapshot.
 async fn publish_the_rest(
     client: &Client,
     session: &Arc<Mutex<Session>>,
@@ -171,8 +162,17 @@ async fn publish_the_rest(
     snapshot: Arc<super::super::snapshot::Snapshot>,
     versions: &Arc<HashMap<FilePath, i32>>,
     pass: u64,
-    later: impl Fn() -> bool,
+    gates: &super::Gates,
 ) {
+    let later = || gates.asked.load(Ordering::SeqCst) != pass;
+    tokio::time::sleep(REST_AFTER_OPEN).await;
+    if later() {
+        return;
+    }
+    let _rest_turn = gates.rest.lock().await;
+    if later() {
+        return;
+    }
     let workspace = snapshot.workspace.clone();
     let versions = versions.clone();
     let kept = cache.clone();
