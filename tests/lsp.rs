@@ -1152,11 +1152,12 @@ fn a_change_typed_during_the_initial_index_is_published_before_the_index_ends() 
         settings.replace("debounce_ms = 150", "debounce_ms = 300"),
     )
     .unwrap();
-    // Enough scenes that the index takes seconds in a test build.
+    // Enough scenes that the index takes seconds in a test build, even on
+    // many cores.
     let paragraph = "Maren Kell walked the long road to the gate, and the salt wind \
                      followed her past the fields and the quiet houses. "
         .repeat(40);
-    for n in 0..1500 {
+    for n in 0..3000 {
         std::fs::write(
             root.join(format!("Story/Scenes/SCN-filler-{n}.md")),
             format!("---\nid: SCN-filler-{n}\ntitle: Filler {n}\n---\n\n{paragraph}\n"),
