@@ -288,11 +288,9 @@ impl Workspace {
         };
         self.catalog = Arc::new(catalog);
         self.variants = Arc::default();
-        let names = self.catalog.name_words();
-        let mentions = self.catalog.matcher().find(&file.text, &file.syntax).into();
-        let near = super::variants::near_names(&file, names).into();
-        self.mentions.insert(file.path.clone(), mentions);
-        self.near_names.insert(file.path.clone(), near);
+        let (path, mentions, near) = names_in(&self.catalog, &file);
+        self.mentions.insert(path.clone(), mentions);
+        self.near_names.insert(path, near);
         self.files.insert(file.path.clone(), file);
     }
 
@@ -357,8 +355,6 @@ impl Workspace {
         }
         self.catalog = Arc::new(catalog);
         self.variants = Arc::default();
-        let matcher = self.catalog.matcher();
-        let names = self.catalog.name_words();
         let missing: Vec<&Arc<SourceFile>> = self
             .files
             .values()
@@ -366,17 +362,21 @@ impl Workspace {
             .collect();
         let computed: Vec<FileNames> = missing
             .par_iter()
-            .map(|file| {
-                (
-                    file.path.clone(),
-                    matcher.find(&file.text, &file.syntax).into(),
-                    super::variants::near_names(file, names).into(),
-                )
-            })
+            .map(|file| names_in(&self.catalog, file))
             .collect();
         for (path, mentions, near) in computed {
             self.near_names.insert(path.clone(), near);
             self.mentions.insert(path, mentions);
         }
     }
+}
+
+/// What `file`'s prose says of the catalog's names: its mentions and its
+/// near misses.
+fn names_in(catalog: &Catalog, file: &SourceFile) -> FileNames {
+    (
+        file.path.clone(),
+        catalog.matcher().find(&file.text, &file.syntax).into(),
+        super::variants::near_names(file, catalog.name_words()).into(),
+    )
 }

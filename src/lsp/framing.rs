@@ -102,10 +102,10 @@ async fn read_frame<R: AsyncRead + Unpin>(input: &mut BufReader<R>) -> std::io::
         }
         Some(Ok(length)) => length,
     };
-    // Read as the bytes come, so a length that lies costs no more memory
-    // than what is actually sent.
-    // One byte more than the body, so the read that finds its end needs
-    // no room of its own.
+    // Read as the bytes come, room made for at most PREALLOCATE of them
+    // first, so a length that lies costs little more than what is sent;
+    // one byte more than the body, so the read that finds its end needs no
+    // room of its own.
     let mut body = Vec::with_capacity(length.min(PREALLOCATE) + 1);
     (&mut *input)
         .take(length as u64)

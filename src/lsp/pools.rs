@@ -11,7 +11,7 @@ use std::sync::OnceLock;
 /// How much lower the background threads ask the scheduler to rank them:
 /// under Linux's fair scheduler a thread of nice 10 gets about a tenth of
 /// a core that a thread of nice 0 wants.
-pub(crate) const BACKGROUND_NICE: i32 = 10;
+const BACKGROUND_NICE: i32 = 10;
 
 /// The open documents' pool (not rayon's global one, where a job waits
 /// for whatever another pass put there first).

@@ -126,7 +126,7 @@ pub struct Session {
 /// ones being written in. A tree costs about twenty times its scene's text
 /// (some 460 KB for 2,000 words); a document without one is parsed afresh
 /// at its next edit (about 5 ms for 5,000 words) and keeps it again.
-pub const TREES_KEPT: usize = 4;
+const TREES_KEPT: usize = 4;
 
 /// A view the client keeps of other files than the one it shows (semantic
 /// tokens, inlay hints), and asks for again only when told: whether it can
@@ -292,10 +292,14 @@ impl Session {
         true
     }
 
-    /// Puts `path` first among the documents that keep their tree, and
-    /// drops the parser of the one that falls off the end.
+    /// Puts `path` first among the documents that keep their tree (unless
+    /// it has none: too large to analyse), and drops the parser of the one
+    /// that falls off the end.
     fn keep_tree(&mut self, path: &FilePath) {
         self.trees.retain(|kept| kept != path);
+        if !self.has_tree(path) {
+            return;
+        }
         self.trees.push_front(path.clone());
         while self.trees.len() > TREES_KEPT {
             let Some(dropped) = self.trees.pop_back() else {
@@ -312,7 +316,6 @@ impl Session {
     }
 
     /// Whether an open document keeps its syntax tree.
-    #[cfg(test)]
     fn has_tree(&self, path: &str) -> bool {
         self.documents
             .get(path)
@@ -618,6 +621,12 @@ mod tests {
             (0..count).filter(|n| session.has_tree(&path(*n))).count(),
             TREES_KEPT
         );
+
+        // A document too large to analyse has no tree and takes no place.
+        let huge = path(count);
+        session.open(huge.clone(), "Rain. ".repeat(200_000), 1);
+        assert!(!session.has_tree(&huge) && !session.trees.contains(&huge));
+        assert!(session.has_tree(&path(0)) && session.has_tree(&path(3)));
 
         // A closed document leaves the list.
         session.close(&path(0));
