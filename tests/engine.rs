@@ -86,11 +86,14 @@ fn assert_run_files_valid(root: &Path, run_id: &str) {
 }
 
 /// What a kill -9 may leave: a temporary file beside the JSON files, which
-/// must all parse, with no step id twice.
+/// must all parse, with no step id twice. (cache.json is written when a run
+/// ends: a run killed before has none, and its slots are in its lines.)
 fn assert_run_files_parse(root: &Path, run_id: &str) {
     let dir = run_dir(root, run_id);
     read_json(&dir.join("run.json"));
-    read_json(&dir.join("cache.json"));
+    if dir.join("cache.json").exists() {
+        read_json(&dir.join("cache.json"));
+    }
     let steps = steps(root, run_id);
     let mut ids: Vec<&str> = steps
         .iter()
@@ -1029,7 +1032,10 @@ fn a_disk_that_fills_at_any_write_leaves_valid_files_and_resumes() {
             "after {writes} writes"
         );
     }
-    assert!(stopped >= 30, "only {stopped} write points were exercised");
+    // A run of this recipe writes 27 times: run.json when it is made,
+    // starts, changes phase and ends, each tool's receipt, each agent's
+    // packet and receipt, each step's line, and cache.json at the end.
+    assert!(stopped >= 25, "only {stopped} write points were exercised");
 }
 
 /// Sinks hear the run: start, each step's start and end in order, the DoD

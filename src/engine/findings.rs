@@ -525,6 +525,8 @@ mod tests {
             completed_at: String::new(),
             error: None,
             tokens: None,
+            slot: None,
+            slot_alias: None,
         }
     }
 

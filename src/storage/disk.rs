@@ -11,6 +11,8 @@ use std::sync::atomic::{AtomicI64, Ordering};
 
 use serde::de::DeserializeOwned;
 
+use super::commit::Committer;
+
 /// Where state is written. `Disk::default()` is the real disk; a disk with a
 /// byte budget fails like a full one once the budget is spent (for tests of
 /// what a full disk leaves behind).
@@ -18,6 +20,8 @@ use serde::de::DeserializeOwned;
 pub struct Disk {
     budget: Option<Arc<AtomicI64>>,
     writes: Option<Arc<AtomicI64>>,
+    /// Where the syncs go on a deferring disk ([`Disk::deferring`]).
+    pub(super) committer: Option<Committer>,
 }
 
 impl Disk {
@@ -25,7 +29,7 @@ impl Disk {
     pub fn with_budget(bytes: i64) -> Disk {
         Disk {
             budget: Some(Arc::new(AtomicI64::new(bytes))),
-            writes: None,
+            ..Disk::default()
         }
     }
 
@@ -33,12 +37,12 @@ impl Disk {
     /// lines), then fails every one with "no space".
     pub fn failing_after_writes(writes: i64) -> Disk {
         Disk {
-            budget: None,
             writes: Some(Arc::new(AtomicI64::new(writes))),
+            ..Disk::default()
         }
     }
 
-    fn spend(&self, bytes: usize) -> std::io::Result<()> {
+    pub(super) fn spend(&self, bytes: usize) -> std::io::Result<()> {
         let full =
             || std::io::Error::new(std::io::ErrorKind::StorageFull, "No space left on device");
         if let Some(budget) = &self.budget
@@ -54,18 +58,31 @@ impl Disk {
         Ok(())
     }
 
-    /// Replaces `path` with `bytes` atomically.
+    /// Replaces `path` with `bytes` atomically. On a deferring disk the
+    /// bytes are written now and the file is in place once its committer
+    /// has synced it.
     pub fn write_atomic(&self, path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         let dir = path.parent().unwrap_or(Path::new("."));
         let name = path
             .file_name()
             .map(|n| n.to_string_lossy())
             .unwrap_or_default();
-        let temp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
+        // Two writes of one file may be waiting for the committer at once:
+        // each has a temporary file of its own.
+        let temp = dir.join(format!(
+            ".{name}.tmp-{}-{}",
+            std::process::id(),
+            NEW_FILES.fetch_add(1, Ordering::SeqCst)
+        ));
         let result = (|| {
             let mut file = std::fs::File::create(&temp)?;
             self.spend(bytes.len())?;
             file.write_all(bytes)?;
+            if let Some(committer) = &self.committer {
+                // From here the committer removes the temporary file if it
+                // never renames it.
+                return committer.replace(file, temp.clone(), path.to_path_buf());
+            }
             file.sync_all()?;
             drop(file);
             std::fs::rename(&temp, path)?;
@@ -112,32 +129,42 @@ impl Disk {
         result
     }
 
-    /// Appends one line (which ends in `\n`) and syncs it. On failure the
-    /// file is cut back to its old length.
+    /// Appends one line (which ends in `\n`) and syncs it (on a deferring
+    /// disk, its committer syncs it). On failure the file is cut back to its
+    /// old length.
     pub fn append_line(&self, path: &Path, line: &[u8]) -> std::io::Result<()> {
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent)?;
+        let mut file = self.open_for_append(path)?;
+        self.append_unsynced(&mut file, line)?;
+        match &self.committer {
+            Some(committer) => committer.appended(file),
+            None => file.sync_data(),
         }
-        let mut file = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path)?;
-        let before = file.metadata()?.len();
-        let result = self
-            .spend(line.len())
-            .and_then(|()| file.write_all(line))
-            .and_then(|()| file.sync_data());
-        if result.is_err() {
-            let _ = file.set_len(before);
+    }
+
+    /// Opens `path` to append to, making its folder if need be.
+    pub(super) fn open_for_append(&self, path: &Path) -> std::io::Result<std::fs::File> {
+        let open = || {
+            std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
+        };
+        match open() {
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+                if let Some(parent) = path.parent() {
+                    std::fs::create_dir_all(parent)?;
+                }
+                open()
+            }
+            opened => opened,
         }
-        result
     }
 }
 
 /// Tells apart the temporary files of one process's new files.
 static NEW_FILES: AtomicI64 = AtomicI64::new(0);
 
-fn sync_dir(dir: &Path) {
+pub(super) fn sync_dir(dir: &Path) {
     #[cfg(unix)]
     if let Ok(dir) = std::fs::File::open(dir) {
         let _ = dir.sync_all();

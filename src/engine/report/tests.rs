@@ -65,6 +65,8 @@ fn the_report_links_results_receipts_and_notes_each_findings_line() {
         completed_at: "t".into(),
         error: None,
         tokens: None,
+        slot: None,
+        slot_alias: None,
     };
     let usage = |prompt, reply, cached, calls, estimated| crate::engine::model::Usage {
         prompt,

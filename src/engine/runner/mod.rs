@@ -13,12 +13,15 @@
 //! 8. After the last step the Definition of Done is evaluated; a failure ends
 //!    the run `failed` and writes an issue file under `.control-room/issues/`.
 //!
-//! A completed step is persisted in this order: its receipt, `cache.json`
-//! (atomic), its `steps.jsonl` line (append, synced), then `run.json`
-//! (atomic). A crash between any two leaves files that [`Runner::execute`]
-//! reconciles on resume: `steps.jsonl` is the truth about what finished, a
-//! slot without its step line is dropped and the step runs again, so no step
-//! id is ever written twice.
+//! A completed step is persisted in this order: its receipt (synced), then
+//! its `steps.jsonl` line (append, synced), which carries the step's slot.
+//! `run.json` is rewritten only when the phase, the review loop's state or
+//! the count of steps changes, and `cache.json` when the run starts and
+//! ends: between those, readers take the slots and the progress from the
+//! journal. A crash between any two writes leaves files that
+//! [`Runner::execute`] reconciles on resume: `steps.jsonl` is the truth
+//! about what finished, a torn line is dropped and its step runs again, so
+//! no step id is ever written twice.
 //!
 //! This file holds the run itself: creating it, the step loop and what each
 //! finished step leaves on disk. The steps live beside it: `tool` (a phase A
@@ -36,6 +39,7 @@ mod dod;
 mod micro;
 mod preview;
 mod receipt;
+mod record;
 pub use preview::PreviewFor;
 mod resume;
 mod reuse;
@@ -55,18 +59,18 @@ use super::audit::{self, AgentReceipt};
 use super::events::{RunEvent, RunSink};
 use super::model::Model;
 use super::prompts::PromptBuilder;
-use super::receipts::{self, SigningKey, ToolReceipt};
+use super::receipts::{SigningKey, ToolReceipt};
 use super::recipe::{Recipe, Registry};
-use super::review::{FollowLoop, Next, Outcome, Planned, ReviewState, Schedule, Stage, Stop};
+use super::review::{Next, Outcome, Planned, ReviewState, Schedule, Stage, Stop};
 use super::router;
 use super::store::{
-    Cache, CacheSlot, Disk, RunFileError, RunFiles, RunManifest, RunStatus, RunTask, StepRecord,
+    Cache, CacheSlot, Disk, RunFileError, RunFiles, RunManifest, RunStatus, RunTask,
 };
-use super::tools::sha256_hex;
 use crate::index::Workspace;
 use reuse::ReuseEntry;
-use slots::{preview, task_value};
+use slots::task_value;
 
+use crate::storage::Committer;
 pub use crate::storage::{new_id, now};
 pub use reuse::REUSE_DIR;
 
@@ -74,6 +78,7 @@ pub use reuse::REUSE_DIR;
 const CANCEL_POLL: Duration = Duration::from_millis(50);
 
 /// Everything a run needs.
+#[derive(Clone)]
 pub struct Runner {
     pub workspace: Arc<Workspace>,
     pub registry: Arc<Registry>,
@@ -242,9 +247,9 @@ impl Runner {
             scene,
             fresh: fresh || (self.model.is_some() && !self.reuse),
         };
+        // No cache.json yet: a run's first is written when it ends.
         let written = staging
             .write_manifest(&self.disk, &manifest)
-            .and_then(|()| staging.write_cache(&self.disk, &Cache::new()))
             .and_then(|()| std::fs::rename(&staging.dir, &files.dir));
         if let Err(error) = written {
             let _ = std::fs::remove_dir_all(&staging.dir);
@@ -296,14 +301,21 @@ impl Runner {
         manifest.completed_at = None;
         manifest.phase = phase_of(&schedule, &next);
         manifest.updated_at = now();
-        files.write_manifest(&self.disk, &manifest)?;
+        // The steps' writes are made durable on a thread of their own, each
+        // step's line once what it points at is (see `storage::commit`).
+        let committer = Committer::start(self.disk.clone());
+        let steps = Runner {
+            disk: self.disk.deferring(&committer),
+            ..self.clone()
+        };
+        files.write_manifest(&steps.disk, &manifest)?;
         self.emit(RunEvent::Started {
             manifest: manifest.clone(),
             from_step: done,
         });
 
         let watcher = watch_for_cancel_request(files.cancel_request(), cancel.clone());
-        let outcome = self
+        let outcome = steps
             .run_steps(
                 &files,
                 &recipe,
@@ -316,6 +328,15 @@ impl Runner {
             )
             .await;
         watcher.abort();
+        // The journal has every slot; cache.json is brought up to it once,
+        // here, rather than after every step. Failing to write it loses
+        // nothing, but a run that otherwise ended well reports it.
+        let written = files.write_cache(&steps.disk, &cache);
+        let written = steps.disk.flush().and(written);
+        let outcome = match (outcome, written) {
+            (Ok(()), Err(error)) => Err(StepFailure::Io(error)),
+            (outcome, _) => outcome,
+        };
 
         self.conclude(&files, &recipe, &mut manifest, &values, outcome)?;
         files.write_manifest(&self.disk, &manifest)?;
@@ -344,13 +365,10 @@ impl Runner {
         manifest.phase = None;
         match outcome {
             Ok(()) => {
-                manifest.phase = Some("dod".into());
-                files.write_manifest(&self.disk, manifest)?;
                 self.emit(RunEvent::Checking {
                     run_id: manifest.run_id.clone(),
                 });
                 let failures = self.check_dod(recipe, manifest, values);
-                manifest.phase = None;
                 if failures.is_empty() {
                     manifest.status = RunStatus::Done;
                 } else {
@@ -435,8 +453,8 @@ impl Runner {
             let index = manifest.current_step_index;
             let total = manifest.total_steps;
             let planned = schedule.planned(stage);
-            // run.json already names this step: it was written when the
-            // previous one finished (or when the run started).
+            // The journal names this step: its line is the previous step's
+            // (or none, when the run starts).
             self.emit(RunEvent::StepStarted {
                 run_id: manifest.run_id.clone(),
                 index,
@@ -516,138 +534,6 @@ impl Runner {
             Err(other) => Err(other),
         }
     }
-
-    /// Persists a finished step in the order resume relies on: its receipt,
-    /// `cache.json`, its `steps.jsonl` line (then the decisions it saved and
-    /// its reuse entry), then `run.json`. Returns what comes next.
-    fn record_step(
-        &self,
-        run: StageRun<'_>,
-        files: &RunFiles,
-        manifest: &mut RunManifest,
-        cache: &mut Cache,
-        values: &mut HashMap<String, Value>,
-        output: StepOutput,
-    ) -> Result<Next, StepFailure> {
-        let StageRun {
-            schedule,
-            stage,
-            planned,
-            index,
-            started_at,
-        } = run;
-        let StepOutput {
-            slot,
-            value,
-            receipt,
-            input_slot_refs,
-            text: output_text,
-            reusable,
-            actions,
-            tokens,
-        } = output;
-        match &receipt {
-            StepReceipt::Tool(receipt) => {
-                receipts::append(self.root(), &self.disk, receipt).map_err(StepFailure::Io)?;
-            }
-            StepReceipt::Agent(receipt) => {
-                audit::write_receipt(self.root(), &self.disk, receipt).map_err(StepFailure::Io)?;
-            }
-        }
-        let alias = schedule.alias(stage);
-        if let Some(alias) = &alias {
-            cache.insert(alias.clone(), slot.clone());
-        }
-        cache.insert(planned.slot().to_owned(), slot.clone());
-        files
-            .write_cache(&self.disk, cache)
-            .map_err(StepFailure::Io)?;
-        let record = StepRecord {
-            step_index: index,
-            step_id: planned.id().to_owned(),
-            phase: planned.phase().to_owned(),
-            tool: match planned {
-                Planned::Agent(_) => None,
-                other => Some(other.actor().to_owned()),
-            },
-            agent_archetype: match planned {
-                Planned::Agent(agent) => Some(agent.agent_archetype.clone()),
-                _ => None,
-            },
-            agent_id: match &slot {
-                CacheSlot::Artifact { agent_id, .. } => Some(agent_id.clone()),
-                CacheSlot::Pointer { .. } => None,
-            },
-            status: "done".into(),
-            output_slot: planned.slot().to_owned(),
-            receipt_id: Some(receipt.id().to_owned()),
-            input_slot_refs,
-            output_hash: format!("sha256:{}", sha256_hex(output_text.as_bytes())),
-            output_preview: preview(&output_text),
-            started_at,
-            completed_at: now(),
-            error: None,
-            tokens,
-        };
-        files
-            .append_step(&self.disk, &record)
-            .map_err(StepFailure::Io)?;
-        self.save_decisions(manifest, &record, &actions)
-            .map_err(StepFailure::Io)?;
-        if let Some((key, entry)) = reusable {
-            self.keep_for_reuse(&key, &entry);
-        }
-        let next = schedule.after(stage, &value);
-        if let Some(alias) = alias {
-            values.insert(alias, value.clone());
-        }
-        values.insert(planned.slot().to_owned(), value);
-        if let Some(state) = &mut manifest.review {
-            state.note(stage, &next);
-        }
-        manifest.current_step_index = index + 1;
-        manifest.total_steps = schedule.total(manifest.review.as_ref().map_or(1, |r| r.iterations));
-        manifest.phase = phase_of(schedule, &next);
-        manifest.updated_at = now();
-        files
-            .write_manifest(&self.disk, manifest)
-            .map_err(StepFailure::Io)?;
-        self.emit(RunEvent::StepFinished {
-            run_id: manifest.run_id.clone(),
-            index,
-            total: manifest.total_steps,
-            step_id: planned.id().to_owned(),
-            preview: record.output_preview.clone(),
-        });
-        Ok(next)
-    }
-
-    /// Appends the decisions a step's reply saved to the knowledge base.
-    /// This runs after the step is recorded; saved twice (a resumed step), a
-    /// decision still counts once, as the later line supersedes.
-    fn save_decisions(
-        &self,
-        manifest: &RunManifest,
-        record: &StepRecord,
-        actions: &[super::protocol::Action],
-    ) -> std::io::Result<()> {
-        let decisions = super::prompts::state::decisions_from_actions(
-            actions,
-            &format!(
-                "{} ({}, step {})",
-                record.agent_archetype.as_deref().unwrap_or("agent"),
-                manifest.run_id,
-                record.step_id
-            ),
-            manifest
-                .task
-                .initial_args
-                .get("scene_id")
-                .and_then(Value::as_str),
-            &record.completed_at,
-        );
-        super::prompts::state::append_decisions(self.root(), &self.disk, &decisions)
-    }
 }
 
 /// The stage the step loop is on, and what it knows of it before it runs.
@@ -684,7 +570,7 @@ fn watch_for_cancel_request(
     })
 }
 
-/// Deletes `.NAME.tmp-PID` files an interrupted atomic write left behind.
+/// Deletes `.NAME.tmp-PID-N` files an interrupted atomic write left behind.
 fn remove_temporary_files(dir: &Path) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;

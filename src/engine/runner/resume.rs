@@ -1,7 +1,8 @@
 //! Resume: what a run finished before, read back from its files. The steps
-//! in `steps.jsonl` that follow the recipe's schedule and whose slots are in
-//! `cache.json` count; anything else (a torn line, a step whose slot was
-//! never written) is dropped so that the step runs again.
+//! in `steps.jsonl` that follow the recipe's schedule count, each with the
+//! slot its line carries (or, in a line written before lines carried one,
+//! the slot in `cache.json`); anything else (a torn line, an old line whose
+//! slot was never written) is dropped so that the step runs again.
 
 use std::collections::HashMap;
 
@@ -36,7 +37,7 @@ impl Runner {
         ),
         RunError,
     > {
-        let stored_cache = files.read_cache()?;
+        let stored_cache = files.read_cache_file()?;
         let raw = std::fs::read_to_string(files.steps()).unwrap_or_default();
         let records = files.read_steps();
         let schedule = Schedule::new(recipe);
@@ -52,13 +53,17 @@ impl Runner {
             };
             let planned = schedule.planned(stage);
             let slot_name = planned.slot();
-            if record.step_index != kept.len()
-                || record.step_id != planned.id()
-                || !stored_cache.contains_key(slot_name)
-            {
+            // A line carries its slot; one written before lines did has
+            // it in cache.json.
+            let slot = match &record.slot {
+                Some(slot) => Some(slot.clone().into()),
+                None => stored_cache.get(slot_name).cloned(),
+            };
+            let Some(slot) =
+                slot.filter(|_| record.step_index == kept.len() && record.step_id == planned.id())
+            else {
                 break;
-            }
-            let slot = stored_cache[slot_name].clone();
+            };
             let value = match &slot {
                 CacheSlot::Pointer {
                     receipt_id, sha256, ..

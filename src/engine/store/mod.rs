@@ -134,7 +134,8 @@ pub struct RunManifest {
     pub task: RunTask,
     pub current_step_index: usize,
     pub total_steps: usize,
-    /// `"a"`, `"b"`, `"dod"`, or null when not running.
+    /// `"a"` or `"b"`, or null when not running (or checking the
+    /// Definition of Done).
     pub phase: Option<String>,
     pub error: Option<String>,
     /// The review loop's iterations and outcome, for a recipe with one.
@@ -240,13 +241,33 @@ impl RunFiles {
             path: path.clone(),
             error,
         })?;
-        wire::read_manifest(&text).map_err(|error| match error {
+        let mut manifest = wire::read_manifest(&text).map_err(|error| match error {
             wire::ReadError::Damaged(error) => RunFileError::Damaged { path, error },
             wire::ReadError::Version(found) => RunFileError::Version { path, found },
-        })
+        })?;
+        if manifest.status == RunStatus::Running {
+            // run.json is not rewritten after every step: the journal
+            // says how far a running run has got.
+            let done = self.read_steps().len();
+            manifest.current_step_index = manifest.current_step_index.max(done);
+        }
+        Ok(manifest)
     }
 
+    /// The run's slots: cache.json, with the slot of each line of
+    /// steps.jsonl over it. A step is recorded by its line alone, so while a
+    /// run has not ended (or after a crash) cache.json lags behind the
+    /// journal; the run writes it whole when it ends.
     pub fn read_cache(&self) -> Result<Cache, RunFileError> {
+        let mut cache = self.read_cache_file()?;
+        for step in self.read_steps() {
+            cache.extend(step.slots());
+        }
+        Ok(cache)
+    }
+
+    /// cache.json alone, as it was last written.
+    pub fn read_cache_file(&self) -> Result<Cache, RunFileError> {
         let path = self.cache();
         match std::fs::read_to_string(&path) {
             Ok(text) => serde_json::from_str(&text)
@@ -272,7 +293,7 @@ impl RunFiles {
 
     pub fn append_step(&self, disk: &Disk, step: &StepRecord) -> std::io::Result<()> {
         let line = step_line(step)?.into_bytes();
-        disk.append_line(&self.steps(), &line)
+        disk.append_commit(&self.steps(), &line)
     }
 }
 
@@ -392,6 +413,104 @@ mod tests {
         );
         // Not among the runs this build lists, rather than misread.
         assert!(list_runs(dir.path()).is_empty());
+    }
+
+    #[test]
+    fn a_running_runs_slots_and_progress_are_read_from_its_lines_over_cache_json() {
+        let dir = tempfile::tempdir().unwrap();
+        let files = RunFiles::new(dir.path(), "run_aaaaaaaaaaaa");
+        std::fs::create_dir_all(&files.dir).unwrap();
+        let disk = Disk::default();
+        let old = CacheSlot::Pointer {
+            receipt_id: "rcpt_old".into(),
+            sha256: "00".into(),
+            summary: "before".into(),
+        };
+        let cache: Cache = [("files".to_owned(), old)].into_iter().collect();
+        files.write_cache(&disk, &cache).unwrap();
+        let draft = CacheSlot::Artifact {
+            agent_id: "writer".into(),
+            text: "Rain.".into(),
+            sha256: "01".into(),
+            summary: "Rain.".into(),
+        };
+        let line = |index: usize, slot: &str, value: &CacheSlot, alias: Option<&str>| StepRecord {
+            step_index: index,
+            step_id: slot.into(),
+            phase: "b".into(),
+            tool: None,
+            agent_archetype: None,
+            agent_id: None,
+            status: "done".into(),
+            output_slot: slot.into(),
+            receipt_id: None,
+            input_slot_refs: Vec::new(),
+            output_hash: String::new(),
+            output_preview: String::new(),
+            started_at: String::new(),
+            completed_at: String::new(),
+            error: None,
+            tokens: None,
+            slot: Some(value.into()),
+            slot_alias: alias.map(str::to_owned),
+        };
+        let newer = CacheSlot::Pointer {
+            receipt_id: "rcpt_new".into(),
+            sha256: "02".into(),
+            summary: "after".into(),
+        };
+        files
+            .append_step(&disk, &line(0, "files", &newer, None))
+            .unwrap();
+        files
+            .append_step(&disk, &line(1, "draft_1", &draft, Some("draft")))
+            .unwrap();
+        let read = files.read_cache().unwrap();
+        assert_eq!(
+            read["files"], newer,
+            "a line's slot is newer than cache.json's"
+        );
+        assert_eq!(read["draft_1"], draft);
+        assert_eq!(read["draft"], draft, "the alias is filled too");
+        assert_eq!(files.read_cache_file().unwrap(), cache);
+
+        let manifest = RunManifest {
+            run_id: "run_aaaaaaaaaaaa".into(),
+            recipe_id: "creative_draft_scene".into(),
+            session_id: "sess_aaaaaaaaaaaa".into(),
+            status: RunStatus::Running,
+            created_at: "t0".into(),
+            updated_at: "t0".into(),
+            completed_at: None,
+            task: RunTask {
+                description: "draft".into(),
+                session_plan_task_id: None,
+                initial_args: serde_json::Map::new(),
+            },
+            current_step_index: 0,
+            total_steps: 8,
+            phase: Some("b".into()),
+            error: None,
+            review: None,
+            scene: None,
+            fresh: false,
+        };
+        files.write_manifest(&disk, &manifest).unwrap();
+        assert_eq!(files.read_manifest().unwrap().current_step_index, 2);
+        files
+            .write_manifest(
+                &disk,
+                &RunManifest {
+                    status: RunStatus::Failed,
+                    ..manifest
+                },
+            )
+            .unwrap();
+        assert_eq!(
+            files.read_manifest().unwrap().current_step_index,
+            0,
+            "an ended run's run.json says where it stopped"
+        );
     }
 
     #[test]

@@ -117,6 +117,29 @@ pub struct StepLine {
     /// What the step's model calls cost (an agent step that asked).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tokens: Option<crate::engine::model::Usage>,
+    /// The step's output as cache.json keeps it. The line carries it so
+    /// that a step is recorded by one append: cache.json is written when
+    /// the run starts and ends (and on resume), and a reader of a run that
+    /// has not ended takes each slot from its line. Absent in lines written
+    /// before the field existed, whose cache.json has every slot.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slot: Option<SlotJson>,
+    /// The plain slot a review loop's stage also fills (the latest
+    /// iteration's), when it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slot_alias: Option<String>,
+}
+
+impl StepLine {
+    /// The slots this line fills, by name: its own and its alias.
+    pub fn slots(&self) -> impl Iterator<Item = (String, CacheSlot)> + '_ {
+        self.slot.iter().flat_map(|slot| {
+            let slot = CacheSlot::from(slot.clone());
+            std::iter::once(self.output_slot.clone())
+                .chain(self.slot_alias.clone())
+                .map(move |name| (name, slot.clone()))
+        })
+    }
 }
 
 /// One slot of cache.json.
@@ -487,6 +510,8 @@ mod tests {
             completed_at: "t1".into(),
             error: None,
             tokens: None,
+            slot: None,
+            slot_alias: None,
         };
         let line = serde_json::to_string(&step).unwrap();
         assert_eq!(

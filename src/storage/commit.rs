@@ -1,0 +1,425 @@
+//! Group commit: a run's writes made durable on a thread of their own, in
+//! the order they were asked for, with one sync covering as many of them as
+//! came in meanwhile.
+//!
+//! A [`Disk`](super::Disk) that defers to a [`Committer`] writes at once
+//! what a reader may want at once (an appended line is in the file when
+//! `append_line` returns) and leaves the syncs to the committer:
+//! - a whole file (`write_atomic`) is written under a temporary name; the
+//!   committer syncs it, renames it into place and syncs its folder, so a
+//!   file under its real name is always whole, even after a power cut;
+//! - an appended line is synced by the committer;
+//! - a **commit line** (`append_commit`: a step's line in `steps.jsonl`) is
+//!   written by the committer only once everything asked for before it is
+//!   durable, so a durable commit line never points at a receipt a power cut
+//!   lost. Lines of one batch share one sync of their file.
+//!
+//! A crash (kill -9 or power) loses at most the commits not yet written,
+//! which a resume runs again. The first failure (a full disk) stops the
+//! committer: nothing asked for after it is written, and every later call,
+//! and [`Committer::flush`], returns it.
+
+use std::collections::BTreeSet;
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use super::disk::{Disk, sync_dir};
+
+/// How long written files wait for a commit line to cover them before the
+/// committer syncs them anyway: a step's files and its line share their
+/// syncs, and a file written before a long model call is in place soon.
+const SETTLE_AFTER: Duration = Duration::from_millis(10);
+
+/// What the committer makes durable, in order.
+enum Work {
+    /// A whole file written under `temp`: sync it, then rename it to `path`.
+    Replace {
+        file: std::fs::File,
+        temp: Temporary,
+        path: PathBuf,
+    },
+    /// Lines appended to this file: sync them.
+    Appended(std::fs::File),
+    /// A line to append to `path` once everything before it is durable.
+    Commit { path: PathBuf, line: Vec<u8> },
+    /// Answer once everything before it is durable.
+    Flush(mpsc::Sender<()>),
+}
+
+/// A temporary file, removed unless it was renamed into place: work the
+/// committer drops after a failure leaves no litter.
+struct Temporary(Option<PathBuf>);
+
+impl Temporary {
+    fn rename_to(mut self, path: &std::path::Path) -> std::io::Result<()> {
+        let temp = self.0.take().expect("renamed once");
+        std::fs::rename(&temp, path).inspect_err(|_| {
+            let _ = std::fs::remove_file(&temp);
+        })
+    }
+}
+
+impl Drop for Temporary {
+    fn drop(&mut self) {
+        if let Some(temp) = self.0.take() {
+            let _ = std::fs::remove_file(temp);
+        }
+    }
+}
+
+/// The thread that makes a run's writes durable. Dropping the last handle
+/// lets the thread finish what it was given and end.
+#[derive(Clone)]
+pub struct Committer {
+    sender: mpsc::Sender<Work>,
+    failure: Arc<Mutex<Option<(std::io::ErrorKind, String)>>>,
+}
+
+impl std::fmt::Debug for Committer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Committer")
+    }
+}
+
+impl Committer {
+    /// Starts the committer; `disk` writes the commit lines (and counts
+    /// them against its budget, for tests of a full disk).
+    pub fn start(disk: Disk) -> Committer {
+        let (sender, receiver) = mpsc::channel();
+        let failure = Arc::new(Mutex::new(None));
+        let kept = failure.clone();
+        std::thread::Builder::new()
+            .name("control-room-commit".into())
+            .spawn(move || run(&disk, &receiver, &kept))
+            .expect("a thread starts");
+        Committer { sender, failure }
+    }
+
+    /// The first failure, if the committer has stopped.
+    pub fn failure(&self) -> std::io::Result<()> {
+        match &*self.failure.lock().unwrap_or_else(|e| e.into_inner()) {
+            Some((kind, message)) => Err(std::io::Error::new(*kind, message.clone())),
+            None => Ok(()),
+        }
+    }
+
+    fn push(&self, work: Work) -> std::io::Result<()> {
+        self.failure()?;
+        self.sender
+            .send(work)
+            .map_err(|_| std::io::Error::other("the committer has stopped"))
+    }
+
+    pub(super) fn replace(
+        &self,
+        file: std::fs::File,
+        temp: PathBuf,
+        path: PathBuf,
+    ) -> std::io::Result<()> {
+        self.push(Work::Replace {
+            file,
+            temp: Temporary(Some(temp)),
+            path,
+        })
+    }
+
+    pub(super) fn appended(&self, file: std::fs::File) -> std::io::Result<()> {
+        self.push(Work::Appended(file))
+    }
+
+    pub(super) fn commit(&self, path: PathBuf, line: Vec<u8>) -> std::io::Result<()> {
+        self.push(Work::Commit { path, line })
+    }
+
+    /// Waits until everything asked for so far is durable; the first
+    /// failure if there was one.
+    pub fn flush(&self) -> std::io::Result<()> {
+        let (done, wait) = mpsc::channel();
+        // Sent even after a failure: once it is reached, what was sent
+        // before it is durable or (after the failure) dropped, its
+        // temporary files removed. A flush after a failure is answered by
+        // dropping its sender.
+        if self.sender.send(Work::Flush(done)).is_ok() {
+            let _ = wait.recv();
+        }
+        self.failure()
+    }
+}
+
+fn run(
+    disk: &Disk,
+    receiver: &mpsc::Receiver<Work>,
+    failure: &Mutex<Option<(std::io::ErrorKind, String)>>,
+) {
+    let failed = |error: std::io::Error| {
+        *failure.lock().unwrap_or_else(|e| e.into_inner()) =
+            Some((error.kind(), error.to_string()));
+    };
+    let mut pending = Pending::default();
+    loop {
+        // Work waits for a commit line to cover it, or for a pause.
+        let first = if pending.is_empty() {
+            receiver
+                .recv()
+                .map_err(|_| mpsc::RecvTimeoutError::Disconnected)
+        } else {
+            receiver.recv_timeout(SETTLE_AFTER)
+        };
+        let first = match first {
+            Ok(work) => work,
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                if let Err(error) = pending.settle() {
+                    pending = Pending::default();
+                    failed(error);
+                }
+                continue;
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+        };
+        // A flush is answered once the whole batch it came in is durable,
+        // or, after a failure, once the batch's work is dropped and its
+        // temporary files removed: its sender is dropped last.
+        let mut flushes = Vec::new();
+        let batch: Vec<Work> = std::iter::once(first)
+            .chain(receiver.try_iter())
+            .filter_map(|work| match work {
+                Work::Flush(done) => {
+                    flushes.push(done);
+                    None
+                }
+                work => Some(work),
+            })
+            .collect();
+        if failure.lock().unwrap_or_else(|e| e.into_inner()).is_some() {
+            // Nothing after a failure is written.
+            drop(batch);
+            drop(flushes);
+            continue;
+        }
+        let mut result = pending.take(disk, batch);
+        if result.is_ok() && !flushes.is_empty() {
+            result = pending.settle();
+        }
+        match result {
+            Ok(()) => {
+                for done in flushes {
+                    let _ = done.send(());
+                }
+            }
+            Err(error) => {
+                pending = Pending::default();
+                failed(error);
+                drop(flushes);
+            }
+        }
+    }
+    // The last handle is gone: what is still waiting is made durable.
+    let _ = pending.settle();
+}
+
+/// What the committer holds until a commit line or a flush needs it
+/// durable: one sync then covers each file however often it was written,
+/// and each folder however many files went into it.
+#[derive(Default)]
+struct Pending {
+    replaced: Vec<(std::fs::File, Temporary, PathBuf)>,
+    appended: Vec<std::fs::File>,
+    journals: Vec<(PathBuf, std::fs::File)>,
+}
+
+impl Pending {
+    fn is_empty(&self) -> bool {
+        self.replaced.is_empty() && self.appended.is_empty() && self.journals.is_empty()
+    }
+
+    /// Takes one batch in order. Whole files and appended lines wait; a
+    /// commit line is written once they are durable; the commit lines are
+    /// synced at the batch's end (the committer does not wait for more
+    /// work to make a step durable).
+    fn take(&mut self, disk: &Disk, batch: Vec<Work>) -> std::io::Result<()> {
+        for work in batch {
+            match work {
+                Work::Replace { file, temp, path } => self.replaced.push((file, temp, path)),
+                Work::Appended(file) => self.appended.push(file),
+                Work::Commit { path, line } => {
+                    self.make_durable()?;
+                    let file = match self.journals.iter().position(|(p, _)| *p == path) {
+                        Some(at) => &mut self.journals[at].1,
+                        None => {
+                            let file = disk.open_for_append(&path)?;
+                            self.journals.push((path, file));
+                            &mut self.journals.last_mut().expect("just pushed").1
+                        }
+                    };
+                    disk.append_unsynced(file, &line)?;
+                }
+                Work::Flush(_) => unreachable!("flushes are taken out of the batch"),
+            }
+        }
+        for (_, journal) in std::mem::take(&mut self.journals) {
+            journal.sync_data()?;
+        }
+        Ok(())
+    }
+
+    /// Syncs every waiting file and renames each whole file into place,
+    /// then syncs the folders they went into.
+    fn make_durable(&mut self) -> std::io::Result<()> {
+        for file in std::mem::take(&mut self.appended) {
+            file.sync_data()?;
+        }
+        let mut folders: BTreeSet<PathBuf> = BTreeSet::new();
+        for (file, temp, path) in std::mem::take(&mut self.replaced) {
+            file.sync_all()?;
+            temp.rename_to(&path)?;
+            folders.insert(path.parent().map(PathBuf::from).unwrap_or_default());
+        }
+        for folder in folders {
+            sync_dir(&folder);
+        }
+        Ok(())
+    }
+
+    /// Everything waiting, durable.
+    fn settle(&mut self) -> std::io::Result<()> {
+        self.make_durable()?;
+        for (_, journal) in std::mem::take(&mut self.journals) {
+            journal.sync_data()?;
+        }
+        Ok(())
+    }
+}
+
+impl Disk {
+    /// This disk, its syncs left to `committer` (see the module's note).
+    pub fn deferring(&self, committer: &Committer) -> Disk {
+        let mut disk = self.clone();
+        disk.committer = Some(committer.clone());
+        disk
+    }
+
+    /// Appends a commit line: on a deferring disk, once everything asked
+    /// for before it is durable; on any other, at once and synced.
+    pub fn append_commit(&self, path: &std::path::Path, line: &[u8]) -> std::io::Result<()> {
+        match &self.committer {
+            Some(committer) => committer.commit(path.to_path_buf(), line.to_vec()),
+            None => self.append_line(path, line),
+        }
+    }
+
+    /// Waits until this disk's deferred writes are durable (at once on a
+    /// disk that defers nothing).
+    pub fn flush(&self) -> std::io::Result<()> {
+        match &self.committer {
+            Some(committer) => committer.flush(),
+            None => Ok(()),
+        }
+    }
+
+    /// Writes `line` at the end of `file`, cut back on failure, unsynced.
+    pub(super) fn append_unsynced(
+        &self,
+        file: &mut std::fs::File,
+        line: &[u8],
+    ) -> std::io::Result<()> {
+        let before = file.metadata()?.len();
+        let result = self.spend(line.len()).and_then(|()| file.write_all(line));
+        if result.is_err() {
+            let _ = file.set_len(before);
+        }
+        result
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(dir: &std::path::Path) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .flatten()
+            .map(|entry| entry.file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn deferred_writes_are_in_place_and_commit_lines_written_once_flushed() {
+        let dir = tempfile::tempdir().unwrap();
+        let committer = Committer::start(Disk::default());
+        let disk = Disk::default().deferring(&committer);
+        let receipts = dir.path().join("receipts.jsonl");
+        let steps = dir.path().join("steps.jsonl");
+        disk.write_atomic(&dir.path().join("packet.json"), b"{}")
+            .unwrap();
+        disk.append_line(&receipts, b"{\"r\":1}\n").unwrap();
+        // An appended line is in its file at once, for the run to read.
+        assert_eq!(std::fs::read_to_string(&receipts).unwrap(), "{\"r\":1}\n");
+        disk.append_commit(&steps, b"{\"step\":0}\n").unwrap();
+        disk.write_atomic(&dir.path().join("packet.json"), b"{\"v\":2}")
+            .unwrap();
+        disk.append_commit(&steps, b"{\"step\":1}\n").unwrap();
+        disk.flush().unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&steps).unwrap(),
+            "{\"step\":0}\n{\"step\":1}\n"
+        );
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("packet.json")).unwrap(),
+            "{\"v\":2}",
+            "the later write of a file wins"
+        );
+        assert_eq!(
+            names(dir.path()),
+            ["packet.json", "receipts.jsonl", "steps.jsonl"],
+            "no temporary file is left"
+        );
+    }
+
+    #[test]
+    fn a_commit_line_is_not_written_when_a_file_before_it_cannot_be_put_in_place() {
+        let dir = tempfile::tempdir().unwrap();
+        // A folder where the receipt should go: renaming a file over it fails.
+        std::fs::create_dir_all(dir.path().join("receipt.json/taken")).unwrap();
+        let committer = Committer::start(Disk::default());
+        let disk = Disk::default().deferring(&committer);
+        let steps = dir.path().join("steps.jsonl");
+        disk.write_atomic(&dir.path().join("receipt.json"), b"{}")
+            .unwrap();
+        disk.append_commit(&steps, b"{\"step\":0}\n").unwrap();
+        let error = disk.flush().unwrap_err();
+        assert!(
+            !steps.exists(),
+            "a step line was written before its receipt"
+        );
+        // The failure stops the committer: later work is refused with it.
+        let later = disk.append_commit(&steps, b"{\"step\":1}\n").unwrap_err();
+        assert_eq!(later.kind(), error.kind());
+        assert_eq!(disk.flush().unwrap_err().kind(), error.kind());
+        assert_eq!(
+            names(dir.path()),
+            ["receipt.json"],
+            "the temporary file is removed"
+        );
+    }
+
+    #[test]
+    fn a_full_disk_met_by_the_committer_is_returned_to_the_next_call() {
+        let dir = tempfile::tempdir().unwrap();
+        let full = Disk::failing_after_writes(1);
+        let committer = Committer::start(full.clone());
+        let disk = full.deferring(&committer);
+        let steps = dir.path().join("steps.jsonl");
+        disk.append_commit(&steps, b"{\"step\":0}\n").unwrap();
+        disk.append_commit(&steps, b"{\"step\":1}\n").unwrap();
+        let error = disk.flush().unwrap_err();
+        assert_eq!(error.kind(), std::io::ErrorKind::StorageFull);
+        assert_eq!(error.to_string(), "No space left on device");
+        assert_eq!(std::fs::read_to_string(&steps).unwrap(), "{\"step\":0}\n");
+    }
+}
