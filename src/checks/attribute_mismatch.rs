@@ -220,7 +220,7 @@ fn descriptions(text: &str, prose: &Prose, sentence: &Sentence) -> Vec<Descripti
         if !token.is_word() {
             continue;
         }
-        let lower = token.text(text).to_lowercase();
+        let lower = crate::prose::lowercase(token.text(text));
         if let Some((attribute, colours)) = Attribute::of_compound(&lower) {
             let families = colours_in(attribute, colours);
             if families != 0 {

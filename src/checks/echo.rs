@@ -44,12 +44,16 @@ pub(super) fn check(
     let names = workspace.catalog().name_words();
     let text = &*file.text;
     let words = repetition::words(text, prose.get(), |word| names.is_known(word));
-    let counts = |word: &Word| {
+    let is_ignored = |word: &Word<'_>| {
+        ignored
+            .iter()
+            .any(|entry| *entry == *word.lower || *entry == *word.key)
+    };
+    let counts = |word: &Word<'_>| {
         !word.quoted
             && (word.content
                 || (settings.dialogue_tags && word.tag && word.lower.chars().count() >= 4))
-            && !ignored.contains(&word.lower)
-            && !ignored.contains(&word.key)
+            && !is_ignored(word)
     };
     let mut covered = vec![false; words.len()];
     phrase_echoes(
@@ -65,7 +69,7 @@ pub(super) fn check(
         if !counts(word) {
             continue;
         }
-        if let Some(previous) = last.insert(&word.key, index)
+        if let Some(previous) = last.insert(&*word.key, index)
             && index - previous <= span
             && words[previous].sentence != word.sentence
             && !covered[index]
@@ -95,7 +99,7 @@ pub(super) fn check(
 /// distance make one longer phrase); marks the words they cover.
 fn phrase_echoes(
     file: &SourceFile,
-    words: &[Word],
+    words: &[Word<'_>],
     span: usize,
     ignored: &[String],
     covered: &mut [bool],
@@ -115,11 +119,14 @@ fn phrase_echoes(
             continue;
         }
         if !ignored.is_empty() {
-            let joined =
-                |part: fn(&Word) -> &str| phrase.iter().map(part).collect::<Vec<_>>().join(" ");
-            let ignored_word = phrase
-                .iter()
-                .any(|word| ignored.contains(&word.lower) || ignored.contains(&word.key));
+            let joined = |part: for<'w> fn(&'w Word<'_>) -> &'w str| {
+                phrase.iter().map(part).collect::<Vec<_>>().join(" ")
+            };
+            let ignored_word = phrase.iter().any(|word| {
+                ignored
+                    .iter()
+                    .any(|entry| *entry == *word.lower || *entry == *word.key)
+            });
             if ignored_word
                 || ignored.contains(&joined(|word| &word.key))
                 || ignored.contains(&joined(|word| &word.lower))

@@ -254,9 +254,9 @@ impl Reader<'_> {
     fn person_at(&self, index: usize) -> Option<(FilePath, bool, usize)> {
         let token = &self.prose.tokens[index];
         let word = token.text(self.text);
-        let lower = word.to_lowercase();
+        let lower = crate::prose::lowercase(word);
         if super::referents::pronoun_gender(&lower).is_some() {
-            let possessive = matches!(lower.as_str(), "his" | "her");
+            let possessive = matches!(&*lower, "his" | "her");
             return self
                 .referents
                 .of_pronoun(index)

@@ -29,7 +29,7 @@
 use std::collections::HashMap;
 
 use crate::index::{CardKind, FilePath, Mention, SourceFile, Workspace};
-use crate::prose::Prose;
+use crate::prose::{Prose, lowercase};
 
 pub(super) use crate::index::gender::{Gender, pronoun_gender};
 
@@ -54,15 +54,17 @@ fn person_noun_gender(lower: &str) -> Option<Option<Gender>> {
     const SHE: &[&str] = &[
         "woman", "women", "girl", "mother", "sister", "daughter", "wife", "lady", "queen", "maid",
     ];
-    if HE.contains(&lower) {
-        Some(Some(Gender::He))
-    } else if SHE.contains(&lower) {
-        Some(Some(Gender::She))
-    } else if PERSON_NOUNS.contains(&lower) {
-        Some(None)
-    } else {
-        None
-    }
+    static NOUNS: std::sync::OnceLock<rustc_hash::FxHashMap<&'static str, Option<Gender>>> =
+        std::sync::OnceLock::new();
+    let nouns = NOUNS.get_or_init(|| {
+        let with = |words: &'static [&'static str], gender| words.iter().map(move |w| (*w, gender));
+        // The gendered lists are read last, so they win over the plain one.
+        with(PERSON_NOUNS, None)
+            .chain(with(SHE, Some(Gender::She)))
+            .chain(with(HE, Some(Gender::He)))
+            .collect()
+    });
+    nouns.get(lower).copied()
 }
 
 /// Words that bring another person into a sentence.
@@ -217,8 +219,8 @@ impl Referents {
                     token.is_word() && !token.quoted
                 })
                 .filter_map(|at| {
-                    let lower = prose.tokens[at].text(text).to_lowercase();
-                    person_noun_gender(&lower).map(|noun| (at, noun))
+                    person_noun_gender(&lowercase(prose.tokens[at].text(text)))
+                        .map(|noun| (at, noun))
                 })
                 .collect();
             let reading = SentenceReading {
@@ -243,7 +245,7 @@ impl Referents {
                 if !token.is_word() || token.quoted {
                     continue;
                 }
-                let lower = token.text(text).to_lowercase();
+                let lower = lowercase(token.text(text));
                 let resolved = if is_first_person(&lower) {
                     pov.clone()
                 } else if let Some(gender) = pronoun_gender(&lower) {

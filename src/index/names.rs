@@ -7,7 +7,7 @@
 //! Damerau-Levenshtein distance (optimal string alignment, so "Kale" is one
 //! edit from "Kael"), allowing one edit up to seven letters and two from eight.
 
-use std::collections::HashSet;
+use rustc_hash::FxHashSet;
 
 use super::file::FilePath;
 use super::mentions::TITLES;
@@ -25,7 +25,7 @@ pub struct Candidate {
 
 #[derive(Clone, Debug, Default)]
 pub struct NameWords {
-    known: HashSet<String>,
+    known: FxHashSet<String>,
     candidates: Vec<Candidate>,
 }
 
@@ -35,7 +35,7 @@ const MIN_CANDIDATE_CHARS: usize = 4;
 impl NameWords {
     /// Collects the words of `(card, kind, names)`.
     pub fn new<'a>(cards: impl IntoIterator<Item = (FilePath, CardKind, Vec<&'a str>)>) -> Self {
-        let mut known: HashSet<String> = TITLES
+        let mut known: FxHashSet<String> = TITLES
             .iter()
             .map(|title| title.trim_end_matches('.').to_owned())
             .collect();

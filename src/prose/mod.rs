@@ -311,6 +311,16 @@ fn is_abbreviation(word: &str) -> bool {
         || (word.chars().count() == 1 && word.chars().all(char::is_uppercase))
 }
 
+/// `word` in lower case, borrowed when it already is (most words of prose
+/// are): no allocation per word where a check only looks words up.
+pub fn lowercase(word: &str) -> std::borrow::Cow<'_, str> {
+    if word.is_ascii() && !word.bytes().any(|b| b.is_ascii_uppercase()) {
+        std::borrow::Cow::Borrowed(word)
+    } else {
+        std::borrow::Cow::Owned(word.to_lowercase())
+    }
+}
+
 /// A word without a trailing possessive: "Kael's" → "Kael", "Bennets’" → "Bennets".
 pub fn strip_possessive(word: &str) -> &str {
     for suffix in ["'s", "’s", "'S", "’S"] {

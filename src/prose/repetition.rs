@@ -4,16 +4,18 @@
 //! dialogue tags, what makes two words "the same", and a file's words in
 //! order with what each is.
 
-use std::collections::HashSet;
+use std::borrow::Cow;
 use std::sync::OnceLock;
+
+use rustc_hash::FxHashSet;
 
 use super::{Prose, dictionary};
 use crate::text::TextRange;
 
 const COMMON: &str = include_str!("../../data/common-words.txt");
 
-fn common() -> &'static HashSet<&'static str> {
-    static SET: OnceLock<HashSet<&'static str>> = OnceLock::new();
+fn common() -> &'static FxHashSet<&'static str> {
+    static SET: OnceLock<FxHashSet<&'static str>> = OnceLock::new();
     SET.get_or_init(|| {
         COMMON
             .lines()
@@ -175,7 +177,13 @@ pub const FUNCTION_WORDS: &[&str] = &[
 
 /// Whether `lower` (a lowercase word) is a function word.
 pub fn is_function_word(lower: &str) -> bool {
-    FUNCTION_WORDS.contains(&lower.replace('’', "'").as_str())
+    static SET: OnceLock<FxHashSet<&'static str>> = OnceLock::new();
+    let set = SET.get_or_init(|| FUNCTION_WORDS.iter().copied().collect());
+    if lower.contains('’') {
+        set.contains(lower.replace('’', "'").as_str())
+    } else {
+        set.contains(lower)
+    }
 }
 
 /// Verbs of speech that tag dialogue ("she said", "he asked"), with their
@@ -225,7 +233,9 @@ pub const DIALOGUE_TAGS: &[&str] = &[
 
 /// Whether `lower` (a lowercase word) is a dialogue tag.
 pub fn is_dialogue_tag(lower: &str) -> bool {
-    DIALOGUE_TAGS.contains(&lower)
+    static SET: OnceLock<FxHashSet<&'static str>> = OnceLock::new();
+    SET.get_or_init(|| DIALOGUE_TAGS.iter().copied().collect())
+        .contains(lower)
 }
 
 /// Whether `lower` (a lowercase word) is common: listed, or a regular
@@ -262,30 +272,43 @@ pub fn is_common(lower: &str) -> bool {
 /// What makes two words the same for an echo: lowercase, without a
 /// possessive, a plural's `s` dropped ("stones" and "stone's" are "stone").
 pub fn echo_key(word: &str) -> String {
-    let lower = super::strip_possessive(word).to_lowercase();
+    key_of_lower(&super::strip_possessive(word).to_lowercase())
+}
+
+/// [`echo_key`] of a word already lowercase and without its possessive.
+fn key_of_lower(lower: &str) -> String {
+    key_of(Cow::Borrowed(lower)).into_owned()
+}
+
+/// [`key_of_lower`], borrowing from `lower` where it can.
+fn key_of(lower: Cow<'_, str>) -> Cow<'_, str> {
     let curly = if lower.contains('’') {
-        lower.replace('’', "'")
+        Cow::Owned(lower.replace('’', "'"))
     } else {
         lower
     };
-    match curly.strip_suffix('s') {
-        Some(stem)
-            if stem.chars().count() >= 4 && !stem.ends_with('s') && !stem.ends_with('\'') =>
-        {
-            stem.to_owned()
+    let stem_len = curly
+        .strip_suffix('s')
+        .filter(|stem| stem.chars().count() >= 4 && !stem.ends_with('s') && !stem.ends_with('\''))
+        .map(str::len);
+    match (curly, stem_len) {
+        (Cow::Borrowed(word), Some(len)) => Cow::Borrowed(&word[..len]),
+        (Cow::Owned(mut word), Some(len)) => {
+            word.truncate(len);
+            Cow::Owned(word)
         }
-        _ => curly,
+        (curly, None) => curly,
     }
 }
 
 /// A word of a file's prose.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Word {
+pub struct Word<'a> {
     pub range: TextRange,
-    /// The word lowercased.
-    pub lower: String,
+    /// The word lowercased (borrowed from the text when it already was).
+    pub lower: Cow<'a, str>,
     /// What it is the same as ([`echo_key`]).
-    pub key: String,
+    pub key: Cow<'a, str>,
     /// Not common, not a name, not a number: a word whose repetition shows.
     pub content: bool,
     /// A dialogue tag ([`DIALOGUE_TAGS`]).
@@ -303,7 +326,7 @@ pub struct Word {
 /// The words of the prose of paragraphs (not headings), in order. A
 /// capitalised word inside a sentence is a name and never content, nor is
 /// one opening a sentence that is no ordinary word, nor one of `names`.
-pub fn words(text: &str, prose: &Prose, is_name: impl Fn(&str) -> bool) -> Vec<Word> {
+pub fn words<'a>(text: &'a str, prose: &Prose, is_name: impl Fn(&str) -> bool) -> Vec<Word<'a>> {
     let mut words = Vec::new();
     for (index, sentence) in prose.sentences.iter().enumerate() {
         if sentence.heading {
@@ -319,17 +342,25 @@ pub fn words(text: &str, prose: &Prose, is_name: impl Fn(&str) -> bool) -> Vec<W
             }
             let raw = token.text(text);
             let bare = super::strip_possessive(raw);
-            let lower = bare.to_lowercase();
+            let lower = super::lowercase(bare);
             let capitalised = super::is_capitalised(bare);
             let name = is_name(bare)
                 || (capitalised && !token.clause_start)
                 || (capitalised && !dictionary::is_ordinary_word(&lower));
             let letters = lower.chars().filter(|c| c.is_alphabetic()).count();
-            let content = !name && letters >= 4 && !is_common(&lower) && !is_dialogue_tag(&lower);
+            let tag = is_dialogue_tag(&lower);
+            let content = !name && letters >= 4 && !tag && !is_common(&lower);
+            // `bare` is without its possessive, so its key is its lowercase's
+            // (unless it ended in two: "Bess's's").
+            let key = if super::strip_possessive(bare).len() == bare.len() {
+                key_of(lower.clone())
+            } else {
+                Cow::Owned(echo_key(bare))
+            };
             words.push(Word {
                 range: token.range,
-                key: echo_key(bare),
-                tag: is_dialogue_tag(&lower),
+                key,
+                tag,
                 quoted: token.quoted,
                 name,
                 lower,
@@ -344,7 +375,7 @@ pub fn words(text: &str, prose: &Prose, is_name: impl Fn(&str) -> bool) -> Vec<W
 
 /// Whether a run of words is a phrase: one after the other in one
 /// sentence, with no punctuation between them.
-pub fn is_phrase(words: &[Word]) -> bool {
+pub fn is_phrase(words: &[Word<'_>]) -> bool {
     words
         .windows(2)
         .all(|pair| pair[1].token == pair[0].token + 1 && pair[1].sentence == pair[0].sentence)
@@ -385,7 +416,7 @@ mod tests {
         let content: Vec<&str> = words
             .iter()
             .filter(|word| word.content)
-            .map(|word| word.lower.as_str())
+            .map(|word| &*word.lower)
             .collect();
         assert_eq!(content, ["lantern", "burned", "lantern"]);
         assert!(words.iter().any(|word| word.tag && word.lower == "said"));

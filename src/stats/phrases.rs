@@ -27,7 +27,7 @@ const LONGEST: usize = 4;
 /// A phrase counts from this many uses.
 pub const MIN_USES: usize = 3;
 
-fn weighty(word: &Word) -> bool {
+fn weighty(word: &Word<'_>) -> bool {
     !word.name && !word.tag && !repetition::is_function_word(&word.lower)
 }
 
