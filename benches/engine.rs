@@ -1,10 +1,12 @@
-//! The pipeline engine's own cost per step (target ≤ 2 ms median, with
+//! The pipeline engine's own cost per step (target under 1 ms median, with
 //! persistence): a whole `creative_draft_scene` run on the bundled example,
 //! with a scripted model that answers at once, in a folder on the build
 //! disk (so every fsync is real). The per-step figure is the run's time over
 //! its 8 steps; it includes the three phase A tools over the index, the
-//! signed receipts, and the atomic writes of run.json, cache.json and
-//! steps.jsonl after each step.
+//! signed receipts, each agent's packet and receipt files, each step's line
+//! in steps.jsonl (synced by the run's committer once what it points at is
+//! durable), run.json at the run's start, phase change and end, and
+//! cache.json at its end.
 //!
 //! A voice tournament's wall time with one contestant and with three,
 //! against a model that takes a fixed 100 ms (target: three within 1.3x of
