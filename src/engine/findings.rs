@@ -509,24 +509,9 @@ mod tests {
 
     fn step(step_id: &str, slot: &str) -> StepRecord {
         StepRecord {
-            step_index: 0,
-            step_id: step_id.into(),
-            phase: "b".into(),
-            tool: None,
             agent_archetype: Some("continuity".into()),
-            agent_id: None,
-            status: "done".into(),
-            output_slot: slot.into(),
             receipt_id: Some(format!("rcpt_{step_id}")),
-            input_slot_refs: Vec::new(),
-            output_hash: String::new(),
-            output_preview: String::new(),
-            started_at: String::new(),
-            completed_at: String::new(),
-            error: None,
-            tokens: None,
-            slot: None,
-            slot_alias: None,
+            ..StepRecord::for_tests(0, step_id, slot)
         }
     }
 

@@ -49,24 +49,10 @@ fn the_report_links_results_receipts_and_notes_each_findings_line() {
     .into_iter()
     .collect();
     let step = |index: usize, id: &str, slot: &str, agent: &str| StepRecord {
-        step_index: index,
-        step_id: id.into(),
-        phase: "b".into(),
-        tool: None,
         agent_archetype: Some(agent.into()),
-        agent_id: None,
-        status: "done".into(),
-        output_slot: slot.into(),
         receipt_id: Some(format!("rcpt_{id}")),
-        input_slot_refs: Vec::new(),
-        output_hash: String::new(),
-        output_preview: String::new(),
-        started_at: String::new(),
         completed_at: "t".into(),
-        error: None,
-        tokens: None,
-        slot: None,
-        slot_alias: None,
+        ..StepRecord::for_tests(index, id, slot)
     };
     let usage = |prompt, reply, cached, calls, estimated| crate::engine::model::Usage {
         prompt,

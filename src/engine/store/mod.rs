@@ -435,24 +435,9 @@ mod tests {
             summary: "Rain.".into(),
         };
         let line = |index: usize, slot: &str, value: &CacheSlot, alias: Option<&str>| StepRecord {
-            step_index: index,
-            step_id: slot.into(),
-            phase: "b".into(),
-            tool: None,
-            agent_archetype: None,
-            agent_id: None,
-            status: "done".into(),
-            output_slot: slot.into(),
-            receipt_id: None,
-            input_slot_refs: Vec::new(),
-            output_hash: String::new(),
-            output_preview: String::new(),
-            started_at: String::new(),
-            completed_at: String::new(),
-            error: None,
-            tokens: None,
             slot: Some(value.into()),
             slot_alias: alias.map(str::to_owned),
+            ..StepRecord::for_tests(index, slot, slot)
         };
         let newer = CacheSlot::Pointer {
             receipt_id: "rcpt_new".into(),

@@ -131,6 +131,32 @@ pub struct StepLine {
 }
 
 impl StepLine {
+    /// A line that says only which step finished and into which slot,
+    /// for tests to fill in.
+    #[cfg(test)]
+    pub(crate) fn for_tests(step_index: usize, step_id: &str, output_slot: &str) -> StepLine {
+        StepLine {
+            step_index,
+            step_id: step_id.into(),
+            phase: "b".into(),
+            tool: None,
+            agent_archetype: None,
+            agent_id: None,
+            status: "done".into(),
+            output_slot: output_slot.into(),
+            receipt_id: None,
+            input_slot_refs: Vec::new(),
+            output_hash: String::new(),
+            output_preview: String::new(),
+            started_at: String::new(),
+            completed_at: String::new(),
+            error: None,
+            tokens: None,
+            slot: None,
+            slot_alias: None,
+        }
+    }
+
     /// The slots this line fills, by name: its own and its alias.
     pub fn slots(&self) -> impl Iterator<Item = (String, CacheSlot)> + '_ {
         self.slot.iter().flat_map(|slot| {
