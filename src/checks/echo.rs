@@ -44,16 +44,11 @@ pub(super) fn check(
     let names = workspace.catalog().name_words();
     let text = &*file.text;
     let words = repetition::words(text, prose.get(), |word| names.is_known(word));
-    let is_ignored = |word: &Word<'_>| {
-        ignored
-            .iter()
-            .any(|entry| *entry == *word.lower || *entry == *word.key)
-    };
     let counts = |word: &Word<'_>| {
         !word.quoted
             && (word.content
                 || (settings.dialogue_tags && word.tag && word.lower.chars().count() >= 4))
-            && !is_ignored(word)
+            && !is_ignored(&ignored, word)
     };
     let mut covered = vec![false; words.len()];
     phrase_echoes(
@@ -122,12 +117,7 @@ fn phrase_echoes(
             let joined = |part: for<'w> fn(&'w Word<'_>) -> &'w str| {
                 phrase.iter().map(part).collect::<Vec<_>>().join(" ")
             };
-            let ignored_word = phrase.iter().any(|word| {
-                ignored
-                    .iter()
-                    .any(|entry| *entry == *word.lower || *entry == *word.key)
-            });
-            if ignored_word
+            if phrase.iter().any(|word| is_ignored(ignored, word))
                 || ignored.contains(&joined(|word| &word.key))
                 || ignored.contains(&joined(|word| &word.lower))
             {
@@ -185,6 +175,13 @@ fn phrase_echoes(
             .with_related(&file.path, earlier, "used here"),
         );
     }
+}
+
+/// Whether `[echo] ignore` lists the word, as written or as its key.
+fn is_ignored(ignored: &[String], word: &Word<'_>) -> bool {
+    ignored
+        .iter()
+        .any(|entry| *entry == *word.lower || *entry == *word.key)
 }
 
 /// The echo settings.

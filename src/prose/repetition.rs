@@ -272,16 +272,12 @@ pub fn is_common(lower: &str) -> bool {
 /// What makes two words the same for an echo: lowercase, without a
 /// possessive, a plural's `s` dropped ("stones" and "stone's" are "stone").
 pub fn echo_key(word: &str) -> String {
-    key_of_lower(&super::strip_possessive(word).to_lowercase())
+    key_of(word).into_owned()
 }
 
-/// [`echo_key`] of a word already lowercase and without its possessive.
-fn key_of_lower(lower: &str) -> String {
-    key_of(Cow::Borrowed(lower)).into_owned()
-}
-
-/// [`key_of_lower`], borrowing from `lower` where it can.
-fn key_of(lower: Cow<'_, str>) -> Cow<'_, str> {
+/// [`echo_key`], borrowing from `word` where it can.
+fn key_of(word: &str) -> Cow<'_, str> {
+    let lower = super::lowercase(super::strip_possessive(word));
     let curly = if lower.contains('’') {
         Cow::Owned(lower.replace('’', "'"))
     } else {
@@ -350,16 +346,9 @@ pub fn words<'a>(text: &'a str, prose: &Prose, is_name: impl Fn(&str) -> bool) -
             let letters = lower.chars().filter(|c| c.is_alphabetic()).count();
             let tag = is_dialogue_tag(&lower);
             let content = !name && letters >= 4 && !tag && !is_common(&lower);
-            // `bare` is without its possessive, so its key is its lowercase's
-            // (unless it ended in two: "Bess's's").
-            let key = if super::strip_possessive(bare).len() == bare.len() {
-                key_of(lower.clone())
-            } else {
-                Cow::Owned(echo_key(bare))
-            };
             words.push(Word {
                 range: token.range,
-                key,
+                key: key_of(bare),
                 tag,
                 quoted: token.quoted,
                 name,

@@ -99,7 +99,7 @@ impl Committer {
     }
 
     /// The first failure, if the committer has stopped.
-    pub fn failure(&self) -> std::io::Result<()> {
+    fn failure(&self) -> std::io::Result<()> {
         match &*self.failure.lock().unwrap_or_else(|e| e.into_inner()) {
             Some((kind, message)) => Err(std::io::Error::new(*kind, message.clone())),
             None => Ok(()),
@@ -171,7 +171,7 @@ fn run(
         let first = match first {
             Ok(work) => work,
             Err(mpsc::RecvTimeoutError::Timeout) => {
-                if let Err(error) = pending.settle() {
+                if let Err(error) = pending.make_durable() {
                     pending = Pending::default();
                     failed(error);
                 }
@@ -201,7 +201,7 @@ fn run(
         }
         let mut result = pending.take(disk, batch);
         if result.is_ok() && !flushes.is_empty() {
-            result = pending.settle();
+            result = pending.make_durable();
         }
         match result {
             Ok(()) => {
@@ -217,22 +217,21 @@ fn run(
         }
     }
     // The last handle is gone: what is still waiting is made durable.
-    let _ = pending.settle();
+    let _ = pending.make_durable();
 }
 
-/// What the committer holds until a commit line or a flush needs it
-/// durable: one sync then covers each file however often it was written,
-/// and each folder however many files went into it.
+/// What the committer holds until a commit line, a flush or a pause needs
+/// it durable: one sync then covers each folder however many files went
+/// into it. (Commit lines are synced at the end of their batch.)
 #[derive(Default)]
 struct Pending {
     replaced: Vec<(std::fs::File, Temporary, PathBuf)>,
     appended: Vec<std::fs::File>,
-    journals: Vec<(PathBuf, std::fs::File)>,
 }
 
 impl Pending {
     fn is_empty(&self) -> bool {
-        self.replaced.is_empty() && self.appended.is_empty() && self.journals.is_empty()
+        self.replaced.is_empty() && self.appended.is_empty()
     }
 
     /// Takes one batch in order. Whole files and appended lines wait; a
@@ -240,18 +239,19 @@ impl Pending {
     /// synced at the batch's end (the committer does not wait for more
     /// work to make a step durable).
     fn take(&mut self, disk: &Disk, batch: Vec<Work>) -> std::io::Result<()> {
+        let mut journals: Vec<(PathBuf, std::fs::File)> = Vec::new();
         for work in batch {
             match work {
                 Work::Replace { file, temp, path } => self.replaced.push((file, temp, path)),
                 Work::Appended(file) => self.appended.push(file),
                 Work::Commit { path, line } => {
                     self.make_durable()?;
-                    let file = match self.journals.iter().position(|(p, _)| *p == path) {
-                        Some(at) => &mut self.journals[at].1,
+                    let file = match journals.iter().position(|(p, _)| *p == path) {
+                        Some(at) => &mut journals[at].1,
                         None => {
                             let file = disk.open_for_append(&path)?;
-                            self.journals.push((path, file));
-                            &mut self.journals.last_mut().expect("just pushed").1
+                            journals.push((path, file));
+                            &mut journals.last_mut().expect("just pushed").1
                         }
                     };
                     disk.append_unsynced(file, &line)?;
@@ -259,7 +259,7 @@ impl Pending {
                 Work::Flush(_) => unreachable!("flushes are taken out of the batch"),
             }
         }
-        for (_, journal) in std::mem::take(&mut self.journals) {
+        for (_, journal) in journals {
             journal.sync_data()?;
         }
         Ok(())
@@ -279,15 +279,6 @@ impl Pending {
         }
         for folder in folders {
             sync_dir(&folder);
-        }
-        Ok(())
-    }
-
-    /// Everything waiting, durable.
-    fn settle(&mut self) -> std::io::Result<()> {
-        self.make_durable()?;
-        for (_, journal) in std::mem::take(&mut self.journals) {
-            journal.sync_data()?;
         }
         Ok(())
     }

@@ -16,8 +16,8 @@
 //! A completed step is persisted in this order: its receipt (synced), then
 //! its `steps.jsonl` line (append, synced), which carries the step's slot.
 //! `run.json` is rewritten only when the phase, the review loop's state or
-//! the count of steps changes, and `cache.json` when the run starts and
-//! ends: between those, readers take the slots and the progress from the
+//! the count of steps changes, and `cache.json` when the run ends (and on
+//! resume): between those, readers take the slots and the progress from the
 //! journal. A crash between any two writes leaves files that
 //! [`Runner::execute`] reconciles on resume: `steps.jsonl` is the truth
 //! about what finished, a torn line is dropped and its step runs again, so

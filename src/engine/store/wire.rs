@@ -119,7 +119,7 @@ pub struct StepLine {
     pub tokens: Option<crate::engine::model::Usage>,
     /// The step's output as cache.json keeps it. The line carries it so
     /// that a step is recorded by one append: cache.json is written when
-    /// the run starts and ends (and on resume), and a reader of a run that
+    /// the run ends (and on resume), and a reader of a run that
     /// has not ended takes each slot from its line. Absent in lines written
     /// before the field existed, whose cache.json has every slot.
     #[serde(default, skip_serializing_if = "Option::is_none")]
