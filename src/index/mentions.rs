@@ -31,6 +31,11 @@ pub struct Mention {
     pub title: Option<TextRange>,
 }
 
+/// The most of `text` around a name that decides whether and how it is a
+/// mention: the longest title with its space before it, a possessive and
+/// the next character after it (see [`NameMatcher::find_in_prose`]).
+pub(crate) const CONTEXT: usize = 32;
+
 /// Titles recognised before a name.
 pub(crate) const TITLES: &[&str] = &[
     "Mr.",
@@ -124,12 +129,19 @@ impl NameMatcher {
 
     /// Every mention in the prose of `text`, in order.
     pub fn find(&self, text: &str, syntax: &MarkdownSyntax) -> Vec<Mention> {
+        self.find_in_prose(text, &syntax.prose)
+    }
+
+    /// Every mention in the prose ranges `prose` of `text`, in order. What
+    /// decides one reads at most [`CONTEXT`] bytes of `text` on either side
+    /// of the name.
+    pub fn find_in_prose(&self, text: &str, prose: &[TextRange]) -> Vec<Mention> {
         let Some(automaton) = &self.automaton else {
             return Vec::new();
         };
         let bytes = text.as_bytes();
         let mut mentions = Vec::new();
-        for prose in &syntax.prose {
+        for prose in prose {
             for found in automaton.find_iter(&bytes[prose.start..prose.end]) {
                 let range = TextRange::new(prose.start + found.start(), prose.start + found.end());
                 if !on_word_boundaries(text, range) {

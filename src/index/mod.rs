@@ -18,6 +18,7 @@ pub mod mentions;
 pub mod model;
 pub mod motifs;
 pub mod names;
+mod rescan;
 pub mod tracking;
 pub mod tracks;
 pub mod variants;

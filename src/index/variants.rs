@@ -38,11 +38,21 @@ pub fn near_names(file: &SourceFile, names: &NameWords) -> Vec<NearName> {
     if !matches!(file.content, FileContent::Scene(_)) {
         return Vec::new();
     }
-    let mut found: BTreeMap<&str, Vec<TextRange>> = BTreeMap::new();
+    group(near_words(&file.text, names, prose_ranges(&file.syntax)))
+}
+
+/// The words of `ranges` (prose ranges of `text`, in order) that
+/// [`near_names`] keeps, each where it is.
+pub(super) fn near_words<'t>(
+    text: &'t str,
+    names: &NameWords,
+    ranges: impl Iterator<Item = TextRange>,
+) -> Vec<(&'t str, TextRange)> {
+    let mut found = Vec::new();
     let mut judged: HashMap<&str, bool> = HashMap::new();
-    for range in prose_ranges(&file.syntax) {
-        for word_range in words(&file.text, range) {
-            let word = prose::strip_possessive(word_range.slice(&file.text));
+    for range in ranges {
+        for word_range in words(text, range) {
+            let word = prose::strip_possessive(word_range.slice(text));
             if !prose::is_capitalised(word)
                 || word.contains(['-', '\'', '’'])
                 || word.chars().any(char::is_numeric)
@@ -55,10 +65,22 @@ pub fn near_names(file: &SourceFile, names: &NameWords) -> Vec<NearName> {
                     && !names.nearest(word).is_empty()
             });
             if near {
-                let range = TextRange::new(word_range.start, word_range.start + word.len());
-                found.entry(word).or_default().push(range);
+                found.push((
+                    word,
+                    TextRange::new(word_range.start, word_range.start + word.len()),
+                ));
             }
         }
+    }
+    found
+}
+
+/// Words and where each is, in the order of the text, as [`NearName`]s:
+/// one per word, in the words' order, each with its ranges in order.
+pub(super) fn group<'t>(words: impl IntoIterator<Item = (&'t str, TextRange)>) -> Vec<NearName> {
+    let mut found: BTreeMap<&str, Vec<TextRange>> = BTreeMap::new();
+    for (word, range) in words {
+        found.entry(word).or_default().push(range);
     }
     found
         .into_iter()
@@ -69,7 +91,7 @@ pub fn near_names(file: &SourceFile, names: &NameWords) -> Vec<NearName> {
         .collect()
 }
 
-fn prose_ranges(syntax: &MarkdownSyntax) -> impl Iterator<Item = TextRange> + '_ {
+pub(super) fn prose_ranges(syntax: &MarkdownSyntax) -> impl Iterator<Item = TextRange> + '_ {
     syntax
         .blocks
         .iter()

@@ -288,7 +288,19 @@ impl Workspace {
         };
         self.catalog = Arc::new(catalog);
         self.variants = Arc::default();
-        let (path, mentions, near) = names_in(&self.catalog, &file);
+        let old = self.files.get(&file.path);
+        let kept = old.zip(
+            self.mentions
+                .get(&file.path)
+                .zip(self.near_names.get(&file.path)),
+        );
+        let rescanned = kept.and_then(|(old, (mentions, near))| {
+            super::rescan::names_after_edit(&self.catalog, old, &file, mentions, near)
+        });
+        let (path, mentions, near) = match rescanned {
+            Some((mentions, near)) => (file.path.clone(), mentions.into(), near.into()),
+            None => names_in(&self.catalog, &file),
+        };
         self.mentions.insert(path.clone(), mentions);
         self.near_names.insert(path, near);
         self.files.insert(file.path.clone(), file);
