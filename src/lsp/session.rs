@@ -632,4 +632,43 @@ mod tests {
         session.close(&path(0));
         assert!(!session.trees.contains(&path(0)));
     }
+
+    #[test]
+    fn many_locations_convert_as_each_alone_across_files_lines_and_wide_characters() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut session = Session::new(dir.path(), PositionEncoding::Utf16);
+        let scene = |n: usize| FilePath::from(format!("Story/Scenes/SCN-{n}.md"));
+        let texts = [
+            "---\nid: SCN-0\n---\n\n“Iria,” said Kael. 𝄞 Iria — Iria.\nIria ran.\n",
+            "---\nid: SCN-1\n---\n\nNaïve Iria, Iria.\n\n¿Iria?\n",
+        ];
+        let mut wanted = Vec::new();
+        for (n, text) in texts.iter().enumerate() {
+            session.open(scene(n), (*text).to_owned(), 1);
+            for (at, _) in text.match_indices("Iria") {
+                wanted.push(crate::ide::Location {
+                    path: scene(n),
+                    range: crate::text::TextRange::new(at, at + "Iria".len()),
+                });
+            }
+        }
+        // Overlapping and backward ranges in a file are converted too.
+        wanted.push(crate::ide::Location {
+            path: scene(1),
+            range: crate::text::TextRange::new(4, 30),
+        });
+        wanted.push(crate::ide::Location {
+            path: "Story/Scenes/gone.md".into(),
+            range: crate::text::TextRange::new(0, 1),
+        });
+        let snapshot = session.snapshot();
+        let each: Vec<tower_lsp_server::ls_types::Location> = wanted
+            .iter()
+            .filter_map(|location| snapshot.location(location))
+            .collect();
+        assert_eq!(each.len(), wanted.len() - 1);
+        assert_eq!(snapshot.locations(&wanted), each);
+        // The wide characters before a name count as UTF-16 columns.
+        assert_eq!(each[1].range.start, Position::new(4, 22));
+    }
 }

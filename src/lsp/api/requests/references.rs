@@ -17,13 +17,10 @@ fn references_of(snapshot: &Snapshot, params: &lsp::ReferenceParams) -> Vec<lsp:
     let Some((file, offset)) = snapshot.at(&params.text_document_position) else {
         return Vec::new();
     };
-    ide::references(
+    snapshot.locations(&ide::references(
         &snapshot.workspace,
         &file.path,
         offset,
         params.context.include_declaration,
-    )
-    .iter()
-    .filter_map(|location| snapshot.location(location))
-    .collect()
+    ))
 }
