@@ -13,7 +13,7 @@
 //! The incremental path exists only for speed; a property test holds it equal
 //! to a fresh parse.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::sync::Arc;
 
 use tree_sitter::{InputEdit, Node, Parser, Point, Range, Tree};
@@ -161,7 +161,7 @@ impl MarkdownParser {
             block_parser,
             inline_parser,
             tree: None,
-            inline_memo: HashMap::new(),
+            inline_memo: HashMap::default(),
             pending: Pending::Nothing,
             block_parses: 0,
         }
@@ -283,7 +283,11 @@ impl MarkdownParser {
                     .expect("tree-sitter returns a tree when no timeout or cancellation is set")
             }
         };
-        let mut memo = if remember { Some(HashMap::new()) } else { None };
+        let mut memo = if remember {
+            Some(HashMap::default())
+        } else {
+            None
+        };
         let syntax = extract(
             text,
             &tree,
@@ -329,14 +333,18 @@ fn extract(
         new_memo,
         syntax: MarkdownSyntax::default(),
     };
-    extractor.visit(tree.root_node(), 0);
+    extractor.visit(tree.root_node(), 0, false);
     let mut syntax = extractor.syntax;
     syntax.prose = remove_bare_urls(text, syntax.prose);
     syntax
 }
 
 impl Extractor<'_> {
-    fn visit(&mut self, node: Node<'_>, list_depth: u16) {
+    /// Reads `node` and what it holds; `in_setext` says whether its parent
+    /// is a setext heading (asked of the parent here rather than of the
+    /// node: tree-sitter finds a node's parent by walking down from the
+    /// root, which made a long scene's walk quadratic in its paragraphs).
+    fn visit(&mut self, node: Node<'_>, list_depth: u16, in_setext: bool) {
         let range = TextRange::new(node.start_byte(), node.end_byte());
         let kind = match node.kind() {
             "atx_heading" | "setext_heading" => Some(BlockKind::Heading {
@@ -344,13 +352,7 @@ impl Extractor<'_> {
             }),
             // A setext heading's text is a paragraph inside it: one block,
             // the heading, or its words would be read twice.
-            "paragraph"
-                if node
-                    .parent()
-                    .is_some_and(|parent| parent.kind() == "setext_heading") =>
-            {
-                None
-            }
+            "paragraph" if in_setext => None,
             "paragraph" => Some(BlockKind::Paragraph),
             "list_item" => Some(BlockKind::ListItem),
             "fenced_code_block" | "indented_code_block" => Some(BlockKind::CodeBlock),
@@ -388,9 +390,10 @@ impl Extractor<'_> {
             return;
         }
         let child_depth = list_depth + u16::from(kind == Some(BlockKind::ListItem));
+        let setext = node.kind() == "setext_heading";
         let mut cursor = node.walk();
         for child in node.children(&mut cursor) {
-            self.visit(child, child_depth);
+            self.visit(child, child_depth, setext);
         }
     }
 

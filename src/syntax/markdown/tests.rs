@@ -273,3 +273,24 @@ mod incremental {
         }
     }
 }
+
+#[test]
+fn a_setext_heading_is_one_block_and_its_words_are_read_once() {
+    let text = "The Gate\n========\n\nShe waited.\n\nLow tide\n--------\n\n> Quoted\n> ------\n";
+    let syntax = MarkdownParser::parse_fresh(text);
+    let kinds: Vec<BlockKind> = syntax.blocks.iter().map(|block| block.kind).collect();
+    assert_eq!(
+        kinds,
+        [
+            BlockKind::Heading { level: 1 },
+            BlockKind::Paragraph,
+            BlockKind::Heading { level: 2 },
+            BlockKind::Quote,
+            BlockKind::Heading { level: 2 },
+        ],
+        "{:?}",
+        syntax.blocks
+    );
+    let prose: Vec<&str> = syntax.prose.iter().map(|range| range.slice(text)).collect();
+    assert_eq!(prose, ["The Gate", "She waited.", "Low tide", "Quoted"]);
+}
