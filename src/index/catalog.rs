@@ -1,8 +1,9 @@
 //! What files know about each other: cards by name, scenes by id, the
 //! outline's order, and the name matcher.
 //!
-//! The catalog is rebuilt from the files after every change (it holds `Arc`s
-//! and small maps, so that is cheap). [`Catalog::names_fingerprint`] covers
+//! The catalog is rebuilt from the files after every change but typing in a
+//! scene's prose, which copies it with the scene's `Arc` swapped: its maps
+//! are shared (`Arc`s), so the copy costs a few reference counts. [`Catalog::names_fingerprint`] covers
 //! who is called what; `checks::dependency_key` adds, per file, the other
 //! facts its checks read from other files.
 
@@ -20,12 +21,12 @@ use super::names::NameWords;
 #[derive(Clone, Debug, Default)]
 pub struct Catalog {
     cards: Vec<Arc<SourceFile>>,
-    by_name: HashMap<String, Vec<FilePath>>,
-    by_card_id: HashMap<String, Vec<FilePath>>,
+    by_name: Arc<HashMap<String, Vec<FilePath>>>,
+    by_card_id: Arc<HashMap<String, Vec<FilePath>>>,
     scenes: Vec<Arc<SourceFile>>,
-    scenes_by_id: HashMap<String, Vec<FilePath>>,
+    scenes_by_id: Arc<HashMap<String, Vec<FilePath>>>,
     outline: Option<Arc<SourceFile>>,
-    outline_position: HashMap<String, usize>,
+    outline_position: Arc<HashMap<String, usize>>,
     anti_patterns: Option<Arc<SourceFile>>,
     /// The voice bundle's gold standard (the first by path).
     voice_gold: Option<Arc<SourceFile>>,
@@ -34,24 +35,24 @@ pub struct Catalog {
     matcher: Arc<NameMatcher>,
     name_words: Arc<NameWords>,
     /// The names the matcher was built from, to know when to rebuild it.
-    matcher_names: Vec<(FilePath, CardKind, Vec<String>)>,
-    anti_phrases: PhraseIndex,
+    matcher_names: Arc<Vec<(FilePath, CardKind, Vec<String>)>>,
+    anti_phrases: Arc<PhraseIndex>,
     /// For each outline entry, the latest story date of the entries before it.
-    latest_date_before: Vec<Option<(StoryDate, String)>>,
+    latest_date_before: Arc<Vec<Option<(StoryDate, String)>>>,
     /// For each outline entry, its scene's story date (flashbacks left out).
-    entry_dates: Vec<Option<StoryDate>>,
+    entry_dates: Arc<Vec<Option<StoryDate>>>,
     names_fingerprint: u64,
     tracking: Arc<super::tracking::Tracking>,
     clock: Arc<super::clock::Clock>,
     /// Each character card's gender, when one is known.
-    genders: HashMap<FilePath, Option<super::gender::Gender>>,
+    genders: Arc<HashMap<FilePath, Option<super::gender::Gender>>>,
     /// For each character card, a hash of what the prose checks read of it:
     /// its eyes, hair and gender (declared or implied).
-    card_facts: rustc_hash::FxHashMap<FilePath, u64>,
+    card_facts: Arc<rustc_hash::FxHashMap<FilePath, u64>>,
     /// For each character card with a life in dates (`born`, `died`, or a
     /// `died_in`), a hash of it: the dates, the death scene's date and
     /// place in the outline, the status.
-    life_facts: rustc_hash::FxHashMap<FilePath, u64>,
+    life_facts: Arc<rustc_hash::FxHashMap<FilePath, u64>>,
 }
 
 impl Catalog {
@@ -66,21 +67,21 @@ impl Catalog {
             match &file.content {
                 FileContent::Card(card) => {
                     for name in card.names() {
-                        let owners = catalog.by_name.entry(name.text.clone()).or_default();
+                        let owners = Arc::make_mut(&mut catalog.by_name)
+                            .entry(name.text.clone())
+                            .or_default();
                         if !owners.contains(&file.path) {
                             owners.push(file.path.clone());
                         }
                     }
-                    catalog
-                        .by_card_id
+                    Arc::make_mut(&mut catalog.by_card_id)
                         .entry(card.id.clone())
                         .or_default()
                         .push(file.path.clone());
                     catalog.cards.push(file.clone());
                 }
                 FileContent::Scene(scene) => {
-                    catalog
-                        .scenes_by_id
+                    Arc::make_mut(&mut catalog.scenes_by_id)
                         .entry(scene.id.clone())
                         .or_default()
                         .push(file.path.clone());
@@ -105,15 +106,17 @@ impl Catalog {
             }
         }
         catalog.find_outline_dates();
-        catalog.matcher_names = catalog
-            .cards
-            .iter()
-            .filter_map(|file| {
-                let card = file.card()?;
-                let names: Vec<String> = card.names().map(|name| name.text.clone()).collect();
-                (!names.is_empty()).then(|| (file.path.clone(), card.kind, names))
-            })
-            .collect();
+        catalog.matcher_names = Arc::new(
+            catalog
+                .cards
+                .iter()
+                .filter_map(|file| {
+                    let card = file.card()?;
+                    let names: Vec<String> = card.names().map(|name| name.text.clone()).collect();
+                    (!names.is_empty()).then(|| (file.path.clone(), card.kind, names))
+                })
+                .collect(),
+        );
         match previous {
             Some(previous) if previous.matcher_names == catalog.matcher_names => {
                 catalog.matcher = previous.matcher.clone();
@@ -135,7 +138,7 @@ impl Catalog {
                 catalog.name_words = Arc::new(NameWords::new(names()));
             }
         }
-        catalog.anti_phrases = PhraseIndex::new(catalog.anti_patterns());
+        catalog.anti_phrases = Arc::new(PhraseIndex::new(catalog.anti_patterns()));
         catalog.find_card_facts(previous);
         catalog.tracking = Arc::new(super::tracking::Tracking::build(
             &catalog.scenes,
@@ -204,10 +207,10 @@ impl Catalog {
             let mut latest: Option<(StoryDate, String)> = None;
             let mut latest_order = None;
             for (position, entry) in outline.entries.iter().enumerate() {
-                self.outline_position
+                Arc::make_mut(&mut self.outline_position)
                     .entry(entry.scene_id.clone())
                     .or_insert(position);
-                self.latest_date_before.push(latest.clone());
+                Arc::make_mut(&mut self.latest_date_before).push(latest.clone());
                 let scene = self
                     .scene(&entry.scene_id)
                     .and_then(|file| file.scene())
@@ -223,7 +226,7 @@ impl Catalog {
                         .map(|window| window.earliest);
                     (date.year, date.month, date.day, starts)
                 });
-                self.entry_dates.push(date);
+                Arc::make_mut(&mut self.entry_dates).push(date);
                 if let (Some(date), Some(order)) = (date, order)
                     && latest_order.is_none_or(|latest| latest < order)
                 {
@@ -265,20 +268,22 @@ impl Catalog {
                 .and_then(|previous| previous.card(&file.path))
                 .is_some_and(|before| Arc::ptr_eq(before, file))
         };
-        self.genders = self
-            .cards
-            .iter()
-            .filter_map(|file| {
-                let card = file
-                    .card()
-                    .filter(|card| card.kind == CardKind::Character)?;
-                let gender = match previous.and_then(|previous| previous.genders.get(&file.path)) {
-                    Some(gender) if unchanged(file) => *gender,
-                    _ => super::gender::card_gender(card),
-                };
-                Some((file.path.clone(), gender))
-            })
-            .collect();
+        self.genders = Arc::new(
+            self.cards
+                .iter()
+                .filter_map(|file| {
+                    let card = file
+                        .card()
+                        .filter(|card| card.kind == CardKind::Character)?;
+                    let gender =
+                        match previous.and_then(|previous| previous.genders.get(&file.path)) {
+                            Some(gender) if unchanged(file) => *gender,
+                            _ => super::gender::card_gender(card),
+                        };
+                    Some((file.path.clone(), gender))
+                })
+                .collect(),
+        );
         let card_facts = self
             .cards
             .iter()
@@ -298,7 +303,7 @@ impl Catalog {
                 Some((file.path.clone(), hasher.finish()))
             })
             .collect();
-        self.card_facts = card_facts;
+        self.card_facts = Arc::new(card_facts);
     }
 
     /// What `lifespan` reads of each character card with a life in dates.
@@ -332,7 +337,7 @@ impl Catalog {
                 Some((file.path.clone(), hasher.finish()))
             })
             .collect();
-        self.life_facts = facts;
+        self.life_facts = Arc::new(facts);
     }
 
     /// A hash of a character card's life in dates, when it has one.
