@@ -3,8 +3,8 @@
 //!
 //! The catalog is rebuilt from the files after every change but typing in a
 //! scene's prose, which copies it with the scene's `Arc` swapped: its maps
-//! are shared (`Arc`s), so the copy costs a few reference counts. [`Catalog::names_fingerprint`] covers
-//! who is called what; `checks::dependency_key` adds, per file, the other
+//! are shared (`Arc`s), so the copy costs a few reference counts.
+//! [`Catalog::names_fingerprint`] covers who is called what; `checks::dependency_key` adds, per file, the other
 //! facts its checks read from other files.
 
 use std::collections::hash_map::DefaultHasher;

@@ -4,7 +4,7 @@
 //!
 //! The edit is what the old and new texts do not share at their start and
 //! end. Around it, [`mentions::CONTEXT`] bytes on either side and out to
-//! the prose ranges that reach into them, is the window read again; what
+//! the blocks and prose ranges that reach into them, is the window read again; what
 //! lies wholly before it is kept, and what lies wholly after it is kept,
 //! moved by the edit. That holds only where the Markdown outside the
 //! window is what it was (a fence typed in a paragraph makes the rest of a
@@ -86,6 +86,11 @@ pub(super) fn names_after_edit(
         Vec::new()
     };
     Some((found, near))
+}
+
+/// A syntax's blocks as the window compares them: kind and range.
+fn blocks(syntax: &MarkdownSyntax) -> impl Iterator<Item = (BlockKind, TextRange)> + '_ {
+    syntax.blocks.iter().map(|block| (block.kind, block.range))
 }
 
 /// Where an edit is: bytes `start..end` of the new text (the edit with
@@ -179,34 +184,25 @@ impl Window {
         let before = |range: &TextRange| range.end <= self.start;
         let after_old = |range: &TextRange| range.start as isize >= old_end;
         let after_new = |range: &TextRange| range.start >= self.end;
-        let blocks = |syntax: &MarkdownSyntax, keep: &dyn Fn(&TextRange) -> bool| {
-            syntax
-                .blocks
-                .iter()
-                .filter(|block| keep(&block.range))
-                .map(|block| (block.kind, block.range))
-                .collect::<Vec<_>>()
-        };
-        let prose = |syntax: &MarkdownSyntax, keep: &dyn Fn(&TextRange) -> bool| {
-            syntax
-                .prose
-                .iter()
-                .copied()
-                .filter(|range| keep(range))
-                .collect::<Vec<_>>()
-        };
-        let moved_blocks: Vec<_> = blocks(old, &after_old)
-            .into_iter()
+        let same_blocks_before = blocks(old)
+            .filter(|(_, range)| before(range))
+            .eq(blocks(new).filter(|(_, range)| before(range)));
+        let same_blocks_after = blocks(old)
+            .filter(|(_, range)| after_old(range))
             .map(|(kind, range)| (kind, self.moved(range)))
-            .collect();
-        let moved_prose: Vec<_> = prose(old, &after_old)
-            .into_iter()
-            .map(|range| self.moved(range))
-            .collect();
-        blocks(old, &before) == blocks(new, &before)
-            && prose(old, &before) == prose(new, &before)
-            && moved_blocks == blocks(new, &after_new)
-            && moved_prose == prose(new, &after_new)
+            .eq(blocks(new).filter(|(_, range)| after_new(range)));
+        let same_prose_before = old
+            .prose
+            .iter()
+            .filter(|range| before(range))
+            .eq(new.prose.iter().filter(|range| before(range)));
+        let same_prose_after = old
+            .prose
+            .iter()
+            .filter(|range| after_old(range))
+            .map(|range| self.moved(*range))
+            .eq(new.prose.iter().copied().filter(|range| after_new(range)));
+        same_blocks_before && same_blocks_after && same_prose_before && same_prose_after
     }
 }
 

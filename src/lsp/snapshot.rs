@@ -53,16 +53,13 @@ impl Snapshot {
     }
 
     pub fn location(&self, location: &ide::Location) -> Option<lsp::Location> {
-        let file = self.workspace.file(&location.path)?;
-        Some(lsp::Location {
-            uri: uri_for(&self.workspace, &location.path)?,
-            range: range(file, location.range, self.encoding),
-        })
+        self.locations(std::slice::from_ref(location)).pop()
     }
 
-    /// [`Snapshot::location`] of many: each file's URI made once, and the
-    /// positions of a file's ranges in order counted on from the last
-    /// (`references` answers thousands of mentions in a few hundred files).
+    /// Locations as the client takes them (a file that is gone is left
+    /// out): each file's URI made once, and the positions of a file's
+    /// ranges in order counted on from the last (`references` answers
+    /// thousands of mentions in a few hundred files).
     pub fn locations(&self, locations: &[ide::Location]) -> Vec<lsp::Location> {
         let mut converted = Vec::with_capacity(locations.len());
         let mut current: Option<(&str, Uri, Columns)> = None;
