@@ -305,12 +305,13 @@ fn pump(bytes: &[u8]) -> (Closed, Vec<u8>, Vec<Vec<u8>>) {
             server_side.read_to_end(&mut passed).await.unwrap();
             passed
         });
-        let closed = tokio::time::timeout(
+        let (closed, to_server) = tokio::time::timeout(
             Duration::from_secs(20),
             pump_input(bytes, to_server, refusals),
         )
         .await
         .expect("the framing reads its input to the end");
+        drop(to_server);
         let passed = reader.await.unwrap();
         let mut replies = Vec::new();
         while let Ok(reply) = refused.try_recv() {

@@ -168,17 +168,22 @@ fn framed(body: &[u8]) -> Vec<u8> {
 
 /// Copies the client's frames to the framework (`to_server`), answering
 /// the ones that are not messages through `refusals`.
+///
+/// `to_server` is handed back with the reason the input ended, so the
+/// framework's input ends only when whoever waits for this has the reason:
+/// were it dropped here, the framework could finish before the reason
+/// arrives, and a garbled frame would read as a clean end.
 pub async fn pump_input<R, W>(
     input: R,
     mut to_server: W,
     refusals: mpsc::UnboundedSender<Vec<u8>>,
-) -> Closed
+) -> (Closed, W)
 where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin,
 {
     let mut input = BufReader::new(input);
-    loop {
+    let closed = loop {
         match read_frame(&mut input).await {
             Ok(Frame::Body(body)) => match refusal(&body) {
                 Some(reply) => {
@@ -190,15 +195,16 @@ where
                 None => {
                     let written = to_server.write_all(&framed(&body)).await;
                     if written.and(to_server.flush().await).is_err() {
-                        return Closed::Ended; // The framework stopped reading (exit).
+                        break Closed::Ended; // The framework stopped reading (exit).
                     }
                 }
             },
-            Ok(Frame::End) => return Closed::Ended,
-            Ok(Frame::Garbled(why)) => return Closed::Garbled(why),
-            Err(error) => return Closed::Garbled(format!("the input cannot be read: {error}")),
+            Ok(Frame::End) => break Closed::Ended,
+            Ok(Frame::Garbled(why)) => break Closed::Garbled(why),
+            Err(error) => break Closed::Garbled(format!("the input cannot be read: {error}")),
         }
-    }
+    };
+    (closed, to_server)
 }
 
 /// Copies the framework's frames to `output`, with the refusals put between
@@ -242,4 +248,37 @@ where
         output.write_all(&framed(&reply)).await?;
     }
     output.flush().await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    /// The defect: the pump dropped the framework's input as it returned, so
+    /// the framework could end (and the server exit 0) before the garbled
+    /// frame's reason reached the server's loop.
+    #[test]
+    fn a_garbled_frame_is_known_before_the_framework_sees_its_input_end() {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        runtime.block_on(async {
+            let (to_server, mut server_side) = tokio::io::duplex(1 << 10);
+            let (refusals, _refused) = mpsc::unbounded_channel();
+            let garbled = &b"Content-Length: many\r\n\r\n{}"[..];
+            let (closed, to_server) = pump_input(garbled, to_server, refusals).await;
+            assert!(matches!(closed, Closed::Garbled(_)), "{closed:?}");
+            let mut byte = [0u8; 1];
+            let early =
+                tokio::time::timeout(Duration::from_millis(50), server_side.read(&mut byte)).await;
+            assert!(
+                early.is_err(),
+                "the framework's input ended before the reason was handed over"
+            );
+            drop(to_server);
+            assert_eq!(server_side.read(&mut byte).await.unwrap(), 0);
+        });
+    }
 }

@@ -72,16 +72,24 @@ pub fn run_stdio() -> anyhow::Result<()> {
         let serve = Transport::new(server_input, server_output, socket).serve(service);
         tokio::pin!(serve);
         let mut input = input;
-        // The input first: a garbled frame also ends the framework's input,
-        // and the editor is told why rather than a clean end.
+        // The framework's input ends only once the pump has handed it back
+        // with its reason (a garbled frame or a clean end), so the framework
+        // cannot finish first and hide a garbled frame.
         let closed = tokio::select! {
             biased;
-            closed = &mut input => {
+            pumped = &mut input => {
                 // The editor is gone. A handler may still wait for an answer
                 // from it (a registration) that will never come: give the
                 // framework a moment to finish, then stop all the same.
+                let closed = match pumped {
+                    Ok((closed, to_server)) => {
+                        drop(to_server); // Now the framework's input ends.
+                        closed
+                    }
+                    Err(_) => framing::Closed::Ended,
+                };
                 let _ = tokio::time::timeout(GRACE_AFTER_INPUT_ENDS, &mut serve).await;
-                closed.unwrap_or(framing::Closed::Ended)
+                closed
             }
             () = &mut serve => {
                 input.abort();
