@@ -136,13 +136,21 @@ impl Indexer {
                 let cache = Arc::new(IndexCache::load(workspace.root()));
                 let paths = workspace.discover();
                 let config = workspace.config().paths.clone();
-                let (priority, rest): (Vec<FilePath>, Vec<FilePath>) =
+                let (mut priority, rest): (Vec<FilePath>, Vec<FilePath>) =
                     paths.into_iter().partition(|path| {
                         matches!(
                             crate::index::file::classify(path, None, &config),
                             FileKind::Card { .. } | FileKind::Outline | FileKind::AntiPatterns
                         )
                     });
+                // The largest first (the outline is several cards' worth):
+                // read last, it would keep one core busy while the others
+                // wait, and the open scene with them.
+                priority.sort_by_cached_key(|path| {
+                    let size = std::fs::metadata(workspace.root().join(path.as_ref()))
+                        .map_or(0, |metadata| metadata.len());
+                    std::cmp::Reverse(size)
+                });
                 let files = workspace.read_files_cached(&priority, Some(&cache));
                 (files, rest, cache)
             })
