@@ -36,28 +36,30 @@ const PREALLOCATE: usize = 1024 * 1024;
 const OUTPUT_AHEAD: usize = 4;
 
 /// The messages the server writes itself, between the framework's frames:
-/// the diagnostics it publishes. tower-lsp-server makes a
-/// `serde_json::Value` of every message before writing it (about a tenth of
-/// a keystroke's work, for a long scene's diagnostics); these are
-/// serialised straight to their bytes. They are written in the order they
-/// are put here, but not in order with the framework's own messages. As the
-/// framework's own, at most [`OUTPUT_AHEAD`] wait: a pass over the whole
-/// manuscript waits for the editor to read, rather than queue every file's
-/// diagnostics at once ahead of an answer.
+/// the refusals of frames that are not messages, and the diagnostics it
+/// publishes. tower-lsp-server makes a `serde_json::Value` of every message
+/// before writing it (about a tenth of a keystroke's work, for a long
+/// scene's diagnostics); these are serialised straight to their bytes.
+/// They are written in the order they are put here, but not in order with
+/// the framework's own messages.
 #[derive(Clone, Debug)]
-pub struct Outbox(mpsc::Sender<Vec<u8>>);
+pub struct Outbox(mpsc::UnboundedSender<Vec<u8>>);
 
 impl Outbox {
     /// An outbox, and what [`pump_output`] reads from it.
-    pub fn new() -> (Outbox, mpsc::Receiver<Vec<u8>>) {
-        let (sender, receiver) = mpsc::channel(OUTPUT_AHEAD);
+    pub fn new() -> (Outbox, mpsc::UnboundedReceiver<Vec<u8>>) {
+        let (sender, receiver) = mpsc::unbounded_channel();
         (Outbox(sender), receiver)
     }
 
-    /// Queues a message's body, once there is room; false once the output
-    /// has ended.
-    pub async fn send(&self, body: Vec<u8>) -> bool {
-        self.0.send(body).await.is_ok()
+    /// Queues a message's body; false once the output has ended.
+    pub fn send(&self, body: Vec<u8>) -> bool {
+        self.0.send(body).is_ok()
+    }
+
+    /// Where [`pump_input`] puts its refusals.
+    pub fn sender(&self) -> mpsc::UnboundedSender<Vec<u8>> {
+        self.0.clone()
     }
 }
 
@@ -234,15 +236,13 @@ where
     (closed, to_server)
 }
 
-/// Copies the framework's frames to `output`, with the refusals and the
-/// [`Outbox`]'s messages put between frames; ends when the framework's
-/// output ends. The frames are read in a
+/// Copies the framework's frames to `output`, with the [`Outbox`]'s messages
+/// put between frames; ends when the framework's output ends. The frames are read in a
 /// task of their own, so waiting for either never cuts a read short.
 pub async fn pump_output<R, W>(
     from_server: R,
     mut output: W,
     mut refusals: mpsc::UnboundedReceiver<Vec<u8>>,
-    mut outbox: mpsc::Receiver<Vec<u8>>,
 ) -> std::io::Result<()>
 where
     R: AsyncRead + Unpin + Send + 'static,
@@ -257,7 +257,7 @@ where
             }
         }
     });
-    let (mut refusals_open, mut outbox_open) = (true, true);
+    let mut refusals_open = true;
     loop {
         tokio::select! {
             frame = server_frames.recv() => match frame {
@@ -268,17 +268,13 @@ where
                 Some(reply) => output.write_all(&framed(&reply)).await?,
                 None => refusals_open = false,
             },
-            message = outbox.recv(), if outbox_open => match message {
-                Some(body) => output.write_all(&framed(&body)).await?,
-                None => outbox_open = false,
-            },
         }
         output.flush().await?;
     }
     reader.abort();
     // Messages of our own sent while the last frames went out.
-    while let Ok(body) = refusals.try_recv().or_else(|_| outbox.try_recv()) {
-        output.write_all(&framed(&body)).await?;
+    while let Ok(reply) = refusals.try_recv() {
+        output.write_all(&framed(&reply)).await?;
     }
     output.flush().await
 }

@@ -51,6 +51,7 @@ pub fn run_stdio() -> anyhow::Result<()> {
     let closed = runtime.block_on(async {
         let (outbox, from_outbox) = framing::Outbox::new();
         let (service, socket) = {
+            let outbox = outbox.clone();
             LspService::build(move |client| server::Server::new(client, outbox))
                 .custom_method("controlRoom/documentState", server::Server::document_state)
                 .custom_method(
@@ -61,16 +62,15 @@ pub fn run_stdio() -> anyhow::Result<()> {
         };
         let (client_frames, server_input) = tokio::io::duplex(1 << 16);
         let (server_output, server_frames) = tokio::io::duplex(1 << 16);
-        let (refusals, refused) = tokio::sync::mpsc::unbounded_channel();
         let input = tokio::spawn(framing::pump_input(
             tokio::io::stdin(),
             client_frames,
-            refusals,
+            outbox.sender(),
         ));
+        drop(outbox);
         let output = tokio::spawn(framing::pump_output(
             server_frames,
             tokio::io::stdout(),
-            refused,
             from_outbox,
         ));
         let serve = Transport::new(server_input, server_output, socket).serve(service);

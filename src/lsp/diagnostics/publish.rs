@@ -142,11 +142,11 @@ pub async fn publish(
         side.into_iter()
             .map(|(path, diagnostics, version)| (path, Arc::new(diagnostics), version)),
     );
-    send(&outbox, &session, &workspace, changes, || false).await;
+    send(&outbox, &session, &workspace, changes, || false);
     if let Some(config) = config
         && let Some(uri) = uri_for_absolute(&workspace.root().join(CONFIG_FILE))
     {
-        outbox.send(notification(&uri, &config, None)).await;
+        outbox.send(notification(&uri, &config, None));
     }
     drop(open_turn);
     if !indexed {
@@ -204,7 +204,7 @@ async fn publish_the_rest(
     if let Ok(changes) = rest {
         // A pass asked for meanwhile (the writer typed) goes out before
         // the rest of this one, which it sends itself.
-        let unsent = send(outbox, session, &workspace, changes.into_iter(), later).await;
+        let unsent = send(outbox, session, &workspace, changes.into_iter(), later);
         lock(&kept).left_unsent(unsent);
     }
 }
@@ -212,7 +212,7 @@ async fn publish_the_rest(
 /// Publishes each file's diagnostics with the version they were computed
 /// for, and only if the document has not moved on since (a newer pass
 /// follows). Stops when `stop` says so: the files not sent.
-async fn send(
+fn send(
     outbox: &Outbox,
     session: &Arc<Mutex<Session>>,
     workspace: &crate::index::Workspace,
@@ -232,7 +232,7 @@ async fn send(
         if lock(session).version(&path) != version {
             continue;
         }
-        outbox.send(notification(&uri, &diagnostics, version)).await;
+        outbox.send(notification(&uri, &diagnostics, version));
     }
     Vec::new()
 }
