@@ -13,8 +13,7 @@
 //!   process exits non-zero ([`Closed::Garbled`]).
 //!
 //! The framework's own output is copied to stdout frame by frame, with the
-//! error replies and the server's own messages ([`Outbox`]) put between
-//! frames, never inside one.
+//! error replies put between frames, never inside one.
 
 use serde_json::json;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
@@ -34,34 +33,6 @@ const PREALLOCATE: usize = 1024 * 1024;
 /// The framework's frames read ahead of the output: past this many, the
 /// framework waits, rather than its diagnostics piling up as copies here.
 const OUTPUT_AHEAD: usize = 4;
-
-/// The messages the server writes itself, between the framework's frames:
-/// the refusals of frames that are not messages, and the diagnostics it
-/// publishes. tower-lsp-server makes a `serde_json::Value` of every message
-/// before writing it (about a tenth of a keystroke's work, for a long
-/// scene's diagnostics); these are serialised straight to their bytes.
-/// They are written in the order they are put here, but not in order with
-/// the framework's own messages.
-#[derive(Clone, Debug)]
-pub struct Outbox(mpsc::UnboundedSender<Vec<u8>>);
-
-impl Outbox {
-    /// An outbox, and what [`pump_output`] reads from it.
-    pub fn new() -> (Outbox, mpsc::UnboundedReceiver<Vec<u8>>) {
-        let (sender, receiver) = mpsc::unbounded_channel();
-        (Outbox(sender), receiver)
-    }
-
-    /// Queues a message's body; false once the output has ended.
-    pub fn send(&self, body: Vec<u8>) -> bool {
-        self.0.send(body).is_ok()
-    }
-
-    /// Where [`pump_input`] puts its refusals.
-    pub fn sender(&self) -> mpsc::UnboundedSender<Vec<u8>> {
-        self.0.clone()
-    }
-}
 
 /// How the client's side of the connection ended.
 #[derive(Debug, PartialEq, Eq)]
@@ -236,8 +207,8 @@ where
     (closed, to_server)
 }
 
-/// Copies the framework's frames to `output`, with the [`Outbox`]'s messages
-/// put between frames; ends when the framework's output ends. The frames are read in a
+/// Copies the framework's frames to `output`, with the refusals put between
+/// frames; ends when the framework's output ends. The frames are read in a
 /// task of their own, so waiting for either never cuts a read short.
 pub async fn pump_output<R, W>(
     from_server: R,
@@ -272,7 +243,7 @@ where
         output.flush().await?;
     }
     reader.abort();
-    // Messages of our own sent while the last frames went out.
+    // Refusals sent while the last frames went out.
     while let Ok(reply) = refusals.try_recv() {
         output.write_all(&framed(&reply)).await?;
     }

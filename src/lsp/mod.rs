@@ -49,29 +49,25 @@ pub fn run_stdio() -> anyhow::Result<()> {
         .enable_all()
         .build()?;
     let closed = runtime.block_on(async {
-        let (outbox, from_outbox) = framing::Outbox::new();
-        let (service, socket) = {
-            let outbox = outbox.clone();
-            LspService::build(move |client| server::Server::new(client, outbox))
-                .custom_method("controlRoom/documentState", server::Server::document_state)
-                .custom_method(
-                    "window/workDoneProgress/cancel",
-                    server::Server::work_done_progress_cancel,
-                )
-                .finish()
-        };
+        let (service, socket) = LspService::build(server::Server::new)
+            .custom_method("controlRoom/documentState", server::Server::document_state)
+            .custom_method(
+                "window/workDoneProgress/cancel",
+                server::Server::work_done_progress_cancel,
+            )
+            .finish();
         let (client_frames, server_input) = tokio::io::duplex(1 << 16);
         let (server_output, server_frames) = tokio::io::duplex(1 << 16);
+        let (refusals, refused) = tokio::sync::mpsc::unbounded_channel();
         let input = tokio::spawn(framing::pump_input(
             tokio::io::stdin(),
             client_frames,
-            outbox.sender(),
+            refusals,
         ));
-        drop(outbox);
         let output = tokio::spawn(framing::pump_output(
             server_frames,
             tokio::io::stdout(),
-            from_outbox,
+            refused,
         ));
         let serve = Transport::new(server_input, server_output, socket).serve(service);
         tokio::pin!(serve);

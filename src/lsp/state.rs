@@ -33,8 +33,6 @@ pub(crate) struct ClientSupport {
 
 pub struct Server {
     pub(crate) client: Client,
-    /// Where the server's diagnostics go out (see [`super::framing::Outbox`]).
-    pub(crate) outbox: super::framing::Outbox,
     pub(crate) session: OnceLock<Arc<Mutex<Session>>>,
     pub(crate) diagnostics: Arc<Mutex<DiagnosticsCache>>,
     pub(crate) mode: OnceLock<DiagnosticsMode>,
@@ -52,10 +50,9 @@ pub struct Server {
 pub(crate) const PULL_WAITS_FOR_INDEX: Duration = Duration::from_secs(20);
 
 impl Server {
-    pub fn new(client: Client, outbox: super::framing::Outbox) -> Server {
+    pub fn new(client: Client) -> Server {
         Server {
             client,
-            outbox,
             session: OnceLock::new(),
             diagnostics: Arc::new(Mutex::new(DiagnosticsCache::default())),
             mode: OnceLock::new(),
@@ -71,7 +68,6 @@ impl Server {
         let session = self.session.get()?.clone();
         let republish = {
             let client = self.client.clone();
-            let outbox = self.outbox.clone();
             let session = session.clone();
             let diagnostics = self.diagnostics.clone();
             let mode = self.mode();
@@ -79,7 +75,6 @@ impl Server {
             Arc::new(move || {
                 tokio::spawn(publish_diagnostics(
                     client.clone(),
-                    outbox.clone(),
                     session.clone(),
                     diagnostics.clone(),
                     mode,
@@ -209,7 +204,6 @@ impl Server {
         let this = scheduled.fetch_add(1, Ordering::SeqCst) + 1;
         let diagnostics = self.diagnostics.clone();
         let client = self.client.clone();
-        let outbox = self.outbox.clone();
         let mode = self.mode();
         let refresh = self.support().diagnostic_refresh;
         tokio::spawn(async move {
@@ -222,7 +216,7 @@ impl Server {
             if scheduled.load(Ordering::SeqCst) != this {
                 return;
             }
-            publish_diagnostics(client, outbox, session, diagnostics, mode, refresh).await;
+            publish_diagnostics(client, session, diagnostics, mode, refresh).await;
         });
     }
 }
@@ -270,7 +264,6 @@ impl Server {
     pub(crate) async fn publish_now(&self, session: Arc<Mutex<Session>>) {
         publish_diagnostics(
             self.client.clone(),
-            self.outbox.clone(),
             session,
             self.diagnostics.clone(),
             self.mode(),

@@ -11,7 +11,6 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 
 use tower_lsp_server::Client;
-use tower_lsp_server::ls_types as lsp;
 
 use super::assemble;
 use super::{DiagnosticsCache, HealthPass};
@@ -19,7 +18,6 @@ use crate::index::FilePath;
 use crate::index::config::CONFIG_FILE;
 use crate::lsp::commands::shared::lock;
 use crate::lsp::convert::{uri_for, uri_for_absolute};
-use crate::lsp::framing::Outbox;
 use crate::lsp::session::Session;
 
 /// How long the rest of the manuscript waits after the open documents are
@@ -39,7 +37,6 @@ pub enum DiagnosticsMode {
 /// client that pulls, asks it to pull again once the index is complete).
 pub async fn publish(
     client: Client,
-    outbox: Outbox,
     session: Arc<Mutex<Session>>,
     cache: Arc<Mutex<DiagnosticsCache>>,
     mode: DiagnosticsMode,
@@ -142,24 +139,24 @@ pub async fn publish(
         side.into_iter()
             .map(|(path, diagnostics, version)| (path, Arc::new(diagnostics), version)),
     );
-    send(&outbox, &session, &workspace, changes, || false);
+    send(&client, &session, &workspace, changes, || false).await;
     if let Some(config) = config
         && let Some(uri) = uri_for_absolute(&workspace.root().join(CONFIG_FILE))
     {
-        outbox.send(notification(&uri, &config, None));
+        client.publish_diagnostics(uri, config, None).await;
     }
     drop(open_turn);
     if !indexed {
         return;
     }
-    publish_the_rest(&outbox, &session, cache, snapshot, &versions, pass, &gates).await;
+    publish_the_rest(&client, &session, cache, snapshot, &versions, pass, &gates).await;
 }
 
 /// Every other file (what the change did to the files that read it), and
 /// the story's health, measured afresh: the files it changed. Unless a
 /// later pass is asked for first, which does it on a newer snapshot.
 async fn publish_the_rest(
-    outbox: &Outbox,
+    client: &Client,
     session: &Arc<Mutex<Session>>,
     cache: Arc<Mutex<DiagnosticsCache>>,
     snapshot: Arc<super::super::snapshot::Snapshot>,
@@ -204,7 +201,7 @@ async fn publish_the_rest(
     if let Ok(changes) = rest {
         // A pass asked for meanwhile (the writer typed) goes out before
         // the rest of this one, which it sends itself.
-        let unsent = send(outbox, session, &workspace, changes.into_iter(), later);
+        let unsent = send(client, session, &workspace, changes.into_iter(), later).await;
         lock(&kept).left_unsent(unsent);
     }
 }
@@ -212,11 +209,17 @@ async fn publish_the_rest(
 /// Publishes each file's diagnostics with the version they were computed
 /// for, and only if the document has not moved on since (a newer pass
 /// follows). Stops when `stop` says so: the files not sent.
-fn send(
-    outbox: &Outbox,
+async fn send(
+    client: &Client,
     session: &Arc<Mutex<Session>>,
     workspace: &crate::index::Workspace,
-    changes: impl Iterator<Item = (FilePath, Arc<Vec<lsp::Diagnostic>>, Option<i32>)>,
+    changes: impl Iterator<
+        Item = (
+            FilePath,
+            Arc<Vec<tower_lsp_server::ls_types::Diagnostic>>,
+            Option<i32>,
+        ),
+    >,
     stop: impl Fn() -> bool,
 ) -> Vec<FilePath> {
     let mut changes = changes.into_iter();
@@ -232,74 +235,9 @@ fn send(
         if lock(session).version(&path) != version {
             continue;
         }
-        outbox.send(notification(&uri, &diagnostics, version));
+        client
+            .publish_diagnostics(uri, (*diagnostics).clone(), version)
+            .await;
     }
     Vec::new()
-}
-
-/// A `textDocument/publishDiagnostics` notification's body, as the
-/// framework would write it, serialised from the diagnostics in place.
-fn notification(uri: &lsp::Uri, diagnostics: &[lsp::Diagnostic], version: Option<i32>) -> Vec<u8> {
-    #[derive(serde::Serialize)]
-    struct Notification<'a> {
-        jsonrpc: &'static str,
-        method: &'static str,
-        params: Params<'a>,
-    }
-    #[derive(serde::Serialize)]
-    struct Params<'a> {
-        uri: &'a lsp::Uri,
-        diagnostics: &'a [lsp::Diagnostic],
-        #[serde(skip_serializing_if = "Option::is_none")]
-        version: Option<i32>,
-    }
-    let message = Notification {
-        jsonrpc: "2.0",
-        method: <lsp::notification::PublishDiagnostics as lsp::notification::Notification>::METHOD,
-        params: Params {
-            uri,
-            diagnostics,
-            version,
-        },
-    };
-    serde_json::to_vec(&message).expect("diagnostics serialise to JSON")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// What the server writes itself is what tower-lsp-server would have
-    /// written for the same diagnostics, with and without a version.
-    #[test]
-    fn a_published_notification_is_the_one_the_framework_would_send() {
-        let uri: lsp::Uri = "file:///book/scenes/one%20two.md".parse().unwrap();
-        let diagnostic = lsp::Diagnostic {
-            range: lsp::Range::new(lsp::Position::new(3, 1), lsp::Position::new(3, 9)),
-            severity: Some(lsp::DiagnosticSeverity::WARNING),
-            code: Some(lsp::NumberOrString::String("CR-ECHO".to_owned())),
-            source: Some("control-room".to_owned()),
-            message: "“Kael” said twice, \\ and a \"quote\"".to_owned(),
-            data: Some(serde_json::json!({"fix": [1, 2]})),
-            ..Default::default()
-        };
-        for version in [Some(7), None] {
-            let ours: serde_json::Value = serde_json::from_slice(&notification(
-                &uri,
-                std::slice::from_ref(&diagnostic),
-                version,
-            ))
-            .unwrap();
-            let params =
-                lsp::PublishDiagnosticsParams::new(uri.clone(), vec![diagnostic.clone()], version);
-            // As the framework's `Client::publish_diagnostics` builds it.
-            let theirs = serde_json::to_value(
-                tower_lsp_server::jsonrpc::Request::build("textDocument/publishDiagnostics")
-                    .params(serde_json::to_value(params).unwrap())
-                    .finish(),
-            )
-            .unwrap();
-            assert_eq!(ours, theirs);
-        }
-    }
 }

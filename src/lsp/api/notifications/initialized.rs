@@ -59,7 +59,6 @@ pub(crate) async fn index_workspace(server: &Server) {
 /// What the initial index needs of the server.
 struct Indexer {
     client: tower_lsp_server::Client,
-    outbox: crate::lsp::framing::Outbox,
     session: Arc<Mutex<Session>>,
     diagnostics: Arc<Mutex<DiagnosticsCache>>,
     mode: DiagnosticsMode,
@@ -71,7 +70,6 @@ impl Indexer {
     fn of(server: &Server) -> Option<Indexer> {
         Some(Indexer {
             client: server.client.clone(),
-            outbox: server.outbox.clone(),
             session: server.session.get()?.clone(),
             diagnostics: server.diagnostics.clone(),
             mode: server.mode(),
@@ -83,7 +81,6 @@ impl Indexer {
     async fn publish(&self, refresh: bool) {
         publish_diagnostics(
             self.client.clone(),
-            self.outbox.clone(),
             self.session.clone(),
             self.diagnostics.clone(),
             self.mode,
