@@ -13,7 +13,7 @@
 //! The incremental path exists only for speed; a property test holds it equal
 //! to a fresh parse.
 
-use rustc_hash::FxHashMap as HashMap;
+use rustc_hash::FxHashMap;
 use std::sync::Arc;
 
 use tree_sitter::{InputEdit, Node, Parser, Point, Range, Tree};
@@ -101,6 +101,9 @@ pub struct TreeEdit {
 /// Inline analysis of one inline node: prose ranges relative to the node start.
 type InlineProse = Arc<[TextRange]>;
 
+/// The prose of each inline node read so far, by its text and cuts.
+type InlineMemo = FxHashMap<InlineKey, InlineProse>;
+
 /// A parser that keeps what it needs to re-parse one document incrementally.
 ///
 /// Closed files are parsed with [`MarkdownParser::parse_fresh`] and keep
@@ -111,7 +114,7 @@ pub struct MarkdownParser {
     tree: Option<Tree>,
     /// Inline results of the last parse keyed by the inline node's text and cut
     /// points. Only the last parse's entries are kept.
-    inline_memo: HashMap<InlineKey, InlineProse>,
+    inline_memo: InlineMemo,
     /// What the edits since the last parse may have done to the blocks.
     pending: Pending,
     /// Block parses done (fresh or incremental), for the tests.
@@ -161,7 +164,7 @@ impl MarkdownParser {
             block_parser,
             inline_parser,
             tree: None,
-            inline_memo: HashMap::default(),
+            inline_memo: InlineMemo::default(),
             pending: Pending::Nothing,
             block_parses: 0,
         }
@@ -284,7 +287,7 @@ impl MarkdownParser {
             }
         };
         let mut memo = if remember {
-            Some(HashMap::default())
+            Some(InlineMemo::default())
         } else {
             None
         };
@@ -314,8 +317,8 @@ fn point_at(text: &str, offset: usize) -> (usize, usize) {
 struct Extractor<'a> {
     text: &'a str,
     inline_parser: &'a mut Parser,
-    old_memo: &'a HashMap<InlineKey, InlineProse>,
-    new_memo: Option<&'a mut HashMap<InlineKey, InlineProse>>,
+    old_memo: &'a InlineMemo,
+    new_memo: Option<&'a mut InlineMemo>,
     syntax: MarkdownSyntax,
 }
 
@@ -323,8 +326,8 @@ fn extract(
     text: &str,
     tree: &Tree,
     inline_parser: &mut Parser,
-    old_memo: &HashMap<InlineKey, InlineProse>,
-    new_memo: Option<&mut HashMap<InlineKey, InlineProse>>,
+    old_memo: &InlineMemo,
+    new_memo: Option<&mut InlineMemo>,
 ) -> MarkdownSyntax {
     let mut extractor = Extractor {
         text,
