@@ -13,7 +13,9 @@
 //!   process exits non-zero ([`Closed::Garbled`]).
 //!
 //! The framework's own output is copied to stdout frame by frame, with the
-//! error replies put between frames, never inside one.
+//! bodies the server serialised itself in place of their tokens
+//! ([`super::splice`]) and the error replies put between frames, never
+//! inside one.
 
 use serde_json::json;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
@@ -207,13 +209,15 @@ where
     (closed, to_server)
 }
 
-/// Copies the framework's frames to `output`, with the refusals put between
-/// frames; ends when the framework's output ends. The frames are read in a
-/// task of their own, so waiting for either never cuts a read short.
+/// Copies the framework's frames to `output`, with the bodies `splices`
+/// holds put in place of their tokens and the refusals put between frames;
+/// ends when the framework's output ends. The frames are read in a task of
+/// their own, so waiting for either never cuts a read short.
 pub async fn pump_output<R, W>(
     from_server: R,
     mut output: W,
     mut refusals: mpsc::UnboundedReceiver<Vec<u8>>,
+    splices: std::sync::Arc<super::splice::Splices>,
 ) -> std::io::Result<()>
 where
     R: AsyncRead + Unpin + Send + 'static,
@@ -223,7 +227,7 @@ where
     let reader = tokio::spawn(async move {
         let mut from_server = BufReader::new(from_server);
         while let Ok(Frame::Body(body)) = read_frame(&mut from_server).await {
-            if frames.send(body).await.is_err() {
+            if frames.send(splices.splice(body)).await.is_err() {
                 break;
             }
         }

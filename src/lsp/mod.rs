@@ -4,8 +4,9 @@
 //! answer requests on snapshots, `diagnostics` caches and publishes,
 //! `recipes` validates project recipes open in the editor, `runs` starts
 //! recipe runs and delivers their results as workspace edits, `findings`
-//! turns agents' findings into diagnostics, and `convert` is where byte
-//! offsets become line/column positions.
+//! turns agents' findings into diagnostics, `convert` is where byte
+//! offsets become line/column positions, and `splice` carries the large
+//! bodies the server serialises itself past the framework.
 
 mod api;
 mod charts;
@@ -30,6 +31,7 @@ mod server;
 mod session;
 mod settings;
 mod snapshot;
+mod splice;
 mod state;
 mod stats;
 mod voice;
@@ -49,13 +51,17 @@ pub fn run_stdio() -> anyhow::Result<()> {
         .enable_all()
         .build()?;
     let closed = runtime.block_on(async {
-        let (service, socket) = LspService::build(server::Server::new)
-            .custom_method("controlRoom/documentState", server::Server::document_state)
-            .custom_method(
-                "window/workDoneProgress/cancel",
-                server::Server::work_done_progress_cancel,
-            )
-            .finish();
+        let splices = std::sync::Arc::new(splice::Splices::default());
+        let (service, socket) = LspService::build({
+            let splices = splices.clone();
+            move |client| server::Server::new(client, splices)
+        })
+        .custom_method("controlRoom/documentState", server::Server::document_state)
+        .custom_method(
+            "window/workDoneProgress/cancel",
+            server::Server::work_done_progress_cancel,
+        )
+        .finish();
         let (client_frames, server_input) = tokio::io::duplex(1 << 16);
         let (server_output, server_frames) = tokio::io::duplex(1 << 16);
         let (refusals, refused) = tokio::sync::mpsc::unbounded_channel();
@@ -68,6 +74,7 @@ pub fn run_stdio() -> anyhow::Result<()> {
             server_frames,
             tokio::io::stdout(),
             refused,
+            splices,
         ));
         let serve = Transport::new(server_input, server_output, socket).serve(service);
         tokio::pin!(serve);

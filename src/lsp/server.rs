@@ -77,7 +77,7 @@ impl LanguageServer for Server {
         &self,
         params: lsp::ReferenceParams,
     ) -> RpcResult<Option<Vec<lsp::Location>>> {
-        api::on_snapshot::<lsp::request::References>(self, params).await
+        api::requests::references::references(self, params).await
     }
 
     async fn prepare_rename(

@@ -62,6 +62,38 @@ impl Snapshot {
     /// thousands of mentions in a few hundred files).
     pub fn locations(&self, locations: &[ide::Location]) -> Vec<lsp::Location> {
         let mut converted = Vec::with_capacity(locations.len());
+        self.each_location(locations, |uri, range| {
+            converted.push(lsp::Location {
+                uri: uri.clone(),
+                range,
+            });
+        });
+        converted
+    }
+
+    /// [`Snapshot::locations`] as the JSON the client is sent, written in
+    /// place (see [`super::splice`]): no URI copied a location.
+    pub fn locations_json(&self, locations: &[ide::Location]) -> Vec<u8> {
+        use serde::ser::{SerializeSeq, Serializer};
+        #[derive(serde::Serialize)]
+        struct Location<'a> {
+            uri: &'a Uri,
+            range: lsp::Range,
+        }
+        let mut json = Vec::with_capacity(64 + locations.len() * 128);
+        let mut serializer = serde_json::Serializer::new(&mut json);
+        let mut list = serializer
+            .serialize_seq(None)
+            .expect("a list serialises into memory");
+        self.each_location(locations, |uri, range| {
+            list.serialize_element(&Location { uri, range })
+                .expect("a location serialises into memory");
+        });
+        list.end().expect("a list serialises into memory");
+        json
+    }
+
+    fn each_location(&self, locations: &[ide::Location], mut each: impl FnMut(&Uri, lsp::Range)) {
         let mut current: Option<(&str, Uri, Columns)> = None;
         for location in locations {
             if current
@@ -78,15 +110,14 @@ impl Snapshot {
             };
             let start = columns.position(location.range.start);
             let end = columns.position(location.range.end);
-            converted.push(lsp::Location {
-                uri: uri.clone(),
-                range: lsp::Range {
+            each(
+                uri,
+                lsp::Range {
                     start: lsp::Position::new(start.line, start.col),
                     end: lsp::Position::new(end.line, end.col),
                 },
-            });
+            );
         }
-        converted
     }
 
     pub fn workspace_edit(&self, edits: &[FileEdit]) -> lsp::WorkspaceEdit {

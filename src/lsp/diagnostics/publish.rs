@@ -11,6 +11,7 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 
 use tower_lsp_server::Client;
+use tower_lsp_server::ls_types as lsp;
 
 use super::assemble;
 use super::{DiagnosticsCache, HealthPass};
@@ -19,6 +20,7 @@ use crate::index::config::CONFIG_FILE;
 use crate::lsp::commands::shared::lock;
 use crate::lsp::convert::{uri_for, uri_for_absolute};
 use crate::lsp::session::Session;
+use crate::lsp::splice::{SplicedNotification, Splices};
 
 /// How long the rest of the manuscript waits after the open documents are
 /// sent: a writer still typing asks for the next pass first, which does
@@ -37,6 +39,7 @@ pub enum DiagnosticsMode {
 /// client that pulls, asks it to pull again once the index is complete).
 pub async fn publish(
     client: Client,
+    splices: Arc<Splices>,
     session: Arc<Mutex<Session>>,
     cache: Arc<Mutex<DiagnosticsCache>>,
     mode: DiagnosticsMode,
@@ -139,24 +142,28 @@ pub async fn publish(
         side.into_iter()
             .map(|(path, diagnostics, version)| (path, Arc::new(diagnostics), version)),
     );
-    send(&client, &session, &workspace, changes, || false).await;
+    let to = To {
+        client: &client,
+        splices: &splices,
+    };
+    send(to, &session, &workspace, changes, || false).await;
     if let Some(config) = config
         && let Some(uri) = uri_for_absolute(&workspace.root().join(CONFIG_FILE))
     {
-        client.publish_diagnostics(uri, config, None).await;
+        to.publish(&uri, &config, None).await;
     }
     drop(open_turn);
     if !indexed {
         return;
     }
-    publish_the_rest(&client, &session, cache, snapshot, &versions, pass, &gates).await;
+    publish_the_rest(to, &session, cache, snapshot, &versions, pass, &gates).await;
 }
 
 /// Every other file (what the change did to the files that read it), and
 /// the story's health, measured afresh: the files it changed. Unless a
 /// later pass is asked for first, which does it on a newer snapshot.
 async fn publish_the_rest(
-    client: &Client,
+    to: To<'_>,
     session: &Arc<Mutex<Session>>,
     cache: Arc<Mutex<DiagnosticsCache>>,
     snapshot: Arc<super::super::snapshot::Snapshot>,
@@ -201,7 +208,7 @@ async fn publish_the_rest(
     if let Ok(changes) = rest {
         // A pass asked for meanwhile (the writer typed) goes out before
         // the rest of this one, which it sends itself.
-        let unsent = send(client, session, &workspace, changes.into_iter(), later).await;
+        let unsent = send(to, session, &workspace, changes.into_iter(), later).await;
         lock(&kept).left_unsent(unsent);
     }
 }
@@ -210,7 +217,7 @@ async fn publish_the_rest(
 /// for, and only if the document has not moved on since (a newer pass
 /// follows). Stops when `stop` says so: the files not sent.
 async fn send(
-    client: &Client,
+    to: To<'_>,
     session: &Arc<Mutex<Session>>,
     workspace: &crate::index::Workspace,
     changes: impl Iterator<
@@ -235,9 +242,89 @@ async fn send(
         if lock(session).version(&path) != version {
             continue;
         }
-        client
-            .publish_diagnostics(uri, (*diagnostics).clone(), version)
-            .await;
+        to.publish(&uri, &diagnostics, version).await;
     }
     Vec::new()
+}
+
+/// Where diagnostics go: the client, through the framework, with each
+/// notification's params serialised here and spliced in on the way out
+/// (see [`crate::lsp::splice`]).
+#[derive(Clone, Copy)]
+struct To<'a> {
+    client: &'a Client,
+    splices: &'a Splices,
+}
+
+impl To<'_> {
+    async fn publish(self, uri: &lsp::Uri, diagnostics: &[lsp::Diagnostic], version: Option<i32>) {
+        let params = self
+            .splices
+            .params(|| params(uri, diagnostics, version))
+            .await;
+        self.client
+            .send_notification::<SplicedNotification<lsp::notification::PublishDiagnostics>>(params)
+            .await;
+    }
+}
+
+/// A `textDocument/publishDiagnostics` notification's params, as the
+/// framework would write them, serialised from the diagnostics in place.
+fn params(uri: &lsp::Uri, diagnostics: &[lsp::Diagnostic], version: Option<i32>) -> Vec<u8> {
+    #[derive(serde::Serialize)]
+    struct Params<'a> {
+        uri: &'a lsp::Uri,
+        diagnostics: &'a [lsp::Diagnostic],
+        #[serde(skip_serializing_if = "Option::is_none")]
+        version: Option<i32>,
+    }
+    let params = Params {
+        uri,
+        diagnostics,
+        version,
+    };
+    serde_json::to_vec(&params).expect("diagnostics serialise to JSON")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The params serialised here are what tower-lsp-server would have
+    /// written for the same diagnostics, with and without a version.
+    #[test]
+    fn published_params_are_the_ones_the_framework_would_send() {
+        let uri: lsp::Uri = "file:///book/scenes/one%20two.md".parse().unwrap();
+        let diagnostic = lsp::Diagnostic {
+            range: lsp::Range::new(lsp::Position::new(3, 1), lsp::Position::new(3, 9)),
+            severity: Some(lsp::DiagnosticSeverity::WARNING),
+            code: Some(lsp::NumberOrString::String("CR-ECHO".to_owned())),
+            source: Some("control-room".to_owned()),
+            message: "“Kael” said twice, \\ and a \"quote\"".to_owned(),
+            data: Some(serde_json::json!({"fix": [1, 2]})),
+            related_information: Some(vec![lsp::DiagnosticRelatedInformation {
+                location: lsp::Location {
+                    uri: uri.clone(),
+                    range: lsp::Range::default(),
+                },
+                message: "here".to_owned(),
+            }]),
+            ..Default::default()
+        };
+        for version in [None, Some(12)] {
+            let framework = serde_json::to_value(lsp::PublishDiagnosticsParams {
+                uri: uri.clone(),
+                diagnostics: vec![diagnostic.clone(), lsp::Diagnostic::default()],
+                version,
+            })
+            .unwrap();
+            let ours: serde_json::Value = serde_json::from_slice(&params(
+                &uri,
+                &[diagnostic.clone(), lsp::Diagnostic::default()],
+                version,
+            ))
+            .unwrap();
+            assert_eq!(ours, framework);
+        }
+    }
 }

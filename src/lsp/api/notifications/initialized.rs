@@ -59,6 +59,7 @@ pub(crate) async fn index_workspace(server: &Server) {
 /// What the initial index needs of the server.
 struct Indexer {
     client: tower_lsp_server::Client,
+    splices: Arc<crate::lsp::splice::Splices>,
     session: Arc<Mutex<Session>>,
     diagnostics: Arc<Mutex<DiagnosticsCache>>,
     mode: DiagnosticsMode,
@@ -70,6 +71,7 @@ impl Indexer {
     fn of(server: &Server) -> Option<Indexer> {
         Some(Indexer {
             client: server.client.clone(),
+            splices: server.splices.clone(),
             session: server.session.get()?.clone(),
             diagnostics: server.diagnostics.clone(),
             mode: server.mode(),
@@ -81,6 +83,7 @@ impl Indexer {
     async fn publish(&self, refresh: bool) {
         publish_diagnostics(
             self.client.clone(),
+            self.splices.clone(),
             self.session.clone(),
             self.diagnostics.clone(),
             self.mode,

@@ -3,24 +3,36 @@
 use tower_lsp_server::jsonrpc::Result as RpcResult;
 use tower_lsp_server::ls_types as lsp;
 
-use crate::ide;
-use crate::lsp::api::SnapshotRequest;
-use crate::lsp::snapshot::Snapshot;
+use tower_lsp_server::ls_types::request::{References, Request};
 
-impl SnapshotRequest for lsp::request::References {
-    fn answer(snapshot: &Snapshot, params: &Self::Params) -> RpcResult<Self::Result> {
-        Ok(Some(references_of(snapshot, params)))
-    }
+use crate::ide;
+use crate::lsp::snapshot::Snapshot;
+use crate::lsp::state::Server;
+
+/// Answers on a snapshot with the locations serialised here, spliced into
+/// the framework's reply on the way out: a character's references across
+/// a novel are thousands of locations (see [`crate::lsp::splice`]).
+pub(crate) async fn references(
+    server: &Server,
+    params: lsp::ReferenceParams,
+) -> RpcResult<Option<Vec<lsp::Location>>> {
+    let splices = server.splices.clone();
+    server
+        .query(References::METHOD, move |snapshot| {
+            let answer = snapshot.locations_json(&references_of(snapshot, &params));
+            Some(vec![splices.location(answer)])
+        })
+        .await
 }
 
-fn references_of(snapshot: &Snapshot, params: &lsp::ReferenceParams) -> Vec<lsp::Location> {
+fn references_of(snapshot: &Snapshot, params: &lsp::ReferenceParams) -> Vec<ide::Location> {
     let Some((file, offset)) = snapshot.at(&params.text_document_position) else {
         return Vec::new();
     };
-    snapshot.locations(&ide::references(
+    ide::references(
         &snapshot.workspace,
         &file.path,
         offset,
         params.context.include_declaration,
-    ))
+    )
 }
