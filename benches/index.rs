@@ -29,6 +29,7 @@
 //! | `check/process_large_warm` | the same with the cache the last run left | (reference) |
 //! | `warm_index/large` | `Workspace::load` with each file's syntax from the cache | (reference) |
 //! | `references/large` | `workspace.mentions_of(protagonist card).count()` | ≤ 5 ms |
+//! | `references/ide_large` | `ide::references` from the protagonist card's name: mentions, front matter, sorted | |
 //! | `workspace_symbols/large` | every scene and card name containing "ar", case-insensitively | ≤ 5 ms |
 //! | `semantic_tokens/scene_5k_words` | `ide::semantic_tokens` of a ~5,000-word scene of the large workspace: its names, dialogue and the dead | ≤ 2 ms |
 //! | `incremental/sentence_edit_5k_words` | one iteration = one edit, alternately inserting and deleting a sentence in the middle of a ~5,000-word scene in the large workspace; each edit is `MarkdownParser::apply_edit`, `SourceFile::with_syntax`, `Workspace::insert_file` and `checks::check_file` | median ≤ 10 ms |
@@ -380,6 +381,27 @@ fn queries(c: &mut Criterion, fixtures: &Fixtures) {
             "the protagonist is mentioned"
         );
         b.iter(|| workspace.mentions_of(black_box(&card)).count());
+    });
+    // What the editor's request computes before its answer is written: the
+    // mentions, the scenes' front matter that names the card, in order.
+    group.bench_function("ide_large", |b| {
+        let corpus = fixtures.corpus(Size::Large);
+        let workspace = corpus.workspace();
+        let card = protagonist_card(corpus);
+        let name = workspace
+            .catalog()
+            .card(&card)
+            .and_then(|file| file.card())
+            .and_then(|card| card.names().next())
+            .expect("the protagonist's card has a name")
+            .range
+            .start;
+        let found = ide::references(workspace, &card, name, false).len();
+        assert!(
+            found > workspace.mentions_of(&card).count() / 2,
+            "the mentions are found from the card's name ({found})"
+        );
+        b.iter(|| ide::references(workspace, black_box(&card), name, false).len());
     });
     group.finish();
 
