@@ -100,20 +100,25 @@ pub(super) fn front_matter_references(
     card: &FilePath,
 ) -> Vec<(Location, String)> {
     let catalog = workspace.catalog();
-    let Some(kind) = catalog
-        .card(card)
-        .and_then(|file| file.card())
-        .map(|card| card.kind)
-    else {
+    let Some(data) = catalog.card(card).and_then(|file| file.card()) else {
         return Vec::new();
     };
+    let kind = data.kind;
+    // A reference resolves only by a card's names or its id: any other
+    // reference cannot be to this card, and is not resolved.
+    let keys: Vec<&str> = data
+        .names()
+        .map(|name| name.text.as_str())
+        .chain([data.id.as_str()])
+        .collect();
     let mut found = Vec::new();
     for (file, scene) in catalog.scenes() {
         let references = scene
             .pov
             .iter()
             .chain(&scene.characters)
-            .chain(&scene.location);
+            .chain(&scene.location)
+            .filter(|reference| keys.contains(&reference.text.as_str()));
         for reference in references {
             let resolved = catalog.resolve_card(&reference.text, &[kind]).or_else(|| {
                 (kind == CardKind::Other)

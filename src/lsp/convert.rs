@@ -77,11 +77,7 @@ impl<'a> Columns<'a> {
 
 /// How many columns `text` (without a line break) takes in `encoding`.
 pub fn width(text: &str, encoding: PositionEncoding) -> u32 {
-    (match encoding {
-        PositionEncoding::Utf8 => text.len(),
-        PositionEncoding::Utf16 => text.chars().map(char::len_utf16).sum(),
-        PositionEncoding::Utf32 => text.chars().count(),
-    }) as u32
+    encoding.width(text) as u32
 }
 
 /// A range in a text that is not (yet) a [`SourceFile`], such as the config file.

@@ -62,7 +62,7 @@ impl Snapshot {
     /// thousands of mentions in a few hundred files).
     pub fn locations(&self, locations: &[ide::Location]) -> Vec<lsp::Location> {
         let mut converted = Vec::with_capacity(locations.len());
-        self.each_location(locations, |uri, range| {
+        self.each_location(locations, |uri, _, range| {
             converted.push(lsp::Location {
                 uri: uri.clone(),
                 range,
@@ -72,34 +72,49 @@ impl Snapshot {
     }
 
     /// [`Snapshot::locations`] as the JSON the client is sent, written in
-    /// place (see [`super::splice`]): no URI copied a location.
+    /// place (see [`super::splice`]): each file's URI escaped once, not once
+    /// a location (a character's references are thousands of locations in a
+    /// few hundred files).
     pub fn locations_json(&self, locations: &[ide::Location]) -> Vec<u8> {
-        use serde::ser::{SerializeSeq, Serializer};
-        #[derive(serde::Serialize)]
-        struct Location<'a> {
-            uri: &'a Uri,
-            range: lsp::Range,
-        }
+        use std::io::Write;
         let mut json = Vec::with_capacity(64 + locations.len() * 128);
-        let mut serializer = serde_json::Serializer::new(&mut json);
-        let mut list = serializer
-            .serialize_seq(None)
-            .expect("a list serialises into memory");
-        self.each_location(locations, |uri, range| {
-            list.serialize_element(&Location { uri, range })
-                .expect("a location serialises into memory");
+        let mut uri_json = Vec::new();
+        json.push(b'[');
+        self.each_location(locations, |uri, new_file, range| {
+            if new_file {
+                uri_json.clear();
+                serde_json::to_writer(&mut uri_json, uri.as_str()).expect("a string serialises");
+            }
+            if json.len() > 1 {
+                json.push(b',');
+            }
+            json.extend_from_slice(b"{\"uri\":");
+            json.extend_from_slice(&uri_json);
+            let (start, end) = (range.start, range.end);
+            write!(
+                json,
+                r#","range":{{"start":{{"line":{},"character":{}}},"end":{{"line":{},"character":{}}}}}}}"#,
+                start.line, start.character, end.line, end.character
+            )
+            .expect("a location is written into memory");
         });
-        list.end().expect("a list serialises into memory");
+        json.push(b']');
         json
     }
 
-    fn each_location(&self, locations: &[ide::Location], mut each: impl FnMut(&Uri, lsp::Range)) {
+    /// Each location's URI (and whether it is another file's than the
+    /// last one's) and range, in order; a file that is gone is left out.
+    fn each_location(
+        &self,
+        locations: &[ide::Location],
+        mut each: impl FnMut(&Uri, bool, lsp::Range),
+    ) {
         let mut current: Option<(&str, Uri, Columns)> = None;
         for location in locations {
-            if current
+            let new_file = current
                 .as_ref()
-                .is_none_or(|(path, ..)| *path != &*location.path)
-            {
+                .is_none_or(|(path, ..)| *path != &*location.path);
+            if new_file {
                 current = self.workspace.file(&location.path).and_then(|file| {
                     let uri = uri_for(&self.workspace, &location.path)?;
                     Some((&*location.path, uri, Columns::new(file, self.encoding)))
@@ -112,6 +127,7 @@ impl Snapshot {
             let end = columns.position(location.range.end);
             each(
                 uri,
+                new_file,
                 lsp::Range {
                     start: lsp::Position::new(start.line, start.col),
                     end: lsp::Position::new(end.line, end.col),

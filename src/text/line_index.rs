@@ -13,6 +13,24 @@ pub enum PositionEncoding {
     Utf32,
 }
 
+impl PositionEncoding {
+    /// How many columns `text` takes. Counted over its bytes, not its
+    /// chars: a byte that starts a char is a unit in UTF-16 and UTF-32, a
+    /// four-byte char's first byte one more in UTF-16 (its surrogate pair).
+    /// A reference's answer converts thousands of positions in long lines.
+    pub fn width(self, text: &str) -> usize {
+        let bytes = text.as_bytes();
+        let starts = || bytes.iter().filter(|&&byte| (byte as i8) >= -0x40).count();
+        match self {
+            PositionEncoding::Utf8 => bytes.len(),
+            PositionEncoding::Utf16 => {
+                starts() + bytes.iter().filter(|&&byte| byte >= 0xF0).count()
+            }
+            PositionEncoding::Utf32 => starts(),
+        }
+    }
+}
+
 /// A 0-based line and a 0-based column in some [`PositionEncoding`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct LineCol {
@@ -79,12 +97,7 @@ impl LineIndex {
         let offset = floor_char_boundary(text, offset.min(text.len()));
         let line = self.line_of(offset);
         let line_start = self.line_starts[line as usize] as usize;
-        let prefix = &text[line_start..offset];
-        let col = match encoding {
-            PositionEncoding::Utf8 => prefix.len(),
-            PositionEncoding::Utf16 => prefix.chars().map(char::len_utf16).sum(),
-            PositionEncoding::Utf32 => prefix.chars().count(),
-        };
+        let col = encoding.width(&text[line_start..offset]);
         LineCol {
             line,
             col: col as u32,
@@ -133,6 +146,30 @@ fn memchr_iter(needle: u8, haystack: &[u8]) -> impl Iterator<Item = usize> + '_ 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_width_counted_over_bytes_is_the_width_counted_over_chars() {
+        for text in [
+            "",
+            "plain",
+            "naïve — “Iria”",
+            "𝄞 and 🙂",
+            "é\u{301}",
+            "\r\t\0",
+        ] {
+            assert_eq!(PositionEncoding::Utf8.width(text), text.len(), "{text}");
+            assert_eq!(
+                PositionEncoding::Utf16.width(text),
+                text.chars().map(char::len_utf16).sum::<usize>(),
+                "{text}"
+            );
+            assert_eq!(
+                PositionEncoding::Utf32.width(text),
+                text.chars().count(),
+                "{text}"
+            );
+        }
+    }
 
     #[test]
     fn utf16_columns_count_surrogate_pairs() {
