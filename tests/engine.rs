@@ -437,10 +437,16 @@ fn a_run_killed_at_any_step_boundary_or_mid_step_resumes_to_the_same_slots() {
     let reference = reference_slots();
     // Agent steps take a moment, so a kill can land inside them; tool steps
     // are quick, so kills after their lines land wherever the run has got to.
+    // The polished scene is long enough to be one (the recipe's Definition
+    // of Done asks a hundred words).
+    let polished = format!(
+        "# The Reckoning\n\n{}",
+        "The tide had left the yard strewn with wrack, and nobody had swept it. ".repeat(8)
+    );
     let slow = json!({
         "brief": {"reply": "POV: Kael Maren. Goal: the reckoning.", "delay_ms": 150},
         "draft": {"reply": "# The Reckoning\n\nThe tide had left the yard strewn with wrack.", "delay_ms": 150},
-        "polish": {"reply": "# The Reckoning\n\nThe tide had left the yard strewn with wrack, and nobody had swept it.", "delay_ms": 150},
+        "polish": {"reply": polished, "delay_ms": 150},
     });
     let reference = {
         let dir = example();

@@ -85,7 +85,12 @@ pub const ARCHETYPES: &[&str] = &[
 ];
 
 /// The Definition of Done checks.
-pub const DOD_CHECKS: &[&str] = &["slot_not_null", "slot_field_equals", "file_exists"];
+pub const DOD_CHECKS: &[&str] = &[
+    "slot_not_null",
+    "slot_field_equals",
+    "slot_min_words",
+    "file_exists",
+];
 
 /// The fields of `task` that a `$ref` may start with.
 pub const TASK_FIELDS: &[&str] = &[

@@ -77,6 +77,22 @@ fn dod_failure(check: &DodCheck, scope: &Slots, root: &Path) -> Option<String> {
                 _ => Some(format!("slot_not_null: slot `{slot}` is empty")),
             }
         }
+        "slot_min_words" => {
+            // A model's talk about the task ("The scene is ready.") is
+            // prose to every other check: it is no scene.
+            let slot = check.slot.as_deref().unwrap_or_default();
+            let least = check.expected.as_ref().and_then(Value::as_u64).unwrap_or(0);
+            let words = match scope.values.get(slot) {
+                Some(Value::String(text)) => text
+                    .split_whitespace()
+                    .filter(|word| word.chars().any(char::is_alphanumeric))
+                    .count(),
+                _ => 0,
+            };
+            (words < least as usize).then(|| {
+                format!("slot_min_words: slot `{slot}` has {words} words, fewer than {least}")
+            })
+        }
         "slot_field_equals" => {
             let slot = check.slot.as_deref().unwrap_or_default();
             let field = check.field.as_deref().unwrap_or_default();
@@ -113,5 +129,72 @@ fn dod_failure(check: &DodCheck, scope: &Slots, root: &Path) -> Option<String> {
             }
         }
         other => Some(format!("unknown DoD check `{other}`")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The defect: a small model's polish step answered "The final scene is
+    /// ready and in the original draft." and that one sentence, prose to
+    /// every contract check, landed as the scene.
+    #[test]
+    fn a_draft_of_a_few_words_of_talk_fails_slot_min_words() {
+        let check: DodCheck = serde_json::from_value(serde_json::json!({
+            "check": "slot_min_words", "slot": "edited_draft", "expected": 100
+        }))
+        .unwrap();
+        let task = Value::Null;
+        let failure = |text: &str| {
+            let values =
+                HashMap::from([("edited_draft".to_owned(), Value::String(text.to_owned()))]);
+            let scope = Slots {
+                task: &task,
+                values: &values,
+            };
+            dod_failure(&check, &scope, Path::new("."))
+        };
+        let talk =
+            "The final scene is ready and in the original draft.\n\n[Your work, your own story]";
+        assert_eq!(
+            failure(talk).as_deref(),
+            Some("slot_min_words: slot `edited_draft` has 15 words, fewer than 100")
+        );
+        let scene = "Rain fell on the salt road. ".repeat(20);
+        assert_eq!(failure(&scene), None, "a hundred-odd words pass");
+        let empty = Slots {
+            task: &task,
+            values: &HashMap::new(),
+        };
+        assert!(dod_failure(&check, &empty, Path::new(".")).is_some());
+    }
+
+    #[test]
+    fn slot_min_words_takes_a_whole_number_of_words() {
+        let prompts = crate::engine::prompts::Prompts::bundled();
+        let bundled = include_str!("../../../recipes/creative_draft_scene.json");
+        let recipe = crate::engine::recipe::parse("creative_draft_scene.json", bundled, &prompts)
+            .expect("the bundled recipe is valid");
+        assert!(
+            recipe
+                .dod
+                .iter()
+                .any(|check| check.check == "slot_min_words"),
+            "a drafted scene has a least number of words"
+        );
+        let wrong = bundled.replace(
+            r#""slot": "edited_draft", "expected": 100"#,
+            r#""slot": "edited_draft", "expected": "many""#,
+        );
+        assert_ne!(wrong, bundled);
+        let errors = crate::engine::recipe::parse("creative_draft_scene.json", &wrong, &prompts)
+            .expect_err("a number of words that is no number is refused");
+        assert!(
+            errors
+                .iter()
+                .any(|error| error.pointer.ends_with("/expected") && error.rule == "wrong-type"),
+            "{errors:?}"
+        );
     }
 }

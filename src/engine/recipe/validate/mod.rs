@@ -359,7 +359,7 @@ impl<'a> Validator<'a> {
             return;
         };
         match kind {
-            "slot_not_null" | "slot_field_equals" => {
+            "slot_not_null" | "slot_field_equals" | "slot_min_words" => {
                 if let Some(slot) = self.string(check, &pointer, "slot")
                     && !produced.iter().any(|p| p == slot)
                 {
@@ -384,6 +384,19 @@ impl<'a> Validator<'a> {
                     }
                     if !check.contains_key("expected") {
                         self.error(&pointer, RecipeRule::MissingField, "missing `expected`");
+                    }
+                }
+                if kind == "slot_min_words" {
+                    match check.get("expected") {
+                        None => {
+                            self.error(&pointer, RecipeRule::MissingField, "missing `expected`")
+                        }
+                        Some(Value::Number(n)) if n.as_u64().is_some() => {}
+                        Some(_) => self.error(
+                            format!("{pointer}/expected"),
+                            RecipeRule::WrongType,
+                            "`expected` is the least number of words, a whole number",
+                        ),
                     }
                 }
             }
