@@ -151,7 +151,8 @@ impl Splices {
     }
 
     /// How many bodies wait for their tokens.
-    pub fn waiting(&self) -> usize {
+    #[cfg(test)]
+    fn waiting(&self) -> usize {
         self.held.lock().map_or(0, |held| held.len())
     }
 
