@@ -1014,6 +1014,35 @@ fn a_server_whose_input_closes_while_it_waits_for_the_editor_exits() {
     assert!(status.success(), "{status}: {stderr}");
 }
 
+/// The defect: after `exit` the framework waited for every handler still
+/// running, and `initialized` waits for the editor to answer its
+/// registration: a server asked to exit stayed alive as long as the editor
+/// kept its input open. Eglot kills a server that has not exited 0.1 s after
+/// `exit` (CI saw status 9).
+#[test]
+fn a_server_asked_to_exit_while_a_handler_waits_for_the_editor_exits_at_once() {
+    let (_dir, root) = example_copy();
+    let mut client = Client::spawn(&[]);
+    client.request(
+        "initialize",
+        json!({"processId": null, "rootUri": uri(&root), "capabilities": {
+            "workspace": {"didChangeWatchedFiles": {"dynamicRegistration": true}}}}),
+    );
+    // `initialized` asks the editor to register watched files and waits for
+    // an answer that never comes.
+    client.notify("initialized", json!({}));
+    client.wait_for_unanswered(|message| message["method"] == "client/registerCapability");
+    client.send(&json!({"jsonrpc": "2.0", "id": 99, "method": "shutdown", "params": null}));
+    client.notify("exit", Value::Null);
+    let asked = std::time::Instant::now();
+    let (status, stderr) = client.wait_exit();
+    let took = asked.elapsed();
+    assert!(status.success(), "{status}: {stderr}");
+    assert!(
+        took < std::time::Duration::from_secs(2),
+        "the server took {took:?} to exit after `exit`, its input still open"
+    );
+}
 #[test]
 fn a_byte_order_mark_in_did_open_text_keeps_the_front_matter_diagnostics() {
     let (_dir, root) = example_copy();

@@ -41,6 +41,9 @@ const OUTPUT_AHEAD: usize = 4;
 pub enum Closed {
     /// The client closed its output (or the framework stopped reading).
     Ended,
+    /// The client sent `exit`: the server stops now, whatever its handlers
+    /// still wait for.
+    Exit,
     /// A frame could not be delimited: why.
     Garbled(String),
 }
@@ -121,30 +124,45 @@ async fn read_frame<R: AsyncRead + Unpin>(input: &mut BufReader<R>) -> std::io::
     Ok(Frame::Body(body))
 }
 
-/// The error reply to a body that is not a JSON-RPC message, if it is not,
-/// or to a `$/` request (the spec has them refused with MethodNotFound,
-/// which the framework does not do: it never answered them).
-fn refusal(body: &[u8]) -> Option<Vec<u8>> {
+/// What a frame's body from the client is.
+#[derive(Debug, PartialEq, Eq)]
+enum Incoming {
+    /// A message for the framework.
+    Message,
+    /// The `exit` notification.
+    Exit,
+    /// Not a JSON-RPC message, or a `$/` request (the spec has them refused
+    /// with MethodNotFound, which the framework does not do: it never
+    /// answered them): the error reply.
+    Refused(Vec<u8>),
+}
+
+fn incoming(body: &[u8]) -> Incoming {
     // The framework reads a body as UTF-8 first, and its reader ends at one
     // that is not; serde alone lets bad bytes pass in a field it ignores.
     if std::str::from_utf8(body).is_err() {
-        return Some(parse_error("Parse error: the frame's body is not UTF-8"));
+        return Incoming::Refused(parse_error("Parse error: the frame's body is not UTF-8"));
     }
     if let Ok(request) = serde_json::from_slice::<Request>(body) {
-        let id = request.id()?;
+        let Some(id) = request.id() else {
+            return match request.method() {
+                "exit" => Incoming::Exit,
+                _ => Incoming::Message,
+            };
+        };
         if !request.method().starts_with("$/") {
-            return None;
+            return Incoming::Message;
         }
         let reply = json!({"jsonrpc": "2.0", "id": id, "error": {
             "code": -32601,
             "message": format!("Method not found: {}", request.method()),
         }});
-        return Some(reply.to_string().into_bytes());
+        return Incoming::Refused(reply.to_string().into_bytes());
     }
     if serde_json::from_slice::<Response>(body).is_ok() {
-        return None;
+        return Incoming::Message;
     }
-    Some(match serde_json::from_slice::<serde_json::Value>(body) {
+    Incoming::Refused(match serde_json::from_slice::<serde_json::Value>(body) {
         Ok(_) => error_reply(
             -32600,
             "Invalid request: the frame's JSON is not a JSON-RPC message",
@@ -169,7 +187,8 @@ fn framed(body: &[u8]) -> Vec<u8> {
 }
 
 /// Copies the client's frames to the framework (`to_server`), answering
-/// the ones that are not messages through `refusals`.
+/// the ones that are not messages through `refusals`, until the input ends
+/// or the client sends `exit` (handed on, then [`Closed::Exit`]).
 ///
 /// `to_server` is handed back with the reason the input ended, so the
 /// framework's input ends only when whoever waits for this has the reason:
@@ -187,17 +206,20 @@ where
     let mut input = BufReader::new(input);
     let closed = loop {
         match read_frame(&mut input).await {
-            Ok(Frame::Body(body)) => match refusal(&body) {
-                Some(reply) => {
+            Ok(Frame::Body(body)) => match incoming(&body) {
+                Incoming::Refused(reply) => {
                     eprintln!(
                         "control-room: a frame from the client is not a JSON-RPC message; answered with an error"
                     );
                     let _ = refusals.send(reply);
                 }
-                None => {
+                message @ (Incoming::Message | Incoming::Exit) => {
                     let written = to_server.write_all(&framed(&body)).await;
                     if written.and(to_server.flush().await).is_err() {
                         break Closed::Ended; // The framework stopped reading (exit).
+                    }
+                    if message == Incoming::Exit {
+                        break Closed::Exit;
                     }
                 }
             },
@@ -284,5 +306,34 @@ mod tests {
             drop(to_server);
             assert_eq!(server_side.read(&mut byte).await.unwrap(), 0);
         });
+    }
+
+    /// `exit` is handed to the framework, and the pump stops there: the
+    /// server ends without waiting for its handlers (see `run_stdio`).
+    #[test]
+    fn the_input_ends_at_exit_after_handing_it_on() {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        runtime.block_on(async {
+            let exit = br#"{"jsonrpc":"2.0","method":"exit"}"#;
+            let after = br#"{"jsonrpc":"2.0","method":"initialized","params":{}}"#;
+            let mut input = framed(exit);
+            input.extend(framed(after));
+            let (to_server, mut server_side) = tokio::io::duplex(1 << 10);
+            let (refusals, _refused) = mpsc::unbounded_channel();
+            let (closed, to_server) = pump_input(&input[..], to_server, refusals).await;
+            assert_eq!(closed, Closed::Exit);
+            drop(to_server);
+            let mut handed = Vec::new();
+            server_side.read_to_end(&mut handed).await.unwrap();
+            assert_eq!(handed, framed(exit));
+        });
+        // A request named `exit` is no exit notification.
+        assert_eq!(
+            incoming(br#"{"jsonrpc":"2.0","id":1,"method":"exit"}"#),
+            Incoming::Message
+        );
     }
 }

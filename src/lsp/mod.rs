@@ -76,8 +76,8 @@ pub fn run_stdio() -> anyhow::Result<()> {
             refused,
             splices,
         ));
-        let serve = Transport::new(server_input, server_output, socket).serve(service);
-        tokio::pin!(serve);
+        let mut serve =
+            Box::pin(Transport::new(server_input, server_output, socket).serve(service));
         let mut input = input;
         // The framework's input ends only once the pump has handed it back
         // with its reason (a garbled frame or a clean end), so the framework
@@ -85,9 +85,6 @@ pub fn run_stdio() -> anyhow::Result<()> {
         let closed = tokio::select! {
             biased;
             pumped = &mut input => {
-                // The editor is gone. A handler may still wait for an answer
-                // from it (a registration) that will never come: give the
-                // framework a moment to finish, then stop all the same.
                 let closed = match pumped {
                     Ok((closed, to_server)) => {
                         drop(to_server); // Now the framework's input ends.
@@ -95,7 +92,16 @@ pub fn run_stdio() -> anyhow::Result<()> {
                     }
                     Err(_) => framing::Closed::Ended,
                 };
-                let _ = tokio::time::timeout(GRACE_AFTER_INPUT_ENDS, &mut serve).await;
+                // After `exit` the process ends now: the framework would
+                // wait for every handler still running, one of them maybe
+                // for an answer the client will never send, and editors
+                // kill a server that lingers (Eglot after 0.1 s). Nothing is
+                // lost: what the server writes is safe against a kill at
+                // any point. If the editor is gone without `exit`, a handler
+                // may still be finishing work: give it a moment.
+                if closed != framing::Closed::Exit {
+                    let _ = tokio::time::timeout(GRACE_AFTER_INPUT_ENDS, &mut serve).await;
+                }
                 closed
             }
             () = &mut serve => {
@@ -103,14 +109,15 @@ pub fn run_stdio() -> anyhow::Result<()> {
                 framing::Closed::Ended
             }
         };
-        // What the framework wrote goes out before the process ends.
+        // The framework's output ends with it: what it wrote goes out.
+        drop(serve);
         let _ = tokio::time::timeout(GRACE_AFTER_INPUT_ENDS, output).await;
         closed
     });
     // A read of stdin may still wait in a blocking thread: do not wait for it.
     runtime.shutdown_background();
     match closed {
-        framing::Closed::Ended => Ok(()),
+        framing::Closed::Ended | framing::Closed::Exit => Ok(()),
         framing::Closed::Garbled(why) => {
             anyhow::bail!("the connection to the editor was closed: {why}")
         }

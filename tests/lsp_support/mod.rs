@@ -241,6 +241,23 @@ impl Client {
         }
     }
 
+    /// Receives messages until one matches, leaving the server's requests
+    /// unanswered, as an editor that has stopped listening does.
+    pub fn wait_for_unanswered(&mut self, mut wanted: impl FnMut(&Value) -> bool) -> Value {
+        loop {
+            let message = match self.incoming.recv_timeout(TIMEOUT) {
+                Ok(message) => message,
+                Err(error) => panic!("no message ({error:?}); seen: {:#?}", self.seen),
+            };
+            if message.get("method").is_some() {
+                self.seen.push(message.clone());
+            }
+            if wanted(&message) {
+                return message;
+            }
+        }
+    }
+
     /// Waits until the initial index has ended (its progress `end`), whether
     /// or not that was already received.
     pub fn wait_for_index(&mut self) {
