@@ -409,6 +409,27 @@ fn pull_diagnostics_and_progress_when_the_client_supports_them() {
         items[0]["range"]["start"],
         json!({"line": 13, "character": 2})
     );
+    assert!(report.get("resultId").is_none(), "{report}");
+    // The whole manuscript's, pulled: the outline's report among them,
+    // with the version of the document open.
+    let workspace = client.request("workspace/diagnostic", json!({"previousResultIds": []}));
+    let reports = workspace["items"].as_array().unwrap();
+    let outline_report = reports
+        .iter()
+        .find(|report| report["uri"] == uri(&outline))
+        .unwrap_or_else(|| panic!("no report for the outline: {workspace}"));
+    assert_eq!(outline_report["kind"], "full");
+    assert_eq!(outline_report["version"], 1);
+    assert_eq!(
+        codes(outline_report["items"].as_array().unwrap()),
+        ["missing-scene"]
+    );
+    assert!(
+        reports.iter().all(|report| report["uri"]
+            .as_str()
+            .is_some_and(|uri| uri.starts_with("file://"))),
+        "{workspace}"
+    );
     assert!(
         !client
             .seen

@@ -7,8 +7,9 @@
 //! tenth of a typed sentence's for the diagnostics it publishes. So the
 //! server serialises such a body itself, straight from its own data, holds
 //! it here, and hands the framework a token in its place: a notification's
-//! `params` ([`Splices::params`]), or a response's one placeholder location
-//! ([`Splices::location`]). The output pump
+//! `params` ([`Splices::params`]), or a response's placeholder: one location
+//! ([`Splices::location`]), or a pulled diagnostic report
+//! ([`Splices::document_report`], [`Splices::workspace_report`]). The output pump
 //! ([`super::framing::pump_output`]) finds the token in the small frame the
 //! framework writes and puts the body in its place. Order, ids,
 //! cancellation and back-pressure stay the framework's: a body is written
@@ -124,6 +125,36 @@ impl Splices {
         }
     }
 
+    /// Holds `body` (a full document diagnostic report) and returns the
+    /// report that stands for it: a full report whose result id is the token.
+    pub fn document_report(&self, body: Vec<u8>) -> lsp::DocumentDiagnosticReportResult {
+        let token = self.hold(body);
+        lsp::DocumentDiagnosticReportResult::Report(lsp::DocumentDiagnosticReport::Full(
+            lsp::RelatedFullDocumentDiagnosticReport {
+                related_documents: None,
+                full_document_diagnostic_report: lsp::FullDocumentDiagnosticReport {
+                    result_id: Some(token),
+                    items: Vec::new(),
+                },
+            },
+        ))
+    }
+
+    /// Holds `body` (a workspace diagnostic report) and returns the report
+    /// that stands for it: one document's, whose URI is the token.
+    pub fn workspace_report(&self, body: Vec<u8>) -> lsp::WorkspaceDiagnosticReportResult {
+        let token = self.hold(body);
+        lsp::WorkspaceDiagnosticReportResult::Report(lsp::WorkspaceDiagnosticReport {
+            items: vec![lsp::WorkspaceDocumentDiagnosticReport::Full(
+                lsp::WorkspaceFullDocumentDiagnosticReport {
+                    uri: token.parse().expect("a token is a URI"),
+                    version: None,
+                    full_document_diagnostic_report: lsp::FullDocumentDiagnosticReport::default(),
+                },
+            )],
+        })
+    }
+
     fn hold(&self, body: Vec<u8>) -> String {
         self.hold_at(body, Instant::now(), false)
     }
@@ -204,12 +235,25 @@ impl Splices {
         spliced
     }
 
-    /// The number of the token `value` carries: the token itself, or a list
-    /// of one location whose URI is the token.
+    /// The URI of the one item of `items`, if there is one alone.
+    fn only_uri(items: &[Value]) -> Option<&str> {
+        match items {
+            [only] => only.get("uri")?.as_str(),
+            _ => None,
+        }
+    }
+
+    /// The number of the token `value` carries: the token itself, a list of
+    /// one location whose URI is the token, a document report whose result
+    /// id is the token, or a workspace report of one document whose URI is.
     fn carried(&self, value: &Value) -> Option<u64> {
         let token = match value {
             Value::String(token) => token,
-            Value::Array(items) if items.len() == 1 => items[0].get("uri")?.as_str()?,
+            Value::Array(items) => Self::only_uri(items)?,
+            Value::Object(report) => match report.get("resultId") {
+                Some(id) => id.as_str()?,
+                None => Self::only_uri(report.get("items")?.as_array()?)?,
+            },
             _ => return None,
         };
         token.strip_prefix(&self.prefix)?.parse().ok()
@@ -260,6 +304,35 @@ mod tests {
             spliced,
             json!({"jsonrpc": "2.0", "result": answer, "id": 7})
         );
+    }
+
+    /// Pulled diagnostics: the placeholder reports, as the framework writes
+    /// them, give way to the held ones.
+    #[test]
+    fn held_reports_take_the_place_of_the_pulled_reports_their_placeholders_stand_for() {
+        let splices = Splices::default();
+        let document = json!({"kind": "full", "items": [{"range": {
+            "start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 4}},
+            "message": "m"}]});
+        let placeholder = splices.document_report(serde_json::to_vec(&document).unwrap());
+        let frame = written(&json!({"jsonrpc": "2.0", "result": placeholder, "id": 8}));
+        let spliced: Value = serde_json::from_slice(&splices.splice(frame)).unwrap();
+        assert_eq!(
+            spliced,
+            json!({"jsonrpc": "2.0", "result": document, "id": 8})
+        );
+        let workspace = json!({"items": [
+            {"kind": "full", "uri": "file:///a.md", "version": 3, "items": []},
+            {"kind": "full", "uri": "file:///b.md", "version": null, "items": []},
+        ]});
+        let placeholder = splices.workspace_report(serde_json::to_vec(&workspace).unwrap());
+        let frame = written(&json!({"jsonrpc": "2.0", "result": placeholder, "id": 9}));
+        let spliced: Value = serde_json::from_slice(&splices.splice(frame)).unwrap();
+        assert_eq!(
+            spliced,
+            json!({"jsonrpc": "2.0", "result": workspace, "id": 9})
+        );
+        assert_eq!(splices.waiting(), 0);
     }
 
     #[test]
