@@ -35,7 +35,7 @@ use control_room::engine::{protocol, recipe};
 use control_room::evidence::{self, ReceiptBook, SourceKind, Sources};
 use control_room::ide;
 use control_room::index::{SourceFile, Workspace};
-use control_room::lsp::framing::{Closed, pump_input};
+use control_room::lsp::framing::{Closed, Shutdown, pump_input};
 use control_room::syntax::markdown::TextEdit;
 use control_room::syntax::{MarkdownParser, front_matter};
 use control_room::text::TextRange;
@@ -307,7 +307,7 @@ fn pump(bytes: &[u8]) -> (Closed, Vec<u8>, Vec<Vec<u8>>) {
         });
         let (closed, to_server) = tokio::time::timeout(
             Duration::from_secs(20),
-            pump_input(bytes, to_server, refusals),
+            pump_input(bytes, to_server, refusals, Shutdown::default()),
         )
         .await
         .expect("the framing reads its input to the end");

@@ -551,6 +551,45 @@ fn an_open_clean_scene_gets_an_empty_list_for_each_version() {
     client.shutdown();
 }
 
+/// The defect: the server went on publishing after answering `shutdown`
+/// (the diagnostics of a change typed just before). Eglot sends `exit`,
+/// then waits only until anything arrives from the server: a message
+/// after the answer read as a server that had not exited, and it was
+/// killed (CI saw status 9).
+#[test]
+fn nothing_but_answers_follows_the_answer_to_shutdown() {
+    let (_dir, root) = example_copy();
+    let scene = root.join("Story/Scenes/SCN-the-gate.md");
+    let scene_uri = uri(&scene);
+    let mut client = Client::spawn(&[]);
+    client.initialize(&root, json!({}));
+    client.open(&scene, 1);
+    client.diagnostics_for(&scene_uri, |_| true);
+    // Its diagnostics wait for the typing debounce (150 ms in the example's
+    // settings): they would be published after the answer to `shutdown`.
+    client.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": scene_uri, "version": 2}, "contentChanges": [{"range": {"start": {"line": 8, "character": 0}, "end": {"line": 8, "character": 0}}, "text": "Rain. "}]}),
+    );
+    let answer = client.request_raw("shutdown", Value::Null);
+    assert!(answer.get("error").is_none(), "{answer}");
+    let after = client.messages_within(std::time::Duration::from_millis(1500));
+    assert!(
+        after.is_empty(),
+        "messages after the answer to shutdown: {after:#?}"
+    );
+    // Requests after `shutdown` are still answered (with an error).
+    let late = client.request_raw(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": scene_uri}, "position": {"line": 0, "character": 0}}),
+    );
+    assert!(late.get("error").is_some(), "{late}");
+    client.notify("exit", Value::Null);
+    let (status, stderr) = client.wait_exit();
+    assert!(status.success(), "{status}: {stderr}");
+    assert_eq!(stderr.trim(), "", "nothing on stderr at a clean exit");
+}
+
 #[test]
 fn opening_a_document_no_longer_waits_for_the_typing_debounce() {
     let (_dir, root) = example_copy();

@@ -15,12 +15,16 @@
 //! The framework's own output is copied to stdout frame by frame, with the
 //! bodies the server serialised itself in place of their tokens
 //! ([`super::splice`]) and the error replies put between frames, never
-//! inside one.
+//! inside one. Once `shutdown` is answered, nothing but answers goes out:
+//! an editor that has asked the server to shut down reads any message that
+//! follows as a server that has not (Eglot kills it).
 
 use serde_json::json;
+use std::sync::{Arc, Mutex};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
-use tower_lsp_server::jsonrpc::{Request, Response};
+
+use tower_lsp_server::jsonrpc::{Id, Request, Response};
 
 /// The longest header block and the largest body a frame may have. A client
 /// sends documents as JSON text; 256 MiB is far beyond any manuscript.
@@ -131,6 +135,8 @@ enum Incoming {
     Message,
     /// The `exit` notification.
     Exit,
+    /// The `shutdown` request, with its id.
+    Shutdown(Id),
     /// Not a JSON-RPC message, or a `$/` request (the spec has them refused
     /// with MethodNotFound, which the framework does not do: it never
     /// answered them): the error reply.
@@ -150,6 +156,9 @@ fn incoming(body: &[u8]) -> Incoming {
                 _ => Incoming::Message,
             };
         };
+        if request.method() == "shutdown" {
+            return Incoming::Shutdown(id.clone());
+        }
         if !request.method().starts_with("$/") {
             return Incoming::Message;
         }
@@ -186,6 +195,45 @@ fn framed(body: &[u8]) -> Vec<u8> {
     frame
 }
 
+/// The id of the client's `shutdown` request, once it has come, and whether
+/// it has been answered: shared by the two pumps.
+#[derive(Clone, Debug, Default)]
+pub struct Shutdown(Arc<Mutex<ShutdownState>>);
+
+#[derive(Debug, Default)]
+struct ShutdownState {
+    asked: Option<Id>,
+    answered: bool,
+}
+
+impl Shutdown {
+    fn state(&self) -> std::sync::MutexGuard<'_, ShutdownState> {
+        self.0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn asked(&self, id: Id) {
+        self.state().asked = Some(id);
+    }
+
+    /// Whether the framework's frame `body` goes out: everything until the
+    /// answer to `shutdown` (that answer too), then answers alone.
+    fn lets_out(&self, body: &[u8]) -> bool {
+        let mut state = self.state();
+        if state.asked.is_none() {
+            return true;
+        }
+        let Ok(response) = serde_json::from_slice::<Response>(body) else {
+            return !state.answered; // A notification or a request of the server's.
+        };
+        if Some(response.id()) == state.asked.as_ref() {
+            state.answered = true;
+        }
+        true
+    }
+}
+
 /// Copies the client's frames to the framework (`to_server`), answering
 /// the ones that are not messages through `refusals`, until the input ends
 /// or the client sends `exit` (handed on, then [`Closed::Exit`]).
@@ -198,6 +246,7 @@ pub async fn pump_input<R, W>(
     input: R,
     mut to_server: W,
     refusals: mpsc::UnboundedSender<Vec<u8>>,
+    shutdown: Shutdown,
 ) -> (Closed, W)
 where
     R: AsyncRead + Unpin,
@@ -213,7 +262,10 @@ where
                     );
                     let _ = refusals.send(reply);
                 }
-                message @ (Incoming::Message | Incoming::Exit) => {
+                message => {
+                    if let Incoming::Shutdown(id) = &message {
+                        shutdown.asked(id.clone());
+                    }
                     let written = to_server.write_all(&framed(&body)).await;
                     if written.and(to_server.flush().await).is_err() {
                         break Closed::Ended; // The framework stopped reading (exit).
@@ -232,14 +284,16 @@ where
 }
 
 /// Copies the framework's frames to `output`, with the bodies `splices`
-/// holds put in place of their tokens and the refusals put between frames;
-/// ends when the framework's output ends. The frames are read in a task of
+/// holds put in place of their tokens and the refusals put between frames,
+/// and only answers once `shutdown` is answered; ends when the framework's
+/// output ends. The frames are read in a task of
 /// their own, so waiting for either never cuts a read short.
 pub async fn pump_output<R, W>(
     from_server: R,
     mut output: W,
     mut refusals: mpsc::UnboundedReceiver<Vec<u8>>,
-    splices: std::sync::Arc<super::splice::Splices>,
+    splices: Arc<super::splice::Splices>,
+    shutdown: Shutdown,
 ) -> std::io::Result<()>
 where
     R: AsyncRead + Unpin + Send + 'static,
@@ -249,6 +303,9 @@ where
     let reader = tokio::spawn(async move {
         let mut from_server = BufReader::new(from_server);
         while let Ok(Frame::Body(body)) = read_frame(&mut from_server).await {
+            if !shutdown.lets_out(&body) {
+                continue;
+            }
             if frames.send(splices.splice(body)).await.is_err() {
                 break;
             }
@@ -294,7 +351,8 @@ mod tests {
             let (to_server, mut server_side) = tokio::io::duplex(1 << 10);
             let (refusals, _refused) = mpsc::unbounded_channel();
             let garbled = &b"Content-Length: many\r\n\r\n{}"[..];
-            let (closed, to_server) = pump_input(garbled, to_server, refusals).await;
+            let (closed, to_server) =
+                pump_input(garbled, to_server, refusals, Shutdown::default()).await;
             assert!(matches!(closed, Closed::Garbled(_)), "{closed:?}");
             let mut byte = [0u8; 1];
             let early =
@@ -306,6 +364,30 @@ mod tests {
             drop(to_server);
             assert_eq!(server_side.read(&mut byte).await.unwrap(), 0);
         });
+    }
+
+    #[test]
+    fn once_shutdown_is_answered_only_answers_go_out() {
+        let shutdown = Shutdown::default();
+        let notification =
+            br#"{"jsonrpc":"2.0","method":"textDocument/publishDiagnostics","params":{}}"#;
+        let request = br#"{"jsonrpc":"2.0","method":"workspace/semanticTokens/refresh","id":3}"#;
+        let answer = |id: u32| format!(r#"{{"jsonrpc":"2.0","result":null,"id":{id}}}"#);
+        assert!(shutdown.lets_out(notification), "nothing asked yet");
+        assert_eq!(
+            incoming(br#"{"jsonrpc":"2.0","method":"shutdown","id":7}"#),
+            Incoming::Shutdown(Id::Number(7))
+        );
+        shutdown.asked(Id::Number(7));
+        assert!(shutdown.lets_out(notification), "asked, not yet answered");
+        assert!(shutdown.lets_out(answer(6).as_bytes()));
+        assert!(shutdown.lets_out(answer(7).as_bytes()), "the answer itself");
+        assert!(!shutdown.lets_out(notification));
+        assert!(!shutdown.lets_out(request));
+        assert!(
+            shutdown.lets_out(answer(8).as_bytes()),
+            "answers still go out"
+        );
     }
 
     /// `exit` is handed to the framework, and the pump stops there: the
@@ -323,7 +405,8 @@ mod tests {
             input.extend(framed(after));
             let (to_server, mut server_side) = tokio::io::duplex(1 << 10);
             let (refusals, _refused) = mpsc::unbounded_channel();
-            let (closed, to_server) = pump_input(&input[..], to_server, refusals).await;
+            let (closed, to_server) =
+                pump_input(&input[..], to_server, refusals, Shutdown::default()).await;
             assert_eq!(closed, Closed::Exit);
             drop(to_server);
             let mut handed = Vec::new();

@@ -65,16 +65,19 @@ pub fn run_stdio() -> anyhow::Result<()> {
         let (client_frames, server_input) = tokio::io::duplex(1 << 16);
         let (server_output, server_frames) = tokio::io::duplex(1 << 16);
         let (refusals, refused) = tokio::sync::mpsc::unbounded_channel();
+        let shutdown = framing::Shutdown::default();
         let input = tokio::spawn(framing::pump_input(
             tokio::io::stdin(),
             client_frames,
             refusals,
+            shutdown.clone(),
         ));
         let output = tokio::spawn(framing::pump_output(
             server_frames,
             tokio::io::stdout(),
             refused,
             splices,
+            shutdown,
         ));
         let mut serve =
             Box::pin(Transport::new(server_input, server_output, socket).serve(service));

@@ -258,6 +258,20 @@ impl Client {
         }
     }
 
+    /// Every message that arrives within `limit`, the server's requests
+    /// unanswered.
+    pub fn messages_within(&mut self, limit: Duration) -> Vec<Value> {
+        let deadline = Instant::now() + limit;
+        let mut messages = Vec::new();
+        while let Ok(message) = self
+            .incoming
+            .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+        {
+            messages.push(message);
+        }
+        messages
+    }
+
     /// Waits until the initial index has ended (its progress `end`), whether
     /// or not that was already received.
     pub fn wait_for_index(&mut self) {
