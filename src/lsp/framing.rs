@@ -19,11 +19,11 @@
 //! an editor that has asked the server to shut down reads any message that
 //! follows as a server that has not (Eglot kills it).
 
-use serde_json::json;
 use std::sync::{Arc, Mutex};
+
+use serde_json::json;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
-
 use tower_lsp_server::jsonrpc::{Id, Request, Response};
 
 /// The longest header block and the largest body a frame may have. A client
@@ -286,8 +286,8 @@ where
 /// Copies the framework's frames to `output`, with the bodies `splices`
 /// holds put in place of their tokens and the refusals put between frames,
 /// and only answers once `shutdown` is answered; ends when the framework's
-/// output ends. The frames are read in a task of
-/// their own, so waiting for either never cuts a read short.
+/// output ends. The frames are read in a task of their own, so waiting for
+/// either never cuts a read short.
 pub async fn pump_output<R, W>(
     from_server: R,
     mut output: W,
