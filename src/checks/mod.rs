@@ -570,6 +570,54 @@ mod tests {
         }
     }
 
+    /// A cold start checks the open scene before the cards' Markdown is
+    /// parsed, against cards read for the catalog alone: every scene checks
+    /// as it does against the parsed cards (a summary read wrong would change
+    /// a character's gender, and who the pronouns mean).
+    #[test]
+    fn scenes_check_against_cards_read_for_the_catalog_alone_as_against_parsed_ones() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("salt-road");
+        copy(&crate::index::test_support::example_root(), &root);
+        // Iria is "she" by her summary alone: "Her" is hers, and her eyes green.
+        std::fs::write(
+            root.join("Story/Scenes/SCN-the-look.md"),
+            "---\ntitle: The Look\ncharacters: [Iria, Tomas]\n---\n\nTomas looked at Iria, and her eyes were blue.\n",
+        )
+        .unwrap();
+        let parsed = Workspace::load(&root);
+        let look = super::check_file(&parsed, "Story/Scenes/SCN-the-look.md");
+        assert!(
+            look.iter()
+                .any(|found| found.code.as_str() == "attribute-mismatch"),
+            "{look:?}"
+        );
+        let mut first = Workspace::new(&root);
+        let paths: Vec<_> = parsed.files().map(|file| file.path.clone()).collect();
+        let files = first.read_files_for_catalog(&paths, None);
+        let catalogued = files.iter().filter(|file| file.catalogued).count();
+        let cards = parsed.files().filter(|file| file.card().is_some()).count();
+        assert!(cards >= 6, "{cards} cards");
+        assert_eq!(
+            catalogued, cards,
+            "the example's cards are of the plain shape"
+        );
+        first.insert_files(files);
+        let scenes: Vec<_> = parsed
+            .files()
+            .filter(|file| file.scene().is_some())
+            .collect();
+        assert!(!scenes.is_empty());
+        for scene in scenes {
+            assert_eq!(
+                super::check_file(&first, &scene.path),
+                super::check_file(&parsed, &scene.path),
+                "{}",
+                scene.path
+            );
+        }
+    }
+
     /// Typing in a scene's prose keeps the catalog (its `Arc`s of the scene
     /// swapped, in the story clock and the scenes met at one moment too),
     /// and every file checks as a fresh load of the same text checks it.

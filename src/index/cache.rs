@@ -152,7 +152,7 @@ impl IndexCache {
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
         let entries: Vec<Entry> = files
-            .filter(|file| file.load_error.is_none() && !file.is_unanalysed())
+            .filter(|file| file.load_error.is_none() && !file.is_unanalysed() && !file.catalogued)
             .map(|file| {
                 let hash = hashes
                     .get(&file.path)

@@ -70,6 +70,9 @@ pub struct SourceFile {
     pub load_error: Option<String>,
     /// The codes of front matter `allow: [...]`, silenced in this file.
     pub allow: Vec<model::Spanned>,
+    /// A card read for the catalog alone (see [`SourceFile::catalogued`]):
+    /// its Markdown is still to be parsed, and its syntax is empty meanwhile.
+    pub catalogued: bool,
 }
 
 impl SourceFile {
@@ -99,6 +102,49 @@ impl SourceFile {
             }
             Err(reason) => SourceFile::unreadable(path, reason.to_string(), paths),
         }
+    }
+
+    /// Reads a file for the first diagnostics of a start: like
+    /// [`SourceFile::read_cached`], but a card its cache does not hold is read
+    /// for the catalog alone where it can be ([`SourceFile::catalogued`]).
+    pub fn read_for_catalog(
+        root: &Path,
+        path: FilePath,
+        paths: &PathsConfig,
+        cache: Option<&super::cache::IndexCache>,
+    ) -> SourceFile {
+        let Ok(text) = read_text(&root.join(&*path)) else {
+            return SourceFile::read_cached(root, path, paths, cache);
+        };
+        let text: Arc<str> = text.into();
+        let cached = cache
+            .filter(|_| !is_too_large_to_analyse(text.len()))
+            .and_then(|cache| cache.syntax(&path, &text));
+        match cached {
+            Some(syntax) => SourceFile::with_syntax(path, text, syntax, paths),
+            None => SourceFile::catalogued(path.clone(), text.clone(), paths)
+                .unwrap_or_else(|| SourceFile::parse(path, text, paths)),
+        }
+    }
+
+    /// A card read for the catalog alone: its front matter and its summary,
+    /// which is all another file's checks read of it, without parsing its
+    /// Markdown (most of a cold start's first diagnostics went to parsing the
+    /// cards). `None` where the text is no card, or where only a parse can
+    /// read its summary (see [`super::summary`]). Its syntax is empty until
+    /// it is read again.
+    pub fn catalogued(path: FilePath, text: Arc<str>, paths: &PathsConfig) -> Option<SourceFile> {
+        if is_too_large_to_analyse(text.len()) {
+            return None;
+        }
+        let summary = super::summary::plain_first_paragraph(&text)?;
+        let mut file = SourceFile::with_syntax(path, text, MarkdownSyntax::default(), paths);
+        let FileContent::Card(card) = &mut file.content else {
+            return None;
+        };
+        card.summary = summary;
+        file.catalogued = true;
+        Some(file)
     }
 
     /// Understands `text` with a fresh parse, or keeps it unchecked when it
@@ -195,6 +241,7 @@ impl SourceFile {
             content,
             problems,
             load_error: None,
+            catalogued: false,
         }
     }
 
@@ -221,6 +268,7 @@ impl SourceFile {
             problems: Vec::new(),
             load_error: Some(reason),
             allow: Vec::new(),
+            catalogued: false,
         }
     }
 

@@ -19,6 +19,7 @@ pub mod model;
 pub mod motifs;
 pub mod names;
 mod rescan;
+pub mod summary;
 pub mod tracking;
 pub mod tracks;
 pub mod variants;

@@ -289,7 +289,7 @@ pub fn read_card(
         travel: fields.travel(),
         attributes: fields
             .other_scalars(&["type", "name", "aliases", "status", "died_in", "allow"]),
-        summary: first_paragraph(text, syntax),
+        summary: super::summary::first_paragraph(text, syntax),
     }
 }
 
@@ -446,15 +446,6 @@ pub fn count_words(text: &str, syntax: &MarkdownSyntax) -> usize {
                 .count()
         })
         .sum()
-}
-
-fn first_paragraph(text: &str, syntax: &MarkdownSyntax) -> Option<String> {
-    let block = syntax
-        .blocks
-        .iter()
-        .find(|block| block.kind == BlockKind::Paragraph && block.list_depth == 0)?;
-    let paragraph: Vec<&str> = block.range.slice(text).lines().map(str::trim).collect();
-    Some(paragraph.join(" "))
 }
 
 fn trim_trailing_newlines(text: &str, range: TextRange) -> TextRange {

@@ -259,6 +259,21 @@ impl Workspace {
             .collect()
     }
 
+    /// Reads `paths` for the first diagnostics of a start: the cards its
+    /// cache does not hold for the catalog alone where they can be (see
+    /// [`SourceFile::catalogued`]); read them again before the index is done.
+    pub fn read_files_for_catalog(
+        &self,
+        paths: &[FilePath],
+        cache: Option<&IndexCache>,
+    ) -> Vec<SourceFile> {
+        let paths_config = &self.config.paths;
+        paths
+            .par_iter()
+            .map(|path| SourceFile::read_for_catalog(&self.root, path.clone(), paths_config, cache))
+            .collect()
+    }
+
     /// Adds or replaces files, then brings the catalog and mentions up to date.
     pub fn insert_files(&mut self, files: Vec<SourceFile>) {
         self.insert_shared(files.into_iter().map(Arc::new));

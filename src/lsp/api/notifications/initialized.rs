@@ -1,4 +1,4 @@
-//! `initialized`: watched files registered, then the initial index in a task of its own: cards, outline and anti-pattern sheet first, the open documents checked, then the rest in batches with `$/progress`.
+//! `initialized`: watched files registered, then the initial index in a task of its own: cards (read for the catalog alone where their cache misses), outline and anti-pattern sheet first, the open documents checked, the cards parsed, then the rest in batches with `$/progress`.
 
 use std::sync::{Arc, Mutex};
 
@@ -113,6 +113,24 @@ impl Indexer {
         )
     }
 
+    /// Parses the cards read for the catalog alone (see
+    /// [`crate::index::SourceFile::catalogued`]) and puts them in the index.
+    async fn parse_catalogued(&self, paths: Vec<FilePath>, cache: &Arc<IndexCache>) {
+        if paths.is_empty() {
+            return;
+        }
+        let workspace = lock(&self.session).workspace.clone();
+        let cache = cache.clone();
+        if let Ok(files) = tokio::task::spawn_blocking(move || {
+            crate::lsp::pools::background()
+                .install(|| workspace.read_files_cached(&paths, Some(&cache)))
+        })
+        .await
+        {
+            lock(&self.session).insert_indexed(files);
+        }
+    }
+
     /// Builds the index in priority order (cards, outline and anti-pattern
     /// sheet first, so the open scene can be checked at once), then the rest
     /// in batches, reporting progress; requests are answered meanwhile from
@@ -151,7 +169,7 @@ impl Indexer {
                         .map_or(0, |metadata| metadata.len());
                     std::cmp::Reverse(size)
                 });
-                let files = workspace.read_files_cached(&priority, Some(&cache));
+                let files = workspace.read_files_for_catalog(&priority, Some(&cache));
                 (files, rest, cache)
             })
         };
@@ -173,6 +191,11 @@ impl Indexer {
             self.indexed.send_replace(true);
             return;
         };
+        let catalogued: Vec<FilePath> = priority_files
+            .iter()
+            .filter(|file| file.catalogued)
+            .map(|file| file.path.clone())
+            .collect();
         {
             let mut session = lock(&session);
             session.insert_indexed(priority_files);
@@ -180,6 +203,8 @@ impl Indexer {
         }
         // The open documents can be checked now: publish without debounce.
         self.publish(false).await;
+        // The cards read for the catalog alone are parsed now, before the rest.
+        self.parse_catalogued(catalogued, &cache).await;
 
         let total = rest.len().max(1);
         let mut done = 0;
