@@ -16,12 +16,11 @@ pub mod dictionary;
 pub mod repetition;
 pub mod voice;
 
-/// Loads the word lists the checks read (the ordinary English words, the
-/// common words), which are otherwise built on their first use: a server
-/// calls it beside its index, so that the first scene checked does not pay
-/// for them.
+/// Loads the common words the checks read, which are otherwise gathered on
+/// their first use: a server calls it beside its index, so that the first
+/// scene checked does not pay for them. (The ordinary English words need no
+/// loading: [`dictionary`] reads them in place.)
 pub fn warm_up() {
-    dictionary::is_ordinary_word("warm");
     repetition::is_common("warm");
 }
 
