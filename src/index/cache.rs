@@ -340,6 +340,27 @@ mod tests {
     }
 
     #[test]
+    fn a_card_read_for_the_catalog_alone_is_never_saved_as_its_syntax() {
+        let (dir, workspace) = cold();
+        let _ = std::fs::remove_dir_all(dir.path().join(".control-room/index"));
+        let paths: Vec<FilePath> = workspace.files().map(|file| file.path.clone()).collect();
+        let files = workspace.read_files_for_catalog(&paths, None);
+        let cards: Vec<&SourceFile> = files.iter().filter(|file| file.catalogued).collect();
+        assert!(!cards.is_empty());
+        IndexCache::default()
+            .save(dir.path(), files.iter())
+            .unwrap();
+        let cache = IndexCache::load(dir.path());
+        for card in cards {
+            assert_eq!(cache.syntax(&card.path, &card.text), None, "{}", card.path);
+        }
+        assert_eq!(cache.hits(), 0);
+        let parsed = read_through(&workspace, &cache);
+        assert!(cache.hits() > 0, "the files that were parsed are saved");
+        assert_as_fresh(&parsed);
+    }
+
+    #[test]
     fn a_restart_on_an_unchanged_manuscript_parses_nothing_and_reads_what_a_cold_start_read() {
         let (dir, workspace) = cold();
         assert!(dir.path().join(CACHE_FILE).is_file());
