@@ -13,7 +13,7 @@ use rayon::prelude::*;
 use super::cache::IndexCache;
 use super::calendar::Calendar;
 use super::catalog::Catalog;
-use super::config::{CONFIG_FILE, Config, ConfigError};
+use super::config::{CONFIG_FILE, Config, ConfigError, PathsConfig};
 use super::file::{FilePath, SourceFile};
 use super::lexicon::Lexicon;
 use super::mentions::Mention;
@@ -252,11 +252,9 @@ impl Workspace {
         paths: &[FilePath],
         cache: Option<&IndexCache>,
     ) -> Vec<SourceFile> {
-        let paths_config = &self.config.paths;
-        paths
-            .par_iter()
-            .map(|path| SourceFile::read_cached(&self.root, path.clone(), paths_config, cache))
-            .collect()
+        self.read_each(paths, |root, path, config| {
+            SourceFile::read_cached(root, path, config, cache)
+        })
     }
 
     /// Reads `paths` for the first diagnostics of a start: the cards its
@@ -267,10 +265,20 @@ impl Workspace {
         paths: &[FilePath],
         cache: Option<&IndexCache>,
     ) -> Vec<SourceFile> {
-        let paths_config = &self.config.paths;
+        self.read_each(paths, |root, path, config| {
+            SourceFile::read_for_catalog(root, path, config, cache)
+        })
+    }
+
+    /// `read` of every path, in parallel.
+    fn read_each(
+        &self,
+        paths: &[FilePath],
+        read: impl Fn(&Path, FilePath, &PathsConfig) -> SourceFile + Sync,
+    ) -> Vec<SourceFile> {
         paths
             .par_iter()
-            .map(|path| SourceFile::read_for_catalog(&self.root, path.clone(), paths_config, cache))
+            .map(|path| read(&self.root, path.clone(), &self.config.paths))
             .collect()
     }
 
