@@ -90,18 +90,7 @@ impl SourceFile {
         paths: &PathsConfig,
         cache: Option<&super::cache::IndexCache>,
     ) -> SourceFile {
-        match read_text(&root.join(&*path)) {
-            Ok(text) => {
-                let cached = cache
-                    .filter(|_| !is_too_large_to_analyse(text.len()))
-                    .and_then(|cache| cache.syntax(&path, &text));
-                match cached {
-                    Some(syntax) => SourceFile::with_syntax(path, text.into(), syntax, paths),
-                    None => SourceFile::parse(path, text.into(), paths),
-                }
-            }
-            Err(reason) => SourceFile::unreadable(path, reason.to_string(), paths),
-        }
+        SourceFile::read_with(root, path, paths, cache, SourceFile::parse)
     }
 
     /// Reads a file for the first diagnostics of a start: like
@@ -113,17 +102,32 @@ impl SourceFile {
         paths: &PathsConfig,
         cache: Option<&super::cache::IndexCache>,
     ) -> SourceFile {
-        let Ok(text) = read_text(&root.join(&*path)) else {
-            return SourceFile::read_cached(root, path, paths, cache);
-        };
-        let text: Arc<str> = text.into();
-        let cached = cache
-            .filter(|_| !is_too_large_to_analyse(text.len()))
-            .and_then(|cache| cache.syntax(&path, &text));
-        match cached {
-            Some(syntax) => SourceFile::with_syntax(path, text, syntax, paths),
-            None => SourceFile::catalogued(path.clone(), text.clone(), paths)
-                .unwrap_or_else(|| SourceFile::parse(path, text, paths)),
+        SourceFile::read_with(root, path, paths, cache, |path, text, paths| {
+            SourceFile::catalogued(path.clone(), text.clone(), paths)
+                .unwrap_or_else(|| SourceFile::parse(path, text, paths))
+        })
+    }
+
+    /// Reads a file from disk, its syntax from `cache` when it holds this
+    /// very text, else understood by `uncached`.
+    fn read_with(
+        root: &Path,
+        path: FilePath,
+        paths: &PathsConfig,
+        cache: Option<&super::cache::IndexCache>,
+        uncached: impl FnOnce(FilePath, Arc<str>, &PathsConfig) -> SourceFile,
+    ) -> SourceFile {
+        match read_text(&root.join(&*path)) {
+            Ok(text) => {
+                let cached = cache
+                    .filter(|_| !is_too_large_to_analyse(text.len()))
+                    .and_then(|cache| cache.syntax(&path, &text));
+                match cached {
+                    Some(syntax) => SourceFile::with_syntax(path, text.into(), syntax, paths),
+                    None => uncached(path, text.into(), paths),
+                }
+            }
+            Err(reason) => SourceFile::unreadable(path, reason.to_string(), paths),
         }
     }
 
