@@ -570,12 +570,15 @@ mod tests {
         }
     }
 
-    /// A cold start checks the open scene before the cards' Markdown is
-    /// parsed, against cards read for the catalog alone: every scene checks
-    /// as it does against the parsed cards (a summary read wrong would change
-    /// a character's gender, and who the pronouns mean).
+    /// A cold start checks the open scene before the Markdown of the cards
+    /// and the outline is parsed, against them read for the catalog alone:
+    /// every scene checks as it does against the parsed files (a summary read
+    /// wrong would change a character's gender, and who the pronouns mean;
+    /// an outline read wrong, which scenes are orphans and in what order the
+    /// story tells them).
     #[test]
-    fn scenes_check_against_cards_read_for_the_catalog_alone_as_against_parsed_ones() {
+    fn scenes_check_against_cards_and_the_outline_read_for_the_catalog_alone_as_against_parsed_ones()
+     {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().join("salt-road");
         copy(&crate::index::test_support::example_root(), &root);
@@ -599,8 +602,9 @@ mod tests {
         let cards = parsed.files().filter(|file| file.card().is_some()).count();
         assert!(cards >= 6, "{cards} cards");
         assert_eq!(
-            catalogued, cards,
-            "the example's cards are of the plain shape"
+            catalogued,
+            cards + 1,
+            "the example's cards and its outline are of the plain shape"
         );
         first.insert_files(files);
         let scenes: Vec<_> = parsed

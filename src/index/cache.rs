@@ -340,19 +340,24 @@ mod tests {
     }
 
     #[test]
-    fn a_card_read_for_the_catalog_alone_is_never_saved_as_its_syntax() {
+    fn a_card_or_outline_read_for_the_catalog_alone_is_never_saved_as_its_syntax() {
         let (dir, workspace) = cold();
         let _ = std::fs::remove_dir_all(dir.path().join(".control-room/index"));
         let paths: Vec<FilePath> = workspace.files().map(|file| file.path.clone()).collect();
         let files = workspace.read_files_for_catalog(&paths, None);
-        let cards: Vec<&SourceFile> = files.iter().filter(|file| file.catalogued).collect();
-        assert!(!cards.is_empty());
+        let catalogued: Vec<&SourceFile> = files.iter().filter(|file| file.catalogued).collect();
+        assert!(catalogued.iter().any(|file| file.card().is_some()));
+        assert!(
+            catalogued
+                .iter()
+                .any(|file| matches!(file.content, crate::index::FileContent::Outline(_)))
+        );
         IndexCache::default()
             .save(dir.path(), files.iter())
             .unwrap();
         let cache = IndexCache::load(dir.path());
-        for card in cards {
-            assert_eq!(cache.syntax(&card.path, &card.text), None, "{}", card.path);
+        for file in catalogued {
+            assert_eq!(cache.syntax(&file.path, &file.text), None, "{}", file.path);
         }
         assert_eq!(cache.hits(), 0);
         let parsed = read_through(&workspace, &cache);

@@ -70,8 +70,9 @@ pub struct SourceFile {
     pub load_error: Option<String>,
     /// The codes of front matter `allow: [...]`, silenced in this file.
     pub allow: Vec<model::Spanned>,
-    /// A card read for the catalog alone (see [`SourceFile::catalogued`]):
-    /// its Markdown is still to be parsed, and its syntax is empty meanwhile.
+    /// A card or the outline read for the catalog alone (see
+    /// [`SourceFile::catalogued`]): its Markdown is still to be parsed, and
+    /// its syntax is empty meanwhile.
     pub catalogued: bool,
 }
 
@@ -94,7 +95,7 @@ impl SourceFile {
     }
 
     /// Reads a file for the first diagnostics of a start: like
-    /// [`SourceFile::read_cached`], but a card its cache does not hold is read
+    /// [`SourceFile::read_cached`], but a card or the outline its cache does not hold is read
     /// for the catalog alone where it can be ([`SourceFile::catalogued`]).
     pub fn read_for_catalog(
         root: &Path,
@@ -131,22 +132,27 @@ impl SourceFile {
         }
     }
 
-    /// A card read for the catalog alone: its front matter and its summary,
-    /// which is all another file's checks read of it, without parsing its
-    /// Markdown (most of a cold start's first diagnostics went to parsing the
-    /// cards). `None` where the text is no card, or where only a parse can
-    /// read its summary (see [`super::summary`]). Its syntax is empty until
-    /// it is read again.
+    /// A card or the outline read for the catalog alone, without parsing
+    /// its Markdown: a card's front matter and summary, the outline's
+    /// headings and entries, which is all another file's checks read of
+    /// them (most of a cold start's first diagnostics went to parsing the
+    /// cards and the outline). `None` for any other file, or where only a
+    /// parse can read it (see [`super::summary`] and [`super::outline`]).
+    /// Its syntax is empty until it is read again.
     pub fn catalogued(path: FilePath, text: Arc<str>, paths: &PathsConfig) -> Option<SourceFile> {
         if is_too_large_to_analyse(text.len()) {
             return None;
         }
-        let summary = super::summary::plain_first_paragraph(&text)?;
         let mut file = SourceFile::with_syntax(path, text, MarkdownSyntax::default(), paths);
-        let FileContent::Card(card) = &mut file.content else {
-            return None;
-        };
-        card.summary = summary;
+        match &mut file.content {
+            FileContent::Card(card) => {
+                card.summary = super::summary::plain_first_paragraph(&file.text)?;
+            }
+            FileContent::Outline(outline) => {
+                *outline = super::outline::plain_outline(&file.text)?;
+            }
+            _ => return None,
+        }
         file.catalogued = true;
         Some(file)
     }
@@ -206,7 +212,7 @@ impl SourceFile {
                 &syntax,
                 &mut problems,
             )),
-            FileKind::Outline => FileContent::Outline(model::read_outline(&text, &syntax)),
+            FileKind::Outline => FileContent::Outline(super::outline::read_outline(&text, &syntax)),
             FileKind::Card { kind, type_name } => FileContent::Card(model::read_card(
                 stem,
                 *kind,

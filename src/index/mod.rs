@@ -18,6 +18,7 @@ pub mod mentions;
 pub mod model;
 pub mod motifs;
 pub mod names;
+pub mod outline;
 mod rescan;
 pub mod summary;
 pub mod tracking;

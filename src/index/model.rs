@@ -308,62 +308,6 @@ pub fn read_allow(
     .string_list("allow")
 }
 
-/// Reads the outline's headings and scene entries.
-pub fn read_outline(text: &str, syntax: &MarkdownSyntax) -> Outline {
-    let mut outline = Outline::default();
-    let mut current_entry: Option<(usize, u16)> = None;
-    for block in &syntax.blocks {
-        match block.kind {
-            BlockKind::Heading { level } => {
-                outline.headings.push(OutlineHeading {
-                    title: block.inline.slice(text).trim().to_owned(),
-                    level,
-                    range: block.range,
-                    section: block.range,
-                });
-                current_entry = None;
-            }
-            BlockKind::ListItem => {
-                let line = block.inline.slice(text);
-                if let Some((id, rest)) = split_scene_id(line) {
-                    let id_start = block.inline.start + (line.len() - line.trim_start().len());
-                    outline.entries.push(OutlineEntry {
-                        scene_id: id.to_owned(),
-                        id_range: TextRange::new(id_start, id_start + id.len()),
-                        beat: rest.to_owned(),
-                        sub_beats: Vec::new(),
-                        range: trim_trailing_newlines(text, block.range),
-                        heading: outline.headings.len().checked_sub(1),
-                    });
-                    current_entry = Some((outline.entries.len() - 1, block.list_depth));
-                } else if let Some((entry, depth)) = current_entry
-                    && block.list_depth > depth
-                    && outline.entries[entry].range.start <= block.range.start
-                    && block.range.start < outline.entries[entry].range.end
-                {
-                    outline.entries[entry]
-                        .sub_beats
-                        .push(line.trim().to_owned());
-                }
-            }
-            _ => {}
-        }
-    }
-    // A heading's section runs to the next heading of the same or a higher level.
-    let end = text.len();
-    for index in 0..outline.headings.len() {
-        let level = outline.headings[index].level;
-        let section_end = outline.headings[index + 1..]
-            .iter()
-            .find(|next| next.level <= level)
-            .map_or(end, |next| next.range.start);
-        let heading = &mut outline.headings[index];
-        heading.section =
-            trim_trailing_newlines(text, TextRange::new(heading.range.start, section_end));
-    }
-    outline
-}
-
 /// Reads the anti-pattern sheet: list items under "zero tolerance" or "deduction" headings.
 pub fn read_anti_patterns(text: &str, syntax: &MarkdownSyntax) -> Vec<AntiPattern> {
     let mut tolerance = None;
@@ -446,11 +390,6 @@ pub fn count_words(text: &str, syntax: &MarkdownSyntax) -> usize {
                 .count()
         })
         .sum()
-}
-
-fn trim_trailing_newlines(text: &str, range: TextRange) -> TextRange {
-    let trimmed = range.slice(text).trim_end();
-    TextRange::new(range.start, range.start + trimmed.len())
 }
 
 /// Typed access to front matter values that records wrong kinds as problems.

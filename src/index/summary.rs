@@ -50,15 +50,22 @@ pub fn plain_first_paragraph(text: &str) -> Option<Option<String>> {
 }
 
 /// The text after a front matter block that both the front matter reader and
-/// tree-sitter-md take for one: a first line `---`, at least one line, and a
-/// line `---` closing it, each delimiter exactly so.
+/// tree-sitter-md take for one (see [`front_matter_end`]).
 fn body_after_front_matter(text: &str) -> Option<&str> {
+    front_matter_end(text).map(|end| &text[end..])
+}
+
+/// Where the text after a front matter block begins, for a block that both
+/// the front matter reader and tree-sitter-md take for one: a first line
+/// `---`, at least one line, and a line `---` closing it, each delimiter
+/// exactly so. `None` for any other start.
+pub(super) fn front_matter_end(text: &str) -> Option<usize> {
     let rest = text.strip_prefix("---\n")?;
-    let mut offset = 0;
+    let mut offset = "---\n".len();
     for line in rest.split_inclusive('\n') {
         let bare = line.strip_suffix('\n')?;
         if bare == "---" {
-            return (offset > 0).then(|| &rest[offset + line.len()..]);
+            return (offset > "---\n".len()).then_some(offset + line.len());
         }
         // The reader closes the block on these, tree-sitter-md does not.
         if matches!(bare.trim_end(), "---" | "...") || bare.contains(['\r', '\0']) {

@@ -1,4 +1,4 @@
-//! `initialized`: watched files registered, then the initial index in a task of its own: cards (read for the catalog alone where their cache misses), outline and anti-pattern sheet first, the open documents checked, the cards parsed, then the rest in batches with `$/progress`.
+//! `initialized`: watched files registered, then the initial index in a task of its own: cards and outline (read for the catalog alone where their cache misses) and anti-pattern sheet first, the open documents checked, the cards and outline parsed, then the rest in batches with `$/progress`.
 
 use std::sync::{Arc, Mutex};
 
@@ -113,7 +113,7 @@ impl Indexer {
         )
     }
 
-    /// Parses the cards read for the catalog alone (see
+    /// Parses the cards and the outline read for the catalog alone (see
     /// [`crate::index::SourceFile::catalogued`]) and puts them in the index.
     async fn parse_catalogued(&self, paths: Vec<FilePath>, cache: &Arc<IndexCache>) {
         if paths.is_empty() {
@@ -203,7 +203,7 @@ impl Indexer {
         }
         // The open documents can be checked now: publish without debounce.
         self.publish(false).await;
-        // The cards read for the catalog alone are parsed now, before the rest.
+        // What was read for the catalog alone is parsed now, before the rest.
         self.parse_catalogued(catalogued, &cache).await;
 
         let total = rest.len().max(1);
