@@ -56,20 +56,21 @@ impl<'a> Columns<'a> {
         }
     }
 
-    /// The position of `offset`, which is not before the last one asked for.
+    /// The position of `offset` (as [`LineIndex::position`] gives it),
+    /// counted on from the last one asked for where it is further on the
+    /// same line, else from its line's start.
     pub fn position(&mut self, offset: usize) -> LineCol {
         let text = &*self.file.text;
-        let offset = offset.min(text.len());
-        let line = self.file.line_index.line_of(offset);
-        let onwards = offset >= self.offset
-            && line == self.at.line
-            && text.is_char_boundary(offset)
-            && text.is_char_boundary(self.offset);
-        if onwards {
-            self.at.col += width(&text[self.offset..offset], self.encoding);
-        } else {
-            self.at = self.file.line_index.position(text, offset, self.encoding);
+        let mut offset = offset.min(text.len());
+        while !text.is_char_boundary(offset) {
+            offset -= 1;
         }
+        let line = self.file.line_index.line_of(offset);
+        if offset < self.offset || line != self.at.line {
+            self.offset = self.file.line_index.line_start(line).unwrap_or(0);
+            self.at = LineCol { line, col: 0 };
+        }
+        self.at.col += width(&text[self.offset..offset], self.encoding);
         self.offset = offset;
         self.at
     }

@@ -76,9 +76,9 @@ impl Snapshot {
     /// a location (a character's references are thousands of locations in a
     /// few hundred files).
     pub fn locations_json(&self, locations: &[ide::Location]) -> Vec<u8> {
-        use std::io::Write;
         let mut json = Vec::with_capacity(64 + locations.len() * 128);
         let mut uri_json = Vec::new();
+        let mut number = itoa::Buffer::new();
         json.push(b'[');
         self.each_location(locations, |uri, new_file, range| {
             if new_file {
@@ -91,12 +91,16 @@ impl Snapshot {
             json.extend_from_slice(b"{\"uri\":");
             json.extend_from_slice(&uri_json);
             let (start, end) = (range.start, range.end);
-            write!(
-                json,
-                r#","range":{{"start":{{"line":{},"character":{}}},"end":{{"line":{},"character":{}}}}}}}"#,
-                start.line, start.character, end.line, end.character
-            )
-            .expect("a location is written into memory");
+            for (key, value) in [
+                (&br#","range":{"start":{"line":"#[..], start.line),
+                (br#","character":"#, start.character),
+                (br#"},"end":{"line":"#, end.line),
+                (br#","character":"#, end.character),
+            ] {
+                json.extend_from_slice(key);
+                json.extend_from_slice(number.format(value).as_bytes());
+            }
+            json.extend_from_slice(b"}}}");
         });
         json.push(b']');
         json
