@@ -23,7 +23,11 @@ pub struct Client {
     child: Child,
     /// The server's input; `None` once closed.
     stdin: Option<ChildStdin>,
-    incoming: Receiver<Value>,
+    /// Each message with when its last byte was read, before it was parsed.
+    incoming: Receiver<(Value, Instant)>,
+    /// When the last message [`Client::wait_for`] returned was all read: a
+    /// server's answer without this client's parse of it.
+    pub received: Option<Instant>,
     next_id: i64,
     /// Notifications and server requests seen so far, in order.
     pub seen: Vec<Value>,
@@ -100,8 +104,9 @@ impl Client {
                 if reader.read_exact(&mut body).is_err() {
                     return;
                 }
+                let received = Instant::now();
                 let message: Value = serde_json::from_slice(&body).expect("the server sends JSON");
-                if sender.send(message).is_err() {
+                if sender.send((message, received)).is_err() {
                     return;
                 }
             }
@@ -110,6 +115,7 @@ impl Client {
             child,
             stdin: Some(stdin),
             incoming,
+            received: None,
             next_id: 1,
             seen: Vec::new(),
             responder: None,
@@ -204,7 +210,7 @@ impl Client {
         let deadline = Instant::now() + limit;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
-            let message = match self.incoming.recv_timeout(left) {
+            let (message, received) = match self.incoming.recv_timeout(left) {
                 Ok(message) => message,
                 Err(RecvTimeoutError::Timeout) => {
                     panic!("timed out after {limit:?}; seen: {:#?}", self.seen)
@@ -236,6 +242,7 @@ impl Client {
                 self.seen.push(message.clone());
             }
             if matched {
+                self.received = Some(received);
                 return message;
             }
         }
@@ -246,7 +253,7 @@ impl Client {
     pub fn wait_for_unanswered(&mut self, mut wanted: impl FnMut(&Value) -> bool) -> Value {
         loop {
             let message = match self.incoming.recv_timeout(TIMEOUT) {
-                Ok(message) => message,
+                Ok((message, _)) => message,
                 Err(error) => panic!("no message ({error:?}); seen: {:#?}", self.seen),
             };
             if message.get("method").is_some() {
@@ -267,7 +274,7 @@ impl Client {
             .incoming
             .recv_timeout(deadline.saturating_duration_since(Instant::now()))
         {
-            messages.push(message);
+            messages.push(message.0);
         }
         messages
     }
