@@ -95,8 +95,9 @@ impl SourceFile {
     }
 
     /// Reads a file for the first diagnostics of a start: like
-    /// [`SourceFile::read_cached`], but a card or the outline its cache does not hold is read
-    /// for the catalog alone where it can be ([`SourceFile::catalogued`]).
+    /// [`SourceFile::read_cached`], but a card or the outline its cache does
+    /// not hold is read for the catalog alone where it can be
+    /// ([`SourceFile::catalogued`]).
     pub fn read_for_catalog(
         root: &Path,
         path: FilePath,

@@ -258,8 +258,9 @@ impl Workspace {
     }
 
     /// Reads `paths` for the first diagnostics of a start: the cards and the
-    /// outline its cache does not hold for the catalog alone where they can be (see
-    /// [`SourceFile::catalogued`]); read them again before the index is done.
+    /// outline its cache does not hold for the catalog alone where they can
+    /// be (see [`SourceFile::catalogued`]); read them again before the index
+    /// is done.
     pub fn read_files_for_catalog(
         &self,
         paths: &[FilePath],
