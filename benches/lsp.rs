@@ -15,7 +15,7 @@
 //! | `peak memory, 20 scenes open` | the server's `VmHWM` once they are diagnosed | ≤ 28 MB |
 //! | `peak memory over a start` | the server's `VmHWM` at the start's end, after the references (the index, the pass over the whole manuscript, the twenty scenes: the peak a writer's machine meets) | |
 //! | `references of the protagonist` | `textDocument/references` at his name in prose, to the answer parsed (the count of results is printed) | ≤ 5 ms |
-//! | `references: the answer read` | the same, to the answer's last byte read, before this client parses it (the server's part: a client's parse of 4,965 locations takes it about as long again) | |
+//! | `references: the answer read` | the same, to the answer's last byte read, before this client parses it (the server's part: this client's parse of 4,965 locations takes about three times as long here) | |
 //! | `didChange → diagnostics` | one sentence typed after the first sentence of a paragraph in the middle of a 5,000-word open scene, or deleted, → its `publishDiagnostics` (of that version, where the server says one), debounce 0 | ≤ 5 ms median, ≤ 10 ms p99 |
 //!
 //! Environment:

@@ -144,14 +144,17 @@ impl SourceFile {
         if is_too_large_to_analyse(text.len()) {
             return None;
         }
+        // The scanners first: they stop at the first line of another shape,
+        // so a file only a parse can read costs no front matter read here.
+        let summary = super::summary::plain_first_paragraph(&text);
+        let plain_outline = super::outline::plain_outline(&text);
+        if summary.is_none() && plain_outline.is_none() {
+            return None;
+        }
         let mut file = SourceFile::with_syntax(path, text, MarkdownSyntax::default(), paths);
         match &mut file.content {
-            FileContent::Card(card) => {
-                card.summary = super::summary::plain_first_paragraph(&file.text)?;
-            }
-            FileContent::Outline(outline) => {
-                *outline = super::outline::plain_outline(&file.text)?;
-            }
+            FileContent::Card(card) => card.summary = summary?,
+            FileContent::Outline(outline) => *outline = plain_outline?,
             _ => return None,
         }
         file.catalogued = true;

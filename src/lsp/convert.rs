@@ -7,7 +7,7 @@ use tower_lsp_server::ls_types::{self as lsp, Uri};
 
 use crate::checks::{self, Severity};
 use crate::index::{FilePath, SourceFile, Workspace};
-use crate::text::{LineCol, LineIndex, PositionEncoding, TextRange};
+use crate::text::{LineCol, LineIndex, PositionEncoding, TextRange, floor_char_boundary};
 
 pub fn position(file: &SourceFile, offset: usize, encoding: PositionEncoding) -> lsp::Position {
     let LineCol { line, col } = file.line_index.position(&file.text, offset, encoding);
@@ -61,10 +61,7 @@ impl<'a> Columns<'a> {
     /// same line, else from its line's start.
     pub fn position(&mut self, offset: usize) -> LineCol {
         let text = &*self.file.text;
-        let mut offset = offset.min(text.len());
-        while !text.is_char_boundary(offset) {
-            offset -= 1;
-        }
+        let offset = floor_char_boundary(text, offset.min(text.len()));
         let line = self.file.line_index.line_of(offset);
         if offset < self.offset || line != self.at.line {
             self.offset = self.file.line_index.line_start(line).unwrap_or(0);

@@ -147,7 +147,8 @@ impl LineIndex {
     }
 }
 
-fn floor_char_boundary(text: &str, mut offset: usize) -> usize {
+/// `offset` moved back to the start of the character it falls in.
+pub fn floor_char_boundary(text: &str, mut offset: usize) -> usize {
     while !text.is_char_boundary(offset) {
         offset -= 1;
     }

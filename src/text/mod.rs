@@ -8,7 +8,7 @@ pub mod json_pointer;
 mod line_index;
 mod range;
 
-pub use line_index::{LineCol, LineIndex, PositionEncoding};
+pub use line_index::{LineCol, LineIndex, PositionEncoding, floor_char_boundary};
 pub use range::{TextRange, apply_edits};
 
 /// `text` fit for a terminal: control characters other than newline and
