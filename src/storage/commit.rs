@@ -12,7 +12,12 @@
 //! - a **commit line** (`append_commit`: a step's line in `steps.jsonl`) is
 //!   written by the committer only once everything asked for before it is
 //!   durable, so a durable commit line never points at a receipt a power cut
-//!   lost. Lines of one batch share one sync of their file.
+//!   lost. The steps that came in while the committer was busy make one
+//!   batch: its files are made durable together (on Linux two `syncfs`
+//!   calls, whatever their number), then its lines are written and share
+//!   one sync of their file. A file asked for after a line may so be
+//!   durable before it, as `run.json` may be ahead of `steps.jsonl`: a
+//!   resume reads the journal.
 //!
 //! A crash (kill -9 or power) loses at most the commits not yet written,
 //! which a resume runs again. The first failure (a full disk) stops the
@@ -26,7 +31,9 @@ use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use super::disk::{Disk, sync_dir};
+use super::disk::Disk;
+#[cfg(not(target_os = "linux"))]
+use super::disk::sync_dir;
 
 /// How long written files wait for a commit line to cover them before the
 /// committer syncs them anyway: a step's files and its line share their
@@ -234,30 +241,36 @@ impl Pending {
         self.replaced.is_empty() && self.appended.is_empty()
     }
 
-    /// Takes one batch in order. Whole files and appended lines wait; a
-    /// commit line is written once they are durable; the commit lines are
-    /// synced at the batch's end (the committer does not wait for more
-    /// work to make a step durable).
+    /// Takes one batch. Whole files and appended lines wait; the batch's
+    /// commit lines are written, in order, once everything in the batch is
+    /// durable (one round of syncs however many steps the batch holds),
+    /// and synced at its end: the committer does not wait for more work to
+    /// make a step durable.
     fn take(&mut self, disk: &Disk, batch: Vec<Work>) -> std::io::Result<()> {
-        let mut journals: Vec<(PathBuf, std::fs::File)> = Vec::new();
+        let mut lines: Vec<(PathBuf, Vec<u8>)> = Vec::new();
         for work in batch {
             match work {
                 Work::Replace { file, temp, path } => self.replaced.push((file, temp, path)),
                 Work::Appended(file) => self.appended.push(file),
-                Work::Commit { path, line } => {
-                    self.make_durable()?;
-                    let file = match journals.iter().position(|(p, _)| *p == path) {
-                        Some(at) => &mut journals[at].1,
-                        None => {
-                            let file = disk.open_for_append(&path)?;
-                            journals.push((path, file));
-                            &mut journals.last_mut().expect("just pushed").1
-                        }
-                    };
-                    disk.append_unsynced(file, &line)?;
-                }
+                Work::Commit { path, line } => lines.push((path, line)),
                 Work::Flush(_) => unreachable!("flushes are taken out of the batch"),
             }
+        }
+        if lines.is_empty() {
+            return Ok(());
+        }
+        self.make_durable()?;
+        let mut journals: Vec<(PathBuf, std::fs::File)> = Vec::new();
+        for (path, line) in lines {
+            let file = match journals.iter().position(|(p, _)| *p == path) {
+                Some(at) => &mut journals[at].1,
+                None => {
+                    let file = disk.open_for_append(&path)?;
+                    journals.push((path, file));
+                    &mut journals.last_mut().expect("just pushed").1
+                }
+            };
+            disk.append_unsynced(file, &line)?;
         }
         for (_, journal) in journals {
             journal.sync_data()?;
@@ -266,19 +279,77 @@ impl Pending {
     }
 
     /// Syncs every waiting file and renames each whole file into place,
-    /// then syncs the folders they went into.
+    /// then syncs the folders they went into: two rounds of syncs
+    /// ([`sync_files`], [`sync_folders`]) however many files wait.
     fn make_durable(&mut self) -> std::io::Result<()> {
-        for file in std::mem::take(&mut self.appended) {
-            file.sync_data()?;
+        if self.is_empty() {
+            return Ok(());
         }
+        let appended = std::mem::take(&mut self.appended);
+        let replaced = std::mem::take(&mut self.replaced);
+        sync_files(
+            appended
+                .iter()
+                .chain(replaced.iter().map(|(file, ..)| file)),
+        )?;
         let mut folders: BTreeSet<PathBuf> = BTreeSet::new();
-        for (file, temp, path) in std::mem::take(&mut self.replaced) {
-            file.sync_all()?;
+        let mut renamed = Vec::with_capacity(replaced.len());
+        for (file, temp, path) in replaced {
             temp.rename_to(&path)?;
             folders.insert(path.parent().map(PathBuf::from).unwrap_or_default());
+            renamed.push(file);
         }
+        sync_folders(&folders, &renamed)
+    }
+}
+
+/// Makes the data of `files` durable. On Linux one `syncfs` a filesystem
+/// they are on: each file's `fsync` would commit the filesystem's journal
+/// and flush the disk's cache once per file (about 0.4 ms each on a
+/// virtual disk), `syncfs` once for them all. It also writes what other
+/// programs left unwritten on that filesystem, and reports a write error
+/// (Linux 5.8 on) however it came. Elsewhere, one sync a file.
+fn sync_files<'f>(files: impl Iterator<Item = &'f std::fs::File>) -> std::io::Result<()> {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::fd::AsRawFd;
+        use std::os::unix::fs::MetadataExt;
+        let mut devices: Vec<u64> = Vec::new();
+        for file in files {
+            let device = file.metadata()?.dev();
+            if !devices.contains(&device) {
+                devices.push(device);
+                // SAFETY: the descriptor is open for as long as `file` lives.
+                if unsafe { libc::syncfs(file.as_raw_fd()) } != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+            }
+        }
+        Ok(())
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        for file in files {
+            file.sync_all()?;
+        }
+        Ok(())
+    }
+}
+
+/// Makes the renames into `folders` durable: on Linux by [`sync_files`]
+/// of the files renamed (their folders are on their filesystems), each
+/// folder synced elsewhere.
+fn sync_folders(folders: &BTreeSet<PathBuf>, renamed: &[std::fs::File]) -> std::io::Result<()> {
+    #[cfg(target_os = "linux")]
+    {
+        let _ = folders;
+        sync_files(renamed.iter())
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = renamed;
         for folder in folders {
-            sync_dir(&folder);
+            sync_dir(folder);
         }
         Ok(())
     }
