@@ -117,8 +117,17 @@ pub struct MarkdownParser {
     inline_memo: InlineMemo,
     /// What the edits since the last parse may have done to the blocks.
     pending: Pending,
+    /// The last parse's result, from which an edit that keeps the blocks
+    /// makes the next one; `None` when nothing was remembered.
+    last: Option<MarkdownSyntax>,
+    /// Parses made from the last one since the tree was last read whole:
+    /// each adds its paragraph's new text to the inline memo, which only a
+    /// whole reading renews, so after [`MAX_SPLICES`] the tree is read whole.
+    splices: usize,
     /// Block parses done (fresh or incremental), for the tests.
     block_parses: usize,
+    /// Parses made from the last one ([`splice`]), for the tests.
+    spliced: usize,
 }
 
 /// What the edits since the last parse may have changed of the blocks.
@@ -127,11 +136,13 @@ enum Pending {
     Nothing,
     /// One edit inside one line of a paragraph, neither removing nor
     /// inserting a line break, a pipe or a backslash; `start..end` is what
-    /// it inserted. If the line is still a plain line of prose, the blocks
-    /// are those of the edited tree: only the paragraph's inline text is
-    /// read again, and no block parse is needed.
+    /// it inserted, in place of `start..old_end`. If the line is still a
+    /// plain line of prose, the blocks are those of the edited tree: only
+    /// the paragraph's inline text is read again, and no block parse is
+    /// needed.
     InParagraph {
         start: usize,
+        old_end: usize,
         end: usize,
     },
     /// Anything else: the blocks are parsed again.
@@ -166,13 +177,17 @@ impl MarkdownParser {
             tree: None,
             inline_memo: InlineMemo::default(),
             pending: Pending::Nothing,
+            last: None,
+            splices: 0,
             block_parses: 0,
+            spliced: 0,
         }
     }
 
     /// Parses `text` from scratch and keeps the tree for later edits.
     pub fn parse(&mut self, text: &str) -> MarkdownSyntax {
         self.tree = None;
+        self.last = None;
         self.inline_memo.clear();
         self.reparse(text, true)
     }
@@ -228,6 +243,7 @@ impl MarkdownParser {
         self.pending = if in_paragraph {
             Pending::InParagraph {
                 start: edit.start_byte,
+                old_end: edit.old_end_byte,
                 end: edit.new_end_byte,
             }
         } else {
@@ -267,9 +283,35 @@ impl MarkdownParser {
     fn reparse(&mut self, text: &str, remember: bool) -> MarkdownSyntax {
         let pending = std::mem::replace(&mut self.pending, Pending::Nothing);
         let blocks_kept = match pending {
-            Pending::InParagraph { start, end } => remember && is_plain_line(text, start, end),
+            Pending::InParagraph { start, end, .. } => remember && is_plain_line(text, start, end),
             Pending::Nothing | Pending::Anywhere => false,
         };
+        let last = self.last.take();
+        if let (
+            true,
+            Some(tree),
+            Some(last),
+            Pending::InParagraph {
+                start,
+                old_end,
+                end,
+            },
+        ) = (blocks_kept, &self.tree, &last, pending)
+            && self.splices < MAX_SPLICES
+            && let Some(syntax) = splice(
+                text,
+                tree,
+                &mut self.inline_parser,
+                &mut self.inline_memo,
+                last,
+                (start, old_end, end),
+            )
+        {
+            self.splices += 1;
+            self.spliced += 1;
+            self.last = Some(syntax.clone());
+            return syntax;
+        }
         let tree = match self.tree.take() {
             // The edited tree's blocks stand, moved by the edit.
             Some(tree) if blocks_kept => tree,
@@ -301,10 +343,82 @@ impl MarkdownParser {
         if remember {
             self.tree = Some(tree);
             self.inline_memo = memo.unwrap_or_default();
+            self.last = Some(syntax.clone());
+            self.splices = 0;
         }
         syntax
     }
 }
+
+/// The syntax after one edit inside a line of a paragraph that kept the
+/// blocks (`start..old_end` of the old text became `start..end`), made
+/// from the last parse's: every block and prose range moved as the
+/// edited tree's nodes moved, and only the paragraph's inline text read
+/// again. `None` (read the tree whole) if the edit is not inside one
+/// inline node of the tree.
+fn splice(
+    text: &str,
+    tree: &Tree,
+    inline_parser: &mut Parser,
+    inline_memo: &mut InlineMemo,
+    last: &MarkdownSyntax,
+    (start, old_end, end): (usize, usize, usize),
+) -> Option<MarkdownSyntax> {
+    let mut node = tree.root_node().descendant_for_byte_range(start, start)?;
+    while node.kind() != "inline" {
+        node = node.parent()?;
+    }
+    if !(node.start_byte() < start && end <= node.end_byte()) {
+        return None;
+    }
+    // Where a position of the old text is in the new one: as tree-sitter
+    // moves a node's ends (no block or inline text starts or ends inside
+    // what the edit removed: it holds no line break).
+    let moved = |offset: usize| {
+        if offset < old_end {
+            offset
+        } else {
+            offset - old_end + end
+        }
+    };
+    let moved_range = |range: TextRange| TextRange::new(moved(range.start), moved(range.end));
+    let blocks = last
+        .blocks
+        .iter()
+        .map(|block| Block {
+            range: moved_range(block.range),
+            inline: moved_range(block.inline),
+            ..block.clone()
+        })
+        .collect();
+    // The inline node's ends in the old text.
+    let (old_start, old_node_end) = (node.start_byte(), node.end_byte() - end + old_end);
+    let before = last.prose.partition_point(|range| range.end <= old_start);
+    let after = last
+        .prose
+        .partition_point(|range| range.start < old_node_end);
+    let mut extractor = Extractor {
+        text,
+        inline_parser,
+        old_memo: inline_memo,
+        new_memo: None,
+        syntax: MarkdownSyntax::default(),
+    };
+    let key = extractor.inline(node);
+    let read = remove_bare_urls(text, extractor.syntax.prose);
+    if let Some((key, prose)) = key {
+        inline_memo.insert(key, prose);
+    }
+    let mut prose = Vec::with_capacity(last.prose.len() + read.len());
+    prose.extend_from_slice(&last.prose[..before]);
+    prose.extend(read);
+    prose.extend(last.prose[after..].iter().map(|range| moved_range(*range)));
+    Some(MarkdownSyntax { blocks, prose })
+}
+
+/// How many parses in a row may be made from the last one (see
+/// [`splice`]) before the tree is read whole again.
+const MAX_SPLICES: usize = 64;
 
 /// (row, byte column) of `offset`.
 fn point_at(text: &str, offset: usize) -> (usize, usize) {
@@ -365,7 +479,7 @@ impl Extractor<'_> {
             "thematic_break" => Some(BlockKind::ThematicBreak),
             "minus_metadata" | "plus_metadata" => Some(BlockKind::FrontMatter),
             "inline" | "pipe_table_cell" => {
-                self.inline(node);
+                let _ = self.inline(node);
                 return;
             }
             _ => None,
@@ -400,8 +514,9 @@ impl Extractor<'_> {
         }
     }
 
-    /// Adds the prose of one inline node, from the memo when its text was seen.
-    fn inline(&mut self, node: Node<'_>) {
+    /// Adds the prose of one inline node, from the memo when its text was
+    /// seen; the memo's new entry when there is no new memo to put it in.
+    fn inline(&mut self, node: Node<'_>) -> Option<(InlineKey, InlineProse)> {
         let ranges = included_ranges(node);
         let base = node.start_byte();
         let key = InlineKey {
@@ -423,8 +538,12 @@ impl Extractor<'_> {
         self.syntax
             .prose
             .extend(prose.iter().map(|range| range.shifted(base)));
-        if let Some(memo) = self.new_memo.as_deref_mut() {
-            memo.insert(key, prose);
+        match self.new_memo.as_deref_mut() {
+            Some(memo) => {
+                memo.insert(key, prose);
+                None
+            }
+            None => Some((key, prose)),
         }
     }
 

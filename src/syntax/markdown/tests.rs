@@ -3,7 +3,8 @@
 use super::*;
 
 /// Applies `removed_len` bytes at `at` replaced by `inserted`, checks the
-/// result against a fresh parse, and says whether a block parse was done.
+/// result against a fresh parse, and says whether a block parse was done
+/// (and, when none was, that the syntax was made from the last one).
 fn edit(
     parser: &mut MarkdownParser,
     text: &mut String,
@@ -12,6 +13,7 @@ fn edit(
     inserted: &str,
 ) -> bool {
     let before = parser.block_parses;
+    let spliced = parser.spliced;
     let edit = TextEdit {
         range: TextRange::new(at, at + removed_len),
         new_text: inserted.to_owned(),
@@ -25,7 +27,12 @@ fn edit(
         "after editing into {edited:?}"
     );
     *text = edited;
-    parser.block_parses > before
+    let parsed = parser.block_parses > before;
+    assert!(
+        parsed || parser.spliced > spliced,
+        "no block parse, and the syntax was not made from the last one"
+    );
+    parsed
 }
 
 const SCENE: &str = "---\ntitle: Gate\n---\n\n# The gate\n\nThe lamp burned low. She waited *there*.\nAnother line of it.\n\n- a list item\n\nLast words.";
@@ -204,6 +211,82 @@ mod incremental {
         "é😀",
     ];
 
+    /// What a writer types into a line: words, punctuation, inline syntax.
+    const TYPED: &[&str] = &[
+        "a",
+        "Kael ",
+        " said",
+        ".",
+        ", ",
+        "’s",
+        "é😀",
+        "`x`",
+        "*",
+        "_",
+        "[",
+        "](x)",
+        "<b>",
+        "https://e.x/a ",
+        "www.k ",
+        "$",
+        "#",
+        "-",
+        "  ",
+        "",
+    ];
+
+    /// A line of a scene: prose with some inline syntax, a heading, a blank
+    /// line or a list item now and then.
+    fn prose_line() -> impl Strategy<Value = String> {
+        prop_oneof![
+            6 => proptest::collection::vec(proptest::sample::select(TYPED), 1..10)
+                .prop_map(|parts| format!("Then {}\n", parts.concat())),
+            2 => Just("\n".to_owned()),
+            1 => Just("# Heading\n".to_owned()),
+            1 => Just("- item\n".to_owned()),
+            1 => Just("> quoted\n".to_owned()),
+        ]
+    }
+
+    /// The typing test's cases mostly reach [`splice`]: of 300 drawn
+    /// as it draws them, at least a third make a syntax from the last one.
+    #[test]
+    fn most_typing_cases_make_the_syntax_from_the_last_parse() {
+        use proptest::strategy::ValueTree;
+        let mut runner = proptest::test_runner::TestRunner::deterministic();
+        let case = (
+            proptest::collection::vec(prose_line(), 1..12),
+            proptest::collection::vec(
+                (any::<usize>(), 0usize..8, proptest::sample::select(TYPED)),
+                1..16,
+            ),
+        );
+        let mut spliced_cases = 0;
+        for _ in 0..300 {
+            let (lines, edits) = case.new_tree(&mut runner).unwrap().current();
+            let mut text = lines.concat();
+            let mut parser = MarkdownParser::new();
+            parser.parse(&text);
+            for (at, len, insert) in edits {
+                let start = floor_boundary(&text, at % (text.len() + 1));
+                let end = floor_boundary(&text, start + len);
+                let edit = TextEdit {
+                    range: TextRange::new(start, end),
+                    new_text: insert.to_owned(),
+                };
+                let mut new_text = text.clone();
+                new_text.replace_range(start..end, &edit.new_text);
+                parser.apply_edit(&text, &edit, &new_text);
+                text = new_text;
+            }
+            spliced_cases += usize::from(parser.spliced > 0);
+        }
+        assert!(
+            spliced_cases >= 100,
+            "only {spliced_cases} of 300 cases spliced"
+        );
+    }
+
     fn document() -> impl Strategy<Value = String> {
         proptest::collection::vec(proptest::sample::select(SNIPPETS), 0..40)
             .prop_map(|parts| parts.concat())
@@ -247,6 +330,29 @@ mod incremental {
                 let start = floor_boundary(&text, at % (text.len() + 1));
                 let end = floor_boundary(&text, start + len);
                 let edit = TextEdit { range: TextRange::new(start, end), new_text: insert };
+                let mut new_text = text.clone();
+                new_text.replace_range(start..end, &edit.new_text);
+                let incremental = parser.apply_edit(&text, &edit, &new_text);
+                prop_assert_eq!(&incremental, &MarkdownParser::parse_fresh(&new_text), "after editing into {:?}", new_text);
+                text = new_text;
+            }
+        }
+
+        /// Typing in lines of prose, where the syntax is made from the last
+        /// parse's (every block and range moved, one paragraph read again),
+        /// gives what a fresh parse gives, inline syntax and URLs included.
+        #[test]
+        fn typing_in_prose_made_from_the_last_parse_equals_fresh_parse(
+            lines in proptest::collection::vec(prose_line(), 1..12),
+            edits in proptest::collection::vec((any::<usize>(), 0usize..8, proptest::sample::select(TYPED)), 1..16),
+        ) {
+            let mut text = lines.concat();
+            let mut parser = MarkdownParser::new();
+            parser.parse(&text);
+            for (at, len, insert) in edits {
+                let start = floor_boundary(&text, at % (text.len() + 1));
+                let end = floor_boundary(&text, start + len);
+                let edit = TextEdit { range: TextRange::new(start, end), new_text: insert.to_owned() };
                 let mut new_text = text.clone();
                 new_text.replace_range(start..end, &edit.new_text);
                 let incremental = parser.apply_edit(&text, &edit, &new_text);
