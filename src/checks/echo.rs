@@ -43,7 +43,14 @@ pub(super) fn check(
         .collect();
     let names = workspace.catalog().name_words();
     let text = &*file.text;
-    let words = repetition::words(text, prose.get(), |word| names.is_known(word));
+    let is_name = |word: &str| names.is_known(word);
+    let words = if workspace.is_open(&file.path) {
+        // Typing reads one line's words again.
+        let names_key = workspace.catalog().names_fingerprint();
+        repetition::words_by_line(text, prose.get(), is_name, names_key)
+    } else {
+        repetition::words(text, prose.get(), is_name)
+    };
     let counts = |word: &Word<'_>| {
         !word.quoted
             && (word.content

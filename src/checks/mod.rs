@@ -622,6 +622,67 @@ mod tests {
         }
     }
 
+    /// A scene open in the editor is spelled and its words read for echoes
+    /// line by line, each line's reading kept: it checks as a closed scene
+    /// checks, fixes included, when first read, and again from the memos
+    /// after typing moved every line below the edit.
+    #[test]
+    fn an_open_scene_read_line_by_line_from_the_memos_checks_as_a_closed_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("salt-road");
+        copy(
+            &Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/salt-road"),
+            &root,
+        );
+        let path = "Story/Scenes/SCN-the-gate.md";
+        let text = std::fs::read_to_string(root.join(path)).unwrap()
+            + "\nThe stoen was heavy. “Comin’ down ’ere,” she said, by a blue-grye wall at conf_3a.\n\nAnother lantrn, and the stoen again.\n";
+        std::fs::write(root.join(path), &text).unwrap();
+        let mut closed = Workspace::load(&root);
+        let mut open = closed.clone();
+        open.set_proofread([crate::index::FilePath::from(path)].into());
+        assert!(open.is_open(path) && !closed.is_open(path));
+        let of = |code, workspace: &Workspace| {
+            super::check_file(workspace, path)
+                .into_iter()
+                .filter(|diagnostic| diagnostic.code == code)
+                .collect::<Vec<_>>()
+        };
+        let spelling = |workspace: &Workspace| of(super::Code::Spelling, workspace);
+        assert!(!of(super::Code::Echo, &closed).is_empty());
+        let found = spelling(&closed);
+        let words: Vec<&str> = found
+            .iter()
+            .map(|diagnostic| diagnostic.range.slice(&text))
+            .collect();
+        assert_eq!(words, ["stoen", "grye", "lantrn", "stoen"]);
+        assert!(found.iter().all(|diagnostic| !diagnostic.fixes.is_empty()));
+        assert_eq!(spelling(&open), found);
+        assert_eq!(spelling(&open), found, "from the memo");
+        assert_eq!(
+            super::check_file(&open, path),
+            super::check_file(&closed, path)
+        );
+
+        let paths = closed.config().paths.clone();
+        let typed = text.replacen(
+            "It gave with a groan",
+            "The gaet gave. It gave with a groan",
+            1,
+        );
+        assert_ne!(typed, text);
+        for workspace in [&mut closed, &mut open] {
+            workspace.insert_file(SourceFile::parse(path.into(), typed.clone().into(), &paths));
+        }
+        let found = spelling(&closed);
+        assert_eq!(found.len(), 5);
+        assert_eq!(spelling(&open), found);
+        assert_eq!(
+            super::check_file(&open, path),
+            super::check_file(&closed, path)
+        );
+    }
+
     /// Typing in a scene's prose keeps the catalog (its `Arc`s of the scene
     /// swapped, in the story clock and the scenes met at one moment too),
     /// and every file checks as a fresh load of the same text checks it.

@@ -10,13 +10,25 @@
 //! words first, and the editor offers "Add to dictionary". Off with
 //! `[language] spelling = false`.
 
+use std::hash::{Hash, Hasher};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use rustc_hash::{FxHashMap, FxHasher};
+
 use super::{Code, Diagnostic, FileEdit, Fix, FixKind, LazyProse, Severity};
 use crate::index::{SourceFile, Workspace};
 use crate::language::speller;
+use crate::prose::Token;
 use crate::text::TextRange;
 
 /// How many corrections a misspelling offers.
 const SUGGESTIONS: usize = 3;
+
+/// How many lines' misspellings are kept; past it the memo starts again.
+const MEMO_CAPACITY: usize = 50_000;
+
+/// A word in no dictionary and the corrections offered for it.
+type Misspelling = (TextRange, Vec<String>);
 
 pub(super) fn check(
     workspace: &Workspace,
@@ -29,7 +41,48 @@ pub(super) fn check(
     }
     let lexicon = workspace.lexicon();
     let text = &*file.text;
-    for token in prose.get().tokens.iter().filter(|token| token.is_word()) {
+    let words = prose.get().tokens.iter().filter(|token| token.is_word());
+    if !workspace.is_open(&file.path) {
+        for (range, suggested) in misspellings(text, words, lexicon) {
+            diagnostics.push(diagnostic(file, range, suggested));
+        }
+        return;
+    }
+    // A file open in the editor is spelled line by line, each line's
+    // misspellings kept: typing spells one line again.
+    let words: Vec<&Token> = words.collect();
+    let mut at = 0;
+    while let Some(first) = words.get(at) {
+        let line_start = memchr::memrchr(b'\n', &text.as_bytes()[..first.range.start])
+            .map_or(0, |newline| newline + 1);
+        let line_end = memchr::memchr(b'\n', &text.as_bytes()[first.range.end..])
+            .map_or(text.len(), |newline| first.range.end + newline);
+        let count = words[at..]
+            .iter()
+            .take_while(|token| token.range.end <= line_end)
+            .count();
+        let line = &words[at..at + count];
+        at += count;
+        for (range, suggested) in
+            line_misspellings(text, line_start..line_end, line, lexicon).iter()
+        {
+            diagnostics.push(diagnostic(
+                file,
+                range.shifted(line_start),
+                suggested.clone(),
+            ));
+        }
+    }
+}
+
+/// The misspellings among `words` (ranges in `text`).
+fn misspellings<'t>(
+    text: &str,
+    words: impl Iterator<Item = &'t Token>,
+    lexicon: &crate::index::Lexicon,
+) -> Vec<Misspelling> {
+    let mut found = Vec::new();
+    for token in words {
         if (token.quoted && is_clipped(text, token.range)) || in_identifier(text, token.range) {
             continue;
         }
@@ -43,31 +96,82 @@ pub(super) fn check(
             if !is_checked(word) || speller::is_known(word, lexicon) {
                 continue;
             }
-            let suggested = speller::suggestions(word, lexicon, SUGGESTIONS);
-            let message = match suggested.first() {
-                Some(first) => {
-                    format!(
-                        "“{word}” is in no dictionary of the manuscript; did you mean “{first}”?"
-                    )
-                }
-                None => format!("“{word}” is in no dictionary of the manuscript"),
-            };
-            let mut diagnostic =
-                Diagnostic::new(file, part, Severity::Information, Code::Spelling, message);
-            for suggestion in suggested {
-                diagnostic = diagnostic.with_fix(Fix {
-                    title: format!("Change to “{suggestion}”"),
-                    edits: vec![FileEdit {
-                        path: file.path.clone(),
-                        range: part,
-                        new_text: suggestion,
-                    }],
-                    kind: FixKind::Correction,
-                });
-            }
-            diagnostics.push(diagnostic);
+            found.push((part, speller::suggestions(word, lexicon, SUGGESTIONS)));
         }
     }
+    found
+}
+
+/// The misspellings of one line's `words`, relative to the line's start,
+/// from the memo when the line, its words' dialogue marks and the
+/// manuscript's words are as they were. (A word's neighbours, which the
+/// rules read, are in its line or its line break.)
+fn line_misspellings(
+    text: &str,
+    line: std::ops::Range<usize>,
+    words: &[&Token],
+    lexicon: &crate::index::Lexicon,
+) -> Arc<[Misspelling]> {
+    static MEMO: OnceLock<Mutex<FxHashMap<u64, Arc<[Misspelling]>>>> = OnceLock::new();
+    let memo = MEMO.get_or_init(Default::default);
+    let lock = || memo.lock().unwrap_or_else(|e| e.into_inner());
+    let key = {
+        let mut hasher = FxHasher::default();
+        text[line.clone()].hash(&mut hasher);
+        for token in words {
+            (
+                token.range.start - line.start,
+                token.range.len(),
+                token.quoted,
+            )
+                .hash(&mut hasher);
+        }
+        lexicon.fingerprint().hash(&mut hasher);
+        hasher.finish()
+    };
+    if let Some(found) = lock().get(&key) {
+        return found.clone();
+    }
+    let found: Arc<[Misspelling]> = misspellings(text, words.iter().copied(), lexicon)
+        .into_iter()
+        .map(|(range, suggested)| {
+            (
+                TextRange::new(range.start - line.start, range.end - line.start),
+                suggested,
+            )
+        })
+        .collect();
+    let mut memo = lock();
+    if memo.len() >= MEMO_CAPACITY {
+        memo.clear();
+    }
+    memo.insert(key, found.clone());
+    found
+}
+
+/// The diagnostic of a misspelling, with its corrections as fixes.
+fn diagnostic(file: &SourceFile, range: TextRange, suggested: Vec<String>) -> Diagnostic {
+    let word = range.slice(&file.text);
+    let message = match suggested.first() {
+        Some(first) => {
+            format!("“{word}” is in no dictionary of the manuscript; did you mean “{first}”?")
+        }
+        None => format!("“{word}” is in no dictionary of the manuscript"),
+    };
+    let mut diagnostic =
+        Diagnostic::new(file, range, Severity::Information, Code::Spelling, message);
+    for suggestion in suggested {
+        diagnostic = diagnostic.with_fix(Fix {
+            title: format!("Change to “{suggestion}”"),
+            edits: vec![FileEdit {
+                path: file.path.clone(),
+                range,
+                new_text: suggestion,
+            }],
+            kind: FixKind::Correction,
+        });
+    }
+    diagnostic
 }
 
 /// Whether a word is read at all: two letters or more, letters and

@@ -209,6 +209,12 @@ impl Workspace {
         }
     }
 
+    /// Whether `path` is open in the editor (a scene being typed in: the
+    /// checks keep what they found line by line for it).
+    pub fn is_open(&self, path: &str) -> bool {
+        self.proofread.contains(path)
+    }
+
     /// Sets the files open in the editor, whose grammar is checked when
     /// `[language] grammar` is `open`.
     pub fn set_proofread(&mut self, paths: BTreeSet<FilePath>) {

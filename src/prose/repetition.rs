@@ -5,9 +5,10 @@
 //! order with what each is.
 
 use std::borrow::Cow;
-use std::sync::OnceLock;
+use std::hash::{Hash, Hasher};
+use std::sync::{Arc, Mutex, OnceLock};
 
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
 
 use super::{Prose, dictionary};
 use crate::text::TextRange;
@@ -323,43 +324,187 @@ pub struct Word<'a> {
 /// capitalised word inside a sentence is a name and never content, nor is
 /// one opening a sentence that is no ordinary word, nor one of `names`.
 pub fn words<'a>(text: &'a str, prose: &Prose, is_name: impl Fn(&str) -> bool) -> Vec<Word<'a>> {
-    let mut words = Vec::new();
-    for (index, sentence) in prose.sentences.iter().enumerate() {
-        if sentence.heading {
-            continue;
-        }
-        for (token_index, token) in prose.tokens[sentence.tokens.clone()]
+    in_order(prose)
+        .map(|(token, sentence)| {
+            let found = &prose.tokens[token];
+            let (lower, key, class) = classify(found.text(text), found.clause_start, &is_name);
+            word(found, lower, key, class, sentence, token)
+        })
+        .collect()
+}
+
+/// [`words`], each line's reading kept (by its text, where its words are,
+/// which open a clause, and `names_key`, which must change whenever
+/// `is_name` does): typing in a scene reads one line's words again.
+pub fn words_by_line<'a>(
+    text: &'a str,
+    prose: &Prose,
+    is_name: impl Fn(&str) -> bool,
+    names_key: u64,
+) -> Vec<Word<'a>> {
+    static MEMO: OnceLock<Mutex<FxHashMap<u64, Arc<[Kept]>>>> = OnceLock::new();
+    let memo = MEMO.get_or_init(Default::default);
+    let lock = || memo.lock().unwrap_or_else(|e| e.into_inner());
+    let order: Vec<(usize, usize)> = in_order(prose).collect();
+    let mut words = Vec::with_capacity(order.len());
+    let mut at = 0;
+    while let Some(&(first, _)) = order.get(at) {
+        let first = prose.tokens[first].range;
+        let line_start = memchr::memrchr(b'\n', &text.as_bytes()[..first.start])
+            .map_or(0, |newline| newline + 1);
+        let line_end = memchr::memchr(b'\n', &text.as_bytes()[first.end..])
+            .map_or(text.len(), |newline| first.end + newline);
+        let count = order[at..]
             .iter()
-            .enumerate()
-            .map(|(at, token)| (sentence.tokens.start + at, token))
-        {
-            if !token.is_word() {
-                continue;
+            .take_while(|(token, _)| prose.tokens[*token].range.end <= line_end)
+            .count();
+        let line = &order[at..at + count];
+        at += count;
+        let key = {
+            let mut hasher = FxHasher::default();
+            text[line_start..line_end].hash(&mut hasher);
+            for (token, _) in line {
+                let token = &prose.tokens[*token];
+                (
+                    token.range.start - line_start,
+                    token.range.len(),
+                    token.clause_start,
+                )
+                    .hash(&mut hasher);
             }
-            let raw = token.text(text);
-            let bare = super::strip_possessive(raw);
-            let lower = super::lowercase(bare);
-            let capitalised = super::is_capitalised(bare);
-            let name = is_name(bare)
-                || (capitalised && !token.clause_start)
-                || (capitalised && !dictionary::is_ordinary_word(&lower));
-            let letters = lower.chars().filter(|c| c.is_alphabetic()).count();
-            let tag = is_dialogue_tag(&lower);
-            let content = !name && letters >= 4 && !tag && !is_common(&lower);
-            words.push(Word {
-                range: token.range,
-                key: key_of(bare),
-                tag,
-                quoted: token.quoted,
-                name,
+            names_key.hash(&mut hasher);
+            hasher.finish()
+        };
+        let kept = lock().get(&key).cloned();
+        let kept = kept.unwrap_or_else(|| {
+            let kept: Arc<[Kept]> = line
+                .iter()
+                .map(|(token, _)| {
+                    let token = &prose.tokens[*token];
+                    let (lower, key, class) =
+                        classify(token.text(text), token.clause_start, &is_name);
+                    let slot = |cow: Cow<'_, str>| match cow {
+                        Cow::Borrowed(part) => {
+                            let start = part.as_ptr() as usize - text.as_ptr() as usize;
+                            Slot::InLine(start - line_start, part.len())
+                        }
+                        Cow::Owned(owned) => Slot::Owned(owned.into()),
+                    };
+                    Kept {
+                        lower: slot(lower),
+                        key: slot(key),
+                        class,
+                    }
+                })
+                .collect();
+            let mut memo = lock();
+            if memo.len() >= MEMO_CAPACITY {
+                memo.clear();
+            }
+            memo.insert(key, kept.clone());
+            kept
+        });
+        let restore = |slot: &Slot| match slot {
+            Slot::InLine(start, len) => {
+                Cow::Borrowed(&text[line_start + start..line_start + start + len])
+            }
+            Slot::Owned(owned) => Cow::Owned(owned.to_string()),
+        };
+        for (&(token, sentence), kept) in line.iter().zip(kept.iter()) {
+            let lower = restore(&kept.lower);
+            let key = restore(&kept.key);
+            words.push(word(
+                &prose.tokens[token],
                 lower,
-                content,
-                sentence: index,
-                token: token_index,
-            });
+                key,
+                kept.class,
+                sentence,
+                token,
+            ));
         }
     }
     words
+}
+
+/// How many lines' words [`words_by_line`] keeps; past it it starts again.
+const MEMO_CAPACITY: usize = 50_000;
+
+/// The word tokens outside headings, in order: (token, sentence) indices.
+fn in_order(prose: &Prose) -> impl Iterator<Item = (usize, usize)> + '_ {
+    prose
+        .sentences
+        .iter()
+        .enumerate()
+        .filter(|(_, sentence)| !sentence.heading)
+        .flat_map(move |(index, sentence)| {
+            sentence
+                .tokens
+                .clone()
+                .filter(|token| prose.tokens[*token].is_word())
+                .map(move |token| (token, index))
+        })
+}
+
+/// What a word is beyond its spelling: a dialogue tag, content, a name.
+#[derive(Clone, Copy, Debug)]
+struct Class {
+    tag: bool,
+    content: bool,
+    name: bool,
+}
+
+/// A line's word as [`words_by_line`] keeps it.
+struct Kept {
+    lower: Slot,
+    key: Slot,
+    class: Class,
+}
+
+/// A word's lowercase or key: a part of its line, or a string of its own.
+enum Slot {
+    InLine(usize, usize),
+    Owned(Box<str>),
+}
+
+/// A word's lowercase, key and class, from its text (`raw`), whether it
+/// opens a clause, and the names.
+fn classify<'a>(
+    raw: &'a str,
+    clause_start: bool,
+    is_name: impl Fn(&str) -> bool,
+) -> (Cow<'a, str>, Cow<'a, str>, Class) {
+    let bare = super::strip_possessive(raw);
+    let lower = super::lowercase(bare);
+    let capitalised = super::is_capitalised(bare);
+    let name = is_name(bare)
+        || (capitalised && !clause_start)
+        || (capitalised && !dictionary::is_ordinary_word(&lower));
+    let letters = lower.chars().filter(|c| c.is_alphabetic()).count();
+    let tag = is_dialogue_tag(&lower);
+    let content = !name && letters >= 4 && !tag && !is_common(&lower);
+    let key = key_of(bare);
+    (lower, key, Class { tag, content, name })
+}
+
+fn word<'a>(
+    token: &super::Token,
+    lower: Cow<'a, str>,
+    key: Cow<'a, str>,
+    class: Class,
+    sentence: usize,
+    index: usize,
+) -> Word<'a> {
+    Word {
+        range: token.range,
+        lower,
+        key,
+        content: class.content,
+        tag: class.tag,
+        quoted: token.quoted,
+        name: class.name,
+        sentence,
+        token: index,
+    }
 }
 
 /// Whether a run of words is a phrase: one after the other in one
@@ -394,6 +539,40 @@ mod tests {
         assert_eq!(echo_key("Stone’s"), "stone");
         assert_eq!(echo_key("glass"), "glass");
         assert_eq!(echo_key("was"), "was");
+    }
+
+    /// The words read line by line through the memo are the words read
+    /// afresh: on every scene of the example, read again from the memo,
+    /// after typing moved the lines below, and with other names.
+    #[test]
+    fn words_kept_by_line_are_the_words_read_afresh() {
+        let scenes = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("examples/salt-road/Story/Scenes");
+        let kael = |word: &str| word == "Kael";
+        let ysolde = |word: &str| word == "Ysolde" || word == "Harrow";
+        let mut read = 0;
+        for entry in std::fs::read_dir(scenes).unwrap() {
+            let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
+            let middle = text[..text.len() / 2].rfind("\n").unwrap() + 1;
+            let typed = format!(
+                "{}Kael’s lantern guttered. {}",
+                &text[..middle],
+                &text[middle..]
+            );
+            for text in [&text, &typed] {
+                let syntax = MarkdownParser::parse_fresh(text);
+                let prose = Prose::analyse(text, &syntax);
+                let fresh = words(text, &prose, kael);
+                assert_eq!(words_by_line(text, &prose, kael, 1), fresh);
+                assert_eq!(words_by_line(text, &prose, kael, 1), fresh, "from the memo");
+                assert_eq!(
+                    words_by_line(text, &prose, ysolde, 2),
+                    words(text, &prose, ysolde)
+                );
+                read += fresh.len();
+            }
+        }
+        assert!(read > 5_000, "{read} words");
     }
 
     #[test]
