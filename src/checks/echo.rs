@@ -44,10 +44,10 @@ pub(super) fn check(
     let names = workspace.catalog().name_words();
     let text = &*file.text;
     let is_name = |word: &str| names.is_known(word);
-    let words = if workspace.is_open(&file.path) {
+    let words = if workspace.is_typed_in(&file.path) {
         // Typing reads one line's words again.
         let names_key = workspace.catalog().names_fingerprint();
-        repetition::words_by_line(text, prose.get(), is_name, names_key)
+        repetition::words_by_line(&file.path, text, prose.get(), is_name, names_key)
     } else {
         repetition::words(text, prose.get(), is_name)
     };

@@ -622,12 +622,12 @@ mod tests {
         }
     }
 
-    /// A scene open in the editor is spelled and its words read for echoes
-    /// line by line, each line's reading kept: it checks as a closed scene
+    /// The scene being typed in is spelled and its words read for echoes
+    /// line by line, each line's reading kept: it checks as another scene
     /// checks, fixes included, when first read, and again from the memos
     /// after typing moved every line below the edit.
     #[test]
-    fn an_open_scene_read_line_by_line_from_the_memos_checks_as_a_closed_one() {
+    fn a_scene_typed_in_read_line_by_line_from_the_memos_checks_as_any_other() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().join("salt-road");
         copy(
@@ -640,8 +640,8 @@ mod tests {
         std::fs::write(root.join(path), &text).unwrap();
         let mut closed = Workspace::load(&root);
         let mut open = closed.clone();
-        open.set_proofread([crate::index::FilePath::from(path)].into());
-        assert!(open.is_open(path) && !closed.is_open(path));
+        open.set_typing(Some(path.into()));
+        assert!(open.is_typed_in(path) && !closed.is_typed_in(path));
         let of = |code, workspace: &Workspace| {
             super::check_file(workspace, path)
                 .into_iter()

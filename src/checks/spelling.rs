@@ -11,21 +11,18 @@
 //! `[language] spelling = false`.
 
 use std::hash::{Hash, Hasher};
-use std::sync::{Arc, Mutex, OnceLock};
 
-use rustc_hash::{FxHashMap, FxHasher};
+use rustc_hash::FxHasher;
 
 use super::{Code, Diagnostic, FileEdit, Fix, FixKind, LazyProse, Severity};
 use crate::index::{SourceFile, Workspace};
 use crate::language::speller;
 use crate::prose::Token;
 use crate::text::TextRange;
+use crate::text::line_memo::{LineMemo, Reading};
 
 /// How many corrections a misspelling offers.
 const SUGGESTIONS: usize = 3;
-
-/// How many lines' misspellings are kept; past it the memo starts again.
-const MEMO_CAPACITY: usize = 50_000;
 
 /// A word in no dictionary and the corrections offered for it.
 type Misspelling = (TextRange, Vec<String>);
@@ -42,14 +39,16 @@ pub(super) fn check(
     let lexicon = workspace.lexicon();
     let text = &*file.text;
     let words = prose.get().tokens.iter().filter(|token| token.is_word());
-    if !workspace.is_open(&file.path) {
+    if !workspace.is_typed_in(&file.path) {
         for (range, suggested) in misspellings(text, words, lexicon) {
             diagnostics.push(diagnostic(file, range, suggested));
         }
         return;
     }
-    // A file open in the editor is spelled line by line, each line's
+    // The file being typed in is spelled line by line, each line's
     // misspellings kept: typing spells one line again.
+    static MEMO: LineMemo<Vec<Misspelling>> = LineMemo::new();
+    let mut reading = MEMO.reading(&file.path);
     let words: Vec<&Token> = words.collect();
     let mut at = 0;
     while let Some(first) = words.get(at) {
@@ -64,7 +63,7 @@ pub(super) fn check(
         let line = &words[at..at + count];
         at += count;
         for (range, suggested) in
-            line_misspellings(text, line_start..line_end, line, lexicon).iter()
+            line_misspellings(&mut reading, text, line_start..line_end, line, lexicon).iter()
         {
             diagnostics.push(diagnostic(
                 file,
@@ -103,21 +102,18 @@ fn misspellings<'t>(
 }
 
 /// The misspellings of one line's `words`, relative to the line's start,
-/// from the memo when the line, its words' dialogue marks and the
-/// manuscript's words are as they were. (A word's neighbours, which the
-/// rules read, are in its line or its line break.)
+/// kept while the line, its words' dialogue marks and the manuscript's
+/// words are as they were. (A word's neighbours, which the rules read, are
+/// in its line or its line break.)
 fn line_misspellings(
+    reading: &mut Reading<'_, Vec<Misspelling>>,
     text: &str,
     line: std::ops::Range<usize>,
     words: &[&Token],
     lexicon: &crate::index::Lexicon,
-) -> Arc<[Misspelling]> {
-    static MEMO: OnceLock<Mutex<FxHashMap<u64, Arc<[Misspelling]>>>> = OnceLock::new();
-    let memo = MEMO.get_or_init(Default::default);
-    let lock = || memo.lock().unwrap_or_else(|e| e.into_inner());
+) -> std::sync::Arc<Vec<Misspelling>> {
     let key = {
         let mut hasher = FxHasher::default();
-        text[line.clone()].hash(&mut hasher);
         for token in words {
             (
                 token.range.start - line.start,
@@ -129,24 +125,15 @@ fn line_misspellings(
         lexicon.fingerprint().hash(&mut hasher);
         hasher.finish()
     };
-    if let Some(found) = lock().get(&key) {
-        return found.clone();
-    }
-    let found: Arc<[Misspelling]> = misspellings(text, words.iter().copied(), lexicon)
-        .into_iter()
-        .map(|(range, suggested)| {
-            (
-                TextRange::new(range.start - line.start, range.end - line.start),
-                suggested,
-            )
-        })
-        .collect();
-    let mut memo = lock();
-    if memo.len() >= MEMO_CAPACITY {
-        memo.clear();
-    }
-    memo.insert(key, found.clone());
-    found
+    reading.line(&text[line.clone()], key, || {
+        misspellings(text, words.iter().copied(), lexicon)
+            .into_iter()
+            .map(|(range, suggested)| {
+                let relative = TextRange::new(range.start - line.start, range.end - line.start);
+                (relative, suggested)
+            })
+            .collect()
+    })
 }
 
 /// The diagnostic of a misspelling, with its corrections as fixes.

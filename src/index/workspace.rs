@@ -49,6 +49,8 @@ pub struct Workspace {
     /// The files whose grammar is checked when `[language] grammar` is
     /// `open`: the scenes open in the editor.
     proofread: Arc<BTreeSet<FilePath>>,
+    /// The file the writer is typing in.
+    typing: Option<FilePath>,
 }
 
 /// The manuscript root `start` lies in: the nearest folder, `start` itself
@@ -209,10 +211,15 @@ impl Workspace {
         }
     }
 
-    /// Whether `path` is open in the editor (a scene being typed in: the
-    /// checks keep what they found line by line for it).
-    pub fn is_open(&self, path: &str) -> bool {
-        self.proofread.contains(path)
+    /// Whether `path` is the file the writer is typing in: the checks
+    /// keep what they read of it line by line ([`crate::text::line_memo`]).
+    pub fn is_typed_in(&self, path: &str) -> bool {
+        self.typing.as_deref() == Some(path)
+    }
+
+    /// Sets the file the writer is typing in (`None`: none).
+    pub fn set_typing(&mut self, path: Option<FilePath>) {
+        self.typing = path;
     }
 
     /// Sets the files open in the editor, whose grammar is checked when

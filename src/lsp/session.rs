@@ -289,6 +289,7 @@ impl Session {
         let file = understand(path, text, parser, replaced, &self.workspace);
         self.keep_tree(path);
         self.workspace.insert_file(file);
+        self.workspace.set_typing(Some(path.clone()));
         true
     }
 
@@ -328,6 +329,9 @@ impl Session {
             self.recipes = None;
         }
         self.trees.retain(|kept| kept != path);
+        if self.workspace.is_typed_in(path) {
+            self.workspace.set_typing(None);
+        }
         if self.documents.remove(path).is_some() {
             self.proofread_open_scenes();
             self.reload_from_disk(path);

@@ -6,12 +6,13 @@
 
 use std::borrow::Cow;
 use std::hash::{Hash, Hasher};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::OnceLock;
 
-use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
+use rustc_hash::{FxHashSet, FxHasher};
 
 use super::{Prose, dictionary};
 use crate::text::TextRange;
+use crate::text::line_memo::LineMemo;
 
 const COMMON: &str = include_str!("../../data/common-words.txt");
 
@@ -333,18 +334,19 @@ pub fn words<'a>(text: &'a str, prose: &Prose, is_name: impl Fn(&str) -> bool) -
         .collect()
 }
 
-/// [`words`], each line's reading kept (by its text, where its words are,
-/// which open a clause, and `names_key`, which must change whenever
-/// `is_name` does): typing in a scene reads one line's words again.
+/// [`words`] of the file at `path`, each line's reading kept (by its text,
+/// where its words are, which open a clause, and `names_key`, which must
+/// change whenever `is_name` does): typing in a scene reads one line's
+/// words again.
 pub fn words_by_line<'a>(
+    path: &str,
     text: &'a str,
     prose: &Prose,
     is_name: impl Fn(&str) -> bool,
     names_key: u64,
 ) -> Vec<Word<'a>> {
-    static MEMO: OnceLock<Mutex<FxHashMap<u64, Arc<[Kept]>>>> = OnceLock::new();
-    let memo = MEMO.get_or_init(Default::default);
-    let lock = || memo.lock().unwrap_or_else(|e| e.into_inner());
+    static MEMO: LineMemo<Vec<Kept>> = LineMemo::new();
+    let mut reading = MEMO.reading(path);
     let order: Vec<(usize, usize)> = in_order(prose).collect();
     let mut words = Vec::with_capacity(order.len());
     let mut at = 0;
@@ -362,7 +364,6 @@ pub fn words_by_line<'a>(
         at += count;
         let key = {
             let mut hasher = FxHasher::default();
-            text[line_start..line_end].hash(&mut hasher);
             for (token, _) in line {
                 let token = &prose.tokens[*token];
                 (
@@ -375,10 +376,8 @@ pub fn words_by_line<'a>(
             names_key.hash(&mut hasher);
             hasher.finish()
         };
-        let kept = lock().get(&key).cloned();
-        let kept = kept.unwrap_or_else(|| {
-            let kept: Arc<[Kept]> = line
-                .iter()
+        let kept = reading.line(&text[line_start..line_end], key, || {
+            line.iter()
                 .map(|(token, _)| {
                     let token = &prose.tokens[*token];
                     let (lower, key, class) =
@@ -396,13 +395,7 @@ pub fn words_by_line<'a>(
                         class,
                     }
                 })
-                .collect();
-            let mut memo = lock();
-            if memo.len() >= MEMO_CAPACITY {
-                memo.clear();
-            }
-            memo.insert(key, kept.clone());
-            kept
+                .collect()
         });
         let restore = |slot: &Slot| match slot {
             Slot::InLine(start, len) => {
@@ -425,9 +418,6 @@ pub fn words_by_line<'a>(
     }
     words
 }
-
-/// How many lines' words [`words_by_line`] keeps; past it it starts again.
-const MEMO_CAPACITY: usize = 50_000;
 
 /// The word tokens outside headings, in order: (token, sentence) indices.
 fn in_order(prose: &Prose) -> impl Iterator<Item = (usize, usize)> + '_ {
@@ -563,10 +553,14 @@ mod tests {
                 let syntax = MarkdownParser::parse_fresh(text);
                 let prose = Prose::analyse(text, &syntax);
                 let fresh = words(text, &prose, kael);
-                assert_eq!(words_by_line(text, &prose, kael, 1), fresh);
-                assert_eq!(words_by_line(text, &prose, kael, 1), fresh, "from the memo");
+                assert_eq!(words_by_line("scene.md", text, &prose, kael, 1), fresh);
                 assert_eq!(
-                    words_by_line(text, &prose, ysolde, 2),
+                    words_by_line("scene.md", text, &prose, kael, 1),
+                    fresh,
+                    "from the memo"
+                );
+                assert_eq!(
+                    words_by_line("scene.md", text, &prose, ysolde, 2),
                     words(text, &prose, ysolde)
                 );
                 read += fresh.len();

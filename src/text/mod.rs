@@ -6,6 +6,7 @@
 
 pub mod json_pointer;
 mod line_index;
+pub mod line_memo;
 mod range;
 
 pub use line_index::{LineCol, LineIndex, PositionEncoding, floor_char_boundary};

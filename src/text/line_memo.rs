@@ -1,0 +1,115 @@
+//! What a check read of each line of the scene being typed in, kept from
+//! its last reading: the next reading reads again only the lines that
+//! changed. Only the last reading's lines are kept, and only of one file,
+//! so the memo holds one scene's lines however long the writer types.
+
+use std::sync::{Arc, Mutex};
+
+use rustc_hash::FxHashMap;
+
+/// Each line's reading of one file, by the line's text and a key of what
+/// else the reading depends on.
+pub struct LineMemo<T> {
+    kept: Mutex<Option<Kept<T>>>,
+}
+
+struct Kept<T> {
+    path: Box<str>,
+    lines: FxHashMap<(Box<str>, u64), Arc<T>>,
+}
+
+impl<T> LineMemo<T> {
+    pub const fn new() -> LineMemo<T> {
+        LineMemo {
+            kept: Mutex::new(None),
+        }
+    }
+
+    /// A reading of the file at `path`: what it reads of each line is
+    /// kept once it ends (dropped), in place of what was kept before.
+    pub fn reading(&self, path: &str) -> Reading<'_, T> {
+        let kept = self.kept.lock().unwrap_or_else(|e| e.into_inner()).take();
+        let old = match kept {
+            Some(kept) if *kept.path == *path => kept.lines,
+            _ => FxHashMap::default(),
+        };
+        Reading {
+            memo: self,
+            path: path.into(),
+            old,
+            new: FxHashMap::default(),
+        }
+    }
+}
+
+impl<T> Default for LineMemo<T> {
+    fn default() -> Self {
+        LineMemo::new()
+    }
+}
+
+/// One reading of a file ([`LineMemo::reading`]).
+pub struct Reading<'m, T> {
+    memo: &'m LineMemo<T>,
+    path: Box<str>,
+    old: FxHashMap<(Box<str>, u64), Arc<T>>,
+    new: FxHashMap<(Box<str>, u64), Arc<T>>,
+}
+
+impl<T> Reading<'_, T> {
+    /// The reading of `line` (with `key`, what else it depends on), kept
+    /// from the last reading or made by `read`.
+    pub fn line(&mut self, line: &str, key: u64, read: impl FnOnce() -> T) -> Arc<T> {
+        let entry = (Box::<str>::from(line), key);
+        let found = match self.old.remove(&entry) {
+            Some(found) => found,
+            None => match self.new.get(&entry) {
+                Some(found) => found.clone(),
+                None => Arc::new(read()),
+            },
+        };
+        self.new.insert(entry, found.clone());
+        found
+    }
+}
+
+impl<T> Drop for Reading<'_, T> {
+    fn drop(&mut self) {
+        *self.memo.kept.lock().unwrap_or_else(|e| e.into_inner()) = Some(Kept {
+            path: std::mem::take(&mut self.path),
+            lines: std::mem::take(&mut self.new),
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_reading_keeps_only_its_own_lines_of_one_file() {
+        let memo: LineMemo<usize> = LineMemo::new();
+        let count = std::cell::Cell::new(0);
+        let read = |memo: &LineMemo<usize>, path: &str, lines: &[&str]| {
+            let mut reading = memo.reading(path);
+            for line in lines {
+                reading.line(line, 0, || {
+                    count.set(count.get() + 1);
+                    line.len()
+                });
+            }
+            count.get()
+        };
+        let reads = read(&memo, "a.md", &["one", "two", "two"]);
+        assert_eq!(reads, 2, "a line met twice is read once");
+        let reads = read(&memo, "a.md", &["one", "two!"]);
+        assert_eq!(reads, 3, "only the changed line is read again");
+        let reads = read(&memo, "a.md", &["two"]);
+        assert_eq!(reads, 4, "what the last reading did not meet is gone");
+        let reads = read(&memo, "b.md", &["two!"]);
+        assert_eq!(reads, 5, "another file starts afresh");
+        let kept = memo.kept.lock().unwrap();
+        let kept = kept.as_ref().unwrap();
+        assert_eq!((&*kept.path, kept.lines.len()), ("b.md", 1));
+    }
+}
