@@ -570,6 +570,15 @@ mod tests {
         }
     }
 
+    /// A copy of the bundled example in a temporary folder (kept while
+    /// the folder is).
+    fn example_copy() -> (tempfile::TempDir, std::path::PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("salt-road");
+        copy(&crate::index::test_support::example_root(), &root);
+        (dir, root)
+    }
+
     /// A cold start checks the open scene before the Markdown of the cards
     /// and the outline is parsed, against them read for the catalog alone:
     /// every scene checks as it does against the parsed files (a summary read
@@ -628,12 +637,7 @@ mod tests {
     /// after typing moved every line below the edit.
     #[test]
     fn a_scene_typed_in_read_line_by_line_from_the_memos_checks_as_any_other() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().join("salt-road");
-        copy(
-            &Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/salt-road"),
-            &root,
-        );
+        let (_dir, root) = example_copy();
         let path = "Story/Scenes/SCN-the-gate.md";
         let text = std::fs::read_to_string(root.join(path)).unwrap()
             + "\nThe stoen was heavy. “Comin’ down ’ere,” she said, by a blue-grye wall at conf_3a.\n\nAnother lantrn, and the stoen again.\n";
@@ -688,12 +692,7 @@ mod tests {
     /// and every file checks as a fresh load of the same text checks it.
     #[test]
     fn a_scene_whose_prose_changed_checks_as_a_fresh_load_of_it() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().join("salt-road");
-        copy(
-            &Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/salt-road"),
-            &root,
-        );
+        let (_dir, root) = example_copy();
         let path = "Story/Scenes/SCN-the-gate.md";
         let text = std::fs::read_to_string(root.join(path)).unwrap();
         // A time of day puts the scene among the scenes met at one moment.

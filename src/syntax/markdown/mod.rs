@@ -21,7 +21,10 @@ use tree_sitter::{InputEdit, Node, Parser, Point, Range, Tree};
 use crate::text::TextRange;
 
 mod reuse;
-use reuse::{inside_list_or_quote, is_plain_line, list_or_quote_after, within_a_paragraph_line};
+use reuse::{
+    MAX_SPLICES, inside_list_or_quote, is_plain_line, list_or_quote_after, splice,
+    within_a_paragraph_line,
+};
 
 /// One block of the document, in document order.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -349,76 +352,6 @@ impl MarkdownParser {
         syntax
     }
 }
-
-/// The syntax after one edit inside a line of a paragraph that kept the
-/// blocks (`start..old_end` of the old text became `start..end`), made
-/// from the last parse's: every block and prose range moved as the
-/// edited tree's nodes moved, and only the paragraph's inline text read
-/// again. `None` (read the tree whole) if the edit is not inside one
-/// inline node of the tree.
-fn splice(
-    text: &str,
-    tree: &Tree,
-    inline_parser: &mut Parser,
-    inline_memo: &mut InlineMemo,
-    last: &MarkdownSyntax,
-    (start, old_end, end): (usize, usize, usize),
-) -> Option<MarkdownSyntax> {
-    let mut node = tree.root_node().descendant_for_byte_range(start, start)?;
-    while node.kind() != "inline" {
-        node = node.parent()?;
-    }
-    if !(node.start_byte() < start && end <= node.end_byte()) {
-        return None;
-    }
-    // Where a position of the old text is in the new one: as tree-sitter
-    // moves a node's ends (no block or inline text starts or ends inside
-    // what the edit removed: it holds no line break).
-    let moved = |offset: usize| {
-        if offset < old_end {
-            offset
-        } else {
-            offset - old_end + end
-        }
-    };
-    let moved_range = |range: TextRange| TextRange::new(moved(range.start), moved(range.end));
-    let blocks = last
-        .blocks
-        .iter()
-        .map(|block| Block {
-            range: moved_range(block.range),
-            inline: moved_range(block.inline),
-            ..block.clone()
-        })
-        .collect();
-    // The inline node's ends in the old text.
-    let (old_start, old_node_end) = (node.start_byte(), node.end_byte() - end + old_end);
-    let before = last.prose.partition_point(|range| range.end <= old_start);
-    let after = last
-        .prose
-        .partition_point(|range| range.start < old_node_end);
-    let mut extractor = Extractor {
-        text,
-        inline_parser,
-        old_memo: inline_memo,
-        new_memo: None,
-        syntax: MarkdownSyntax::default(),
-    };
-    let key = extractor.inline(node);
-    let read = remove_bare_urls(text, extractor.syntax.prose);
-    if let Some((key, prose)) = key {
-        inline_memo.insert(key, prose);
-    }
-    let mut prose = Vec::with_capacity(last.prose.len() + read.len());
-    prose.extend_from_slice(&last.prose[..before]);
-    prose.extend(read);
-    prose.extend(last.prose[after..].iter().map(|range| moved_range(*range)));
-    Some(MarkdownSyntax { blocks, prose })
-}
-
-/// How many parses in a row may be made from the last one (see
-/// [`splice`]) before the tree is read whole again.
-const MAX_SPLICES: usize = 64;
 
 /// (row, byte column) of `offset`.
 fn point_at(text: &str, offset: usize) -> (usize, usize) {

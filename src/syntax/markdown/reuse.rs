@@ -1,8 +1,12 @@
 //! Which edits leave which part of a kept tree standing: a line of a
 //! paragraph's prose keeps every block; an edit inside or before a list or
-//! a block quote, or to a tree with an error, keeps none.
+//! a block quote, or to a tree with an error, keeps none. After an edit
+//! that keeps the blocks, [`splice`] makes the syntax from the last one.
 
-use tree_sitter::{Node, Tree};
+use tree_sitter::{Node, Parser, Tree};
+
+use super::{Block, Extractor, InlineMemo, MarkdownSyntax, remove_bare_urls};
+use crate::text::TextRange;
 
 /// Whether bytes `line_start..end` (from a line's start to an edit's end)
 /// lie inside one paragraph's inline text, outside any list or block
@@ -113,4 +117,74 @@ pub(super) fn inside_list_or_quote(tree: &Tree, start: usize, end: usize) -> boo
             None => return false,
         }
     }
+}
+
+/// How many parses in a row may be made from the last one (see
+/// [`splice`]) before the tree is read whole again.
+pub(super) const MAX_SPLICES: usize = 64;
+
+/// The syntax after one edit inside a line of a paragraph that kept the
+/// blocks (`start..old_end` of the old text became `start..end`), made
+/// from the last parse's: every block and prose range moved as the
+/// edited tree's nodes moved, and only the paragraph's inline text read
+/// again. `None` (read the tree whole) if the edit is not inside one
+/// inline node of the tree.
+pub(super) fn splice(
+    text: &str,
+    tree: &Tree,
+    inline_parser: &mut Parser,
+    inline_memo: &mut InlineMemo,
+    last: &MarkdownSyntax,
+    (start, old_end, end): (usize, usize, usize),
+) -> Option<MarkdownSyntax> {
+    let mut node = tree.root_node().descendant_for_byte_range(start, start)?;
+    while node.kind() != "inline" {
+        node = node.parent()?;
+    }
+    if !(node.start_byte() < start && end <= node.end_byte()) {
+        return None;
+    }
+    // Where a position of the old text is in the new one: as tree-sitter
+    // moves a node's ends (no block or inline text starts or ends inside
+    // what the edit removed: it holds no line break).
+    let moved = |offset: usize| {
+        if offset < old_end {
+            offset
+        } else {
+            offset - old_end + end
+        }
+    };
+    let moved_range = |range: TextRange| TextRange::new(moved(range.start), moved(range.end));
+    let blocks = last
+        .blocks
+        .iter()
+        .map(|block| Block {
+            range: moved_range(block.range),
+            inline: moved_range(block.inline),
+            ..block.clone()
+        })
+        .collect();
+    // The inline node's ends in the old text.
+    let (old_start, old_node_end) = (node.start_byte(), node.end_byte() - end + old_end);
+    let before = last.prose.partition_point(|range| range.end <= old_start);
+    let after = last
+        .prose
+        .partition_point(|range| range.start < old_node_end);
+    let mut extractor = Extractor {
+        text,
+        inline_parser,
+        old_memo: inline_memo,
+        new_memo: None,
+        syntax: MarkdownSyntax::default(),
+    };
+    let key = extractor.inline(node);
+    let read = remove_bare_urls(text, extractor.syntax.prose);
+    if let Some((key, prose)) = key {
+        inline_memo.insert(key, prose);
+    }
+    let mut prose = Vec::with_capacity(last.prose.len() + read.len());
+    prose.extend_from_slice(&last.prose[..before]);
+    prose.extend(read);
+    prose.extend(last.prose[after..].iter().map(|range| moved_range(*range)));
+    Some(MarkdownSyntax { blocks, prose })
 }

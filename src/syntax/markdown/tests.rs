@@ -248,39 +248,56 @@ mod incremental {
         ]
     }
 
+    /// Lines of prose and edits typed into them, as the typing test draws them.
+    fn typing() -> impl Strategy<Value = (Vec<String>, Vec<(usize, usize, &'static str)>)> {
+        (
+            proptest::collection::vec(prose_line(), 1..12),
+            proptest::collection::vec(
+                (any::<usize>(), 0usize..8, proptest::sample::select(TYPED)),
+                1..16,
+            ),
+        )
+    }
+
+    /// Parses `lines` and makes each edit in turn (its start and end put on
+    /// a character's boundary), handing `each` the syntax and the text
+    /// after it; the parser, for its counts.
+    fn type_into(
+        lines: &[String],
+        edits: &[(usize, usize, &str)],
+        mut each: impl FnMut(&MarkdownSyntax, &str),
+    ) -> MarkdownParser {
+        let mut text = lines.concat();
+        let mut parser = MarkdownParser::new();
+        parser.parse(&text);
+        for &(at, len, insert) in edits {
+            let start = floor_boundary(&text, at % (text.len() + 1));
+            let end = floor_boundary(&text, start + len);
+            let edit = TextEdit {
+                range: TextRange::new(start, end),
+                new_text: insert.to_owned(),
+            };
+            let mut new_text = text.clone();
+            new_text.replace_range(start..end, &edit.new_text);
+            let syntax = parser.apply_edit(&text, &edit, &new_text);
+            each(&syntax, &new_text);
+            text = new_text;
+        }
+        parser
+    }
+
     /// The typing test's cases mostly reach [`splice`]: of 300 drawn
     /// as it draws them, at least a third make a syntax from the last one.
     #[test]
     fn most_typing_cases_make_the_syntax_from_the_last_parse() {
         use proptest::strategy::ValueTree;
         let mut runner = proptest::test_runner::TestRunner::deterministic();
-        let case = (
-            proptest::collection::vec(prose_line(), 1..12),
-            proptest::collection::vec(
-                (any::<usize>(), 0usize..8, proptest::sample::select(TYPED)),
-                1..16,
-            ),
-        );
-        let mut spliced_cases = 0;
-        for _ in 0..300 {
-            let (lines, edits) = case.new_tree(&mut runner).unwrap().current();
-            let mut text = lines.concat();
-            let mut parser = MarkdownParser::new();
-            parser.parse(&text);
-            for (at, len, insert) in edits {
-                let start = floor_boundary(&text, at % (text.len() + 1));
-                let end = floor_boundary(&text, start + len);
-                let edit = TextEdit {
-                    range: TextRange::new(start, end),
-                    new_text: insert.to_owned(),
-                };
-                let mut new_text = text.clone();
-                new_text.replace_range(start..end, &edit.new_text);
-                parser.apply_edit(&text, &edit, &new_text);
-                text = new_text;
-            }
-            spliced_cases += usize::from(parser.spliced > 0);
-        }
+        let spliced_cases = (0..300)
+            .filter(|_| {
+                let (lines, edits) = typing().new_tree(&mut runner).unwrap().current();
+                type_into(&lines, &edits, |_, _| {}).spliced > 0
+            })
+            .count();
         assert!(
             spliced_cases >= 100,
             "only {spliced_cases} of 300 cases spliced"
@@ -342,23 +359,10 @@ mod incremental {
         /// parse's (every block and range moved, one paragraph read again),
         /// gives what a fresh parse gives, inline syntax and URLs included.
         #[test]
-        fn typing_in_prose_made_from_the_last_parse_equals_fresh_parse(
-            lines in proptest::collection::vec(prose_line(), 1..12),
-            edits in proptest::collection::vec((any::<usize>(), 0usize..8, proptest::sample::select(TYPED)), 1..16),
-        ) {
-            let mut text = lines.concat();
-            let mut parser = MarkdownParser::new();
-            parser.parse(&text);
-            for (at, len, insert) in edits {
-                let start = floor_boundary(&text, at % (text.len() + 1));
-                let end = floor_boundary(&text, start + len);
-                let edit = TextEdit { range: TextRange::new(start, end), new_text: insert.to_owned() };
-                let mut new_text = text.clone();
-                new_text.replace_range(start..end, &edit.new_text);
-                let incremental = parser.apply_edit(&text, &edit, &new_text);
-                prop_assert_eq!(&incremental, &MarkdownParser::parse_fresh(&new_text), "after editing into {:?}", new_text);
-                text = new_text;
-            }
+        fn typing_in_prose_made_from_the_last_parse_equals_fresh_parse((lines, edits) in typing()) {
+            type_into(&lines, &edits, |syntax, text| {
+                assert_eq!(syntax, &MarkdownParser::parse_fresh(text), "after editing into {text:?}");
+            });
         }
 
         /// Skipping the inline grammar for text without inline syntax changes nothing.
