@@ -61,9 +61,12 @@ pub(super) fn is_plain_line(text: &str, start: usize, end: usize) -> bool {
     if end > text.len() || !text.is_char_boundary(start) || !text.is_char_boundary(end) {
         return false;
     }
-    let line_start = text[..start].rfind('\n').map_or(0, |newline| newline + 1);
+    // A carriage return alone ends a line too.
+    let line_start = text[..start]
+        .rfind(['\n', '\r'])
+        .map_or(0, |newline| newline + 1);
     let line_end = text[end..]
-        .find('\n')
+        .find(['\n', '\r'])
         .map_or(text.len(), |newline| end + newline);
     let line = &text[line_start..line_end];
     // The edit leaves the line's indent and first character as they were

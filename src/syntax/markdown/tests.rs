@@ -78,6 +78,24 @@ fn typing_in_a_paragraphs_line_needs_no_block_parse() {
     );
 }
 
+/// A `#` typed at the start of a line that a carriage return alone began
+/// makes a heading: that line is not the middle of a line of prose.
+#[test]
+fn a_heading_typed_after_a_lone_carriage_return_is_read_as_a_heading() {
+    let mut text = "Kael waited by the gate.](\u{1}\r in the yard, then left.\nMore.\n".to_owned();
+    let mut parser = MarkdownParser::new();
+    parser.parse(&text);
+    let at = text.find(" in the yard").unwrap();
+    assert!(edit(&mut parser, &mut text, at, 0, "#"), "a block parse");
+    assert!(
+        MarkdownParser::parse_fresh(&text)
+            .blocks
+            .iter()
+            .any(|block| matches!(block.kind, BlockKind::Heading { .. })),
+        "{text:?}"
+    );
+}
+
 #[test]
 fn an_edit_that_can_change_the_blocks_parses_them_again() {
     let mut text = SCENE.to_owned();
