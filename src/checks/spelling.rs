@@ -19,7 +19,7 @@ use crate::index::{SourceFile, Workspace};
 use crate::language::speller;
 use crate::prose::Token;
 use crate::text::TextRange;
-use crate::text::line_memo::{LineMemo, Reading};
+use crate::text::line_memo::{LineMemo, Reading, by_line};
 
 /// How many corrections a misspelling offers.
 const SUGGESTIONS: usize = 3;
@@ -50,26 +50,11 @@ pub(super) fn check(
     static MEMO: LineMemo<Vec<Misspelling>> = LineMemo::new();
     let mut reading = MEMO.reading(&file.path);
     let words: Vec<&Token> = words.collect();
-    let mut at = 0;
-    while let Some(first) = words.get(at) {
-        let line_start = memchr::memrchr(b'\n', &text.as_bytes()[..first.range.start])
-            .map_or(0, |newline| newline + 1);
-        let line_end = memchr::memchr(b'\n', &text.as_bytes()[first.range.end..])
-            .map_or(text.len(), |newline| first.range.end + newline);
-        let count = words[at..]
-            .iter()
-            .take_while(|token| token.range.end <= line_end)
-            .count();
-        let line = &words[at..at + count];
-        at += count;
-        for (range, suggested) in
-            line_misspellings(&mut reading, text, line_start..line_end, line, lexicon).iter()
+    for (line, words) in by_line(text, &words, |token| token.range.start..token.range.end) {
+        let start = line.start;
+        for (range, suggested) in line_misspellings(&mut reading, text, line, words, lexicon).iter()
         {
-            diagnostics.push(diagnostic(
-                file,
-                range.shifted(line_start),
-                suggested.clone(),
-            ));
+            diagnostics.push(diagnostic(file, range.shifted(start), suggested.clone()));
         }
     }
 }

@@ -12,7 +12,7 @@ use rustc_hash::{FxHashSet, FxHasher};
 
 use super::{Prose, dictionary};
 use crate::text::TextRange;
-use crate::text::line_memo::LineMemo;
+use crate::text::line_memo::{LineMemo, by_line};
 
 const COMMON: &str = include_str!("../../data/common-words.txt");
 
@@ -349,19 +349,12 @@ pub fn words_by_line<'a>(
     let mut reading = MEMO.reading(path);
     let order: Vec<(usize, usize)> = in_order(prose).collect();
     let mut words = Vec::with_capacity(order.len());
-    let mut at = 0;
-    while let Some(&(first, _)) = order.get(at) {
-        let first = prose.tokens[first].range;
-        let line_start = memchr::memrchr(b'\n', &text.as_bytes()[..first.start])
-            .map_or(0, |newline| newline + 1);
-        let line_end = memchr::memchr(b'\n', &text.as_bytes()[first.end..])
-            .map_or(text.len(), |newline| first.end + newline);
-        let count = order[at..]
-            .iter()
-            .take_while(|(token, _)| prose.tokens[*token].range.end <= line_end)
-            .count();
-        let line = &order[at..at + count];
-        at += count;
+    let lines = by_line(text, &order, |(token, _)| {
+        let range = prose.tokens[*token].range;
+        range.start..range.end
+    });
+    for (line_range, line) in lines {
+        let line_start = line_range.start;
         let key = {
             let mut hasher = FxHasher::default();
             for (token, _) in line {
@@ -376,7 +369,7 @@ pub fn words_by_line<'a>(
             names_key.hash(&mut hasher);
             hasher.finish()
         };
-        let kept = reading.line(&text[line_start..line_end], key, || {
+        let kept = reading.line(&text[line_range], key, || {
             line.iter()
                 .map(|(token, _)| {
                     let token = &prose.tokens[*token];

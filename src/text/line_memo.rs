@@ -82,9 +82,44 @@ impl<T> Drop for Reading<'_, T> {
     }
 }
 
+/// `items` (in the text's order, each on one line, as `range_of` places
+/// it) grouped by the line of `text` they are on: each line's range (from
+/// its start to its line break) with its items.
+pub fn by_line<'i, T>(
+    text: &str,
+    items: &'i [T],
+    range_of: impl Fn(&T) -> std::ops::Range<usize>,
+) -> impl Iterator<Item = (std::ops::Range<usize>, &'i [T])> {
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        let first = range_of(items.get(at)?);
+        let bytes = text.as_bytes();
+        let start = memchr::memrchr(b'\n', &bytes[..first.start]).map_or(0, |newline| newline + 1);
+        let end = memchr::memchr(b'\n', &bytes[first.end..])
+            .map_or(text.len(), |newline| first.end + newline);
+        let count = items[at..]
+            .iter()
+            .take_while(|item| range_of(item).end <= end)
+            .count();
+        let line = &items[at..at + count];
+        at += count;
+        Some((start..end, line))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn items_are_grouped_by_the_line_they_are_on() {
+        let text = "one two\nthree\n\nfour five";
+        let words: Vec<std::ops::Range<usize>> = [0..3, 4..7, 8..13, 15..19, 20..24].into();
+        let lines: Vec<(&str, usize)> = by_line(text, &words, |word| word.clone())
+            .map(|(line, items)| (&text[line], items.len()))
+            .collect();
+        assert_eq!(lines, [("one two", 2), ("three", 1), ("four five", 2)]);
+    }
 
     #[test]
     fn a_reading_keeps_only_its_own_lines_of_one_file() {
