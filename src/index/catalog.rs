@@ -117,41 +117,53 @@ impl Catalog {
                 })
                 .collect(),
         );
-        match previous {
-            Some(previous) if previous.matcher_names == catalog.matcher_names => {
-                catalog.matcher = previous.matcher.clone();
-                catalog.name_words = previous.name_words.clone();
-            }
-            _ => {
-                let names = || {
-                    catalog.matcher_names.iter().map(|(card, kind, names)| {
-                        (
-                            card.clone(),
-                            *kind,
-                            names.iter().map(String::as_str).collect::<Vec<_>>(),
-                        )
-                    })
-                };
-                catalog.matcher = Arc::new(NameMatcher::new(
-                    names().map(|(card, _, names)| (card, names)),
-                ));
-                catalog.name_words = Arc::new(NameWords::new(names()));
-            }
+        let kept = previous.filter(|previous| previous.matcher_names == catalog.matcher_names);
+        if let Some(previous) = kept {
+            catalog.matcher = previous.matcher.clone();
+            catalog.name_words = previous.name_words.clone();
         }
-        catalog.anti_phrases = Arc::new(PhraseIndex::new(catalog.anti_patterns()));
-        catalog.find_card_facts(previous);
-        catalog.tracking = Arc::new(super::tracking::Tracking::build(
-            &catalog.scenes,
-            &catalog.cards,
-            |id| catalog.outline_position.get(id).copied(),
-        ));
-        catalog.find_life_facts();
-        catalog.clock = Arc::new(super::clock::Clock::build(
-            calendar.clone(),
-            &catalog.scenes,
-            &catalog.cards,
-            &catalog,
-        ));
+        // The name automaton is the longest part of a catalog with new
+        // names: it is built beside the rest, which does not read it.
+        let matcher_names = catalog.matcher_names.clone();
+        let (matcher, ()) = rayon::join(
+            || {
+                kept.is_none().then(|| {
+                    NameMatcher::new(matcher_names.iter().map(|(card, _, names)| {
+                        (card.clone(), names.iter().map(String::as_str).collect())
+                    }))
+                })
+            },
+            || {
+                if kept.is_none() {
+                    catalog.name_words = Arc::new(NameWords::new(
+                        catalog.matcher_names.iter().map(|(card, kind, names)| {
+                            (
+                                card.clone(),
+                                *kind,
+                                names.iter().map(String::as_str).collect(),
+                            )
+                        }),
+                    ));
+                }
+                catalog.anti_phrases = Arc::new(PhraseIndex::new(catalog.anti_patterns()));
+                catalog.find_card_facts(previous);
+                catalog.tracking = Arc::new(super::tracking::Tracking::build(
+                    &catalog.scenes,
+                    &catalog.cards,
+                    |id| catalog.outline_position.get(id).copied(),
+                ));
+                catalog.find_life_facts();
+                catalog.clock = Arc::new(super::clock::Clock::build(
+                    calendar.clone(),
+                    &catalog.scenes,
+                    &catalog.cards,
+                    &catalog,
+                ));
+            },
+        );
+        if let Some(matcher) = matcher {
+            catalog.matcher = Arc::new(matcher);
+        }
         catalog.names_fingerprint = catalog.compute_names_fingerprint();
         catalog
     }

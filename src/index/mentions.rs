@@ -5,6 +5,9 @@
 //! when it stands on word boundaries and lies wholly in prose. Case rules:
 //! names match as written, in capitals ("KAEL"), and an alias that starts
 //! lower-case ("the Warden") also matches capitalised at a sentence start.
+//! A name's words may be set apart by a space, a no-break space or a line
+//! break: the automaton holds one spelling of each, and reads each gap of
+//! the text as one space ([`Gaps`]).
 //! A possessive ("Kael's", "Silas'") and a title before the name ("Mr.
 //! Darcy" when only "Darcy" is a name) are recorded on the mention.
 
@@ -117,8 +120,11 @@ impl NameMatcher {
             return Vec::new();
         };
         let mut cards: Vec<FilePath> = Vec::new();
-        for found in automaton.find_iter(text) {
-            let range = TextRange::new(found.start(), found.end());
+        let mut gaps = Gaps::default();
+        let (read, offsets) = gaps.read(text.as_bytes());
+        for found in automaton.find_iter(read) {
+            let range =
+                TextRange::new(offsets.in_text(found.start()), offsets.in_text(found.end()));
             let card = &self.owners[found.pattern().as_usize()].0;
             if on_word_boundaries(text, range) && !cards.contains(card) {
                 cards.push(card.clone());
@@ -141,9 +147,14 @@ impl NameMatcher {
         };
         let bytes = text.as_bytes();
         let mut mentions = Vec::new();
+        let mut gaps = Gaps::default();
         for prose in prose {
-            for found in automaton.find_iter(&bytes[prose.start..prose.end]) {
-                let range = TextRange::new(prose.start + found.start(), prose.start + found.end());
+            let (read, offsets) = gaps.read(&bytes[prose.start..prose.end]);
+            for found in automaton.find_iter(read) {
+                let range = TextRange::new(
+                    prose.start + offsets.in_text(found.start()),
+                    prose.start + offsets.in_text(found.end()),
+                );
                 if !on_word_boundaries(text, range) {
                     continue;
                 }
@@ -162,14 +173,17 @@ impl NameMatcher {
 }
 
 /// The spellings a name matches: as written, in capitals, and capitalised
-/// when it starts lower-case.
+/// when it starts lower-case; each gap between its words one space, as
+/// [`Gaps`] reads the text.
 fn spellings(name: &str) -> Vec<String> {
     let name = name.trim();
     if name.is_empty() {
         return Vec::new();
     }
-    let mut spellings = vec![name.to_owned()];
+    let name = String::from_utf8(Gaps::default().read(name.as_bytes()).0.to_vec())
+        .expect("gaps are read as spaces between whole characters");
     let upper = name.to_uppercase();
+    let mut spellings = vec![name.clone()];
     if upper != name && name.chars().filter(|c| c.is_alphabetic()).count() > 1 {
         spellings.push(upper);
     }
@@ -179,46 +193,64 @@ fn spellings(name: &str) -> Vec<String> {
     {
         spellings.push(first.to_uppercase().chain(chars).collect());
     }
-    // Typeset prose writes "Mr.\u{a0}Bennet", and hard-wrapped prose breaks a
-    // name at the end of a line: a space in a name matches either.
-    let spaced: Vec<String> = spellings
-        .iter()
-        .filter(|spelling| spelling.contains(' '))
-        .flat_map(|spelling| spaced_variants(spelling))
-        .collect();
-    spellings.extend(spaced);
     spellings
 }
 
-/// A name with each of its spaces written as a no-break space or a line
-/// break (every combination up to three spaces; past that, all one way).
-fn spaced_variants(spelling: &str) -> Vec<String> {
-    const OTHERS: [char; 2] = ['\u{a0}', '\n'];
-    let parts: Vec<&str> = spelling.split(' ').collect();
-    let gaps = parts.len() - 1;
-    if gaps > 3 {
-        return OTHERS
-            .iter()
-            .map(|gap| parts.join(&gap.to_string()))
-            .collect();
-    }
-    let mut variants = Vec::new();
-    // Each gap is one of ' ', no-break space, newline: 3^gaps combinations.
-    for combination in 1..3usize.pow(gaps as u32) {
-        let mut code = combination;
-        let mut variant = parts[0].to_owned();
-        for part in &parts[1..] {
-            variant.push(match code % 3 {
-                0 => ' ',
-                1 => OTHERS[0],
-                _ => OTHERS[1],
-            });
-            code /= 3;
-            variant.push_str(part);
+/// Typeset prose writes "Mr.\u{a0}Bennet", and hard-wrapped prose breaks a
+/// name at the end of a line: the automaton reads each no-break space and
+/// line break (`\n`, `\r\n`) of a stretch of text as one space, so one
+/// spelling of a name matches however its words are set apart. A stretch
+/// without them is read as it is.
+#[derive(Debug, Default)]
+struct Gaps {
+    /// The stretch last read, its gaps as spaces; empty when it had none.
+    read: Vec<u8>,
+    /// Where `read` is shorter than the text: from each offset in `read`
+    /// on, the bytes of the text left out before it.
+    shifts: Vec<(usize, usize)>,
+}
+
+impl Gaps {
+    /// `text` as the automaton reads it (`text` itself when it holds no
+    /// gap), and where its offsets are in `text`.
+    fn read<'a>(&'a mut self, text: &'a [u8]) -> (&'a [u8], Offsets<'a>) {
+        let Gaps { read, shifts } = self;
+        read.clear();
+        shifts.clear();
+        let mut copied = 0;
+        let mut left_out = 0;
+        for at in memchr::memchr2_iter(b'\n', 0xC2, text) {
+            let (start, len) = match text[at] {
+                b'\n' if at > copied && text[at - 1] == b'\r' => (at - 1, 2),
+                b'\n' => (at, 1),
+                _ if text.get(at + 1) == Some(&0xA0) => (at, 2),
+                _ => continue,
+            };
+            read.extend_from_slice(&text[copied..start]);
+            read.push(b' ');
+            copied = start + len;
+            if len > 1 {
+                left_out += len - 1;
+                shifts.push((read.len(), left_out));
+            }
         }
-        variants.push(variant);
+        if copied == 0 {
+            return (text, Offsets(shifts));
+        }
+        read.extend_from_slice(&text[copied..]);
+        (read, Offsets(shifts))
     }
-    variants
+}
+
+/// Where the offsets of what [`Gaps::read`] read are in the text.
+struct Offsets<'a>(&'a [(usize, usize)]);
+
+impl Offsets<'_> {
+    /// The offset in the text of `at`, an offset in what was read.
+    fn in_text(&self, at: usize) -> usize {
+        let before = self.0.partition_point(|&(from, _)| from <= at);
+        at + before.checked_sub(1).map_or(0, |last| self.0[last].1)
+    }
 }
 
 fn on_word_boundaries(text: &str, range: TextRange) -> bool {
@@ -326,5 +358,52 @@ mod tests {
                 ("CHAR-kael".into(), "Kael\nMaren", false, None),
             ]
         );
+    }
+
+    #[test]
+    fn a_name_wrapped_at_a_windows_line_end_or_set_apart_by_mixed_gaps_is_a_mention() {
+        let matcher = NameMatcher::new([(
+            FilePath::from("CHAR-mary"),
+            vec!["Mary Ann de Lacy Smith", "the Grey Lady"],
+        )]);
+        let text = "Mary\u{a0}Ann de\r\nLacy\nSmith waved. THE\u{a0}GREY\r\nLADY\u{a0}did not.\r\n\
+                    The Grey\u{a0}Lady's hat.\r\n";
+        let syntax = crate::syntax::MarkdownParser::parse_fresh(text);
+        let found: Vec<(&str, usize, bool)> = matcher
+            .find(text, &syntax)
+            .iter()
+            .map(|mention| {
+                (
+                    mention.range.slice(text),
+                    mention.name_index,
+                    mention.possessive,
+                )
+            })
+            .collect();
+        assert_eq!(
+            found,
+            vec![
+                ("Mary\u{a0}Ann de\r\nLacy\nSmith", 0, false),
+                ("THE\u{a0}GREY\r\nLADY", 1, false),
+                ("The Grey\u{a0}Lady", 1, true),
+            ]
+        );
+        // The whole text, as a decision's subjects are found.
+        assert_eq!(matcher.find_in(text), vec![FilePath::from("CHAR-mary")]);
+    }
+
+    #[test]
+    fn gaps_are_read_as_one_space_and_offsets_map_back_to_the_text() {
+        let text = "a\u{a0}b\r\nc\nd\re \u{ab}f\u{a0}";
+        let mut gaps = Gaps::default();
+        let (read, offsets) = gaps.read(text.as_bytes());
+        assert_eq!(read, "a b c d\re \u{ab}f ".as_bytes());
+        for (at_read, at_text) in [(0, 0), (2, 3), (4, 6), (6, 8), (12, 14), (13, 15), (14, 17)] {
+            assert_eq!(offsets.in_text(at_read), at_text, "offset {at_read} read");
+        }
+        let plain = "no gaps \u{ab}here\u{bb}";
+        let (read, offsets) = gaps.read(plain.as_bytes());
+        assert_eq!(read, plain.as_bytes());
+        assert_eq!(offsets.in_text(5), 5);
     }
 }
