@@ -485,14 +485,24 @@ pub enum ReadTextError {
 }
 
 /// Reads a file as text, or says in a writer's words why it cannot be.
+/// The file is opened once: its size is read from the open file, and no
+/// more than the limit and a byte is read of one that grew meanwhile.
 pub fn read_text(path: &Path) -> Result<String, ReadTextError> {
-    let metadata = std::fs::metadata(path).map_err(ReadTextError::Unreadable)?;
-    if metadata.len() > MAX_FILE_BYTES {
+    use std::io::Read;
+    let file = std::fs::File::open(path).map_err(ReadTextError::Unreadable)?;
+    let size = file.metadata().map_err(ReadTextError::Unreadable)?.len();
+    if size > MAX_FILE_BYTES {
+        return Err(ReadTextError::TooLarge { bytes: size });
+    }
+    let mut bytes = Vec::with_capacity(size as usize);
+    file.take(MAX_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(ReadTextError::Unreadable)?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
         return Err(ReadTextError::TooLarge {
-            bytes: metadata.len(),
+            bytes: bytes.len() as u64,
         });
     }
-    let bytes = std::fs::read(path).map_err(ReadTextError::Unreadable)?;
     text_from_bytes(bytes)
 }
 

@@ -151,24 +151,30 @@ impl Indexer {
         let priority = {
             let workspace = workspace.clone();
             tokio::task::spawn_blocking(move || {
-                let cache = Arc::new(IndexCache::load(workspace.root()));
-                let paths = workspace.discover();
+                // The cache is read while the folders are walked.
+                let (cache, paths) = rayon::join(
+                    || Arc::new(IndexCache::load(workspace.root())),
+                    || workspace.discover(),
+                );
                 let config = workspace.config().paths.clone();
-                let (mut priority, rest): (Vec<FilePath>, Vec<FilePath>) =
-                    paths.into_iter().partition(|path| {
-                        matches!(
-                            crate::index::file::classify(path, None, &config),
-                            FileKind::Card { .. } | FileKind::Outline | FileKind::AntiPatterns
-                        )
-                    });
-                // The largest first (the outline is several cards' worth):
-                // read last, it would keep one core busy while the others
-                // wait, and the open scene with them.
-                priority.sort_by_cached_key(|path| {
-                    let size = std::fs::metadata(workspace.root().join(path.as_ref()))
-                        .map_or(0, |metadata| metadata.len());
-                    std::cmp::Reverse(size)
-                });
+                let (mut priority, rest): (Vec<(u8, FilePath)>, Vec<(u8, FilePath)>) = paths
+                    .into_iter()
+                    .map(|path| {
+                        let order = match crate::index::file::classify(&path, None, &config) {
+                            FileKind::Outline => 0,
+                            FileKind::AntiPatterns => 1,
+                            FileKind::Card { .. } => 2,
+                            _ => 3,
+                        };
+                        (order, path)
+                    })
+                    .partition(|(order, _)| *order < 3);
+                // The outline first (it is several cards' worth): read last,
+                // it would keep one core busy while the others wait, and the
+                // open scene with them.
+                priority.sort();
+                let priority: Vec<FilePath> = priority.into_iter().map(|(_, path)| path).collect();
+                let rest: Vec<FilePath> = rest.into_iter().map(|(_, path)| path).collect();
                 let files = workspace.read_files_for_catalog(&priority, Some(&cache));
                 (files, rest, cache)
             })
