@@ -5,6 +5,9 @@
 //! location instead of panicking. When the block as a whole is not valid
 //! YAML, each top-level entry is parsed on its own, so one bad line costs
 //! that entry only and the rest of the card or scene is still indexed.
+//! A block of the plain shape (`key: value` lines, lists of plain words,
+//! dates and whole numbers) is read without the parser, to the same entries
+//! ([`plain`]).
 
 use std::fmt;
 
@@ -12,6 +15,8 @@ use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_saphyr::Spanned;
 
 use crate::text::TextRange;
+
+mod plain;
 
 /// A parsed front matter block.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -169,6 +174,9 @@ fn parse_content(text: &str, content: TextRange) -> (Vec<FrontMatterEntry>, Vec<
             ),
         };
         return (Vec::new(), vec![error]);
+    }
+    if let Some(entries) = plain::entries(yaml, content.start) {
+        return (entries, Vec::new());
     }
     match parse_mapping(yaml, content.start) {
         Ok(entries) => (entries, Vec::new()),
