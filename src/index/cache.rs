@@ -11,9 +11,9 @@
 //! the parse.
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -57,6 +57,29 @@ struct SavedBlock {
     range: (u32, u32),
     inline: (u32, u32),
     list_depth: u16,
+}
+
+/// The cache of a manuscript read from disk when a file first needs it: a
+/// start's cards and outline are mostly read for the catalog alone, without
+/// it, so its reading waits until their first diagnostics are out.
+pub struct LazyCache {
+    root: PathBuf,
+    cache: OnceLock<Arc<IndexCache>>,
+}
+
+impl LazyCache {
+    pub fn new(root: &Path) -> LazyCache {
+        LazyCache {
+            root: root.to_path_buf(),
+            cache: OnceLock::new(),
+        }
+    }
+
+    /// The cache, read on the first call (the other callers wait for it).
+    pub fn get(&self) -> &Arc<IndexCache> {
+        self.cache
+            .get_or_init(|| Arc::new(IndexCache::load(&self.root)))
+    }
 }
 
 /// The cache as read at start, and what the files read through it hashed to.

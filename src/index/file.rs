@@ -94,20 +94,31 @@ impl SourceFile {
         SourceFile::read_with(root, path, paths, cache, SourceFile::parse)
     }
 
-    /// Reads a file for the first diagnostics of a start: like
-    /// [`SourceFile::read_cached`], but a card or the outline its cache does
-    /// not hold is read for the catalog alone where it can be
-    /// ([`SourceFile::catalogued`]).
+    /// Reads a file for the first diagnostics of a start: a card or the
+    /// outline for the catalog alone where it can be
+    /// ([`SourceFile::catalogued`]); any other file, or one only a parse can
+    /// read, like [`SourceFile::read_cached`], the cache read only then.
     pub fn read_for_catalog(
         root: &Path,
         path: FilePath,
         paths: &PathsConfig,
-        cache: Option<&super::cache::IndexCache>,
+        cache: Option<&super::cache::LazyCache>,
     ) -> SourceFile {
-        SourceFile::read_with(root, path, paths, cache, |path, text, paths| {
-            SourceFile::catalogued(path.clone(), text.clone(), paths)
-                .unwrap_or_else(|| SourceFile::parse(path, text, paths))
-        })
+        match read_text(&root.join(&*path)) {
+            Ok(text) => {
+                let text: Arc<str> = text.into();
+                SourceFile::catalogued(path.clone(), text.clone(), paths).unwrap_or_else(|| {
+                    let cached = cache
+                        .filter(|_| !is_too_large_to_analyse(text.len()))
+                        .and_then(|cache| cache.get().syntax(&path, &text));
+                    match cached {
+                        Some(syntax) => SourceFile::with_syntax(path, text, syntax, paths),
+                        None => SourceFile::parse(path, text, paths),
+                    }
+                })
+            }
+            Err(reason) => SourceFile::unreadable(path, reason.to_string(), paths),
+        }
     }
 
     /// Reads a file from disk, its syntax from `cache` when it holds this

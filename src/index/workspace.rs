@@ -271,13 +271,13 @@ impl Workspace {
     }
 
     /// Reads `paths` for the first diagnostics of a start: the cards and the
-    /// outline its cache does not hold for the catalog alone where they can
-    /// be (see [`SourceFile::catalogued`]); read them again before the index
-    /// is done.
+    /// outline for the catalog alone where they can be, the cache read only
+    /// for the others (see [`SourceFile::read_for_catalog`]); read them
+    /// again before the index is done.
     pub fn read_files_for_catalog(
         &self,
         paths: &[FilePath],
-        cache: Option<&IndexCache>,
+        cache: Option<&super::cache::LazyCache>,
     ) -> Vec<SourceFile> {
         self.read_each(paths, |root, path, config| {
             SourceFile::read_for_catalog(root, path, config, cache)

@@ -1,10 +1,11 @@
-//! `initialized`: watched files registered, then the initial index in a task of its own: cards and outline (read for the catalog alone where their cache misses) and anti-pattern sheet first, the open documents checked, the cards and outline parsed, then the rest in batches with `$/progress`.
+//! `initialized`: watched files registered, then the initial index in a task of its own: cards and outline (read for the catalog alone where they can be; the index cache is read beside their first diagnostics) and anti-pattern sheet first, the open documents checked, the cards and outline parsed, then the rest in batches with `$/progress`.
 
 use std::sync::{Arc, Mutex};
 
 use tower_lsp_server::ls_types as lsp;
 use tower_lsp_server::{Bounded, NotCancellable, OngoingProgress};
 
+use crate::index::cache::LazyCache;
 use crate::index::config::CONFIG_FILE;
 use crate::index::{FileKind, FilePath, IndexCache};
 use crate::lsp::commands::shared::lock;
@@ -151,30 +152,22 @@ impl Indexer {
         let priority = {
             let workspace = workspace.clone();
             tokio::task::spawn_blocking(move || {
-                // The cache is read while the folders are walked.
-                let (cache, paths) = rayon::join(
-                    || Arc::new(IndexCache::load(workspace.root())),
-                    || workspace.discover(),
-                );
+                let cache = Arc::new(LazyCache::new(workspace.root()));
+                let paths = workspace.discover();
                 let config = workspace.config().paths.clone();
-                let (mut priority, rest): (Vec<(u8, FilePath)>, Vec<(u8, FilePath)>) = paths
-                    .into_iter()
-                    .map(|path| {
-                        let order = match crate::index::file::classify(&path, None, &config) {
-                            FileKind::Outline => 0,
-                            FileKind::AntiPatterns => 1,
-                            FileKind::Card { .. } => 2,
-                            _ => 3,
-                        };
-                        (order, path)
-                    })
-                    .partition(|(order, _)| *order < 3);
                 // The outline first (it is several cards' worth): read last,
                 // it would keep one core busy while the others wait, and the
                 // open scene with them.
-                priority.sort();
-                let priority: Vec<FilePath> = priority.into_iter().map(|(_, path)| path).collect();
-                let rest: Vec<FilePath> = rest.into_iter().map(|(_, path)| path).collect();
+                let order =
+                    |path: &FilePath| match crate::index::file::classify(path, None, &config) {
+                        FileKind::Outline => 0,
+                        FileKind::AntiPatterns => 1,
+                        FileKind::Card { .. } => 2,
+                        _ => 3,
+                    };
+                let (mut priority, rest): (Vec<FilePath>, Vec<FilePath>) =
+                    paths.into_iter().partition(|path| order(path) < 3);
+                priority.sort_by_cached_key(order);
                 let files = workspace.read_files_for_catalog(&priority, Some(&cache));
                 (files, rest, cache)
             })
@@ -197,6 +190,9 @@ impl Indexer {
             self.indexed.send_replace(true);
             return;
         };
+        // The cache, unless a card needed it, is read beside the catalog
+        // and the first diagnostics.
+        let cache = tokio::task::spawn_blocking(move || cache.get().clone());
         let catalogued: Vec<FilePath> = priority_files
             .iter()
             .filter(|file| file.catalogued)
@@ -209,6 +205,7 @@ impl Indexer {
         }
         // The open documents can be checked now: publish without debounce.
         self.publish(false).await;
+        let cache = cache.await.unwrap_or_default();
         // What was read for the catalog alone is parsed now, before the rest.
         self.parse_catalogued(catalogued, &cache).await;
 
