@@ -1,4 +1,4 @@
-//! `initialized`: watched files registered, then the initial index in a task of its own: cards and outline (read for the catalog alone where they can be; the index cache is read beside their first diagnostics) and anti-pattern sheet first, the open documents checked, the cards and outline parsed, then the rest in batches with `$/progress`.
+//! `initialized`: watched files registered, then the initial index in a task of its own: cards and outline (read for the catalog alone where they can be; the index cache is read after their first diagnostics) and anti-pattern sheet first, the open documents checked, the cards and outline parsed, then the rest in batches with `$/progress`.
 
 use std::sync::{Arc, Mutex};
 
@@ -190,9 +190,6 @@ impl Indexer {
             self.indexed.send_replace(true);
             return;
         };
-        // The cache, unless a card needed it, is read beside the catalog
-        // and the first diagnostics.
-        let cache = tokio::task::spawn_blocking(move || cache.get().clone());
         let catalogued: Vec<FilePath> = priority_files
             .iter()
             .filter(|file| file.catalogued)
@@ -205,7 +202,11 @@ impl Indexer {
         }
         // The open documents can be checked now: publish without debounce.
         self.publish(false).await;
-        let cache = cache.await.unwrap_or_default();
+        // The cache, unless a card needed it, is read once the first
+        // diagnostics are out.
+        let cache = tokio::task::spawn_blocking(move || cache.get().clone())
+            .await
+            .unwrap_or_default();
         // What was read for the catalog alone is parsed now, before the rest.
         self.parse_catalogued(catalogued, &cache).await;
 
