@@ -422,8 +422,20 @@ mod tests {
             "name: Agnes Northcote\naliases:\n  - Agnes\n  - the Kit\nstatus: alive\neyes: pale blue\nage: 63\n".into(),
             "title: 'The Mill'\r\npov: \"Agnes\"\r\ncharacters: [Agnes, Oona]\r\ndate: 1847-03-12\r\ntime: 14:30\r\nempty:\r\nnone: []\r\n".into(),
         ];
-        for path in crate::index::discover::markdown_files(&example) {
-            let text = std::fs::read_to_string(example.join(path.as_ref())).unwrap();
+        let mut folders = vec![example];
+        let mut files = Vec::new();
+        while let Some(folder) = folders.pop() {
+            for entry in std::fs::read_dir(folder).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    folders.push(path);
+                } else if path.extension().is_some_and(|extension| extension == "md") {
+                    files.push(path);
+                }
+            }
+        }
+        for path in files {
+            let text = std::fs::read_to_string(path).unwrap();
             let Some(front) = super::super::parse(&text) else {
                 continue;
             };
