@@ -91,7 +91,9 @@ impl SourceFile {
         paths: &PathsConfig,
         cache: Option<&super::cache::IndexCache>,
     ) -> SourceFile {
-        SourceFile::read_with(root, path, paths, cache, SourceFile::parse)
+        SourceFile::read_with(root, path, paths, |path, text, paths| {
+            SourceFile::cached_or_parsed(path, text, paths, cache)
+        })
     }
 
     /// Reads a file for the first diagnostics of a start: a card or the
@@ -104,43 +106,42 @@ impl SourceFile {
         paths: &PathsConfig,
         cache: Option<&super::cache::LazyCache>,
     ) -> SourceFile {
-        match read_text(&root.join(&*path)) {
-            Ok(text) => {
-                let text: Arc<str> = text.into();
-                SourceFile::catalogued(path.clone(), text.clone(), paths).unwrap_or_else(|| {
-                    let cached = cache
-                        .filter(|_| !is_too_large_to_analyse(text.len()))
-                        .and_then(|cache| cache.get().syntax(&path, &text));
-                    match cached {
-                        Some(syntax) => SourceFile::with_syntax(path, text, syntax, paths),
-                        None => SourceFile::parse(path, text, paths),
-                    }
-                })
-            }
-            Err(reason) => SourceFile::unreadable(path, reason.to_string(), paths),
-        }
+        SourceFile::read_with(root, path, paths, |path, text, paths| {
+            SourceFile::catalogued(path.clone(), text.clone(), paths).unwrap_or_else(|| {
+                let cache = cache.map(|cache| &**cache.get());
+                SourceFile::cached_or_parsed(path, text, paths, cache)
+            })
+        })
     }
 
-    /// Reads a file from disk, its syntax from `cache` when it holds this
-    /// very text, else understood by `uncached`.
+    /// Reads a file from disk and understands it with `understand`; a file
+    /// that cannot be read is kept with why ([`SourceFile::unreadable`]).
     fn read_with(
         root: &Path,
         path: FilePath,
         paths: &PathsConfig,
-        cache: Option<&super::cache::IndexCache>,
-        uncached: impl FnOnce(FilePath, Arc<str>, &PathsConfig) -> SourceFile,
+        understand: impl FnOnce(FilePath, Arc<str>, &PathsConfig) -> SourceFile,
     ) -> SourceFile {
         match read_text(&root.join(&*path)) {
-            Ok(text) => {
-                let cached = cache
-                    .filter(|_| !is_too_large_to_analyse(text.len()))
-                    .and_then(|cache| cache.syntax(&path, &text));
-                match cached {
-                    Some(syntax) => SourceFile::with_syntax(path, text.into(), syntax, paths),
-                    None => uncached(path, text.into(), paths),
-                }
-            }
+            Ok(text) => understand(path, text.into(), paths),
             Err(reason) => SourceFile::unreadable(path, reason.to_string(), paths),
+        }
+    }
+
+    /// `text` with its syntax from `cache` when it holds this very text,
+    /// else parsed.
+    fn cached_or_parsed(
+        path: FilePath,
+        text: Arc<str>,
+        paths: &PathsConfig,
+        cache: Option<&super::cache::IndexCache>,
+    ) -> SourceFile {
+        let cached = cache
+            .filter(|_| !is_too_large_to_analyse(text.len()))
+            .and_then(|cache| cache.syntax(&path, &text));
+        match cached {
+            Some(syntax) => SourceFile::with_syntax(path, text, syntax, paths),
+            None => SourceFile::parse(path, text, paths),
         }
     }
 

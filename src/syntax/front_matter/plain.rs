@@ -18,9 +18,8 @@ use crate::text::TextRange;
 /// file) when every line is of the plain shape; `None` otherwise.
 pub(super) fn entries(yaml: &str, base: usize) -> Option<Vec<FrontMatterEntry>> {
     let mut entries: Vec<FrontMatterEntry> = Vec::new();
-    // The last entry's block list: its items' indent, and where its first
-    // dash is.
-    let mut list: Option<(usize, usize)> = None;
+    // The indent of the items of the last entry's block list.
+    let mut list: Option<usize> = None;
     let mut offset = 0;
     for raw in yaml.split_inclusive('\n') {
         let start = base + offset;
@@ -35,32 +34,27 @@ pub(super) fn entries(yaml: &str, base: usize) -> Option<Vec<FrontMatterEntry>> 
         }
         let indent = line.len() - line.trim_start_matches(' ').len();
         if indent > 0 {
-            // An item of the last entry's block list, at one indent.
+            // An item of the last entry's block list, all at one indent: the
+            // list starts at the first item's dash.
             let item = line[indent..].strip_prefix("- ")?;
             let entry = entries.last_mut()?;
             let dash = start + indent;
-            let (list_indent, first_dash) = match (&entry.value.kind, list) {
-                (YamlKind::Null, None) if entry.value.range.is_empty() => (indent, dash),
-                (YamlKind::Sequence(_), Some((list_indent, first_dash))) => {
-                    (list_indent, first_dash)
-                }
-                _ => return None,
-            };
-            if indent != list_indent {
-                return None;
-            }
             let value = scalar(item, dash + 2, Context::Block)?;
             let end = value.range.end;
-            let mut items = match std::mem::replace(&mut entry.value.kind, YamlKind::Null) {
-                YamlKind::Sequence(items) => items,
-                _ => Vec::new(),
-            };
-            items.push(value);
-            entry.value = YamlValue {
-                range: TextRange::new(first_dash, end),
-                kind: YamlKind::Sequence(items),
-            };
-            list = Some((list_indent, first_dash));
+            match (&mut entry.value.kind, list) {
+                (YamlKind::Null, None) => {
+                    entry.value = YamlValue {
+                        range: TextRange::new(dash, end),
+                        kind: YamlKind::Sequence(vec![value]),
+                    };
+                    list = Some(indent);
+                }
+                (YamlKind::Sequence(items), Some(list_indent)) if indent == list_indent => {
+                    items.push(value);
+                    entry.value.range.end = end;
+                }
+                _ => return None,
+            }
             continue;
         }
         list = None;

@@ -154,20 +154,7 @@ impl Indexer {
             tokio::task::spawn_blocking(move || {
                 let cache = Arc::new(LazyCache::new(workspace.root()));
                 let paths = workspace.discover();
-                let config = workspace.config().paths.clone();
-                // The outline first (it is several cards' worth): read last,
-                // it would keep one core busy while the others wait, and the
-                // open scene with them.
-                let order =
-                    |path: &FilePath| match crate::index::file::classify(path, None, &config) {
-                        FileKind::Outline => 0,
-                        FileKind::AntiPatterns => 1,
-                        FileKind::Card { .. } => 2,
-                        _ => 3,
-                    };
-                let (mut priority, rest): (Vec<FilePath>, Vec<FilePath>) =
-                    paths.into_iter().partition(|path| order(path) < 3);
-                priority.sort_by_cached_key(order);
+                let (priority, rest) = priority_first(paths, &workspace.config().paths);
                 let files = workspace.read_files_for_catalog(&priority, Some(&cache));
                 (files, rest, cache)
             })
@@ -259,4 +246,27 @@ impl Indexer {
             self.publish(self.support.diagnostic_refresh).await;
         }
     }
+}
+
+/// The cards, the outline and the anti-pattern sheet, whose index the
+/// first diagnostics need, and the rest, each in `paths`' order but for the
+/// outline, first: read last, it would keep one core busy while the others
+/// wait (it is several cards' worth), and the open scene with them.
+fn priority_first(
+    paths: Vec<FilePath>,
+    config: &crate::index::config::PathsConfig,
+) -> (Vec<FilePath>, Vec<FilePath>) {
+    let order = |path: &FilePath| match crate::index::file::classify(path, None, config) {
+        FileKind::Outline => 0,
+        FileKind::AntiPatterns => 1,
+        FileKind::Card { .. } => 2,
+        _ => 3,
+    };
+    let mut ordered: Vec<(u8, FilePath)> =
+        paths.into_iter().map(|path| (order(&path), path)).collect();
+    ordered.sort_by_key(|(order, _)| *order);
+    let first_other = ordered.partition_point(|(order, _)| *order < 3);
+    let rest = ordered.drain(first_other..).map(|(_, path)| path).collect();
+    let priority = ordered.into_iter().map(|(_, path)| path).collect();
+    (priority, rest)
 }
