@@ -69,7 +69,7 @@ pub(super) fn in_memory_clause(text: &str, prose: &Prose, first: usize, last: us
     let Some(sentence) = prose.sentence_of(first) else {
         return false;
     };
-    let lower = |index: usize| prose.tokens[index].text(text).to_lowercase();
+    let lower = |index: usize| crate::prose::lowercase(prose.tokens[index].text(text));
     let mut index = first;
     while index > sentence.tokens.start {
         index -= 1;
@@ -80,7 +80,7 @@ pub(super) fn in_memory_clause(text: &str, prose: &Prose, first: usize, last: us
         {
             break;
         }
-        if prose.tokens[index].is_word() && MEMORY_CUES.contains(&lower(index).as_str()) {
+        if prose.tokens[index].is_word() && MEMORY_CUES.contains(&&*lower(index)) {
             return true;
         }
     }
@@ -88,7 +88,7 @@ pub(super) fn in_memory_clause(text: &str, prose: &Prose, first: usize, last: us
         if is_clause_break(text, prose, index) {
             break;
         }
-        if prose.tokens[index].is_word() && DATING_CUES.contains(&lower(index).as_str()) {
+        if prose.tokens[index].is_word() && DATING_CUES.contains(&&*lower(index)) {
             return true;
         }
     }

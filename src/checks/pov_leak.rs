@@ -205,8 +205,10 @@ pub(super) fn check(
         mentions: workspace.mentions(&file.path),
         pov: &pov,
     };
+    // One buffer for every sentence's words.
+    let mut words = Vec::new();
     for sentence in prose.sentences.iter().filter(|sentence| !sentence.heading) {
-        let Some((who, range)) = reader.leak(sentence) else {
+        let Some((who, range)) = reader.leak(sentence, &mut words) else {
             continue;
         };
         let Some(card) = catalog.card(&who).and_then(|file| file.card()) else {
@@ -246,8 +248,8 @@ struct Reader<'a> {
 }
 
 impl Reader<'_> {
-    fn lower(&self, index: usize) -> String {
-        self.prose.tokens[index].text(self.text).to_lowercase()
+    fn lower(&self, index: usize) -> std::borrow::Cow<'_, str> {
+        crate::prose::lowercase(self.prose.tokens[index].text(self.text))
     }
 
     /// The character a word at `index` names or means, and whether possessive.
@@ -282,20 +284,20 @@ impl Reader<'_> {
             })
     }
 
-    /// The first leak of a sentence: who, and the words that leak.
-    fn leak(&self, sentence: &Sentence) -> Option<(FilePath, TextRange)> {
+    /// The first leak of a sentence: who, and the words that leak (`words`
+    /// is a buffer for the sentence's words outside quotes).
+    fn leak(&self, sentence: &Sentence, words: &mut Vec<usize>) -> Option<(FilePath, TextRange)> {
         let tokens = sentence.tokens.clone();
         let last = self.prose.tokens[tokens.end - 1];
         if last.is_punct(self.text, '?') || last.quoted {
             return None;
         }
-        let words: Vec<usize> = tokens
-            .clone()
-            .filter(|&index| {
-                let token = &self.prose.tokens[index];
-                token.is_word() && !token.quoted
-            })
-            .collect();
+        words.clear();
+        words.extend(tokens.clone().filter(|&index| {
+            let token = &self.prose.tokens[index];
+            token.is_word() && !token.quoted
+        }));
+        let words = &*words;
         for (at, &index) in words.iter().enumerate() {
             let Some((who, possessive, start)) = self.person_at(index) else {
                 continue;
@@ -316,7 +318,7 @@ impl Reader<'_> {
             // thought itself holds ("wondered whether … would") does not count.
             if words[..next]
                 .iter()
-                .any(|&word| FRAMES.contains(&self.lower(word).as_str()))
+                .any(|&word| FRAMES.contains(&&*self.lower(word)))
             {
                 return None;
             }
@@ -326,12 +328,12 @@ impl Reader<'_> {
             }
             let verb_word = self.lower(verb);
             let end = if possessive {
-                let part = verb_word.as_str();
+                let part = &*verb_word;
                 let motion = words.get(next + 1).map(|&word| self.lower(word));
                 (INNER_PARTS.contains(&part)
-                    && motion.is_some_and(|motion| INNER_MOTIONS.contains(&motion.as_str())))
+                    && motion.is_some_and(|motion| INNER_MOTIONS.contains(&&*motion)))
                 .then(|| words[next + 1])
-            } else if INNER_VERBS.contains(&verb_word.as_str()) {
+            } else if INNER_VERBS.contains(&&*verb_word) {
                 Some(verb)
             } else if verb_word == "felt" {
                 // "felt a stab of fear": up to the last word of the feeling.
@@ -339,7 +341,7 @@ impl Reader<'_> {
                     .iter()
                     .take(4)
                     .rev()
-                    .find(|&&word| FEELINGS.contains(&self.lower(word).as_str()))
+                    .find(|&&word| FEELINGS.contains(&&*self.lower(word)))
                     .copied()
             } else {
                 None

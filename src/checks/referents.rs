@@ -207,10 +207,12 @@ impl Referents {
             {
                 next_named += 1;
             }
-            let in_sentence: Vec<&Named> = named[next_named..]
-                .iter()
-                .take_while(|name| name.token < sentence.tokens.end)
-                .collect();
+            let in_sentence = &named[next_named
+                ..next_named
+                    + named[next_named..]
+                        .iter()
+                        .take_while(|name| name.token < sentence.tokens.end)
+                        .count()];
             let persons = sentence
                 .tokens
                 .clone()
@@ -227,7 +229,7 @@ impl Referents {
                 text,
                 prose,
                 range: sentence.tokens.clone(),
-                named: &in_sentence,
+                named: in_sentence,
                 persons,
             };
             let subject_token = reading.subject_token();
@@ -304,14 +306,14 @@ struct SentenceReading<'a> {
     text: &'a str,
     prose: &'a Prose,
     range: std::ops::Range<usize>,
-    named: &'a [&'a Named],
+    named: &'a [Named],
     /// The unnamed people of the sentence's narration ("the man"), by token.
     persons: Vec<(usize, Option<Gender>)>,
 }
 
 impl SentenceReading<'_> {
-    fn lower(&self, index: usize) -> String {
-        self.prose.tokens[index].text(self.text).to_lowercase()
+    fn lower(&self, index: usize) -> std::borrow::Cow<'_, str> {
+        lowercase(self.prose.tokens[index].text(self.text))
     }
 
     /// The token that opens the sentence's narration: its first word outside
@@ -327,7 +329,7 @@ impl SentenceReading<'_> {
             .peekable();
         let mut first = words.next()?;
         if matches!(
-            self.lower(first).as_str(),
+            &*self.lower(first),
             "then" | "but" | "and" | "so" | "yet" | "now"
         ) {
             first = words.next()?;
@@ -356,7 +358,7 @@ impl SentenceReading<'_> {
         }) else {
             return false;
         };
-        if !SUBORDINATORS.contains(&self.lower(first).as_str()) {
+        if !SUBORDINATORS.contains(&&*self.lower(first)) {
             return false;
         }
         !self
@@ -375,7 +377,7 @@ impl SentenceReading<'_> {
 
     fn distinct_agreeing<'n>(
         &self,
-        names: impl Iterator<Item = &'n &'n Named>,
+        names: impl Iterator<Item = &'n Named>,
         gender: Gender,
         except: Option<&FilePath>,
     ) -> Vec<&'n FilePath> {

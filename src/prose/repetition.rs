@@ -6,7 +6,7 @@
 
 use std::borrow::Cow;
 use std::hash::{Hash, Hasher};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use rustc_hash::{FxHashSet, FxHasher};
 
@@ -299,14 +299,52 @@ fn key_of(word: &str) -> Cow<'_, str> {
     }
 }
 
+/// A word's lowercase or key: a part of the text, or a string of its own
+/// (shared with the reading of its line that [`words_by_line`] keeps, so
+/// reading a kept line copies no string).
+#[derive(Clone, Debug)]
+pub enum Spelling<'a> {
+    Text(&'a str),
+    Own(Arc<str>),
+}
+
+impl std::ops::Deref for Spelling<'_> {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        match self {
+            Spelling::Text(text) => text,
+            Spelling::Own(own) => own,
+        }
+    }
+}
+
+/// Spellings are equal by their text, wherever it is kept.
+impl PartialEq for Spelling<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        **self == **other
+    }
+}
+
+impl Eq for Spelling<'_> {}
+
+impl<'a> From<Cow<'a, str>> for Spelling<'a> {
+    fn from(cow: Cow<'a, str>) -> Spelling<'a> {
+        match cow {
+            Cow::Borrowed(text) => Spelling::Text(text),
+            Cow::Owned(own) => Spelling::Own(own.into()),
+        }
+    }
+}
+
 /// A word of a file's prose.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Word<'a> {
     pub range: TextRange,
     /// The word lowercased (borrowed from the text when it already was).
-    pub lower: Cow<'a, str>,
+    pub lower: Spelling<'a>,
     /// What it is the same as ([`echo_key`]).
-    pub key: Cow<'a, str>,
+    pub key: Spelling<'a>,
     /// Not common, not a name, not a number: a word whose repetition shows.
     pub content: bool,
     /// A dialogue tag ([`DIALOGUE_TAGS`]).
@@ -329,7 +367,7 @@ pub fn words<'a>(text: &'a str, prose: &Prose, is_name: impl Fn(&str) -> bool) -
         .map(|(token, sentence)| {
             let found = &prose.tokens[token];
             let (lower, key, class) = classify(found.text(text), found.clause_start, &is_name);
-            word(found, lower, key, class, sentence, token)
+            word(found, lower.into(), key.into(), class, sentence, token)
         })
         .collect()
 }
@@ -392,9 +430,9 @@ pub fn words_by_line<'a>(
         });
         let restore = |slot: &Slot| match slot {
             Slot::InLine(start, len) => {
-                Cow::Borrowed(&text[line_start + start..line_start + start + len])
+                Spelling::Text(&text[line_start + start..line_start + start + len])
             }
-            Slot::Owned(owned) => Cow::Owned(owned.to_string()),
+            Slot::Owned(owned) => Spelling::Own(Arc::clone(owned)),
         };
         for (&(token, sentence), kept) in line.iter().zip(kept.iter()) {
             let lower = restore(&kept.lower);
@@ -446,7 +484,7 @@ struct Kept {
 /// A word's lowercase or key: a part of its line, or a string of its own.
 enum Slot {
     InLine(usize, usize),
-    Owned(Box<str>),
+    Owned(Arc<str>),
 }
 
 /// A word's lowercase, key and class, from its text (`raw`), whether it
@@ -471,8 +509,8 @@ fn classify<'a>(
 
 fn word<'a>(
     token: &super::Token,
-    lower: Cow<'a, str>,
-    key: Cow<'a, str>,
+    lower: Spelling<'a>,
+    key: Spelling<'a>,
     class: Class,
     sentence: usize,
     index: usize,
@@ -574,6 +612,6 @@ mod tests {
             .map(|word| &*word.lower)
             .collect();
         assert_eq!(content, ["lantern", "burned", "lantern"]);
-        assert!(words.iter().any(|word| word.tag && word.lower == "said"));
+        assert!(words.iter().any(|word| word.tag && &*word.lower == "said"));
     }
 }
