@@ -58,7 +58,7 @@ pub struct Catalog {
 impl Catalog {
     /// Builds the catalog of `files`, reusing `previous`'s matcher when no name changed.
     pub fn build(
-        files: &BTreeMap<FilePath, Arc<SourceFile>>,
+        files: &super::workspace::Files,
         previous: Option<&Catalog>,
         calendar: &Arc<super::calendar::Calendar>,
     ) -> Catalog {

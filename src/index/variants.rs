@@ -146,9 +146,9 @@ pub struct Variants {
 
 impl Variants {
     pub fn build(
-        files: &BTreeMap<FilePath, Arc<SourceFile>>,
-        near: &HashMap<FilePath, Arc<[NearName]>>,
-        mentions: &HashMap<FilePath, Arc<[Mention]>>,
+        files: &super::workspace::Files,
+        near: &super::workspace::ByFile<Arc<[NearName]>>,
+        mentions: &super::workspace::ByFile<Arc<[Mention]>>,
         catalog: &Catalog,
     ) -> Variants {
         let mut uses: BTreeMap<&str, Vec<(FilePath, TextRange)>> = BTreeMap::new();
@@ -212,8 +212,8 @@ impl Variants {
 
 /// The mentions of `card` in scenes whose matched name holds `word`.
 fn name_word_uses(
-    files: &BTreeMap<FilePath, Arc<SourceFile>>,
-    mentions: &HashMap<FilePath, Arc<[Mention]>>,
+    files: &super::workspace::Files,
+    mentions: &super::workspace::ByFile<Arc<[Mention]>>,
     card: &FilePath,
     word: &str,
 ) -> usize {

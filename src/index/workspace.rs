@@ -1,10 +1,12 @@
 //! The whole manuscript: every file, the catalog, and the mention index.
 //!
-//! A [`Workspace`] is a value: cloning it is cheap (maps of `Arc`s) and gives
-//! an immutable snapshot that checks and queries can use off the server's
-//! lock while the next edit is applied to the original.
+//! A [`Workspace`] is a value: cloning it costs a few reference counts (its
+//! maps by file are persistent maps, which share all but the path to what
+//! an edit changed, and the rest is in `Arc`s) and gives an immutable
+//! snapshot that checks and queries can use off the server's lock while the
+//! next edit is applied to the original.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
@@ -19,6 +21,12 @@ use super::lexicon::Lexicon;
 use super::mentions::Mention;
 use super::variants::{NearName, Variants};
 
+/// Every file of the manuscript, by path (a persistent map: a clone shares it).
+pub type Files = imbl::OrdMap<FilePath, Arc<SourceFile>>;
+
+/// Something of each file, by path (a persistent map: a clone shares it).
+pub type ByFile<T> = imbl::HashMap<FilePath, T>;
+
 /// What a file's prose says of the cards' names: its mentions and its near misses.
 type FileNames = (FilePath, Arc<[Mention]>, Arc<[NearName]>);
 
@@ -29,10 +37,10 @@ pub struct Workspace {
     config_error: Option<ConfigError>,
     /// The calendar of `[calendar]`, which the story clock counts in.
     calendar: Arc<Calendar>,
-    files: BTreeMap<FilePath, Arc<SourceFile>>,
-    mentions: HashMap<FilePath, Arc<[Mention]>>,
+    files: Files,
+    mentions: ByFile<Arc<[Mention]>>,
     /// Each scene's capitalised words near a name, found with its mentions.
-    near_names: HashMap<FilePath, Arc<[NearName]>>,
+    near_names: ByFile<Arc<[NearName]>>,
     /// The manuscript's consistent spellings of names, summed on first use.
     variants: Arc<OnceLock<Variants>>,
     catalog: Arc<Catalog>,

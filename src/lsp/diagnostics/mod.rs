@@ -109,8 +109,9 @@ pub struct DiagnosticsCache {
     pub gates: Arc<Gates>,
     /// Each file's checks key, from the last pass that computed it.
     keys: HashMap<FilePath, u64>,
-    /// The story's health's diagnostics of each file, as last measured.
-    book: HashMap<FilePath, Vec<lsp::Diagnostic>>,
+    /// The story's health's diagnostics of each file, as last measured
+    /// (shared: a pass of the open documents reads it, never copies it).
+    book: Arc<HashMap<FilePath, Vec<lsp::Diagnostic>>>,
     entries: HashMap<FilePath, CacheEntry>,
     /// What the client was last sent, per file (push mode): the
     /// diagnostics, the document version and the pass they were computed in.
@@ -202,11 +203,11 @@ pub fn compute(
     };
     let book = match (health, keys) {
         (HealthPass::Fresh(measures), Some(keys)) => {
-            let book = measure_health(workspace, encoding, measures, &keys);
+            let book = Arc::new(measure_health(workspace, encoding, measures, &keys));
             lock(cache).book = book.clone();
             book
         }
-        (HealthPass::Skip, _) => HashMap::new(),
+        (HealthPass::Skip, _) => Arc::default(),
         _ => lock(cache).book.clone(),
     };
     files
@@ -270,7 +271,7 @@ pub fn refresh_health(
         .collect();
     changed.sort();
     changed.dedup();
-    cache.book = fresh;
+    cache.book = Arc::new(fresh);
     changed
         .into_iter()
         .filter_map(|path| {
