@@ -1,6 +1,7 @@
 //! Conversions between the core's byte offsets and paths and LSP's
 //! positions and URIs. The only place where columns meet encodings.
 
+use std::collections::HashMap;
 use std::path::Path;
 
 use tower_lsp_server::ls_types::{self as lsp, Uri};
@@ -141,37 +142,66 @@ pub fn diagnostic(
     diagnostic: &checks::Diagnostic,
     encoding: PositionEncoding,
 ) -> lsp::Diagnostic {
-    let lsp_range = match workspace.file(&diagnostic.path) {
-        Some(file) => range(file, diagnostic.range, encoding),
-        None => {
-            let text = std::fs::read_to_string(workspace.absolute_path(&diagnostic.path))
-                .unwrap_or_default();
-            range_in_text(&text, diagnostic.range, encoding)
+    Diagnostics::new(workspace, encoding).convert(diagnostic)
+}
+
+/// Converts diagnostics of one snapshot, each related file's URI made once
+/// (making one resolves its path on disk: a scene's hundred echoes would
+/// resolve it a hundred times).
+pub struct Diagnostics<'w> {
+    workspace: &'w Workspace,
+    encoding: PositionEncoding,
+    uris: HashMap<FilePath, Option<Uri>>,
+}
+
+impl<'w> Diagnostics<'w> {
+    pub fn new(workspace: &'w Workspace, encoding: PositionEncoding) -> Diagnostics<'w> {
+        Diagnostics {
+            workspace,
+            encoding,
+            uris: HashMap::new(),
         }
-    };
-    // Sized up front: collected from a filter, one place would take room
-    // for four (about 450 bytes more on each of a manuscript's diagnostics,
-    // which the server keeps).
-    let mut related = Vec::with_capacity(diagnostic.related.len());
-    related.extend(diagnostic.related.iter().filter_map(|related| {
-        let file = workspace.file(&related.path)?;
-        Some(lsp::DiagnosticRelatedInformation {
-            location: lsp::Location {
-                uri: uri_for(workspace, &related.path)?,
-                range: range(file, related.range, encoding),
-            },
-            message: related.message.clone(),
-        })
-    }));
-    lsp::Diagnostic {
-        range: lsp_range,
-        severity: Some(severity(diagnostic.severity)),
-        code: Some(lsp::NumberOrString::String(
-            diagnostic.code.as_str().to_owned(),
-        )),
-        source: Some("control-room".to_owned()),
-        message: diagnostic.message.clone(),
-        related_information: (!related.is_empty()).then_some(related),
-        ..lsp::Diagnostic::default()
+    }
+
+    pub fn convert(&mut self, diagnostic: &checks::Diagnostic) -> lsp::Diagnostic {
+        let (workspace, encoding) = (self.workspace, self.encoding);
+        let lsp_range = match workspace.file(&diagnostic.path) {
+            Some(file) => range(file, diagnostic.range, encoding),
+            None => {
+                let text = std::fs::read_to_string(workspace.absolute_path(&diagnostic.path))
+                    .unwrap_or_default();
+                range_in_text(&text, diagnostic.range, encoding)
+            }
+        };
+        // Sized up front: collected from a filter, one place would take room
+        // for four (about 450 bytes more on each of a manuscript's diagnostics,
+        // which the server keeps).
+        let mut related = Vec::with_capacity(diagnostic.related.len());
+        related.extend(diagnostic.related.iter().filter_map(|related| {
+            let file = workspace.file(&related.path)?;
+            let uri = self
+                .uris
+                .entry(related.path.clone())
+                .or_insert_with(|| uri_for(workspace, &related.path))
+                .clone()?;
+            Some(lsp::DiagnosticRelatedInformation {
+                location: lsp::Location {
+                    uri,
+                    range: range(file, related.range, encoding),
+                },
+                message: related.message.clone(),
+            })
+        }));
+        lsp::Diagnostic {
+            range: lsp_range,
+            severity: Some(severity(diagnostic.severity)),
+            code: Some(lsp::NumberOrString::String(
+                diagnostic.code.as_str().to_owned(),
+            )),
+            source: Some("control-room".to_owned()),
+            message: diagnostic.message.clone(),
+            related_information: (!related.is_empty()).then_some(related),
+            ..lsp::Diagnostic::default()
+        }
     }
 }

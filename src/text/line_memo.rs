@@ -7,6 +7,10 @@ use std::sync::{Arc, Mutex};
 
 use rustc_hash::FxHashMap;
 
+/// Each line's reading, by the line's text, with the key of what else it
+/// depends on (of two equal lines with different keys, one is kept).
+type Lines<T> = FxHashMap<Box<str>, (u64, Arc<T>)>;
+
 /// Each line's reading of one file, by the line's text and a key of what
 /// else the reading depends on.
 pub struct LineMemo<T> {
@@ -15,7 +19,7 @@ pub struct LineMemo<T> {
 
 struct Kept<T> {
     path: Box<str>,
-    lines: FxHashMap<(Box<str>, u64), Arc<T>>,
+    lines: Lines<T>,
 }
 
 impl<T> LineMemo<T> {
@@ -52,23 +56,27 @@ impl<T> Default for LineMemo<T> {
 pub struct Reading<'m, T> {
     memo: &'m LineMemo<T>,
     path: Box<str>,
-    old: FxHashMap<(Box<str>, u64), Arc<T>>,
-    new: FxHashMap<(Box<str>, u64), Arc<T>>,
+    old: Lines<T>,
+    new: Lines<T>,
 }
 
 impl<T> Reading<'_, T> {
     /// The reading of `line` (with `key`, what else it depends on), kept
     /// from the last reading or made by `read`.
     pub fn line(&mut self, line: &str, key: u64, read: impl FnOnce() -> T) -> Arc<T> {
-        let entry = (Box::<str>::from(line), key);
-        let found = match self.old.remove(&entry) {
-            Some(found) => found,
-            None => match self.new.get(&entry) {
-                Some(found) => found.clone(),
-                None => Arc::new(read()),
-            },
+        // The same line twice in this reading.
+        if let Some((kept, found)) = self.new.get(line)
+            && *kept == key
+        {
+            return found.clone();
+        }
+        // A kept line moves to this reading with its text: no copy of it.
+        let (text, found) = match self.old.remove_entry(line) {
+            Some((text, (kept, found))) if kept == key => (text, found),
+            Some((text, _)) => (text, Arc::new(read())),
+            None => (Box::from(line), Arc::new(read())),
         };
-        self.new.insert(entry, found.clone());
+        self.new.insert(text, (key, found.clone()));
         found
     }
 }
@@ -146,5 +154,33 @@ mod tests {
         let kept = memo.kept.lock().unwrap();
         let kept = kept.as_ref().unwrap();
         assert_eq!((&*kept.path, kept.lines.len()), ("b.md", 1));
+    }
+
+    #[test]
+    fn a_line_whose_key_changed_is_read_again() {
+        let memo: LineMemo<u64> = LineMemo::new();
+        let reads = std::cell::Cell::new(0);
+        let read = |lines: &[(&str, u64)]| -> Vec<u64> {
+            let mut reading = memo.reading("a.md");
+            lines
+                .iter()
+                .map(|&(line, key)| {
+                    *reading.line(line, key, || {
+                        reads.set(reads.get() + 1);
+                        key
+                    })
+                })
+                .collect()
+        };
+        assert_eq!(read(&[("one", 1), ("two", 1)]), [1, 1]);
+        assert_eq!(read(&[("one", 1), ("two", 2)]), [1, 2]);
+        assert_eq!(
+            reads.get(),
+            3,
+            "only the line whose key changed is read again"
+        );
+        // One line twice with two keys: each reading is its key's.
+        assert_eq!(read(&[("one", 1), ("one", 3)]), [1, 3]);
+        assert_eq!(read(&[("one", 1), ("one", 3)])[1], 3);
     }
 }

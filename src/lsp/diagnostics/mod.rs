@@ -172,9 +172,10 @@ pub fn compute(
     let fresh: Vec<(FilePath, CacheEntry)> = stale
         .par_iter()
         .map(|(file, key)| {
+            let mut convert = convert::Diagnostics::new(workspace, encoding);
             let diagnostics = checks::check_file(workspace, &file.path)
                 .iter()
-                .map(|diagnostic| convert::diagnostic(workspace, diagnostic, encoding))
+                .map(|diagnostic| convert.convert(diagnostic))
                 .collect();
             (
                 file.path.clone(),
@@ -242,10 +243,11 @@ fn measure_health(
             .copied()
             .unwrap_or_else(|| checks::dependency_key(workspace, file))
     });
+    let mut convert = convert::Diagnostics::new(workspace, encoding);
     for diagnostic in report.diagnostics(workspace) {
         book.entry(diagnostic.path.clone())
             .or_default()
-            .push(convert::diagnostic(workspace, &diagnostic, encoding));
+            .push(convert.convert(&diagnostic));
     }
     book
 }
@@ -390,9 +392,10 @@ impl DiagnosticsCache {
         workspace: &Workspace,
         encoding: PositionEncoding,
     ) -> Option<Vec<lsp::Diagnostic>> {
+        let mut convert = convert::Diagnostics::new(workspace, encoding);
         let current: Vec<lsp::Diagnostic> = checks::check_config(workspace)
             .iter()
-            .map(|diagnostic| convert::diagnostic(workspace, diagnostic, encoding))
+            .map(|diagnostic| convert.convert(diagnostic))
             .collect();
         let previous = self.config_published.clone().unwrap_or_default();
         if previous == current {
