@@ -27,9 +27,14 @@
 //!   and names inside quotes are nobody's antecedent.
 
 use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+
+use rustc_hash::FxHasher;
 
 use crate::index::{CardKind, FilePath, Mention, SourceFile, Workspace};
-use crate::prose::{Prose, lowercase};
+use crate::prose::{Prose, Sentence, lowercase};
+use crate::text::line_memo::LineMemo;
 
 pub(super) use crate::index::gender::{Gender, pronoun_gender};
 
@@ -128,7 +133,7 @@ struct Named {
     gender: Option<Gender>,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 enum Focus {
     #[default]
     None,
@@ -141,7 +146,7 @@ fn agrees(gender: Option<Gender>, with: Gender) -> bool {
 }
 
 /// The characters a scene's pronouns and sentences refer to.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, PartialEq, Eq)]
 pub(super) struct Referents {
     /// Token index of a pronoun in narration → the character it means
     /// (`None`: ambiguous or nobody).
@@ -195,6 +200,21 @@ impl Referents {
         };
         let mut focus = start_focus();
         let mut next_named = 0;
+        // The scene being typed in keeps each sentence's reading, by its
+        // text and all else the reading reads: typing reads one sentence
+        // again, and those after it whose focus it changed.
+        static MEMO: LineMemo<SentenceOutcome> = LineMemo::new();
+        let mut memo = workspace
+            .is_typed_in(&file.path)
+            .then(|| MEMO.reading(&file.path));
+        let world = memo.as_ref().map_or(0, |_| {
+            let mut genders: Vec<(&FilePath, Option<Gender>)> =
+                known.iter().map(|(card, gender)| (card, *gender)).collect();
+            genders.sort_unstable();
+            let mut hasher = FxHasher::default();
+            (&pov, pov_gender, genders).hash(&mut hasher);
+            hasher.finish()
+        });
         for sentence in &prose.sentences {
             if sentence.heading {
                 focus = start_focus();
@@ -213,61 +233,23 @@ impl Referents {
                         .iter()
                         .take_while(|name| name.token < sentence.tokens.end)
                         .count()];
-            let persons = sentence
-                .tokens
-                .clone()
-                .filter(|&at| {
-                    let token = &prose.tokens[at];
-                    token.is_word() && !token.quoted
-                })
-                .filter_map(|at| {
-                    person_noun_gender(&lowercase(prose.tokens[at].text(text)))
-                        .map(|noun| (at, noun))
-                })
-                .collect();
-            let reading = SentenceReading {
-                text,
-                prose,
-                range: sentence.tokens.clone(),
-                named: in_sentence,
-                persons,
+            let read = || {
+                let reading = SentenceReading::new(text, prose, sentence, in_sentence);
+                reading.outcome(pov.as_ref(), &known, &focus)
             };
-            let subject_token = reading.subject_token();
-            let mut subject = subject_token
-                .filter(|&token| !reading.is_compound_subject(token))
-                .and_then(|token| {
-                    in_sentence
-                        .iter()
-                        .find(|name| name.token == token)
-                        .map(|name| name.card.clone())
-                });
-            let mut resolved_here: Vec<(Gender, FilePath)> = Vec::new();
-            for index in sentence.tokens.clone() {
-                let token = &prose.tokens[index];
-                if !token.is_word() || token.quoted {
-                    continue;
+            let outcome = match &mut memo {
+                Some(memo) => {
+                    let key = sentence_key(world, prose, sentence, in_sentence, &focus);
+                    memo.line(sentence_text(text, prose, sentence), key, read)
                 }
-                let lower = lowercase(token.text(text));
-                let resolved = if is_first_person(&lower) {
-                    pov.clone()
-                } else if let Some(gender) = pronoun_gender(&lower) {
-                    reading.resolve(index, &lower, gender, subject.as_ref(), &focus)
-                } else {
-                    continue;
-                };
-                if subject.is_none() && subject_token == Some(index) {
-                    subject = resolved.clone();
-                }
-                if let (Some(gender), Some(card)) = (pronoun_gender(&lower), &resolved) {
-                    resolved_here.push((gender, card.clone()));
-                }
-                referents.pronouns.insert(index, resolved);
+                None => Arc::new(read()),
+            };
+            let start = sentence.tokens.start;
+            for (offset, card) in &outcome.pronouns {
+                referents.pronouns.insert(start + offset, card.clone());
             }
-            let subject_gender = subject
-                .as_ref()
-                .and_then(|card| known.get(card).copied().flatten());
-            reading.update_focus(subject.as_ref(), subject_gender, &resolved_here, &mut focus);
-            referents.subjects.push(subject);
+            referents.subjects.push(outcome.subject.clone());
+            focus = outcome.focus.clone();
         }
         referents.genders = known;
         referents
@@ -309,6 +291,137 @@ struct SentenceReading<'a> {
     named: &'a [Named],
     /// The unnamed people of the sentence's narration ("the man"), by token.
     persons: Vec<(usize, Option<Gender>)>,
+}
+
+/// What one sentence of narration says of who its pronouns mean, its
+/// tokens counted from its first: the same wherever the sentence stands,
+/// for the same text, names, point of view, genders and focus.
+#[derive(Debug)]
+struct SentenceOutcome {
+    /// A pronoun's token, from the sentence's first, and whom it means.
+    pronouns: Vec<(usize, Option<FilePath>)>,
+    subject: Option<FilePath>,
+    /// The focus after the sentence.
+    focus: [Focus; 2],
+}
+
+/// The text from a sentence's first token to its last.
+fn sentence_text<'t>(text: &'t str, prose: &Prose, sentence: &Sentence) -> &'t str {
+    let tokens = &prose.tokens[sentence.tokens.clone()];
+    match (tokens.first(), tokens.last()) {
+        (Some(first), Some(last)) => &text[first.range.start..last.range.end],
+        _ => "",
+    }
+}
+
+/// A key of all a sentence's reading reads besides its text: `world` (the
+/// point of view and the genders), where its tokens are and what each is,
+/// its names and the focus before it.
+fn sentence_key(
+    world: u64,
+    prose: &Prose,
+    sentence: &Sentence,
+    named: &[Named],
+    focus: &[Focus; 2],
+) -> u64 {
+    let mut hasher = FxHasher::default();
+    (world, focus).hash(&mut hasher);
+    let tokens = &prose.tokens[sentence.tokens.clone()];
+    let base = tokens.first().map_or(0, |token| token.range.start);
+    for token in tokens {
+        (
+            token.range.start - base,
+            token.range.len(),
+            token.kind,
+            token.quoted,
+        )
+            .hash(&mut hasher);
+    }
+    for name in named {
+        (name.token - sentence.tokens.start, &name.card, name.gender).hash(&mut hasher);
+    }
+    hasher.finish()
+}
+
+impl<'a> SentenceReading<'a> {
+    fn new(
+        text: &'a str,
+        prose: &'a Prose,
+        sentence: &Sentence,
+        named: &'a [Named],
+    ) -> SentenceReading<'a> {
+        let persons = sentence
+            .tokens
+            .clone()
+            .filter(|&at| {
+                let token = &prose.tokens[at];
+                token.is_word() && !token.quoted
+            })
+            .filter_map(|at| {
+                person_noun_gender(&lowercase(prose.tokens[at].text(text))).map(|noun| (at, noun))
+            })
+            .collect();
+        SentenceReading {
+            text,
+            prose,
+            range: sentence.tokens.clone(),
+            named,
+            persons,
+        }
+    }
+
+    /// Whom the sentence's pronouns mean, its subject and the focus after
+    /// it, from the focus before it.
+    fn outcome(
+        &self,
+        pov: Option<&FilePath>,
+        known: &HashMap<FilePath, Option<Gender>>,
+        focus: &[Focus; 2],
+    ) -> SentenceOutcome {
+        let (text, prose) = (self.text, self.prose);
+        let subject_token = self.subject_token();
+        let mut subject = subject_token
+            .filter(|&token| !self.is_compound_subject(token))
+            .and_then(|token| {
+                self.named
+                    .iter()
+                    .find(|name| name.token == token)
+                    .map(|name| name.card.clone())
+            });
+        let mut pronouns = Vec::new();
+        let mut resolved_here: Vec<(Gender, FilePath)> = Vec::new();
+        for index in self.range.clone() {
+            let token = &prose.tokens[index];
+            if !token.is_word() || token.quoted {
+                continue;
+            }
+            let lower = lowercase(token.text(text));
+            let resolved = if is_first_person(&lower) {
+                pov.cloned()
+            } else if let Some(gender) = pronoun_gender(&lower) {
+                self.resolve(index, &lower, gender, subject.as_ref(), focus)
+            } else {
+                continue;
+            };
+            if subject.is_none() && subject_token == Some(index) {
+                subject = resolved.clone();
+            }
+            if let (Some(gender), Some(card)) = (pronoun_gender(&lower), &resolved) {
+                resolved_here.push((gender, card.clone()));
+            }
+            pronouns.push((index - self.range.start, resolved));
+        }
+        let subject_gender = subject
+            .as_ref()
+            .and_then(|card| known.get(card).copied().flatten());
+        let mut focus = focus.clone();
+        self.update_focus(subject.as_ref(), subject_gender, &resolved_here, &mut focus);
+        SentenceOutcome {
+            pronouns,
+            subject,
+            focus,
+        }
+    }
 }
 
 impl SentenceReading<'_> {
@@ -594,5 +707,95 @@ mod tests {
                 one("I", Some("Iria Vell"))
             ]
         );
+    }
+
+    /// The scene being typed in reads each sentence from the memo when its
+    /// text, names, genders, point of view and focus are as they were: after
+    /// every edit (a name, a pronoun's gender, a sentence or heading added
+    /// or cut, the point of view, a card's gender) it resolves as a fresh
+    /// reading does.
+    #[test]
+    fn a_scene_typed_in_resolves_its_pronouns_from_the_memo_as_afresh() {
+        let mut closed = Workspace::new(Path::new("/nowhere"));
+        let paths = closed.config().paths.clone();
+        let scene_path = "Story/Scenes/SCN-typed.md";
+        let card = |path: &str, text: &str| SourceFile::parse(path.into(), text.into(), &paths);
+        closed.insert_files(vec![
+            card("Compendium/Characters/CHAR-kael-maren.md", KAEL),
+            card("Compendium/Characters/CHAR-tomas.md", TOMAS),
+            card("Compendium/Characters/CHAR-iria-vell.md", IRIA),
+        ]);
+        let mut open = closed.clone();
+        open.set_typing(Some(scene_path.into()));
+        let sentences = [
+            "Kael stood by the fire.",
+            "His eyes were grey as he watched Tomas.",
+            "When Iria came, her hands shook.",
+            "She said nothing.",
+            "He looked at her and she looked away.",
+            "The man at the door coughed; he was cold.",
+            "Tomas and Kael walked on.",
+            "I saw him there.",
+            "“He knows,” said Iria, and she turned.",
+            "Then he laughed.",
+        ];
+        let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = |below: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % below as u64) as usize
+        };
+        let mut body: Vec<String> = (0..12)
+            .map(|at| sentences[at % sentences.len()].to_owned())
+            .collect();
+        let mut pov = "Kael";
+        for step in 0..150 {
+            match next(7) {
+                0 => body.insert(
+                    next(body.len() + 1),
+                    sentences[next(sentences.len())].to_owned(),
+                ),
+                1 if body.len() > 1 => {
+                    body.remove(next(body.len()));
+                }
+                2 => {
+                    let at = next(body.len());
+                    body[at] = body[at].replace("He ", "She ").replace(" he ", " she ");
+                }
+                3 => {
+                    let at = next(body.len());
+                    body[at] = body[at].replace("Kael", "Tomas").replace("Iria", "Kael");
+                }
+                4 => body.insert(next(body.len() + 1), "\n## Later\n".to_owned()),
+                5 => pov = ["Kael", "Iria", "Tomas", "Nobody"][next(4)],
+                _ => {
+                    let gender = ["male", "female", "unknown"][next(3)];
+                    let tomas =
+                        TOMAS.replace("name: Tomas\n", &format!("name: Tomas\ngender: {gender}\n"));
+                    for workspace in [&mut closed, &mut open] {
+                        workspace.insert_file(card("Compendium/Characters/CHAR-tomas.md", &tomas));
+                    }
+                }
+            }
+            let mut text = format!("---\npov: {pov}\n---\n\n");
+            for (at, sentence) in body.iter().enumerate() {
+                text.push_str(sentence);
+                text.push_str(if at % 3 == 2 { "\n\n" } else { " " });
+            }
+            for workspace in [&mut closed, &mut open] {
+                workspace.insert_file(card(scene_path, &text));
+            }
+            let resolve = |workspace: &Workspace| {
+                let file = workspace.file(scene_path).unwrap().clone();
+                Referents::resolve(workspace, &file, &file.analyse_prose())
+            };
+            let fresh = resolve(&closed);
+            assert!(
+                fresh.pronouns.values().any(Option::is_some),
+                "step {step}: {text}"
+            );
+            assert_eq!(resolve(&open), fresh, "step {step}: {text}");
+        }
     }
 }

@@ -5,7 +5,7 @@
 
 use super::model::Card;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Gender {
     He,
     She,

@@ -29,7 +29,7 @@ use std::ops::Range;
 use crate::syntax::{BlockKind, MarkdownSyntax};
 use crate::text::TextRange;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TokenKind {
     /// Letters and digits, with inner apostrophes and hyphens ("didn't", "blue-grey").
     Word,
