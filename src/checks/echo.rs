@@ -12,8 +12,9 @@
 //! its words. The later use is the diagnostic, the earlier one its related
 //! place; a hint by default.
 
-use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
+
+use rustc_hash::FxHashMap;
 
 use super::{Code, Diagnostic, LazyProse, Severity};
 use crate::index::{SourceFile, Workspace};
@@ -66,7 +67,7 @@ pub(super) fn check(
         &mut covered,
         diagnostics,
     );
-    let mut last: HashMap<&str, usize> = HashMap::new();
+    let mut last: FxHashMap<&str, usize> = FxHashMap::default();
     for (index, word) in words.iter().enumerate() {
         if !counts(word) {
             continue;
@@ -109,7 +110,7 @@ fn phrase_echoes(
 ) {
     let text = &*file.text;
     // Phrases by a hash of their words' keys: no string per phrase.
-    let mut last: HashMap<u64, usize> = HashMap::new();
+    let mut last: FxHashMap<u64, usize> = FxHashMap::default();
     // Echoing runs: (first word, last word, distance back).
     let mut runs: Vec<(usize, usize, usize)> = Vec::new();
     for start in 0..words.len().saturating_sub(PHRASE_WORDS - 1) {

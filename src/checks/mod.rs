@@ -344,20 +344,22 @@ pub fn speaking(workspace: &Workspace, path: &str) -> std::collections::BTreeSet
 type Check = fn(&Workspace, &SourceFile, &LazyProse, &mut Vec<Diagnostic>);
 
 /// The checks that read a scene's referents (who its pronouns mean), with
-/// the spelling: about half the cost of a scene's checks.
+/// the spelling and the names' typos: about half the cost of a scene's
+/// checks, as typing in it reads them (its referents kept sentence by
+/// sentence, `echo` its words line by line).
 const WITH_REFERENTS: &[Check] = &[
     attribute_mismatch::check,
     possession::check,
     pov_leak::check,
     wound::check,
     spelling::check,
+    name_typo::check,
 ];
 
 /// The other half of a scene's checks.
 const THE_REST: &[Check] = &[
     echo::check,
     dead_character::check,
-    name_typo::check,
     anti_pattern::check,
     presence::check,
     unknown_speaker::check,
