@@ -382,14 +382,41 @@ pub fn count_words(text: &str, syntax: &MarkdownSyntax) -> usize {
                 .iter()
                 .any(|heading| heading.contains_range(**prose))
         })
-        .map(|prose| {
-            prose
-                .slice(text)
-                .split(|c: char| c.is_whitespace() || c == '—' || c == '–')
-                .filter(|word| word.chars().any(char::is_alphanumeric))
-                .count()
-        })
+        .map(|prose| words_in(prose.slice(text)))
         .sum()
+}
+
+/// The words of `text`: runs between whitespace and dashes that hold a
+/// letter or a digit. One pass over the bytes, an ASCII byte read as it is
+/// (a scene's word count is taken again at every edit).
+fn words_in(text: &str) -> usize {
+    let bytes = text.as_bytes();
+    let (mut count, mut at, mut counted) = (0, 0, false);
+    while at < bytes.len() {
+        let byte = bytes[at];
+        let (separates, alphanumeric, width) = if byte.is_ascii() {
+            (
+                matches!(byte, b' ' | b'\t' | b'\n' | b'\r' | b'\x0b' | b'\x0c'),
+                byte.is_ascii_alphanumeric(),
+                1,
+            )
+        } else {
+            let c = text[at..].chars().next().unwrap_or_default();
+            (
+                c.is_whitespace() || c == '—' || c == '–',
+                c.is_alphanumeric(),
+                c.len_utf8(),
+            )
+        };
+        if separates {
+            counted = false;
+        } else if alphanumeric && !counted {
+            count += 1;
+            counted = true;
+        }
+        at += width;
+    }
+    count
 }
 
 /// Typed access to front matter values that records wrong kinds as problems.
@@ -597,5 +624,33 @@ mod tests {
         assert_eq!(split_scene_id("SCN-a."), Some(("SCN-a", "")));
         assert_eq!(split_scene_id("Intro"), None);
         assert_eq!(split_scene_id("SCN-: nothing"), None);
+    }
+
+    /// Words as a writer counts them: split at whitespace and dashes, a
+    /// piece counted when it holds a letter or a digit.
+    fn words_as_split(text: &str) -> usize {
+        text.split(|c: char| c.is_whitespace() || c == '—' || c == '–')
+            .filter(|word| word.chars().any(char::is_alphanumeric))
+            .count()
+    }
+
+    #[test]
+    fn words_are_counted_across_dashes_marks_and_scripts() {
+        for (text, words) in [
+            ("She ran—no, flew—home.", 5),
+            ("“Stop,” he said … 1,200 steps – é à\u{a0}ü", 8),
+            ("— – … !? \t\n", 0),
+            ("naïve café\u{2003}Zoë's 3rd", 4),
+        ] {
+            assert_eq!(words_in(text), words, "{text:?}");
+            assert_eq!(words_in(text), words_as_split(text), "{text:?}");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn words_counted_in_one_pass_as_split(text in "[a-zé9 \t\n\u{a0}\u{2003}\u{85}—–,.“”'’-]{0,80}") {
+            proptest::prop_assert_eq!(words_in(&text), words_as_split(&text));
+        }
     }
 }
