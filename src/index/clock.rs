@@ -46,12 +46,63 @@ pub struct Route {
 #[derive(Clone, Debug, Default)]
 pub struct Clock {
     calendar: Arc<Calendar>,
-    roads: UnGraph<FilePath, i64>,
-    places: HashMap<FilePath, NodeIndex>,
-    itineraries: HashMap<FilePath, Vec<Stop>>,
-    roads_fingerprint: u64,
+    /// The roads and places, shared by the clocks an edit of prose makes.
+    roads: Arc<Roads>,
+    /// Each character's stops, shared: an edit of a scene's prose copies
+    /// only the itineraries that pass through it.
+    itineraries: HashMap<FilePath, Arc<Vec<Stop>>>,
     /// A hash of when each scene with `tracks:` (or `learns:`) happens.
     tracked_times: u64,
+}
+
+/// The roads between places (location cards' `travel:`).
+#[derive(Clone, Debug, Default)]
+struct Roads {
+    graph: UnGraph<FilePath, i64>,
+    places: HashMap<FilePath, NodeIndex>,
+    /// A hash of every road and its travel time.
+    fingerprint: u64,
+}
+
+impl Roads {
+    fn build(cards: &[Arc<SourceFile>], resolve: &impl Resolve) -> Roads {
+        let mut roads = Roads::default();
+        let mut hasher = DefaultHasher::new();
+        for file in cards {
+            let Some(card) = file.card() else { continue };
+            for road in &card.travel {
+                let Some(to) = resolve.card(&road.to.text, &[CardKind::Location]) else {
+                    continue;
+                };
+                if to == file.path {
+                    continue;
+                }
+                (&file.path, &to, road.minutes).hash(&mut hasher);
+                let from = roads.place_node(&file.path);
+                let to = roads.place_node(&to);
+                match roads.graph.find_edge(from, to) {
+                    Some(edge) => {
+                        let minutes = &mut roads.graph[edge];
+                        *minutes = (*minutes).min(road.minutes);
+                    }
+                    None => {
+                        roads.graph.add_edge(from, to, road.minutes);
+                    }
+                }
+            }
+        }
+        roads.fingerprint = hasher.finish();
+        roads
+    }
+
+    fn place_node(&mut self, place: &FilePath) -> NodeIndex {
+        if let Some(node) = self.places.get(place) {
+            return *node;
+        }
+        let node = self.graph.add_node(place.clone());
+        self.places.insert(place.clone(), node);
+        node
+    }
 }
 
 /// How the clock finds cards: a reference (name, alias or id) to a card of
@@ -65,16 +116,21 @@ impl Clock {
     pub fn holds(&self, file: &Arc<SourceFile>) -> bool {
         self.itineraries
             .values()
-            .flatten()
+            .flat_map(|stops| stops.iter())
             .any(|stop| Arc::ptr_eq(&stop.scene, file))
     }
 
     /// Keeps `new` wherever `old` was a stop (the same scene, its prose
     /// changed: its time, place and people did not).
     pub fn replace(&mut self, old: &Arc<SourceFile>, new: &Arc<SourceFile>) {
-        for stop in self.itineraries.values_mut().flatten() {
-            if Arc::ptr_eq(&stop.scene, old) {
-                stop.scene = new.clone();
+        for stops in self.itineraries.values_mut() {
+            if !stops.iter().any(|stop| Arc::ptr_eq(&stop.scene, old)) {
+                continue;
+            }
+            for stop in Arc::make_mut(stops) {
+                if Arc::ptr_eq(&stop.scene, old) {
+                    stop.scene = new.clone();
+                }
             }
         }
     }
@@ -87,9 +143,10 @@ impl Clock {
     ) -> Clock {
         let mut clock = Clock {
             calendar,
+            roads: Arc::new(Roads::build(cards, resolve)),
             ..Clock::default()
         };
-        clock.build_roads(cards, resolve);
+        let mut itineraries: HashMap<FilePath, Vec<Stop>> = HashMap::new();
         let mut tracked = DefaultHasher::new();
         for file in scenes {
             let Some(scene) = file.scene() else { continue };
@@ -108,7 +165,7 @@ impl Clock {
                 let Some(who) = resolve.card(&entry.text, &[CardKind::Character]) else {
                     continue;
                 };
-                let stops = clock.itineraries.entry(who).or_default();
+                let stops = itineraries.entry(who).or_default();
                 if stops
                     .last()
                     .is_some_and(|stop: &Stop| Arc::ptr_eq(&stop.scene, file))
@@ -124,7 +181,7 @@ impl Clock {
             }
         }
         clock.tracked_times = tracked.finish();
-        for stops in clock.itineraries.values_mut() {
+        for stops in itineraries.values_mut() {
             stops.sort_by(|a, b| {
                 (a.span.earliest, a.span.latest, &a.scene.path).cmp(&(
                     b.span.earliest,
@@ -133,47 +190,11 @@ impl Clock {
                 ))
             });
         }
+        clock.itineraries = itineraries
+            .into_iter()
+            .map(|(who, stops)| (who, Arc::new(stops)))
+            .collect();
         clock
-    }
-
-    fn build_roads(&mut self, cards: &[Arc<SourceFile>], resolve: &impl Resolve) {
-        let mut hasher = DefaultHasher::new();
-        for file in cards {
-            let Some(card) = file.card() else { continue };
-            if card.travel.is_empty() {
-                continue;
-            }
-            for road in &card.travel {
-                let Some(to) = resolve.card(&road.to.text, &[CardKind::Location]) else {
-                    continue;
-                };
-                if to == file.path {
-                    continue;
-                }
-                (&file.path, &to, road.minutes).hash(&mut hasher);
-                let from = self.place_node(&file.path);
-                let to = self.place_node(&to);
-                match self.roads.find_edge(from, to) {
-                    Some(edge) => {
-                        let minutes = &mut self.roads[edge];
-                        *minutes = (*minutes).min(road.minutes);
-                    }
-                    None => {
-                        self.roads.add_edge(from, to, road.minutes);
-                    }
-                }
-            }
-        }
-        self.roads_fingerprint = hasher.finish();
-    }
-
-    fn place_node(&mut self, place: &FilePath) -> NodeIndex {
-        if let Some(node) = self.places.get(place) {
-            return *node;
-        }
-        let node = self.roads.add_node(place.clone());
-        self.places.insert(place.clone(), node);
-        node
     }
 
     pub fn calendar(&self) -> &Calendar {
@@ -196,9 +217,10 @@ impl Clock {
 
     /// The fastest known way from one place to another.
     pub fn route(&self, from: &FilePath, to: &FilePath) -> Option<Route> {
-        let (start, goal) = (*self.places.get(from)?, *self.places.get(to)?);
+        let roads = &*self.roads;
+        let (start, goal) = (*roads.places.get(from)?, *roads.places.get(to)?);
         let (minutes, path) = petgraph::algo::astar(
-            &self.roads,
+            &roads.graph,
             start,
             |node| node == goal,
             |edge| *edge.weight(),
@@ -206,14 +228,14 @@ impl Clock {
         )?;
         let via = path[1..path.len().saturating_sub(1)]
             .iter()
-            .map(|node| self.roads[*node].clone())
+            .map(|node| roads.graph[*node].clone())
             .collect();
         Some(Route { minutes, via })
     }
 
     /// A hash of every road and its travel time.
     pub fn roads_fingerprint(&self) -> u64 {
-        self.roads_fingerprint
+        self.roads.fingerprint
     }
 
     /// A hash of when each scene that tracks something happens.
@@ -223,7 +245,9 @@ impl Clock {
 
     /// The dated scenes a character is present in, earliest first.
     pub fn itinerary(&self, character: &str) -> &[Stop] {
-        self.itineraries.get(character).map_or(&[], Vec::as_slice)
+        self.itineraries
+            .get(character)
+            .map_or(&[], |stops| stops.as_slice())
     }
 
     /// Where `character` last was, at a known place, before `file`'s scene
