@@ -398,22 +398,27 @@ pub fn check_file(workspace: &Workspace, path: &str) -> Vec<Diagnostic> {
         // matters of a scene's prose alone. (The order of the checks does
         // not matter: the diagnostics are sorted below.)
         prose.get();
+        // Each half settles what it found (a typed-in scene's diagnostics
+        // are mostly theirs), so only the sort waits for both.
         let run = |checks: &[Check]| {
             let mut found = Vec::new();
             for check in checks {
                 check(workspace, file, &prose, &mut found);
             }
+            settle_each(workspace, file, &mut found);
             found
         };
         let (with_referents, rest) = rayon::join(|| run(WITH_REFERENTS), || run(THE_REST));
+        settle_each(workspace, file, &mut diagnostics);
         diagnostics.extend(with_referents);
         diagnostics.extend(rest);
     } else {
         dead_character::check(workspace, file, &prose, &mut diagnostics);
         name_typo::check(workspace, file, &prose, &mut diagnostics);
         spelling::check(workspace, file, &prose, &mut diagnostics);
+        settle_each(workspace, file, &mut diagnostics);
     }
-    settle(workspace, file, &mut diagnostics);
+    sort(&mut diagnostics);
     diagnostics
 }
 
@@ -422,6 +427,12 @@ pub fn check_file(workspace: &Workspace, path: &str) -> Vec<Diagnostic> {
 /// settings, the writer's marks of what is intentional (dropped, and the
 /// fix that marks one offered), and the order of the text.
 pub fn settle(workspace: &Workspace, file: &SourceFile, diagnostics: &mut Vec<Diagnostic>) {
+    settle_each(workspace, file, diagnostics);
+    sort(diagnostics);
+}
+
+/// [`settle`] but the order: what it does to each diagnostic alone.
+fn settle_each(workspace: &Workspace, file: &SourceFile, diagnostics: &mut Vec<Diagnostic>) {
     apply_severity_settings(workspace, diagnostics);
     diagnostics.retain(|diagnostic| !allow::is_allowed(file, diagnostic));
     for diagnostic in diagnostics.iter_mut() {
@@ -429,6 +440,10 @@ pub fn settle(workspace: &Workspace, file: &SourceFile, diagnostics: &mut Vec<Di
             diagnostic.fixes.push(fix);
         }
     }
+}
+
+/// The order of the text (and of the codes, at one place).
+fn sort(diagnostics: &mut [Diagnostic]) {
     diagnostics.sort_by(|a, b| {
         (a.range.start, a.range.end, a.code).cmp(&(b.range.start, b.range.end, b.code))
     });

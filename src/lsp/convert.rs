@@ -152,6 +152,9 @@ pub struct Diagnostics<'w> {
     workspace: &'w Workspace,
     encoding: PositionEncoding,
     uris: HashMap<FilePath, Option<Uri>>,
+    /// The file last looked up (a file's diagnostics name it, and mostly
+    /// relate to it, over and over).
+    last: Option<&'w SourceFile>,
 }
 
 impl<'w> Diagnostics<'w> {
@@ -160,12 +163,24 @@ impl<'w> Diagnostics<'w> {
             workspace,
             encoding,
             uris: HashMap::new(),
+            last: None,
         }
+    }
+
+    fn file(&mut self, path: &FilePath) -> Option<&'w SourceFile> {
+        if let Some(last) = self.last
+            && last.path == *path
+        {
+            return Some(last);
+        }
+        let file = self.workspace.file(path)?;
+        self.last = Some(file);
+        Some(file)
     }
 
     pub fn convert(&mut self, diagnostic: &checks::Diagnostic) -> lsp::Diagnostic {
         let (workspace, encoding) = (self.workspace, self.encoding);
-        let lsp_range = match workspace.file(&diagnostic.path) {
+        let lsp_range = match self.file(&diagnostic.path) {
             Some(file) => range(file, diagnostic.range, encoding),
             None => {
                 let text = std::fs::read_to_string(workspace.absolute_path(&diagnostic.path))
@@ -178,7 +193,7 @@ impl<'w> Diagnostics<'w> {
         // which the server keeps).
         let mut related = Vec::with_capacity(diagnostic.related.len());
         related.extend(diagnostic.related.iter().filter_map(|related| {
-            let file = workspace.file(&related.path)?;
+            let file = self.file(&related.path)?;
             let uri = self
                 .uris
                 .entry(related.path.clone())

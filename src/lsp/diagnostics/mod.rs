@@ -124,6 +124,9 @@ pub struct DiagnosticsCache {
     recipes_published: HashMap<FilePath, (Vec<lsp::Diagnostic>, i32)>,
 }
 
+/// How many of a file's diagnostics one task converts at least.
+const CONVERTED_TOGETHER: usize = 32;
+
 /// The diagnostics of the given files (all files when `None`), recomputing
 /// only what the cache cannot vouch for. The story's health's diagnostics
 /// are added as `health` says.
@@ -172,10 +175,16 @@ pub fn compute(
     let fresh: Vec<(FilePath, CacheEntry)> = stale
         .par_iter()
         .map(|(file, key)| {
-            let mut convert = convert::Diagnostics::new(workspace, encoding);
+            // Converted (and the checks' own freed) on every core: a scene
+            // being typed in has a hundred-odd diagnostics, whose conversion
+            // the writer would otherwise wait for on one.
             let diagnostics = checks::check_file(workspace, &file.path)
-                .iter()
-                .map(|diagnostic| convert.convert(diagnostic))
+                .into_par_iter()
+                .with_min_len(CONVERTED_TOGETHER)
+                .map_init(
+                    || convert::Diagnostics::new(workspace, encoding),
+                    |convert, diagnostic| convert.convert(&diagnostic),
+                )
                 .collect();
             (
                 file.path.clone(),
