@@ -293,15 +293,18 @@ impl Diagnostic {
 /// asks for them and shared by the checks of one [`check_file`] call.
 struct LazyProse<'a> {
     file: &'a SourceFile,
+    /// The writer is typing in it: its blocks are kept ([`Prose::analyse_typed_in`]).
+    typed_in: bool,
     prose: std::sync::OnceLock<Prose>,
     referents: std::sync::OnceLock<referents::Referents>,
     speakers: std::sync::OnceLock<Vec<speakers::Line>>,
 }
 
 impl<'a> LazyProse<'a> {
-    fn new(file: &'a SourceFile) -> Self {
+    fn new(workspace: &Workspace, file: &'a SourceFile) -> Self {
         LazyProse {
             file,
+            typed_in: workspace.is_typed_in(&file.path),
             prose: std::sync::OnceLock::new(),
             referents: std::sync::OnceLock::new(),
             speakers: std::sync::OnceLock::new(),
@@ -309,7 +312,14 @@ impl<'a> LazyProse<'a> {
     }
 
     fn get(&self) -> &Prose {
-        self.prose.get_or_init(|| self.file.analyse_prose())
+        self.prose.get_or_init(|| {
+            let file = self.file;
+            if self.typed_in {
+                Prose::analyse_typed_in(&file.path, &file.text, &file.syntax)
+            } else {
+                file.analyse_prose()
+            }
+        })
     }
 
     fn speakers(&self, workspace: &Workspace) -> &[speakers::Line] {
@@ -330,7 +340,7 @@ pub fn speaking(workspace: &Workspace, path: &str) -> std::collections::BTreeSet
     let Some(file) = workspace.file(path) else {
         return Default::default();
     };
-    LazyProse::new(file)
+    LazyProse::new(workspace, file)
         .speakers(workspace)
         .iter()
         .filter_map(|line| match &line.speaker {
@@ -380,7 +390,7 @@ pub fn check_file(workspace: &Workspace, path: &str) -> Vec<Diagnostic> {
         return Vec::new();
     };
     let mut diagnostics = Vec::new();
-    let prose = LazyProse::new(file);
+    let prose = LazyProse::new(workspace, file);
     unreadable::check(file, &mut diagnostics);
     too_large::check(file, &mut diagnostics);
     front_matter::check(workspace, file, &mut diagnostics);
