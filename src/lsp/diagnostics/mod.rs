@@ -124,9 +124,6 @@ pub struct DiagnosticsCache {
     recipes_published: HashMap<FilePath, (Vec<lsp::Diagnostic>, i32)>,
 }
 
-/// How many of a file's diagnostics one task converts at least.
-const CONVERTED_TOGETHER: usize = 32;
-
 /// The diagnostics of the given files (all files when `None`), recomputing
 /// only what the cache cannot vouch for. The story's health's diagnostics
 /// are added as `health` says.
@@ -148,8 +145,20 @@ pub fn compute(
             .collect(),
         None => workspace.files().collect(),
     };
+    // A file whose last entry is not of this very file (the one the writer
+    // types in) is checked afresh whatever its key: the key is found beside
+    // its checks, not before them.
+    let (vouchable, changed): (Vec<&Arc<SourceFile>>, Vec<&Arc<SourceFile>>) = {
+        let cache = lock(cache);
+        files.iter().partition(|file| {
+            cache
+                .entries
+                .get(&file.path)
+                .is_some_and(|entry| Arc::ptr_eq(&entry.file, file))
+        })
+    };
     // Keys in parallel: on a large manuscript this is most of an edit's cost.
-    let keyed: Vec<(&Arc<SourceFile>, u64)> = files
+    let keyed: Vec<(&Arc<SourceFile>, u64)> = vouchable
         .par_iter()
         .map(|file| (*file, checks::dependency_key(workspace, file)))
         .collect();
@@ -161,36 +170,42 @@ pub fn compute(
             .keys
             .extend(keyed.iter().map(|(file, key)| (file.path.clone(), *key)));
         let mut known: HashMap<FilePath, Arc<Vec<lsp::Diagnostic>>> = HashMap::new();
-        let mut stale = Vec::new();
+        let mut stale: Vec<(&Arc<SourceFile>, Option<u64>)> = Vec::new();
         for (file, key) in &keyed {
             match cache.entries.get(&file.path) {
                 Some(entry) if Arc::ptr_eq(&entry.file, file) && entry.key == *key => {
                     known.insert(file.path.clone(), entry.diagnostics.clone());
                 }
-                _ => stale.push((*file, *key)),
+                _ => stale.push((*file, Some(*key))),
             }
         }
+        stale.extend(changed.into_iter().map(|file| (file, None)));
         (known, stale)
+    };
+    let check = |file: &SourceFile| -> Vec<lsp::Diagnostic> {
+        let mut convert = convert::Diagnostics::new(workspace, encoding);
+        checks::check_file(workspace, &file.path)
+            .iter()
+            .map(|diagnostic| convert.convert(diagnostic))
+            .collect()
     };
     let fresh: Vec<(FilePath, CacheEntry)> = stale
         .par_iter()
         .map(|(file, key)| {
-            // Converted (and the checks' own freed) on every core: a scene
-            // being typed in has a hundred-odd diagnostics, whose conversion
-            // the writer would otherwise wait for on one.
-            let diagnostics = checks::check_file(workspace, &file.path)
-                .into_par_iter()
-                .with_min_len(CONVERTED_TOGETHER)
-                .map_init(
-                    || convert::Diagnostics::new(workspace, encoding),
-                    |convert, diagnostic| convert.convert(&diagnostic),
-                )
-                .collect();
+            let (key, diagnostics) = match key {
+                Some(key) => (*key, check(file)),
+                // The key while the checks read the prose, before their halves.
+                None => {
+                    let (diagnostics, key) =
+                        rayon::join(|| check(file), || checks::dependency_key(workspace, file));
+                    (key, diagnostics)
+                }
+            };
             (
                 file.path.clone(),
                 CacheEntry {
                     file: Arc::clone(file),
-                    key: *key,
+                    key,
                     diagnostics: Arc::new(diagnostics),
                 },
             )
@@ -200,6 +215,7 @@ pub fn compute(
         let mut cache = lock(cache);
         cache.last_recomputed = fresh.len();
         for (path, entry) in fresh {
+            cache.keys.insert(path.clone(), entry.key);
             known.insert(path.clone(), entry.diagnostics.clone());
             cache.entries.insert(path, entry);
         }

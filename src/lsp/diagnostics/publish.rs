@@ -269,38 +269,22 @@ impl To<'_> {
 }
 
 /// A `textDocument/publishDiagnostics` notification's params, as the
-/// framework would write them, serialised from the diagnostics in place;
-/// a long list in two halves at once, on the open documents' threads
-/// (a scene being typed in has a hundred-odd diagnostics: some 80 KB).
+/// framework would write them, serialised from the diagnostics in place.
 fn params(uri: &lsp::Uri, diagnostics: &[lsp::Diagnostic], version: Option<i32>) -> Vec<u8> {
-    fn json<T: serde::Serialize + ?Sized>(value: &T) -> Vec<u8> {
-        serde_json::to_vec(value).expect("diagnostics serialise to JSON")
+    #[derive(serde::Serialize)]
+    struct Params<'a> {
+        uri: &'a lsp::Uri,
+        diagnostics: &'a [lsp::Diagnostic],
+        #[serde(skip_serializing_if = "Option::is_none")]
+        version: Option<i32>,
     }
-    let mut params = Vec::with_capacity(256 + diagnostics.len() * 512);
-    params.extend_from_slice(b"{\"uri\":");
-    params.extend(json(uri));
-    params.extend_from_slice(b",\"diagnostics\":");
-    if diagnostics.len() < SERIALISED_APART {
-        params.extend(json(diagnostics));
-    } else {
-        let (first, second) = diagnostics.split_at(diagnostics.len() / 2);
-        let (first, second) = crate::lsp::pools::foreground().join(|| json(first), || json(second));
-        // `[a,b]` and `[c,d]` make `[a,b,c,d]`.
-        params.extend_from_slice(&first[..first.len() - 1]);
-        params.push(b',');
-        params.extend_from_slice(&second[1..]);
-    }
-    if let Some(version) = version {
-        params.extend_from_slice(b",\"version\":");
-        params.extend(json(&version));
-    }
-    params.push(b'}');
-    params
+    let params = Params {
+        uri,
+        diagnostics,
+        version,
+    };
+    serde_json::to_vec(&params).expect("diagnostics serialise to JSON")
 }
-
-/// How many diagnostics a list has at least for its halves to be
-/// serialised apart.
-const SERIALISED_APART: usize = 64;
 
 #[cfg(test)]
 mod tests {
@@ -327,8 +311,7 @@ mod tests {
             }]),
             ..Default::default()
         };
-        // A short list, and one long enough to be serialised in halves.
-        for count in [2, SERIALISED_APART + 7] {
+        for count in [2, 71] {
             let mut diagnostics = vec![lsp::Diagnostic::default(); count];
             for (at, each) in diagnostics.iter_mut().enumerate().step_by(2) {
                 *each = diagnostic.clone();
