@@ -19,6 +19,7 @@ use crate::index::FilePath;
 use crate::index::config::CONFIG_FILE;
 use crate::lsp::commands::shared::lock;
 use crate::lsp::convert::{uri_for, uri_for_absolute};
+use crate::lsp::pools;
 use crate::lsp::session::Session;
 use crate::lsp::splice::{SplicedNotification, Splices};
 
@@ -119,9 +120,8 @@ pub async fn publish(
     // documents.
     let first = {
         let (cache, snapshot, versions) = (cache.clone(), snapshot.clone(), versions.clone());
-        tokio::task::spawn_blocking(move || {
-            let computed = crate::lsp::pools::foreground()
-                .install(|| assemble::files_with(&cache, &snapshot, Some(&open_documents), health));
+        pools::run(pools::foreground(), move || {
+            let computed = assemble::files_with(&cache, &snapshot, Some(&open_documents), health);
             let mut cache = lock(&cache);
             let changes =
                 cache.changes_to_publish(&snapshot.workspace, computed, false, &versions, pass);
@@ -135,7 +135,7 @@ pub async fn publish(
         })
         .await
     };
-    let Ok((changes, config, side)) = first else {
+    let Some((changes, config, side)) = first else {
         return;
     };
     let changes = changes.into_iter().chain(
@@ -183,29 +183,22 @@ async fn publish_the_rest(
     let workspace = snapshot.workspace.clone();
     let versions = versions.clone();
     let kept = cache.clone();
-    let rest = tokio::task::spawn_blocking(move || {
-        crate::lsp::pools::background().install(|| {
-            let computed = assemble::files_with(&cache, &snapshot, None, HealthPass::Last);
-            let mut changes = lock(&cache).changes_to_publish(
-                &snapshot.workspace,
-                computed,
-                true,
-                &versions,
-                pass,
-            );
-            let computed = assemble::health_changes(&cache, &snapshot);
-            changes.extend(lock(&cache).changes_to_publish(
-                &snapshot.workspace,
-                computed,
-                false,
-                &versions,
-                pass,
-            ));
-            changes
-        })
+    let rest = pools::run(pools::background(), move || {
+        let computed = assemble::files_with(&cache, &snapshot, None, HealthPass::Last);
+        let mut changes =
+            lock(&cache).changes_to_publish(&snapshot.workspace, computed, true, &versions, pass);
+        let computed = assemble::health_changes(&cache, &snapshot);
+        changes.extend(lock(&cache).changes_to_publish(
+            &snapshot.workspace,
+            computed,
+            false,
+            &versions,
+            pass,
+        ));
+        changes
     })
     .await;
-    if let Ok(changes) = rest {
+    if let Some(changes) = rest {
         // A pass asked for meanwhile (the writer typed) goes out before
         // the rest of this one, which it sends itself.
         let unsent = send(to, session, &workspace, changes.into_iter(), later).await;
