@@ -112,7 +112,7 @@ impl Prose {
     pub fn analyse_typed_in(path: &str, text: &str, syntax: &MarkdownSyntax) -> Prose {
         static MEMO: LineMemo<Prose> = LineMemo::new();
         let mut reading = MEMO.reading(path);
-        let mut prose = Prose::default();
+        let mut blocks = Vec::new();
         for (block, heading) in prose_blocks(syntax) {
             let start = block.range.start;
             let mut key = FxHasher::default();
@@ -136,7 +136,16 @@ impl Prose {
                 }
                 alone
             });
-            prose.append_block(&alone, start);
+            blocks.push((alone, start));
+        }
+        let mut prose = Prose {
+            tokens: Vec::with_capacity(blocks.iter().map(|(block, _)| block.tokens.len()).sum()),
+            sentences: Vec::with_capacity(
+                blocks.iter().map(|(block, _)| block.sentences.len()).sum(),
+            ),
+        };
+        for (block, start) in &blocks {
+            prose.append_block(block, *start);
         }
         prose
     }

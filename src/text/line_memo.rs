@@ -37,11 +37,13 @@ impl<T> LineMemo<T> {
             Some(kept) if *kept.path == *path => kept.lines,
             _ => FxHashMap::default(),
         };
+        // Sized as the last reading: it mostly meets the same lines again.
+        let new = FxHashMap::with_capacity_and_hasher(old.len(), Default::default());
         Reading {
             memo: self,
             path: path.into(),
             old,
-            new: FxHashMap::default(),
+            new,
         }
     }
 }
