@@ -51,6 +51,8 @@ pub struct Clock {
     /// Each character's stops, shared: an edit of a scene's prose copies
     /// only the itineraries that pass through it.
     itineraries: HashMap<FilePath, Arc<Vec<Stop>>>,
+    /// Each scene that is a stop, with the characters it is a stop of.
+    stops_of: Arc<HashMap<FilePath, Vec<FilePath>>>,
     /// A hash of when each scene with `tracks:` (or `learns:`) happens.
     tracked_times: u64,
 }
@@ -114,16 +116,25 @@ pub trait Resolve {
 impl Clock {
     /// Whether `file` (this very `Arc`) is a stop of someone's itinerary.
     pub fn holds(&self, file: &Arc<SourceFile>) -> bool {
-        self.itineraries
-            .values()
-            .flat_map(|stops| stops.iter())
-            .any(|stop| Arc::ptr_eq(&stop.scene, file))
+        self.stops_of.get(&file.path).is_some_and(|characters| {
+            characters.iter().any(|who| {
+                self.itinerary(who)
+                    .iter()
+                    .any(|stop| Arc::ptr_eq(&stop.scene, file))
+            })
+        })
     }
 
     /// Keeps `new` wherever `old` was a stop (the same scene, its prose
     /// changed: its time, place and people did not).
     pub fn replace(&mut self, old: &Arc<SourceFile>, new: &Arc<SourceFile>) {
-        for stops in self.itineraries.values_mut() {
+        let Some(characters) = self.stops_of.get(&old.path) else {
+            return;
+        };
+        for who in characters {
+            let Some(stops) = self.itineraries.get_mut(who) else {
+                continue;
+            };
             if !stops.iter().any(|stop| Arc::ptr_eq(&stop.scene, old)) {
                 continue;
             }
@@ -190,6 +201,16 @@ impl Clock {
                 ))
             });
         }
+        let mut stops_of: HashMap<FilePath, Vec<FilePath>> = HashMap::new();
+        for (who, stops) in &itineraries {
+            for stop in stops {
+                stops_of
+                    .entry(stop.scene.path.clone())
+                    .or_default()
+                    .push(who.clone());
+            }
+        }
+        clock.stops_of = Arc::new(stops_of);
         clock.itineraries = itineraries
             .into_iter()
             .map(|(who, stops)| (who, Arc::new(stops)))
