@@ -145,9 +145,12 @@ pub fn compute(
             .collect(),
         None => workspace.files().collect(),
     };
-    // A file whose last entry is not of this very file (the one the writer
-    // types in) is checked afresh whatever its key: the key is found beside
-    // its checks, not before them.
+    // A lone file whose last entry is not of this very file (the one the
+    // writer types in) is checked afresh whatever its key: the key is found
+    // beside its checks, not before them. Several such (a start, files
+    // opened together) fill the cores one file a thread, keys first: a
+    // thread waiting for a key would take up another file's checks, and
+    // hold both files' prose at once.
     let (vouchable, changed): (Vec<&Arc<SourceFile>>, Vec<&Arc<SourceFile>>) = {
         let cache = lock(cache);
         files.iter().partition(|file| {
@@ -156,6 +159,11 @@ pub fn compute(
                 .get(&file.path)
                 .is_some_and(|entry| Arc::ptr_eq(&entry.file, file))
         })
+    };
+    let (vouchable, changed) = if changed.len() == 1 {
+        (vouchable, changed)
+    } else {
+        (files.clone(), Vec::new())
     };
     // Keys in parallel: on a large manuscript this is most of an edit's cost.
     let keyed: Vec<(&Arc<SourceFile>, u64)> = vouchable
