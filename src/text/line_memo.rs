@@ -117,7 +117,9 @@ impl<T> Reading<'_, T> {
             |kept: &Option<Line<T>>| kept.as_ref().is_some_and(|kept| *kept.text == *line);
         let ahead = self.next..(self.next + LOOK_AHEAD).min(self.old.len());
         let mut found = ahead.into_iter().find(|&at| is_line(&self.old[at]));
-        if found.is_none() && (self.index.is_some() || self.new_in_a_row >= NEW_BEFORE_INDEX) {
+        let far = self.index.is_some() || self.new_in_a_row >= NEW_BEFORE_INDEX;
+        // (A first reading has nothing to index.)
+        if found.is_none() && far && !self.old.is_empty() {
             let old = &self.old;
             let index = self.index.get_or_insert_with(|| {
                 let mut index: FxHashMap<u64, Vec<usize>> = FxHashMap::default();
