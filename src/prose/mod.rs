@@ -585,4 +585,51 @@ mod tests {
             );
         }
     }
+
+    /// A block whose text is unchanged but whose reading is not (its prose
+    /// elsewhere in it, made a heading, a letter just before its opening
+    /// quote or just after its closing one) is read again: all its reading
+    /// reads is in its key.
+    #[test]
+    fn a_kept_block_is_read_again_when_what_else_it_reads_changed() {
+        let block = "‘Come in,’ she said. ‘Do.’";
+        // The same block between spaces, then after a letter (its first
+        // quote no longer opens dialogue), then before one (its last no
+        // longer closes it).
+        let spaced = format!(" {block} \n");
+        let lettered = format!("x{block} \n");
+        let followed = format!(" {block}x\n");
+        let syntax = |text: &str| {
+            let mut syntax = MarkdownParser::parse_fresh(text);
+            let paragraph = syntax
+                .blocks
+                .iter_mut()
+                .find(|block| block.kind == BlockKind::Paragraph)
+                .unwrap();
+            paragraph.range = TextRange::new(1, 1 + block.len());
+            syntax.prose = vec![paragraph.range];
+            syntax
+        };
+        let mut less_prose = syntax(&spaced);
+        less_prose.prose = vec![TextRange::new(1, 12)];
+        let mut heading = syntax(&spaced);
+        heading.blocks[0].kind = BlockKind::Heading { level: 1 };
+        // Each changed reading right after the one it differs from.
+        for (text, syntax) in [
+            (&spaced, syntax(&spaced)),
+            (&spaced, less_prose),
+            (&spaced, syntax(&spaced)),
+            (&spaced, heading),
+            (&spaced, syntax(&spaced)),
+            (&lettered, syntax(&lettered)),
+            (&spaced, syntax(&spaced)),
+            (&followed, syntax(&followed)),
+        ] {
+            assert_eq!(
+                Prose::analyse_typed_in("kept.md", text, &syntax),
+                Prose::analyse(text, &syntax),
+                "{text:?} {syntax:?}"
+            );
+        }
+    }
 }
