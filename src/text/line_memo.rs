@@ -115,8 +115,8 @@ impl<T> Reading<'_, T> {
     fn find(&mut self, line: &str) -> Option<usize> {
         let is_line =
             |kept: &Option<Line<T>>| kept.as_ref().is_some_and(|kept| *kept.text == *line);
-        let ahead = self.next..(self.next + LOOK_AHEAD).min(self.old.len());
-        let mut found = ahead.into_iter().find(|&at| is_line(&self.old[at]));
+        let ahead = (self.next + LOOK_AHEAD).min(self.old.len());
+        let mut found = (self.next..ahead).find(|&at| is_line(&self.old[at]));
         let far = self.index.is_some() || self.new_in_a_row >= NEW_BEFORE_INDEX;
         // (A first reading has nothing to index.)
         if found.is_none() && far && !self.old.is_empty() {

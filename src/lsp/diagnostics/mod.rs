@@ -145,26 +145,12 @@ pub fn compute(
             .collect(),
         None => workspace.files().collect(),
     };
-    // A lone file whose last entry is not of this very file (the one the
-    // writer types in) is checked afresh whatever its key: the key is found
-    // beside its checks, not before them. Several such (a start, files
-    // opened together) fill the cores one file a thread, keys first: a
-    // thread waiting for a key would take up another file's checks, and
-    // hold both files' prose at once.
-    let (vouchable, changed): (Vec<&Arc<SourceFile>>, Vec<&Arc<SourceFile>>) = {
-        let cache = lock(cache);
-        files.iter().partition(|file| {
-            cache
-                .entries
-                .get(&file.path)
-                .is_some_and(|entry| Arc::ptr_eq(&entry.file, file))
-        })
-    };
-    let (vouchable, changed) = if changed.len() == 1 {
-        (vouchable, changed)
-    } else {
-        (files.clone(), Vec::new())
-    };
+    let lone = lone_changed(cache, &files);
+    let vouchable: Vec<&Arc<SourceFile>> = files
+        .iter()
+        .copied()
+        .filter(|file| lone.is_none_or(|lone| !Arc::ptr_eq(lone, file)))
+        .collect();
     // Keys in parallel: on a large manuscript this is most of an edit's cost.
     let keyed: Vec<(&Arc<SourceFile>, u64)> = vouchable
         .par_iter()
@@ -187,7 +173,7 @@ pub fn compute(
                 _ => stale.push((*file, Some(*key))),
             }
         }
-        stale.extend(changed.into_iter().map(|file| (file, None)));
+        stale.extend(lone.map(|file| (file, None)));
         (known, stale)
     };
     let check = |file: &SourceFile| -> Vec<lsp::Diagnostic> {
@@ -255,6 +241,29 @@ pub fn compute(
             (file.path.clone(), diagnostics)
         })
         .collect()
+}
+
+/// The one file among `files` whose last entry is not of this very file
+/// (the one the writer types in), if only one is: checked afresh whatever
+/// its key, its key is found beside its checks, not before them. Several
+/// such (a start, files opened together) fill the cores one file a thread,
+/// keys first: a thread waiting for a key would take up another file's
+/// checks, and hold both files' prose at once.
+fn lone_changed<'f>(
+    cache: &Mutex<DiagnosticsCache>,
+    files: &[&'f Arc<SourceFile>],
+) -> Option<&'f Arc<SourceFile>> {
+    let cache = lock(cache);
+    let mut changed = files.iter().filter(|file| {
+        !cache
+            .entries
+            .get(&file.path)
+            .is_some_and(|entry| Arc::ptr_eq(&entry.file, file))
+    });
+    match (changed.next(), changed.next()) {
+        (Some(file), None) => Some(*file),
+        _ => None,
+    }
 }
 
 /// The story's health's diagnostics of each file, measured through
