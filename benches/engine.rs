@@ -8,6 +8,13 @@
 //! durable), run.json at the run's start, phase change and end, and
 //! cache.json at its end.
 //!
+//! `CONTROL_ROOM_BENCH_DIR` puts the run's folder elsewhere (another disk, a
+//! fresh filesystem). Back-to-back invocations on one ext4 filesystem slow
+//! down by up to 3x: creating a file scans past the inodes freed in the
+//! last minutes (the kernel's `recently_deleted`), and each invocation frees
+//! thousands when its folder is removed. Compare builds on a fresh
+//! filesystem each, or minutes apart.
+//!
 //! A voice tournament's wall time with one contestant and with three,
 //! against a model that takes a fixed 100 ms (target: three within 1.3x of
 //! one, for the contestants draft at once).
@@ -49,7 +56,11 @@ fn copy_tree(from: &Path, to: &Path) {
 
 fn engine(c: &mut Criterion) {
     let manifest_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let dir = tempfile::tempdir_in(
+        std::env::var("CONTROL_ROOM_BENCH_DIR")
+            .unwrap_or_else(|_| env!("CARGO_TARGET_TMPDIR").into()),
+    )
+    .unwrap();
     copy_tree(&manifest_dir.join("examples/salt-road"), dir.path());
     let root = dir.path();
     let templates = Prompts::load(root);

@@ -17,7 +17,12 @@
 //!   calls, whatever their number), then its lines are written and share
 //!   one sync of their file. A file asked for after a line may so be
 //!   durable before it, as `run.json` may be ahead of `steps.jsonl`: a
-//!   resume reads the journal.
+//!   resume reads the journal;
+//! - a whole file written **after** (`write_atomic_after`: a run's last
+//!   `run.json` and its `cache.json`) is put in place like a commit line,
+//!   once everything asked for before it is durable. Its bytes are synced
+//!   in the batch's first round, so a run's end costs one round more than
+//!   its last lines, not a round for its files and two syncs of its own.
 //!
 //! A crash (kill -9 or power) loses at most the commits not yet written,
 //! which a resume runs again. The first failure (a full disk) stops the
@@ -42,11 +47,13 @@ const SETTLE_AFTER: Duration = Duration::from_millis(10);
 
 /// What the committer makes durable, in order.
 enum Work {
-    /// A whole file written under `temp`: sync it, then rename it to `path`.
+    /// A whole file written under `temp`: sync it, then rename it to
+    /// `path`; when `after`, once everything before it is durable.
     Replace {
         file: std::fs::File,
         temp: Temporary,
         path: PathBuf,
+        after: bool,
     },
     /// Lines appended to this file: sync them.
     Appended(std::fs::File),
@@ -125,11 +132,13 @@ impl Committer {
         file: std::fs::File,
         temp: PathBuf,
         path: PathBuf,
+        after: bool,
     ) -> std::io::Result<()> {
         self.push(Work::Replace {
             file,
             temp: Temporary(Some(temp)),
             path,
+            after,
         })
     }
 
@@ -245,21 +254,35 @@ impl Pending {
     /// commit lines are written, in order, once everything in the batch is
     /// durable (one round of syncs however many steps the batch holds),
     /// and synced at its end: the committer does not wait for more work to
-    /// make a step durable.
+    /// make a step durable. Then the files written after are put in place,
+    /// their bytes synced in the first round.
     fn take(&mut self, disk: &Disk, batch: Vec<Work>) -> std::io::Result<()> {
         let mut lines: Vec<(PathBuf, Vec<u8>)> = Vec::new();
+        let mut after = Vec::new();
         for work in batch {
             match work {
-                Work::Replace { file, temp, path } => self.replaced.push((file, temp, path)),
+                Work::Replace {
+                    file,
+                    temp,
+                    path,
+                    after: false,
+                } => self.replaced.push((file, temp, path)),
+                Work::Replace {
+                    file,
+                    temp,
+                    path,
+                    after: true,
+                } => after.push((file, temp, path)),
                 Work::Appended(file) => self.appended.push(file),
                 Work::Commit { path, line } => lines.push((path, line)),
                 Work::Flush(_) => unreachable!("flushes are taken out of the batch"),
             }
         }
-        if lines.is_empty() {
+        if lines.is_empty() && after.is_empty() {
             return Ok(());
         }
-        self.make_durable()?;
+        let bytes_after: Vec<&std::fs::File> = after.iter().map(|(file, ..)| file).collect();
+        self.make_durable_with(&bytes_after)?;
         let mut journals: Vec<(PathBuf, std::fs::File)> = Vec::new();
         for (path, line) in lines {
             let file = match journals.iter().position(|(p, _)| *p == path) {
@@ -275,32 +298,42 @@ impl Pending {
         for (_, journal) in journals {
             journal.sync_data()?;
         }
-        Ok(())
+        put_in_place(after)
     }
 
     /// Syncs every waiting file and renames each whole file into place,
     /// then syncs the folders they went into: two rounds of syncs
     /// ([`sync_files`], [`sync_folders`]) however many files wait.
     fn make_durable(&mut self) -> std::io::Result<()> {
-        if self.is_empty() {
-            return Ok(());
-        }
+        self.make_durable_with(&[])
+    }
+
+    /// [`Pending::make_durable`], syncing the bytes of `also` in its first
+    /// round (files to be put in place later).
+    fn make_durable_with(&mut self, also: &[&std::fs::File]) -> std::io::Result<()> {
         let appended = std::mem::take(&mut self.appended);
         let replaced = std::mem::take(&mut self.replaced);
         sync_files(
             appended
                 .iter()
-                .chain(replaced.iter().map(|(file, ..)| file)),
+                .chain(replaced.iter().map(|(file, ..)| file))
+                .chain(also.iter().copied()),
         )?;
-        let mut folders: BTreeSet<PathBuf> = BTreeSet::new();
-        let mut renamed = Vec::with_capacity(replaced.len());
-        for (file, temp, path) in replaced {
-            temp.rename_to(&path)?;
-            folders.insert(path.parent().map(PathBuf::from).unwrap_or_default());
-            renamed.push(file);
-        }
-        sync_folders(&folders, &renamed)
+        put_in_place(replaced)
     }
+}
+
+/// Renames whole files, their bytes already durable, into place, then
+/// syncs the folders they went into (nothing when there is none).
+fn put_in_place(files: Vec<(std::fs::File, Temporary, PathBuf)>) -> std::io::Result<()> {
+    let mut folders: BTreeSet<PathBuf> = BTreeSet::new();
+    let mut renamed = Vec::with_capacity(files.len());
+    for (file, temp, path) in files {
+        temp.rename_to(&path)?;
+        folders.insert(path.parent().map(PathBuf::from).unwrap_or_default());
+        renamed.push(file);
+    }
+    sync_folders(&folders, &renamed)
 }
 
 /// Makes the data of `files` durable. On Linux one `syncfs` a filesystem
@@ -468,6 +501,45 @@ mod tests {
             ["receipt.json"],
             "the temporary file is removed"
         );
+    }
+
+    #[test]
+    fn a_file_written_after_is_not_put_in_place_before_the_lines_before_it() {
+        let dir = tempfile::tempdir().unwrap();
+        // A folder where the journal should be: its line cannot be written.
+        let steps = dir.path().join("steps.jsonl");
+        std::fs::create_dir_all(steps.join("taken")).unwrap();
+        let committer = Committer::start(Disk::default());
+        let disk = Disk::default().deferring(&committer);
+        disk.append_commit(&steps, b"{\"step\":7}\n").unwrap();
+        disk.write_atomic(&dir.path().join("cache.json"), b"{}")
+            .unwrap();
+        disk.write_atomic_after(&dir.path().join("run.json"), b"{\"status\":\"done\"}")
+            .unwrap();
+        disk.flush().unwrap_err();
+        assert_eq!(
+            names(dir.path()),
+            ["cache.json", "steps.jsonl"],
+            "a file asked for after a line may be in place before it, one written after may not, and no temporary file is left"
+        );
+
+        let dir = tempfile::tempdir().unwrap();
+        let steps = dir.path().join("steps.jsonl");
+        let committer = Committer::start(Disk::default());
+        let disk = Disk::default().deferring(&committer);
+        disk.write_atomic_after(&dir.path().join("run.json"), b"{\"v\":1}")
+            .unwrap();
+        disk.append_commit(&steps, b"{\"step\":0}\n").unwrap();
+        disk.write_atomic_after(&dir.path().join("run.json"), b"{\"v\":2}")
+            .unwrap();
+        disk.flush().unwrap();
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("run.json")).unwrap(),
+            "{\"v\":2}",
+            "the later write of a file wins"
+        );
+        assert_eq!(std::fs::read_to_string(&steps).unwrap(), "{\"step\":0}\n");
+        assert_eq!(names(dir.path()), ["run.json", "steps.jsonl"]);
     }
 
     #[test]

@@ -62,6 +62,18 @@ impl Disk {
     /// bytes are written now and the file is in place once its committer
     /// has synced it.
     pub fn write_atomic(&self, path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+        self.replace(path, bytes, false)
+    }
+
+    /// [`Disk::write_atomic`], put in place only once everything asked for
+    /// before it is durable, like a commit line: a run's last `run.json`
+    /// is never durable before the journal's lines it sums up. On a disk
+    /// that defers nothing, at once.
+    pub fn write_atomic_after(&self, path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+        self.replace(path, bytes, true)
+    }
+
+    fn replace(&self, path: &Path, bytes: &[u8], after: bool) -> std::io::Result<()> {
         let dir = path.parent().unwrap_or(Path::new("."));
         let name = path
             .file_name()
@@ -81,7 +93,7 @@ impl Disk {
             if let Some(committer) = &self.committer {
                 // From here the committer removes the temporary file if it
                 // never renames it.
-                return committer.replace(file, temp.clone(), path.to_path_buf());
+                return committer.replace(file, temp.clone(), path.to_path_buf(), after);
             }
             file.sync_all()?;
             drop(file);

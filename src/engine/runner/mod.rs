@@ -329,17 +329,27 @@ impl Runner {
             .await;
         watcher.abort();
         // The journal has every slot; cache.json is brought up to it once,
-        // here, rather than after every step. Failing to write it loses
-        // nothing, but a run that otherwise ended well reports it.
-        let written = files.write_cache(&steps.disk, &cache);
-        let written = steps.disk.flush().and(written);
-        let outcome = match (outcome, written) {
+        // here, rather than after every step, and with the run's last
+        // run.json put in place after the journal's last lines: the run
+        // ends with one round of syncs more than its last step. Failing to
+        // write it loses nothing, but a run that otherwise ended well
+        // reports it.
+        let outcome = match (outcome, files.write_cache(&steps.disk, &cache)) {
             (Ok(()), Err(error)) => Err(StepFailure::Io(error)),
             (outcome, _) => outcome,
         };
-
+        if let Err(StepFailure::Io(_)) = outcome {
+            // The failure is recorded with a write of its own: the run.json
+            // files still waiting are put in place first.
+            let _ = steps.disk.flush();
+        }
         self.conclude(&files, &recipe, &mut manifest, &values, outcome)?;
-        files.write_manifest(&self.disk, &manifest)?;
+        let written = files.write_manifest_after(&steps.disk, &manifest);
+        // Flushed even when that write failed: nothing of the run's is left
+        // waiting (or half written) once it has ended.
+        if let Err(error) = steps.disk.flush().and(written) {
+            return Err(self.write_failure(&files, &mut manifest, error));
+        }
         let _ = std::fs::remove_file(files.cancel_request());
         self.emit(RunEvent::Finished {
             manifest: manifest.clone(),
@@ -411,20 +421,31 @@ impl Runner {
                 manifest.error = Some(message);
                 manifest.completed_at = Some(finished);
             }
-            Err(StepFailure::Io(error)) => {
-                manifest.status = RunStatus::Failed;
-                manifest.error = Some(format!("cannot write the run's files: {error}"));
-                manifest.completed_at = Some(finished);
-                // The files on disk are still the last consistent state; try
-                // to record the failure, but a full disk may refuse even that.
-                let _ = files.write_manifest(&self.disk, manifest);
-                self.emit(RunEvent::Finished {
-                    manifest: manifest.clone(),
-                });
-                return Err(RunError::Io(error));
-            }
+            Err(StepFailure::Io(error)) => return Err(self.write_failure(files, manifest, error)),
         }
         Ok(())
+    }
+
+    /// Records that the run's files could not be written, as far as the
+    /// disk allows, and tells the listeners the run ended.
+    fn write_failure(
+        &self,
+        files: &RunFiles,
+        manifest: &mut RunManifest,
+        error: std::io::Error,
+    ) -> RunError {
+        manifest.status = RunStatus::Failed;
+        manifest.error = Some(format!("cannot write the run's files: {error}"));
+        let finished = now();
+        manifest.updated_at = finished.clone();
+        manifest.completed_at = Some(finished);
+        // The files on disk are still the last consistent state; try to
+        // record the failure, but a full disk may refuse even that.
+        let _ = files.write_manifest(&self.disk, manifest);
+        self.emit(RunEvent::Finished {
+            manifest: manifest.clone(),
+        });
+        RunError::Io(error)
     }
 
     #[allow(clippy::too_many_arguments)]

@@ -287,8 +287,16 @@ impl RunFiles {
         disk.write_atomic(&self.manifest(), &pretty(&wire::RunJson::from(manifest))?)
     }
 
+    /// The run's `run.json`, put in place once what was asked of `disk`
+    /// before it is durable (see `storage::commit`).
+    pub fn write_manifest_after(&self, disk: &Disk, manifest: &RunManifest) -> std::io::Result<()> {
+        disk.write_atomic_after(&self.manifest(), &pretty(&wire::RunJson::from(manifest))?)
+    }
+
+    /// The run's `cache.json`, put in place once what was asked of `disk`
+    /// before it is durable.
     pub fn write_cache(&self, disk: &Disk, cache: &Cache) -> std::io::Result<()> {
-        disk.write_atomic(&self.cache(), &pretty(&wire::cache_json(cache))?)
+        disk.write_atomic_after(&self.cache(), &pretty(&wire::cache_json(cache))?)
     }
 
     pub fn append_step(&self, disk: &Disk, step: &StepRecord) -> std::io::Result<()> {
