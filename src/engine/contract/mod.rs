@@ -394,10 +394,39 @@ fn check_json(
 /// The ways `value` breaks `schema`, each with where (a JSON pointer), at
 /// most [`MAX_SCHEMA_ERRORS`]; a schema that does not compile is one error.
 pub fn schema_errors(schema: &Value, value: &Value) -> Vec<String> {
-    match jsonschema::validator_for(schema) {
+    match compiled(schema) {
         Ok(validator) => validator_errors(&validator, value),
         Err(error) => vec![format!("the schema itself is invalid: {error}")],
     }
+}
+
+/// The schemas compiled so far, by their text: a step's schema is checked
+/// at every reply of every run, and compiling it cost more than a check.
+/// Emptied when it holds [`COMPILED_KEPT`] (a writer editing a recipe's
+/// schema makes a new one at each save).
+static COMPILED: std::sync::LazyLock<
+    std::sync::Mutex<std::collections::HashMap<String, std::sync::Arc<jsonschema::Validator>>>,
+> = std::sync::LazyLock::new(Default::default);
+const COMPILED_KEPT: usize = 64;
+
+fn compiled(schema: &Value) -> Result<std::sync::Arc<jsonschema::Validator>, String> {
+    let text = schema.to_string();
+    let lock = || {
+        COMPILED
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    };
+    if let Some(validator) = lock().get(&text) {
+        return Ok(validator.clone());
+    }
+    let validator =
+        std::sync::Arc::new(jsonschema::validator_for(schema).map_err(|error| error.to_string())?);
+    let mut kept = lock();
+    if kept.len() >= COMPILED_KEPT {
+        kept.clear();
+    }
+    kept.insert(text, validator.clone());
+    Ok(validator)
 }
 
 /// As [`schema_errors`] with the schema compiled already.
@@ -417,6 +446,21 @@ pub fn validator_errors(validator: &jsonschema::Validator, value: &Value) -> Vec
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_schema_is_compiled_by_its_text_so_a_changed_one_checks_as_changed() {
+        let loose = json!({"type": "object"});
+        let strict = json!({"type": "object", "required": ["findings"]});
+        let reply = json!({"verdict": "holds"});
+        for _ in 0..2 {
+            assert!(schema_errors(&loose, &reply).is_empty());
+            let errors = schema_errors(&strict, &reply);
+            assert_eq!(errors.len(), 1, "{errors:?}");
+            assert!(errors[0].contains("findings"), "{errors:?}");
+        }
+        let broken = json!({"type": "no such type"});
+        assert!(schema_errors(&broken, &reply)[0].starts_with("the schema itself is invalid"));
+    }
 
     fn guard() -> PathGuard {
         PathGuard::new([
