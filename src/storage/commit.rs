@@ -511,16 +511,16 @@ mod tests {
         std::fs::create_dir_all(steps.join("taken")).unwrap();
         let committer = Committer::start(Disk::default());
         let disk = Disk::default().deferring(&committer);
-        disk.append_commit(&steps, b"{\"step\":7}\n").unwrap();
         disk.write_atomic(&dir.path().join("cache.json"), b"{}")
             .unwrap();
-        disk.write_atomic_after(&dir.path().join("run.json"), b"{\"status\":\"done\"}")
-            .unwrap();
+        disk.append_commit(&steps, b"{\"step\":7}\n").unwrap();
+        // Refused if the committer has already met the failure.
+        let _ = disk.write_atomic_after(&dir.path().join("run.json"), b"{\"status\":\"done\"}");
         disk.flush().unwrap_err();
         assert_eq!(
             names(dir.path()),
             ["cache.json", "steps.jsonl"],
-            "a file asked for after a line may be in place before it, one written after may not, and no temporary file is left"
+            "the file before the line is in place, the one written after it is not, and no temporary file is left"
         );
 
         let dir = tempfile::tempdir().unwrap();
