@@ -343,10 +343,14 @@ impl Runner {
             // files still waiting are put in place first.
             let _ = steps.disk.flush();
         }
-        self.conclude(&files, &recipe, &mut manifest, &values, outcome)?;
+        if let Err(error) = self.conclude(&files, &recipe, &mut manifest, &values, outcome) {
+            // Nothing of the run's is left waiting (or half written) once
+            // it has ended.
+            let _ = steps.disk.flush();
+            return Err(error);
+        }
         let written = files.write_manifest_after(&steps.disk, &manifest);
-        // Flushed even when that write failed: nothing of the run's is left
-        // waiting (or half written) once it has ended.
+        // Flushed even when that write failed.
         if let Err(error) = steps.disk.flush().and(written) {
             return Err(self.write_failure(&files, &mut manifest, error));
         }
