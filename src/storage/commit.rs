@@ -505,18 +505,33 @@ mod tests {
 
     #[test]
     fn a_file_written_after_is_not_put_in_place_before_the_lines_before_it() {
+        // One batch, as the committer takes it (no thread to race): a file
+        // written before a line, the line, a file written after it.
         let dir = tempfile::tempdir().unwrap();
+        let written = |name: &str, after: bool| {
+            let temp = dir.path().join(format!(".{name}.tmp"));
+            std::fs::write(&temp, b"{}").unwrap();
+            Work::Replace {
+                file: std::fs::File::open(&temp).unwrap(),
+                temp: Temporary(Some(temp)),
+                path: dir.path().join(name),
+                after,
+            }
+        };
         // A folder where the journal should be: its line cannot be written.
         let steps = dir.path().join("steps.jsonl");
         std::fs::create_dir_all(steps.join("taken")).unwrap();
-        let committer = Committer::start(Disk::default());
-        let disk = Disk::default().deferring(&committer);
-        disk.write_atomic(&dir.path().join("cache.json"), b"{}")
-            .unwrap();
-        disk.append_commit(&steps, b"{\"step\":7}\n").unwrap();
-        // Refused if the committer has already met the failure.
-        let _ = disk.write_atomic_after(&dir.path().join("run.json"), b"{\"status\":\"done\"}");
-        disk.flush().unwrap_err();
+        let batch = vec![
+            written("cache.json", false),
+            Work::Commit {
+                path: steps,
+                line: b"{\"step\":7}\n".to_vec(),
+            },
+            written("run.json", true),
+        ];
+        Pending::default()
+            .take(&Disk::default(), batch)
+            .unwrap_err();
         assert_eq!(
             names(dir.path()),
             ["cache.json", "steps.jsonl"],

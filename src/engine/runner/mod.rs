@@ -338,21 +338,21 @@ impl Runner {
             (Ok(()), Err(error)) => Err(StepFailure::Io(error)),
             (outcome, _) => outcome,
         };
-        if let Err(StepFailure::Io(_)) = outcome {
-            // The failure is recorded with a write of its own: the run.json
-            // files still waiting are put in place first.
-            let _ = steps.disk.flush();
-        }
-        if let Err(error) = self.conclude(&files, &recipe, &mut manifest, &values, outcome) {
-            // Nothing of the run's is left waiting (or half written) once
-            // it has ended.
-            let _ = steps.disk.flush();
-            return Err(error);
-        }
-        let written = files.write_manifest_after(&steps.disk, &manifest);
-        // Flushed even when that write failed.
-        if let Err(error) = steps.disk.flush().and(written) {
-            return Err(self.write_failure(&files, &mut manifest, error));
+        let concluded = self.conclude(&recipe, &mut manifest, &values, outcome);
+        let written = match concluded {
+            Ok(()) => files.write_manifest_after(&steps.disk, &manifest),
+            Err(_) => Ok(()),
+        };
+        // Flushed however the run ended: nothing of it is left waiting (or
+        // half written) once it has, and a failure's own run.json below
+        // comes after every one before it.
+        let flushed = steps.disk.flush().and(written);
+        match (concluded, flushed) {
+            (Ok(()), Ok(())) => {}
+            (Err(RunError::Io(error)), _) | (Ok(()), Err(error)) => {
+                return Err(self.write_failure(&files, &mut manifest, error));
+            }
+            (Err(error), _) => return Err(error),
         }
         let _ = std::fs::remove_file(files.cancel_request());
         self.emit(RunEvent::Finished {
@@ -365,10 +365,10 @@ impl Runner {
     /// Puts how the steps ended into the manifest: after the last step, the
     /// Definition of Done decides; otherwise the cancel, the review loop's
     /// stop or the failure says why the run ended. A write error of the
-    /// run's files is recorded as far as the disk allows and returned.
+    /// run's files is returned, for the caller to record once the run's
+    /// committer is flushed.
     fn conclude(
         &self,
-        files: &RunFiles,
         recipe: &Recipe,
         manifest: &mut RunManifest,
         values: &HashMap<String, Value>,
@@ -425,7 +425,7 @@ impl Runner {
                 manifest.error = Some(message);
                 manifest.completed_at = Some(finished);
             }
-            Err(StepFailure::Io(error)) => return Err(self.write_failure(files, manifest, error)),
+            Err(StepFailure::Io(error)) => return Err(RunError::Io(error)),
         }
         Ok(())
     }
