@@ -168,6 +168,21 @@ impl Workspace {
         self.editor_rules = rules;
     }
 
+    /// Whether `other` is this very state of the manuscript (a clone of it,
+    /// neither changed since): everything read from the files and the
+    /// configuration is shared, not compared. A cache keyed by a snapshot
+    /// holds a clone, so a change to either makes new maps and `false`.
+    pub fn is_same_state(&self, other: &Workspace) -> bool {
+        Arc::ptr_eq(&self.root, &other.root)
+            && Arc::ptr_eq(&self.config, &other.config)
+            && Arc::ptr_eq(&self.calendar, &other.calendar)
+            && Arc::ptr_eq(&self.catalog, &other.catalog)
+            && Arc::ptr_eq(&self.dictionary, &other.dictionary)
+            && self.files.ptr_eq(&other.files)
+            && self.mentions.ptr_eq(&other.mentions)
+            && self.near_names.ptr_eq(&other.near_names)
+    }
+
     /// A hash of everything that decides severities and the checks'
     /// settings, for caches of diagnostics.
     pub fn settings_fingerprint(&self) -> u64 {

@@ -47,8 +47,12 @@ impl SceneSubgraph {
         graph: Option<&GraphCache>,
     ) -> SceneSubgraph {
         let story = match graph {
-            Some(graph) => graph.build_from(workspace, decisions),
-            None => StoryGraph::build_from(workspace, &mut SceneMemo::default(), decisions),
+            Some(graph) => graph.story(workspace, decisions),
+            None => std::sync::Arc::new(StoryGraph::build_from(
+                workspace,
+                &mut SceneMemo::default(),
+                decisions,
+            )),
         };
         let most = match variant {
             Variant::T1 => 6,

@@ -110,6 +110,17 @@ struct Cached {
     memo: SceneMemo,
     /// Where the saved memo is, until the first build reads it.
     saved: Option<std::path::PathBuf>,
+    /// The last graph [`GraphCache::story`] built, with the snapshot and
+    /// the decisions it was built from: the steps of a run ask for the
+    /// graph of one manuscript again and again.
+    last: Option<Last>,
+}
+
+#[derive(Debug)]
+struct Last {
+    workspace: Workspace,
+    decisions: Vec<crate::kb::Decision>,
+    story: Arc<super::StoryGraph>,
 }
 
 impl GraphCache {
@@ -119,6 +130,7 @@ impl GraphCache {
         GraphCache(Arc::new(std::sync::Mutex::new(Cached {
             memo: SceneMemo::default(),
             saved: Some(root.to_path_buf()),
+            last: None,
         })))
     }
 
@@ -127,13 +139,33 @@ impl GraphCache {
         self.with(|memo| super::StoryGraph::build_with(workspace, memo))
     }
 
-    /// The graph of `workspace` with `decisions`.
-    pub fn build_from(
+    /// The graph of `workspace` with `decisions`: the last one built again
+    /// when the manuscript is that very snapshot (or a clone of it, neither
+    /// changed: [`Workspace::is_same_state`]) and the decisions are the same.
+    pub fn story(
         &self,
         workspace: &Workspace,
         decisions: &[crate::kb::Decision],
-    ) -> super::StoryGraph {
-        self.with(|memo| super::StoryGraph::build_from(workspace, memo, decisions))
+    ) -> Arc<super::StoryGraph> {
+        self.with_cached(|cached| {
+            if let Some(last) = &cached.last
+                && last.workspace.is_same_state(workspace)
+                && last.decisions == decisions
+            {
+                return Arc::clone(&last.story);
+            }
+            let story = Arc::new(super::StoryGraph::build_from(
+                workspace,
+                &mut cached.memo,
+                decisions,
+            ));
+            cached.last = Some(Last {
+                workspace: workspace.clone(),
+                decisions: decisions.to_vec(),
+                story: Arc::clone(&story),
+            });
+            story
+        })
     }
 
     /// Saves the memo under `root` once a build has used it (a cache: a
@@ -158,6 +190,10 @@ impl GraphCache {
 
     /// `f` on the memo, the saved one read first if no build has yet.
     fn with<R>(&self, f: impl FnOnce(&mut SceneMemo) -> R) -> R {
+        self.with_cached(|cached| f(&mut cached.memo))
+    }
+
+    fn with_cached<R>(&self, f: impl FnOnce(&mut Cached) -> R) -> R {
         // A build that panicked left facts that are each whole: keep them.
         let mut cached = self
             .0
@@ -166,7 +202,7 @@ impl GraphCache {
         if let Some(root) = cached.saved.take() {
             cached.memo = SceneMemo::load(&root);
         }
-        f(&mut cached.memo)
+        f(&mut cached)
     }
 }
 
@@ -414,5 +450,56 @@ mod tests {
         assert_eq!(first.graph.edge_count(), second.graph.edge_count());
         cache.save(&disk, root).unwrap();
         assert_eq!(SceneMemo::load(root).scenes.len(), scenes);
+    }
+
+    #[test]
+    fn the_graph_of_an_unchanged_snapshot_is_built_once_and_a_change_builds_it_again() {
+        let (_dir, workspace) = crate::index::test_support::example_copy();
+        let cache = GraphCache::default();
+        let first = cache.story(&workspace, &[]);
+        // The same snapshot, or a clone of it: the graph already built.
+        assert!(Arc::ptr_eq(&first, &cache.story(&workspace, &[])));
+        assert!(Arc::ptr_eq(&first, &cache.story(&workspace.clone(), &[])));
+
+        // A decision saved: the graph relates it, so it is built again.
+        let decision = crate::kb::Decision {
+            category: "constraint".into(),
+            key: "gate".into(),
+            value: "The gate is never opened at night.".into(),
+            source: None,
+            scene: Some("SCN-the-gate".into()),
+            created_at: None,
+            updated_at: None,
+            promoted: false,
+        };
+        let decided = cache.story(&workspace, std::slice::from_ref(&decision));
+        assert!(!Arc::ptr_eq(&first, &decided));
+        assert_eq!(decided.decisions_about("SCN-the-gate").count(), 1);
+        assert_eq!(first.decisions_about("SCN-the-gate").count(), 0);
+
+        // A scene's prose edited in the editor (the catalog kept): built
+        // again, with the edit in it.
+        let path = "Story/Scenes/SCN-the-gate.md";
+        let mut edited = workspace.clone();
+        let text = format!(
+            "{}\nOld Tomas watched from the stair.\n",
+            edited.file(path).unwrap().text
+        );
+        let paths = edited.config().paths.clone();
+        edited.insert_file(SourceFile::parse(path.into(), text.into(), &paths));
+        assert!(!edited.is_same_state(&workspace));
+        let after = cache.story(&edited, &[]);
+        assert!(!Arc::ptr_eq(&first, &after));
+        let cast = |story: &StoryGraph| {
+            story
+                .around_scene("SCN-the-gate")
+                .iter()
+                .filter(|(entity, _, _)| entity.kind == super::super::EntityKind::Character)
+                .map(|(entity, _, weight)| format!("{} {weight}", entity.label))
+                .collect::<Vec<_>>()
+        };
+        assert_ne!(cast(&first), cast(&after), "the edit's mention counts");
+        // The snapshot before the edit is not the one cached any more.
+        assert!(!Arc::ptr_eq(&after, &cache.story(&workspace, &[])));
     }
 }
