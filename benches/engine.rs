@@ -77,6 +77,7 @@ fn engine(c: &mut Criterion) {
         sinks: Vec::new(),
         reuse: false,
         graph: Default::default(),
+        cited: Default::default(),
     };
     let mut args = serde_json::Map::new();
     args.insert("scene_id".into(), "SCN-the-reckoning".into());

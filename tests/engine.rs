@@ -1070,6 +1070,7 @@ fn sinks_hear_every_step_in_order() {
         sinks: vec![recorder.clone()],
         reuse: false,
         graph: Default::default(),
+        cited: Default::default(),
     };
     let mut args = serde_json::Map::new();
     args.insert("scene_id".into(), json!("SCN-the-reckoning"));

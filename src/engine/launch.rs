@@ -60,6 +60,7 @@ pub fn open(
             sinks: Vec::new(),
             reuse: false,
             graph: Default::default(),
+            cited: Default::default(),
         },
         warnings,
     }

@@ -107,6 +107,19 @@ impl Disk {
         result
     }
 
+    /// Writes a new file in a folder no reader sees yet, one that is renamed
+    /// into place whole once written (a run's staging folder): created,
+    /// written and synced, without [`Disk::write_atomic`]'s temporary file
+    /// and folder sync. A journaling filesystem makes its entries durable in
+    /// order, so the folder's rename, once durable, carries the file's entry;
+    /// a crash before the rename leaves only the hidden folder.
+    pub fn write_staged(&self, path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+        let mut file = std::fs::File::create_new(path)?;
+        self.spend(bytes.len())?;
+        file.write_all(bytes)?;
+        file.sync_all()
+    }
+
     /// Writes `bytes` to `path` only if no file is there, as one step: the
     /// bytes go to a temporary file, which is then linked at `path` (a link
     /// never replaces a file). `Ok(false)` when a file was already there,

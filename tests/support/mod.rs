@@ -336,6 +336,7 @@ pub fn runner(
         sinks: Vec::new(),
         reuse: false,
         graph: Default::default(),
+        cited: Default::default(),
     }
 }
 

@@ -20,7 +20,7 @@ use crate::engine::model::{
     Message, Metered, Model, ModelReply, ModelRequest, ModelTarget, Written,
 };
 use crate::engine::prompts::{Assembly, Contract, Output, PromptInputs, SlotKind, SlotText};
-use crate::engine::receipts::{self, SigningKey};
+use crate::engine::receipts::SigningKey;
 use crate::engine::recipe::AgentStep;
 use crate::engine::store::{Cache, CacheSlot, RunManifest};
 use crate::engine::tools::sha256_hex;
@@ -462,11 +462,7 @@ impl Runner {
         if !cited.is_empty()
             && let Some(session_id) = session_id
         {
-            for receipt in receipts::load(self.root(), session_id) {
-                if cited.contains(receipt.receipt_id.as_str()) {
-                    expected.extend(receipt.file_refs.into_iter().map(|file| file.path));
-                }
-            }
+            expected.extend(self.cited.files(self.root(), session_id, &cited));
         }
         expected
     }

@@ -35,11 +35,13 @@
 //! [`ModelRequest`]: super::model::ModelRequest
 
 mod agent;
+mod cited;
 mod dod;
 mod micro;
 mod preview;
 mod receipt;
 mod record;
+pub use cited::CitedFiles;
 pub use preview::PreviewFor;
 mod resume;
 mod reuse;
@@ -93,6 +95,8 @@ pub struct Runner {
     /// The story's graph as the prompts read it, kept between steps (and,
     /// in the editor, between runs).
     pub graph: crate::kb::graph::GraphCache,
+    /// The files each tool receipt read, as this runner's steps wrote them.
+    pub cited: CitedFiles,
 }
 
 /// Why a run could not start or go on.
@@ -249,7 +253,7 @@ impl Runner {
         };
         // No cache.json yet: a run's first is written when it ends.
         let written = staging
-            .write_manifest(&self.disk, &manifest)
+            .write_first_manifest(&self.disk, &manifest)
             .and_then(|()| std::fs::rename(&staging.dir, &files.dir));
         if let Err(error) = written {
             let _ = std::fs::remove_dir_all(&staging.dir);
@@ -306,6 +310,7 @@ impl Runner {
         let committer = Committer::start(self.disk.clone());
         let steps = Runner {
             disk: self.disk.deferring(&committer),
+            cited: CitedFiles::default(),
             ..self.clone()
         };
         files.write_manifest(&steps.disk, &manifest)?;

@@ -51,6 +51,7 @@ impl Runner {
         match &receipt {
             StepReceipt::Tool(receipt) => {
                 receipts::append(self.root(), &self.disk, receipt).map_err(StepFailure::Io)?;
+                self.cited.wrote(receipt);
             }
             StepReceipt::Agent(receipt) => {
                 audit::write_receipt(self.root(), &self.disk, receipt).map_err(StepFailure::Io)?;

@@ -287,6 +287,12 @@ impl RunFiles {
         disk.write_atomic(&self.manifest(), &pretty(&wire::RunJson::from(manifest))?)
     }
 
+    /// The first `run.json` of a run, in its staging folder
+    /// ([`Disk::write_staged`]): the folder is renamed into place after.
+    pub fn write_first_manifest(&self, disk: &Disk, manifest: &RunManifest) -> std::io::Result<()> {
+        disk.write_staged(&self.manifest(), &pretty(&wire::RunJson::from(manifest))?)
+    }
+
     /// The run's `run.json`, put in place once what was asked of `disk`
     /// before it is durable (see `storage::commit`).
     pub fn write_manifest_after(&self, disk: &Disk, manifest: &RunManifest) -> std::io::Result<()> {
