@@ -15,7 +15,10 @@
 //!   lost. The steps that came in while the committer was busy make one
 //!   batch: its files are made durable together (on Linux two `syncfs`
 //!   calls, whatever their number), then its lines are written and share
-//!   one sync of their file. A file asked for after a line may so be
+//!   one sync of their file: at once when no work waits, else the next
+//!   batch's first sync covers them (a run whose steps come faster than
+//!   the disk syncs pays two syncs a batch, not three). A file asked for
+//!   after a line may so be
 //!   durable before it, as `run.json` may be ahead of `steps.jsonl`: a
 //!   resume reads the journal;
 //! - a whole file written **after** (`write_atomic_after`: a run's last
@@ -176,13 +179,23 @@ fn run(
     };
     let mut pending = Pending::default();
     loop {
-        // Work waits for a commit line to cover it, or for a pause.
-        let first = if pending.is_empty() {
-            receiver
-                .recv()
-                .map_err(|_| mpsc::RecvTimeoutError::Disconnected)
-        } else {
-            receiver.recv_timeout(SETTLE_AFTER)
+        // Work waits for a commit line to cover it, or for a pause. Lines
+        // written unsynced share the next batch's first sync when it is
+        // already waiting; else they are synced before the committer waits.
+        let first = match receiver.try_recv() {
+            Ok(work) => Ok(work),
+            Err(mpsc::TryRecvError::Disconnected) => Err(mpsc::RecvTimeoutError::Disconnected),
+            Err(mpsc::TryRecvError::Empty) => match pending.sync_lines() {
+                Err(error) => {
+                    pending = Pending::default();
+                    failed(error);
+                    continue;
+                }
+                Ok(()) if pending.is_empty() => receiver
+                    .recv()
+                    .map_err(|_| mpsc::RecvTimeoutError::Disconnected),
+                Ok(()) => receiver.recv_timeout(SETTLE_AFTER),
+            },
         };
         let first = match first {
             Ok(work) => work,
@@ -238,24 +251,36 @@ fn run(
 
 /// What the committer holds until a commit line, a flush or a pause needs
 /// it durable: one sync then covers each folder however many files went
-/// into it. (Commit lines are synced at the end of their batch.)
+/// into it.
 #[derive(Default)]
 struct Pending {
     replaced: Vec<(std::fs::File, Temporary, PathBuf)>,
     appended: Vec<std::fs::File>,
+    /// The files of commit lines written but not yet synced.
+    lines: Vec<std::fs::File>,
 }
 
 impl Pending {
     fn is_empty(&self) -> bool {
-        self.replaced.is_empty() && self.appended.is_empty()
+        self.replaced.is_empty() && self.appended.is_empty() && self.lines.is_empty()
+    }
+
+    /// Syncs the commit lines written since the last sync.
+    fn sync_lines(&mut self) -> std::io::Result<()> {
+        for file in std::mem::take(&mut self.lines) {
+            counted_sync();
+            file.sync_data()?;
+        }
+        Ok(())
     }
 
     /// Takes one batch. Whole files and appended lines wait; the batch's
     /// commit lines are written, in order, once everything in the batch is
     /// durable (one round of syncs however many steps the batch holds),
-    /// and synced at its end: the committer does not wait for more work to
-    /// make a step durable. Then the files written after are put in place,
-    /// their bytes synced in the first round.
+    /// and left for the next sync (the committer's next batch, or its own
+    /// before it waits): the committer does not wait for more work to make
+    /// a step durable. Files written after are put in place once the lines
+    /// are synced, their bytes synced in the first round.
     fn take(&mut self, disk: &Disk, batch: Vec<Work>) -> std::io::Result<()> {
         let mut lines: Vec<(PathBuf, Vec<u8>)> = Vec::new();
         let mut after = Vec::new();
@@ -295,9 +320,12 @@ impl Pending {
             };
             disk.append_unsynced(file, &line)?;
         }
-        for (_, journal) in journals {
-            journal.sync_data()?;
+        self.lines
+            .extend(journals.into_iter().map(|(_, journal)| journal));
+        if after.is_empty() {
+            return Ok(());
         }
+        self.sync_lines()?;
         put_in_place(after)
     }
 
@@ -309,15 +337,18 @@ impl Pending {
     }
 
     /// [`Pending::make_durable`], syncing the bytes of `also` in its first
-    /// round (files to be put in place later).
+    /// round (files to be put in place later), and the commit lines left
+    /// unsynced.
     fn make_durable_with(&mut self, also: &[&std::fs::File]) -> std::io::Result<()> {
         let appended = std::mem::take(&mut self.appended);
         let replaced = std::mem::take(&mut self.replaced);
+        let lines = std::mem::take(&mut self.lines);
         sync_files(
             appended
                 .iter()
                 .chain(replaced.iter().map(|(file, ..)| file))
-                .chain(also.iter().copied()),
+                .chain(also.iter().copied())
+                .chain(lines.iter()),
         )?;
         put_in_place(replaced)
     }
@@ -352,6 +383,7 @@ fn sync_files<'f>(files: impl Iterator<Item = &'f std::fs::File>) -> std::io::Re
             let device = file.metadata()?.dev();
             if !devices.contains(&device) {
                 devices.push(device);
+                counted_sync();
                 // SAFETY: the descriptor is open for as long as `file` lives.
                 if unsafe { libc::syncfs(file.as_raw_fd()) } != 0 {
                     return Err(std::io::Error::last_os_error());
@@ -363,10 +395,22 @@ fn sync_files<'f>(files: impl Iterator<Item = &'f std::fs::File>) -> std::io::Re
     #[cfg(not(target_os = "linux"))]
     {
         for file in files {
+            counted_sync();
             file.sync_all()?;
         }
         Ok(())
     }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// The syncs this thread has asked for, for the tests of their count.
+    static SYNCS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+fn counted_sync() {
+    #[cfg(test)]
+    SYNCS.with(|syncs| syncs.set(syncs.get() + 1));
 }
 
 /// Makes the renames into `folders` durable: on Linux by [`sync_files`]
@@ -503,21 +547,68 @@ mod tests {
         );
     }
 
+    /// A whole file written under a temporary name, as the committer gets it.
+    fn written(dir: &std::path::Path, name: &str, after: bool) -> Work {
+        let temp = dir.join(format!(".{name}.tmp"));
+        std::fs::write(&temp, b"{}").unwrap();
+        Work::Replace {
+            file: std::fs::File::open(&temp).unwrap(),
+            temp: Temporary(Some(temp)),
+            path: dir.join(name),
+            after,
+        }
+    }
+
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn a_commit_line_with_work_behind_it_is_synced_by_that_works_first_sync() {
+        // Two steps taken one batch after the other, as the committer takes
+        // them when a run's steps come faster than the disk syncs.
+        let dir = tempfile::tempdir().unwrap();
+        let steps = dir.path().join("steps.jsonl");
+        let step = |n: usize| {
+            vec![
+                written(dir.path(), &format!("receipt-{n}.json"), false),
+                Work::Commit {
+                    path: steps.clone(),
+                    line: format!("{{\"step\":{n}}}\n").into_bytes(),
+                },
+            ]
+        };
+        let syncs = || SYNCS.with(std::cell::Cell::get);
+        let before = syncs();
+        let mut pending = Pending::default();
+        pending.take(&Disk::default(), step(0)).unwrap();
+        assert!(dir.path().join("receipt-0.json").exists());
+        assert_eq!(std::fs::read_to_string(&steps).unwrap(), "{\"step\":0}\n");
+        assert_eq!(
+            syncs() - before,
+            2,
+            "the receipt's bytes, then its rename; the line waits for the next sync"
+        );
+        pending.take(&Disk::default(), step(1)).unwrap();
+        assert_eq!(
+            syncs() - before,
+            4,
+            "the first line is synced with the second receipt's bytes"
+        );
+        assert_eq!(
+            std::fs::read_to_string(&steps).unwrap(),
+            "{\"step\":0}\n{\"step\":1}\n"
+        );
+        // No more work: the committer syncs the last line before it waits.
+        assert!(!pending.is_empty());
+        pending.sync_lines().unwrap();
+        assert_eq!(syncs() - before, 5);
+        assert!(pending.is_empty());
+    }
+
     #[test]
     fn a_file_written_after_is_not_put_in_place_before_the_lines_before_it() {
         // One batch, as the committer takes it (no thread to race): a file
         // written before a line, the line, a file written after it.
         let dir = tempfile::tempdir().unwrap();
-        let written = |name: &str, after: bool| {
-            let temp = dir.path().join(format!(".{name}.tmp"));
-            std::fs::write(&temp, b"{}").unwrap();
-            Work::Replace {
-                file: std::fs::File::open(&temp).unwrap(),
-                temp: Temporary(Some(temp)),
-                path: dir.path().join(name),
-                after,
-            }
-        };
+        let written = |name: &str, after: bool| written(dir.path(), name, after);
         // A folder where the journal should be: its line cannot be written.
         let steps = dir.path().join("steps.jsonl");
         std::fs::create_dir_all(steps.join("taken")).unwrap();
