@@ -23,11 +23,16 @@ pub struct Client {
     child: Child,
     /// The server's input; `None` once closed.
     stdin: Option<ChildStdin>,
-    /// Each message with when its last byte was read, before it was parsed.
-    incoming: Receiver<(Value, Instant)>,
+    /// Each message with when its last byte was read, before it was
+    /// parsed, and when it was parsed (on the thread that reads).
+    incoming: Receiver<(Value, Instant, Instant)>,
     /// When the last message [`Client::wait_for`] returned was all read: a
     /// server's answer without this client's parse of it.
     pub received: Option<Instant>,
+    /// When that message was parsed, before it was handed to the thread
+    /// that waits for it (an editor's cost of it, without this client's
+    /// own bookkeeping: the hand-over, the copy kept in `seen`).
+    pub parsed: Option<Instant>,
     next_id: i64,
     /// Notifications and server requests seen so far, in order.
     pub seen: Vec<Value>,
@@ -106,7 +111,7 @@ impl Client {
                 }
                 let received = Instant::now();
                 let message: Value = serde_json::from_slice(&body).expect("the server sends JSON");
-                if sender.send((message, received)).is_err() {
+                if sender.send((message, received, Instant::now())).is_err() {
                     return;
                 }
             }
@@ -116,6 +121,7 @@ impl Client {
             stdin: Some(stdin),
             incoming,
             received: None,
+            parsed: None,
             next_id: 1,
             seen: Vec::new(),
             responder: None,
@@ -210,7 +216,7 @@ impl Client {
         let deadline = Instant::now() + limit;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
-            let (message, received) = match self.incoming.recv_timeout(left) {
+            let (message, received, parsed) = match self.incoming.recv_timeout(left) {
                 Ok(message) => message,
                 Err(RecvTimeoutError::Timeout) => {
                     panic!("timed out after {limit:?}; seen: {:#?}", self.seen)
@@ -243,6 +249,7 @@ impl Client {
             }
             if matched {
                 self.received = Some(received);
+                self.parsed = Some(parsed);
                 return message;
             }
         }
@@ -253,7 +260,7 @@ impl Client {
     pub fn wait_for_unanswered(&mut self, mut wanted: impl FnMut(&Value) -> bool) -> Value {
         loop {
             let message = match self.incoming.recv_timeout(TIMEOUT) {
-                Ok((message, _)) => message,
+                Ok((message, ..)) => message,
                 Err(error) => panic!("no message ({error:?}); seen: {:#?}", self.seen),
             };
             if message.get("method").is_some() {
