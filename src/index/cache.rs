@@ -60,8 +60,10 @@ struct SavedBlock {
 }
 
 /// The cache of a manuscript read from disk when a file first needs it: a
-/// start's cards and outline are mostly read for the catalog alone, without
-/// it, so its reading waits until their first diagnostics are out.
+/// start's first diagnostics never read it (the cards and the outline are
+/// read for the catalog alone, the few files only a parse can read are
+/// parsed, which costs less than reading the whole cache), so its reading
+/// waits until they are out.
 pub struct LazyCache {
     root: PathBuf,
     cache: OnceLock<Arc<IndexCache>>,
@@ -79,6 +81,11 @@ impl LazyCache {
     pub fn get(&self) -> &Arc<IndexCache> {
         self.cache
             .get_or_init(|| Arc::new(IndexCache::load(&self.root)))
+    }
+
+    /// The cache if it has been read, without reading it.
+    pub fn loaded(&self) -> Option<&Arc<IndexCache>> {
+        self.cache.get()
     }
 }
 
@@ -115,23 +122,35 @@ impl IndexCache {
     /// The syntax of `text`, the file at `path`, when the cache holds it
     /// for exactly this text and its ranges fit it.
     pub fn syntax(&self, path: &FilePath, text: &str) -> Option<MarkdownSyntax> {
+        let found = self
+            .entry_for(path, text)
+            .and_then(|entry| restore(entry, text));
+        self.count(found.is_some());
+        found
+    }
+
+    /// Counts `text`, the file at `path` parsed before the cache was read
+    /// (a start's first diagnostics), as read through it: a hit when the
+    /// cache holds this very text, so that an unchanged manuscript leaves
+    /// the cache as it is.
+    pub fn note_parsed(&self, path: &FilePath, text: &str) {
+        self.count(self.entry_for(path, text).is_some());
+    }
+
+    /// The entry of `path` if it was saved for exactly `text`; the text's
+    /// hash is kept for saving.
+    fn entry_for(&self, path: &FilePath, text: &str) -> Option<&Entry> {
         let hash: Digest256 = Sha256::digest(text.as_bytes()).into();
         self.hashes
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
             .insert(path.clone(), hash);
-        let found = self
-            .entries
-            .get(&**path)
-            .filter(|entry| entry.hash == hash)
-            .and_then(|entry| restore(entry, text));
-        let counter = if found.is_some() {
-            &self.hits
-        } else {
-            &self.misses
-        };
+        self.entries.get(&**path).filter(|entry| entry.hash == hash)
+    }
+
+    fn count(&self, hit: bool) {
+        let counter = if hit { &self.hits } else { &self.misses };
         counter.fetch_add(1, Ordering::Relaxed);
-        found
     }
 
     /// Files whose syntax came from the cache.
@@ -386,6 +405,41 @@ mod tests {
         let parsed = read_through(&workspace, &cache);
         assert!(cache.hits() > 0, "the files that were parsed are saved");
         assert_as_fresh(&parsed);
+    }
+
+    #[test]
+    fn a_file_only_a_parse_can_read_does_not_read_the_cache_before_a_starts_first_diagnostics() {
+        // The anti-pattern sheet, which only a parse reads, read the whole
+        // cache before every warm start's first diagnostics.
+        let (dir, workspace) = cold();
+        let paths: Vec<FilePath> = workspace.files().map(|file| file.path.clone()).collect();
+        let lazy = LazyCache::new(dir.path());
+        let files = workspace.read_files_for_catalog(&paths, Some(&lazy));
+        assert!(files.iter().any(|file| file.catalogued));
+        let parsed: Vec<&SourceFile> = files.iter().filter(|file| !file.catalogued).collect();
+        assert!(!parsed.is_empty());
+        assert!(lazy.loaded().is_none(), "the cache was read");
+        for file in parsed.iter().filter(|file| !file.is_unanalysed()) {
+            assert_eq!(file.syntax, MarkdownParser::parse_fresh(&file.text));
+        }
+
+        // Read after them, it counts the files parsed as read through it:
+        // an unchanged manuscript leaves it as it is.
+        let cache = lazy.get();
+        for file in &parsed {
+            cache.note_parsed(&file.path, &file.text);
+        }
+        let catalogued: Vec<FilePath> = files
+            .iter()
+            .filter(|file| file.catalogued)
+            .map(|file| file.path.clone())
+            .collect();
+        workspace.read_files_cached(&catalogued, Some(cache));
+        assert_eq!(cache.misses(), 0);
+        assert!(!cache.is_stale());
+        // A file changed since is a miss.
+        cache.note_parsed(&parsed[0].path, "Another text.");
+        assert!(cache.is_stale());
     }
 
     #[test]

@@ -99,7 +99,9 @@ impl SourceFile {
     /// Reads a file for the first diagnostics of a start: a card or the
     /// outline for the catalog alone where it can be
     /// ([`SourceFile::catalogued`]); any other file, or one only a parse can
-    /// read, like [`SourceFile::read_cached`], the cache read only then.
+    /// read, parsed, its syntax taken from `cache` only if it has already
+    /// been read (never read for it: the whole cache costs more to read
+    /// than the few such files do to parse).
     pub fn read_for_catalog(
         root: &Path,
         path: FilePath,
@@ -108,7 +110,7 @@ impl SourceFile {
     ) -> SourceFile {
         SourceFile::read_with(root, path, paths, |path, text, paths| {
             SourceFile::catalogued(path.clone(), text.clone(), paths).unwrap_or_else(|| {
-                let cache = cache.map(|cache| &**cache.get());
+                let cache = cache.and_then(|cache| cache.loaded()).map(|cache| &**cache);
                 SourceFile::cached_or_parsed(path, text, paths, cache)
             })
         })

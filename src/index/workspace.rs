@@ -294,9 +294,9 @@ impl Workspace {
     }
 
     /// Reads `paths` for the first diagnostics of a start: the cards and the
-    /// outline for the catalog alone where they can be, the cache read only
-    /// for the others (see [`SourceFile::read_for_catalog`]); read them
-    /// again before the index is done.
+    /// outline for the catalog alone where they can be, the others parsed,
+    /// the cache not read for them (see [`SourceFile::read_for_catalog`]);
+    /// read them again through the cache before the index is done.
     pub fn read_files_for_catalog(
         &self,
         paths: &[FilePath],

@@ -182,6 +182,12 @@ impl Indexer {
             .filter(|file| file.catalogued)
             .map(|file| file.path.clone())
             .collect();
+        // The others were parsed, the cache not read for them.
+        let parsed: Vec<(FilePath, Arc<str>)> = priority_files
+            .iter()
+            .filter(|file| !file.catalogued)
+            .map(|file| (file.path.clone(), file.text.clone()))
+            .collect();
         {
             let mut session = lock(&session);
             session.insert_indexed(priority_files);
@@ -189,11 +195,17 @@ impl Indexer {
         }
         // The open documents can be checked now: publish without debounce.
         self.publish(false).await;
-        // The cache, unless a card needed it, is read once the first
-        // diagnostics are out.
-        let cache = tokio::task::spawn_blocking(move || cache.get().clone())
-            .await
-            .unwrap_or_default();
+        // The cache is read once the first diagnostics are out; the files
+        // parsed for them count as read through it.
+        let cache = tokio::task::spawn_blocking(move || {
+            let cache = cache.get().clone();
+            for (path, text) in parsed {
+                cache.note_parsed(&path, &text);
+            }
+            cache
+        })
+        .await
+        .unwrap_or_default();
         // What was read for the catalog alone is parsed now, before the rest.
         self.parse_catalogued(catalogued, &cache).await;
 
