@@ -18,9 +18,8 @@
 //!   one sync of their file: at once when no work waits, else the next
 //!   batch's first sync covers them (a run whose steps come faster than
 //!   the disk syncs pays two syncs a batch, not three). A file asked for
-//!   after a line may so be
-//!   durable before it, as `run.json` may be ahead of `steps.jsonl`: a
-//!   resume reads the journal;
+//!   after a line may so be durable before it, as `run.json` may be ahead
+//!   of `steps.jsonl`: a resume reads the journal;
 //! - a whole file written **after** (`write_atomic_after`: a run's last
 //!   `run.json` and its `cache.json`) is put in place like a commit line,
 //!   once everything asked for before it is durable. Its bytes are synced

@@ -95,7 +95,8 @@ pub struct Runner {
     /// The story's graph as the prompts read it, kept between steps (and,
     /// in the editor, between runs).
     pub graph: crate::kb::graph::GraphCache,
-    /// The files each tool receipt read, as this runner's steps wrote them.
+    /// The files each tool receipt read, as this runner's steps wrote them
+    /// (each `execute` starts its own: `CitedFiles::default()` elsewhere).
     pub cited: CitedFiles,
 }
 
