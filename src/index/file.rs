@@ -198,6 +198,12 @@ impl SourceFile {
         is_too_large_to_analyse(self.text.len())
     }
 
+    /// Whether the index's cache keeps this file's syntax: read, analysed,
+    /// and parsed (not read for the catalog alone).
+    pub fn is_cached_syntax(&self) -> bool {
+        self.load_error.is_none() && !self.is_unanalysed() && !self.catalogued
+    }
+
     /// Understands `text` whose Markdown syntax is already known (open documents
     /// parse incrementally).
     pub fn with_syntax(

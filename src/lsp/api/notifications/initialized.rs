@@ -182,10 +182,10 @@ impl Indexer {
             .filter(|file| file.catalogued)
             .map(|file| file.path.clone())
             .collect();
-        // The others were parsed, the cache not read for them.
+        // The others the cache holds were parsed, the cache not read for them.
         let parsed: Vec<(FilePath, Arc<str>)> = priority_files
             .iter()
-            .filter(|file| !file.catalogued)
+            .filter(|file| file.is_cached_syntax())
             .map(|file| (file.path.clone(), file.text.clone()))
             .collect();
         {
