@@ -414,7 +414,7 @@ fn mentions_are_names_in_prose_only() {
             if mention.possessive {
                 line.push_str(" possessive");
             }
-            if let Some(title) = mention.title {
+            if let Some(title) = mention.title() {
                 write!(line, " title {:?}", title.slice(&file.text)).unwrap();
             }
             line

@@ -278,7 +278,7 @@ impl Reader<'_> {
             .filter(|mention| mention.range.end == end)
             .map(|mention| {
                 let start = mention
-                    .title
+                    .title()
                     .map_or(mention.range.start, |title| title.start);
                 (mention.card.clone(), mention.possessive, start)
             })

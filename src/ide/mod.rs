@@ -81,7 +81,7 @@ pub fn target_at(workspace: &Workspace, path: &str, offset: usize) -> Option<Tar
     {
         return Some(Target::Card {
             card: mention.card.clone(),
-            name_index: mention.name_index,
+            name_index: usize::from(mention.name_index),
             range: mention.range,
         });
     }

@@ -93,7 +93,7 @@ pub fn rename(
         }
     }
     for (path, mention) in workspace.mentions_of(&card) {
-        if mention.name_index != name_index {
+        if usize::from(mention.name_index) != name_index {
             continue;
         }
         let Some(file) = workspace.file(path) else {

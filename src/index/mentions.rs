@@ -21,6 +21,10 @@ use crate::text::TextRange;
 use super::file::FilePath;
 
 /// One occurrence of a card's name or alias in prose.
+///
+/// A novel's index holds tens of thousands (about 64,000 in a million
+/// words), so a mention is kept small: 40 bytes, not the 72 of two ranges
+/// and a `usize` (`a_mention_takes_forty_bytes`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Mention {
     /// The card's file.
@@ -28,11 +32,50 @@ pub struct Mention {
     /// The name as written, without title or possessive.
     pub range: TextRange,
     /// Which of the card's names matched: 0 is the name, 1.. the aliases.
-    pub name_index: usize,
+    pub name_index: u16,
     pub possessive: bool,
-    /// A courtesy title written before the name ("Mr.", "Lady").
-    pub title: Option<TextRange>,
+    /// The courtesy title written before the name, by where it lies
+    /// before it (see [`Mention::title`]).
+    title: Option<TitleSpan>,
 }
+
+/// Where a title lies before its name: how many bytes before the name's
+/// start it starts, and how long it is (one of [`TITLES`] and the one space
+/// between: both fit a byte).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct TitleSpan {
+    back: u8,
+    len: u8,
+}
+
+impl Mention {
+    /// A courtesy title written before the name ("Mr.", "Lady").
+    pub fn title(&self) -> Option<TextRange> {
+        self.title.map(|title| {
+            let start = self.range.start - usize::from(title.back);
+            TextRange::new(start, start + usize::from(title.len))
+        })
+    }
+
+    /// The same mention with its name at `range` (the title, which lies
+    /// just before the name, moves with it).
+    pub fn moved_to(&self, range: TextRange) -> Mention {
+        Mention {
+            range,
+            ..self.clone()
+        }
+    }
+}
+
+/// The longest title and the widest space between it and the name (a
+/// no-break space) fit a [`TitleSpan`].
+const _: () = {
+    let mut index = 0;
+    while index < TITLES.len() {
+        assert!(TITLES[index].len() + '\u{a0}'.len_utf8() <= u8::MAX as usize);
+        index += 1;
+    }
+};
 
 /// The most of `text` around a name that decides whether and how it is a
 /// mention: the longest title with its space before it, a possessive and
@@ -79,7 +122,7 @@ pub(crate) const TITLES: &[&str] = &[
 pub struct NameMatcher {
     automaton: Option<AhoCorasick>,
     /// For each pattern, the card and which of its names.
-    owners: Vec<(FilePath, usize)>,
+    owners: Vec<(FilePath, u16)>,
 }
 
 impl NameMatcher {
@@ -90,6 +133,10 @@ impl NameMatcher {
         let mut seen: HashMap<String, usize> = HashMap::new();
         for (card, names) in cards {
             for (name_index, name) in names.into_iter().enumerate() {
+                // A card's names past the 65,536th are not looked for.
+                let Ok(name_index) = u16::try_from(name_index) else {
+                    break;
+                };
                 for spelling in spellings(name) {
                     // The first card to claim a spelling owns it; duplicates are
                     // reported by the duplicate-id check.
@@ -164,7 +211,12 @@ impl NameMatcher {
                     range,
                     name_index: *name_index,
                     possessive: is_possessive(range.slice(text), &text[range.end..]),
-                    title: title_before(text, range.start),
+                    title: title_before(text, range.start).and_then(|title| {
+                        Some(TitleSpan {
+                            back: u8::try_from(range.start - title.start).ok()?,
+                            len: u8::try_from(title.len()).ok()?,
+                        })
+                    }),
                 });
             }
         }
@@ -318,10 +370,16 @@ mod tests {
                     mention.card.to_string(),
                     mention.range.slice(text),
                     mention.possessive,
-                    mention.title.map(|title| title.slice(text)),
+                    mention.title().map(|title| title.slice(text)),
                 )
             })
             .collect()
+    }
+
+    #[test]
+    #[cfg(target_pointer_width = "64")]
+    fn a_mention_takes_forty_bytes() {
+        assert_eq!(std::mem::size_of::<Mention>(), 40);
     }
 
     #[test]
@@ -369,7 +427,7 @@ mod tests {
         let text = "Mary\u{a0}Ann de\r\nLacy\nSmith waved. THE\u{a0}GREY\r\nLADY\u{a0}did not.\r\n\
                     The Grey\u{a0}Lady's hat.\r\n";
         let syntax = crate::syntax::MarkdownParser::parse_fresh(text);
-        let found: Vec<(&str, usize, bool)> = matcher
+        let found: Vec<(&str, u16, bool)> = matcher
             .find(text, &syntax)
             .iter()
             .map(|mention| {

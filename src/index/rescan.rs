@@ -54,11 +54,7 @@ pub(super) fn names_after_edit(
         mentions
             .iter()
             .filter(|mention| after_in_old(mention.range))
-            .map(|mention| Mention {
-                range: window.moved(mention.range),
-                title: mention.title.map(|title| window.moved(title)),
-                ..mention.clone()
-            }),
+            .map(|mention| mention.moved_to(window.moved(mention.range))),
     );
 
     let is_scene = matches!(new.content, super::FileContent::Scene(_));

@@ -84,9 +84,14 @@ pub(super) fn group<'t>(words: impl IntoIterator<Item = (&'t str, TextRange)>) -
     }
     found
         .into_iter()
-        .map(|(word, ranges)| NearName {
-            word: word.into(),
-            ranges,
+        .map(|(word, mut ranges)| {
+            // Kept for as long as the scene: most such words stand once, in
+            // room grown for four.
+            ranges.shrink_to_fit();
+            NearName {
+                word: word.into(),
+                ranges,
+            }
         })
         .collect()
 }

@@ -22,6 +22,7 @@ pub(crate) mod foreman;
 pub mod framing;
 mod health;
 mod knowledge;
+pub mod memory;
 pub(crate) mod mode;
 mod plans;
 mod pools;
@@ -47,6 +48,7 @@ const GRACE_AFTER_INPUT_ENDS: std::time::Duration = std::time::Duration::from_se
 /// with an error and the server goes on; a frame that cannot be delimited
 /// ends the connection with an error.
 pub fn run_stdio() -> anyhow::Result<()> {
+    memory::limit_arenas();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;

@@ -235,6 +235,8 @@ impl Indexer {
             }
         }
         lock(&session).finish_indexing();
+        // The parses freed far more than the index keeps.
+        crate::lsp::memory::give_back();
         self.indexed.send_replace(true);
         let hits = cache.hits();
         if cache.is_stale() {
@@ -254,6 +256,8 @@ impl Indexer {
             progress.finish_with_message(message).await;
         }
         self.publish(self.support.diagnostic_refresh).await;
+        // And so did the pass over the whole manuscript.
+        crate::lsp::memory::give_back();
         if grammar.await.unwrap_or(false) {
             self.publish(self.support.diagnostic_refresh).await;
         }

@@ -1,0 +1,87 @@
+//! The server's allocator settings (`lsp::memory`), in a process of their
+//! own: arenas are handed out as threads first allocate, so this test must
+//! not share its process with others.
+
+#![cfg(all(target_os = "linux", target_env = "gnu"))]
+
+use std::sync::{Arc, Barrier};
+
+use control_room::lsp::memory;
+
+/// What glibc's `malloc_info` reports: its XML.
+fn malloc_info() -> String {
+    let mut buffer: *mut libc::c_char = std::ptr::null_mut();
+    let mut size: libc::size_t = 0;
+    // SAFETY: the stream writes to a buffer it allocates; it is read once
+    // the stream is closed and freed after.
+    unsafe {
+        let stream = libc::open_memstream(&mut buffer, &mut size);
+        assert!(!stream.is_null(), "a memory stream");
+        assert_eq!(libc::malloc_info(0, stream), 0, "malloc_info");
+        libc::fclose(stream);
+        let bytes = std::slice::from_raw_parts(buffer.cast::<u8>(), size).to_vec();
+        libc::free(buffer.cast());
+        String::from_utf8(bytes).expect("malloc_info writes ASCII")
+    }
+}
+
+fn arenas() -> usize {
+    malloc_info().matches("<heap nr=").count()
+}
+
+fn resident_anonymous_kb() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .expect("/proc/self/status")
+        .lines()
+        .find_map(|line| line.strip_prefix("RssAnon:"))
+        .and_then(|value| value.trim().trim_end_matches("kB").trim().parse().ok())
+        .expect("RssAnon in /proc/self/status")
+}
+
+#[test]
+fn threads_share_one_arena_per_core_and_freed_pages_are_given_back() {
+    memory::limit_arenas();
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    // Four threads a core, all allocating at once: without the cap glibc
+    // gives most of them an arena of their own (up to eight a core).
+    let threads = 4 * cores.max(2);
+    let barrier = Arc::new(Barrier::new(threads));
+    let handles: Vec<_> = (0..threads)
+        .map(|_| {
+            let barrier = barrier.clone();
+            std::thread::spawn(move || {
+                barrier.wait();
+                let kept: Vec<Vec<u8>> = (0..2_000).map(|size| vec![1; 64 + size]).collect();
+                barrier.wait();
+                kept.len()
+            })
+        })
+        .collect();
+    for handle in handles {
+        assert_eq!(handle.join().unwrap(), 2_000);
+    }
+    let arenas = arenas();
+    assert!(
+        arenas <= cores.max(1),
+        "{arenas} arenas for {cores} cores:\n{}",
+        malloc_info()
+    );
+
+    // Freed pages below a live allocation stay with malloc until given back.
+    let many: Vec<Vec<u8>> = (0..40_000).map(|_| vec![7; 1_000]).collect();
+    let last = vec![9u8; 1_000];
+    let before_free = resident_anonymous_kb();
+    drop(many);
+    let freed = resident_anonymous_kb();
+    memory::give_back();
+    let given_back = resident_anonymous_kb();
+    assert_eq!(last[999], 9);
+    assert!(
+        freed + 10_000 > before_free,
+        "malloc kept the freed pages before: {before_free} kB, {freed} kB after free"
+    );
+    assert!(
+        given_back + 20_000 < freed,
+        "the freed pages are given back: {freed} kB, {given_back} kB after"
+    );
+}
