@@ -36,9 +36,10 @@ pub struct Document {
 enum Role {
     /// A recipe, a plan checklist or the knowledge base.
     Side,
-    /// A manuscript file, with its parser and the tree it keeps; none while
-    /// the document is too large to analyse (the tree would cost about fifty
-    /// times the text).
+    /// A manuscript file, with its parser and the tree it keeps; none until
+    /// it is written in, once it is not among the [`TREES_KEPT`] written in
+    /// last, and while it is too large to analyse (the tree would cost
+    /// about fifty times the text).
     Manuscript(Option<MarkdownParser>),
 }
 
@@ -123,9 +124,10 @@ pub struct Session {
 }
 
 /// How many open documents keep their syntax tree for the next edit: the
-/// ones being written in. A tree costs about twenty times its scene's text
-/// (some 460 KB for 2,000 words); a document without one is parsed afresh
-/// at its next edit (about 5 ms for 5,000 words) and keeps it again.
+/// ones written in last (a document opened keeps none until it is written
+/// in). A tree costs about twenty times its scene's text (some 460 KB for
+/// 2,000 words); a document without one is parsed afresh at its next edit
+/// (about 5 ms for 5,000 words) and keeps it again.
 const TREES_KEPT: usize = 4;
 
 /// A view the client keeps of other files than the one it shows (semantic
@@ -230,18 +232,28 @@ impl Session {
             self.documents.insert(path, document);
             return;
         }
-        let mut parser = None;
-        let file = understand(&path, text, &mut parser, true, &self.workspace);
+        // A document opened as the index read it is that file, shared: no
+        // parse, no names found again, and its diagnostics are the cache's.
+        // (A file is a pure function of its path, text and settings; one
+        // read for the catalog alone, or not read at all, is parsed.)
+        let indexed = self.workspace.file(&path).is_some_and(|file| {
+            !file.catalogued && file.load_error.is_none() && *file.text == *text
+        });
+        // An opened document keeps no tree until it is written in: most are
+        // opened to be read (a restored session opens twenty), and a tree
+        // costs about twenty times the text. Its first edit parses afresh.
+        let file = (!indexed).then(|| understand(&path, text, &mut None, true, &self.workspace));
         self.documents.insert(
             path.clone(),
             Document {
                 rope,
                 version,
-                role: Role::Manuscript(parser),
+                role: Role::Manuscript(None),
             },
         );
-        self.keep_tree(&path);
-        self.workspace.insert_file(file);
+        if let Some(file) = file {
+            self.workspace.insert_file(file);
+        }
         self.proofread_open_scenes();
     }
 
@@ -589,30 +601,45 @@ mod tests {
         let mut session = Session::new(dir.path(), PositionEncoding::Utf16);
         let path = |n: usize| FilePath::from(format!("Story/Scenes/SCN-{n}.md"));
         let count = TREES_KEPT + 2;
+        let write_in = |session: &mut Session, n: usize, version: i32| {
+            let at = Position::new(6, 0);
+            session.change(
+                &path(n),
+                version,
+                vec![TextDocumentContentChangeEvent {
+                    range: Some(Range::new(at, at)),
+                    range_length: None,
+                    text: "Later. ".to_owned(),
+                }],
+            );
+        };
         for n in 0..count {
             let text =
                 format!("---\nid: SCN-{n}\n---\n\n# Scene {n}\n\nThe tide came in.\n\n- a list\n");
             session.open(path(n), text, 1);
         }
+        // Opened, not written in: no tree, and each one's syntax read.
+        assert!((0..count).all(|n| !session.has_tree(&path(n))));
+        assert!(session.trees.is_empty());
+        let opened = session.workspace.file(&path(1)).unwrap().clone();
+        let paths = &session.workspace.config().paths;
+        let fresh = SourceFile::parse(path(1), opened.text.clone(), paths);
+        assert!(!opened.syntax.blocks.is_empty());
+        assert_eq!(opened.syntax, fresh.syntax);
+
+        for n in 0..count {
+            write_in(&mut session, n, 2);
+        }
         let kept: Vec<bool> = (0..count).map(|n| session.has_tree(&path(n))).collect();
         assert_eq!(kept.iter().filter(|kept| **kept).count(), TREES_KEPT);
         assert!(!kept[0] && kept[count - 1], "{kept:?}");
 
-        // The first one opened is written in again: parsed afresh, as a
+        // The first one written in is written in again: parsed afresh, as a
         // fresh parse reads it, and it keeps its tree while the least
         // recent of the others loses one.
-        let at = Position::new(6, 0);
-        session.change(
-            &path(0),
-            2,
-            vec![TextDocumentContentChangeEvent {
-                range: Some(Range::new(at, at)),
-                range_length: None,
-                text: "Later. ".to_owned(),
-            }],
-        );
+        write_in(&mut session, 0, 3);
         let file = session.workspace.file(&path(0)).unwrap().clone();
-        assert!(file.text.contains("Later. The tide came in."));
+        assert!(file.text.contains("Later. Later. The tide came in."));
         let fresh = SourceFile::parse(
             path(0),
             file.text.clone(),
@@ -626,15 +653,58 @@ mod tests {
             TREES_KEPT
         );
 
-        // A document too large to analyse has no tree and takes no place.
+        // A document too large to analyse has no tree and takes no place,
+        // written in or not.
         let huge = path(count);
         session.open(huge.clone(), "Rain. ".repeat(200_000), 1);
+        write_in(&mut session, count, 2);
         assert!(!session.has_tree(&huge) && !session.trees.contains(&huge));
         assert!(session.has_tree(&path(0)) && session.has_tree(&path(3)));
 
         // A closed document leaves the list.
         session.close(&path(0));
         assert!(!session.trees.contains(&path(0)));
+    }
+
+    #[test]
+    fn a_document_opened_as_the_index_read_it_shares_the_indexed_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut session = Session::new(dir.path(), PositionEncoding::Utf16);
+        let paths = session.workspace.config().paths.clone();
+        let path = |n: usize| FilePath::from(format!("Story/Scenes/SCN-{n}.md"));
+        let text = |n: usize| format!("---\nid: SCN-{n}\n---\n\nThe tide came in.\n");
+        for n in 0..3 {
+            let mut file = SourceFile::parse(path(n), text(n).into(), &paths);
+            // The third as read for the catalog alone: its syntax is to come.
+            file.catalogued = n == 2;
+            session.workspace.insert_file(file);
+        }
+        let indexed =
+            |session: &Session, n: usize| session.workspace.file(&path(n)).unwrap().clone();
+        let before: Vec<Arc<SourceFile>> = (0..3).map(|n| indexed(&session, n)).collect();
+
+        session.open(path(0), text(0), 1);
+        assert!(
+            Arc::ptr_eq(&before[0], &indexed(&session, 0)),
+            "the same text: the same file"
+        );
+        assert!(session.open_paths().contains(&path(0)));
+
+        session.open(path(1), format!("{}Rain.\n", text(1)), 1);
+        let opened = indexed(&session, 1);
+        assert!(!Arc::ptr_eq(&before[1], &opened));
+        assert!(opened.text.ends_with("Rain.\n"));
+        assert_eq!(
+            opened.syntax,
+            SourceFile::parse(path(1), opened.text.clone(), &paths).syntax
+        );
+
+        session.open(path(2), text(2), 1);
+        let opened = indexed(&session, 2);
+        assert!(
+            !opened.catalogued && !opened.syntax.blocks.is_empty(),
+            "parsed"
+        );
     }
 
     #[test]

@@ -386,6 +386,9 @@ fn extract(
     extractor.visit(tree.root_node(), 0, false);
     let mut syntax = extractor.syntax;
     syntax.prose = remove_bare_urls(text, syntax.prose);
+    // Kept as long as the file, in room grown by doubling.
+    syntax.blocks.shrink_to_fit();
+    syntax.prose.shrink_to_fit();
     syntax
 }
 
