@@ -5,9 +5,12 @@
 //! the async runtime's workers, its blocking threads), and memory freed in
 //! one arena is never reused by another: the index built across them left
 //! each holding its share of freed pages. Measured with the LSP bench
-//! (1M words, 20 scenes open): 43.9, 44.2 MB peak with the default arenas,
-//! 39.5, 40.0 MB with one per core, and the index no slower. One arena for
-//! the whole process was slower (threads waited on its lock).
+//! (1M words, 20 scenes open, three runs each on two cores, set through
+//! `MALLOC_ARENA_MAX`): the peak was 43.7–44.1 MB with the default arenas,
+//! 40.5–41.3 MB with two a core and 39.4–39.7 MB with one a core, the index
+//! and the first diagnostics no slower within the machine's noise. One
+//! arena for the whole process made the index slower (threads waited on
+//! its lock).
 //!
 //! Elsewhere than glibc these do nothing.
 
