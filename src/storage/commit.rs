@@ -32,7 +32,7 @@
 //! and [`Committer::flush`], returns it.
 
 use std::collections::BTreeSet;
-use std::io::Write;
+use std::io::{Read, Seek, Write};
 use std::path::PathBuf;
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
@@ -458,13 +458,27 @@ impl Disk {
     }
 
     /// Writes `line` at the end of `file`, cut back on failure, unsynced.
+    /// A file whose last line was torn (a process killed inside a write of
+    /// more than a page) gets the line on a line of its own: appended to the
+    /// torn one, it would not parse, and readers would skip both.
     pub(super) fn append_unsynced(
         &self,
         file: &mut std::fs::File,
         line: &[u8],
     ) -> std::io::Result<()> {
         let before = file.metadata()?.len();
-        let result = self.spend(line.len()).and_then(|()| file.write_all(line));
+        let torn = before > 0 && {
+            let mut last = [0u8];
+            file.seek(std::io::SeekFrom::End(-1))?;
+            file.read_exact(&mut last)?;
+            last[0] != b'\n'
+        };
+        let line: std::borrow::Cow<[u8]> = if torn {
+            [b"\n", line].concat().into()
+        } else {
+            line.into()
+        };
+        let result = self.spend(line.len()).and_then(|()| file.write_all(&line));
         if result.is_err() {
             let _ = file.set_len(before);
         }

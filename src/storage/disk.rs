@@ -168,9 +168,11 @@ impl Disk {
 
     /// Opens `path` to append to, making its folder if need be.
     pub(super) fn open_for_append(&self, path: &Path) -> std::io::Result<std::fs::File> {
+        // Read too: whether the last line was torn (see `append_unsynced`).
         let open = || {
             std::fs::OpenOptions::new()
                 .create(true)
+                .read(true)
                 .append(true)
                 .open(path)
         };
@@ -213,7 +215,27 @@ pub fn read_jsonl<T: DeserializeOwned>(path: &Path) -> Vec<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::Value;
+    use serde_json::{Value, json};
+
+    #[test]
+    fn a_line_appended_after_a_torn_line_starts_a_line_of_its_own() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("tool_receipts.jsonl");
+        // A process killed inside the write of its second line.
+        std::fs::write(&path, "{\"a\":1}\n{\"b\":2, \"output\": \"the tide").unwrap();
+        Disk::default().append_line(&path, b"{\"c\":3}\n").unwrap();
+        Disk::default().append_line(&path, b"{\"d\":4}\n").unwrap();
+        let read: Vec<Value> = read_jsonl(&path);
+        assert_eq!(
+            read,
+            vec![json!({"a": 1}), json!({"c": 3}), json!({"d": 4})]
+        );
+        assert!(
+            std::fs::read_to_string(&path)
+                .unwrap()
+                .ends_with("the tide\n{\"c\":3}\n{\"d\":4}\n")
+        );
+    }
 
     #[test]
     fn atomic_writes_replace_whole_files_and_a_full_disk_keeps_the_old_one() {
