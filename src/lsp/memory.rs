@@ -14,11 +14,16 @@
 //!
 //! Elsewhere than glibc these do nothing.
 
-/// Caps malloc's arenas at one per core. Called before the server starts
-/// any thread: arenas are handed out as threads first allocate.
+/// Caps malloc's arenas at one per core, unless `MALLOC_ARENA_MAX` says
+/// otherwise. Called before the server starts any thread: arenas are
+/// handed out as threads first allocate.
 pub fn limit_arenas() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {
+        // The writer's own setting wins.
+        if std::env::var_os("MALLOC_ARENA_MAX").is_some() {
+            return;
+        }
         let cores = std::thread::available_parallelism().map_or(1, usize::from);
         let cores = i32::try_from(cores).unwrap_or(i32::MAX);
         // SAFETY: mallopt reads no memory of ours; a refused value leaves
