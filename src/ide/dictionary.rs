@@ -50,18 +50,20 @@ pub fn add_word(
     if crate::index::lexicon::dictionary_words(&before).any(|known| known == word) {
         return Ok(before);
     }
-    let mut line = String::new();
-    if !before.is_empty() && !before.ends_with('\n') {
-        line.push('\n');
-    }
-    line.push_str(word);
-    line.push('\n');
+    // A last word without its line break is kept: the disk starts the
+    // appended line on a line of its own.
+    let line = format!("{word}\n");
     disk.append_line(&path, line.as_bytes())
         .map_err(|source| DictionaryError::Write {
             path: dictionary.to_owned(),
             source,
         })?;
-    Ok(before + &line)
+    let apart = if before.is_empty() || before.ends_with('\n') {
+        ""
+    } else {
+        "\n"
+    };
+    Ok(before + apart + &line)
 }
 
 #[cfg(test)]
