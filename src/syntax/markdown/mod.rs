@@ -20,6 +20,7 @@ use tree_sitter::{InputEdit, Node, Parser, Point, Range, Tree};
 
 use crate::text::TextRange;
 
+mod plain;
 mod reuse;
 use reuse::{
     MAX_SPLICES, inside_list_or_quote, is_plain_line, list_or_quote_after, splice,
@@ -170,13 +171,9 @@ impl MarkdownParser {
         block_parser
             .set_language(&tree_sitter_md::LANGUAGE.into())
             .expect("the bundled tree-sitter-md block grammar matches the tree-sitter ABI");
-        let mut inline_parser = Parser::new();
-        inline_parser
-            .set_language(&tree_sitter_md::INLINE_LANGUAGE.into())
-            .expect("the bundled tree-sitter-md inline grammar matches the tree-sitter ABI");
         Self {
             block_parser,
-            inline_parser,
+            inline_parser: new_inline_parser(),
             tree: None,
             inline_memo: InlineMemo::default(),
             pending: Pending::Nothing,
@@ -196,7 +193,15 @@ impl MarkdownParser {
     }
 
     /// Parses `text` without keeping any state: the path for closed files.
+    /// A document of plain prose is read without the block grammar (see
+    /// [`plain`]), to the same result.
     pub fn parse_fresh(text: &str) -> MarkdownSyntax {
+        plain::parse(text).unwrap_or_else(|| Self::parse_with_grammar(text))
+    }
+
+    /// [`Self::parse_fresh`] through tree-sitter-md's block grammar, whatever
+    /// the text.
+    pub fn parse_with_grammar(text: &str) -> MarkdownSyntax {
         let mut parser = Self::new();
         parser.reparse(text, false)
     }
@@ -353,6 +358,14 @@ impl MarkdownParser {
     }
 }
 
+fn new_inline_parser() -> Parser {
+    let mut inline_parser = Parser::new();
+    inline_parser
+        .set_language(&tree_sitter_md::INLINE_LANGUAGE.into())
+        .expect("the bundled tree-sitter-md inline grammar matches the tree-sitter ABI");
+    inline_parser
+}
+
 /// (row, byte column) of `offset`.
 fn point_at(text: &str, offset: usize) -> (usize, usize) {
     let before = &text.as_bytes()[..offset];
@@ -484,37 +497,50 @@ impl Extractor<'_> {
     }
 
     fn analyse_inline(&mut self, ranges: &[Range], base: usize) -> InlineProse {
-        let mut prose: Vec<TextRange> = ranges
-            .iter()
-            .filter(|range| range.end_byte > range.start_byte)
-            .map(|range| TextRange::new(range.start_byte - base, range.end_byte - base))
-            .collect();
-        // Only these bytes can open an inline construct that is not prose (code
-        // spans, links, images, autolinks, HTML, LaTeX). Without them the
-        // inline grammar's answer is known, and skipping it is most of why a
-        // cold index costs little more than the block parse.
-        let has_non_prose_syntax = ranges.iter().any(|range| {
-            let bytes = &self.text.as_bytes()[range.start_byte..range.end_byte];
-            memchr::memchr3(b'`', b'<', b'[', bytes).is_some()
-                || memchr::memchr(b'$', bytes).is_some()
-        });
-        if !has_non_prose_syntax {
-            return prose.into();
-        }
-        if self.inline_parser.set_included_ranges(ranges).is_err() {
-            return prose.into();
-        }
-        let Some(tree) = self.inline_parser.parse(self.text, None) else {
-            return prose.into();
-        };
-        let mut excluded = Vec::new();
-        collect_non_prose(tree.root_node(), &mut excluded);
-        for range in excluded {
-            let relative = TextRange::new(range.start - base, range.end - base);
-            prose = subtract(prose, relative);
-        }
-        prose.into()
+        analyse_inline(self.text, ranges, base, || &mut *self.inline_parser).into()
     }
+}
+
+/// The prose of the inline content at `ranges` of `text`, relative to `base`:
+/// the ranges less code spans, link destinations, autolinks, HTML and LaTeX.
+/// `inline_parser` is asked for only when a byte that can open one of them
+/// is there.
+fn analyse_inline<'p>(
+    text: &str,
+    ranges: &[Range],
+    base: usize,
+    inline_parser: impl FnOnce() -> &'p mut Parser,
+) -> Vec<TextRange> {
+    let mut prose: Vec<TextRange> = ranges
+        .iter()
+        .filter(|range| range.end_byte > range.start_byte)
+        .map(|range| TextRange::new(range.start_byte - base, range.end_byte - base))
+        .collect();
+    // Only these bytes can open an inline construct that is not prose (code
+    // spans, links, images, autolinks, HTML, LaTeX). Without them the
+    // inline grammar's answer is known, and skipping it is most of why a
+    // cold index costs little more than the block parse.
+    let has_non_prose_syntax = ranges.iter().any(|range| {
+        let bytes = &text.as_bytes()[range.start_byte..range.end_byte];
+        memchr::memchr3(b'`', b'<', b'[', bytes).is_some() || memchr::memchr(b'$', bytes).is_some()
+    });
+    if !has_non_prose_syntax {
+        return prose;
+    }
+    let inline_parser = inline_parser();
+    if inline_parser.set_included_ranges(ranges).is_err() {
+        return prose;
+    }
+    let Some(tree) = inline_parser.parse(text, None) else {
+        return prose;
+    };
+    let mut excluded = Vec::new();
+    collect_non_prose(tree.root_node(), &mut excluded);
+    for range in excluded {
+        let relative = TextRange::new(range.start - base, range.end - base);
+        prose = subtract(prose, relative);
+    }
+    prose
 }
 
 /// The ranges of an inline node without its block continuation markers
