@@ -20,7 +20,8 @@
 //! | `parse_floor/discover/{medium,large}` | walking the root for Markdown files (`index::discover::markdown_files`) | (breakdown only) |
 //! | `parse_floor/block_only/{medium,large}` | tree-sitter-md block grammar parse of every file, texts in memory, parallel across files (rayon) | the floor |
 //! | `parse_floor/block_and_inline/{medium,large}` | `tree_sitter_md::MarkdownParser` (block tree plus every inline tree) on every file, parallel | (reference) |
-//! | `parse_floor/ours/{medium,large}` | `MarkdownParser::parse_fresh` on every file, parallel | (reference) |
+//! | `parse_floor/ours/{medium,large}` | `MarkdownParser::parse_fresh` on every file, parallel: plain prose by a line scan, the rest by the grammar | (reference) |
+//! | `parse_floor/ours_grammar_only/{medium,large}` | `MarkdownParser::parse_with_grammar` on every file, parallel: what `ours` was before the line scan | (reference) |
 //! | `parse_floor/read_and_block_only_one_core/{medium,large}` | the same on one thread | the floor on one core |
 //! | `parse_floor/read_and_block_only/{medium,large}` | reading every file (`index::file::read_text`) and block-parsing it, parallel | the floor `cold_index` is compared with |
 //! | `cold_index/{medium,large}` | `Workspace::load(root)` without the index's cache: discover, read, parse, front matter, catalog, mentions, the cache saved | large ≤ 1.0 s and ≤ 1.3 × `parse_floor/read_and_block_only/large` |
@@ -232,6 +233,15 @@ fn parse_floor(c: &mut Criterion, fixtures: &Fixtures) {
                 texts
                     .par_iter()
                     .map(|text| MarkdownParser::parse_fresh(text).prose.len())
+                    .sum()
+            });
+        });
+        group.bench_function(BenchmarkId::new("ours_grammar_only", size.name()), |b| {
+            let texts = &fixtures.corpus(size).texts;
+            b.iter(|| -> usize {
+                texts
+                    .par_iter()
+                    .map(|text| MarkdownParser::parse_with_grammar(text).prose.len())
                     .sum()
             });
         });

@@ -21,7 +21,10 @@
 //!   of a paragraph (which it would make a heading);
 //! - a line of a paragraph: it begins with a letter, a byte of a
 //!   character beyond ASCII, or one of `"'(.,;?!&%@/`, none of which
-//!   opens a block or continues one in another way.
+//!   opens a block or continues one in another way;
+//! - a list item of one line: `- ` then a line of a paragraph, followed by
+//!   another such item, a heading, the end, or blank lines (which it
+//!   takes).
 //!
 //! Inline content is read as the grammar's inline nodes are (see
 //! [`super::analyse_inline`]): the inline grammar runs only on a line or
@@ -43,6 +46,7 @@ pub(super) fn parse(text: &str) -> Option<MarkdownSyntax> {
         inline_parser: None,
         syntax: MarkdownSyntax::default(),
         paragraph: None,
+        item: None,
     };
     let mut lines = Lines {
         bytes,
@@ -62,6 +66,9 @@ pub(super) fn parse(text: &str) -> Option<MarkdownSyntax> {
         reader.line(line)?;
     }
     reader.close_paragraph();
+    if let Some((item, end)) = reader.item.take() {
+        reader.list_item(item, end);
+    }
     let mut syntax = reader.syntax;
     syntax.prose = super::remove_bare_urls(text, syntax.prose);
     syntax.blocks.shrink_to_fit();
@@ -129,6 +136,11 @@ fn front_matter_end(lines: &mut Lines<'_>) -> Option<usize> {
     None
 }
 
+/// Whether a line that begins with `byte` is a line of a paragraph.
+fn opens_nothing(byte: u8) -> bool {
+    byte.is_ascii_alphabetic() || !byte.is_ascii() || b"\"'(.,;?!&%@/".contains(&byte)
+}
+
 /// A paragraph being read: where it starts, where its first line ends, and
 /// its last line so far.
 struct Paragraph {
@@ -144,12 +156,29 @@ struct Reader<'a> {
     inline_parser: Option<Parser>,
     syntax: MarkdownSyntax,
     paragraph: Option<Paragraph>,
+    /// A list item read and where it ends so far: the lines after it
+    /// decide.
+    item: Option<(Line, usize)>,
 }
 
 impl Reader<'_> {
     /// Reads one line; `None` when it is not one this reader knows.
     fn line(&mut self, line: Line) -> Option<()> {
         let content = &self.text.as_bytes()[line.start..line.end];
+        if let Some((item, end)) = self.item.take() {
+            match content.first() {
+                // A list item takes the blank lines after it.
+                None => {
+                    self.item = Some((item, line.next));
+                    return Some(());
+                }
+                Some(b'-' | b'#') => self.list_item(item, end),
+                // After a blank line, a line of prose begins a paragraph.
+                Some(_) if end > item.next => self.list_item(item, end),
+                // Right under the item, it would continue the item's paragraph.
+                Some(_) => return None,
+            }
+        }
         let Some(&first) = content.first() else {
             self.close_paragraph();
             return Some(());
@@ -157,7 +186,7 @@ impl Reader<'_> {
         if matches!(content.last(), Some(b' ' | b'\t')) {
             return None;
         }
-        if first.is_ascii_alphabetic() || !first.is_ascii() || b"\"'(.,;?!&%@/".contains(&first) {
+        if opens_nothing(first) {
             match &mut self.paragraph {
                 Some(paragraph) => paragraph.last = line,
                 None => {
@@ -171,6 +200,11 @@ impl Reader<'_> {
             }
             return Some(());
         }
+        if content.starts_with(b"- ") && content.get(2).copied().is_some_and(opens_nothing) {
+            self.close_paragraph();
+            self.item = Some((line, line.next));
+            return Some(());
+        }
         // Under a paragraph's line, a line of `-` underlines it: a heading.
         if first == b'-' && self.paragraph.is_some() {
             return None;
@@ -181,6 +215,29 @@ impl Reader<'_> {
             b'*' | b'_' | b'-' => self.thematic_break(line, content, first),
             _ => None,
         }
+    }
+
+    /// The list item on `line` (`- ` and a line of prose), which ends at
+    /// `end`: the item, then its paragraph within.
+    fn list_item(&mut self, line: Line, end: usize) {
+        let inline = TextRange::new(line.start + 2, line.end);
+        self.syntax.blocks.push(Block {
+            kind: BlockKind::ListItem,
+            range: TextRange::new(line.start, end),
+            inline,
+            list_depth: 0,
+        });
+        self.syntax.blocks.push(Block {
+            kind: BlockKind::Paragraph,
+            range: TextRange::new(inline.start, line.next),
+            inline,
+            list_depth: 1,
+        });
+        self.inline(
+            inline,
+            Point::new(line.row, 2),
+            Point::new(line.row, line.end - line.start),
+        );
     }
 
     fn heading(&mut self, line: Line, content: &[u8]) -> Option<()> {
@@ -302,6 +359,9 @@ mod tests {
         "---",
         "- - -",
         "-- --",
+        "- Viktor Ingram: old friend",
+        "- Oskar [the creditor](x.md), of `code`",
+        "- “Quoted” item",
     ];
 
     /// Lines that open, continue or end a block some other way, which the
@@ -310,7 +370,6 @@ mod tests {
         "**",
         "*Emphasis* first",
         "_Under_ first",
-        "- an item",
         "+ an item",
         "* an item",
         "1. an item",
@@ -361,6 +420,7 @@ mod tests {
             prop::collection::vec(
                 prop_oneof![
                     12 => prop::sample::select(KNOWN),
+                    4 => Just(""),
                     1 => prop::sample::select(OTHERS),
                 ],
                 0..14,
@@ -396,6 +456,7 @@ mod tests {
         let read = [
             "---\ntitle: The Gate\n---\n\n# The gate\n\nThe lamp burned low.\nShe waited [there](x).\n\n* * *\n\n“Go,” he said. See https://example.com.\n",
             "Words without a last break",
+            "## Relationships\n\n- Viktor Ingram: old friend\n- Oskar: creditor\n\n\nText.\n- An item under it\n# Notes\n",
             "---\n---\n## Two\nText right after.\n___\n",
             "A scene.\n\n---\n\nAnother, after a break.\n",
             "",
@@ -408,8 +469,8 @@ mod tests {
             );
         }
         let left = [
-            "Text\n- a list",
             "Text\n---\n",
+            "- An item\nand its lazy line\n",
             "Text\n===\n",
             "Text\n\n    code\n",
             "Text\n> quote\n",
