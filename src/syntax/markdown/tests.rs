@@ -14,6 +14,7 @@ fn edit(
 ) -> bool {
     let before = parser.block_parses;
     let spliced = parser.spliced;
+    let read_plainly = parser.read_plainly;
     let edit = TextEdit {
         range: TextRange::new(at, at + removed_len),
         new_text: inserted.to_owned(),
@@ -29,13 +30,64 @@ fn edit(
     *text = edited;
     let parsed = parser.block_parses > before;
     assert!(
-        parsed || parser.spliced > spliced,
-        "no block parse, and the syntax was not made from the last one"
+        parsed || parser.spliced > spliced || parser.read_plainly > read_plainly,
+        "no block parse, the syntax not made from the last one, nor read plainly"
     );
     parsed
 }
 
-const SCENE: &str = "---\ntitle: Gate\n---\n\n# The gate\n\nThe lamp burned low. She waited *there*.\nAnother line of it.\n\n- a list item\n\nLast words.";
+/// A scene with a numbered list, which the line scan leaves to the grammar
+/// (see `plain`): its edits go through the tree.
+const SCENE: &str = "---\ntitle: Gate\n---\n\n# The gate\n\nThe lamp burned low. She waited *there*.\nAnother line of it.\n\n1. a list item\n\nLast words.";
+
+/// A scene the line scan reads is read by it again after each edit and
+/// keeps no tree; from the edit that makes it something the scan does not
+/// read, the grammar parses it whole, once, and its tree is kept.
+#[test]
+fn a_plain_document_is_read_plainly_after_each_edit_until_it_is_not() {
+    let mut text = SCENE.replace("1. a list item", "- a list item");
+    let mut parser = MarkdownParser::new();
+    parser.parse(&text);
+    assert_eq!((parser.read_plainly, parser.block_parses), (1, 0));
+    assert!(parser.tree.is_none());
+    let middle = text.find("burned").unwrap();
+    assert!(
+        !edit(&mut parser, &mut text, middle, 0, "slowly "),
+        "a word"
+    );
+    let other = text.find("Another").unwrap();
+    assert!(
+        !edit(&mut parser, &mut text, other, 0, "\n\n"),
+        "a line broken"
+    );
+    let other = text.find("Another").unwrap();
+    assert!(
+        !edit(&mut parser, &mut text, other, 0, "# "),
+        "a heading begun"
+    );
+    let item = text.find("list item").unwrap();
+    assert!(
+        !edit(&mut parser, &mut text, item, 0, "[a link](x) in "),
+        "a link"
+    );
+    assert_eq!((parser.read_plainly, parser.block_parses), (5, 0));
+    assert!(parser.tree.is_none());
+    assert!(
+        edit(&mut parser, &mut text, other, 0, "> "),
+        "a quote begun"
+    );
+    assert!(parser.tree.is_some());
+    let end = text.len();
+    assert!(
+        !edit(&mut parser, &mut text, end, 0, " Then nothing."),
+        "typing on"
+    );
+    assert_eq!((parser.read_plainly, parser.block_parses), (5, 1));
+    // Past the size the scan is used for, the tree is kept from the start.
+    let long = "The lamp burned low.\n\n".repeat(super::PLAIN_EDITS_UP_TO / 20);
+    parser.parse(&long);
+    assert!(parser.tree.is_some());
+}
 
 #[test]
 fn typing_in_a_paragraphs_line_needs_no_block_parse() {
