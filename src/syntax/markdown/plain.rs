@@ -21,7 +21,8 @@
 //!   of a paragraph (which it would make a heading);
 //! - a line of a paragraph: it begins with a letter, a byte of a
 //!   character beyond ASCII, or one of `"'(.,;?!&%@/`, none of which
-//!   opens a block or continues one in another way;
+//!   opens a block or continues one in another way, or with digits not
+//!   followed by `.` or `)` (which would make an ordered list);
 //! - a list item of one line: `- ` then a line of a paragraph, followed by
 //!   another such item, a heading, the end, or blank lines (which it
 //!   takes).
@@ -136,9 +137,18 @@ fn front_matter_end(lines: &mut Lines<'_>) -> Option<usize> {
     None
 }
 
-/// Whether a line that begins with `byte` is a line of a paragraph.
-fn opens_nothing(byte: u8) -> bool {
-    byte.is_ascii_alphabetic() || !byte.is_ascii() || b"\"'(.,;?!&%@/".contains(&byte)
+/// Whether `line` (not empty, not indented) is a line of a paragraph: it
+/// begins with a byte that opens no block, or with a number that is not an
+/// ordered list's (`12 men`, `15th October`, not `1.` or `2)`).
+fn is_prose_line(line: &[u8]) -> bool {
+    let Some(&first) = line.first() else {
+        return false;
+    };
+    if first.is_ascii_digit() {
+        let after = line.iter().find(|byte| !byte.is_ascii_digit());
+        return !matches!(after, Some(b'.' | b')'));
+    }
+    first.is_ascii_alphabetic() || !first.is_ascii() || b"\"'(.,;?!&%@/".contains(&first)
 }
 
 /// A paragraph being read: where it starts, where its first line ends, and
@@ -186,7 +196,7 @@ impl Reader<'_> {
         if matches!(content.last(), Some(b' ' | b'\t')) {
             return None;
         }
-        if opens_nothing(first) {
+        if is_prose_line(content) {
             match &mut self.paragraph {
                 Some(paragraph) => paragraph.last = line,
                 None => {
@@ -200,7 +210,7 @@ impl Reader<'_> {
             }
             return Some(());
         }
-        if content.starts_with(b"- ") && content.get(2).copied().is_some_and(opens_nothing) {
+        if content.starts_with(b"- ") && is_prose_line(&content[2..]) {
             self.close_paragraph();
             self.item = Some((line, line.next));
             return Some(());
@@ -360,6 +370,10 @@ mod tests {
         "- - -",
         "-- --",
         "----",
+        "1847 was a year",
+        "15th October",
+        "12",
+        "- 12 men: a note",
         "- Viktor Ingram: old friend",
         "- Oskar [the creditor](x.md), of `code`",
         "- “Quoted” item",
@@ -375,7 +389,10 @@ mod tests {
         "* an item",
         "1. an item",
         "2) an item",
-        "1847 was a year",
+        "1847. A year",
+        "3.14 is pi",
+        "10) ten",
+        "- 1. nested",
         "    indented code",
         "  two spaces",
         "\tA tab",
