@@ -137,8 +137,9 @@ pub struct MarkdownParser {
 }
 
 /// An open document [`plain`] can read, up to this size, is read by it
-/// after each edit and keeps no tree. Its line scan reads 128 KB (about
-/// 20,000 words) in about 0.3 ms, less than the grammar's incremental
+/// after each edit and keeps no tree; the inline content that needs the
+/// inline grammar (links, code) is memoised by its text as in the tree's
+/// path. Its line scan reads 128 KB (about 20,000 words) in about 0.3 ms, less than the grammar's incremental
 /// parse of a line break typed in a 5,000-word scene and far less than the
 /// 10 ms of a first parse of one; past this size the tree's incremental
 /// parse costs less per keystroke.
@@ -303,16 +304,17 @@ impl MarkdownParser {
         let pending = std::mem::replace(&mut self.pending, Pending::Nothing);
         // A document read plainly keeps no tree, and is read plainly again
         // until it no longer can be; then the grammar parses it whole.
-        if remember
-            && self.tree.is_none()
-            && text.len() <= PLAIN_EDITS_UP_TO
-            && let Some(syntax) = plain::parse(text)
-        {
-            self.read_plainly += 1;
-            self.inline_memo.clear();
-            self.last = Some(syntax.clone());
-            self.splices = 0;
-            return syntax;
+        if remember && self.tree.is_none() && text.len() <= PLAIN_EDITS_UP_TO {
+            let mut memo = InlineMemo::default();
+            if let Some(syntax) =
+                plain::parse_remembering(text, Some((&self.inline_memo, &mut memo)))
+            {
+                self.read_plainly += 1;
+                self.inline_memo = memo;
+                self.last = Some(syntax.clone());
+                self.splices = 0;
+                return syntax;
+            }
         }
         let blocks_kept = match pending {
             Pending::InParagraph { start, end, .. } => remember && is_plain_line(text, start, end),
@@ -525,6 +527,18 @@ impl Extractor<'_> {
     }
 }
 
+/// Whether the inline content at `ranges` of `text` has a byte that can
+/// open an inline construct that is not prose (code spans, links, images,
+/// autolinks, HTML, LaTeX). Without one the inline grammar's answer is
+/// known, and skipping it is most of why a cold index costs little more
+/// than reading the blocks.
+fn needs_inline_grammar(text: &str, ranges: &[Range]) -> bool {
+    ranges.iter().any(|range| {
+        let bytes = &text.as_bytes()[range.start_byte..range.end_byte];
+        memchr::memchr3(b'`', b'<', b'[', bytes).is_some() || memchr::memchr(b'$', bytes).is_some()
+    })
+}
+
 /// The prose of the inline content at `ranges` of `text`, relative to `base`:
 /// the ranges less code spans, link destinations, autolinks, HTML and LaTeX.
 /// `inline_parser` is asked for only when a byte that can open one of them
@@ -540,15 +554,7 @@ fn analyse_inline<'p>(
         .filter(|range| range.end_byte > range.start_byte)
         .map(|range| TextRange::new(range.start_byte - base, range.end_byte - base))
         .collect();
-    // Only these bytes can open an inline construct that is not prose (code
-    // spans, links, images, autolinks, HTML, LaTeX). Without them the
-    // inline grammar's answer is known, and skipping it is most of why a
-    // cold index costs little more than the block parse.
-    let has_non_prose_syntax = ranges.iter().any(|range| {
-        let bytes = &text.as_bytes()[range.start_byte..range.end_byte];
-        memchr::memchr3(b'`', b'<', b'[', bytes).is_some() || memchr::memchr(b'$', bytes).is_some()
-    });
-    if !has_non_prose_syntax {
+    if !needs_inline_grammar(text, ranges) {
         return prose;
     }
     let inline_parser = inline_parser();

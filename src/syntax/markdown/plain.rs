@@ -33,11 +33,25 @@
 
 use tree_sitter::{Parser, Point, Range};
 
-use super::{Block, BlockKind, MarkdownSyntax, analyse_inline, new_inline_parser};
+use super::{
+    Block, BlockKind, InlineKey, InlineMemo, MarkdownSyntax, analyse_inline, needs_inline_grammar,
+    new_inline_parser,
+};
 use crate::text::TextRange;
 
 /// The syntax of `text` if every line of it is one this reader knows.
 pub(super) fn parse(text: &str) -> Option<MarkdownSyntax> {
+    parse_remembering(text, None)
+}
+
+/// [`parse`] of an open document: the inline content that needs the
+/// inline grammar is taken from `memo`'s first map when its text is there,
+/// and each such content read is put in the second (a keystroke reads one
+/// paragraph's links again, not every paragraph's).
+pub(super) fn parse_remembering(
+    text: &str,
+    memo: Option<(&InlineMemo, &mut InlineMemo)>,
+) -> Option<MarkdownSyntax> {
     let bytes = text.as_bytes();
     if memchr::memchr2(b'\r', b'\0', bytes).is_some() || text.starts_with('\u{feff}') {
         return None;
@@ -45,6 +59,7 @@ pub(super) fn parse(text: &str) -> Option<MarkdownSyntax> {
     let mut reader = Reader {
         text,
         inline_parser: None,
+        memo,
         syntax: MarkdownSyntax::default(),
         paragraph: None,
         item: None,
@@ -164,6 +179,7 @@ struct Reader<'a> {
     text: &'a str,
     /// Made on the first inline content that needs the inline grammar.
     inline_parser: Option<Parser>,
+    memo: Option<(&'a InlineMemo, &'a mut InlineMemo)>,
     syntax: MarkdownSyntax,
     paragraph: Option<Paragraph>,
     /// A list item read and where it ends so far: the lines after it
@@ -322,10 +338,28 @@ impl Reader<'_> {
             start_point: start,
             end_point: end,
         }];
-        let inline_parser = &mut self.inline_parser;
-        let prose = analyse_inline(self.text, &ranges, range.start, || {
-            inline_parser.get_or_insert_with(new_inline_parser)
+        let key = self
+            .memo
+            .as_ref()
+            .filter(|_| needs_inline_grammar(self.text, &ranges))
+            .map(|_| InlineKey {
+                text: range.slice(self.text).into(),
+                cuts: Box::new([(0, u32::try_from(range.len()).unwrap_or(u32::MAX))]),
+            });
+        let known = key
+            .as_ref()
+            .zip(self.memo.as_ref())
+            .and_then(|(key, (old, _))| old.get(key).cloned());
+        let prose = known.unwrap_or_else(|| {
+            let inline_parser = &mut self.inline_parser;
+            analyse_inline(self.text, &ranges, range.start, || {
+                inline_parser.get_or_insert_with(new_inline_parser)
+            })
+            .into()
         });
+        if let (Some(key), Some((_, new))) = (key, self.memo.as_mut()) {
+            new.insert(key, prose.clone());
+        }
         self.syntax
             .prose
             .extend(prose.iter().map(|prose| prose.shifted(range.start)));

@@ -89,6 +89,49 @@ fn a_plain_document_is_read_plainly_after_each_edit_until_it_is_not() {
     assert!(parser.tree.is_some());
 }
 
+/// Read plainly after an edit, a paragraph with a link that the edit did
+/// not touch is not read by the inline grammar again: its prose comes from
+/// the memo.
+#[test]
+fn a_plain_documents_links_are_read_again_only_where_an_edit_changed_them() {
+    let mut text =
+        "One [link](a.md) here.\n\nTwo [links](b.md) there.\n\nPlain words.\n".to_owned();
+    let mut parser = MarkdownParser::new();
+    parser.parse(&text);
+    assert_eq!(parser.inline_memo.len(), 2, "the two paragraphs with links");
+    // A mark no inline grammar would give: it shows where the memo was read.
+    let two = text.find("Two").unwrap();
+    let marked: InlineProse = Arc::new([TextRange::new(0, 1)]);
+    for (key, prose) in parser.inline_memo.iter_mut() {
+        if key.text.starts_with("Two") {
+            *prose = marked.clone();
+        }
+    }
+    let plain = text.find("Plain").unwrap();
+    let edited = {
+        let mut edited = text.clone();
+        edited.insert_str(plain, "More ");
+        edited
+    };
+    let syntax = parser.apply_edit(
+        &text,
+        &TextEdit {
+            range: TextRange::empty(plain),
+            new_text: "More ".to_owned(),
+        },
+        &edited,
+    );
+    assert!(
+        syntax.prose.contains(&TextRange::new(two, two + 1)),
+        "{syntax:?}"
+    );
+    assert_eq!(parser.block_parses, 0);
+    // An edit inside that paragraph reads it again, as a fresh parse does.
+    text = edited;
+    let inside = text.find("there").unwrap();
+    edit(&mut parser, &mut text, inside, 0, "over ");
+}
+
 #[test]
 fn typing_in_a_paragraphs_line_needs_no_block_parse() {
     let mut text = SCENE.to_owned();
