@@ -33,6 +33,10 @@
 //!   cold start begins without `.control-room/`.
 //! - `CONTROL_ROOM_BENCH_GRAMMAR=open`: grammar on in the open scenes;
 //!   `CONTROL_ROOM_BENCH_HEALTH=off`: the story's health's diagnostics off.
+//! - `CONTROL_ROOM_BENCH_LINGER_S`: seconds each start waits before its
+//!   shutdown, for a server run under a profiler to finish its work.
+//! - `CONTROL_ROOM_CLIENT_TIMEOUT_S`: how long the client waits for a
+//!   message (default 20 s), for a server run under a profiler.
 //!
 //! The debounce is set to 0 for the edits through the editor setting
 //! `controlRoom.diagnostics.debounceMs` (`workspace/didChangeConfiguration`),
@@ -356,6 +360,10 @@ fn one_start(server: &Server, manuscript: &Manuscript, figures: &mut Figures) {
     if let (_, Some(peak)) = cpu_and_peak(client.pid()) {
         figures.start_peak_kb.push(peak);
     }
+    // A profiled server (`scripts/hot-code`) is given the time to finish
+    // the pass over the whole manuscript that follows the index.
+    let linger = number("CONTROL_ROOM_BENCH_LINGER_S", 0);
+    std::thread::sleep(Duration::from_secs(linger as u64));
     client.seen.clear();
     let _ = client.request_raw("shutdown", Value::Null);
     client.notify("exit", Value::Null);

@@ -16,6 +16,16 @@ use serde_json::{Value, json};
 
 pub const TIMEOUT: Duration = Duration::from_secs(20);
 
+/// How long the client waits for a message: [`TIMEOUT`], or
+/// `CONTROL_ROOM_CLIENT_TIMEOUT_S` seconds for a server run slowly on
+/// purpose (under valgrind: `scripts/hot-code`).
+pub fn timeout() -> Duration {
+    std::env::var("CONTROL_ROOM_CLIENT_TIMEOUT_S")
+        .ok()
+        .and_then(|seconds| seconds.parse().ok())
+        .map_or(TIMEOUT, Duration::from_secs)
+}
+
 /// Answers a request from the server; `None` answers `null`.
 pub type Responder = Box<dyn FnMut(&Value) -> Option<Value> + Send>;
 
@@ -158,7 +168,7 @@ impl Client {
 
     /// Waits for the server to exit on its own; its status and stderr.
     pub fn wait_exit(&mut self) -> (std::process::ExitStatus, String) {
-        let deadline = Instant::now() + TIMEOUT;
+        let deadline = Instant::now() + timeout();
         loop {
             if let Some(status) = self.child.try_wait().unwrap() {
                 std::thread::sleep(Duration::from_millis(50));
@@ -204,7 +214,7 @@ impl Client {
 
     /// Receives messages until one matches, answering server requests on the way.
     pub fn wait_for(&mut self, wanted: impl FnMut(&Value) -> bool) -> Value {
-        self.wait_for_within(TIMEOUT, wanted)
+        self.wait_for_within(timeout(), wanted)
     }
 
     /// [`Client::wait_for`], for up to `limit`.
@@ -259,7 +269,7 @@ impl Client {
     /// unanswered, as an editor that has stopped listening does.
     pub fn wait_for_unanswered(&mut self, mut wanted: impl FnMut(&Value) -> bool) -> Value {
         loop {
-            let message = match self.incoming.recv_timeout(TIMEOUT) {
+            let message = match self.incoming.recv_timeout(timeout()) {
                 Ok((message, ..)) => message,
                 Err(error) => panic!("no message ({error:?}); seen: {:#?}", self.seen),
             };
@@ -368,7 +378,7 @@ impl Client {
     pub fn shutdown(mut self) {
         self.request("shutdown", Value::Null);
         self.notify("exit", Value::Null);
-        let deadline = Instant::now() + TIMEOUT;
+        let deadline = Instant::now() + timeout();
         loop {
             if let Some(status) = self.child.try_wait().unwrap() {
                 assert!(status.success(), "server exited with {status}");
