@@ -363,7 +363,9 @@ fn one_start(server: &Server, manuscript: &Manuscript, figures: &mut Figures) {
     // A profiled server (`scripts/hot-code`) is given the time to finish
     // the pass over the whole manuscript that follows the index.
     let linger = number("CONTROL_ROOM_BENCH_LINGER_S", 0);
-    std::thread::sleep(Duration::from_secs(linger as u64));
+    if linger > 0 {
+        std::thread::sleep(Duration::from_secs(linger as u64));
+    }
     client.seen.clear();
     let _ = client.request_raw("shutdown", Value::Null);
     client.notify("exit", Value::Null);

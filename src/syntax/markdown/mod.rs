@@ -139,10 +139,10 @@ pub struct MarkdownParser {
 /// An open document [`plain`] can read, up to this size, is read by it
 /// after each edit and keeps no tree; the inline content that needs the
 /// inline grammar (links, code) is memoised by its text as in the tree's
-/// path. Its line scan reads 128 KB (about 20,000 words) in about 0.3 ms, less than the grammar's incremental
-/// parse of a line break typed in a 5,000-word scene and far less than the
-/// 10 ms of a first parse of one; past this size the tree's incremental
-/// parse costs less per keystroke.
+/// path. Its line scan reads 128 KB (about 20,000 words) in about 0.3 ms,
+/// less than the grammar's incremental parse of a line break typed in a
+/// 5,000-word scene and far less than the 10 ms of a first parse of one;
+/// past this size the tree's incremental parse costs less per keystroke.
 const PLAIN_EDITS_UP_TO: usize = 128 * 1024;
 
 /// What the edits since the last parse may have changed of the blocks.
