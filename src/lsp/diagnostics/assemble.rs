@@ -46,6 +46,25 @@ pub fn files_with(
     with_overlays(computed, snapshot)
 }
 
+/// Every file's diagnostics, with the story's health as last measured,
+/// unless `stop` says to give the pass up first (see
+/// [`super::compute_unless`]).
+pub fn all_files_unless(
+    cache: &Mutex<DiagnosticsCache>,
+    snapshot: &Snapshot,
+    stop: &(dyn Fn() -> bool + Sync),
+) -> Option<Vec<FileDiagnostics>> {
+    let computed = super::compute_unless(
+        cache,
+        &snapshot.workspace,
+        None,
+        snapshot.encoding,
+        HealthPass::Last,
+        stop,
+    )?;
+    Some(with_overlays(computed, snapshot))
+}
+
 /// The files whose diagnostics the story's health, measured afresh,
 /// changed since the last pass (see [`super::refresh_health`]).
 pub fn health_changes(

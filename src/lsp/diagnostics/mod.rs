@@ -138,6 +138,23 @@ pub fn compute(
     encoding: PositionEncoding,
     health: HealthPass,
 ) -> Vec<(FilePath, Arc<Vec<lsp::Diagnostic>>)> {
+    compute_unless(cache, workspace, only, encoding, health, &|| false)
+        .expect("a pass nothing stops ends")
+}
+
+/// [`compute`], given up as soon as `stop` says so (the writer typed: a
+/// newer pass will do the work on a newer snapshot), between one file's
+/// checks and the next: `None` then. The files checked before it stopped
+/// are kept in the cache, so a pass that keystrokes keep stopping still
+/// gets through the manuscript, a few files at a time.
+pub fn compute_unless(
+    cache: &Mutex<DiagnosticsCache>,
+    workspace: &Workspace,
+    only: Option<&[FilePath]>,
+    encoding: PositionEncoding,
+    health: HealthPass,
+    stop: &(dyn Fn() -> bool + Sync),
+) -> Option<Vec<(FilePath, Arc<Vec<lsp::Diagnostic>>)>> {
     let files: Vec<&Arc<SourceFile>> = match only {
         Some(paths) => paths
             .iter()
@@ -183,8 +200,12 @@ pub fn compute(
             .map(|diagnostic| convert.convert(diagnostic))
             .collect()
     };
+    if stop() {
+        return None;
+    }
     let fresh: Vec<(FilePath, CacheEntry)> = stale
         .par_iter()
+        .filter(|_| !stop())
         .map(|(file, key)| {
             let (key, diagnostics) = match key {
                 Some(key) => (*key, check(file)),
@@ -221,6 +242,9 @@ pub fn compute(
         }
         matches!(health, HealthPass::Fresh(_)).then(|| cache.keys.clone())
     };
+    if stop() {
+        return None;
+    }
     let book = match (health, keys) {
         (HealthPass::Fresh(measures), Some(keys)) => {
             let book = Arc::new(measure_health(workspace, encoding, measures, &keys));
@@ -230,7 +254,7 @@ pub fn compute(
         (HealthPass::Skip, _) => Arc::default(),
         _ => lock(cache).book.clone(),
     };
-    files
+    let diagnostics = files
         .iter()
         .map(|file| {
             let checked = &known[&file.path];
@@ -240,7 +264,8 @@ pub fn compute(
             };
             (file.path.clone(), diagnostics)
         })
-        .collect()
+        .collect();
+    Some(diagnostics)
 }
 
 /// The one file among `files` whose last entry is not of this very file
@@ -508,6 +533,39 @@ mod tests {
             text.replacen("aliases: [Iria]", "aliases: [Iria, Vell]", 1)
         });
         assert_eq!(pass(&workspace), all);
+    }
+
+    #[test]
+    fn a_pass_the_writer_interrupts_gives_up_and_keeps_the_files_it_checked() {
+        let workspace = example();
+        let cache = Mutex::new(DiagnosticsCache::default());
+        // Asked once before the checks, then once a file: two files are
+        // checked, then the writer types.
+        let asked = std::sync::atomic::AtomicUsize::new(0);
+        let stop = || asked.fetch_add(1, std::sync::atomic::Ordering::SeqCst) >= 3;
+        let stopped = compute_unless(
+            &cache,
+            &workspace,
+            None,
+            PositionEncoding::Utf16,
+            HealthPass::Skip,
+            &stop,
+        );
+        assert!(stopped.is_none(), "the pass gave up");
+        assert_eq!(lock(&cache).last_recomputed, 2);
+        let all = compute(
+            &cache,
+            &workspace,
+            None,
+            PositionEncoding::Utf16,
+            HealthPass::Skip,
+        )
+        .len();
+        assert_eq!(
+            lock(&cache).last_recomputed,
+            all - 2,
+            "the next pass checks only what the first did not"
+        );
     }
 
     #[test]

@@ -2,7 +2,9 @@
 //! with the version they were computed for, and only while the document has
 //! not moved on (a newer pass follows). The open documents go first, so
 //! the writer's scene never waits for the rest of the manuscript; the
-//! files an edit changes elsewhere follow, then the story's health. A
+//! files an edit changes elsewhere follow, then the story's health; a
+//! keystroke stops that pass between two files' checks (on two cores, its
+//! threads and their allocations slowed the keystroke's own). A
 //! client that pulls is asked to pull again instead. A client is also asked for semantic tokens and
 //! inlay hints again when what they read across files changed.
 
@@ -169,7 +171,7 @@ async fn publish_the_rest(
     snapshot: Arc<super::super::snapshot::Snapshot>,
     versions: &Arc<HashMap<FilePath, i32>>,
     pass: u64,
-    gates: &super::Gates,
+    gates: &Arc<super::Gates>,
 ) {
     let later = || gates.asked.load(Ordering::SeqCst) != pass;
     tokio::time::sleep(REST_AFTER_OPEN).await;
@@ -183,10 +185,19 @@ async fn publish_the_rest(
     let workspace = snapshot.workspace.clone();
     let versions = versions.clone();
     let kept = cache.clone();
+    let asked = gates.clone();
     let rest = pools::run(pools::background(), move || {
-        let computed = assemble::files_with(&cache, &snapshot, None, HealthPass::Last);
+        // The writer typed: the pass asked for then does this work, after
+        // its own pause, on its own snapshot. Meanwhile the cores are the
+        // keystroke's.
+        let later = || asked.asked.load(Ordering::SeqCst) != pass;
+        let computed = assemble::all_files_unless(&cache, &snapshot, &later)?;
         let mut changes =
             lock(&cache).changes_to_publish(&snapshot.workspace, computed, true, &versions, pass);
+        // Recorded as to be sent: left unsent, they go with the next pass.
+        if later() {
+            return Some(changes);
+        }
         let computed = assemble::health_changes(&cache, &snapshot);
         changes.extend(lock(&cache).changes_to_publish(
             &snapshot.workspace,
@@ -195,9 +206,10 @@ async fn publish_the_rest(
             &versions,
             pass,
         ));
-        changes
+        Some(changes)
     })
-    .await;
+    .await
+    .flatten();
     if let Some(changes) = rest {
         // A pass asked for meanwhile (the writer typed) goes out before
         // the rest of this one, which it sends itself.
