@@ -203,10 +203,14 @@ pub fn compute_unless(
     if stop() {
         return None;
     }
-    let fresh: Vec<(FilePath, CacheEntry)> = stale
+    // Indexed (a `filter` would collect through a linked list of vectors):
+    // a file not checked, the pass stopped first, is `None`.
+    let fresh: Vec<Option<(FilePath, CacheEntry)>> = stale
         .par_iter()
-        .filter(|_| !stop())
         .map(|(file, key)| {
+            if stop() {
+                return None;
+            }
             let (key, diagnostics) = match key {
                 Some(key) => (*key, check(file)),
                 // The key while the checks read the prose, before their halves.
@@ -216,20 +220,20 @@ pub fn compute_unless(
                     (key, diagnostics)
                 }
             };
-            (
+            Some((
                 file.path.clone(),
                 CacheEntry {
                     file: Arc::clone(file),
                     key,
                     diagnostics: Arc::new(diagnostics),
                 },
-            )
+            ))
         })
         .collect();
     let keys = {
         let mut cache = lock(cache);
-        cache.last_recomputed = fresh.len();
-        for (path, entry) in fresh {
+        cache.last_recomputed = fresh.iter().flatten().count();
+        for (path, entry) in fresh.into_iter().flatten() {
             cache.keys.insert(path.clone(), entry.key);
             known.insert(path.clone(), entry.diagnostics.clone());
             cache.entries.insert(path, entry);
