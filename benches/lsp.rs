@@ -38,6 +38,13 @@
 //! - `CONTROL_ROOM_CLIENT_TIMEOUT_S`: how long the client waits for a
 //!   message (default 20 s), for a server run under a profiler.
 //!
+//! The peak memory counts the server's code that is resident, and how much
+//! of it is depends on how the binary's pages sit in the page cache: a
+//! binary just written or copied maps in larger folios than one read back
+//! from disk (the same build, a fresh copy against an older one: 0.7 MB
+//! more of its code resident). Compare two builds after
+//! `echo 3 > /proc/sys/vm/drop_caches`, or both freshly copied.
+//!
 //! The debounce is set to 0 for the edits through the editor setting
 //! `controlRoom.diagnostics.debounceMs` (`workspace/didChangeConfiguration`),
 //! which other servers ignore; every other measure uses the defaults.
