@@ -4,30 +4,11 @@
 
 #![cfg(all(target_os = "linux", target_env = "gnu"))]
 
-use std::sync::{Arc, Barrier};
+#[path = "malloc_support/mod.rs"]
+mod malloc_support;
 
 use control_room::lsp::memory;
-
-/// What glibc's `malloc_info` reports: its XML.
-fn malloc_info() -> String {
-    let mut buffer: *mut libc::c_char = std::ptr::null_mut();
-    let mut size: libc::size_t = 0;
-    // SAFETY: the stream writes to a buffer it allocates; it is read once
-    // the stream is closed and freed after.
-    unsafe {
-        let stream = libc::open_memstream(&mut buffer, &mut size);
-        assert!(!stream.is_null(), "a memory stream");
-        assert_eq!(libc::malloc_info(0, stream), 0, "malloc_info");
-        libc::fclose(stream);
-        let bytes = std::slice::from_raw_parts(buffer.cast::<u8>(), size).to_vec();
-        libc::free(buffer.cast());
-        String::from_utf8(bytes).expect("malloc_info writes ASCII")
-    }
-}
-
-fn arenas() -> usize {
-    malloc_info().matches("<heap nr=").count()
-}
+use malloc_support::{allocate_at_once, arenas, malloc_info};
 
 fn resident_anonymous_kb() -> u64 {
     std::fs::read_to_string("/proc/self/status")
@@ -45,21 +26,7 @@ fn threads_share_one_arena_per_core_and_freed_pages_are_given_back() {
     // Four threads a core, all allocating at once: without the cap glibc
     // gives most of them an arena of their own (up to eight a core).
     let threads = 4 * cores.max(2);
-    let barrier = Arc::new(Barrier::new(threads));
-    let handles: Vec<_> = (0..threads)
-        .map(|_| {
-            let barrier = barrier.clone();
-            std::thread::spawn(move || {
-                barrier.wait();
-                let kept: Vec<Vec<u8>> = (0..2_000).map(|size| vec![1; 64 + size]).collect();
-                barrier.wait();
-                kept.len()
-            })
-        })
-        .collect();
-    for handle in handles {
-        assert_eq!(handle.join().unwrap(), 2_000);
-    }
+    allocate_at_once(threads, 2_000);
     // The writer's own setting wins over the cap (glibc reads it at start).
     let cap = std::env::var("MALLOC_ARENA_MAX")
         .ok()

@@ -5,6 +5,10 @@
 //! threads would allocate first) and runs again in a process of its own
 //! with the variable set, where it calls the cap before any thread starts.
 
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+#[path = "malloc_support/mod.rs"]
+mod malloc_support;
+
 use std::process::{Command, ExitCode};
 
 /// Set in the process started again: its arenas are counted there.
@@ -51,27 +55,9 @@ fn main() -> ExitCode {
 /// while there are fewer than the limit.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 fn arenas_with_the_cap(cores: usize, wanted: usize) -> Result<(), String> {
-    use std::sync::{Arc, Barrier};
-
     control_room::lsp::memory::limit_arenas();
-    let threads = 4 * wanted;
-    let barrier = Arc::new(Barrier::new(threads));
-    let handles: Vec<_> = (0..threads)
-        .map(|_| {
-            let barrier = barrier.clone();
-            std::thread::spawn(move || {
-                barrier.wait();
-                let kept: Vec<Vec<u8>> = (0..500).map(|size| vec![1; 64 + size]).collect();
-                barrier.wait();
-                kept.len()
-            })
-        })
-        .collect();
-    for handle in handles {
-        assert_eq!(handle.join().unwrap(), 500);
-    }
-    // An arena outlives its thread (it waits on a free list for the next).
-    let arenas = arenas();
+    malloc_support::allocate_at_once(4 * wanted, 500);
+    let arenas = malloc_support::arenas();
     if arenas > cores && arenas <= wanted {
         Ok(())
     } else {
@@ -85,23 +71,4 @@ fn arenas_with_the_cap(cores: usize, wanted: usize) -> Result<(), String> {
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
 fn arenas_with_the_cap(_: usize, _: usize) -> Result<(), String> {
     Ok(())
-}
-
-/// How many arenas glibc's `malloc_info` reports.
-#[cfg(all(target_os = "linux", target_env = "gnu"))]
-fn arenas() -> usize {
-    let mut buffer: *mut libc::c_char = std::ptr::null_mut();
-    let mut size: libc::size_t = 0;
-    // SAFETY: the stream writes to a buffer it allocates; it is read once
-    // the stream is closed and freed after.
-    let xml = unsafe {
-        let stream = libc::open_memstream(&mut buffer, &mut size);
-        assert!(!stream.is_null(), "a memory stream");
-        assert_eq!(libc::malloc_info(0, stream), 0, "malloc_info");
-        libc::fclose(stream);
-        let bytes = std::slice::from_raw_parts(buffer.cast::<u8>(), size).to_vec();
-        libc::free(buffer.cast());
-        String::from_utf8(bytes).expect("malloc_info writes ASCII")
-    };
-    xml.matches("<heap nr=").count()
 }

@@ -494,28 +494,29 @@ mod tests {
         workspace.insert_file(file);
     }
 
+    /// A pass over every file, the health skipped.
+    fn full_pass(
+        cache: &Mutex<DiagnosticsCache>,
+        workspace: &Workspace,
+    ) -> Vec<(FilePath, Arc<Vec<lsp::Diagnostic>>)> {
+        compute(
+            cache,
+            workspace,
+            None,
+            PositionEncoding::Utf16,
+            HealthPass::Skip,
+        )
+    }
+
     #[test]
     fn an_edit_rechecks_what_depends_on_it() {
         let mut workspace = example();
         let cache = Mutex::new(DiagnosticsCache::default());
         let pass = |workspace: &Workspace| {
-            compute(
-                &cache,
-                workspace,
-                None,
-                PositionEncoding::Utf16,
-                HealthPass::Skip,
-            );
+            full_pass(&cache, workspace);
             lock(&cache).last_recomputed
         };
-        let all = compute(
-            &cache,
-            &workspace,
-            None,
-            PositionEncoding::Utf16,
-            HealthPass::Skip,
-        )
-        .len();
+        let all = full_pass(&cache, &workspace).len();
         assert_eq!(lock(&cache).last_recomputed, all);
         assert_eq!(pass(&workspace), 0, "nothing changed, nothing re-checked");
 
@@ -557,14 +558,7 @@ mod tests {
         );
         assert!(stopped.is_none(), "the pass gave up");
         assert_eq!(lock(&cache).last_recomputed, 2);
-        let all = compute(
-            &cache,
-            &workspace,
-            None,
-            PositionEncoding::Utf16,
-            HealthPass::Skip,
-        )
-        .len();
+        let all = full_pass(&cache, &workspace).len();
         assert_eq!(
             lock(&cache).last_recomputed,
             all - 2,
@@ -576,15 +570,7 @@ mod tests {
     fn files_a_pass_left_unsent_are_sent_by_the_next_even_unchanged() {
         let workspace = example();
         let cache = Mutex::new(DiagnosticsCache::default());
-        let computed = || {
-            compute(
-                &cache,
-                &workspace,
-                None,
-                PositionEncoding::Utf16,
-                HealthPass::Skip,
-            )
-        };
+        let computed = || full_pass(&cache, &workspace);
         let versions = HashMap::new();
         let first = computed();
         let sent = lock(&cache).changes_to_publish(&workspace, first, true, &versions, 1);
