@@ -95,8 +95,13 @@ fn lay_out_hot_code() {
             number + 1
         );
         // LLVM puts a function it deems cold (`#[cold]`, `main`) in
-        // `.text.unlikely.<symbol>`.
-        let _ = writeln!(script, "    *(.text.{symbol} .text.unlikely.{symbol})");
+        // `.text.unlikely.<symbol>`. LTO tells apart the copies of a
+        // function it keeps local by a suffix (`<symbol>.1605`) that
+        // changes from build to build: the list names them without it.
+        let _ = writeln!(
+            script,
+            "    *(.text.{symbol} .text.{symbol}.* .text.unlikely.{symbol} .text.unlikely.{symbol}.*)"
+        );
     }
     script.push_str("  }\n}\nINSERT BEFORE .text;\n");
     let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));

@@ -8,12 +8,16 @@ use object::{Object, ObjectSection, ObjectSymbol, SymbolKind};
 
 const LIST: &str = include_str!("../data/hot-code.txt");
 
-/// A symbol's name as the list writes it: each crate's disambiguator as
-/// `Cs*_` (as `scripts/hot-code` writes it).
+/// A symbol's name as the list writes it (as `scripts/hot-code` writes
+/// it): each crate's disambiguator as `Cs*_`, without the suffix LTO gives
+/// a function's local copies (`.1605`, `.llvm.1605`).
 fn listed_form(name: &str) -> String {
     static DISAMBIGUATOR: LazyLock<regex::Regex> =
         LazyLock::new(|| regex::Regex::new("Cs[0-9A-Za-z]+_").unwrap());
-    DISAMBIGUATOR.replace_all(name, "Cs*_").into_owned()
+    static LTO_SUFFIX: LazyLock<regex::Regex> =
+        LazyLock::new(|| regex::Regex::new(r"\.(llvm\.)?[0-9]+$").unwrap());
+    let name = LTO_SUFFIX.replace(name, "");
+    DISAMBIGUATOR.replace_all(&name, "Cs*_").into_owned()
 }
 
 #[test]
