@@ -185,12 +185,12 @@ async fn publish_the_rest(
     let workspace = snapshot.workspace.clone();
     let versions = versions.clone();
     let kept = cache.clone();
-    let asked = gates.clone();
+    let gates_held = gates.clone();
     let rest = pools::run(pools::background(), move || {
         // The writer typed: the pass asked for then does this work, after
         // its own pause, on its own snapshot. Meanwhile the cores are the
         // keystroke's.
-        let later = || asked.asked.load(Ordering::SeqCst) != pass;
+        let later = || gates_held.asked.load(Ordering::SeqCst) != pass;
         let computed = assemble::all_files_unless(&cache, &snapshot, &later)?;
         let mut changes =
             lock(&cache).changes_to_publish(&snapshot.workspace, computed, true, &versions, pass);
