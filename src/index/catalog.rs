@@ -121,20 +121,21 @@ impl Catalog {
         if let Some(previous) = kept {
             catalog.matcher = previous.matcher.clone();
             catalog.name_words = previous.name_words.clone();
-        }
-        // The name automaton is the longest part of a catalog with new
-        // names: it is built beside the rest, which does not read it.
-        let matcher_names = catalog.matcher_names.clone();
-        let (matcher, ()) = rayon::join(
-            || {
-                kept.is_none().then(|| {
+            // Nothing to build beside the rest: asking rayon's pool from a
+            // thread outside it would wait for whatever that pool was given
+            // first (a start's first read of the cards, while a scene opens).
+            catalog.find_the_rest(kept, calendar);
+        } else {
+            // The name automaton is the longest part of a catalog with new
+            // names: it is built beside the rest, which does not read it.
+            let matcher_names = catalog.matcher_names.clone();
+            let (matcher, ()) = rayon::join(
+                || {
                     NameMatcher::new(matcher_names.iter().map(|(card, _, names)| {
                         (card.clone(), names.iter().map(String::as_str).collect())
                     }))
-                })
-            },
-            || {
-                if kept.is_none() {
+                },
+                || {
                     catalog.name_words = Arc::new(NameWords::new(
                         catalog.matcher_names.iter().map(|(card, kind, names)| {
                             (
@@ -144,28 +145,36 @@ impl Catalog {
                             )
                         }),
                     ));
-                }
-                catalog.anti_phrases = Arc::new(PhraseIndex::new(catalog.anti_patterns()));
-                catalog.find_card_facts(previous);
-                catalog.tracking = Arc::new(super::tracking::Tracking::build(
-                    &catalog.scenes,
-                    &catalog.cards,
-                    |id| catalog.outline_position.get(id).copied(),
-                ));
-                catalog.find_life_facts();
-                catalog.clock = Arc::new(super::clock::Clock::build(
-                    calendar.clone(),
-                    &catalog.scenes,
-                    &catalog.cards,
-                    &catalog,
-                ));
-            },
-        );
-        if let Some(matcher) = matcher {
+                    catalog.find_the_rest(previous, calendar);
+                },
+            );
             catalog.matcher = Arc::new(matcher);
         }
         catalog.names_fingerprint = catalog.compute_names_fingerprint();
         catalog
+    }
+
+    /// What the catalog knows beside its names: the anti-patterns' phrases,
+    /// the cards' facts, the tracking and the story clock.
+    fn find_the_rest(
+        &mut self,
+        previous: Option<&Catalog>,
+        calendar: &Arc<super::calendar::Calendar>,
+    ) {
+        self.anti_phrases = Arc::new(PhraseIndex::new(self.anti_patterns()));
+        self.find_card_facts(previous);
+        self.tracking = Arc::new(super::tracking::Tracking::build(
+            &self.scenes,
+            &self.cards,
+            |id| self.outline_position.get(id).copied(),
+        ));
+        self.find_life_facts();
+        self.clock = Arc::new(super::clock::Clock::build(
+            calendar.clone(),
+            &self.scenes,
+            &self.cards,
+            self,
+        ));
     }
 
     /// The catalog after `new` replaced `old`, a scene whose front matter

@@ -452,3 +452,73 @@ fn names_in(catalog: &Catalog, file: &SourceFile) -> FileNames {
         super::variants::near_names(file, catalog.name_words()).into(),
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::mpsc;
+    use std::sync::{Barrier, Condvar, Mutex};
+    use std::time::Duration;
+
+    use super::*;
+    use crate::index::config::PathsConfig;
+
+    /// Holds every thread of rayon's global pool until the answer is dropped.
+    fn hold_rayons_pool() -> impl Drop {
+        struct Release(Arc<(Mutex<bool>, Condvar)>);
+        impl Drop for Release {
+            fn drop(&mut self) {
+                let (lock, freed) = &*self.0;
+                *lock.lock().unwrap() = true;
+                freed.notify_all();
+            }
+        }
+        let threads = rayon::current_num_threads();
+        let all_held = Arc::new(Barrier::new(threads + 1));
+        let released = Arc::new((Mutex::new(false), Condvar::new()));
+        for _ in 0..threads {
+            let (all_held, released) = (all_held.clone(), released.clone());
+            rayon::spawn(move || {
+                all_held.wait();
+                let (lock, freed) = &*released;
+                let mut free = lock.lock().unwrap();
+                while !*free {
+                    free = freed.wait(free).unwrap();
+                }
+            });
+        }
+        all_held.wait();
+        Release(released)
+    }
+
+    /// A scene opened while a start read the cards on rayon's pool went
+    /// into the index through `rayon::join` (a catalog whose names had not
+    /// changed, nothing to build beside it), which, from a thread outside
+    /// the pool, waited for the pool to finish the read: up to 7 ms of the
+    /// first diagnostics, the session locked meanwhile. With the pool's
+    /// every thread held, one file must still go in (one file's names are
+    /// found on the calling thread: rayon splits no work of one item).
+    #[test]
+    fn a_file_opened_while_rayons_pool_is_busy_goes_in_without_waiting_for_it() {
+        let paths = PathsConfig::default();
+        let folder = tempfile::tempdir().unwrap();
+        let mut workspace = Workspace::new(folder.path());
+        let card = "---\nname: Iria Vell\naliases: [Iria]\n---\n\n# Iria Vell\n\nKeeper.\n";
+        workspace.insert_files(vec![SourceFile::parse(
+            "Compendium/Characters/CHAR-iria.md".into(),
+            card.into(),
+            &paths,
+        )]);
+        let scene = "---\nid: SCN-one\npov: Iria Vell\n---\n\n# One\n\nIria waited.\n";
+        let scene = SourceFile::parse("Story/Scenes/SCN-one.md".into(), scene.into(), &paths);
+
+        let held = hold_rayons_pool();
+        let (inserted, answer) = mpsc::channel();
+        std::thread::spawn(move || {
+            workspace.insert_files(vec![scene]);
+            let _ = inserted.send(workspace.mentions("Story/Scenes/SCN-one.md").len());
+        });
+        let answered = answer.recv_timeout(Duration::from_secs(5));
+        drop(held);
+        assert_eq!(answered, Ok(1), "the file waited for rayon's pool");
+    }
+}
