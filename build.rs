@@ -95,12 +95,15 @@ fn lay_out_hot_code() {
             number + 1
         );
         // LLVM puts a function it deems cold (`#[cold]`, `main`) in
-        // `.text.unlikely.<symbol>`. LTO tells apart the copies of a
-        // function it keeps local by a suffix (`<symbol>.1605`) that
-        // changes from build to build: the list names them without it.
+        // `.text.unlikely.<symbol>`, and GCC a C library's constructors and
+        // destructors in `.text.startup.<symbol>` and `.text.exit.<symbol>`.
+        // LTO tells apart the copies of a function it keeps local by a
+        // suffix (`<symbol>.1605`) that changes from build to build: the
+        // list names them without it.
         let _ = writeln!(
             script,
-            "    *(.text.{symbol} .text.{symbol}.* .text.unlikely.{symbol} .text.unlikely.{symbol}.*)"
+            "    *(.text.{symbol} .text.{symbol}.* .text.unlikely.{symbol} .text.unlikely.{symbol}.* \
+      .text.startup.{symbol} .text.exit.{symbol})"
         );
     }
     script.push_str("  }\n}\nINSERT BEFORE .text;\n");

@@ -10,12 +10,14 @@ const LIST: &str = include_str!("../data/hot-code.txt");
 
 /// A symbol's name as the list writes it (as `scripts/hot-code` writes
 /// it): each crate's disambiguator as `Cs*_`, without the suffix LTO gives
-/// a function's local copies (`.1605`, `.llvm.1605`).
+/// a function's local copies (`.1605`, `.llvm.1605`). The cold part GCC
+/// splits off a C function (`.cold`, in `.text.unlikely.<function>`) is
+/// laid out with it.
 fn listed_form(name: &str) -> String {
     static DISAMBIGUATOR: LazyLock<regex::Regex> =
         LazyLock::new(|| regex::Regex::new("Cs[0-9A-Za-z]+_").unwrap());
     static LTO_SUFFIX: LazyLock<regex::Regex> =
-        LazyLock::new(|| regex::Regex::new(r"\.(llvm\.)?[0-9]+$").unwrap());
+        LazyLock::new(|| regex::Regex::new(r"\.(cold|(llvm\.)?[0-9]+)$").unwrap());
     let name = LTO_SUFFIX.replace(name, "");
     DISAMBIGUATOR.replace_all(&name, "Cs*_").into_owned()
 }
@@ -28,11 +30,11 @@ fn the_functions_a_start_runs_lie_together_ahead_of_the_rest_of_the_code() {
         eprintln!("skipped: the code is laid out by build.rs on Linux with glibc only");
         return;
     }
-    // Rust's functions (v0: `_R…`), as below.
+    // Rust's functions (v0: `_R…`) and C's.
     let listed: HashSet<&str> = LIST
         .lines()
         .map(str::trim)
-        .filter(|line| line.starts_with("_R"))
+        .filter(|line| !line.is_empty() && !line.starts_with('#'))
         .collect();
     assert!(listed.len() > 500, "{} functions listed", listed.len());
     let binary = std::fs::read(env!("CARGO_BIN_EXE_control-room")).expect("the server's binary");
@@ -54,7 +56,6 @@ fn the_functions_a_start_runs_lie_together_ahead_of_the_rest_of_the_code() {
         .symbols()
         .filter(|symbol| symbol.kind() == SymbolKind::Text && symbol.size() > 0)
         .filter_map(|symbol| Some((symbol.name().ok()?, symbol.address())))
-        .filter(|(name, _)| name.starts_with("_R"))
         .collect();
     // Two names of one function (`<u64 as LowerHex>::fmt` and usize's, in
     // the standard library) share one section, named after one of them.
@@ -88,4 +89,37 @@ fn the_functions_a_start_runs_lie_together_ahead_of_the_rest_of_the_code() {
         "{inside} of the {} listed functions found",
         listed.len()
     );
+}
+
+/// GCC puts a C library's constructors and destructors in
+/// `.text.startup.<function>` and `.text.exit.<function>` when it optimises
+/// (aws-lc's `do_library_init`, run before `main` at every start); laid out
+/// by their names alone, they stayed among the rest of the code in the
+/// release build, each fault there mapping 64 KB of it. The development
+/// build, whose C is not optimised, cannot show it: the linker script does.
+#[test]
+fn a_c_librarys_constructor_is_laid_out_from_the_section_gcc_gives_it() {
+    if !cfg!(all(target_os = "linux", target_env = "gnu"))
+        || std::env::var("CONTROL_ROOM_HOT_CODE").is_ok_and(|value| value == "off")
+    {
+        eprintln!("skipped: the code is laid out by build.rs on Linux with glibc only");
+        return;
+    }
+    assert!(
+        LIST.lines().any(|line| line.trim() == "do_library_init"),
+        "the list names aws-lc's constructor"
+    );
+    let script = std::fs::read_to_string(concat!(env!("OUT_DIR"), "/hot-code.ld"))
+        .expect("build.rs wrote the linker script");
+    for section in [
+        ".text.startup.do_library_init",
+        ".text.exit.do_library_init",
+    ] {
+        assert!(
+            script
+                .split(|c: char| c.is_whitespace() || matches!(c, '(' | ')'))
+                .any(|pattern| pattern == section),
+            "the script lays out {section}"
+        );
+    }
 }
