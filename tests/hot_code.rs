@@ -22,12 +22,19 @@ fn listed_form(name: &str) -> String {
     DISAMBIGUATOR.replace_all(&name, "Cs*_").into_owned()
 }
 
+/// Whether build.rs lays out the code here (it says why not).
+fn laid_out() -> bool {
+    let here = cfg!(all(target_os = "linux", target_env = "gnu"))
+        && !std::env::var("CONTROL_ROOM_HOT_CODE").is_ok_and(|value| value == "off");
+    if !here {
+        eprintln!("skipped: the code is laid out by build.rs on Linux with glibc only");
+    }
+    here
+}
+
 #[test]
 fn the_functions_a_start_runs_lie_together_ahead_of_the_rest_of_the_code() {
-    if !cfg!(all(target_os = "linux", target_env = "gnu"))
-        || std::env::var("CONTROL_ROOM_HOT_CODE").is_ok_and(|value| value == "off")
-    {
-        eprintln!("skipped: the code is laid out by build.rs on Linux with glibc only");
+    if !laid_out() {
         return;
     }
     // Rust's functions (v0: `_R…`) and C's.
@@ -99,10 +106,7 @@ fn the_functions_a_start_runs_lie_together_ahead_of_the_rest_of_the_code() {
 /// build, whose C is not optimised, cannot show it: the linker script does.
 #[test]
 fn a_c_librarys_constructor_is_laid_out_from_the_section_gcc_gives_it() {
-    if !cfg!(all(target_os = "linux", target_env = "gnu"))
-        || std::env::var("CONTROL_ROOM_HOT_CODE").is_ok_and(|value| value == "off")
-    {
-        eprintln!("skipped: the code is laid out by build.rs on Linux with glibc only");
+    if !laid_out() {
         return;
     }
     assert!(
