@@ -69,6 +69,37 @@ pub(crate) mod test_support {
         (dir, workspace)
     }
 
+    /// Holds every thread of rayon's global pool until the answer is
+    /// dropped: work sent there meanwhile waits, as it would behind a
+    /// pass over the whole manuscript.
+    pub(crate) fn hold_rayons_pool() -> impl Drop {
+        use std::sync::{Arc, Barrier, Condvar, Mutex};
+        struct Release(Arc<(Mutex<bool>, Condvar)>);
+        impl Drop for Release {
+            fn drop(&mut self) {
+                let (lock, freed) = &*self.0;
+                *lock.lock().unwrap() = true;
+                freed.notify_all();
+            }
+        }
+        let threads = rayon::current_num_threads();
+        let all_held = Arc::new(Barrier::new(threads + 1));
+        let released = Arc::new((Mutex::new(false), Condvar::new()));
+        for _ in 0..threads {
+            let (all_held, released) = (all_held.clone(), released.clone());
+            rayon::spawn(move || {
+                all_held.wait();
+                let (lock, freed) = &*released;
+                let mut free = lock.lock().unwrap();
+                while !*free {
+                    free = freed.wait(free).unwrap();
+                }
+            });
+        }
+        all_held.wait();
+        Release(released)
+    }
+
     fn copy(from: &Path, to: &Path) {
         std::fs::create_dir_all(to).expect("a folder");
         for entry in std::fs::read_dir(from).expect("a folder").flatten() {

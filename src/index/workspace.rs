@@ -456,39 +456,10 @@ fn names_in(catalog: &Catalog, file: &SourceFile) -> FileNames {
 #[cfg(test)]
 mod tests {
     use std::sync::mpsc;
-    use std::sync::{Barrier, Condvar, Mutex};
     use std::time::Duration;
 
     use super::*;
     use crate::index::config::PathsConfig;
-
-    /// Holds every thread of rayon's global pool until the answer is dropped.
-    fn hold_rayons_pool() -> impl Drop {
-        struct Release(Arc<(Mutex<bool>, Condvar)>);
-        impl Drop for Release {
-            fn drop(&mut self) {
-                let (lock, freed) = &*self.0;
-                *lock.lock().unwrap() = true;
-                freed.notify_all();
-            }
-        }
-        let threads = rayon::current_num_threads();
-        let all_held = Arc::new(Barrier::new(threads + 1));
-        let released = Arc::new((Mutex::new(false), Condvar::new()));
-        for _ in 0..threads {
-            let (all_held, released) = (all_held.clone(), released.clone());
-            rayon::spawn(move || {
-                all_held.wait();
-                let (lock, freed) = &*released;
-                let mut free = lock.lock().unwrap();
-                while !*free {
-                    free = freed.wait(free).unwrap();
-                }
-            });
-        }
-        all_held.wait();
-        Release(released)
-    }
 
     /// A scene opened while a start read the cards on rayon's pool went
     /// into the index through `rayon::join` (a catalog whose names had not
@@ -511,7 +482,7 @@ mod tests {
         let scene = "---\nid: SCN-one\npov: Iria Vell\n---\n\n# One\n\nIria waited.\n";
         let scene = SourceFile::parse("Story/Scenes/SCN-one.md".into(), scene.into(), &paths);
 
-        let held = hold_rayons_pool();
+        let held = crate::index::test_support::hold_rayons_pool();
         let (inserted, answer) = mpsc::channel();
         std::thread::spawn(move || {
             workspace.insert_files(vec![scene]);

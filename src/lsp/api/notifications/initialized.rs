@@ -151,13 +151,7 @@ impl Indexer {
         // show the progress.
         let priority = {
             let workspace = workspace.clone();
-            tokio::task::spawn_blocking(move || {
-                let cache = Arc::new(LazyCache::new(workspace.root()));
-                let paths = workspace.discover();
-                let (priority, rest) = priority_first(paths, &workspace.config().paths);
-                let files = workspace.read_files_for_catalog(&priority, Some(&cache));
-                (files, rest, cache)
-            })
+            tokio::task::spawn_blocking(move || read_priority(&workspace))
         };
         // Findings of earlier runs come back before anything is published.
         let findings = {
@@ -264,6 +258,23 @@ impl Indexer {
     }
 }
 
+/// The files the first diagnostics need, read (see [`priority_first`]),
+/// the rest of the manuscript's paths, and the index's cache, to be read
+/// once those diagnostics are out. The files are read on the open
+/// documents' pool: on rayon's global one, a scene or card opened
+/// meanwhile, whose catalog is built there, would wait for the read to end
+/// with the session locked.
+fn read_priority(
+    workspace: &crate::index::Workspace,
+) -> (Vec<crate::index::SourceFile>, Vec<FilePath>, Arc<LazyCache>) {
+    let cache = Arc::new(LazyCache::new(workspace.root()));
+    let paths = workspace.discover();
+    let (priority, rest) = priority_first(paths, &workspace.config().paths);
+    let files = crate::lsp::pools::foreground()
+        .install(|| workspace.read_files_for_catalog(&priority, Some(&cache)));
+    (files, rest, cache)
+}
+
 /// The cards, the outline and the anti-pattern sheet, whose index the
 /// first diagnostics need, and the rest, each in `paths`' order but for the
 /// outline, first: read last, it would keep one core busy while the others
@@ -285,4 +296,33 @@ fn priority_first(
     let rest = ordered.drain(first_other..).map(|(_, path)| path).collect();
     let priority = ordered.into_iter().map(|(_, path)| path).collect();
     (priority, rest)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::test_support::{example_copy, hold_rayons_pool};
+
+    /// The start read the cards and the outline on rayon's global pool,
+    /// where a card opened meanwhile builds the catalog's name automaton
+    /// (`rayon::join` from outside the pool): its didOpen waited for the
+    /// read, the session locked. With the global pool's every thread held,
+    /// the read must still end.
+    #[test]
+    fn the_starts_read_of_the_cards_leaves_rayons_global_pool_free() {
+        let (_dir, workspace) = example_copy();
+        let held = hold_rayons_pool();
+        let (read, answer) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let (files, rest, _) = read_priority(&workspace);
+            let _ = read.send((files.len(), rest.len()));
+        });
+        let answered = answer.recv_timeout(std::time::Duration::from_secs(5));
+        drop(held);
+        let (cards, rest) = answered.expect("the read of the cards waited for rayon's global pool");
+        assert!(
+            cards > 3 && rest > 3,
+            "{cards} priority files, {rest} others"
+        );
+    }
 }
