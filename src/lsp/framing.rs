@@ -19,12 +19,16 @@
 //! an editor that has asked the server to shut down reads any message that
 //! follows as a server that has not (Eglot kills it).
 
+use std::io::{IoSlice, Read, Write};
 use std::sync::{Arc, Mutex};
 
 use serde_json::json;
+
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 use tower_lsp_server::jsonrpc::{Id, Request, Response};
+
+use super::splice::Outgoing;
 
 /// The longest header block and the largest body a frame may have. A client
 /// sends documents as JSON text; 256 MiB is far beyond any manuscript.
@@ -286,19 +290,21 @@ where
 /// Copies the framework's frames to `output`, with the bodies `splices`
 /// holds put in place of their tokens and the refusals put between frames,
 /// and only answers once `shutdown` is answered; ends when the framework's
-/// output ends. The frames are read in a task of their own, so waiting for
-/// either never cuts a read short.
+/// output ends, once what it wrote is out. The frames are read in a task of
+/// their own, so waiting for either never cuts a read short, and written
+/// from a thread of their own (see [`spawn_writer`]).
 pub async fn pump_output<R, W>(
     from_server: R,
-    mut output: W,
+    output: W,
     mut refusals: mpsc::UnboundedReceiver<Vec<u8>>,
     splices: Arc<super::splice::Splices>,
     shutdown: Shutdown,
 ) -> std::io::Result<()>
 where
     R: AsyncRead + Unpin + Send + 'static,
-    W: AsyncWrite + Unpin,
+    W: Write + Send + 'static,
 {
+    let (to_writer, written) = spawn_writer(output)?;
     let (frames, mut server_frames) = mpsc::channel(OUTPUT_AHEAD);
     let reader = tokio::spawn(async move {
         let mut from_server = BufReader::new(from_server);
@@ -312,25 +318,175 @@ where
         }
     });
     let mut refusals_open = true;
-    loop {
-        tokio::select! {
+    let writing = loop {
+        let outgoing = tokio::select! {
             frame = server_frames.recv() => match frame {
-                Some(body) => output.write_all(&framed(&body)).await?,
-                None => break,
+                Some(outgoing) => outgoing,
+                None => break true,
             },
             refusal = refusals.recv(), if refusals_open => match refusal {
-                Some(reply) => output.write_all(&framed(&reply)).await?,
-                None => refusals_open = false,
+                Some(reply) => Outgoing::whole(reply),
+                None => {
+                    refusals_open = false;
+                    continue;
+                }
             },
+        };
+        if to_writer.send(outgoing).await.is_err() {
+            break false; // The writer stopped: its error is below.
         }
-        output.flush().await?;
-    }
+    };
     reader.abort();
     // Refusals sent while the last frames went out.
-    while let Ok(reply) = refusals.try_recv() {
-        output.write_all(&framed(&reply)).await?;
+    while writing && let Ok(reply) = refusals.try_recv() {
+        if to_writer.send(Outgoing::whole(reply)).await.is_err() {
+            break;
+        }
     }
-    output.flush().await
+    drop(to_writer);
+    written
+        .await
+        .unwrap_or_else(|_| Err(std::io::Error::other("the output's thread ended")))
+}
+
+/// The process's standard input, read by a thread of its own in blocking
+/// reads and handed over as it comes: tokio's stdin wakes a blocking thread
+/// for each read and hands its bytes over from there, a hop more for every
+/// message the client sends.
+pub fn stdin() -> std::io::Result<Chunks> {
+    chunks_of(std::io::stdin())
+}
+
+/// What `input` gives, read by a thread of its own (see [`stdin`]).
+fn chunks_of(mut input: impl Read + Send + 'static) -> std::io::Result<Chunks> {
+    let (chunks, received) = mpsc::channel(CHUNKS_AHEAD);
+    std::thread::Builder::new()
+        .name("lsp-input".to_owned())
+        .spawn(move || {
+            let mut buffer = vec![0; CHUNK];
+            loop {
+                let read = match input.read(&mut buffer) {
+                    Ok(0) => break,
+                    Ok(read) => Ok(buffer[..read].to_vec()),
+                    Err(error) if error.kind() == std::io::ErrorKind::Interrupted => continue,
+                    Err(error) => Err(error),
+                };
+                let failed = read.is_err();
+                if chunks.blocking_send(read).is_err() || failed {
+                    break;
+                }
+            }
+        })?;
+    Ok(Chunks {
+        received,
+        chunk: Vec::new(),
+        at: 0,
+    })
+}
+
+/// The most a read of the input takes at once, and how many such chunks
+/// wait for the frames' reader.
+const CHUNK: usize = 64 * 1024;
+const CHUNKS_AHEAD: usize = 4;
+
+/// The bytes [`stdin`]'s thread read, in order; they end where its input ends.
+pub struct Chunks {
+    received: mpsc::Receiver<std::io::Result<Vec<u8>>>,
+    chunk: Vec<u8>,
+    at: usize,
+}
+
+impl AsyncRead for Chunks {
+    fn poll_read(
+        self: std::pin::Pin<&mut Self>,
+        context: &mut std::task::Context<'_>,
+        buffer: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        let this = self.get_mut();
+        while this.at == this.chunk.len() {
+            match std::task::ready!(this.received.poll_recv(context)) {
+                Some(Ok(chunk)) => {
+                    this.chunk = chunk;
+                    this.at = 0;
+                }
+                Some(Err(error)) => return std::task::Poll::Ready(Err(error)),
+                None => return std::task::Poll::Ready(Ok(())),
+            }
+        }
+        let taken = buffer.remaining().min(this.chunk.len() - this.at);
+        buffer.put_slice(&this.chunk[this.at..this.at + taken]);
+        this.at += taken;
+        std::task::Poll::Ready(Ok(()))
+    }
+}
+
+/// The output frames are written to: the process's standard output, as a
+/// file of its own where it can be (unbuffered: a frame is one `writev`,
+/// not the line buffer's several writes).
+pub fn stdout() -> std::io::Result<Box<dyn Write + Send>> {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsFd;
+        let fd = std::io::stdout().as_fd().try_clone_to_owned()?;
+        Ok(Box::new(std::fs::File::from(fd)))
+    }
+    #[cfg(not(unix))]
+    {
+        Ok(Box::new(std::io::stdout()))
+    }
+}
+
+/// Writes each frame sent on the answer to `output` from a thread of its
+/// own, in blocking writes: the frame's parts go out from where they were
+/// made (through tokio's stdout, each frame was copied into its buffer and
+/// written from a blocking thread, a hop more). One frame waits in the
+/// channel while another is written, so the framework still waits for a
+/// client that reads slowly. The receiver answers once every frame sent is
+/// written, or with the error that stopped the writes.
+fn spawn_writer<W: Write + Send + 'static>(
+    mut output: W,
+) -> std::io::Result<(
+    mpsc::Sender<Outgoing>,
+    oneshot::Receiver<std::io::Result<()>>,
+)> {
+    let (frames, mut to_write) = mpsc::channel::<Outgoing>(1);
+    let (done, written) = oneshot::channel();
+    std::thread::Builder::new()
+        .name("lsp-output".to_owned())
+        .spawn(move || {
+            let mut result = Ok(());
+            while let Some(frame) = to_write.blocking_recv() {
+                result = write_frame(&mut output, &frame);
+                if result.is_err() {
+                    break;
+                }
+            }
+            let _ = done.send(result);
+        })?;
+    Ok((frames, written))
+}
+
+/// Writes `frame` with its header: one vectored write of the header and
+/// the parts, as many more as the output takes to accept them all.
+fn write_frame(output: &mut impl Write, frame: &Outgoing) -> std::io::Result<()> {
+    let header = format!("Content-Length: {}\r\n\r\n", frame.content_length());
+    let [head, body, tail] = frame.parts();
+    let mut slices = [
+        IoSlice::new(header.as_bytes()),
+        IoSlice::new(head),
+        IoSlice::new(body),
+        IoSlice::new(tail),
+    ];
+    let mut left = &mut slices[..];
+    while !left.is_empty() {
+        match output.write_vectored(left) {
+            Ok(0) => return Err(std::io::ErrorKind::WriteZero.into()),
+            Ok(written) => IoSlice::advance_slices(&mut left, written),
+            Err(error) if error.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(error) => return Err(error),
+        }
+    }
+    output.flush()
 }
 
 #[cfg(test)]
@@ -363,6 +519,140 @@ mod tests {
             );
             drop(to_server);
             assert_eq!(server_side.read(&mut byte).await.unwrap(), 0);
+        });
+    }
+
+    /// What a test's output holds.
+    #[derive(Clone, Default)]
+    struct Written(Arc<Mutex<Vec<u8>>>);
+
+    impl Write for Written {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(bytes);
+            Ok(bytes.len())
+        }
+
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// The bodies of the frames in `output`, each as long as its header says.
+    fn frames_in(mut output: &[u8]) -> Vec<serde_json::Value> {
+        let mut frames = Vec::new();
+        while !output.is_empty() {
+            let end = memchr::memmem::find(output, b"\r\n\r\n").expect("a header's end");
+            let header = std::str::from_utf8(&output[..end]).unwrap();
+            let length: usize = header
+                .strip_prefix("Content-Length: ")
+                .expect("a length")
+                .parse()
+                .unwrap();
+            let body = &output[end + 4..end + 4 + length];
+            frames.push(serde_json::from_slice(body).expect("a frame's body is its message"));
+            output = &output[end + 4 + length..];
+        }
+        frames
+    }
+
+    /// A body the server serialised goes out in the place of its token, in
+    /// a frame whose length counts the framework's members around it; the
+    /// frames around it go out whole and in order.
+    #[test]
+    fn a_spliced_body_goes_out_in_one_frame_with_its_length() {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let answer = json!([{"uri": "file:///a.md", "range": {
+            "start": {"line": 1, "character": 2}, "end": {"line": 1, "character": 6}}}]);
+        let splices = Arc::new(super::super::splice::Splices::default());
+        let placeholder = splices.location(serde_json::to_vec(&answer).unwrap());
+        let before = json!({"jsonrpc": "2.0", "method": "window/logMessage", "params": {"type": 3, "message": "é"}});
+        let response = json!({"jsonrpc": "2.0", "result": [placeholder], "id": 7});
+        let output = Written::default();
+        runtime.block_on(async {
+            let (mut framework, from_server) = tokio::io::duplex(1 << 16);
+            for message in [&before, &response] {
+                framework
+                    .write_all(&framed(&serde_json::to_vec(message).unwrap()))
+                    .await
+                    .unwrap();
+            }
+            drop(framework);
+            let (_refusals, refused) = mpsc::unbounded_channel();
+            pump_output(
+                from_server,
+                output.clone(),
+                refused,
+                splices,
+                Shutdown::default(),
+            )
+            .await
+            .unwrap();
+        });
+        let written = output.0.lock().unwrap().clone();
+        assert_eq!(
+            frames_in(&written),
+            vec![before, json!({"jsonrpc": "2.0", "result": answer, "id": 7})]
+        );
+    }
+
+    /// A reader that gives a few bytes a read, then fails or ends.
+    struct Trickle {
+        left: Vec<u8>,
+        then: Option<std::io::ErrorKind>,
+    }
+
+    impl Read for Trickle {
+        fn read(&mut self, buffer: &mut [u8]) -> std::io::Result<usize> {
+            if self.left.is_empty() {
+                return match self.then {
+                    Some(kind) => Err(kind.into()),
+                    None => Ok(0),
+                };
+            }
+            let taken = buffer.len().min(self.left.len()).min(7);
+            buffer[..taken].copy_from_slice(&self.left[..taken]);
+            self.left.drain(..taken);
+            Ok(taken)
+        }
+    }
+
+    /// The input read by a thread of its own comes out as it went in, to
+    /// its end, and a failed read reaches the frames' reader as an error.
+    #[test]
+    fn the_input_read_on_its_own_thread_comes_out_whole_and_in_order() {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let sent: Vec<u8> = (0..200_000u32).map(|n| (n % 251) as u8).collect();
+        let whole = Trickle {
+            left: sent.clone(),
+            then: None,
+        };
+        let broken = Trickle {
+            left: b"Content-Length: 2".to_vec(),
+            then: Some(std::io::ErrorKind::BrokenPipe),
+        };
+        runtime.block_on(async {
+            let mut read = Vec::new();
+            chunks_of(whole)
+                .unwrap()
+                .read_to_end(&mut read)
+                .await
+                .unwrap();
+            assert!(
+                read == sent,
+                "{} bytes of {} came out as sent",
+                read.len(),
+                sent.len()
+            );
+            let mut read = Vec::new();
+            let failed = chunks_of(broken).unwrap().read_to_end(&mut read).await;
+            assert_eq!(failed.unwrap_err().kind(), std::io::ErrorKind::BrokenPipe);
+            assert_eq!(read, b"Content-Length: 2");
         });
     }
 

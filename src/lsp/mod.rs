@@ -52,6 +52,7 @@ pub fn run_stdio() -> anyhow::Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
+    let (stdin, stdout) = (framing::stdin()?, framing::stdout()?);
     let closed = runtime.block_on(async {
         let splices = std::sync::Arc::new(splice::Splices::default());
         let (service, socket) = LspService::build({
@@ -69,14 +70,14 @@ pub fn run_stdio() -> anyhow::Result<()> {
         let (refusals, refused) = tokio::sync::mpsc::unbounded_channel();
         let shutdown = framing::Shutdown::default();
         let input = tokio::spawn(framing::pump_input(
-            tokio::io::stdin(),
+            stdin,
             client_frames,
             refusals,
             shutdown.clone(),
         ));
         let output = tokio::spawn(framing::pump_output(
             server_frames,
-            tokio::io::stdout(),
+            stdout,
             refused,
             splices,
             shutdown,
@@ -119,7 +120,8 @@ pub fn run_stdio() -> anyhow::Result<()> {
         let _ = tokio::time::timeout(GRACE_AFTER_INPUT_ENDS, output).await;
         closed
     });
-    // A read of stdin may still wait in a blocking thread: do not wait for it.
+    // Blocking work may still run (a start's index): do not wait for it.
+    // The input's thread, waiting in a read, ends with the process.
     runtime.shutdown_background();
     match closed {
         framing::Closed::Ended | framing::Closed::Exit => Ok(()),

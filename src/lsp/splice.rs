@@ -68,6 +68,47 @@ struct Held {
     took_room: bool,
 }
 
+/// A message on its way to the client: `head`, `body` and `tail` one after
+/// the other. A spliced one is the framework's members, the held body and
+/// a closing brace, so the body (the references' 800 KB) is written from
+/// where it was made, never copied into a frame.
+pub struct Outgoing {
+    head: Vec<u8>,
+    body: Vec<u8>,
+    tail: &'static [u8],
+}
+
+impl Outgoing {
+    /// A message as it is.
+    pub fn whole(body: Vec<u8>) -> Outgoing {
+        Outgoing {
+            head: Vec::new(),
+            body,
+            tail: b"",
+        }
+    }
+
+    /// Its length in bytes, the frame's `Content-Length`.
+    pub fn content_length(&self) -> usize {
+        self.head.len() + self.body.len() + self.tail.len()
+    }
+
+    /// Its parts, in order.
+    pub fn parts(&self) -> [&[u8]; 3] {
+        [&self.head, &self.body, self.tail]
+    }
+
+    /// The message in one piece.
+    #[cfg(test)]
+    pub fn joined(&self) -> Vec<u8> {
+        let mut joined = Vec::with_capacity(self.content_length());
+        for part in self.parts() {
+            joined.extend_from_slice(part);
+        }
+        joined
+    }
+}
+
 /// The notification `N` with its `params` held (see [`Splices::params`]).
 pub struct SplicedNotification<N>(std::marker::PhantomData<N>);
 
@@ -190,20 +231,21 @@ impl Splices {
     /// The frame body the client is sent for `body`, a frame the framework
     /// wrote: with its held body in place of the member that carries a
     /// token, or as it is. A token whose body is gone (held too long) is
-    /// written as `null`.
-    pub fn splice(&self, body: Vec<u8>) -> Vec<u8> {
+    /// written as `null`. The held body is not copied: it goes out between
+    /// the members written before it and the brace after it.
+    pub fn splice(&self, body: Vec<u8>) -> Outgoing {
         if body.len() > CARRIER_MAX || memchr::memmem::find(&body, self.prefix.as_bytes()).is_none()
         {
-            return body;
+            return Outgoing::whole(body);
         }
         let Ok(mut message) = serde_json::from_slice::<Map<String, Value>>(&body) else {
-            return body;
+            return Outgoing::whole(body);
         };
         let Some((member, number)) = CARRIERS.iter().find_map(|&member| {
             let number = self.carried(message.get(member)?)?;
             Some((member, number))
         }) else {
-            return body;
+            return Outgoing::whole(body);
         };
         message.remove(member);
         let held = self
@@ -220,19 +262,21 @@ impl Splices {
             }
             None => b"null".to_vec(),
         };
-        let mut spliced = Vec::with_capacity(value.len() + body.len());
-        spliced.push(b'{');
+        let mut head = Vec::with_capacity(body.len());
+        head.push(b'{');
         for (key, field) in &message {
-            serde_json::to_writer(&mut spliced, key).expect("a string serialises");
-            spliced.push(b':');
-            serde_json::to_writer(&mut spliced, field).expect("a value serialises");
-            spliced.push(b',');
+            serde_json::to_writer(&mut head, key).expect("a string serialises");
+            head.push(b':');
+            serde_json::to_writer(&mut head, field).expect("a value serialises");
+            head.push(b',');
         }
-        serde_json::to_writer(&mut spliced, member).expect("a string serialises");
-        spliced.push(b':');
-        spliced.extend_from_slice(&value);
-        spliced.push(b'}');
-        spliced
+        serde_json::to_writer(&mut head, member).expect("a string serialises");
+        head.push(b':');
+        Outgoing {
+            head,
+            body: value,
+            tail: b"}",
+        }
     }
 
     /// The URI of the one item of `items`, if there is one alone.
@@ -280,7 +324,7 @@ mod tests {
             "method": "textDocument/publishDiagnostics",
             "params": token,
         }));
-        let spliced: Value = serde_json::from_slice(&splices.splice(frame)).unwrap();
+        let spliced: Value = serde_json::from_slice(&splices.splice(frame).joined()).unwrap();
         assert_eq!(
             spliced,
             json!({
@@ -299,7 +343,7 @@ mod tests {
             "start": {"line": 1, "character": 2}, "end": {"line": 1, "character": 6}}}]);
         let location = splices.location(serde_json::to_vec(&answer).unwrap());
         let frame = written(&json!({"jsonrpc": "2.0", "result": [location], "id": 7}));
-        let spliced: Value = serde_json::from_slice(&splices.splice(frame)).unwrap();
+        let spliced: Value = serde_json::from_slice(&splices.splice(frame).joined()).unwrap();
         assert_eq!(
             spliced,
             json!({"jsonrpc": "2.0", "result": answer, "id": 7})
@@ -316,7 +360,7 @@ mod tests {
             "message": "m"}]});
         let placeholder = splices.document_report(serde_json::to_vec(&document).unwrap());
         let frame = written(&json!({"jsonrpc": "2.0", "result": placeholder, "id": 8}));
-        let spliced: Value = serde_json::from_slice(&splices.splice(frame)).unwrap();
+        let spliced: Value = serde_json::from_slice(&splices.splice(frame).joined()).unwrap();
         assert_eq!(
             spliced,
             json!({"jsonrpc": "2.0", "result": document, "id": 8})
@@ -327,7 +371,7 @@ mod tests {
         ]});
         let placeholder = splices.workspace_report(serde_json::to_vec(&workspace).unwrap());
         let frame = written(&json!({"jsonrpc": "2.0", "result": placeholder, "id": 9}));
-        let spliced: Value = serde_json::from_slice(&splices.splice(frame)).unwrap();
+        let spliced: Value = serde_json::from_slice(&splices.splice(frame).joined()).unwrap();
         assert_eq!(
             spliced,
             json!({"jsonrpc": "2.0", "result": workspace, "id": 9})
@@ -346,7 +390,7 @@ mod tests {
             written(&json!({"jsonrpc": "2.0", "result": "control-room-splice:", "id": 2})),
             b"not json at all".to_vec(),
         ] {
-            assert_eq!(splices.splice(frame.clone()), frame);
+            assert_eq!(splices.splice(frame.clone()).joined(), frame);
         }
     }
 
@@ -357,7 +401,7 @@ mod tests {
         let splices = Splices::default();
         let token = splices.hold(b"[1]".to_vec());
         let frame = written(&json!({"jsonrpc": "2.0", "result": {"text": token}, "id": 3}));
-        assert_eq!(splices.splice(frame.clone()), frame);
+        assert_eq!(splices.splice(frame.clone()).joined(), frame);
         assert_eq!(splices.waiting(), 1);
     }
 
@@ -366,7 +410,7 @@ mod tests {
         let splices = Splices::default();
         let token = format!("{}99", splices.prefix);
         let frame = written(&json!({"jsonrpc": "2.0", "result": [{"uri": token}], "id": 4}));
-        let spliced: Value = serde_json::from_slice(&splices.splice(frame)).unwrap();
+        let spliced: Value = serde_json::from_slice(&splices.splice(frame).joined()).unwrap();
         assert_eq!(spliced, json!({"jsonrpc": "2.0", "result": null, "id": 4}));
     }
 
@@ -420,7 +464,7 @@ mod tests {
             tokio::time::sleep(ROOM_WAIT / 4).await;
             assert_eq!(made.load(Ordering::SeqCst), 0, "no body made without room");
             let frame = written(&json!({"jsonrpc": "2.0", "method": "m", "params": tokens[0]}));
-            let spliced: Value = serde_json::from_slice(&splices.splice(frame)).unwrap();
+            let spliced: Value = serde_json::from_slice(&splices.splice(frame).joined()).unwrap();
             assert_eq!(spliced["params"], json!(0));
             let token = tokio::time::timeout(ROOM_WAIT / 2, next).await;
             assert!(token.is_ok(), "room made when one went out");
