@@ -57,13 +57,34 @@ impl<'a> Columns<'a> {
         }
     }
 
+    /// Brings into the cache, together, the bytes at `offsets` and the line
+    /// starts [`Columns::position`] reads for them: loads independent of
+    /// each other, which the core issues at once, where the positions'
+    /// own reads wait for each other (a character's references touch a few
+    /// bytes of each of hundreds of files, none of them in the cache).
+    pub fn fetch(&self, offsets: impl Iterator<Item = usize>) {
+        let bytes = self.file.text.as_bytes();
+        let at_offsets = offsets.fold(0u8, |sum, offset| {
+            sum ^ bytes.get(offset).copied().unwrap_or_default()
+        });
+        std::hint::black_box((at_offsets, self.file.line_index.fetch()));
+    }
+
     /// The position of `offset` (as [`LineIndex::position`] gives it),
     /// counted on from the last one asked for where it is further on the
     /// same line, else from its line's start.
     pub fn position(&mut self, offset: usize) -> LineCol {
         let text = &*self.file.text;
         let offset = floor_char_boundary(text, offset.min(text.len()));
-        let line = self.file.line_index.line_of(offset);
+        let index = &self.file.line_index;
+        let line = if offset < self.offset {
+            index.line_of(offset)
+        } else {
+            match index.line_start(self.at.line + 1) {
+                Some(next) if offset >= next => index.line_of_from(offset, self.at.line + 1),
+                _ => self.at.line,
+            }
+        };
         if offset < self.offset || line != self.at.line {
             self.offset = self.file.line_index.line_start(line).unwrap_or(0);
             self.at = LineCol { line, col: 0 };
@@ -217,6 +238,40 @@ impl<'w> Diagnostics<'w> {
             message: diagnostic.message.clone(),
             related_information: (!related.is_empty()).then_some(related),
             ..lsp::Diagnostic::default()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::index::config::PathsConfig;
+
+    proptest! {
+        /// Positions counted on from the last one (on the same line, on a
+        /// later one, or back) are the positions counted from scratch.
+        #[test]
+        fn columns_count_on_to_the_positions_counted_from_each_lines_start(
+            text in "[a-zé’\u{1F600}\n ]{0,200}",
+            mut offsets in proptest::collection::vec(0usize..220, 0..40),
+            back in proptest::collection::vec(0usize..220, 0..4),
+        ) {
+            offsets.sort_unstable();
+            offsets.extend(back);
+            let file = SourceFile::parse("Story/a.md".into(), text.as_str().into(), &PathsConfig::default());
+            for encoding in [PositionEncoding::Utf8, PositionEncoding::Utf16, PositionEncoding::Utf32] {
+                let mut columns = Columns::new(&file, encoding);
+                columns.fetch(offsets.iter().copied());
+                for &offset in &offsets {
+                    prop_assert_eq!(
+                        columns.position(offset),
+                        file.line_index.position(&file.text, offset, encoding),
+                        "offset {} in {:?}", offset, text
+                    );
+                }
+            }
         }
     }
 }

@@ -76,7 +76,10 @@ impl Snapshot {
     /// a location (a character's references are thousands of locations in a
     /// few hundred files).
     pub fn locations_json(&self, locations: &[ide::Location]) -> Vec<u8> {
-        let mut json = Vec::with_capacity(64 + locations.len() * 128);
+        // Room for each location's URI (the root's path and a scene's) and
+        // range, so that 800 KB are not copied as they grow.
+        let each = self.workspace.root().as_os_str().len() + 160;
+        let mut json = Vec::with_capacity(64 + locations.len() * each);
         let mut uri_json = Vec::new();
         let mut number = itoa::Buffer::new();
         json.push(b'[');
@@ -113,30 +116,28 @@ impl Snapshot {
         locations: &[ide::Location],
         mut each: impl FnMut(&Uri, bool, lsp::Range),
     ) {
-        let mut current: Option<(&str, Uri, Columns)> = None;
-        for location in locations {
-            let new_file = current
-                .as_ref()
-                .is_none_or(|(path, ..)| *path != &*location.path);
-            if new_file {
-                current = self.workspace.file(&location.path).and_then(|file| {
-                    let uri = uri_for(&self.workspace, &location.path)?;
-                    Some((&*location.path, uri, Columns::new(file, self.encoding)))
-                });
-            }
-            let Some((_, uri, columns)) = current.as_mut() else {
+        for in_file in locations.chunk_by(|one, next| one.path == next.path) {
+            let path = &in_file[0].path;
+            let Some(file) = self.workspace.file(path) else {
                 continue;
             };
-            let start = columns.position(location.range.start);
-            let end = columns.position(location.range.end);
-            each(
-                uri,
-                new_file,
-                lsp::Range {
-                    start: lsp::Position::new(start.line, start.col),
-                    end: lsp::Position::new(end.line, end.col),
-                },
-            );
+            let Some(uri) = uri_for(&self.workspace, path) else {
+                continue;
+            };
+            let mut columns = Columns::new(file, self.encoding);
+            columns.fetch(in_file.iter().map(|location| location.range.start));
+            for (index, location) in in_file.iter().enumerate() {
+                let start = columns.position(location.range.start);
+                let end = columns.position(location.range.end);
+                each(
+                    &uri,
+                    index == 0,
+                    lsp::Range {
+                        start: lsp::Position::new(start.line, start.col),
+                        end: lsp::Position::new(end.line, end.col),
+                    },
+                );
+            }
         }
     }
 

@@ -80,6 +80,17 @@ impl LineIndex {
         }
     }
 
+    /// Reads one line start of every cache line the index takes, each read
+    /// independent of the others, so that the core has them all in flight
+    /// at once rather than one after another as a search would (see
+    /// [`LineIndex::line_of`]); the answer is only there to be used.
+    pub fn fetch(&self) -> u32 {
+        self.line_starts
+            .iter()
+            .step_by(16)
+            .fold(0, |sum, &start| sum ^ start)
+    }
+
     pub fn line_count(&self) -> usize {
         self.line_starts.len()
     }
@@ -105,6 +116,14 @@ impl LineIndex {
     pub fn line_of(&self, offset: usize) -> u32 {
         let offset = offset.min(self.len as usize) as u32;
         (self.line_starts.partition_point(|&start| start <= offset) - 1) as u32
+    }
+
+    /// [`LineIndex::line_of`] for an offset known to lie on line `from` or
+    /// after it: a search of the lines from there.
+    pub fn line_of_from(&self, offset: usize, from: u32) -> u32 {
+        let offset = offset.min(self.len as usize) as u32;
+        let after = self.line_starts.get(from as usize..).unwrap_or_default();
+        (from as usize + after.partition_point(|&start| start <= offset)).saturating_sub(1) as u32
     }
 
     pub fn line_start(&self, line: u32) -> Option<usize> {
