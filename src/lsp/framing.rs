@@ -332,14 +332,14 @@ where
                 }
             },
         };
-        if !write(&to_writer, outgoing).await {
+        if to_writer.send(outgoing).await.is_err() {
             break false; // The writer stopped: its error is below.
         }
     };
     reader.abort();
     // Refusals sent while the last frames went out.
     while writing && let Ok(reply) = refusals.try_recv() {
-        if !write(&to_writer, Outgoing::whole(reply)).await {
+        if to_writer.send(Outgoing::whole(reply)).await.is_err() {
             break;
         }
     }
@@ -436,42 +436,30 @@ pub fn stdout() -> std::io::Result<Box<dyn Write + Send>> {
     }
 }
 
-/// A frame for [`spawn_writer`]'s thread, and who waits for it to be written.
-type ToWrite = (Outgoing, oneshot::Sender<()>);
-
-/// Has `outgoing` written and waits until it is: the frames behind it wait
-/// in the framework's queue, never in one more here, so a scene's
-/// diagnostics queue behind as few of a pass's as they did. False once the
-/// writer has stopped.
-async fn write(to_writer: &mpsc::Sender<ToWrite>, outgoing: Outgoing) -> bool {
-    let (written, done) = oneshot::channel();
-    to_writer.send((outgoing, written)).await.is_ok() && done.await.is_ok()
-}
-
 /// Writes each frame sent on the answer to `output` from a thread of its
 /// own, in blocking writes: the frame's parts go out from where they were
 /// made (through tokio's stdout, each frame was copied into its buffer and
-/// written from a blocking thread, a hop more). Each sender is told when
-/// its frame is written ([`write`]). The receiver answers once every frame
-/// sent is written, or with the error that stopped the writes.
+/// written from a blocking thread, a hop more). One frame waits in the
+/// channel while another is written, so the framework still waits for a
+/// client that reads slowly. The receiver answers once every frame sent is
+/// written, or with the error that stopped the writes.
 fn spawn_writer<W: Write + Send + 'static>(
     mut output: W,
 ) -> std::io::Result<(
-    mpsc::Sender<ToWrite>,
+    mpsc::Sender<Outgoing>,
     oneshot::Receiver<std::io::Result<()>>,
 )> {
-    let (frames, mut to_write) = mpsc::channel::<ToWrite>(1);
+    let (frames, mut to_write) = mpsc::channel::<Outgoing>(1);
     let (done, written) = oneshot::channel();
     std::thread::Builder::new()
         .name("lsp-output".to_owned())
         .spawn(move || {
             let mut result = Ok(());
-            while let Some((frame, written)) = to_write.blocking_recv() {
+            while let Some(frame) = to_write.blocking_recv() {
                 result = write_frame(&mut output, &frame);
                 if result.is_err() {
                     break;
                 }
-                let _ = written.send(());
             }
             let _ = done.send(result);
         })?;
