@@ -35,6 +35,7 @@ mod snapshot;
 mod splice;
 mod state;
 mod stats;
+mod stdio;
 mod voice;
 
 use tower_lsp_server::{LspService, Server as Transport};
@@ -52,7 +53,7 @@ pub fn run_stdio() -> anyhow::Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
-    let (stdin, stdout) = (framing::stdin()?, framing::stdout()?);
+    let (stdin, stdout) = (stdio::stdin()?, framing::stdout()?);
     let closed = runtime.block_on(async {
         let splices = std::sync::Arc::new(splice::Splices::default());
         let (service, socket) = LspService::build({
