@@ -12,7 +12,7 @@
 //! | `index ready` | `initialized` → the index's `$/progress` end (servers that report none: n/a) | ≤ 300 ms warm |
 //! | `server CPU per start` | the server's user and system CPU from its start to its index ready (`/proc`) | ≤ 0.5 s warm |
 //! | `20 scenes opened → all diagnosed` | 20 `didOpen`s at once → a `publishDiagnostics` for each | |
-//! | `peak memory, 20 scenes open` | the server's `VmHWM` once they are diagnosed | ≤ 28 MB |
+//! | `peak memory, 20 scenes open` | the server's `VmHWM` once they are diagnosed | ≤ 64 MB |
 //! | `peak memory over a start` | the server's `VmHWM` at the start's end, after the references (the index, the pass over the whole manuscript, the twenty scenes: the peak a writer's machine meets) | |
 //! | `references of the protagonist` | `textDocument/references` at his name in prose, to the answer parsed by this client's reading thread (the count of results is printed) | ≤ 5 ms |
 //! | `references: the answer read` | the same, to the answer's last byte read, before this client parses it (the server's part: this client's parse of 4,965 locations takes about three times as long here) | |
@@ -376,7 +376,7 @@ fn one_start(server: &Server, manuscript: &Manuscript, figures: &mut Figures) {
     if let (_, Some(peak)) = cpu_and_peak(client.pid()) {
         figures.start_peak_kb.push(peak);
     }
-    // A profiled server (`scripts/hot-code`) is given the time to finish
+    // A profiled server is given the time to finish
     // the pass over the whole manuscript that follows the index.
     let linger = number("CONTROL_ROOM_BENCH_LINGER_S", 0);
     if linger > 0 {

@@ -18,7 +18,7 @@ pub const TIMEOUT: Duration = Duration::from_secs(20);
 
 /// How long the client waits for a message: [`TIMEOUT`], or
 /// `CONTROL_ROOM_CLIENT_TIMEOUT_S` seconds for a server run slowly on
-/// purpose (under valgrind: `scripts/hot-code`).
+/// purpose (under valgrind).
 pub fn timeout() -> Duration {
     std::env::var("CONTROL_ROOM_CLIENT_TIMEOUT_S")
         .ok()
