@@ -13,9 +13,7 @@
 //!   process exits non-zero ([`Closed::Garbled`]).
 //!
 //! The framework's own output is copied to stdout frame by frame, with the
-//! bodies the server serialised itself in place of their tokens
-//! ([`super::splice`]) and the error replies put between frames, never
-//! inside one. Once `shutdown` is answered, nothing but answers goes out:
+//! error replies put between frames, never inside one. Once `shutdown` is answered, nothing but answers goes out:
 //! an editor that has asked the server to shut down reads any message that
 //! follows as a server that has not (Eglot kills it).
 
@@ -27,8 +25,6 @@ use serde_json::json;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::{mpsc, oneshot};
 use tower_lsp_server::jsonrpc::{Id, Request, Response};
-
-use super::splice::Outgoing;
 
 /// The longest header block and the largest body a frame may have. A client
 /// sends documents as JSON text; 256 MiB is far beyond any manuscript.
@@ -287,8 +283,7 @@ where
     (closed, to_server)
 }
 
-/// Copies the framework's frames to `output`, with the bodies `splices`
-/// holds put in place of their tokens and the refusals put between frames,
+/// Copies the framework's frames to `output`, with the refusals put between frames,
 /// and only answers once `shutdown` is answered; ends when the framework's
 /// output ends, once what it wrote is out. The frames are read in a task of
 /// their own, so waiting for either never cuts a read short, and written
@@ -297,7 +292,6 @@ pub async fn pump_output<R, W>(
     from_server: R,
     output: W,
     mut refusals: mpsc::UnboundedReceiver<Vec<u8>>,
-    splices: Arc<super::splice::Splices>,
     shutdown: Shutdown,
 ) -> std::io::Result<()>
 where
@@ -312,7 +306,7 @@ where
             if !shutdown.lets_out(&body) {
                 continue;
             }
-            if frames.send(splices.splice(body)).await.is_err() {
+            if frames.send(body).await.is_err() {
                 break;
             }
         }
@@ -321,11 +315,11 @@ where
     let writing = loop {
         let outgoing = tokio::select! {
             frame = server_frames.recv() => match frame {
-                Some(outgoing) => outgoing,
+                Some(body) => body,
                 None => break true,
             },
             refusal = refusals.recv(), if refusals_open => match refusal {
-                Some(reply) => Outgoing::whole(reply),
+                Some(reply) => reply,
                 None => {
                     refusals_open = false;
                     continue;
@@ -339,7 +333,7 @@ where
     reader.abort();
     // Refusals sent while the last frames went out.
     while writing && let Ok(reply) = refusals.try_recv() {
-        if to_writer.send(Outgoing::whole(reply)).await.is_err() {
+        if to_writer.send(reply).await.is_err() {
             break;
         }
     }
@@ -366,19 +360,17 @@ pub fn stdout() -> std::io::Result<Box<dyn Write + Send>> {
 }
 
 /// Writes each frame sent on the answer to `output` from a thread of its
-/// own, in blocking writes: the frame's parts go out from where they were
-/// made (through tokio's stdout, each frame was copied into its buffer and
-/// written from a blocking thread, a hop more). One frame waits in the
+/// own, in blocking writes. One frame waits in the
 /// channel while another is written, so the framework still waits for a
 /// client that reads slowly. The receiver answers once every frame sent is
 /// written, or with the error that stopped the writes.
 fn spawn_writer<W: Write + Send + 'static>(
     mut output: W,
 ) -> std::io::Result<(
-    mpsc::Sender<Outgoing>,
+    mpsc::Sender<Vec<u8>>,
     oneshot::Receiver<std::io::Result<()>>,
 )> {
-    let (frames, mut to_write) = mpsc::channel::<Outgoing>(1);
+    let (frames, mut to_write) = mpsc::channel::<Vec<u8>>(1);
     let (done, written) = oneshot::channel();
     std::thread::Builder::new()
         .name("lsp-output".to_owned())
@@ -395,17 +387,11 @@ fn spawn_writer<W: Write + Send + 'static>(
     Ok((frames, written))
 }
 
-/// Writes `frame` with its header: one vectored write of the header and
-/// the parts, as many more as the output takes to accept them all.
-fn write_frame(output: &mut impl Write, frame: &Outgoing) -> std::io::Result<()> {
-    let header = format!("Content-Length: {}\r\n\r\n", frame.content_length());
-    let [head, body, tail] = frame.parts();
-    let mut slices = [
-        IoSlice::new(header.as_bytes()),
-        IoSlice::new(head),
-        IoSlice::new(body),
-        IoSlice::new(tail),
-    ];
+/// Writes the message `body` with its header, in one vectored write where
+/// the output takes it.
+fn write_frame(output: &mut impl Write, body: &[u8]) -> std::io::Result<()> {
+    let header = format!("Content-Length: {}\r\n\r\n", body.len());
+    let mut slices = [IoSlice::new(header.as_bytes()), IoSlice::new(body)];
     let mut left = &mut slices[..];
     while !left.is_empty() {
         match output.write_vectored(left) {
@@ -484,21 +470,18 @@ mod tests {
         frames
     }
 
-    /// A body the server serialised goes out in the place of its token, in
-    /// a frame whose length counts the framework's members around it; the
-    /// frames around it go out whole and in order.
+    /// The framework's frames and a refusal go out whole, each with the
+    /// length of its body in bytes (a non-ASCII one among them).
     #[test]
-    fn a_spliced_body_goes_out_in_one_frame_with_its_length() {
+    fn frames_go_out_whole_with_their_lengths_in_bytes() {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
             .unwrap();
-        let answer = json!([{"uri": "file:///a.md", "range": {
-            "start": {"line": 1, "character": 2}, "end": {"line": 1, "character": 6}}}]);
-        let splices = Arc::new(super::super::splice::Splices::default());
-        let placeholder = splices.location(serde_json::to_vec(&answer).unwrap());
-        let before = json!({"jsonrpc": "2.0", "method": "window/logMessage", "params": {"type": 3, "message": "é"}});
-        let response = json!({"jsonrpc": "2.0", "result": [placeholder], "id": 7});
+        let before = json!({"jsonrpc": "2.0", "method": "window/logMessage", "params": {"type": 3, "message": "é’"}});
+        let response = json!({"jsonrpc": "2.0", "result": [{"uri": "file:///a.md", "range": {
+            "start": {"line": 1, "character": 2}, "end": {"line": 1, "character": 6}}}], "id": 7});
+        let refusal = json!({"jsonrpc": "2.0", "error": {"code": -32700, "message": "ü"}, "id": null});
         let output = Written::default();
         runtime.block_on(async {
             let (mut framework, from_server) = tokio::io::duplex(1 << 16);
@@ -509,22 +492,19 @@ mod tests {
                     .unwrap();
             }
             drop(framework);
-            let (_refusals, refused) = mpsc::unbounded_channel();
-            pump_output(
-                from_server,
-                output.clone(),
-                refused,
-                splices,
-                Shutdown::default(),
-            )
-            .await
-            .unwrap();
+            let (refusals, refused) = mpsc::unbounded_channel();
+            refusals.send(serde_json::to_vec(&refusal).unwrap()).unwrap();
+            drop(refusals);
+            pump_output(from_server, output.clone(), refused, Shutdown::default())
+                .await
+                .unwrap();
         });
         let written = output.0.lock().unwrap().clone();
-        assert_eq!(
-            frames_in(&written),
-            vec![before, json!({"jsonrpc": "2.0", "result": answer, "id": 7})]
-        );
+        let mut frames = frames_in(&written);
+        assert_eq!(frames.len(), 3);
+        let at = frames.iter().position(|frame| *frame == refusal).expect("the refusal went out");
+        frames.remove(at);
+        assert_eq!(frames, vec![before, response]);
     }
 
     #[test]

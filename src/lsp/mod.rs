@@ -5,8 +5,7 @@
 //! `recipes` validates project recipes open in the editor, `runs` starts
 //! recipe runs and delivers their results as workspace edits, `findings`
 //! turns agents' findings into diagnostics, `convert` is where byte
-//! offsets become line/column positions, and `splice` carries the large
-//! bodies the server serialises itself past the framework.
+//! offsets become line/column positions.
 
 mod api;
 mod charts;
@@ -32,7 +31,6 @@ mod server;
 mod session;
 mod settings;
 mod snapshot;
-mod splice;
 mod state;
 mod stats;
 mod stdio;
@@ -55,11 +53,7 @@ pub fn run_stdio() -> anyhow::Result<()> {
         .build()?;
     let (stdin, stdout) = (stdio::stdin()?, framing::stdout()?);
     let closed = runtime.block_on(async {
-        let splices = std::sync::Arc::new(splice::Splices::default());
-        let (service, socket) = LspService::build({
-            let splices = splices.clone();
-            move |client| server::Server::new(client, splices)
-        })
+        let (service, socket) = LspService::build(server::Server::new)
         .custom_method("controlRoom/documentState", server::Server::document_state)
         .custom_method(
             "window/workDoneProgress/cancel",
@@ -80,7 +74,6 @@ pub fn run_stdio() -> anyhow::Result<()> {
             server_frames,
             stdout,
             refused,
-            splices,
             shutdown,
         ));
         let mut serve =

@@ -23,7 +23,6 @@ use crate::lsp::commands::shared::lock;
 use crate::lsp::convert::{uri_for, uri_for_absolute};
 use crate::lsp::pools;
 use crate::lsp::session::Session;
-use crate::lsp::splice::{SplicedNotification, Splices};
 
 /// How long the rest of the manuscript waits after the open documents are
 /// sent: a writer still typing asks for the next pass first, which does
@@ -42,7 +41,6 @@ pub enum DiagnosticsMode {
 /// client that pulls, asks it to pull again once the index is complete).
 pub async fn publish(
     client: Client,
-    splices: Arc<Splices>,
     session: Arc<Mutex<Session>>,
     cache: Arc<Mutex<DiagnosticsCache>>,
     mode: DiagnosticsMode,
@@ -144,10 +142,7 @@ pub async fn publish(
         side.into_iter()
             .map(|(path, diagnostics, version)| (path, Arc::new(diagnostics), version)),
     );
-    let to = To {
-        client: &client,
-        splices: &splices,
-    };
+    let to = To { client: &client };
     send(to, &session, &workspace, changes, || false).await;
     if let Some(config) = config
         && let Some(uri) = uri_for_absolute(&workspace.root().join(CONFIG_FILE))
@@ -252,87 +247,16 @@ async fn send(
     Vec::new()
 }
 
-/// Where diagnostics go: the client, through the framework, with each
-/// notification's params serialised here and spliced in on the way out
-/// (see [`crate::lsp::splice`]).
+/// Where diagnostics go: the client, through the framework.
 #[derive(Clone, Copy)]
 struct To<'a> {
     client: &'a Client,
-    splices: &'a Splices,
 }
 
 impl To<'_> {
     async fn publish(self, uri: &lsp::Uri, diagnostics: &[lsp::Diagnostic], version: Option<i32>) {
-        let params = self
-            .splices
-            .params(|| params(uri, diagnostics, version))
-            .await;
         self.client
-            .send_notification::<SplicedNotification<lsp::notification::PublishDiagnostics>>(params)
+            .publish_diagnostics(uri.clone(), diagnostics.to_vec(), version)
             .await;
-    }
-}
-
-/// A `textDocument/publishDiagnostics` notification's params, as the
-/// framework would write them, serialised from the diagnostics in place.
-fn params(uri: &lsp::Uri, diagnostics: &[lsp::Diagnostic], version: Option<i32>) -> Vec<u8> {
-    #[derive(serde::Serialize)]
-    struct Params<'a> {
-        uri: &'a lsp::Uri,
-        diagnostics: &'a [lsp::Diagnostic],
-        #[serde(skip_serializing_if = "Option::is_none")]
-        version: Option<i32>,
-    }
-    let params = Params {
-        uri,
-        diagnostics,
-        version,
-    };
-    serde_json::to_vec(&params).expect("diagnostics serialise to JSON")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The params serialised here are what tower-lsp-server would have
-    /// written for the same diagnostics, with and without a version.
-    #[test]
-    fn published_params_are_the_ones_the_framework_would_send() {
-        let uri: lsp::Uri = "file:///book/scenes/one%20two.md".parse().unwrap();
-        let diagnostic = lsp::Diagnostic {
-            range: lsp::Range::new(lsp::Position::new(3, 1), lsp::Position::new(3, 9)),
-            severity: Some(lsp::DiagnosticSeverity::WARNING),
-            code: Some(lsp::NumberOrString::String("CR-ECHO".to_owned())),
-            source: Some("control-room".to_owned()),
-            message: "“Kael” said twice, \\ and a \"quote\"".to_owned(),
-            data: Some(serde_json::json!({"fix": [1, 2]})),
-            related_information: Some(vec![lsp::DiagnosticRelatedInformation {
-                location: lsp::Location {
-                    uri: uri.clone(),
-                    range: lsp::Range::default(),
-                },
-                message: "here".to_owned(),
-            }]),
-            ..Default::default()
-        };
-        for count in [2, 71] {
-            let mut diagnostics = vec![lsp::Diagnostic::default(); count];
-            for (at, each) in diagnostics.iter_mut().enumerate().step_by(2) {
-                *each = diagnostic.clone();
-                each.range.start.line = at as u32;
-            }
-            for version in [None, Some(12)] {
-                let framework = serde_json::to_value(lsp::PublishDiagnosticsParams {
-                    uri: uri.clone(),
-                    diagnostics: diagnostics.clone(),
-                    version,
-                })
-                .unwrap();
-                let ours: serde_json::Value =
-                    serde_json::from_slice(&params(&uri, &diagnostics, version)).unwrap();
-                assert_eq!(ours, framework, "{count} diagnostics");
-            }
-        }
     }
 }

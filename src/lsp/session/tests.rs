@@ -153,10 +153,5 @@ fn many_locations_convert_as_each_alone_across_files_lines_and_wide_characters()
     assert_eq!(snapshot.locations(&wanted), each);
     // The wide characters before a name count as UTF-16 columns.
     assert_eq!(each[1].range.start, Position::new(4, 22));
-    // The JSON written in place is the framework's for the same list.
-    let written: serde_json::Value =
-        serde_json::from_slice(&snapshot.locations_json(&wanted)).unwrap();
-    assert_eq!(written, serde_json::to_value(&each).unwrap());
-    let none: serde_json::Value = serde_json::from_slice(&snapshot.locations_json(&[])).unwrap();
-    assert_eq!(none, serde_json::json!([]));
+    assert!(snapshot.locations(&[]).is_empty());
 }

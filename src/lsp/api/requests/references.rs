@@ -9,18 +9,15 @@ use crate::ide;
 use crate::lsp::snapshot::Snapshot;
 use crate::lsp::state::Server;
 
-/// Answers on a snapshot with the locations serialised here, spliced into
-/// the framework's reply on the way out: a character's references across
-/// a novel are thousands of locations (see [`crate::lsp::splice`]).
+/// Answers on a snapshot: a character's references across a novel are
+/// thousands of locations, converted file by file.
 pub(crate) async fn references(
     server: &Server,
     params: lsp::ReferenceParams,
 ) -> RpcResult<Option<Vec<lsp::Location>>> {
-    let splices = server.splices.clone();
     server
         .query(References::METHOD, move |snapshot| {
-            let answer = snapshot.locations_json(&references_of(snapshot, &params));
-            Some(vec![splices.location(answer)])
+            Some(snapshot.locations(&references_of(snapshot, &params)))
         })
         .await
 }
