@@ -25,16 +25,16 @@ use std::time::{Duration, Instant};
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::json;
 
-use control_room::engine::conference::envelope::Policy;
-use control_room::engine::conference::{Conference, Request};
-use control_room::engine::prompts::Prompts;
-use control_room::engine::receipts::{SigningKey, ToolReceipt};
-use control_room::engine::store::Disk;
-use control_room::engine::tools::{FileRef, sha256_hex};
+use control_room::conference::envelope::Policy;
+use control_room::conference::{Conference, Request};
 use control_room::evidence::{ReceiptBook, Validator, WorkspaceSources};
 use control_room::index::Workspace;
 use control_room::llm::config::Layer;
 use control_room::llm::{self, LlmConfig};
+use control_room::runs::prompts::Prompts;
+use control_room::runs::receipts::{SigningKey, ToolReceipt};
+use control_room::runs::store::Disk;
+use control_room::tools::{FileRef, sha256_hex};
 use model_server::{Answer, FakeModelServer, step_marker};
 
 const ROUND: &str = "conf_0123456789ab";
@@ -136,7 +136,7 @@ fn validation(c: &mut Criterion) {
     median_and_p99("conference/validate_50_replies", samples);
 }
 
-fn connect(url: &str) -> Arc<dyn control_room::engine::model::Model> {
+fn connect(url: &str) -> Arc<dyn control_room::llm::model::Model> {
     let settings = json!({"provider": "openai", "base_url": url, "model": "llama3.1:8b", "max_retries": 0, "concurrency": 6});
     let layer = Layer::from_json("bench", &settings).unwrap();
     let config = LlmConfig::resolve(&[layer]).unwrap();

@@ -33,12 +33,12 @@ mod corpus;
 use criterion::{Criterion, criterion_group, criterion_main};
 use tokio_util::sync::CancellationToken;
 
-use control_room::engine::model::{Model, ScriptedModel};
-use control_room::engine::prompts::Prompts;
-use control_room::engine::recipe::Registry;
-use control_room::engine::runner::Runner;
-use control_room::engine::store::Disk;
 use control_room::index::Workspace;
+use control_room::llm::model::{Model, ScriptedModel};
+use control_room::runs::prompts::Prompts;
+use control_room::runs::recipe::Registry;
+use control_room::runs::runner::Runner;
+use control_room::runs::store::Disk;
 
 fn copy_tree(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
@@ -108,8 +108,8 @@ fn engine(c: &mut Criterion) {
 }
 
 fn gates(c: &mut Criterion) {
-    use control_room::engine::recipe::GateSettings;
-    use control_room::engine::review::gates::{self, DraftScene};
+    use control_room::runs::recipe::GateSettings;
+    use control_room::runs::review::gates::{self, DraftScene};
 
     let manifest_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
     let replies: serde_json::Value = serde_json::from_str(
@@ -161,10 +161,10 @@ criterion_main!(benches, foreman, tournament);
 /// Assembling a Foreman prompt with 50 turns of history and 200 decisions
 /// in the knowledge base, on the bundled example (target < 5 ms median).
 fn foreman_prompt(c: &mut Criterion) {
-    use control_room::engine::foreman::turn::Desk;
-    use control_room::engine::model::Message;
-    use control_room::engine::receipts::SigningKey;
+    use control_room::foreman::turn::Desk;
     use control_room::kb::mode::Mode;
+    use control_room::llm::model::Message;
+    use control_room::runs::receipts::SigningKey;
 
     let manifest_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
     let dir = tempfile::tempdir().unwrap();
@@ -240,14 +240,14 @@ struct FullTier;
 impl Model for FullTier {
     fn ask<'a>(
         &'a self,
-        _request: &'a control_room::engine::model::ModelRequest,
-        _on_text: control_room::engine::model::Listener<'a>,
-    ) -> control_room::engine::model::Completion<'a> {
+        _request: &'a control_room::llm::model::ModelRequest,
+        _on_text: control_room::llm::model::Listener<'a>,
+    ) -> control_room::llm::model::Completion<'a> {
         unreachable!("the benchmark only assembles prompts")
     }
 
-    fn target(&self, _archetype: &str) -> Option<control_room::engine::model::ModelTarget> {
-        Some(control_room::engine::model::ModelTarget {
+    fn target(&self, _archetype: &str) -> Option<control_room::llm::model::ModelTarget> {
+        Some(control_room::llm::model::ModelTarget {
             provider: "openai".into(),
             model: "large".into(),
             max_tokens: None,
@@ -267,10 +267,10 @@ struct Delayed;
 impl Model for Delayed {
     fn ask<'a>(
         &'a self,
-        _request: &'a control_room::engine::model::ModelRequest,
-        _on_text: control_room::engine::model::Listener<'a>,
-    ) -> control_room::engine::model::Completion<'a> {
-        use control_room::engine::model::{Actor, Decoding, ModelReply, Usage};
+        _request: &'a control_room::llm::model::ModelRequest,
+        _on_text: control_room::llm::model::Listener<'a>,
+    ) -> control_room::llm::model::Completion<'a> {
+        use control_room::llm::model::{Actor, Decoding, ModelReply, Usage};
         Box::pin(async {
             tokio::time::sleep(std::time::Duration::from_millis(100)).await;
             Ok(ModelReply {
@@ -293,7 +293,7 @@ impl Model for Delayed {
 
 /// One contestant against three, each answered in 100 ms.
 fn tournament_wall_time(c: &mut Criterion) {
-    use control_room::engine::voice::{Contestant, TestPassage, Tournament, Voice, tournament};
+    use control_room::voice::{Contestant, TestPassage, Tournament, Voice, tournament};
 
     let manifest_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
     let workspace = Arc::new(Workspace::load(&manifest_dir.join("examples/salt-road")));

@@ -4,8 +4,8 @@
 //! a jump back, the beat sheet against the manuscript, a run's steps in
 //! time, and the same charts over LSP (`controlRoom.chart`).
 
-mod lsp_support;
-mod support;
+use crate::lsp_support;
+use crate::support;
 
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -34,19 +34,19 @@ fn every_code_the_product_emits_is_in_the_registry() {
         .map(|code| code.as_str())
         .collect();
     assert_eq!(evidence, family(Family::Evidence));
-    let recipes: BTreeSet<&str> = control_room::engine::recipe::RecipeRule::ALL
+    let recipes: BTreeSet<&str> = control_room::runs::recipe::RecipeRule::ALL
         .iter()
         .map(|rule| rule.code())
         .collect();
     assert_eq!(recipes, family(Family::Recipe));
-    let mut plans: BTreeSet<&str> = control_room::engine::plan::checked::PLAN_CODES
+    let mut plans: BTreeSet<&str> = control_room::plan::checked::PLAN_CODES
         .into_iter()
         .collect();
     plans.insert("plan-file");
     assert_eq!(plans, family(Family::Plan));
     assert_eq!(
         family(Family::Finding),
-        BTreeSet::from([control_room::engine::findings::CODE])
+        BTreeSet::from([control_room::runs::findings::CODE])
     );
     assert_eq!(
         family(Family::KnowledgeBase),

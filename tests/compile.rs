@@ -10,8 +10,8 @@
 //! The tests that need pandoc say `skipped: …` on the terminal when it is
 //! missing, and fail instead with `CONTROL_ROOM_REQUIRE_PANDOC=1`, as CI sets.
 
-mod lsp_support;
-mod support;
+use crate::lsp_support;
+use crate::support;
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};

@@ -3,14 +3,14 @@
 //! server, the transcript arriving as a file-creating edit, and its evidence
 //! validated live as the cited scene changes.
 
-mod lsp_support;
-mod model_server;
+use crate::lsp_support;
+use crate::model_server;
 
 use std::path::Path;
 use std::process::Command;
 use std::sync::{Arc, Mutex};
 
-use control_room::engine::conference::AGENTS;
+use control_room::conference::AGENTS;
 use lsp_support::editor::{code_actions, configure, editor_client, progress, text_at};
 use lsp_support::{Client, example_copy, position_of, uri};
 use model_server::{Answer, FakeModelServer, Reply, step_marker};

@@ -49,7 +49,7 @@
 //! case without a snapshot fails, also under `INSTA_FORCE_PASS`, and a
 //! snapshot without a case fails too.
 
-mod support;
+use crate::support;
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;

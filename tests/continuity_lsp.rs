@@ -3,7 +3,7 @@
 //! that creates the card (never over a file that is there), and a character
 //! acting unlisted offers to add them to the scene's `characters`.
 
-mod lsp_support;
+use crate::lsp_support;
 
 use lsp_support::{Client, example_copy, position_of, uri};
 use serde_json::json;

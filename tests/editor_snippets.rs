@@ -7,7 +7,7 @@
 //! that test says it skipped, unless `CONTROL_ROOM_REQUIRE_EDITORS=1` makes a
 //! missing Emacs a failure.
 
-mod lsp_support;
+use crate::lsp_support;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

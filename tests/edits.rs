@@ -5,8 +5,8 @@
 //! workspace edit), and an edit whose passage the writer changed meanwhile
 //! is never made.
 
-mod lsp_support;
-mod model_server;
+use crate::lsp_support;
+use crate::model_server;
 
 use std::path::Path;
 use std::process::Command;

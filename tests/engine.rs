@@ -3,7 +3,7 @@
 //! and the bad inputs the issue lists. Every workspace is a temporary copy of
 //! the bundled example.
 
-mod support;
+use crate::support;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -14,9 +14,9 @@ use serde_json::{Value, json};
 use support::{only_run, output_text as text, read_json};
 use tempfile::TempDir;
 
-use control_room::engine::audit;
-use control_room::engine::receipts::{self, SigningKey, ToolReceipt};
-use control_room::engine::store::Disk;
+use control_room::runs::audit;
+use control_room::runs::receipts::{self, SigningKey, ToolReceipt};
+use control_room::runs::store::Disk;
 
 const RECIPE_STEPS: [&str; 8] = [
     "discover",
@@ -976,7 +976,7 @@ fn set_read_only(path: &Path, read_only: bool) {
 /// stopped. This also stands for a crash between any two of a step's writes.
 #[test]
 fn a_disk_that_fills_at_any_write_leaves_valid_files_and_resumes() {
-    use control_room::engine::model::{Model, ScriptedModel};
+    use control_room::llm::model::{Model, ScriptedModel};
     use std::sync::Arc;
     use tokio_util::sync::CancellationToken;
 
@@ -1048,12 +1048,12 @@ fn a_disk_that_fills_at_any_write_leaves_valid_files_and_resumes() {
 /// check, the end.
 #[test]
 fn sinks_hear_every_step_in_order() {
-    use control_room::engine::events::{Recorder, RunEvent};
-    use control_room::engine::model::ScriptedModel;
-    use control_room::engine::prompts::Prompts;
-    use control_room::engine::recipe::Registry;
-    use control_room::engine::runner::Runner;
     use control_room::index::Workspace;
+    use control_room::llm::model::ScriptedModel;
+    use control_room::runs::events::{Recorder, RunEvent};
+    use control_room::runs::prompts::Prompts;
+    use control_room::runs::recipe::Registry;
+    use control_room::runs::runner::Runner;
     use std::sync::Arc;
     use tokio_util::sync::CancellationToken;
 

@@ -16,7 +16,7 @@
 //! in UTF-16 code units (the LSP and `check --format json` encoding, plus
 //! one), written `line:column-line:column` for a diagnostic's start and end.
 
-mod support;
+use crate::support;
 
 use std::fmt::Write as _;
 

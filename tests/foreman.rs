@@ -6,8 +6,8 @@
 //! In the editor, the same through `controlRoom.mode` and
 //! `controlRoom.mode.advance`, and a code lens on the Story Bible.
 
-mod lsp_support;
-mod support;
+use crate::lsp_support;
+use crate::support;
 
 use std::fs;
 use std::path::Path;

@@ -6,9 +6,9 @@
 //! quoted back to the model; every reply lands in the desk as an edit and
 //! every action has its signed receipt.
 
-mod lsp_support;
-mod model_server;
-mod support;
+use crate::lsp_support;
+use crate::model_server;
+use crate::support;
 
 use lsp_support::editor::{changed, editor_client, progress};
 use lsp_support::{Client, uri};

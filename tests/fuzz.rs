@@ -29,13 +29,14 @@ use proptest::test_runner::FileFailurePersistence;
 use serde_json::{Value, json};
 
 use control_room::checks;
-use control_room::engine::contract::{self, PathGuard};
-use control_room::engine::prompts::{Output, Prompts};
-use control_room::engine::{protocol, recipe};
 use control_room::evidence::{self, ReceiptBook, SourceKind, Sources};
 use control_room::ide;
 use control_room::index::{SourceFile, Workspace};
+use control_room::llm::protocol;
 use control_room::lsp::framing::{Closed, Shutdown, pump_input};
+use control_room::runs::contract::{self, PathGuard};
+use control_room::runs::prompts::{Output, Prompts};
+use control_room::runs::recipe;
 use control_room::syntax::markdown::TextEdit;
 use control_room::syntax::{MarkdownParser, front_matter};
 use control_room::text::TextRange;
@@ -562,7 +563,7 @@ proptest! {
     /// text around it; a gold standard's passage is in its text.
     #[test]
     fn the_voice_files_are_read_as_the_writer_left_them(bytes in input("voice")) {
-        use control_room::engine::voice::file::{TournamentFile, insert_after_line};
+        use control_room::voice::file::{TournamentFile, insert_after_line};
         let text = text(&bytes);
         let lines = text.lines().count();
         if let Some(file) = TournamentFile::read(&text) {

@@ -5,8 +5,8 @@
 //! one intentional), and the false-alarm budget on Pride and Prejudice with
 //! a beat sheet and motifs written for it (`tests/health/`).
 
-mod lsp_support;
-mod support;
+use crate::lsp_support;
+use crate::support;
 
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -3,9 +3,9 @@
 //! which scene, and the decision reaches the next run's prompts, as the
 //! request the fake model server received shows.
 
-mod lsp_support;
-mod model_server;
-mod support;
+use crate::lsp_support;
+use crate::model_server;
+use crate::support;
 
 use std::path::Path;
 use std::process::Command;
@@ -149,7 +149,7 @@ fn remember_this_makes_a_decision_of_the_selection() {
         "SCN-the-gate: Ysolde Harrow crossed the yard without"
     );
     let mut problems = Vec::new();
-    let kept = control_room::engine::prompts::state::load_decisions(&root, &mut problems);
+    let kept = control_room::runs::prompts::state::load_decisions(&root, &mut problems);
     assert!(problems.is_empty(), "{problems:?}");
     let keys: Vec<&str> = kept.iter().map(|d| d.key.as_str()).collect();
     assert_eq!(

@@ -3,7 +3,7 @@
 //! command line), grammar follows the scenes open in the editor, and "Add to
 //! dictionary" writes the word and clears it everywhere (over LSP).
 
-mod lsp_support;
+use crate::lsp_support;
 
 use std::path::Path;
 use std::process::Command;

@@ -1,13 +1,13 @@
 //! Model providers over real HTTP, against the fake model server.
 
-mod model_server;
+use crate::model_server;
 
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use control_room::engine::model::{Message, Model, ModelRequest, Written};
 use control_room::llm::config::Layer;
+use control_room::llm::model::{Message, Model, ModelRequest, Written};
 use control_room::llm::{self, LlmConfig};
 use model_server::{Answer, FakeModelServer};
 use serde_json::{Value, json};

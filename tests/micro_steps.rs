@@ -7,8 +7,8 @@
 //! (replies that broke their contract, of all replies), the figure
 //! `tests/real_model.rs` measures per tier on a real model.
 
-mod model_server;
-mod support;
+use crate::model_server;
+use crate::support;
 
 use std::path::Path;
 use std::sync::{Arc, Mutex};

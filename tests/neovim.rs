@@ -15,8 +15,8 @@
 //! `CONTROL_ROOM_NVIM`) the test says it is skipped, unless
 //! `CONTROL_ROOM_REQUIRE_EDITORS=1` asks for it to fail instead.
 
-mod lsp_support;
-mod model_server;
+use crate::lsp_support;
+use crate::model_server;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

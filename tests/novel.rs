@@ -12,7 +12,7 @@
 //! review loop's point-of-view gate, judging each chapter as a draft told
 //! from Elizabeth's point of view, refuses none.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::process::Command;
@@ -352,9 +352,9 @@ fn misspellings_and_doubled_words_planted_in_the_novel_are_found() {
 /// paragraphs now.
 #[test]
 fn the_point_of_view_gate_passes_the_novels_own_chapters() {
-    use control_room::engine::recipe::GateSettings;
-    use control_room::engine::review::gates::{self, DraftScene};
     use control_room::index::Workspace;
+    use control_room::runs::recipe::GateSettings;
+    use control_room::runs::review::gates::{self, DraftScene};
 
     let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpora/pride-and-prejudice");
     let dir = tempfile::tempdir().expect("a temporary folder");

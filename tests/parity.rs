@@ -5,9 +5,9 @@
 //! findings and the same report; a resumed run does too, and neither writes
 //! over a scene the writer changed since the run began.
 
-mod lsp_support;
-mod model_server;
-mod support;
+use crate::lsp_support;
+use crate::model_server;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 
@@ -623,7 +623,7 @@ fn two_processes_cannot_draft_one_scene_at_once() {
     assert!(first.status.success(), "{}", output_text(&first));
     assert_eq!(runs(&root).len(), 1, "only one run was made, and paid for");
     // Once it has ended, the scene is free again.
-    let lock = control_room::engine::launch::lock_scene(&root, "Story/Scenes/SCN-the-reckoning.md");
+    let lock = control_room::runs::launch::lock_scene(&root, "Story/Scenes/SCN-the-reckoning.md");
     assert!(lock.unwrap().is_some(), "the lock went with the run");
     client.shutdown();
 }

@@ -5,9 +5,9 @@
 //! `plan.md` at their lines, on the command line and, over LSP, in the
 //! editor (where a save takes the checklist into `plan.json`).
 
-mod lsp_support;
-mod model_server;
-mod support;
+use crate::lsp_support;
+use crate::model_server;
+use crate::support;
 
 use std::path::Path;
 

@@ -9,7 +9,7 @@
 //! --nocapture`) is the one the notes quote; the test fails on any miss or
 //! false alarm.
 
-mod support;
+use crate::support;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;

@@ -7,9 +7,9 @@
 //! finished. Each prints its time and, per step, how often the model kept
 //! its contract, the figures the project reports for a small local model.
 
-mod lsp_support;
-mod real_model_server;
-mod support;
+use crate::lsp_support;
+use crate::real_model_server;
+use crate::support;
 
 use std::path::Path;
 use std::time::{Duration, Instant};

@@ -10,9 +10,9 @@
 //! - in a plan, a misscoped verdict sends the task back to scoping and a
 //!   too_big verdict splits it.
 
-mod lsp_support;
-mod model_server;
-mod support;
+use crate::lsp_support;
+use crate::model_server;
+use crate::support;
 
 use std::path::Path;
 use std::process::Output;
@@ -505,8 +505,8 @@ fn in_a_plan_misscoped_goes_back_to_scoping_and_too_big_splits_the_task() {
 /// in the same order, draft 2 approved, nothing asked twice that finished.
 #[test]
 fn a_run_stopped_anywhere_in_the_loop_resumes_where_it_was() {
-    use control_room::engine::model::{Model, ScriptedModel};
-    use control_room::engine::store::Disk;
+    use control_room::llm::model::{Model, ScriptedModel};
+    use control_room::runs::store::Disk;
     use std::sync::Arc;
     use tokio_util::sync::CancellationToken;
 

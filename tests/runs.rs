@@ -2,8 +2,8 @@
 //! stdio, agents answered over real HTTP by the fake model server, results
 //! arriving as workspace edits this client applies to real files.
 
-mod lsp_support;
-mod model_server;
+use crate::lsp_support;
+use crate::model_server;
 
 use std::path::Path;
 use std::time::Duration;

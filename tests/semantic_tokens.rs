@@ -6,7 +6,7 @@
 //! `range` request answers that range; and a card that changes who is dead
 //! makes the server ask the editor for its tokens again.
 
-mod lsp_support;
+use crate::lsp_support;
 
 use std::path::Path;
 

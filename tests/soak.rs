@@ -12,8 +12,8 @@
 //! --test soak -- --nocapture` plays a half-hour session and prints each
 //! minute's memory, for the figures.
 
-mod lsp_support;
-mod model_server;
+use crate::lsp_support;
+use crate::model_server;
 
 use std::path::Path;
 use std::time::{Duration, Instant};

@@ -4,8 +4,8 @@
 //! counting this session's words as the writer types, and the outline's
 //! lenses giving each chapter and the book against their targets.
 
-mod lsp_support;
-mod support;
+use crate::lsp_support;
+use crate::support;
 
 use std::path::Path;
 use std::process::{Command, Stdio};

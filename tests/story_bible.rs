@@ -5,7 +5,7 @@
 //! and the scene's hover in the outline names its beat; the protagonist's
 //! name hovers with the profile's flaw and lie.
 
-mod lsp_support;
+use crate::lsp_support;
 
 use std::path::PathBuf;
 

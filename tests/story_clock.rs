@@ -8,7 +8,7 @@
 //! that cannot be one is reported on `control-room.toml` and the Gregorian
 //! calendar is used.
 
-mod lsp_support;
+use crate::lsp_support;
 
 use std::path::PathBuf;
 use std::process::Command;

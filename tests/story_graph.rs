@@ -1,7 +1,7 @@
 //! The story's knowledge graph on a real novel: who carries Pride and
 //! Prejudice, and how far its people are from each other.
 
-mod lsp_support;
+use crate::lsp_support;
 
 use std::path::Path;
 

@@ -5,9 +5,9 @@
 //! report scoring what was read; the writer's override kept over the
 //! model's later runs, on the command line and over LSP.
 
-mod lsp_support;
-mod model_server;
-mod support;
+use crate::lsp_support;
+use crate::model_server;
+use crate::support;
 
 use std::path::Path;
 use std::process::Output;

@@ -1,5 +1,7 @@
-//! Keeps the layering honest: only `src/lsp/` knows the LSP framework, and
-//! every source file says what it is for.
+//! Keeps the layering honest: only `src/lsp/` knows the LSP framework,
+//! every module imports only the modules below it (the table here), no
+//! modules import each other in a circle at any depth, and every source
+//! file says what it is for.
 
 use std::path::{Path, PathBuf};
 
@@ -81,17 +83,47 @@ const LAYERS: &[(&str, &[&str])] = &[
     ),
     ("evidence", &["codes", "text", "syntax", "index", "storage"]),
     (
-        "engine",
+        "tools",
         &[
-            "codes", "text", "syntax", "prose", "index", "checks", "storage", "kb", "evidence",
-            "health",
+            "codes", "text", "syntax", "prose", "index", "checks", "storage",
         ],
     ),
-    ("llm", &["codes", "text", "index", "storage", "engine"]),
+    ("llm", &["codes", "text", "index", "storage"]),
+    (
+        "runs",
+        &[
+            "codes", "text", "syntax", "prose", "index", "checks", "storage", "kb", "evidence",
+            "health", "tools", "llm",
+        ],
+    ),
+    (
+        "plan",
+        &["codes", "text", "syntax", "index", "storage", "llm", "runs"],
+    ),
+    (
+        "voice",
+        &[
+            "codes", "text", "syntax", "prose", "index", "storage", "llm", "runs",
+        ],
+    ),
+    (
+        "conference",
+        &[
+            "codes", "text", "syntax", "prose", "index", "storage", "evidence", "tools", "llm",
+            "runs",
+        ],
+    ),
+    (
+        "foreman",
+        &[
+            "codes", "text", "syntax", "prose", "index", "checks", "storage", "kb", "health",
+            "tools", "llm", "runs", "plan", "voice",
+        ],
+    ),
     (
         "ide",
         &[
-            "codes", "text", "syntax", "prose", "index", "checks", "storage", "kb", "engine",
+            "codes", "text", "syntax", "prose", "index", "checks", "storage", "kb", "runs",
             "stats", "health",
         ],
     ),
@@ -99,15 +131,53 @@ const LAYERS: &[(&str, &[&str])] = &[
     (
         "cli",
         &[
-            "codes", "text", "syntax", "prose", "index", "checks", "storage", "kb", "evidence",
-            "engine", "llm", "ide", "export", "stats", "language", "health",
+            "codes",
+            "text",
+            "syntax",
+            "prose",
+            "index",
+            "checks",
+            "storage",
+            "kb",
+            "evidence",
+            "tools",
+            "llm",
+            "runs",
+            "plan",
+            "voice",
+            "conference",
+            "foreman",
+            "ide",
+            "export",
+            "stats",
+            "language",
+            "health",
         ],
     ),
     (
         "lsp",
         &[
-            "codes", "text", "syntax", "prose", "index", "checks", "storage", "kb", "evidence",
-            "engine", "llm", "ide", "export", "stats", "language", "health",
+            "codes",
+            "text",
+            "syntax",
+            "prose",
+            "index",
+            "checks",
+            "storage",
+            "kb",
+            "evidence",
+            "tools",
+            "llm",
+            "runs",
+            "plan",
+            "voice",
+            "conference",
+            "foreman",
+            "ide",
+            "export",
+            "stats",
+            "language",
+            "health",
         ],
     ),
 ];
@@ -188,12 +258,12 @@ fn every_module_imports_only_the_modules_below_it() {
         }
     }
     let arrows = module_arrows();
-    // The scan sees imports at all: the engine's conference validates with
-    // the evidence module.
+    // The scan sees imports at all: the conference validates with the
+    // evidence module.
     assert!(
         arrows
             .iter()
-            .any(|(from, to, _)| from == "engine" && to == "evidence")
+            .any(|(from, to, _)| from == "conference" && to == "evidence")
     );
     let mut broken = Vec::new();
     for (from, to, file) in arrows {
@@ -214,54 +284,53 @@ fn every_module_imports_only_the_modules_below_it() {
     );
 }
 
-/// A circle in `arrows` (node → nodes), if there is one.
-fn circle(
-    arrows: &std::collections::BTreeMap<String, std::collections::BTreeSet<String>>,
-) -> Option<Vec<String>> {
-    fn visit(
-        node: &str,
-        arrows: &std::collections::BTreeMap<String, std::collections::BTreeSet<String>>,
-        path: &mut Vec<String>,
-        done: &mut std::collections::BTreeSet<String>,
-    ) -> Option<Vec<String>> {
-        if let Some(at) = path.iter().position(|seen| seen == node) {
-            let mut found = path[at..].to_vec();
-            found.push(node.to_owned());
-            return Some(found);
+/// The groups of nodes of `arrows` (node → nodes) that reach each other
+/// (strongly connected components of more than one node), each sorted.
+fn circles(arrows: &Arrows) -> Vec<Vec<String>> {
+    let mut graph = petgraph::graph::DiGraph::<&str, ()>::new();
+    let mut nodes = std::collections::BTreeMap::new();
+    for (from, targets) in arrows {
+        for name in std::iter::once(from).chain(targets) {
+            nodes
+                .entry(name.as_str())
+                .or_insert_with(|| graph.add_node(name.as_str()));
         }
-        if done.contains(node) {
-            return None;
-        }
-        path.push(node.to_owned());
-        for next in arrows.get(node).into_iter().flatten() {
-            if let Some(found) = visit(next, arrows, path, done) {
-                return Some(found);
-            }
-        }
-        path.pop();
-        done.insert(node.to_owned());
-        None
     }
-    let mut done = std::collections::BTreeSet::new();
-    arrows
-        .keys()
-        .find_map(|node| visit(node, arrows, &mut Vec::new(), &mut done))
+    for (from, targets) in arrows {
+        for to in targets {
+            graph.add_edge(nodes[from.as_str()], nodes[to.as_str()], ());
+        }
+    }
+    let mut found: Vec<Vec<String>> = petgraph::algo::tarjan_scc(&graph)
+        .into_iter()
+        .filter(|group| group.len() > 1)
+        .map(|group| {
+            let mut names: Vec<String> = group.iter().map(|&at| graph[at].to_owned()).collect();
+            names.sort();
+            names
+        })
+        .collect();
+    found.sort();
+    found
 }
 
 #[test]
-fn the_top_level_modules_import_each_other_in_no_circle() {
-    let mut arrows: std::collections::BTreeMap<String, std::collections::BTreeSet<String>> =
-        Default::default();
-    for (from, to, _) in module_arrows() {
-        arrows.entry(from).or_default().insert(to);
-    }
-    assert_eq!(circle(&arrows), None);
-    // The check itself finds a circle when there is one.
+fn the_circle_finder_finds_a_circle() {
+    let mut arrows = Arrows::default();
     arrows
         .entry("text".into())
         .or_default()
+        .insert("index".into());
+    arrows
+        .entry("index".into())
+        .or_default()
         .insert("lsp".into());
-    assert!(circle(&arrows).is_some());
+    assert!(circles(&arrows).is_empty());
+    arrows
+        .entry("lsp".into())
+        .or_default()
+        .insert("text".into());
+    assert_eq!(circles(&arrows), [["index", "lsp", "text"]]);
 }
 
 /// The paths `rest` names after `base`: `a::b` is one, `{a, b::c}` two.
@@ -307,21 +376,15 @@ fn expand(base: Vec<String>, rest: &str, paths: &mut Vec<Vec<String>>) {
     paths.push(path);
 }
 
-/// The files of `src/<top>/` (as module paths, `lsp::runs::drive`) that
-/// `text`, a file of the module `module`, names with `super::` or
-/// `crate::<top>::`.
-fn imports_inside(
-    top: &str,
-    module: &[String],
-    text: &str,
-    files: &[Vec<String>],
-) -> Vec<Vec<String>> {
-    let code = code_of(text);
-    let mut found = Vec::new();
+/// The files of `src/` (as module paths, `lsp::runs::drive`) that `code`,
+/// the code of the module `module`, names with `super::` or `crate::`.
+fn imports_of(module: &[String], code: &str, files: &[Vec<String>]) -> Vec<Vec<String>> {
     let mut paths: Vec<Vec<String>> = Vec::new();
-    let prefix = format!("crate::{top}::");
-    for (at, _) in code.match_indices(&prefix) {
-        expand(vec![top.to_owned()], &code[at + prefix.len()..], &mut paths);
+    for (at, _) in code.match_indices("crate::") {
+        if at >= 1 && code[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_') {
+            continue; // `some_crate::`
+        }
+        expand(Vec::new(), &code[at + "crate::".len()..], &mut paths);
     }
     for (at, _) in code.match_indices("super::") {
         if at >= 2 && &code[at - 2..at] == "::" {
@@ -338,18 +401,19 @@ fn imports_inside(
     // A module brought in by name is used through paths that start with
     // that name (`api::requests::hover::…`): follow those too.
     let imported: Vec<Vec<String>> = paths.clone();
-    for module in imported {
-        let Some(name) = module.last() else { continue };
+    for named in imported {
+        let Some(name) = named.last() else { continue };
         for (at, _) in code.match_indices(&format!("{name}::")) {
             let before = code[..at].chars().next_back();
             if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
                 continue;
             }
-            expand(module.clone(), &code[at + name.len() + 2..], &mut paths);
+            expand(named.clone(), &code[at + name.len() + 2..], &mut paths);
         }
     }
+    let mut found = Vec::new();
     for path in paths {
-        // The longest prefix that is a file of the module.
+        // The longest prefix that is a file.
         if let Some(file) = (1..=path.len())
             .rev()
             .map(|n| path[..n].to_vec())
@@ -362,99 +426,154 @@ fn imports_inside(
     found
 }
 
-/// Each file of `src/<top>/` as its module path (`lsp/runs/mod.rs` is
-/// `lsp::runs`), with its text.
-fn module_files(top: &str) -> Vec<(Vec<String>, String)> {
+/// Each file of `src/` as its module path (`lsp/runs/mod.rs` is
+/// `lsp::runs`), with its code outside tests (its `mod tests`, and the
+/// files that are tests or their support, are left out: a test may use
+/// any module it tests with).
+fn module_files() -> Vec<(Vec<String>, String)> {
     sources()
         .into_iter()
-        .filter(|(path, _)| path.starts_with(top))
-        .map(|(path, text)| {
+        .filter(|(path, _)| path.components().count() > 1 || path != Path::new("main.rs"))
+        .filter_map(|(path, text)| {
+            let code = code_of(&code_lines(&path, &text).join("\n"));
+            if code.trim().is_empty() && text.contains("#[cfg(test)]") {
+                return None;
+            }
             let mut module: Vec<String> = path
                 .with_extension("")
                 .components()
                 .map(|part| part.as_os_str().to_string_lossy().into_owned())
                 .collect();
-            if module.last().is_some_and(|last| last == "mod") {
+            if module
+                .last()
+                .is_some_and(|last| last == "mod" || last == "lib")
+            {
                 module.pop();
             }
-            (module, text)
+            Some((module, code))
         })
         .collect()
 }
 
-#[test]
-fn the_files_of_the_language_server_import_each_other_in_no_circle() {
-    let files = module_files("lsp");
+/// The arrows between the children of each folder of `src/` (the crate's
+/// root among them), by the folder's module path: a child is a file, or a
+/// subfolder with all its files; the folder's own `mod.rs` is none of them
+/// (it declares them). An arrow is drawn where a file of one child names a
+/// file of another.
+fn sibling_arrows() -> std::collections::BTreeMap<String, Arrows> {
+    let files = module_files();
     let names: Vec<Vec<String>> = files.iter().map(|(module, _)| module.clone()).collect();
-    let mut arrows: std::collections::BTreeMap<String, std::collections::BTreeSet<String>> =
-        Default::default();
-    for (module, text) in &files {
-        // A module's own children are its parts, not arrows back up.
-        for import in imports_inside("lsp", module, text, &names) {
-            if import.starts_with(module) {
-                continue;
-            }
-            arrows
-                .entry(module.join("::"))
+    let mut folders: std::collections::BTreeMap<String, Arrows> = Default::default();
+    for (module, code) in &files {
+        for import in imports_of(module, code, &names) {
+            let shared = module
+                .iter()
+                .zip(&import)
+                .take_while(|(one, other)| one == other)
+                .count();
+            let (Some(from), Some(to)) = (module.get(shared), import.get(shared)) else {
+                continue; // a module and its own parent or part
+            };
+            let folder = module[..shared].join("::");
+            let child = |name: &String| {
+                let mut path = module[..shared].to_vec();
+                path.push(name.clone());
+                path.join("::")
+            };
+            folders
+                .entry(folder)
                 .or_default()
-                .insert(import.join("::"));
+                .entry(child(from))
+                .or_default()
+                .insert(child(to));
         }
     }
-    assert!(
-        arrows
-            .get("lsp::server")
-            .is_some_and(|imports| imports.contains("lsp::api")
-                && imports.contains("lsp::api::requests::initialize")),
-        "the scan sees the server's imports: {arrows:#?}"
-    );
-    assert_eq!(circle(&arrows), None, "{arrows:#?}");
+    folders
 }
 
-/// Each direct child of `src/engine/` (a file, or a folder with all its
-/// files) as one node, and an arrow where one names another with `super::`
-/// or `crate::engine::`.
+type Arrows = std::collections::BTreeMap<String, std::collections::BTreeSet<String>>;
+
 #[test]
-fn the_children_of_the_engine_import_each_other_in_no_circle() {
-    let files = module_files("engine");
-    let names: Vec<Vec<String>> = files.iter().map(|(module, _)| module.clone()).collect();
-    let mut arrows: std::collections::BTreeMap<String, std::collections::BTreeSet<String>> =
-        Default::default();
-    for (module, text) in &files {
-        // engine/mod.rs declares the children; it is none of them.
-        let Some(child) = module.get(1) else {
-            continue;
-        };
-        for import in imports_inside("engine", module, text, &names) {
-            match import.get(1) {
-                Some(target) if target != child => {
-                    arrows
-                        .entry(format!("engine::{child}"))
-                        .or_default()
-                        .insert(format!("engine::{target}"));
-                }
-                _ => {} // itself, or engine/mod.rs
-            }
-        }
-    }
+fn no_modules_import_each_other_in_a_circle_at_any_depth() {
+    let folders = sibling_arrows();
+    let arrows = |folder: &str| folders.get(folder).cloned().unwrap_or_default();
+    // The scan sees imports at every depth: between top-level modules,
+    // between a folder's files, and from a folder's inner files.
+    assert!(arrows("").get("lsp").is_some_and(|to| to.contains("ide")));
     assert!(
-        arrows.get("engine::runner").is_some_and(
-            |imports| imports.contains("engine::recipe") && imports.contains("engine::store")
-        ),
-        "the scan sees the runner's imports: {arrows:#?}"
+        arrows("lsp")
+            .get("lsp::server")
+            .is_some_and(|to| to.contains("lsp::api")),
+        "{:#?}",
+        arrows("lsp")
     );
     assert!(
-        arrows
-            .get("engine::recipe")
-            .is_some_and(|imports| imports.contains("engine::prompts")),
-        "the scan sees imports from a folder's inner files: {arrows:#?}"
+        arrows("runs")
+            .get("runs::recipe")
+            .is_some_and(|to| to.contains("runs::prompts")),
+        "{:#?}",
+        arrows("runs")
     );
-    assert_eq!(circle(&arrows), None, "{arrows:#?}");
+    let circles: Vec<String> = folders
+        .iter()
+        .flat_map(|(folder, arrows)| {
+            circles(arrows).into_iter().map(move |group| {
+                format!("src/{}/: {}", folder.replace("::", "/"), group.join(", "))
+            })
+        })
+        .collect();
+    let new: Vec<&String> = circles
+        .iter()
+        .filter(|found| !NOT_YET_BROKEN.contains(&found.as_str()))
+        .collect();
+    let broken: Vec<&&str> = NOT_YET_BROKEN
+        .iter()
+        .filter(|listed| !circles.iter().any(|found| found == *listed))
+        .collect();
+    assert!(
+        new.is_empty(),
+        "modules that import each other in a circle (break it: move what both need below them, or merge them if they are one thing):\n{}",
+        new.iter()
+            .map(|found| found.as_str())
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    assert!(
+        broken.is_empty(),
+        "circles broken or changed: take them out of NOT_YET_BROKEN:\n{}",
+        broken
+            .iter()
+            .map(|listed| **listed)
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
 }
 
-/// The most lines of code (tests apart) a source file may have.
-const FILE_LINES: usize = 700;
-/// The most lines a function may have.
-const FUNCTION_LINES: usize = 125;
+/// The circles the code still has, each as the test prints it. The list
+/// only shrinks: a new circle fails the test, and so does a listed one that
+/// is gone or has changed.
+const NOT_YET_BROKEN: &[&str] = &[
+    "src/cli/: cli::chief, cli::run",
+    "src/foreman/actions/: foreman::actions::execute, foreman::actions::scaffold, foreman::actions::template",
+    "src/ide/: ide::bible, ide::navigation",
+    "src/index/: index::cache, index::file",
+    "src/index/: index::catalog, index::lexicon, index::rescan, index::variants, index::workspace",
+    "src/index/: index::model, index::tracks",
+    "src/llm/: llm::anthropic, llm::ollama, llm::openai, llm::stream",
+    "src/lsp/: lsp::charts, lsp::commands, lsp::compile, lsp::conference, lsp::diagnostics, lsp::dictionary, lsp::evidence, lsp::foreman, lsp::health, lsp::knowledge, lsp::mode, lsp::plans, lsp::runs, lsp::stats, lsp::voice",
+    "src/runs/prompts/: runs::prompts::knowledge, runs::prompts::state",
+    "src/runs/prompts/: runs::prompts::sandwich, runs::prompts::trim",
+    "src/runs/runner/: runs::runner::agent, runs::runner::micro, runs::runner::receipt, runs::runner::reuse",
+    "src/storage/: storage::commit, storage::disk",
+    "src/voice/: voice::file, voice::tournament",
+];
+
+/// A smoke alarm, not a rule: past this many lines of code (tests apart)
+/// a file has likely grown more than one job. Split a file where its
+/// meaning splits, never to get under a count.
+const FILE_LINES: usize = 1000;
+/// The same alarm for a function.
+const FUNCTION_LINES: usize = 150;
 
 /// The lines of `text` before its `#[cfg(test)] mod tests` (all of a
 /// `tests.rs` or test-support file).
@@ -519,7 +638,7 @@ fn no_source_file_or_function_is_too_long() {
         let lines = code_lines(&path, &text);
         if lines.len() > FILE_LINES {
             too_long.push(format!(
-                "src/{} has {} lines of code (at most {FILE_LINES}): split it along its seams",
+                "src/{} has {} lines of code (the alarm rings past {FILE_LINES}): has it more than one job?",
                 path.display(),
                 lines.len()
             ));

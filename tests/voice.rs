@@ -5,9 +5,9 @@
 //! scene" prompt holds the bundle (in the prompt preview and in what the
 //! model was sent), and a drafted scene that leaves the voice is flagged.
 
-mod lsp_support;
-mod model_server;
-mod support;
+use crate::lsp_support;
+use crate::model_server;
+use crate::support;
 
 use std::path::Path;
 

@@ -3,7 +3,7 @@
 //! start says: through `check` and through the language server, with a file
 //! changed since the cache was saved and with a corrupt cache.
 
-mod lsp_support;
+use crate::lsp_support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

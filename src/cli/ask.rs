@@ -14,14 +14,14 @@ use anyhow::{Context, bail};
 
 use super::run::{ModelArgs, model, tokio_runtime};
 use super::workspace_root;
-use crate::engine::changes::apply_on_disk;
-use crate::engine::foreman::desk::{self, DESK_FILE};
-use crate::engine::foreman::turn::Desk;
-use crate::engine::prompts::Prompts;
-use crate::engine::receipts::SigningKey;
-use crate::engine::runner::now;
-use crate::engine::store::Disk;
+use crate::foreman::desk::{self, DESK_FILE};
+use crate::foreman::turn::Desk;
 use crate::index::Workspace;
+use crate::runs::changes::apply_on_disk;
+use crate::runs::prompts::Prompts;
+use crate::runs::receipts::SigningKey;
+use crate::runs::runner::now;
+use crate::runs::store::Disk;
 
 /// Asks the Foreman `message` (or the desk's pending message).
 pub fn ask(dir: &Path, message: Option<&str>, model_args: &ModelArgs) -> anyhow::Result<i32> {

@@ -8,9 +8,9 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 
 use super::workspace_root;
-use crate::engine::store::Disk;
 use crate::ide::charts::{self, ChartKind};
 use crate::index::Workspace;
+use crate::runs::store::Disk;
 
 /// Where charts go unless told.
 pub const CHARTS_DIR: &str = ".control-room/charts";

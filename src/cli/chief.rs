@@ -7,10 +7,10 @@ use std::io::BufRead;
 use std::path::Path;
 
 use super::run::{ModelArgs, tokio_runtime};
-use crate::engine::foreman::chief::{self, Decomposition};
-use crate::engine::plan::{PlanFiles, markdown};
-use crate::engine::runner::{Runner, new_id, now};
-use crate::engine::store::Disk;
+use crate::foreman::chief::{self, Decomposition};
+use crate::plan::{PlanFiles, markdown};
+use crate::runs::runner::{Runner, new_id, now};
+use crate::runs::store::Disk;
 
 /// Decomposes `request`; a plan's id is printed, a question's choice run.
 pub fn decompose(
@@ -70,7 +70,7 @@ pub fn decompose(
                 .and_then(|n| choices.get(n.wrapping_sub(1)))
             {
                 Some(choice)
-                    if crate::engine::router::route(
+                    if crate::runs::router::route(
                         &runner.registry,
                         Some(&runner.workspace),
                         choice,

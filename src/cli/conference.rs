@@ -8,12 +8,12 @@ use anyhow::{Context, bail};
 
 use super::run::{ModelArgs, cancel_on_ctrl_c, model, tokio_runtime};
 use super::workspace_root;
-use crate::engine::conference::envelope::Policy;
-use crate::engine::conference::{self, Conference, Event, Passage, Request};
-use crate::engine::prompts::Prompts;
-use crate::engine::receipts::SigningKey;
-use crate::engine::store::Disk;
+use crate::conference::envelope::Policy;
+use crate::conference::{self, Conference, Event, Passage, Request};
 use crate::index::Workspace;
+use crate::runs::prompts::Prompts;
+use crate::runs::receipts::SigningKey;
+use crate::runs::store::Disk;
 
 /// The round's options, as the command line gives them.
 pub struct Options<'a> {

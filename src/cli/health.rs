@@ -2,7 +2,7 @@
 //! the seven checks with its score, what it found and what to do, and the
 //! findings' places as `file:line`; `--json` for tools. A3, B1 and C2 are
 //! what the runs of "Read a scene's story health" read
-//! (`engine::story_health`), with the writer's overrides, which
+//! (`runs::story_health`), with the writer's overrides, which
 //! `control-room health override` sets.
 
 use std::path::Path;
@@ -10,10 +10,10 @@ use std::path::Path;
 use anyhow::bail;
 
 use super::workspace_root;
-use crate::engine::story_health;
 use crate::health::overrides;
 use crate::health::{Health, Measures, report};
 use crate::index::Workspace;
+use crate::runs::story_health;
 use crate::storage::Disk;
 
 /// Prints the report; exits 0 (a report, not a gate: `check` gates).

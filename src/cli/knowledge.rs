@@ -9,11 +9,11 @@ use std::path::Path;
 use anyhow::{Context, bail};
 
 use super::{passage_lines, workspace_root};
-use crate::engine::findings::{self, FindingStore};
-use crate::engine::prompts::state::{KB_FILE, append_decisions};
-use crate::engine::runner::now;
-use crate::engine::store::Disk;
 use crate::index::Workspace;
+use crate::runs::findings::{self, FindingStore};
+use crate::runs::prompts::state::{KB_FILE, append_decisions};
+use crate::runs::runner::now;
+use crate::runs::store::Disk;
 use crate::text::{LineIndex, TextRange, apply_edits};
 
 /// `control-room remember PATH[:START-END]`: the passage's decision is

@@ -60,7 +60,7 @@ pub fn passage_lines(
         }
         _ => (spec, None),
     };
-    crate::engine::tools::check_relative_path(path).map_err(anyhow::Error::msg)?;
+    crate::tools::check_relative_path(path).map_err(anyhow::Error::msg)?;
     let file = workspace
         .file(path)
         .with_context(|| format!("{path} is not a file of this workspace"))?;

@@ -8,10 +8,10 @@ use std::path::Path;
 use anyhow::Context;
 
 use super::workspace_root;
-use crate::engine::runner::now;
-use crate::engine::store::Disk;
 use crate::index::Workspace;
 use crate::kb::mode::{self, Mode, ModeState, Move};
+use crate::runs::runner::now;
+use crate::runs::store::Disk;
 
 /// The mode, its gate and its history, for people or as JSON.
 pub fn show(dir: &Path, json: bool) -> anyhow::Result<i32> {

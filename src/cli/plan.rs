@@ -15,14 +15,14 @@ use anyhow::{Context, bail};
 
 use super::run::{ModelArgs, disk_text, model, print_end, run_to_end, runner, tokio_runtime};
 use super::workspace_root;
-use crate::engine::launch::{self, LaunchRequest};
-use crate::engine::model::Model;
-use crate::engine::plan::driver::{self, DriveEnd, HostError, PlanHost, TaskRun};
-use crate::engine::plan::{Plan, PlanFiles, Task, TaskStatus, checked, markdown};
-use crate::engine::recipe::Registry;
-use crate::engine::runner::{new_id, now};
-use crate::engine::store::{Disk, RunManifest};
 use crate::index::Workspace;
+use crate::llm::model::Model;
+use crate::plan::driver::{self, DriveEnd, HostError, PlanHost, TaskRun};
+use crate::plan::{Plan, PlanFiles, Task, TaskStatus, checked, markdown};
+use crate::runs::launch::{self, LaunchRequest};
+use crate::runs::recipe::Registry;
+use crate::runs::runner::{new_id, now};
+use crate::runs::store::{Disk, RunManifest};
 
 /// What `plan new` takes.
 pub struct NewPlan<'a> {
@@ -103,7 +103,7 @@ fn current(
 /// `control-room plan list`: every plan, newest first, a line each.
 pub fn list(dir: &Path) -> anyhow::Result<i32> {
     let root = workspace_root(dir)?;
-    for plan in crate::engine::plan::list(&root) {
+    for plan in crate::plan::list(&root) {
         let done = plan.done();
         println!(
             "{}  {:<8}  {done}/{} tasks done  {}",

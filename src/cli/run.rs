@@ -12,19 +12,19 @@ use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::workspace_root;
-use crate::engine::delivery::{self};
-use crate::engine::drafting;
-use crate::engine::edits;
-use crate::engine::events::{RunEvent, RunSink};
-use crate::engine::launch::{self, CancelOutcome, LaunchRequest, RunEnd, SceneLock};
-use crate::engine::model::{Model, Role, ScriptedModel};
-use crate::engine::report::{Delivery, EditLine};
-use crate::engine::router;
-use crate::engine::runner::{PreviewFor, Runner};
-use crate::engine::store::{self, RunFiles, RunManifest, RunStatus};
 use crate::index::Workspace;
 use crate::llm;
 use crate::llm::cassette::{Recording, Replay};
+use crate::llm::model::{Model, Role, ScriptedModel};
+use crate::runs::delivery::{self};
+use crate::runs::drafting;
+use crate::runs::edits;
+use crate::runs::events::{RunEvent, RunSink};
+use crate::runs::launch::{self, CancelOutcome, LaunchRequest, RunEnd, SceneLock};
+use crate::runs::report::{Delivery, EditLine};
+use crate::runs::router;
+use crate::runs::runner::{PreviewFor, Runner};
+use crate::runs::store::{self, RunFiles, RunManifest, RunStatus};
 use crate::text::printable;
 
 /// `control-room route "<task>"`: the routing result as JSON.
@@ -368,7 +368,7 @@ pub fn run(
         // A request in words no recipe takes goes to the Chief; a bare
         // name (a recipe that did not load, a typo) is reported as it is.
         if target.trim().contains(char::is_whitespace)
-            && !crate::engine::router::route(&runner.registry, Some(&runner.workspace), target)
+            && !crate::runs::router::route(&runner.registry, Some(&runner.workspace), target)
                 .routable
         {
             return super::chief::decompose(&root, &runner, target, task, args_given, model_args);
@@ -444,14 +444,13 @@ pub fn show(dir: &Path, run_id: &str) -> anyhow::Result<i32> {
         .into();
     // How often the model's replies kept their contract, the figure a
     // tier is judged by.
-    let receipts = crate::engine::audit::load_receipts(&root, run_id);
-    document["contracts"] =
-        serde_json::to_value(crate::engine::audit::ContractTally::of(&receipts))?;
+    let receipts = crate::runs::audit::load_receipts(&root, run_id);
+    document["contracts"] = serde_json::to_value(crate::runs::audit::ContractTally::of(&receipts))?;
     // What the model calls cost, summed over the steps that asked.
     let tokens = steps
         .iter()
         .filter_map(|step| step.tokens)
-        .reduce(crate::engine::model::Usage::plus);
+        .reduce(crate::llm::model::Usage::plus);
     document["tokens"] = serde_json::to_value(tokens)?;
     println!("{}", serde_json::to_string_pretty(&document)?);
     Ok(0)

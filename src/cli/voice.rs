@@ -17,14 +17,14 @@ use tokio_util::sync::CancellationToken;
 
 use super::run::{ModelArgs, model, tokio_runtime};
 use super::workspace_root;
-use crate::engine::changes::{Change, apply_on_disk};
-use crate::engine::prompts::Prompts;
-use crate::engine::store::Disk;
-use crate::engine::voice::file::{self, TournamentFile};
-use crate::engine::voice::tournament::{self, tournament_path};
-use crate::engine::voice::{Contestant, TestPassage, Tournament, Voice, bundle};
 use crate::index::Workspace;
 use crate::prose::voice::VoiceTraits;
+use crate::runs::changes::{Change, apply_on_disk};
+use crate::runs::prompts::Prompts;
+use crate::runs::store::Disk;
+use crate::voice::file::{self, TournamentFile};
+use crate::voice::tournament::{self, tournament_path};
+use crate::voice::{Contestant, TestPassage, Tournament, Voice, bundle};
 
 /// What the tournament's contestants write.
 pub struct PassageArgs<'a> {
@@ -281,9 +281,7 @@ pub fn scaffold(
 ) -> anyhow::Result<i32> {
     let root = workspace_root(dir)?;
     let workspace = Workspace::load(&root);
-    match crate::engine::foreman::actions::scaffold::scaffold_scene(
-        &workspace, scene, goal, conflict,
-    ) {
+    match crate::foreman::actions::scaffold::scaffold_scene(&workspace, scene, goal, conflict) {
         Ok((said, change)) => {
             println!("{said}");
             Ok(if write(&root, &[change]) { 0 } else { 1 })

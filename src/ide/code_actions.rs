@@ -5,9 +5,9 @@
 //! turns each into an LSP code action.
 
 use crate::checks::{self, Diagnostic, Fix, FixKind};
-use crate::engine::findings::FindingStore;
-use crate::engine::recipe::Registry;
 use crate::index::{SourceFile, Workspace};
+use crate::runs::findings::FindingStore;
+use crate::runs::recipe::Registry;
 use crate::text::TextRange;
 
 use super::RunAction;
@@ -82,7 +82,7 @@ pub fn code_actions(
             });
         }
     }
-    let findings_shown = workspace.severity_setting(crate::engine::findings::CODE) != Some("off");
+    let findings_shown = workspace.severity_setting(crate::runs::findings::CODE) != Some("off");
     let anchored = if findings_shown {
         findings.anchored(&file.path, &file.text)
     } else {
@@ -121,7 +121,7 @@ pub fn code_actions(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::prompts::Prompts;
+    use crate::runs::prompts::Prompts;
 
     #[test]
     fn draft_scene_on_a_missing_scene_is_its_fix_and_a_selection_offers_conference_and_remember() {

@@ -9,9 +9,9 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::engine::recipe::Registry;
-use crate::engine::router;
 use crate::index::{OutlineEntry, SourceFile, Workspace};
+use crate::runs::recipe::Registry;
+use crate::runs::router;
 use crate::text::TextRange;
 
 /// A scene with no words target counts as short below this many words.
@@ -259,7 +259,7 @@ fn routed(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::prompts::Prompts;
+    use crate::runs::prompts::Prompts;
 
     fn example() -> (Workspace, Registry) {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/salt-road");

@@ -5,7 +5,7 @@ use serde_json::{Value, json};
 use super::config::EndpointConfig;
 use super::stream::Delta;
 use super::{UnreadableReply, sse};
-use crate::engine::model::{Decoding, ModelRequest, Role};
+use crate::llm::model::{Decoding, ModelRequest, Role};
 
 pub const API_VERSION: &str = "2023-06-01";
 /// The Messages API requires `max_tokens`; a scene fits in this.

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use crate::engine::model::{
+use crate::llm::model::{
     Actor, Completion, Decoding, Listener, Message, Model, ModelError, ModelReply, ModelRequest,
     ModelTarget, Usage,
 };

@@ -34,7 +34,7 @@ use std::fmt;
 
 use serde::Deserialize;
 
-use crate::engine::recipe::ARCHETYPES;
+use crate::llm::model::ARCHETYPES;
 
 pub const ENV_PROVIDER: &str = "CONTROL_ROOM_LLM_PROVIDER";
 pub const ENV_BASE_URL: &str = "CONTROL_ROOM_LLM_BASE_URL";

@@ -13,7 +13,7 @@ use reqwest::StatusCode;
 use serde_json::Value;
 
 use super::{Secret, redact, sse};
-use crate::engine::model::ModelError;
+use crate::llm::model::ModelError;
 
 /// First backoff; doubled on every retry, with jitter, up to [`MAX_BACKOFF`].
 const BASE_BACKOFF: Duration = Duration::from_millis(400);

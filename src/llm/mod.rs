@@ -1,7 +1,10 @@
 //! Language models over HTTP: the real implementations of
-//! [`crate::engine::model::Model`].
+//! [`crate::llm::model::Model`].
 //!
-//! `config` resolves the `[llm]` settings (file, editor, environment);
+//! `model` is the trait every model implements (the runs call it, the
+//! providers here and the tests' fakes implement it); `protocol` reads the
+//! XML reply protocol agents answer in. `config` resolves the `[llm]`
+//! settings (file, editor, environment);
 //! `openai` and `anthropic` know their wire formats; `http` sends one request
 //! with the retry policy; `cassette` records and replays exchanges.
 //! [`connect`] builds the model a run calls: one endpoint per archetype where
@@ -15,8 +18,10 @@ mod anthropic;
 pub mod cassette;
 pub mod config;
 mod http;
+pub mod model;
 mod ollama;
 mod openai;
+pub mod protocol;
 mod sse;
 mod stream;
 mod tokens;
@@ -30,7 +35,7 @@ use std::time::Duration;
 
 pub use config::{EndpointConfig, LlmConfig, Provider, StructuredOutput};
 
-use crate::engine::model::{
+use crate::llm::model::{
     Actor, Completion, Decoding, Listener, Model, ModelError, ModelReply, ModelRequest,
     ModelTarget, OnText, Usage,
 };
@@ -238,7 +243,7 @@ impl Endpoint {
             step_id: "doctor".into(),
             agent_archetype: "continuity".into(),
             prompt_type: "doctor".into(),
-            messages: vec![crate::engine::model::Message::user(
+            messages: vec![crate::llm::model::Message::user(
                 "Reply with the JSON object {\"ok\": true}.",
             )],
             json_reply: true,
@@ -553,7 +558,7 @@ impl Model for HttpModel {
         })
     }
 
-    fn calibrate<'a>(&'a self, archetype: &'a str) -> crate::engine::model::BoxFuture<'a, ()> {
+    fn calibrate<'a>(&'a self, archetype: &'a str) -> crate::llm::model::BoxFuture<'a, ()> {
         let endpoint = self.agents.get(archetype).unwrap_or(&self.default);
         Box::pin(async move {
             endpoint.calibrate().await;

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use super::config::{EndpointConfig, StructuredOutput};
 use super::stream::Delta;
 use super::{UnreadableReply, sse};
-use crate::engine::model::{Decoding, ModelRequest};
+use crate::llm::model::{Decoding, ModelRequest};
 
 /// The server's root: the base URL without a `/v1` a writer may have
 /// copied from the OpenAI-compatible setup.

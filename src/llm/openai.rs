@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 use super::config::{EndpointConfig, StructuredOutput};
 use super::stream::Delta;
 use super::{UnreadableReply, sse};
-use crate::engine::model::{Decoding, ModelRequest};
+use crate::llm::model::{Decoding, ModelRequest};
 
 pub fn url(endpoint: &EndpointConfig) -> String {
     format!("{}/chat/completions", endpoint.base_url)

@@ -13,7 +13,7 @@ use serde_json::Value;
 use super::config::Provider;
 use super::http::StreamHandler;
 use super::{Secret, anthropic, ollama, openai, redact, sse};
-use crate::engine::model::{OnText, Written};
+use crate::llm::model::{OnText, Written};
 
 /// The most often a reply's progress is passed on: a screen's refresh, so
 /// a model writing 50 words a second shows every word.

@@ -15,7 +15,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::config::Provider;
-use crate::engine::model::Usage;
+use crate::llm::model::Usage;
 
 /// Text like a prompt's: instructions, a scene with dialogue, front matter
 /// and JSON, so that the measure holds for what is sent.

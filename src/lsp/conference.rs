@@ -17,11 +17,11 @@ use tower_lsp_server::ls_types::{self as lsp, Uri};
 use super::commands::shared::{invalid, lock};
 use super::convert::{self, path_for, uri_for};
 use super::runs::{self, Context, EditPlan, InFlight, Progress};
-use crate::engine::conference::envelope::Policy;
-use crate::engine::conference::{self, Conference, ConferenceError, Event, Passage, Request};
-use crate::engine::prompts::Prompts;
-use crate::engine::receipts::SigningKey;
-use crate::engine::store::Disk;
+use crate::conference::envelope::Policy;
+use crate::conference::{self, Conference, ConferenceError, Event, Passage, Request};
+use crate::runs::prompts::Prompts;
+use crate::runs::receipts::SigningKey;
+use crate::runs::store::Disk;
 
 pub const CONFERENCE: &str = "controlRoom.conference";
 
@@ -125,7 +125,7 @@ pub fn start(
     let cancel = CancellationToken::new();
     let label = format!(
         "Conference: {}",
-        crate::engine::tools::one_line(&request.question)
+        crate::tools::one_line(&request.question)
             .chars()
             .take(60)
             .collect::<String>()
@@ -219,7 +219,7 @@ async fn drive(
         ),
         Err(join) => {
             let reason = if join.is_panic() {
-                crate::engine::launch::panic_message(&join.into_panic())
+                crate::runs::launch::panic_message(&join.into_panic())
             } else {
                 "its task was stopped".to_owned()
             };

@@ -10,9 +10,9 @@ use serde_json::json;
 use tower_lsp_server::ls_types as lsp;
 
 use super::convert::{self, uri_for};
-use crate::engine::findings::{CODE, FindingSeverity, FindingStore};
-use crate::engine::report;
 use crate::index::Workspace;
+use crate::runs::findings::{CODE, FindingSeverity, FindingStore};
+use crate::runs::report;
 use crate::text::PositionEncoding;
 
 /// The `agent-finding` diagnostics of `path`.

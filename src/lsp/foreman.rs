@@ -20,16 +20,16 @@ use tower_lsp_server::ls_types as lsp;
 use super::commands::shared::{invalid, lock};
 use super::convert::uri_for;
 use super::runs::{self, Context, EditPlan, Progress};
-use crate::engine::foreman::chief::Decomposition;
-use crate::engine::foreman::desk::{self, DESK_FILE};
-use crate::engine::foreman::turn::{Desk, Reply};
-use crate::engine::launch::LaunchRequest;
-use crate::engine::model::Written;
-use crate::engine::prompts::Prompts;
-use crate::engine::receipts::SigningKey;
-use crate::engine::runner::now;
-use crate::engine::store::Disk;
+use crate::foreman::chief::Decomposition;
+use crate::foreman::desk::{self, DESK_FILE};
+use crate::foreman::turn::{Desk, Reply};
 use crate::index::Workspace;
+use crate::llm::model::Written;
+use crate::runs::launch::LaunchRequest;
+use crate::runs::prompts::Prompts;
+use crate::runs::receipts::SigningKey;
+use crate::runs::runner::now;
+use crate::runs::store::Disk;
 
 pub const ASK_FOREMAN: &str = "controlRoom.askForeman";
 pub const SCAFFOLD: &str = "controlRoom.scaffold";
@@ -48,7 +48,7 @@ pub struct ScaffoldArgs {
 /// "Scaffold scene": the scene's scaffold as a new file, opened.
 pub async fn scaffold(context: &Context, args: ScaffoldArgs) -> Result<Value, RpcError> {
     let workspace = lock(&context.session).workspace.clone();
-    let (said, change) = crate::engine::foreman::actions::scaffold::scaffold_scene(
+    let (said, change) = crate::foreman::actions::scaffold::scaffold_scene(
         &workspace,
         &args.scene_id,
         args.goal.as_deref(),
@@ -77,7 +77,7 @@ pub(super) fn unroutable(context: &Context, args: &runs::RunRecipeArgs) -> Optio
         return None;
     }
     let engine = runs::editor_engine(context);
-    let routed = crate::engine::router::route(&engine.registry, Some(&engine.workspace), task);
+    let routed = crate::runs::router::route(&engine.registry, Some(&engine.workspace), task);
     (!routed.routable).then(|| task.to_owned())
 }
 
@@ -110,7 +110,7 @@ pub(super) fn decompose(
     tokio::spawn(async move {
         let progress =
             Progress::begin(&context, token, created, "The Chief splits the request").await;
-        let decomposition = crate::engine::foreman::chief::decompose(
+        let decomposition = crate::foreman::chief::decompose(
             &engine.workspace,
             engine.prompts.as_ref(),
             &engine.registry,
@@ -129,14 +129,14 @@ pub(super) fn decompose(
                 format!("failed: {error}")
             }
             Ok(Decomposition::Plan(tasks)) => {
-                let plan = crate::engine::foreman::chief::plan_of(
+                let plan = crate::foreman::chief::plan_of(
                     &tasks,
                     &engine.registry,
                     &engine.workspace,
                     crate::storage::new_id("sp_"),
                     now(),
                 );
-                let files = crate::engine::plan::PlanFiles::new(&root, &plan.session_id);
+                let files = crate::plan::PlanFiles::new(&root, &plan.session_id);
                 match files.save(&Disk::default(), &plan) {
                     Ok(()) => {
                         let path = format!(".control-room/sessions/{}/plan.md", plan.session_id);

@@ -366,10 +366,7 @@ pub fn stdout() -> std::io::Result<Box<dyn Write + Send>> {
 /// written, or with the error that stopped the writes.
 fn spawn_writer<W: Write + Send + 'static>(
     mut output: W,
-) -> std::io::Result<(
-    mpsc::Sender<Vec<u8>>,
-    oneshot::Receiver<std::io::Result<()>>,
-)> {
+) -> std::io::Result<(mpsc::Sender<Vec<u8>>, AllWritten)> {
     let (frames, mut to_write) = mpsc::channel::<Vec<u8>>(1);
     let (done, written) = oneshot::channel();
     std::thread::Builder::new()
@@ -386,6 +383,10 @@ fn spawn_writer<W: Write + Send + 'static>(
         })?;
     Ok((frames, written))
 }
+
+/// Answers once every frame sent to the writer is written, or with the
+/// error that stopped the writes.
+type AllWritten = oneshot::Receiver<std::io::Result<()>>;
 
 /// Writes the message `body` with its header, in one vectored write where
 /// the output takes it.
@@ -481,7 +482,8 @@ mod tests {
         let before = json!({"jsonrpc": "2.0", "method": "window/logMessage", "params": {"type": 3, "message": "é’"}});
         let response = json!({"jsonrpc": "2.0", "result": [{"uri": "file:///a.md", "range": {
             "start": {"line": 1, "character": 2}, "end": {"line": 1, "character": 6}}}], "id": 7});
-        let refusal = json!({"jsonrpc": "2.0", "error": {"code": -32700, "message": "ü"}, "id": null});
+        let refusal =
+            json!({"jsonrpc": "2.0", "error": {"code": -32700, "message": "ü"}, "id": null});
         let output = Written::default();
         runtime.block_on(async {
             let (mut framework, from_server) = tokio::io::duplex(1 << 16);
@@ -493,7 +495,9 @@ mod tests {
             }
             drop(framework);
             let (refusals, refused) = mpsc::unbounded_channel();
-            refusals.send(serde_json::to_vec(&refusal).unwrap()).unwrap();
+            refusals
+                .send(serde_json::to_vec(&refusal).unwrap())
+                .unwrap();
             drop(refusals);
             pump_output(from_server, output.clone(), refused, Shutdown::default())
                 .await
@@ -502,7 +506,10 @@ mod tests {
         let written = output.0.lock().unwrap().clone();
         let mut frames = frames_in(&written);
         assert_eq!(frames.len(), 3);
-        let at = frames.iter().position(|frame| *frame == refusal).expect("the refusal went out");
+        let at = frames
+            .iter()
+            .position(|frame| *frame == refusal)
+            .expect("the refusal went out");
         frames.remove(at);
         assert_eq!(frames, vec![before, response]);
     }

@@ -51,7 +51,7 @@ pub async fn health(context: &Context) -> Result<Value, RpcError> {
     tokio::task::spawn_blocking(move || {
         let mut problems = Vec::new();
         let readings =
-            crate::engine::story_health::readings(workspace.root(), &workspace, &mut problems);
+            crate::runs::story_health::readings(workspace.root(), &workspace, &mut problems);
         let health = Health::check_read(
             &workspace,
             &mut lock(&measures),

@@ -15,10 +15,10 @@ use super::commands::shared::{invalid, lock};
 use super::convert::{self, path_for, uri_for};
 use super::recipes::OpenRecipe;
 use super::runs::Context;
-use crate::engine::prompts::state::append_decisions;
-use crate::engine::runner::now;
-use crate::engine::store::Disk;
 use crate::index::{FilePath, Workspace};
+use crate::runs::prompts::state::append_decisions;
+use crate::runs::runner::now;
+use crate::runs::store::Disk;
 use crate::text::PositionEncoding;
 use crate::text::TextRange;
 

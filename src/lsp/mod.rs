@@ -54,12 +54,12 @@ pub fn run_stdio() -> anyhow::Result<()> {
     let (stdin, stdout) = (stdio::stdin()?, framing::stdout()?);
     let closed = runtime.block_on(async {
         let (service, socket) = LspService::build(server::Server::new)
-        .custom_method("controlRoom/documentState", server::Server::document_state)
-        .custom_method(
-            "window/workDoneProgress/cancel",
-            server::Server::work_done_progress_cancel,
-        )
-        .finish();
+            .custom_method("controlRoom/documentState", server::Server::document_state)
+            .custom_method(
+                "window/workDoneProgress/cancel",
+                server::Server::work_done_progress_cancel,
+            )
+            .finish();
         let (client_frames, server_input) = tokio::io::duplex(1 << 16);
         let (server_output, server_frames) = tokio::io::duplex(1 << 16);
         let (refusals, refused) = tokio::sync::mpsc::unbounded_channel();

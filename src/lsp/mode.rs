@@ -9,9 +9,9 @@ use tower_lsp_server::jsonrpc::Error as RpcError;
 
 use super::commands::shared::{invalid, lock};
 use super::runs::Context;
-use crate::engine::runner::now;
-use crate::engine::store::Disk;
 use crate::kb::mode::{self, Mode, ModeError, Move};
+use crate::runs::runner::now;
+use crate::runs::store::Disk;
 
 pub const MODE: &str = "controlRoom.mode";
 pub const ADVANCE_MODE: &str = "controlRoom.mode.advance";

@@ -23,13 +23,13 @@ use super::commands::shared::{invalid, lock};
 use super::convert;
 use super::recipes::OpenRecipe;
 use super::runs::{self, Context};
-use crate::engine::launch::LaunchRequest;
-use crate::engine::plan::checked::{self, Checked, ProblemLevel, line_range, session_of_checklist};
-use crate::engine::plan::driver::{self, DriveEnd, HostError, PlanHost, TaskRun};
-use crate::engine::plan::{self, Plan, PlanFiles, TaskStatus, markdown};
-use crate::engine::recipe::Registry;
-use crate::engine::store::{Disk, RunManifest};
 use crate::index::{FilePath, Workspace};
+use crate::plan::checked::{self, Checked, ProblemLevel, line_range, session_of_checklist};
+use crate::plan::driver::{self, DriveEnd, HostError, PlanHost, TaskRun};
+use crate::plan::{self, Plan, PlanFiles, TaskStatus, markdown};
+use crate::runs::launch::LaunchRequest;
+use crate::runs::recipe::Registry;
+use crate::runs::store::{Disk, RunManifest};
 use crate::text::{PositionEncoding, TextRange};
 
 /// The plan with the checklist's text taken in, routed and settled, and

@@ -8,9 +8,9 @@ use std::path::Path;
 use tower_lsp_server::ls_types as lsp;
 
 use super::convert;
-use crate::engine::prompts::Prompts;
-use crate::engine::recipe::Registry;
 use crate::index::FilePath;
+use crate::runs::prompts::Prompts;
+use crate::runs::recipe::Registry;
 use crate::text::PositionEncoding;
 
 /// An open recipe document: its path, text and version.

@@ -9,10 +9,10 @@ use tower_lsp_server::ls_types::{self as lsp, Uri};
 
 use super::convert::{Columns, offset, path_for, range, uri_for};
 use crate::checks::FileEdit;
-use crate::engine::findings::FindingStore;
-use crate::engine::recipe::Registry;
 use crate::ide;
 use crate::index::{SourceFile, Workspace};
+use crate::runs::findings::FindingStore;
+use crate::runs::recipe::Registry;
 use crate::text::PositionEncoding;
 
 /// What a request handler works on: an immutable workspace and the encoding.
@@ -69,44 +69,6 @@ impl Snapshot {
             });
         });
         converted
-    }
-
-    /// [`Snapshot::locations`] as the JSON the client is sent, written in
-    /// place (see [`super::splice`]): each file's URI escaped once, not once
-    /// a location (a character's references are thousands of locations in a
-    /// few hundred files).
-    pub fn locations_json(&self, locations: &[ide::Location]) -> Vec<u8> {
-        // Room for each location's URI (the root's path and a scene's) and
-        // range, so that 800 KB are not copied as they grow.
-        let each = self.workspace.root().as_os_str().len() + 160;
-        let mut json = Vec::with_capacity(64 + locations.len() * each);
-        let mut uri_json = Vec::new();
-        let mut number = itoa::Buffer::new();
-        json.push(b'[');
-        self.each_location(locations, |uri, new_file, range| {
-            if new_file {
-                uri_json.clear();
-                serde_json::to_writer(&mut uri_json, uri.as_str()).expect("a string serialises");
-            }
-            if json.len() > 1 {
-                json.push(b',');
-            }
-            json.extend_from_slice(b"{\"uri\":");
-            json.extend_from_slice(&uri_json);
-            let (start, end) = (range.start, range.end);
-            for (key, value) in [
-                (&br#","range":{"start":{"line":"#[..], start.line),
-                (br#","character":"#, start.character),
-                (br#"},"end":{"line":"#, end.line),
-                (br#","character":"#, end.character),
-            ] {
-                json.extend_from_slice(key);
-                json.extend_from_slice(number.format(value).as_bytes());
-            }
-            json.extend_from_slice(b"}}}");
-        });
-        json.push(b']');
-        json
     }
 
     /// Each location's URI (and whether it is another file's than the

@@ -18,8 +18,7 @@ use super::diagnostics::publish::{DiagnosticsMode, publish as publish_diagnostic
 use super::runs::{self, Runs};
 use super::session::Session;
 use super::snapshot::Snapshot;
-use super::splice::Splices;
-use crate::engine::launch::panic_message;
+use crate::runs::launch::panic_message;
 
 /// Files read per batch of the initial index, between progress reports.
 pub(crate) const INDEX_BATCH: usize = 48;
@@ -44,8 +43,6 @@ pub struct Server {
     /// Diagnostics passes scheduled so far: a pass waiting out its pause
     /// is dropped only for a later one, which takes a newer snapshot.
     pub(crate) scheduled: Arc<AtomicU64>,
-    /// Bodies serialised here, carried past the framework as tokens.
-    pub(crate) splices: Arc<Splices>,
 }
 
 /// How long a pull from a client that cannot be asked to pull again waits
@@ -53,7 +50,7 @@ pub struct Server {
 pub(crate) const PULL_WAITS_FOR_INDEX: Duration = Duration::from_secs(20);
 
 impl Server {
-    pub fn new(client: Client, splices: Arc<Splices>) -> Server {
+    pub fn new(client: Client) -> Server {
         Server {
             client,
             session: OnceLock::new(),
@@ -63,7 +60,6 @@ impl Server {
             runs: Arc::new(Runs::default()),
             indexed: tokio::sync::watch::Sender::new(false),
             scheduled: Arc::new(AtomicU64::new(0)),
-            splices,
         }
     }
 
@@ -72,7 +68,6 @@ impl Server {
         let session = self.session.get()?.clone();
         let republish = {
             let client = self.client.clone();
-            let splices = self.splices.clone();
             let session = session.clone();
             let diagnostics = self.diagnostics.clone();
             let mode = self.mode();
@@ -80,7 +75,6 @@ impl Server {
             Arc::new(move || {
                 tokio::spawn(publish_diagnostics(
                     client.clone(),
-                    splices.clone(),
                     session.clone(),
                     diagnostics.clone(),
                     mode,
@@ -210,7 +204,6 @@ impl Server {
         let this = scheduled.fetch_add(1, Ordering::SeqCst) + 1;
         let diagnostics = self.diagnostics.clone();
         let client = self.client.clone();
-        let splices = self.splices.clone();
         let mode = self.mode();
         let refresh = self.support().diagnostic_refresh;
         tokio::spawn(async move {
@@ -223,7 +216,7 @@ impl Server {
             if scheduled.load(Ordering::SeqCst) != this {
                 return;
             }
-            publish_diagnostics(client, splices, session, diagnostics, mode, refresh).await;
+            publish_diagnostics(client, session, diagnostics, mode, refresh).await;
         });
     }
 }
@@ -271,7 +264,6 @@ impl Server {
     pub(crate) async fn publish_now(&self, session: Arc<Mutex<Session>>) {
         publish_diagnostics(
             self.client.clone(),
-            self.splices.clone(),
             session,
             self.diagnostics.clone(),
             self.mode(),

@@ -18,12 +18,12 @@ use tower_lsp_server::ls_types as lsp;
 use super::commands::shared::{invalid, lock};
 use super::convert::{path_for, uri_for};
 use super::runs::{self, Context, Progress};
-use crate::engine::changes::Change;
-use crate::engine::prompts::Prompts;
-use crate::engine::voice::file::{self, TournamentFile};
-use crate::engine::voice::tournament::{self, tournament_path};
-use crate::engine::voice::{Contestant, TestPassage, Tournament, Voice, VoiceError, bundle};
 use crate::index::Workspace;
+use crate::runs::changes::Change;
+use crate::runs::prompts::Prompts;
+use crate::voice::file::{self, TournamentFile};
+use crate::voice::tournament::{self, tournament_path};
+use crate::voice::{Contestant, TestPassage, Tournament, Voice, VoiceError, bundle};
 
 pub const VOICE_TOURNAMENT: &str = "controlRoom.voice.tournament";
 pub const VOICE_PICK: &str = "controlRoom.voice.pick";

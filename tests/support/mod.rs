@@ -320,14 +320,14 @@ pub fn health_check(report: &serde_json::Value, id: &str) -> serde_json::Value {
 /// its state written through `disk`.
 pub fn runner(
     root: &Path,
-    disk: control_room::engine::store::Disk,
-    model: std::sync::Arc<dyn control_room::engine::model::Model>,
-) -> control_room::engine::runner::Runner {
-    use control_room::engine::prompts::Prompts;
-    use control_room::engine::recipe::Registry;
+    disk: control_room::runs::store::Disk,
+    model: std::sync::Arc<dyn control_room::llm::model::Model>,
+) -> control_room::runs::runner::Runner {
     use control_room::index::Workspace;
+    use control_room::runs::prompts::Prompts;
+    use control_room::runs::recipe::Registry;
     let templates = Prompts::load(root);
-    control_room::engine::runner::Runner {
+    control_room::runs::runner::Runner {
         workspace: std::sync::Arc::new(Workspace::load(root)),
         registry: std::sync::Arc::new(Registry::load(root, &templates)),
         prompts: std::sync::Arc::new(templates),

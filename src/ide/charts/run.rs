@@ -8,8 +8,8 @@ use std::path::Path;
 
 use svg::node::element::{Rectangle, Text, Title};
 
-use crate::engine::audit;
-use crate::engine::store::RunFiles;
+use crate::runs::audit;
+use crate::runs::store::RunFiles;
 
 /// One step of a run.
 #[derive(Clone, Debug, PartialEq)]

@@ -1,5 +1,5 @@
 //! A run of the editor from start to end: its events become `$/progress`,
-//! its result is put where [`crate::engine::delivery`] decides (an edit
+//! its result is put where [`crate::runs::delivery`] decides (an edit
 //! through the editor, or a file beside the scene when the scene changed or
 //! the editor refuses), its findings become diagnostics, and the writer is
 //! told how it ended.
@@ -15,16 +15,16 @@ use tower_lsp_server::ls_types::{self as lsp, Uri};
 
 use super::edits::{EditPlan, FileEdits, Progress, apply, apply_files, show};
 use super::{Context, Started, scene_now};
-use crate::engine::delivery::{self, Applied, Decision, Placement};
-use crate::engine::edits::{self, EditSet};
-use crate::engine::events::RunEvent;
-use crate::engine::launch::{RunEnd, RunHandle};
-use crate::engine::report::{self, Delivery};
-use crate::engine::runner::RunError;
-use crate::engine::store::{Cache, Disk, RunFiles, RunManifest, RunStatus};
 use crate::index::SourceFile;
 use crate::lsp::commands::shared::lock;
 use crate::lsp::convert::{self, uri_for};
+use crate::runs::delivery::{self, Applied, Decision, Placement};
+use crate::runs::edits::{self, EditSet};
+use crate::runs::events::RunEvent;
+use crate::runs::launch::{RunEnd, RunHandle};
+use crate::runs::report::{self, Delivery};
+use crate::runs::runner::RunError;
+use crate::runs::store::{Cache, Disk, RunFiles, RunManifest, RunStatus};
 
 /// A message for the writer: its kind, its text, and its actions with the
 /// document each opens.

@@ -9,10 +9,10 @@ use tower_lsp_server::Client;
 use tower_lsp_server::ls_types::{self as lsp, Uri};
 
 use super::Context;
-use crate::engine::changes::Change;
-use crate::engine::store::Disk;
 use crate::lsp::commands::shared::lock;
 use crate::lsp::convert::uri_for;
+use crate::runs::changes::Change;
+use crate::runs::store::Disk;
 
 /// `$/progress` of one run; silent when the client does not do progress.
 pub(crate) struct Progress {

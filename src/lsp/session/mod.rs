@@ -12,11 +12,11 @@ use std::sync::{Arc, Mutex};
 use ropey::Rope;
 use tower_lsp_server::ls_types::{Position, TextDocumentContentChangeEvent};
 
-use crate::engine::findings::FindingStore;
-use crate::engine::prompts::Prompts;
-use crate::engine::recipe::Registry;
 use crate::evidence::ReceiptBook;
 use crate::index::{FilePath, SourceFile, Workspace};
+use crate::runs::findings::FindingStore;
+use crate::runs::prompts::Prompts;
+use crate::runs::recipe::Registry;
 use crate::syntax::MarkdownParser;
 use crate::syntax::markdown::TreeEdit;
 use crate::text::PositionEncoding;
@@ -52,7 +52,7 @@ impl Document {
 
 /// Whether a workspace path is a project recipe file.
 pub fn is_recipe_path(path: &str) -> bool {
-    path.strip_prefix(crate::engine::recipe::PROJECT_DIR)
+    path.strip_prefix(crate::runs::recipe::PROJECT_DIR)
         .and_then(|rest| rest.strip_prefix('/'))
         .is_some_and(|name| name.ends_with(".json") && !name.contains('/'))
 }
@@ -60,7 +60,7 @@ pub fn is_recipe_path(path: &str) -> bool {
 /// Whether a workspace path is a session plan's checklist
 /// (`.control-room/sessions/<id>/plan.md`), which is not manuscript either.
 pub fn is_plan_path(path: &str) -> bool {
-    path.strip_prefix(crate::engine::plan::SESSIONS_DIR)
+    path.strip_prefix(crate::plan::SESSIONS_DIR)
         .and_then(|rest| rest.strip_prefix('/'))
         .and_then(|rest| rest.strip_suffix("/plan.md"))
         .is_some_and(|id| !id.is_empty() && !id.contains('/'))
@@ -69,7 +69,7 @@ pub fn is_plan_path(path: &str) -> bool {
 /// Whether a workspace path is the knowledge base of decisions, a document
 /// of the session like a plan checklist.
 pub fn is_kb_path(path: &str) -> bool {
-    path == crate::engine::prompts::state::KB_FILE
+    path == crate::runs::prompts::state::KB_FILE
 }
 
 /// Whether an open document is the session's own, not the manuscript's.

@@ -16,7 +16,7 @@ use crate::lsp::state::{ClientSupport, INDEX_BATCH, Server};
 
 pub(crate) async fn initialized(server: &Server, _: lsp::InitializedParams) {
     if server.support().watched_files_registration {
-        let recipes = format!("**/{}/*.json", crate::engine::recipe::PROJECT_DIR);
+        let recipes = format!("**/{}/*.json", crate::runs::recipe::PROJECT_DIR);
         let dictionary = {
             let session = server.session.get().map(|session| lock(session));
             let path = session
@@ -60,7 +60,6 @@ pub(crate) async fn index_workspace(server: &Server) {
 /// What the initial index needs of the server.
 struct Indexer {
     client: tower_lsp_server::Client,
-    splices: Arc<crate::lsp::splice::Splices>,
     session: Arc<Mutex<Session>>,
     diagnostics: Arc<Mutex<DiagnosticsCache>>,
     mode: DiagnosticsMode,
@@ -72,7 +71,6 @@ impl Indexer {
     fn of(server: &Server) -> Option<Indexer> {
         Some(Indexer {
             client: server.client.clone(),
-            splices: server.splices.clone(),
             session: server.session.get()?.clone(),
             diagnostics: server.diagnostics.clone(),
             mode: server.mode(),
@@ -84,7 +82,6 @@ impl Indexer {
     async fn publish(&self, refresh: bool) {
         publish_diagnostics(
             self.client.clone(),
-            self.splices.clone(),
             self.session.clone(),
             self.diagnostics.clone(),
             self.mode,
@@ -156,7 +153,7 @@ impl Indexer {
         // Findings of earlier runs come back before anything is published.
         let findings = {
             let root = workspace.root().to_path_buf();
-            tokio::task::spawn_blocking(move || crate::engine::findings::FindingStore::load(&root))
+            tokio::task::spawn_blocking(move || crate::runs::findings::FindingStore::load(&root))
         };
         let progress = self.begin_progress().await;
         if let Ok(store) = findings.await {

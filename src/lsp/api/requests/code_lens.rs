@@ -114,8 +114,8 @@ fn line_lens(
 
 /// On a tournament's versions and on the gold standard.
 fn voice_lenses(snapshot: &Snapshot, file: &crate::index::SourceFile) -> Vec<lsp::CodeLens> {
-    use crate::engine::voice::file::TournamentFile;
     use crate::lsp::voice::{VOICE_BUNDLE, VOICE_CROSS, VOICE_LOCK, VOICE_PICK, VOICE_WHY};
+    use crate::voice::file::TournamentFile;
     if let Some(gold) = file.voice_gold() {
         let at = range(file, file.head_range(), snapshot.encoding);
         let mut lenses = Vec::new();
@@ -186,7 +186,7 @@ fn voice_lenses(snapshot: &Snapshot, file: &crate::index::SourceFile) -> Vec<lsp
 /// project's mode and its gate, and "Advance to …" when the gate is open;
 /// on the desk, "Ask the Foreman" at the writer's unanswered message.
 fn mode_lenses(snapshot: &Snapshot, file: &crate::index::SourceFile) -> Vec<lsp::CodeLens> {
-    use crate::engine::foreman::desk::{self, DESK_FILE};
+    use crate::foreman::desk::{self, DESK_FILE};
     use crate::kb::mode;
     let is_desk = *file.path == *DESK_FILE;
     if file.bible().is_none() && !is_desk {

@@ -1,0 +1,196 @@
+//! The context sandwich: the system prompt's layers (identity, process map,
+//! the mode's rules, the session state, the output protocol, the step's role)
+//! joined in order, and the step's filled template as the user message.
+
+use super::capabilities::Profile;
+use super::state::{self, Decision, StateInputs};
+use super::trim::Trim;
+use super::{
+    Output, Part, PromptError, PromptFile, PromptInputs, PromptStep, Prompts, SlotText,
+    TemplateEntry, Variant, fill,
+};
+use crate::llm::model::Message;
+
+/// The system prompt, layer 6 (the conversation so far, its oldest turns
+/// left out first) and the user message, as messages; the history's part.
+fn with_history(
+    system: String,
+    user: String,
+    inputs: &PromptInputs,
+    variant: Variant,
+    trim: Trim,
+    parts: &mut Vec<Part>,
+) -> Vec<Message> {
+    let kept = history_window(inputs.history, variant, trim.history_dropped);
+    if !kept.is_empty() {
+        parts.push(Part {
+            name: "history".into(),
+            source: format!("{} of {} turns", kept.len(), inputs.history.len()),
+            tokens: kept
+                .iter()
+                .map(|message| inputs.tokens(&message.content))
+                .sum(),
+        });
+    }
+    let mut messages = Vec::with_capacity(kept.len() + 2);
+    messages.push(Message::system(system));
+    messages.extend(kept.iter().cloned());
+    messages.push(Message::user(user));
+    messages
+}
+
+/// The most turns of history each tier keeps (§4: a sliding window).
+fn history_turns(variant: Variant) -> usize {
+    match variant {
+        Variant::T1 => 4,
+        Variant::T3 => 12,
+        Variant::T5 => 24,
+    }
+}
+
+/// The last turns of `history` the tier keeps, less the `dropped` oldest
+/// of them, starting with the writer's turn.
+pub(super) fn history_window(history: &[Message], variant: Variant, dropped: usize) -> &[Message] {
+    let mut from = history.len().saturating_sub(history_turns(variant)) + dropped;
+    while from < history.len() && history[from].role != crate::llm::model::Role::User {
+        from += 1;
+    }
+    &history[from.min(history.len())..]
+}
+
+/// Joins the layers of the system prompt.
+const LAYER_SEPARATOR: &str = "\n\n---\n\n";
+
+/// §9.3: restated for models that follow the XML protocol unreliably.
+const XML_REMINDER: &str = "CRITICAL FORMAT REMINDER:\n\
+- Put the prose you write inside <content_update target=\"…\">…</content_update>, or reply with the prose alone.\n\
+- Put anything you say to the writer inside <message>…</message>.\n\
+- Reasoning goes inside <thinking>…</thinking>; it is never shown or saved.\n\
+- Do not use JSON. Use XML only.";
+impl Prompts {
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn sandwich(
+        &self,
+        step: PromptStep<'_>,
+        entry: &TemplateEntry,
+        template: &PromptFile,
+        profile: &Profile,
+        inputs: &PromptInputs,
+        slots: &[SlotText],
+        trim: Trim,
+    ) -> Result<(Vec<Message>, Vec<Part>), PromptError> {
+        let mut layers: Vec<(String, String, String)> = Vec::new();
+        fn push(layers: &mut Vec<(String, String, String)>, name: &str, file: &PromptFile) {
+            layers.push((
+                name.to_owned(),
+                file.source.clone(),
+                file.text.trim().to_owned(),
+            ));
+        }
+        if let Some(file) = self.layer(profile, "identity") {
+            push(&mut layers, "identity", file);
+        }
+        if !trim.no_process_map
+            && let Some(file) = self.layer(profile, "process_map")
+        {
+            push(&mut layers, "process_map", file);
+        }
+        // `"mode": "project"` frames the prompt by the project's mode (the
+        // Foreman's desk); any other names the step's own.
+        let mode = entry.mode.as_deref().map(|mode| match mode {
+            "project" => self
+                .mode
+                .as_ref()
+                .map_or(crate::kb::mode::Mode::Architect, |state| state.mode)
+                .id(),
+            mode => mode,
+        });
+        if let Some(mode) = mode
+            && let Some(variants) = self.library.modes.get(mode)
+        {
+            let variant = if trim.short_mode_rules {
+                Variant::T1
+            } else {
+                profile.variant
+            };
+            if let Some((_, file)) = variants.pick(variant) {
+                push(&mut layers, &format!("modes/{mode}"), file);
+            }
+        }
+        let mut state_profile = profile.clone();
+        if trim.minimal_state {
+            state_profile.variant = Variant::T1;
+        }
+        let decisions: &[Decision] = (!trim.no_knowledge)
+            .then_some(&self.decisions)
+            .map_or(&[], |d| d);
+        let state = state::session_state(
+            &StateInputs {
+                mode,
+                project: self.mode.as_ref(),
+                step_id: step.step_id,
+                archetype: step.agent_archetype,
+                workspace: inputs.workspace,
+                task_args: inputs.task_args,
+                decisions,
+                graph: inputs.graph,
+            },
+            &state_profile,
+        );
+        layers.push(("session_state".into(), "generated".into(), state));
+        let protocol = match entry.output {
+            Output::Prose => "protocols",
+            Output::Json => "protocols_json",
+            Output::Receipt => "protocols_receipt",
+        };
+        if let Some(file) = self.layer(profile, protocol) {
+            push(&mut layers, protocol, file);
+        }
+        if entry.output == Output::Prose && profile.needs_xml_reminder() {
+            layers.push((
+                "xml_reminder".into(),
+                "§9.3".into(),
+                XML_REMINDER.to_owned(),
+            ));
+        }
+        let role = format!(
+            "You are the {} for this step (`{}`). Use no tools: everything you may rely on is in this prompt.",
+            step.agent_archetype, step.step_id
+        );
+        layers.push(("role".into(), "generated".into(), role));
+        let user = fill(template, inputs, slots)?;
+        let mut parts: Vec<Part> = layers
+            .iter()
+            .map(|(name, source, text)| Part {
+                name: name.clone(),
+                source: source.clone(),
+                tokens: inputs.tokens(text),
+            })
+            .collect();
+        parts.push(Part {
+            name: "template".into(),
+            source: template.source.clone(),
+            tokens: inputs.tokens(&user),
+        });
+        // The packet closes the message: what is asked comes first, and
+        // the contract is the last thing the agent reads.
+        let user = match inputs.packet {
+            Some(packet) => {
+                parts.push(Part {
+                    name: "task_packet".into(),
+                    source: "generated".into(),
+                    tokens: inputs.tokens(packet),
+                });
+                format!("{user}\n\n{packet}")
+            }
+            None => user,
+        };
+        let system = layers
+            .into_iter()
+            .map(|(_, _, text)| text)
+            .collect::<Vec<_>>()
+            .join(LAYER_SEPARATOR);
+        let messages = with_history(system, user, inputs, profile.variant, trim, &mut parts);
+        Ok((messages, parts))
+    }
+}
