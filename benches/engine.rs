@@ -293,7 +293,7 @@ impl Model for Delayed {
 
 /// One contestant against three, each answered in 100 ms.
 fn tournament_wall_time(c: &mut Criterion) {
-    use control_room::voice::{Contestant, TestPassage, Tournament, Voice, tournament};
+    use control_room::voice::{Contestant, TestPassage, Tournament, Voice, play};
 
     let manifest_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
     let workspace = Arc::new(Workspace::load(&manifest_dir.join("examples/salt-road")));
@@ -330,7 +330,7 @@ fn tournament_wall_time(c: &mut Criterion) {
         group.bench_function(name, |bench| {
             bench.iter(|| {
                 let entries = runtime
-                    .block_on(tournament::run(
+                    .block_on(play::run(
                         &voice,
                         &tournament,
                         &|_, _, _| {},

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 
 use control_room::cli::check::{FailOn, exit_status, write_human, write_json};
-use control_room::cli::{knowledge, run};
+use control_room::cli::{knowledge, run, running};
 use control_room::index::Workspace;
 
 /// A language server and checker for novels kept as Markdown.
@@ -90,7 +90,7 @@ enum Command {
         #[arg(long)]
         task: Option<String>,
         #[command(flatten)]
-        model: run::ModelArgs,
+        model: running::ModelArgs,
     },
     /// Print the prompt an agent step of a recipe would be sent.
     Prompt {
@@ -138,7 +138,7 @@ enum Command {
         #[arg(long)]
         concurrency: Option<usize>,
         #[command(flatten)]
-        model: run::ModelArgs,
+        model: running::ModelArgs,
         /// The manuscript (the same as --dir).
         #[arg(value_name = "DIR")]
         folder: Option<PathBuf>,
@@ -194,7 +194,7 @@ enum Command {
         /// The message (default: the desk's last unanswered one).
         message: Option<String>,
         #[command(flatten)]
-        model: run::ModelArgs,
+        model: running::ModelArgs,
     },
     /// The project's mode (ARCHITECT, VOICE_CALIBRATION, DIRECTOR, EDITOR)
     /// and the gate out of it; `advance` or `set` to move.
@@ -341,7 +341,7 @@ enum HealthCommand {
         #[arg(long = "scene")]
         scenes: Vec<String>,
         #[command(flatten)]
-        model: control_room::cli::run::ModelArgs,
+        model: control_room::cli::running::ModelArgs,
     },
 }
 
@@ -365,7 +365,7 @@ enum RunsCommand {
     Resume {
         run_id: String,
         #[command(flatten)]
-        model: run::ModelArgs,
+        model: running::ModelArgs,
     },
 }
 
@@ -391,7 +391,7 @@ enum PlanCommand {
         #[arg(long, value_name = "TASK")]
         force: Option<u32>,
         #[command(flatten)]
-        model: run::ModelArgs,
+        model: running::ModelArgs,
     },
 }
 

@@ -35,7 +35,7 @@
 //! is a false alarm, an expected one that is not found is a miss.
 //! [`recall_and_precision_are_perfect`] prints a table per case and overall
 //! (expected, found, true positives, recall, precision; see it with
-//! `cargo test --test continuity -- --nocapture`) and fails, listing every
+//! `cargo test --test integration continuity:: -- --nocapture`) and fails, listing every
 //! miss and false alarm with its message and line, unless both are 1.0.
 //!
 //! # Snapshots
@@ -43,9 +43,9 @@
 //! Each case's diagnostics (`path:line:column-line:column severity[code]:
 //! message`, columns in UTF-16 code units plus one, with related information
 //! and fix titles, and each marked `expected` or `FALSE ALARM`, then the
-//! misses) are compared with `tests/snapshots/continuity__<case>.snap`, so
+//! misses) are compared with `tests/snapshots/integration__continuity__<case>.snap`, so
 //! that messages are reviewed. Write them with
-//! `INSTA_UPDATE=always cargo test --test continuity`, then read each one. A
+//! `INSTA_UPDATE=always cargo test --test integration continuity::`, then read each one. A
 //! case without a snapshot fails, also under `INSTA_FORCE_PASS`, and a
 //! snapshot without a case fails too.
 
@@ -414,7 +414,7 @@ fn every_case_matches_its_snapshot() {
 }
 
 fn check_snapshot(case: &str) {
-    let snapshot = support::snapshots_dir().join(format!("continuity__{case}.snap"));
+    let snapshot = support::snapshot_file("continuity", case);
     // insta already fails on a missing snapshot unless told to write it; this
     // also holds under INSTA_FORCE_PASS, so a new case is never silently green.
     let writing = matches!(
@@ -423,7 +423,7 @@ fn check_snapshot(case: &str) {
     );
     assert!(
         writing || snapshot.exists(),
-        "continuity case `{case}` has no snapshot {}: run `INSTA_UPDATE=always cargo test --test continuity`, then review it",
+        "continuity case `{case}` has no snapshot {}: run `INSTA_UPDATE=always cargo test --test integration continuity::`, then review it",
         snapshot.display()
     );
     let outcome = run_case(case);

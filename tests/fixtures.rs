@@ -4,9 +4,9 @@
 //! `fixture.txt` saying what it is about. The case is loaded with
 //! [`Workspace::load`], checked with [`check_workspace`], and rendered as
 //! text (the files as the index understood them, then one line per
-//! diagnostic) that is compared with `tests/snapshots/fixtures__<case>.snap`.
+//! diagnostic) that is compared with `tests/snapshots/integration__fixtures__<case>.snap`.
 //! Adding a folder adds a case; its snapshot must be written once with
-//! `INSTA_UPDATE=always cargo test --test fixtures` and then read and checked
+//! `INSTA_UPDATE=always cargo test --test integration fixtures::` and then read and checked
 //! against the manuscript format before it is committed. A case without a
 //! snapshot fails, also under `INSTA_FORCE_PASS`. After editing only a
 //! `fixture.txt`, `INSTA_FORCE_UPDATE=1 INSTA_UPDATE=always` rewrites the
@@ -153,7 +153,7 @@ fn add_to_outline_puts_each_orphan_in_its_chapter() {
 }
 
 fn check_case(case: &str) {
-    let snapshot = support::snapshots_dir().join(format!("fixtures__{case}.snap"));
+    let snapshot = support::snapshot_file("fixtures", case);
     // insta already fails on a missing snapshot unless told to write it; this
     // also holds under INSTA_FORCE_PASS, so a new case is never silently green.
     let writing = matches!(
@@ -162,7 +162,7 @@ fn check_case(case: &str) {
     );
     assert!(
         writing || snapshot.exists(),
-        "fixture `{case}` has no snapshot {}: run `INSTA_UPDATE=always cargo test --test fixtures`, then review it",
+        "fixture `{case}` has no snapshot {}: run `INSTA_UPDATE=always cargo test --test integration fixtures::`, then review it",
         snapshot.display()
     );
     let copy = support::materialise(case);

@@ -16,7 +16,7 @@
 //! whole crate would also cost CI several minutes before the first input.
 //! Each target runs `CONTROL_ROOM_FUZZ_CASES` inputs (2,000 by default,
 //! about ten seconds in all in a debug build); a longer run:
-//! `CONTROL_ROOM_FUZZ_CASES=100000 cargo test --release --test fuzz`.
+//! `CONTROL_ROOM_FUZZ_CASES=100000 cargo test --release --test integration fuzz::`.
 //! A failing input is shrunk, printed, and kept in
 //! `tests/fuzz.proptest-regressions` to be replayed first from then on.
 

@@ -509,9 +509,10 @@ fn control_room_args(args: &[&str], positional: Option<&Path>, flagged: Option<&
 }
 
 #[test]
-fn the_readme_parity_table_names_every_command_of_both_front_ends() {
+fn the_parity_table_names_every_command_of_both_front_ends() {
     let readme =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/commands.md"))
+            .unwrap();
     let start = readme
         .find("| verb | command line | editor")
         .expect("the parity table");

@@ -5,7 +5,7 @@
 //! A copy is checked before and after planting (`control-room check
 //! --format json`); what planting adds is scored against the key, per code:
 //! a diagnostic the key does not hold is a false alarm, a key entry nothing
-//! matches is a miss. The table (see it with `cargo test --test planted --
+//! matches is a miss. The table (see it with `cargo test --test integration planted:: --
 //! --nocapture`) is the one the notes quote; the test fails on any miss or
 //! false alarm.
 

@@ -7,9 +7,9 @@
 //! first minute must stay bounded, and every request, version and run must
 //! be answered.
 //!
-//! `cargo test --test soak` plays 12 minutes (every kind of event at least
+//! `cargo test --test integration soak::` plays 12 minutes (every kind of event at least
 //! twice, in seconds). `CONTROL_ROOM_SOAK_MINUTES=30 cargo test --release
-//! --test soak -- --nocapture` plays a half-hour session and prints each
+//! --test integration soak:: -- --nocapture` plays a half-hour session and prints each
 //! minute's memory, for the figures.
 
 use crate::lsp_support;

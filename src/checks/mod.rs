@@ -7,6 +7,21 @@
 //! `[diagnostics.severity]` in `control-room.toml` and, above that, by the
 //! editor's `controlRoom.diagnostics.severity` (either may say `off`). Diagnostics the writer marked
 //! intentional are dropped (see `allow`), and every other one offers that mark.
+//!
+//! ## Parts
+//!
+//! one file per diagnostic code; a check is a pure function of a snapshot. A check that reads
+//! another file declares it in `depends_on`. What several checks read the same way is shared,
+//! computed once per file and check (`LazyProse`): `referents` (who a pronoun means, across
+//! sentences: agreement from cards, the previous subject, the point of view; ambiguous says
+//! nothing; in the scene being typed in each sentence's reading kept by its text, names,
+//! genders, point of view and the focus before it, so typing reads one sentence again),
+//! `speakers` (who speaks each line of dialogue: attribution, action beat, turn-taking),
+//! `appearance` (whether a named character is present: speaking or acting, not in memory,
+//! dream, letter or hypothesis), `speech` (attributions and narrated acts). In the scene the
+//! writer is typing in (`Workspace::is_typed_in`) `spelling` keeps each line's misspellings by
+//! its text, its words' dialogue marks and the manuscript's words, so typing spells one line
+//! again.
 
 mod allow;
 mod anti_pattern;

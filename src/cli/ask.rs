@@ -12,7 +12,7 @@ use std::path::Path;
 
 use anyhow::{Context, bail};
 
-use super::run::{ModelArgs, model, tokio_runtime};
+use super::running::{ModelArgs, model, tokio_runtime};
 use super::workspace_root;
 use crate::foreman::desk::{self, DESK_FILE};
 use crate::foreman::turn::Desk;

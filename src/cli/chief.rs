@@ -1,26 +1,27 @@
 //! A request no recipe takes, on the command line: the Chief splits it into
 //! a session plan, saved as `plan.json` and `plan.md` and run with
-//! `control-room plan run`, or asks one question, shown numbered; a
-//! choice typed on standard input is run in its place.
+//! `control-room plan run`, or asks one question, shown numbered; the
+//! choice typed on standard input is handed back to be run in its place.
 
 use std::io::BufRead;
 use std::path::Path;
 
-use super::run::{ModelArgs, tokio_runtime};
+use super::running::tokio_runtime;
 use crate::foreman::chief::{self, Decomposition};
 use crate::plan::{PlanFiles, markdown};
 use crate::runs::runner::{Runner, new_id, now};
 use crate::runs::store::Disk;
 
-/// Decomposes `request`; a plan's id is printed, a question's choice run.
-pub fn decompose(
-    root: &Path,
-    runner: &Runner,
-    request: &str,
-    task: Option<&str>,
-    args: &[String],
-    model_args: &ModelArgs,
-) -> anyhow::Result<i32> {
+/// What the Chief's answer leaves to do.
+pub enum Decided {
+    /// Nothing more: the command ends with this exit code.
+    Ended(i32),
+    /// The writer chose this request, which a recipe takes: run it.
+    Run(String),
+}
+
+/// Decomposes `request`; a plan's id is printed, a question's choice handed back.
+pub fn decompose(root: &Path, runner: &Runner, request: &str) -> anyhow::Result<Decided> {
     let Some(model) = runner.model.clone() else {
         anyhow::bail!("no recipe takes “{request}”, and there is no model to ask the Chief");
     };
@@ -36,7 +37,7 @@ pub fn decompose(
     match decomposition {
         Err(error) => {
             eprintln!("error: {error}");
-            Ok(1)
+            Ok(Decided::Ended(1))
         }
         Ok(Decomposition::Plan(tasks)) => {
             let plan = chief::plan_of(
@@ -51,7 +52,7 @@ pub fn decompose(
             println!("{}", plan.session_id);
             eprint!("{}", markdown::render(&plan));
             eprintln!("run it with: control-room plan run {}", plan.session_id);
-            Ok(0)
+            Ok(Decided::Ended(0))
         }
         Ok(Decomposition::Clarify { question, choices }) => {
             println!("{question}");
@@ -78,15 +79,15 @@ pub fn decompose(
                     .routable =>
                 {
                     println!("running: {choice}");
-                    super::run::run(root, choice, task, args, model_args)
+                    Ok(Decided::Run(choice.clone()))
                 }
                 Some(choice) => {
                     eprintln!(
                         "error: no recipe takes “{choice}” either; say it as a task a recipe takes"
                     );
-                    Ok(1)
+                    Ok(Decided::Ended(1))
                 }
-                None => Ok(1),
+                None => Ok(Decided::Ended(1)),
             }
         }
     }

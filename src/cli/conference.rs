@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use anyhow::{Context, bail};
 
-use super::run::{ModelArgs, cancel_on_ctrl_c, model, tokio_runtime};
+use super::running::{ModelArgs, cancel_on_ctrl_c, model, tokio_runtime};
 use super::workspace_root;
 use crate::conference::envelope::Policy;
 use crate::conference::{self, Conference, Event, Passage, Request};

@@ -73,7 +73,7 @@ pub fn set_override(
 pub fn read(
     dir: &Path,
     scenes: &[String],
-    model_args: &super::run::ModelArgs,
+    model_args: &super::running::ModelArgs,
 ) -> anyhow::Result<i32> {
     let root = workspace_root(dir)?;
     let workspace = Workspace::load(&root);

@@ -1,4 +1,9 @@
 //! The command line: the `check` command's renderers and the engine's commands.
+//!
+//! ## Parts
+//!
+//! the commands: parse arguments, call the engine, print. Drafts are delivered with
+//! `delivery::apply_on_disk`; plans run through `driver` with a terminal host.
 
 pub mod ask;
 pub mod chart;
@@ -14,6 +19,7 @@ pub mod knowledge;
 pub mod mode;
 pub mod plan;
 pub mod run;
+pub mod running;
 pub mod stats;
 pub mod voice;
 

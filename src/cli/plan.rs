@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex};
 
 use anyhow::{Context, bail};
 
-use super::run::{ModelArgs, disk_text, model, print_end, run_to_end, runner, tokio_runtime};
+use super::running::{ModelArgs, disk_text, model, print_end, run_to_end, runner, tokio_runtime};
 use super::workspace_root;
 use crate::index::Workspace;
 use crate::llm::model::Model;

@@ -15,7 +15,7 @@ use anyhow::{Context, bail};
 use clap::Subcommand;
 use tokio_util::sync::CancellationToken;
 
-use super::run::{ModelArgs, model, tokio_runtime};
+use super::running::{ModelArgs, model, tokio_runtime};
 use super::workspace_root;
 use crate::index::Workspace;
 use crate::prose::voice::VoiceTraits;
@@ -23,7 +23,8 @@ use crate::runs::changes::{Change, apply_on_disk};
 use crate::runs::prompts::Prompts;
 use crate::runs::store::Disk;
 use crate::voice::file::{self, TournamentFile};
-use crate::voice::tournament::{self, tournament_path};
+use crate::voice::play;
+use crate::voice::tournament::tournament_path;
 use crate::voice::{Contestant, TestPassage, Tournament, Voice, bundle};
 
 /// What the tournament's contestants write.
@@ -67,7 +68,7 @@ pub fn cross(
     let workspace = Workspace::load(&root);
     let (_, text) = tournament_text(&workspace, id)?;
     let file = TournamentFile::read(&text).context("not a tournament's file")?;
-    let tournament = tournament::cross(&file, lead, other, words)?;
+    let tournament = play::cross(&file, lead, other, words)?;
     run_tournament(&root, tournament, model_args)
 }
 
@@ -87,7 +88,7 @@ pub(crate) fn run_tournament(
         prompts: Arc::new(prompts),
         model: model(root, model_args)?,
     };
-    let brief = tournament::brief(&workspace, &tournament.passage)?;
+    let brief = play::brief(&workspace, &tournament.passage)?;
     eprintln!(
         "tournament {}: {} contestants drafting at once",
         tournament.id,
@@ -95,7 +96,7 @@ pub(crate) fn run_tournament(
     );
     let on_done = |done: usize, of: usize, label: &str| eprintln!("  {done} of {of}: {label}");
     let runtime = tokio_runtime()?;
-    let entries = match runtime.block_on(tournament::run(
+    let entries = match runtime.block_on(play::run(
         &voice,
         &tournament,
         &on_done,
@@ -256,7 +257,7 @@ pub fn why(dir: &Path, id: &str, which: &str, model_args: &ModelArgs) -> anyhow:
         model: model(&root, model_args)?,
     };
     let runtime = tokio_runtime()?;
-    let (after_line, section) = match runtime.block_on(tournament::why(&voice, &text, which)) {
+    let (after_line, section) = match runtime.block_on(play::why(&voice, &text, which)) {
         Ok(answer) => answer,
         Err(error) => {
             eprintln!("error: {error}");

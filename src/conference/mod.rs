@@ -12,6 +12,10 @@
 //! packets and receipts) and then the transcript,
 //! `.control-room/issues/CONF-<id>.md`; the buffer is dropped with the
 //! [`Round`].
+//!
+//! ## Parts
+//!
+//! `conference/` Mode A: the Chief's tool turns, then each agent, validated by `evidence`.
 
 pub mod envelope;
 

@@ -2,6 +2,23 @@
 //! defined, every place it is mentioned, how to rename it, symbols, folding,
 //! completion, word counts, semantic tokens and the story clock's inlay hints. Offsets in, plain data out;
 //! `src/lsp/` turns them into protocol types.
+//!
+//! ## Parts
+//!
+//! editor features in the core's terms: navigation, rename, hover, completion, word counts,
+//! `code_actions` (fixes with the preferred-fix rule, dismiss, conference, remember, runs),
+//! `run_actions`, `remember`, `decisions` (consolidation: each decision in force held against
+//! the hard facts, its card, the Story Bible and the promoted decisions, through what each
+//! plainly claims in `decisions::claims`; a contradiction carries both sides and a fix for
+//! each: adopt it, or withdraw it), `inlay_hints` (the story clock's day, time and point of
+//! view's age at each scene's heading and after each outline entry), `charts` (the book's
+//! pictures as data and as SVG: `presence` who is in which scene, `timeline` story dates
+//! against the telling, `beats` the beat sheet against the manuscript, `run` a run's steps in
+//! time; `png` rasterises any with resvg; `draw` the one entry point of both front ends),
+//! `bible` (a world rule's name as a target, a scene's beats, the protagonist's profile in a
+//! hover), `semantic_tokens` (a file's names by kind, its dialogue from the prose layer, and
+//! the dead after their death scene in outline order, as byte ranges that never overlap; and
+//! the key of what they read of other files).
 
 mod bible;
 pub mod charts;

@@ -2,6 +2,46 @@
 //!
 //! Architecture invariant: nothing here knows about LSP. Positions are byte
 //! offsets ([`crate::text::TextRange`]); paths are relative to the root.
+//!
+//! ## Parts
+//!
+//! `SourceFile` (one file understood alone), `Catalog` (what files know of each other; a scene
+//! whose prose alone changed keeps it, its `Arc` swapped where the catalog, the clock and the
+//! tracking keep it; its maps are shared `Arc`s), mentions (one Aho-Corasick automaton, one
+//! spelling a name, the text's no-break spaces and line breaks read as spaces; `rescan` finds a
+//! typed-in scene's mentions and near names again only around the edit, and the whole scene
+//! where the Markdown outside it changed, held to a fresh reading by
+//! `rescan_equals_a_fresh_reading`), `Workspace` (all of it in `Arc`s and its maps by file
+//! persistent maps (imbl), which a clone shares: a clone is a snapshot for a few reference
+//! counts), `find_root`; `cache` each file's syntax on disk by the hash of its text
+//! (`.control-room/index/syntax.bin`, this build's only, its ranges checked against the text;
+//! read when a file first needs it (`LazyCache`), never for a start's first diagnostics: the
+//! cards and outline are read for the catalog alone, the few files only a parse reads are
+//! parsed and counted as read through it once it is read; its folder is made at `initialize`,
+//! before an editor watches the manuscript's folders), so a restart on an unchanged manuscript
+//! parses nothing; `book` the book's structure from the outline (title heading, scenes in story
+//! order, the chapter each stands under), which compiling, targets and statistics share.
+//! `summary` a card's first paragraph and `outline` the outline's headings and entries, each
+//! from the blocks or, for a cold start's first diagnostics, by a line scanner that answers
+//! only for the plain shape (`SourceFile::catalogued`: a card or the outline read for the
+//! catalog alone, parsed after). Reading never fails: bad input is a problem on the file.
+//! `variants` the manuscript's consistent spellings of names that differ from their cards
+//! (found per scene with its mentions, summed once per snapshot); `tracks` what a scene's
+//! `tracks:` says happens to objects and wounds, and `tracking` the tracked scenes, the
+//! carriers and the scenes by day and time, found once per change; `gender` a character's
+//! grammatical gender (card, titles, summary), found once per card; `lexicon` the manuscript's
+//! own words (cards' names and aliases, the dictionary file, `[language] words`), found once
+//! per change; `calendar` the story's dates (`StoryDate`), the calendar they are counted in
+//! (Gregorian, or `[calendar] months`), ages, times of day as windows of minutes and travel
+//! times; `clock` the story clock, found once per change: when each dated scene happens, the
+//! roads between places (location cards' `travel:`, a petgraph graph whose shortest way is the
+//! fastest) and each character's itinerary. `bible` the Story Bible's four templates
+//! (protagonist, beat sheet, theme, world rules): their status, their required parts found by
+//! heading, what each misses, the beats' scene ids and the world rules' names; `motifs` the
+//! theme's Motifs list and one automaton for their words. `voice` the voice bundle's gold
+//! standard (its lock, summary, passage and measured traits). A file over 1 MiB, read or open
+//! in the editor, is kept as text with its front matter, its body not analysed (`too-large`): a
+//! Markdown tree costs about fifty times its text.
 
 pub mod bible;
 pub mod book;

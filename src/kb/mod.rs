@@ -4,6 +4,22 @@
 //! Below the engine and the editor features alike: agents' prompts read it,
 //! "Remember this" and "Promote to card" write it. Beside it, the project's
 //! mode and the gates between modes (`mode`), which prompts and the Foreman read.
+//!
+//! ## Parts
+//!
+//! the knowledge base (`.control-room/kb/decisions.jsonl`); `graph` the story's knowledge graph
+//! derived from the manuscript (cards, scenes, world rules, beats, the theme and its motifs,
+//! decisions; appearances, speech, point of view, place, shared scenes, outline order, a beat's
+//! scenes, a decision's subjects by one automaton over every entity's names in `graph::names`)
+//! on petgraph, with a weighted PageRank and the distance between characters; each scene's part
+//! (`graph::facts`) is read once per version through a `SceneMemo`, shared by its owner as a
+//! `GraphCache` (the editor's session, a run's prompts, a command), which also keeps the last
+//! graph with the snapshot it was built from (`Workspace::is_same_state`), and saved under
+//! `.control-room/graph/` (versioned; a scene's facts kept while its text hashes the same), so
+//! an edit rebuilds the graph from one scene read again; `mode` the project's mode (ARCHITECT,
+//! VOICE_CALIBRATION, DIRECTOR, EDITOR) in `.control-room/mode.json`, the gates between modes
+//! read from the manuscript, and moves (back freely, forward through each gate or past it with
+//! the writer's reason, recorded with the risk).
 
 pub mod graph;
 pub mod mode;

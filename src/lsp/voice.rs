@@ -22,7 +22,8 @@ use crate::index::Workspace;
 use crate::runs::changes::Change;
 use crate::runs::prompts::Prompts;
 use crate::voice::file::{self, TournamentFile};
-use crate::voice::tournament::{self, tournament_path};
+use crate::voice::play;
+use crate::voice::tournament::tournament_path;
 use crate::voice::{Contestant, TestPassage, Tournament, Voice, VoiceError, bundle};
 
 pub const VOICE_TOURNAMENT: &str = "controlRoom.voice.tournament";
@@ -120,7 +121,7 @@ pub(super) fn spawn(
     tournament: Tournament,
     client_token: Option<lsp::ProgressToken>,
 ) -> Result<Value, RpcError> {
-    let brief = tournament::brief(&workspace, &tournament.passage)
+    let brief = play::brief(&workspace, &tournament.passage)
         .map_err(|error| refused(VOICE_TOURNAMENT, error))?;
     let root = workspace.root().to_path_buf();
     let editor_llm = lock(&context.session).editor_llm.clone();
@@ -156,7 +157,7 @@ pub(super) fn spawn(
         let on_done = move |done: usize, of: usize, label: &str| {
             let _ = done_tx.send((done, of, label.to_owned()));
         };
-        let running = tournament::run(&voice, &tournament, &on_done, &cancel);
+        let running = play::run(&voice, &tournament, &on_done, &cancel);
         tokio::pin!(running);
         let result = loop {
             tokio::select! {
@@ -330,7 +331,7 @@ pub fn cross(
         .as_ref()
         .map(version_name)
         .ok_or_else(|| refused(VOICE_CROSS, "name the `other` version to cross with"))?;
-    let tournament = tournament::cross(&file, &version_name(&args.version), &other, args.words)
+    let tournament = play::cross(&file, &version_name(&args.version), &other, args.words)
         .map_err(|error| refused(VOICE_CROSS, error))?;
     spawn(context, Arc::new(workspace), tournament, token)
 }
@@ -362,7 +363,7 @@ pub fn why(
     let answer = json!({"asking": which});
     tokio::spawn(async move {
         let progress = Progress::begin(&context, token, created, "Why does this voice work?").await;
-        let summary = match tournament::why(&voice, &text, &which).await {
+        let summary = match play::why(&voice, &text, &which).await {
             Err(error) => {
                 show_error(&context, format!("Why does this work? {error}"));
                 format!("failed: {error}")

@@ -13,6 +13,11 @@
 //!
 //! `markdown` renders and reads `plan.md`; [`PlanFiles`] keeps the two files
 //! in step, each written atomically.
+//!
+//! ## Parts
+//!
+//! `plan/` session plans; `checked` the plan with its checklist and its problems; `driver` runs
+//! ready tasks one at a time through a `PlanHost` (the CLI's or the editor's).
 
 pub mod checked;
 pub mod driver;

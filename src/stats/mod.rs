@@ -7,6 +7,15 @@
 //! `[targets] scene`; a chapter's is `[targets] chapter`; the manuscript's
 //! `[targets] manuscript`, else the sum of its scenes' targets when every
 //! scene has one.
+//!
+//! ## Parts
+//!
+//! the writer's instruments: `progress` (words of each scene, chapter and the book against
+//! their targets, from `index::book` and `[targets]`), `history` (words per day: the scenes'
+//! words at the last commit before each midnight, read with `git ls-tree` and one `git cat-file
+//! --batch`, each blob counted once), `phrases` (the manuscript's most repeated phrases),
+//! `beats` (where the beat sheet's beats land: the share of the book each is expected at
+//! against the words before and through the scenes it names).
 
 pub mod beats;
 pub mod history;

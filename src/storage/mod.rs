@@ -4,6 +4,18 @@
 //! ([`Committer`]); ids and timestamps; hashes; the workspace-relative path check
 //! every untrusted path goes through; and the signed tool receipts with the
 //! file spans they record.
+//!
+//! ## Parts
+//!
+//! `Disk` (atomic whole-file writes, create-new, line appends (after a line torn by a kill, on
+//! a line of their own), a failing disk for tests); `commit` the `Committer`, a run's syncs on
+//! a thread of their own: a deferring `Disk` writes at once, and the committer syncs, renames
+//! whole files into place and writes a step's line only once what came before it is durable,
+//! one round of syncs for as much as came in meanwhile (on Linux a `syncfs`, not one sync a
+//! file; a batch's lines are synced by the next batch's first sync when work already waits),
+//! and puts a file written *after* (a run's last `run.json`, its `cache.json`) in place once
+//! the lines before it are; ids and times, hashes, the workspace-relative path check every
+//! untrusted path goes through, signed tool receipts and the file spans they record.
 
 mod commit;
 mod disk;

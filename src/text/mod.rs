@@ -3,6 +3,15 @@
 //! The core speaks byte offsets into a file's UTF-8 text. Lines and columns are
 //! computed only at the edges (the CLI renderer and the LSP adapter) through a
 //! [`LineIndex`], which is built once per text and answers in O(log lines).
+//!
+//! ## Parts
+//!
+//! byte ranges, the line index, UTF-8/16/32 columns, `apply_edits`; `line_memo` what a check
+//! read of each line (or sentence) of the scene being typed in, from its last reading only, by
+//! its text and a key of all else the reading reads, kept in the text's order and looked up
+//! where the last reading went on (texts compared, none hashed; an index by hash only once
+//! lines in a row are new: a paste, a long cut). The core speaks byte offsets; columns exist
+//! only at the edges (`cli::check`, `lsp::convert`).
 
 pub mod json_pointer;
 mod line_index;

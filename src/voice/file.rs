@@ -379,7 +379,7 @@ mod tests {
 
     #[test]
     fn round_two_crosses_the_winner_with_a_runner_up_in_three_shares() {
-        use super::super::tournament::cross;
+        use super::super::play::cross;
         let tournament = Tournament::new(
             TestPassage::Description("Iria opens the gate.".into()),
             vec![

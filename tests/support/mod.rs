@@ -84,9 +84,19 @@ pub fn snapshots_dir() -> PathBuf {
         .join("snapshots")
 }
 
-/// Asserts that every `tests/snapshots/<prefix>__<case>.snap` has its case,
+/// The snapshot insta keeps for `case` of the test module `module`:
+/// `tests/snapshots/<crate>__<module>__<case>.snap`.
+pub fn snapshot_file(module: &str, case: &str) -> PathBuf {
+    snapshots_dir().join(format!(
+        "{}__{module}__{case}.snap",
+        env!("CARGO_CRATE_NAME")
+    ))
+}
+
+/// Asserts that every snapshot of the test module `module` has its case,
 /// so a renamed case leaves no stale snapshot behind that nobody reviews.
-pub fn assert_every_snapshot_has_a_case(prefix: &str, cases: &[String]) {
+pub fn assert_every_snapshot_has_a_case(module: &str, cases: &[String]) {
+    let prefix = format!("{}__{module}", env!("CARGO_CRATE_NAME"));
     let Ok(entries) = fs::read_dir(snapshots_dir()) else {
         return;
     };
@@ -97,7 +107,7 @@ pub fn assert_every_snapshot_has_a_case(prefix: &str, cases: &[String]) {
             .into_string()
             .expect("UTF-8 names");
         let Some(case) = name
-            .strip_prefix(prefix)
+            .strip_prefix(&prefix)
             .and_then(|rest| rest.strip_prefix("__"))
             .and_then(|rest| rest.strip_suffix(".snap"))
         else {

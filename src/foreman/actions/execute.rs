@@ -243,7 +243,7 @@ fn voice_refusal(error: crate::voice::VoiceError) -> ActionError {
 }
 
 fn start_tournament(action: &ValidAction, cx: &Context) -> Result<(String, Effect), ActionError> {
-    use crate::voice::{Contestant, TestPassage, Tournament, tournament};
+    use crate::voice::{Contestant, TestPassage, Tournament, play};
     let passage = TestPassage::from_words(action.text("passage").unwrap_or_default());
     let contestants = action
         .params
@@ -262,7 +262,7 @@ fn start_tournament(action: &ValidAction, cx: &Context) -> Result<(String, Effec
         .map(|words| words as u32);
     let tournament = Tournament::new(passage, contestants, words).map_err(voice_refusal)?;
     // The passage must make sense before anyone drafts it.
-    tournament::brief(cx.workspace, &tournament.passage).map_err(voice_refusal)?;
+    play::brief(cx.workspace, &tournament.passage).map_err(voice_refusal)?;
     Ok((
         format!(
             "started tournament {} ({} contestants: {})",
