@@ -18,7 +18,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::file::{FilePath, SourceFile};
+use super::config::PathsConfig;
+use super::file::{FilePath, SourceFile, is_too_large_to_analyse};
 use crate::syntax::{Block, BlockKind, MarkdownSyntax};
 use crate::text::TextRange;
 
@@ -348,6 +349,59 @@ fn kind_from(code: u8, level: u8) -> Option<BlockKind> {
         8 => BlockKind::FrontMatter,
         _ => return None,
     })
+}
+
+/// Reading a file with the cache's help.
+impl SourceFile {
+    /// Reads a file from disk, taking its syntax from `cache` when it holds
+    /// this very text .
+    pub fn read_cached(
+        root: &Path,
+        path: FilePath,
+        paths: &PathsConfig,
+        cache: Option<&IndexCache>,
+    ) -> SourceFile {
+        SourceFile::read_with(root, path, paths, |path, text, paths| {
+            SourceFile::cached_or_parsed(path, text, paths, cache)
+        })
+    }
+
+    /// Reads a file for the first diagnostics of a start: a card or the
+    /// outline for the catalog alone where it can be
+    /// ([`SourceFile::catalogued`]); any other file, or one only a parse can
+    /// read, parsed, its syntax taken from `cache` only if it has already
+    /// been read (never read for it: the whole cache costs more to read
+    /// than the few such files do to parse).
+    pub fn read_for_catalog(
+        root: &Path,
+        path: FilePath,
+        paths: &PathsConfig,
+        cache: Option<&LazyCache>,
+    ) -> SourceFile {
+        SourceFile::read_with(root, path, paths, |path, text, paths| {
+            SourceFile::catalogued(path.clone(), text.clone(), paths).unwrap_or_else(|| {
+                let cache = cache.and_then(|cache| cache.loaded()).map(|cache| &**cache);
+                SourceFile::cached_or_parsed(path, text, paths, cache)
+            })
+        })
+    }
+
+    /// `text` with its syntax from `cache` when it holds this very text,
+    /// else parsed.
+    pub(super) fn cached_or_parsed(
+        path: FilePath,
+        text: Arc<str>,
+        paths: &PathsConfig,
+        cache: Option<&IndexCache>,
+    ) -> SourceFile {
+        let cached = cache
+            .filter(|_| !is_too_large_to_analyse(text.len()))
+            .and_then(|cache| cache.syntax(&path, &text));
+        match cached {
+            Some(syntax) => SourceFile::with_syntax(path, text, syntax, paths),
+            None => SourceFile::parse(path, text, paths),
+        }
+    }
 }
 
 #[cfg(test)]

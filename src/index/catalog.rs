@@ -58,7 +58,7 @@ pub struct Catalog {
 impl Catalog {
     /// Builds the catalog of `files`, reusing `previous`'s matcher when no name changed.
     pub fn build(
-        files: &super::workspace::Files,
+        files: &super::file::Files,
         previous: Option<&Catalog>,
         calendar: &Arc<super::calendar::Calendar>,
     ) -> Catalog {

@@ -80,45 +80,12 @@ impl SourceFile {
     /// Reads and understands a file from disk. Never fails: an unreadable,
     /// binary, non-UTF-8 or oversized file becomes an empty file with a `load_error`.
     pub fn read(root: &Path, path: FilePath, paths: &PathsConfig) -> SourceFile {
-        SourceFile::read_cached(root, path, paths, None)
-    }
-
-    /// Reads a file from disk, taking its syntax from `cache` when it holds
-    /// this very text (see [`super::cache`]).
-    pub fn read_cached(
-        root: &Path,
-        path: FilePath,
-        paths: &PathsConfig,
-        cache: Option<&super::cache::IndexCache>,
-    ) -> SourceFile {
-        SourceFile::read_with(root, path, paths, |path, text, paths| {
-            SourceFile::cached_or_parsed(path, text, paths, cache)
-        })
-    }
-
-    /// Reads a file for the first diagnostics of a start: a card or the
-    /// outline for the catalog alone where it can be
-    /// ([`SourceFile::catalogued`]); any other file, or one only a parse can
-    /// read, parsed, its syntax taken from `cache` only if it has already
-    /// been read (never read for it: the whole cache costs more to read
-    /// than the few such files do to parse).
-    pub fn read_for_catalog(
-        root: &Path,
-        path: FilePath,
-        paths: &PathsConfig,
-        cache: Option<&super::cache::LazyCache>,
-    ) -> SourceFile {
-        SourceFile::read_with(root, path, paths, |path, text, paths| {
-            SourceFile::catalogued(path.clone(), text.clone(), paths).unwrap_or_else(|| {
-                let cache = cache.and_then(|cache| cache.loaded()).map(|cache| &**cache);
-                SourceFile::cached_or_parsed(path, text, paths, cache)
-            })
-        })
+        SourceFile::read_with(root, path, paths, SourceFile::parse)
     }
 
     /// Reads a file from disk and understands it with `understand`; a file
     /// that cannot be read is kept with why ([`SourceFile::unreadable`]).
-    fn read_with(
+    pub(super) fn read_with(
         root: &Path,
         path: FilePath,
         paths: &PathsConfig,
@@ -127,23 +94,6 @@ impl SourceFile {
         match read_text(&root.join(&*path)) {
             Ok(text) => understand(path, text.into(), paths),
             Err(reason) => SourceFile::unreadable(path, reason.to_string(), paths),
-        }
-    }
-
-    /// `text` with its syntax from `cache` when it holds this very text,
-    /// else parsed.
-    fn cached_or_parsed(
-        path: FilePath,
-        text: Arc<str>,
-        paths: &PathsConfig,
-        cache: Option<&super::cache::IndexCache>,
-    ) -> SourceFile {
-        let cached = cache
-            .filter(|_| !is_too_large_to_analyse(text.len()))
-            .and_then(|cache| cache.syntax(&path, &text));
-        match cached {
-            Some(syntax) => SourceFile::with_syntax(path, text, syntax, paths),
-            None => SourceFile::parse(path, text, paths),
         }
     }
 
@@ -540,6 +490,12 @@ pub fn text_from_bytes(bytes: Vec<u8>) -> Result<String, ReadTextError> {
     }
     Ok(text)
 }
+
+/// Every file of the manuscript, by path (a persistent map: a clone shares it).
+pub type Files = imbl::OrdMap<FilePath, Arc<SourceFile>>;
+
+/// Something of each file, by path (a persistent map: a clone shares it).
+pub type ByFile<T> = imbl::HashMap<FilePath, T>;
 
 #[cfg(test)]
 mod tests {

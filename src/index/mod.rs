@@ -51,6 +51,7 @@ pub mod catalog;
 pub mod clock;
 pub mod config;
 pub mod discover;
+pub mod fields;
 pub mod file;
 pub mod gender;
 pub mod lexicon;

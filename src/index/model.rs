@@ -7,19 +7,7 @@
 use crate::syntax::{BlockKind, FrontMatter, MarkdownSyntax, YamlKind, YamlValue};
 use crate::text::TextRange;
 
-/// A piece of text from a file with where it was written.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Spanned {
-    pub text: String,
-    pub range: TextRange,
-}
-
-/// A front matter value that could not be used, at the value.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct FieldProblem {
-    pub range: TextRange,
-    pub message: String,
-}
+pub use super::fields::{FieldProblem, Spanned};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Scene {

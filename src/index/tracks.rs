@@ -21,7 +21,7 @@
 //! before any scene tracks it. An entry that cannot be read is a problem on
 //! the file (`front-matter`), and the others still count.
 
-use super::model::{FieldProblem, Spanned};
+use super::fields::{FieldProblem, Spanned};
 use crate::syntax::{FrontMatter, YamlKind, YamlValue};
 use crate::text::TextRange;
 

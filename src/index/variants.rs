@@ -151,9 +151,9 @@ pub struct Variants {
 
 impl Variants {
     pub fn build(
-        files: &super::workspace::Files,
-        near: &super::workspace::ByFile<Arc<[NearName]>>,
-        mentions: &super::workspace::ByFile<Arc<[Mention]>>,
+        files: &super::file::Files,
+        near: &super::file::ByFile<Arc<[NearName]>>,
+        mentions: &super::file::ByFile<Arc<[Mention]>>,
         catalog: &Catalog,
     ) -> Variants {
         let mut uses: BTreeMap<&str, Vec<(FilePath, TextRange)>> = BTreeMap::new();
@@ -217,8 +217,8 @@ impl Variants {
 
 /// The mentions of `card` in scenes whose matched name holds `word`.
 fn name_word_uses(
-    files: &super::workspace::Files,
-    mentions: &super::workspace::ByFile<Arc<[Mention]>>,
+    files: &super::file::Files,
+    mentions: &super::file::ByFile<Arc<[Mention]>>,
     card: &FilePath,
     word: &str,
 ) -> usize {

@@ -21,11 +21,7 @@ use super::lexicon::Lexicon;
 use super::mentions::Mention;
 use super::variants::{NearName, Variants};
 
-/// Every file of the manuscript, by path (a persistent map: a clone shares it).
-pub type Files = imbl::OrdMap<FilePath, Arc<SourceFile>>;
-
-/// Something of each file, by path (a persistent map: a clone shares it).
-pub type ByFile<T> = imbl::HashMap<FilePath, T>;
+pub use super::file::{ByFile, Files};
 
 /// What a file's prose says of the cards' names: its mentions and its near misses.
 type FileNames = (FilePath, Arc<[Mention]>, Arc<[NearName]>);

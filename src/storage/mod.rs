@@ -17,7 +17,6 @@
 //! the lines before it are; ids and times, hashes, the workspace-relative path check every
 //! untrusted path goes through, signed tool receipts and the file spans they record.
 
-mod commit;
 mod disk;
 mod file_ref;
 mod hash;
@@ -25,7 +24,7 @@ mod ids;
 mod paths;
 pub mod receipts;
 
-pub use commit::Committer;
+pub use disk::commit::Committer;
 pub use disk::{Disk, read_jsonl};
 pub use file_ref::{EXCERPT_CHARS, FileRef, excerpt};
 pub use hash::{hex, sha256_hex};

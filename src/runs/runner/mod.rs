@@ -307,7 +307,7 @@ impl Runner {
         manifest.phase = phase_of(&schedule, &next);
         manifest.updated_at = now();
         // The steps' writes are made durable on a thread of their own, each
-        // step's line once what it points at is (see `storage::commit`).
+        // step's line once what it points at is (see `storage::disk::commit`).
         let committer = Committer::start(self.disk.clone());
         let steps = Runner {
             disk: self.disk.deferring(&committer),

@@ -294,7 +294,7 @@ impl RunFiles {
     }
 
     /// The run's `run.json`, put in place once what was asked of `disk`
-    /// before it is durable (see `storage::commit`).
+    /// before it is durable (see `storage::disk::commit`).
     pub fn write_manifest_after(&self, disk: &Disk, manifest: &RunManifest) -> std::io::Result<()> {
         disk.write_atomic_after(&self.manifest(), &pretty(&wire::RunJson::from(manifest))?)
     }

@@ -38,9 +38,9 @@ use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use super::disk::Disk;
+use super::Disk;
 #[cfg(not(target_os = "linux"))]
-use super::disk::sync_dir;
+use super::sync_dir;
 
 /// How long written files wait for a commit line to cover them before the
 /// committer syncs them anyway: a step's files and its line share their

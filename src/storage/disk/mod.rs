@@ -4,6 +4,8 @@
 //! the evidence and the knowledge base goes through [`Disk`], which tests
 //! can make fail like a full disk.
 
+pub mod commit;
+
 use std::io::Write;
 use std::path::Path;
 use std::sync::Arc;
@@ -11,7 +13,7 @@ use std::sync::atomic::{AtomicI64, Ordering};
 
 use serde::de::DeserializeOwned;
 
-use super::commit::Committer;
+use commit::Committer;
 
 /// Where state is written. `Disk::default()` is the real disk; a disk with a
 /// byte budget fails like a full one once the budget is spent (for tests of
