@@ -5,8 +5,8 @@
 
 use std::fmt::Write as _;
 
+use super::Location;
 use super::Target;
-use super::navigation::Location;
 use crate::index::{BibleKind, FilePath, SourceFile, Workspace};
 use crate::text::TextRange;
 

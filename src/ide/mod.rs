@@ -42,7 +42,14 @@ pub use decisions::{
 };
 pub use hover::hover;
 pub use inlay_hints::{InlayHint, inlay_hints, inlay_hints_key};
-pub use navigation::{Location, definition, references};
+pub use navigation::{definition, references};
+
+/// A range in a file.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Location {
+    pub path: FilePath,
+    pub range: TextRange,
+}
 pub use outline_view::{
     CountOf, Symbol, SymbolKind, WordCount, document_symbols, folding_ranges, word_counts,
     workspace_symbols,

@@ -1,15 +1,8 @@
 //! Go to definition and find references.
 
+use super::Location;
 use super::{Target, card_name_range, target_at};
 use crate::index::{CardKind, FileContent, FilePath, Workspace};
-use crate::text::TextRange;
-
-/// A range in a file.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Location {
-    pub path: FilePath,
-    pub range: TextRange,
-}
 
 /// A name goes to its card's `name:` (or alias); a scene id to the scene
 /// file; a world rule's name to the rule.

@@ -12,9 +12,10 @@
 
 use std::fmt::Write as _;
 
+use super::escape;
 use super::registry::Variant;
-use super::state::{ALWAYS, Decision, MEMORY, escape, knowledge_entry, most_recent};
 use crate::index::Workspace;
+use crate::kb::Decision;
 use crate::kb::graph::{EntityKind, GraphCache, RelationKind, SceneMemo, StoryGraph, decision_key};
 
 /// Categories that reach every prompt, whatever the scene.
@@ -188,6 +189,65 @@ impl SceneSubgraph {
     }
 }
 
+/// Categories that always reach the prompt.
+pub(super) const ALWAYS: &[&str] = &["character", "constraint"];
+/// Categories that are the agents' memory of the writer.
+pub(super) const MEMORY: &[&str] = &["preference", "correction", "continuity"];
+
+/// The decisions for a prompt: (knowledge context, agent memory), oldest first.
+pub fn select_decisions(decisions: &[Decision], limit: usize) -> (Vec<&Decision>, Vec<&Decision>) {
+    let mut knowledge = Vec::new();
+    let mut others = Vec::new();
+    let mut memory = Vec::new();
+    for decision in decisions {
+        let category = decision.category.as_str();
+        if ALWAYS.contains(&category) {
+            knowledge.push(decision);
+        } else if MEMORY.contains(&category) {
+            memory.push(decision);
+        } else {
+            others.push(decision);
+        }
+    }
+    knowledge.extend(most_recent(others, limit));
+    (knowledge, most_recent(memory, limit))
+}
+
+pub(super) fn most_recent(list: Vec<&Decision>, limit: usize) -> Vec<&Decision> {
+    let skip = list.len().saturating_sub(limit);
+    list.into_iter().skip(skip).collect()
+}
+
+/// Writes `<knowledge_context>` with one entry per decision to `out`,
+/// unless there are none.
+pub(super) fn knowledge_context(out: &mut String, knowledge: &[&Decision]) {
+    if knowledge.is_empty() {
+        return;
+    }
+    out.push_str("  <knowledge_context>\n");
+    for decision in knowledge {
+        knowledge_entry(out, decision);
+    }
+    out.push_str("  </knowledge_context>\n");
+}
+
+/// One decision as an `<entry>` of `<knowledge_context>`; a promoted one
+/// says so.
+pub(super) fn knowledge_entry(out: &mut String, decision: &Decision) {
+    let promoted = if decision.promoted {
+        " promoted=\"true\""
+    } else {
+        ""
+    };
+    let _ = writeln!(
+        out,
+        "    <entry category=\"{}\" key=\"{}\"{promoted}>{}</entry>",
+        escape(&decision.category),
+        escape(&decision.key),
+        escape(decision.value.trim())
+    );
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -256,8 +316,8 @@ mod tests {
         let limit = 5;
         // Before: the flat list, the most recent decisions whatever they are about.
         let mut before = String::new();
-        let (flat, _) = super::super::state::select_decisions(&decisions, limit);
-        super::super::state::knowledge_context(&mut before, &flat);
+        let (flat, _) = super::select_decisions(&decisions, limit);
+        super::knowledge_context(&mut before, &flat);
         // After: the gate's part of the graph and what concerns it.
         let around = SceneSubgraph::of(&workspace, "SCN-the-gate", Variant::T3, &decisions, None);
         let (knowledge, _) = around.select(&decisions, limit);

@@ -4,6 +4,7 @@
 
 use super::capabilities::Profile;
 use super::state::{self, Decision, StateInputs};
+use super::tier::history_window;
 use super::trim::Trim;
 use super::{
     Output, Part, PromptError, PromptFile, PromptInputs, PromptStep, Prompts, SlotText,
@@ -37,25 +38,6 @@ fn with_history(
     messages.extend(kept.iter().cloned());
     messages.push(Message::user(user));
     messages
-}
-
-/// The most turns of history each tier keeps (§4: a sliding window).
-fn history_turns(variant: Variant) -> usize {
-    match variant {
-        Variant::T1 => 4,
-        Variant::T3 => 12,
-        Variant::T5 => 24,
-    }
-}
-
-/// The last turns of `history` the tier keeps, less the `dropped` oldest
-/// of them, starting with the writer's turn.
-pub(super) fn history_window(history: &[Message], variant: Variant, dropped: usize) -> &[Message] {
-    let mut from = history.len().saturating_sub(history_turns(variant)) + dropped;
-    while from < history.len() && history[from].role != crate::llm::model::Role::User {
-        from += 1;
-    }
-    &history[from.min(history.len())..]
 }
 
 /// Joins the layers of the system prompt.

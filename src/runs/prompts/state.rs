@@ -23,12 +23,9 @@ use crate::kb::CATEGORIES;
 pub use crate::kb::{Decision, KB_FILE, append_decisions, load_decisions};
 
 use super::capabilities::Profile;
+use super::escape;
+use super::knowledge::{knowledge_context, select_decisions};
 use super::registry::Variant;
-
-/// Categories that always reach the prompt.
-pub(super) const ALWAYS: &[&str] = &["character", "constraint"];
-/// Categories that are the agents' memory of the writer.
-pub(super) const MEMORY: &[&str] = &["preference", "correction", "continuity"];
 
 /// The decisions of an agent's `<action type="save_decision">`s (those with
 /// a known category, a key and a value), from `source` (who saved them, the
@@ -82,44 +79,6 @@ pub struct StateInputs<'a> {
     pub decisions: &'a [Decision],
     /// The story's graph kept between builds; `None` builds it afresh.
     pub graph: Option<&'a crate::kb::graph::GraphCache>,
-}
-
-/// The decisions for a prompt: (knowledge context, agent memory), oldest first.
-pub fn select_decisions(decisions: &[Decision], limit: usize) -> (Vec<&Decision>, Vec<&Decision>) {
-    let mut knowledge = Vec::new();
-    let mut others = Vec::new();
-    let mut memory = Vec::new();
-    for decision in decisions {
-        let category = decision.category.as_str();
-        if ALWAYS.contains(&category) {
-            knowledge.push(decision);
-        } else if MEMORY.contains(&category) {
-            memory.push(decision);
-        } else {
-            others.push(decision);
-        }
-    }
-    knowledge.extend(most_recent(others, limit));
-    (knowledge, most_recent(memory, limit))
-}
-
-pub(super) fn most_recent(list: Vec<&Decision>, limit: usize) -> Vec<&Decision> {
-    let skip = list.len().saturating_sub(limit);
-    list.into_iter().skip(skip).collect()
-}
-
-pub(super) fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            _ => out.push(c),
-        }
-    }
-    out
 }
 
 fn element(out: &mut String, indent: usize, name: &str, value: &str) {
@@ -382,36 +341,6 @@ fn active_scaffold(out: &mut String, workspace: &Workspace, id: &str, variant: V
     element(out, 4, "file", &file.path);
     element(out, 4, "scaffold", crate::text::clip(body.trim(), room));
     out.push_str("  </active_scaffold>\n");
-}
-
-/// Writes `<knowledge_context>` with one entry per decision to `out`,
-/// unless there are none.
-pub(super) fn knowledge_context(out: &mut String, knowledge: &[&Decision]) {
-    if knowledge.is_empty() {
-        return;
-    }
-    out.push_str("  <knowledge_context>\n");
-    for decision in knowledge {
-        knowledge_entry(out, decision);
-    }
-    out.push_str("  </knowledge_context>\n");
-}
-
-/// One decision as an `<entry>` of `<knowledge_context>`; a promoted one
-/// says so.
-pub(super) fn knowledge_entry(out: &mut String, decision: &Decision) {
-    let promoted = if decision.promoted {
-        " promoted=\"true\""
-    } else {
-        ""
-    };
-    let _ = writeln!(
-        out,
-        "    <entry category=\"{}\" key=\"{}\"{promoted}>{}</entry>",
-        escape(&decision.category),
-        escape(&decision.key),
-        escape(decision.value.trim())
-    );
 }
 
 /// Writes `<agent_memory>` with one element per decision to `out`, unless

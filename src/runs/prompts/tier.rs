@@ -3,7 +3,9 @@
 //! variant.
 
 use super::capabilities::Profile;
+use super::registry::Variant;
 use super::{PromptError, PromptFile, PromptInputs, Prompts};
+use crate::llm::model::Message;
 
 impl Prompts {
     pub(super) fn profile(&self, inputs: &PromptInputs) -> Result<Profile, PromptError> {
@@ -39,4 +41,23 @@ impl Prompts {
             .and_then(|variants| variants.pick(profile.variant))
             .map(|(_, file)| file)
     }
+}
+
+/// The most turns of history each tier keeps (§4: a sliding window).
+fn history_turns(variant: Variant) -> usize {
+    match variant {
+        Variant::T1 => 4,
+        Variant::T3 => 12,
+        Variant::T5 => 24,
+    }
+}
+
+/// The last turns of `history` the tier keeps, less the `dropped` oldest
+/// of them, starting with the writer's turn.
+pub(super) fn history_window(history: &[Message], variant: Variant, dropped: usize) -> &[Message] {
+    let mut from = history.len().saturating_sub(history_turns(variant)) + dropped;
+    while from < history.len() && history[from].role != crate::llm::model::Role::User {
+        from += 1;
+    }
+    &history[from.min(history.len())..]
 }

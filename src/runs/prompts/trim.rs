@@ -34,7 +34,7 @@ impl Trim {
         history: &[crate::llm::model::Message],
     ) -> Option<String> {
         let kept =
-            super::sandwich::history_window(history, profile.variant, self.history_dropped).len();
+            super::tier::history_window(history, profile.variant, self.history_dropped).len();
         if kept > 1 {
             // A turn is the writer's message and the reply to it.
             self.history_dropped += 2;
