@@ -11,7 +11,8 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::actions::execute::{ActionError, Change, Context, Effect, execute};
+use super::actions::effect::{ActionError, Change, Effect};
+use super::actions::execute::{Context, execute};
 use super::actions::{self, validate};
 use crate::index::Workspace;
 use crate::kb::mode::Mode;

@@ -3,7 +3,7 @@
 use serde_json::{Value, json};
 
 use super::config::EndpointConfig;
-use super::stream::Delta;
+use super::sse::Delta;
 use super::{UnreadableReply, sse};
 use crate::llm::model::{Decoding, ModelRequest, Role};
 

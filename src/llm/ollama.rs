@@ -8,7 +8,7 @@
 use serde_json::{Value, json};
 
 use super::config::{EndpointConfig, StructuredOutput};
-use super::stream::Delta;
+use super::sse::Delta;
 use super::{UnreadableReply, sse};
 use crate::llm::model::{Decoding, ModelRequest};
 

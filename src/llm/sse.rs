@@ -119,6 +119,19 @@ impl Decoder {
     }
 }
 
+/// What one event adds to a streamed reply, as each provider reads it.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Delta {
+    pub text: Option<String>,
+    pub model: Option<String>,
+    pub stop: Option<String>,
+    /// The server's usage figures the event carries, in the layout of its
+    /// unstreamed reply's `usage` (Ollama's at the reply's top level).
+    pub usage: Option<serde_json::Map<String, serde_json::Value>>,
+    /// The event ends the reply.
+    pub done: bool,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -26,19 +26,6 @@ const TAIL_BYTES: usize = 1024;
 /// How many words of the end are shown.
 const TAIL_WORDS: usize = 12;
 
-/// What one event adds.
-#[derive(Debug, Default, PartialEq, Eq)]
-pub struct Delta {
-    pub text: Option<String>,
-    pub model: Option<String>,
-    pub stop: Option<String>,
-    /// The server's usage figures the event carries, in the layout of its
-    /// unstreamed reply's `usage` (Ollama's at the reply's top level).
-    pub usage: Option<serde_json::Map<String, Value>>,
-    /// The event ends the reply.
-    pub done: bool,
-}
-
 #[derive(Debug, Default)]
 struct State {
     text: String,

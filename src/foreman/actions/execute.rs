@@ -7,13 +7,12 @@
 //! next turn.
 
 use std::path::Path;
-use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 
+use super::effect::{ActionError, Change, Effect, Outcome};
 use super::{ActionKind, ValidAction};
-use crate::index::bible::BibleKind;
-use crate::index::{BibleStatus, FilePath, Workspace};
+use crate::index::Workspace;
 use crate::kb::{Decision, append_decisions};
 use crate::storage::Disk;
 use crate::tools::{self, ToolContext};
@@ -29,45 +28,6 @@ pub struct Context<'a> {
     pub at: &'a str,
     /// Who acts, for the knowledge base (`the Foreman`).
     pub source: &'a str,
-}
-
-pub use crate::runs::changes::Change;
-
-/// What an action did or asks the front end to do.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Effect {
-    /// What it found, for the model's next turn and the writer.
-    Answer(String),
-    /// A decision, already in the knowledge base.
-    Saved(Decision),
-    /// Files to write.
-    Changes(Vec<Change>),
-    /// A recipe run to start.
-    Run {
-        recipe: String,
-        args: Map<String, Value>,
-    },
-    /// A voice tournament to run (it drafts with the model: the front end
-    /// runs it with progress and creates its file).
-    Tournament(Box<crate::voice::Tournament>),
-}
-
-/// An executed action.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Outcome {
-    pub kind: ActionKind,
-    /// One line for the conversation and the receipt.
-    pub summary: String,
-    pub effect: Effect,
-}
-
-/// Why an action, valid as written, could not be carried out.
-#[derive(Debug, thiserror::Error, PartialEq, Eq)]
-pub enum ActionError {
-    #[error("{0}")]
-    Refused(String),
-    #[error("cannot write {path}: {message}")]
-    Write { path: String, message: String },
 }
 
 fn refused(message: impl Into<String>) -> ActionError {
@@ -443,28 +403,6 @@ fn apply_edit(action: &ValidAction, cx: &Context) -> Result<(String, Effect), Ac
             after,
         }]),
     ))
-}
-
-/// The Story Bible file of `kind`: the one the index has, or where a new
-/// one goes.
-pub(super) fn bible_path(workspace: &Workspace, kind: BibleKind) -> (FilePath, Option<Arc<str>>) {
-    match workspace.catalog().bible(kind) {
-        Some(file) => (file.path.clone(), Some(file.text.clone())),
-        None => (
-            format!(
-                "{}/{}",
-                workspace.config().paths.bible.trim_end_matches('/'),
-                kind.file_name()
-            )
-            .into(),
-            None,
-        ),
-    }
-}
-
-/// A status as the templates write it.
-pub(super) fn status_name(name: &str) -> Option<&'static str> {
-    BibleStatus::parse(name).map(BibleStatus::as_str)
 }
 
 /// The story's health in a line: its score and each check's.

@@ -10,6 +10,7 @@
 //! why in words that are quoted back to the model, so that it can try again.
 
 mod coerce;
+pub mod effect;
 pub mod execute;
 pub mod scaffold;
 mod template;

@@ -11,7 +11,7 @@
 use std::fmt::Write as _;
 
 use super::ValidAction;
-use super::execute::{ActionError, Change, Effect};
+use super::effect::{ActionError, Change, Effect};
 use crate::index::{CardKind, FilePath, LifeStatus, Workspace};
 
 pub use crate::index::file::SCAFFOLD_SUFFIX;

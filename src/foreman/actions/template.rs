@@ -8,10 +8,12 @@
 use serde_json::Value;
 
 use super::ValidAction;
-use super::execute::{ActionError, Change, Effect, bible_path, status_name};
+use super::effect::{ActionError, Change, Effect};
 use crate::index::bible::{self, BibleKind, PartSpec, normalise_heading};
 use crate::index::config::PathsConfig;
-use crate::index::{SourceFile, Workspace};
+use std::sync::Arc;
+
+use crate::index::{BibleStatus, FilePath, SourceFile, Workspace};
 use crate::syntax::front_matter::set_field;
 use crate::syntax::{BlockKind, MarkdownParser};
 use crate::text::{TextRange, apply_edits};
@@ -218,4 +220,26 @@ fn set_part(path: &str, paths: &PathsConfig, text: &str, part: &PartSpec, body: 
             out
         }
     }
+}
+
+/// The Story Bible file of `kind`: the one the index has, or where a new
+/// one goes.
+fn bible_path(workspace: &Workspace, kind: BibleKind) -> (FilePath, Option<Arc<str>>) {
+    match workspace.catalog().bible(kind) {
+        Some(file) => (file.path.clone(), Some(file.text.clone())),
+        None => (
+            format!(
+                "{}/{}",
+                workspace.config().paths.bible.trim_end_matches('/'),
+                kind.file_name()
+            )
+            .into(),
+            None,
+        ),
+    }
+}
+
+/// A status as the templates write it.
+fn status_name(name: &str) -> Option<&'static str> {
+    BibleStatus::parse(name).map(BibleStatus::as_str)
 }

@@ -2,7 +2,8 @@
 
 use serde_json::json;
 
-use super::execute::{Context, Effect, execute};
+use super::effect::Effect;
+use super::execute::{Context, execute};
 use super::*;
 use crate::index::Workspace;
 use crate::storage::Disk;
@@ -183,7 +184,7 @@ fn run(
     workspace: &Workspace,
     xml: &str,
     mode: Mode,
-) -> Result<super::execute::Outcome, super::execute::ActionError> {
+) -> Result<super::effect::Outcome, super::effect::ActionError> {
     let valid = validate(&action(xml), mode).unwrap();
     execute(
         &valid,
@@ -197,7 +198,7 @@ fn run(
     )
 }
 
-fn changed(outcome: &super::execute::Outcome) -> &super::execute::Change {
+fn changed(outcome: &super::effect::Outcome) -> &super::effect::Change {
     match &outcome.effect {
         Effect::Changes(changes) => &changes[0],
         other => panic!("{other:?}"),
