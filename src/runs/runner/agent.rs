@@ -6,18 +6,19 @@
 //! Reuse of finished steps is beside it, in `reuse`.
 
 use super::micro::MicroRun;
-pub(super) use super::receipt::ReceiptDraft;
+use super::prompted::{Asked, Holding, Prompted};
+use super::receipt::ReceiptDraft;
 use super::reuse::{ReuseEntry, reuse_key};
 use super::review_loop::{AgentExtras, VerdictCheck, check_verdict};
 use super::slots::{slot_texts, summary_line};
 use super::{Runner, StepFailure, StepOutput, StepReceipt, new_id, now};
-use crate::llm::model::{Message, Metered, Model, ModelReply, ModelRequest, ModelTarget, Written};
+use crate::llm::model::{Message, Metered, Model, ModelReply, ModelRequest, Written};
 use crate::runs::audit::{
     self, AgentReceipt, Handoff, InputRef, OutputContract, Packet, ReceiptActor,
 };
 use crate::runs::contract::{self, Check, PathGuard, Violation};
 use crate::runs::events::RunEvent;
-use crate::runs::prompts::{Assembly, Contract, Output, PromptInputs, SlotKind, SlotText};
+use crate::runs::prompts::{Contract, Output, PromptInputs, SlotKind, SlotText};
 use crate::runs::receipts::SigningKey;
 use crate::runs::recipe::AgentStep;
 use crate::runs::store::{Cache, CacheSlot, RunManifest};
@@ -27,19 +28,6 @@ use tokio_util::sync::CancellationToken;
 
 /// How many times a reply that breaks its contract is asked for again.
 const CONTRACT_RETRIES: u32 = 2;
-
-/// An agent step's prompt and what its reply is held to, settled before
-/// the model is asked.
-pub(super) struct Prompted {
-    pub(super) assembly: Assembly,
-    /// Where the step goes; `None` when the model names no target for it.
-    pub(super) target: Option<ModelTarget>,
-    pub(super) inputs_used: Vec<InputRef>,
-    /// The files the reply may name.
-    pub(super) guard: PathGuard,
-    /// Whether the reply is JSON against a schema rather than prose.
-    pub(super) json: bool,
-}
 
 impl Runner {
     /// Runs an agent step: its prompt, its packet (written before the model
@@ -475,39 +463,6 @@ struct Asking<'a> {
     review: Option<&'a VerdictCheck>,
     /// Where an accepted reply is kept for reuse, when the step has a target.
     reuse_key: Option<String>,
-}
-
-/// A step's own check of an accepted reply (its receipt's checks gain
-/// what it looked at).
-pub(super) type ExtraCheck<'a> =
-    dyn Fn(&contract::Accepted, &mut Vec<Check>) -> Result<(), Violation> + Sync + 'a;
-
-/// What one reply is held to: its output (and schema), the files it may
-/// name, and a check of the step's own beyond them (a reviewer's rules, a
-/// quote found in the text).
-pub(super) struct Holding<'a> {
-    pub(super) output: Output,
-    pub(super) schema: Option<&'a (String, Value)>,
-    pub(super) guard: &'a PathGuard,
-    pub(super) extra: &'a ExtraCheck<'a>,
-}
-
-/// How asking for a reply ended, with who answered, what was checked and
-/// in how many attempts.
-pub(super) enum Asked {
-    Kept {
-        accepted: contract::Accepted,
-        actor: ReceiptActor,
-        checks: Vec<Check>,
-        attempts: u32,
-    },
-    /// Broken past its retries, or naming a path it must not: why, in words.
-    Broken {
-        message: String,
-        actor: ReceiptActor,
-        checks: Vec<Check>,
-        attempts: u32,
-    },
 }
 
 /// The task packet of an agent step: what it is asked, on which

@@ -14,7 +14,8 @@
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
-use super::agent::{Asked, Holding, Prompted, ReceiptDraft};
+use super::prompted::{Asked, Holding, Prompted};
+use super::receipt::ReceiptDraft;
 use super::reuse::ReuseEntry;
 use super::review_loop::AgentExtras;
 use super::slots::slot_texts;

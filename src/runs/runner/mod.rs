@@ -39,6 +39,7 @@ mod cited;
 mod dod;
 mod micro;
 mod preview;
+mod prompted;
 mod receipt;
 mod record;
 pub use cited::CitedFiles;

@@ -6,7 +6,7 @@
 
 use serde_json::Value;
 
-use super::agent::Prompted;
+use super::prompted::Prompted;
 use super::slots::summary_line;
 use super::{new_id, now};
 use crate::llm::model::ModelTarget;

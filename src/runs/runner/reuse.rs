@@ -5,7 +5,8 @@
 
 use serde_json::json;
 
-use super::agent::{Prompted, ReceiptDraft};
+use super::prompted::Prompted;
+use super::receipt::ReceiptDraft;
 use super::review_loop::{VerdictCheck, check_verdict};
 use super::{Runner, StepOutput};
 use crate::llm::model::{Decoding, ModelRequest, ModelTarget};
