@@ -522,39 +522,12 @@ fn no_modules_import_each_other_in_a_circle_at_any_depth() {
             })
         })
         .collect();
-    let new: Vec<&String> = circles
-        .iter()
-        .filter(|found| !NOT_YET_BROKEN.contains(&found.as_str()))
-        .collect();
-    let broken: Vec<&&str> = NOT_YET_BROKEN
-        .iter()
-        .filter(|listed| !circles.iter().any(|found| found == *listed))
-        .collect();
     assert!(
-        new.is_empty(),
+        circles.is_empty(),
         "modules that import each other in a circle (break it: move what both need below them, or merge them if they are one thing):\n{}",
-        new.iter()
-            .map(|found| found.as_str())
-            .collect::<Vec<_>>()
-            .join("\n")
-    );
-    assert!(
-        broken.is_empty(),
-        "circles broken or changed: take them out of NOT_YET_BROKEN:\n{}",
-        broken
-            .iter()
-            .map(|listed| **listed)
-            .collect::<Vec<_>>()
-            .join("\n")
+        circles.join("\n")
     );
 }
-
-/// The circles the code still has, each as the test prints it. The list
-/// only shrinks: a new circle fails the test, and so does a listed one that
-/// is gone or has changed.
-const NOT_YET_BROKEN: &[&str] = &[
-    "src/lsp/: lsp::charts, lsp::commands, lsp::compile, lsp::conference, lsp::diagnostics, lsp::dictionary, lsp::evidence, lsp::foreman, lsp::health, lsp::knowledge, lsp::mode, lsp::plans, lsp::runs, lsp::stats, lsp::voice",
-];
 
 /// A smoke alarm, not a rule: past this many lines of code (tests apart)
 /// a file has likely grown more than one job. Split a file where its

@@ -11,9 +11,9 @@ use serde_json::{Value, json};
 use tower_lsp_server::jsonrpc::Error as RpcError;
 use tower_lsp_server::ls_types::Uri;
 
-use super::commands::shared::{invalid, lock};
 use super::convert::uri_for_absolute;
 use super::runs::Context;
+use super::shared::{invalid, lock};
 use crate::export::{self, Format};
 
 pub const COMPILE: &str = "controlRoom.compile";

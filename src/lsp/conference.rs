@@ -14,9 +14,9 @@ use tokio_util::sync::CancellationToken;
 use tower_lsp_server::jsonrpc::Error as RpcError;
 use tower_lsp_server::ls_types::{self as lsp, Uri};
 
-use super::commands::shared::{invalid, lock};
 use super::convert::{self, path_for, uri_for};
 use super::runs::{self, Context, EditPlan, InFlight, Progress};
+use super::shared::{invalid, lock};
 use crate::conference::envelope::Policy;
 use crate::conference::{self, Conference, ConferenceError, Event, Passage, Request};
 use crate::runs::prompts::Prompts;

@@ -10,8 +10,8 @@ use std::sync::Mutex;
 use serde_json::json;
 use tower_lsp_server::ls_types as lsp;
 
-use super::commands::shared::lock;
 use super::convert;
+use super::shared::lock;
 use crate::evidence::{self, ReceiptBook, Validator, WorkspaceSources};
 use crate::index::{FilePath, SourceFile, Workspace};
 use crate::text::{PositionEncoding, TextRange};

@@ -17,9 +17,9 @@ use tokio::sync::mpsc::unbounded_channel;
 use tower_lsp_server::jsonrpc::Error as RpcError;
 use tower_lsp_server::ls_types as lsp;
 
-use super::commands::shared::{invalid, lock};
 use super::convert::uri_for;
 use super::runs::{self, Context, EditPlan, Progress};
+use super::shared::{invalid, lock};
 use crate::foreman::chief::Decomposition;
 use crate::foreman::desk::{self, DESK_FILE};
 use crate::foreman::turn::{Desk, Reply};

@@ -9,8 +9,8 @@
 use serde_json::Value;
 use tower_lsp_server::jsonrpc::Error as RpcError;
 
-use super::commands::shared::{invalid, lock};
 use super::runs::Context;
+use super::shared::{invalid, lock};
 use crate::health::{Health, report};
 
 pub const HEALTH: &str = "controlRoom.health";

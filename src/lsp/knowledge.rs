@@ -11,10 +11,10 @@ use serde_json::{Value, json};
 use tower_lsp_server::jsonrpc::Error as RpcError;
 use tower_lsp_server::ls_types::{self as lsp, Uri};
 
-use super::commands::shared::{invalid, lock};
 use super::convert::{self, path_for, uri_for};
 use super::recipes::OpenRecipe;
 use super::runs::Context;
+use super::shared::{invalid, lock};
 use crate::index::{FilePath, Workspace};
 use crate::runs::prompts::state::append_decisions;
 use crate::runs::runner::now;

@@ -76,6 +76,7 @@ mod runs;
 mod server;
 mod session;
 mod settings;
+mod shared;
 mod snapshot;
 mod state;
 mod stats;

@@ -7,8 +7,8 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use tower_lsp_server::jsonrpc::Error as RpcError;
 
-use super::commands::shared::{invalid, lock};
 use super::runs::Context;
+use super::shared::{invalid, lock};
 use crate::kb::mode::{self, Mode, ModeError, Move};
 use crate::runs::runner::now;
 use crate::runs::store::Disk;

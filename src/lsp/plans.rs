@@ -19,10 +19,10 @@ use serde_json::{Value, json};
 use tower_lsp_server::jsonrpc::Error as RpcError;
 use tower_lsp_server::ls_types as lsp;
 
-use super::commands::shared::{invalid, lock};
 use super::convert;
 use super::recipes::OpenRecipe;
 use super::runs::{self, Context};
+use super::shared::{invalid, lock};
 use crate::index::{FilePath, Workspace};
 use crate::plan::checked::{self, Checked, ProblemLevel, line_range, session_of_checklist};
 use crate::plan::driver::{self, DriveEnd, HostError, PlanHost, TaskRun};

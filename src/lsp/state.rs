@@ -12,11 +12,11 @@ use tower_lsp_server::Client;
 use tower_lsp_server::jsonrpc::{Error as RpcError, Result as RpcResult};
 use tower_lsp_server::ls_types as lsp;
 
-use super::commands::shared::lock;
 use super::diagnostics::DiagnosticsCache;
 use super::diagnostics::publish::{DiagnosticsMode, publish as publish_diagnostics};
 use super::runs::{self, Runs};
 use super::session::Session;
+use super::shared::lock;
 use super::snapshot::Snapshot;
 use crate::runs::launch::panic_message;
 

@@ -8,9 +8,9 @@ use serde_json::{Value, json};
 use tower_lsp_server::jsonrpc::Error as RpcError;
 use tower_lsp_server::ls_types::Uri;
 
-use super::commands::shared::{invalid, lock};
 use super::convert::path_for;
 use super::runs::Context;
+use super::shared::{invalid, lock};
 use crate::stats;
 
 pub const STATS: &str = "controlRoom.stats";

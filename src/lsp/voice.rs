@@ -15,9 +15,9 @@ use serde_json::{Value, json};
 use tower_lsp_server::jsonrpc::Error as RpcError;
 use tower_lsp_server::ls_types as lsp;
 
-use super::commands::shared::{invalid, lock};
 use super::convert::{path_for, uri_for};
 use super::runs::{self, Context, Progress};
+use super::shared::{invalid, lock};
 use crate::index::Workspace;
 use crate::runs::changes::Change;
 use crate::runs::prompts::Prompts;

@@ -14,7 +14,7 @@ use std::sync::Mutex;
 
 use super::{DiagnosticsCache, HealthPass};
 use crate::index::FilePath;
-use crate::lsp::commands::shared::lock;
+use crate::lsp::shared::lock;
 use crate::lsp::snapshot::Snapshot;
 
 /// A file's diagnostics, shared with the cache when nothing was added.

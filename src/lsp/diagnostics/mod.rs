@@ -21,7 +21,7 @@ pub mod publish;
 use crate::checks;
 use crate::health::{Health, Measures};
 use crate::index::{FilePath, SourceFile, Workspace};
-use crate::lsp::commands::shared::lock;
+use crate::lsp::shared::lock;
 use crate::text::PositionEncoding;
 
 /// Reads the manuscript from disk again, checks every file and answers how

@@ -19,10 +19,10 @@ use super::assemble;
 use super::{DiagnosticsCache, HealthPass};
 use crate::index::FilePath;
 use crate::index::config::CONFIG_FILE;
-use crate::lsp::commands::shared::lock;
 use crate::lsp::convert::{uri_for, uri_for_absolute};
 use crate::lsp::pools;
 use crate::lsp::session::Session;
+use crate::lsp::shared::lock;
 
 /// How long the rest of the manuscript waits after the open documents are
 /// sent: a writer still typing asks for the next pass first, which does

@@ -9,8 +9,8 @@ use tower_lsp_server::Client;
 use tower_lsp_server::ls_types::{self as lsp, Uri};
 
 use super::Context;
-use crate::lsp::commands::shared::lock;
 use crate::lsp::convert::uri_for;
+use crate::lsp::shared::lock;
 use crate::runs::changes::Change;
 use crate::runs::store::Disk;
 

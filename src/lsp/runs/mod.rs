@@ -31,9 +31,9 @@ use tower_lsp_server::Client;
 use tower_lsp_server::jsonrpc::{Error as RpcError, ErrorCode};
 use tower_lsp_server::ls_types::{self as lsp};
 
-use super::commands::shared::{invalid, lock};
 use super::convert::uri_for;
 use super::session::Session;
+use super::shared::{invalid, lock};
 use crate::index::Workspace;
 use crate::llm::model::Model;
 use crate::runs::findings;

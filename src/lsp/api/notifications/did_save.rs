@@ -2,8 +2,8 @@
 
 use tower_lsp_server::ls_types as lsp;
 
-use crate::lsp::commands::shared::lock;
 use crate::lsp::convert::path_for;
+use crate::lsp::shared::lock;
 use crate::lsp::state::Server;
 
 pub(crate) async fn did_save(server: &Server, params: lsp::DidSaveTextDocumentParams) {

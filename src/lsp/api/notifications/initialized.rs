@@ -8,10 +8,10 @@ use tower_lsp_server::{Bounded, NotCancellable, OngoingProgress};
 use crate::index::cache::LazyCache;
 use crate::index::config::CONFIG_FILE;
 use crate::index::{FileKind, FilePath, IndexCache};
-use crate::lsp::commands::shared::lock;
 use crate::lsp::diagnostics::DiagnosticsCache;
 use crate::lsp::diagnostics::publish::{DiagnosticsMode, publish as publish_diagnostics};
 use crate::lsp::session::Session;
+use crate::lsp::shared::lock;
 use crate::lsp::state::{ClientSupport, INDEX_BATCH, Server};
 
 pub(crate) async fn initialized(server: &Server, _: lsp::InitializedParams) {

@@ -8,9 +8,9 @@ use super::code_lens::{RUN_ACTION_KIND, run_command};
 use crate::checks;
 use crate::ide::{self, CodeAction};
 use crate::lsp::api::SnapshotRequest;
-use crate::lsp::commands::shared::lock;
 use crate::lsp::convert::{self, offset, path_for};
 use crate::lsp::runs;
+use crate::lsp::shared::lock;
 use crate::lsp::snapshot::Snapshot;
 use crate::text::TextRange;
 

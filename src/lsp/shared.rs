@@ -1,4 +1,4 @@
-//! What every command handler shares: its first argument read as its type,
+//! What the language server's handlers share: its first argument read as its type,
 //! the error a bad argument gets, and the one way the server takes a lock.
 
 use std::sync::{Mutex, MutexGuard};

@@ -1,19 +1,17 @@
 //! `workspace/executeCommand`: every command the server executes, and the
 //! one place that sends each to its handler. What the handlers share
-//! (argument parsing, errors, the lock helper) is in [`shared`].
-
-pub mod shared;
+//! (argument parsing, errors, the lock helper) is in [`super::shared`].
 
 use serde_json::{Value, json};
 use tower_lsp_server::jsonrpc::Error as RpcError;
 use tower_lsp_server::ls_types as lsp;
 
 use super::runs::{self, Context};
+use super::shared::{argument, invalid};
 use super::{
     charts, compile, conference, diagnostics, dictionary, foreman, health, knowledge, mode, plans,
     stats, voice,
 };
-use shared::{argument, invalid};
 
 /// Every command the server executes.
 pub const COMMANDS: &[&str] = &[
