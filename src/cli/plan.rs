@@ -152,13 +152,16 @@ impl PlanHost for CliPlan<'_> {
         let (workspace, registry) = PlanHost::current(self);
         let (plan, problems, broken) =
             current(&self.root, &self.session_id, (&workspace, &registry))
-                .map_err(|error| format!("{error:#}"))?;
+                .map_err(|error| HostError::Plan(format!("{error:#}").into()))?;
         if broken {
-            return Err(HostError(format!(
-                "plan {} has errors; fix plan.md and run it again: {}",
-                self.session_id,
-                problems.join("; ")
-            )));
+            return Err(HostError::Plan(
+                format!(
+                    "plan {} has errors; fix plan.md and run it again: {}",
+                    self.session_id,
+                    problems.join("; ")
+                )
+                .into(),
+            ));
         }
         Ok(plan)
     }
@@ -168,9 +171,9 @@ impl PlanHost for CliPlan<'_> {
         let runner = runner(&self.root, Some((self.model.clone(), self.model_args)));
         let plan = request.plan.clone();
         let resolved = launch::resolve(&runner.registry, &runner.workspace, request)
-            .map_err(|error| error.to_string())?;
+            .map_err(|error| HostError::Start(error.into()))?;
         let created = launch::create(&runner, &resolved, plan.as_ref(), disk_text(&self.root))
-            .map_err(|error| error.to_string())?;
+            .map_err(|error| HostError::Start(error.into()))?;
         *self
             .current
             .lock()
@@ -180,7 +183,7 @@ impl PlanHost for CliPlan<'_> {
         let finished: RunWait = Box::pin(async move {
             let manifest = run_to_end(runner, &created.manifest.run_id, created.lock)
                 .await
-                .map_err(|error| format!("{error:#}"))?;
+                .map_err(|error| HostError::Run(format!("{error:#}").into()))?;
             print_end(&manifest);
             Ok(manifest)
         });
@@ -249,7 +252,7 @@ pub fn run(
             current: Mutex::new((start.workspace.clone(), start.registry.clone())),
         };
         let end = tokio_runtime()?.block_on(driver::drive(&host, first, false));
-        if let DriveEnd::Error(error) = end {
+        if let DriveEnd::Failed(error) = end {
             bail!(error);
         }
     }

@@ -293,12 +293,12 @@ impl PlanHost for EditorPlan {
 
     fn load(&self) -> Result<Plan, HostError> {
         editor_plan(&self.context, &self.session_id)
-            .map_err(|error| HostError(error.message.into_owned()))
+            .map_err(|error| HostError::Plan(error.message.into_owned().into()))
     }
 
     async fn start(&self, request: LaunchRequest) -> Result<TaskRun<RunWait>, HostError> {
         let started = runs::start_request(&self.context, request, None)
-            .map_err(|error| HostError(error.message.into_owned()))?;
+            .map_err(|error| HostError::Start(error.message.into_owned().into()))?;
         let ended = started.ended;
         Ok(TaskRun {
             run_id: started.run_id,
@@ -306,7 +306,7 @@ impl PlanHost for EditorPlan {
                 ended
                     .await
                     .unwrap_or_else(|_| Err("the run's task was stopped".to_owned()))
-                    .map_err(HostError)
+                    .map_err(|why| HostError::Run(why.into()))
             }),
         })
     }
@@ -335,10 +335,10 @@ async fn drive(context: Context, session_id: String, first: u32, only: bool) {
         context: context.clone(),
         session_id,
     };
-    if let DriveEnd::Error(message) = driver::drive(&host, first, only).await {
+    if let DriveEnd::Failed(error) = driver::drive(&host, first, only).await {
         context
             .client
-            .show_message(lsp::MessageType::ERROR, message)
+            .show_message(lsp::MessageType::ERROR, error.to_string())
             .await;
     }
 }

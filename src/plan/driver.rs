@@ -24,16 +24,37 @@ pub struct TaskRun<W> {
     pub finished: W,
 }
 
-/// Why a front end could not read the plan, start a task's run, or see it
-/// end: its message for the writer.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct HostError(pub String);
+/// What went wrong in a front end, as it says it.
+pub type HostFailure = Box<dyn std::error::Error + Send + Sync>;
 
-impl From<String> for HostError {
-    fn from(message: String) -> HostError {
-        HostError(message)
-    }
+/// Why a front end could not read the plan, start a task's run, or see it
+/// end.
+#[derive(Debug, thiserror::Error)]
+pub enum HostError {
+    /// The plan as the writer has it cannot be read, or has errors to fix.
+    #[error("{0}")]
+    Plan(#[source] HostFailure),
+    /// The task's run could not be created or started.
+    #[error("{0}")]
+    Start(#[source] HostFailure),
+    /// The run ended without a result to read (it crashed or was stopped).
+    #[error("{0}")]
+    Run(#[source] HostFailure),
+}
+
+/// Why a drive stopped before its tasks did.
+#[derive(Debug, thiserror::Error)]
+pub enum DriveError {
+    #[error("plan {session_id} has no task {task}")]
+    NoSuchTask { session_id: String, task: u32 },
+    #[error("task {task} of plan {session_id} did not start: {error}")]
+    NotStarted {
+        session_id: String,
+        task: u32,
+        error: HostError,
+    },
+    #[error(transparent)]
+    Host(#[from] HostError),
 }
 
 /// What a plan driver needs of its front end.
@@ -59,7 +80,7 @@ pub trait PlanHost {
 }
 
 /// How a drive ended.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Debug)]
 pub enum DriveEnd {
     /// No task is ready any more (every task is done, or the rest wait).
     NothingReady,
@@ -70,7 +91,7 @@ pub enum DriveEnd {
     /// The writer paused the plan.
     Paused,
     /// The plan could not be read, or a task's run could not start.
-    Error(String),
+    Failed(DriveError),
 }
 
 /// Runs task `first`, then (unless `only`) every task that gets ready, one
@@ -81,11 +102,14 @@ pub async fn drive<H: PlanHost>(host: &H, first: u32, only: bool) -> DriveEnd {
     loop {
         let mut plan = match host.load() {
             Ok(plan) => plan,
-            Err(error) => return DriveEnd::Error(error.0),
+            Err(error) => return DriveEnd::Failed(error.into()),
         };
         let session_id = plan.session_id.clone();
         let Some(task) = plan.task(next).cloned() else {
-            return DriveEnd::Error(format!("plan {session_id} has no task {next}"));
+            return DriveEnd::Failed(DriveError::NoSuchTask {
+                session_id,
+                task: next,
+            });
         };
         let request = LaunchRequest {
             recipe: task.recipe_id.clone(),
@@ -106,9 +130,11 @@ pub async fn drive<H: PlanHost>(host: &H, first: u32, only: bool) -> DriveEnd {
                 }
                 plan.settle();
                 host.persist(&plan).await;
-                return DriveEnd::Error(format!(
-                    "task {next} of plan {session_id} did not start: {error}"
-                ));
+                return DriveEnd::Failed(DriveError::NotStarted {
+                    session_id,
+                    task: next,
+                    error,
+                });
             }
         };
         host.note(format!(
@@ -126,7 +152,7 @@ pub async fn drive<H: PlanHost>(host: &H, first: u32, only: bool) -> DriveEnd {
         // The writer may have edited the checklist while the run worked.
         let mut plan = match host.load() {
             Ok(plan) => plan,
-            Err(error) => return DriveEnd::Error(error.0),
+            Err(error) => return DriveEnd::Failed(error.into()),
         };
         let (workspace, registry) = host.current();
         let outcome = match &finished {

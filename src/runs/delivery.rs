@@ -331,7 +331,13 @@ impl Applied {
         let refused = outcome
             .refused
             .iter()
-            .map(|r| line(&r.proposal, r.proposal.file.clone(), Some(r.reason.clone())))
+            .map(|r| {
+                line(
+                    &r.proposal,
+                    r.proposal.file.clone(),
+                    Some(r.reason.to_string()),
+                )
+            })
             .collect();
         Applied {
             delivery: Delivery::Edits { changed, refused },

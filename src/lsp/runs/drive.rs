@@ -429,9 +429,9 @@ async fn deliver_edits(
                     refused: set.refused,
                 }
             }
-            Err(reason) => edits::Outcome::none_applied(set, &reason),
+            Err(why) => edits::Outcome::none_applied(set, edits::Refusal::EditorRefused { why }),
         },
-        _ => edits::Outcome::none_applied(set, "a file cannot be named as a URI"),
+        _ => edits::Outcome::none_applied(set, edits::Refusal::NoUri),
     };
     Applied::edits(outcome)
 }

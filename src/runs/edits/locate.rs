@@ -7,6 +7,7 @@
 
 use serde_json::Value;
 
+use super::Refusal;
 use crate::syntax::front_matter;
 use crate::text::TextRange;
 
@@ -14,12 +15,12 @@ use crate::text::TextRange;
 pub const MIN_QUOTE_CHARS: usize = 6;
 
 /// Finds `quote` in `text` exactly once; else why not, in a writer's words.
-pub fn find_once(text: &str, quote: &str) -> Result<TextRange, String> {
+pub fn find_once(text: &str, quote: &str) -> Result<TextRange, Refusal> {
     let quote = quote.trim();
     if quote.chars().count() < MIN_QUOTE_CHARS {
-        return Err(format!(
-            "its quote “{quote}” is shorter than {MIN_QUOTE_CHARS} characters, too short to name one place"
-        ));
+        return Err(Refusal::QuoteTooShort {
+            quote: quote.to_owned(),
+        });
     }
     let exact: Vec<usize> = text.match_indices(quote).map(|(at, _)| at).collect();
     match exact.as_slice() {
@@ -38,19 +39,18 @@ pub fn find_once(text: &str, quote: &str) -> Result<TextRange, String> {
             hay.origin[*at],
             hay.origin[at + needle.len() - 1] + hay.width(at + needle.len() - 1, text),
         )),
-        [] => Err(format!(
-            "its quote “{}” is not in the file as it is now",
-            crate::text::clip(quote, 80)
-        )),
+        [] => Err(Refusal::QuoteNotFound {
+            quote: crate::text::clip(quote, 80).to_string(),
+        }),
         many => Err(ambiguous(quote, many.len())),
     }
 }
 
-fn ambiguous(quote: &str, times: usize) -> String {
-    format!(
-        "its quote “{}” is in the file {times} times, so it names no one place",
-        crate::text::clip(quote, 80)
-    )
+fn ambiguous(quote: &str, times: usize) -> Refusal {
+    Refusal::QuoteAmbiguous {
+        quote: crate::text::clip(quote, 80).to_string(),
+        times,
+    }
 }
 
 /// A text with whitespace runs folded to one space and curly quote marks
@@ -115,18 +115,17 @@ pub fn paragraph_end(text: &str, range: TextRange) -> usize {
 
 /// The edit that sets a top-level front matter `field` of `text` to
 /// `value`: (range, new text) in `text`, or why it cannot.
-pub fn set_field(text: &str, field: &str, value: &Value) -> Result<(TextRange, String), String> {
+pub fn set_field(text: &str, field: &str, value: &Value) -> Result<(TextRange, String), Refusal> {
     if !field_name_ok(field) {
-        return Err(format!(
-            "`{}` is not a front matter field name",
-            crate::text::clip(field, 40)
-        ));
+        return Err(Refusal::NotAFieldName {
+            field: crate::text::clip(field, 40).to_string(),
+        });
     }
-    let rendered = yaml_value(value).ok_or_else(|| {
-        format!("the value of `{field}` is not a text, a number, a yes/no or a list of texts")
+    let rendered = yaml_value(value).ok_or_else(|| Refusal::NotAFieldValue {
+        field: field.to_owned(),
     })?;
     let Some(front) = front_matter::parse(text) else {
-        return Err("the file has no front matter to set a field in".to_owned());
+        return Err(Refusal::NoFrontMatter);
     };
     let line = format!("{field}: {rendered}");
     match front.get(field) {
@@ -249,17 +248,25 @@ mod tests {
         assert_eq!(range.slice(text), "The tide\n  turned.");
         let range = find_once(text, "said, \"Hold the gate.\"").unwrap();
         assert_eq!(range.slice(text), "said, \u{201C}Hold the gate.\u{201D}");
-        assert!(
-            find_once(text, "The moon rose")
-                .unwrap_err()
-                .contains("not in the file")
+        assert_eq!(
+            find_once(text, "The moon rose"),
+            Err(Refusal::QuoteNotFound {
+                quote: "The moon rose".to_owned()
+            })
         );
-        assert!(
-            find_once("the sea, the sea", "the sea")
-                .unwrap_err()
-                .contains("2 times")
+        assert_eq!(
+            find_once("the sea, the sea", "the sea"),
+            Err(Refusal::QuoteAmbiguous {
+                quote: "the sea".to_owned(),
+                times: 2
+            })
         );
-        assert!(find_once(text, "tide").unwrap_err().contains("too short"));
+        assert_eq!(
+            find_once(text, "tide"),
+            Err(Refusal::QuoteTooShort {
+                quote: "tide".to_owned()
+            })
+        );
     }
 
     #[test]

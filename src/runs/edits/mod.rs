@@ -14,6 +14,9 @@
 //! ([`apply_on_disk`]), the server sends it as one versioned workspace edit.
 
 mod locate;
+mod refusal;
+
+pub use refusal::Refusal;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -25,10 +28,6 @@ use crate::runs::contract;
 use crate::runs::recipe::{AgentStep, Recipe};
 use crate::runs::store::{Cache, CacheSlot, Disk, RunFiles, SceneMark};
 use crate::text::TextRange;
-
-/// Why an edit of none of the three shapes is not made.
-const UNREADABLE: &str =
-    "it gives neither `find` and `replace`, `after` and `insert`, nor `field` and `value`";
 
 /// The files a prompt type's edits may touch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -168,7 +167,7 @@ pub struct FileChange {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Refused {
     pub proposal: Proposal,
-    pub reason: String,
+    pub reason: Refusal,
 }
 
 /// A run's proposed edits, placed or refused.
@@ -192,7 +191,7 @@ pub fn resolve(
     let mut by_file: BTreeMap<String, (String, Placed)> = BTreeMap::new();
     for mut proposal in proposals {
         let shaped = match proposal.change {
-            Change::Unreadable(_) => Err(UNREADABLE.to_owned()),
+            Change::Unreadable(_) => Err(Refusal::Shapeless),
             _ => Ok(()),
         };
         let target = shaped.and_then(|()| target(workspace, &proposal, scene_path));
@@ -202,13 +201,14 @@ pub fn resolve(
         }
         let placed = target.and_then(|path| {
             if !by_file.contains_key(&path) {
-                let text = text_of(&path).ok_or_else(|| format!("{path} cannot be read"))?;
+                let text =
+                    text_of(&path).ok_or_else(|| Refusal::Unreadable { path: path.clone() })?;
                 by_file.insert(path.clone(), (text, Vec::new()));
             }
             let (text, placed) = by_file.get(&path).expect("inserted above");
             let (range, new_text) = place(text, &proposal.change)?;
             if placed.iter().any(|(other, _, _)| overlaps(*other, range)) {
-                return Err("it overlaps another edit of the same passage".to_owned());
+                return Err(Refusal::Overlaps);
             }
             Ok((path, range, new_text))
         });
@@ -253,26 +253,25 @@ fn target(
     workspace: &Workspace,
     proposal: &Proposal,
     scene_path: Option<&str>,
-) -> Result<String, String> {
+) -> Result<String, Refusal> {
     let named = match (&proposal.file, proposal.reach) {
         (Some(file), _) => file.clone(),
-        (None, Reach::RunScene) => scene_path
-            .ok_or("it names no file and the run has no scene")?
-            .to_owned(),
+        (None, Reach::RunScene) => scene_path.ok_or(Refusal::NoFileAndNoScene)?.to_owned(),
         (None, Reach::Outline) => workspace
             .files()
             .find(|file| matches!(file.content, FileContent::Outline(_)))
-            .ok_or("it names no file and the manuscript has no outline")?
+            .ok_or(Refusal::NoFileAndNoOutline)?
             .path
             .to_string(),
-        (None, _) => return Err("it names no file".to_owned()),
+        (None, _) => return Err(Refusal::NoFile),
     };
-    let shown = crate::text::clip(&named, 120);
-    let path = contract::normalise(&named)
-        .ok_or_else(|| format!("`{shown}` is outside the manuscript"))?;
-    let file = workspace
-        .file(&path)
-        .ok_or_else(|| format!("`{shown}` is not a file of the manuscript"))?;
+    let shown = crate::text::clip(&named, 120).to_string();
+    let Some(path) = contract::normalise(&named) else {
+        return Err(Refusal::Outside { path: shown });
+    };
+    let Some(file) = workspace.file(&path) else {
+        return Err(Refusal::NotInManuscript { path: shown });
+    };
     let fits = match proposal.reach {
         Reach::Cards => matches!(file.content, FileContent::Card(_)),
         Reach::Outline => matches!(file.content, FileContent::Outline(_)),
@@ -286,15 +285,13 @@ fn target(
             Reach::RunScene => "the scene the run is about",
             Reach::Scenes => "a scene",
         };
-        return Err(format!(
-            "`{shown}` is not {what}, which this step may change"
-        ));
+        return Err(Refusal::OutOfReach { path: shown, what });
     }
     Ok(path)
 }
 
 /// Where `change` lands in `text`, and the text it puts there.
-fn place(text: &str, change: &Change) -> Result<(TextRange, String), String> {
+fn place(text: &str, change: &Change) -> Result<(TextRange, String), Refusal> {
     let body_start = crate::syntax::front_matter::parse(text).map_or(0, |front| front.range.end);
     match change {
         Change::Replace { find, replace } => {
@@ -307,7 +304,7 @@ fn place(text: &str, change: &Change) -> Result<(TextRange, String), String> {
                 if locate::front_matter_errors(&after) > errors
                     || crate::syntax::front_matter::parse(&after).is_none()
                 {
-                    return Err("it would break the front matter".to_owned());
+                    return Err(Refusal::BreaksFrontMatter);
                 }
             }
             Ok((range, new_text))
@@ -315,21 +312,24 @@ fn place(text: &str, change: &Change) -> Result<(TextRange, String), String> {
         Change::Insert { after, insert } => {
             let range = locate::find_once(text, after)?;
             if range.start < body_start {
-                return Err("its quote is in the front matter, not the prose".to_owned());
+                return Err(Refusal::QuoteInFrontMatter);
             }
             let at = locate::paragraph_end(text, range);
             let insert = insert.trim();
             if insert.is_empty() {
-                return Err("it inserts nothing".to_owned());
+                return Err(Refusal::InsertsNothing);
             }
             Ok((TextRange::new(at, at), format!("\n\n{insert}")))
         }
-        Change::Unreadable(_) => Err(UNREADABLE.to_owned()),
+        Change::Unreadable(_) => Err(Refusal::Shapeless),
         Change::SetField { field, value } => {
             let (range, line) = locate::set_field(text, field, value)?;
             let after = crate::text::apply_edits(text, &[(range, line.clone())]);
             if !locate::field_reads_as(&after, field, value, locate::front_matter_errors(text)) {
-                return Err(format!("`{field}` cannot be set to {value} safely"));
+                return Err(Refusal::FieldUnsafe {
+                    field: field.clone(),
+                    value: value.to_string(),
+                });
             }
             Ok((range, line))
         }
@@ -354,12 +354,12 @@ pub struct Outcome {
 impl Outcome {
     /// None of `set`'s edits applied, all for `reason` (the editor refused
     /// them…), beside those refused when placed.
-    pub fn none_applied(set: EditSet, reason: &str) -> Outcome {
+    pub fn none_applied(set: EditSet, reason: Refusal) -> Outcome {
         let mut refused = set.refused;
         for change in set.changes {
             refused.extend(change.applied.into_iter().map(|proposal| Refused {
                 proposal,
-                reason: reason.to_owned(),
+                reason: reason.clone(),
             }));
         }
         Outcome {
@@ -381,12 +381,17 @@ pub fn apply_on_disk(root: &Path, disk: &Disk, run_id: &str, set: EditSet) -> Ou
         let absolute = root.join(&change.path);
         let on_disk = std::fs::read_to_string(&absolute).ok();
         let reason = if SceneMark::of(on_disk.as_deref()) != change.base {
-            Some(format!("{} changed while the run worked", change.path))
+            Some(Refusal::ChangedMeanwhile {
+                path: change.path.clone(),
+            })
         } else {
             keep_before(root, disk, run_id, &change.path, Some(&change.before));
             disk.write_atomic(&absolute, change.text.as_bytes())
                 .err()
-                .map(|error| format!("{} cannot be written ({error})", change.path))
+                .map(|error| Refusal::Unwritable {
+                    path: change.path.clone(),
+                    why: error.to_string(),
+                })
         };
         match reason {
             None => outcome.changed.push(change),
@@ -455,14 +460,16 @@ mod tests {
             None,
             &text_of,
         );
-        let reasons: Vec<&str> = set.refused.iter().map(|r| r.reason.as_str()).collect();
+        let reasons: Vec<&Refusal> = set.refused.iter().map(|r| &r.reason).collect();
         assert_eq!(
             reasons,
             [
-                "it overlaps another edit of the same passage",
-                "it would break the front matter",
-                "`../outside.md` is outside the manuscript",
-                UNREADABLE,
+                &Refusal::Overlaps,
+                &Refusal::BreaksFrontMatter,
+                &Refusal::Outside {
+                    path: "../outside.md".to_owned()
+                },
+                &Refusal::Shapeless,
             ]
         );
         assert_eq!(set.changes.len(), 1);

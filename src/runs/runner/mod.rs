@@ -120,8 +120,33 @@ pub enum RunError {
     /// run.json or cache.json could not be read; the message names the file.
     #[error(transparent)]
     Files(#[from] RunFileError),
-    #[error("{0}")]
-    Other(String),
+    #[error("recipe `{recipe}` has no agent step `{step}`; its agent steps are {}", .steps.join(", "))]
+    NoSuchStep {
+        recipe: String,
+        step: String,
+        steps: Vec<String>,
+    },
+    #[error("run {run_id} ran recipe `{ran}`, not `{asked}`")]
+    OtherRecipe {
+        run_id: String,
+        ran: String,
+        asked: String,
+    },
+    /// A step's input slots could not be filled: why, naming the slot.
+    #[error("step `{step_id}`: {why}")]
+    Inputs { step_id: String, why: String },
+    #[error("step `{step_id}`: {error}")]
+    Tool {
+        step_id: String,
+        #[source]
+        error: tool::CallError,
+    },
+    #[error(transparent)]
+    Prompt(#[from] crate::runs::prompts::PromptError),
+    #[error(
+        "step `{step_id}`: its receipt {receipt_id} is missing, altered or unsigned, so its output cannot be trusted; start a new run"
+    )]
+    Untrusted { step_id: String, receipt_id: String },
 }
 
 /// The session plan task a run carries out (`session_id` and

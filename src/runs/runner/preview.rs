@@ -54,10 +54,11 @@ impl Runner {
         let agents: Vec<&AgentStep> = recipe.phase_b.iter().collect();
         let Some(step) = agents.iter().find(|step| step.step_id == step_id).copied() else {
             let ids: Vec<&str> = agents.iter().map(|step| step.step_id.as_str()).collect();
-            return Err(RunError::Other(format!(
-                "recipe `{recipe_id}` has no agent step `{step_id}`; its agent steps are {}",
-                ids.join(", ")
-            )));
+            return Err(RunError::NoSuchStep {
+                recipe: recipe_id.to_owned(),
+                step: step_id.to_owned(),
+                steps: ids.into_iter().map(str::to_owned).collect(),
+            });
         };
         let mut cache = Cache::new();
         let mut session_id = None;
@@ -69,10 +70,11 @@ impl Runner {
                 }
                 let manifest = files.read_manifest()?;
                 if manifest.recipe_id != recipe.recipe_id {
-                    return Err(RunError::Other(format!(
-                        "run {run_id} ran recipe `{}`, not `{recipe_id}`",
-                        manifest.recipe_id
-                    )));
+                    return Err(RunError::OtherRecipe {
+                        run_id: run_id.to_owned(),
+                        ran: manifest.recipe_id,
+                        asked: recipe_id.to_owned(),
+                    });
                 }
                 cache = files.read_cache()?;
                 session_id = Some(manifest.session_id);
@@ -104,8 +106,14 @@ impl Runner {
             });
         }
         let (slots, inputs_used) = slot_texts(step, &cache).map_err(|failure| match failure {
-            StepFailure::Failed(message) => RunError::Other(message),
-            _ => RunError::Other(format!("step `{step_id}`: its inputs are not available")),
+            StepFailure::Failed(why) => RunError::Inputs {
+                step_id: step_id.to_owned(),
+                why,
+            },
+            _ => RunError::Inputs {
+                step_id: step_id.to_owned(),
+                why: "its inputs are not available".to_owned(),
+            },
         })?;
         let target = self
             .model
@@ -145,7 +153,7 @@ impl Runner {
                     packet: Some(&packet),
                 },
             )
-            .map_err(|error| RunError::Other(error.to_string()))
+            .map_err(RunError::from)
     }
 
     /// The packet as the run would send it: its sent form has no ids, so
@@ -194,9 +202,11 @@ impl Runner {
             };
             let (_, output, _) = self
                 .call_tool(tool, &scope)
-                .map_err(|error| RunError::Other(format!("step `{}`: {error}", tool.step_id)))?;
-            let text =
-                serde_json::to_string(&output.data).map_err(|e| RunError::Other(e.to_string()))?;
+                .map_err(|error| RunError::Tool {
+                    step_id: tool.step_id.clone(),
+                    error,
+                })?;
+            let text = output.data.to_string();
             cache.insert(
                 tool.output_slot.clone(),
                 CacheSlot::Pointer {

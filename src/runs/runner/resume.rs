@@ -77,11 +77,9 @@ impl Runner {
                     let receipt = receipts
                         .get(receipt_id)
                         .filter(|receipt| receipt.verify(key) && &receipt.output_sha256 == sha256)
-                        .ok_or_else(|| {
-                            RunError::Other(format!(
-                                "step `{}`: its receipt {receipt_id} is missing, altered or unsigned, so its output cannot be trusted; start a new run",
-                                record.step_id
-                            ))
+                        .ok_or_else(|| RunError::Untrusted {
+                            step_id: record.step_id.clone(),
+                            receipt_id: receipt_id.clone(),
                         })?;
                     receipt.output.clone()
                 }

@@ -119,7 +119,7 @@ impl Runner {
 /// message then says how to pass a missing task argument), or the tool
 /// failed. Neither is a source of the other, so `{:#}` says each once.
 #[derive(Debug, thiserror::Error)]
-pub(super) enum CallError {
+pub enum CallError {
     #[error("{}", with_arg_hint(.0.to_string()))]
     Args(RefError),
     #[error("{0}")]
