@@ -62,15 +62,16 @@ pub fn select_winner(
         .file(&path)
         .map(|file| file.text.to_string())
         .or_else(|| std::fs::read_to_string(workspace.root().join(&*path)).ok())
-        .ok_or_else(|| VoiceError::Invalid(format!("there is no tournament file {path}")))?;
-    let file = TournamentFile::read(&text)
-        .ok_or_else(|| VoiceError::Invalid(format!("{path} is not a tournament's file")))?;
-    let version = file.version(which).map_err(VoiceError::Invalid)?;
+        .ok_or_else(|| VoiceError::NoTournamentFile(path.to_string()))?;
+    let file =
+        TournamentFile::read(&text).ok_or_else(|| VoiceError::NotATournament(path.to_string()))?;
+    let version = file.version(which)?;
     if version.text.trim().is_empty() {
-        return Err(VoiceError::Invalid(format!(
-            "version {}. {} of {} has no prose to pick",
-            version.number, version.label, file.id
-        )));
+        return Err(VoiceError::EmptyVersion {
+            number: version.number,
+            label: format!("{} of {}", version.label, file.id),
+            to: "pick",
+        });
     }
     let (gold_path, before) = current(workspace, GOLD_STANDARD);
     if workspace
@@ -78,9 +79,7 @@ pub fn select_winner(
         .voice_gold()
         .is_some_and(|(gold, found)| gold.path == gold_path && found.locked)
     {
-        return Err(VoiceError::Refused(format!(
-            "the voice is locked ({gold_path} says `locked: true`): unlock it to pick another"
-        )));
+        return Err(VoiceError::Locked(gold_path.to_string()));
     }
     let traits = super::tournament::measure(&version.text);
     let mut out = format!(
@@ -132,10 +131,10 @@ pub fn generate_bundle(
     summary: Option<&str>,
 ) -> Result<(String, Vec<Change>), VoiceError> {
     let Some((gold_file, gold)) = workspace.catalog().voice_gold() else {
-        return Err(VoiceError::Refused(format!(
-            "there is no gold standard ({}): pick a tournament's winner first",
-            workspace.config().paths.voice_file(GOLD_STANDARD)
-        )));
+        return Err(VoiceError::NoGoldStandard {
+            path: workspace.config().paths.voice_file(GOLD_STANDARD),
+            to_lock: false,
+        });
     };
     let mut changes = Vec::new();
     let mut done = Vec::new();
@@ -280,16 +279,13 @@ fn phase_evolution(workspace: &Workspace, traits: &VoiceTraits, summary: &str) -
 /// `locked: true` in the gold standard.
 pub fn lock(workspace: &Workspace) -> Result<(String, Change), VoiceError> {
     let Some((gold_file, gold)) = workspace.catalog().voice_gold() else {
-        return Err(VoiceError::Refused(format!(
-            "there is no gold standard ({}) to lock",
-            workspace.config().paths.voice_file(GOLD_STANDARD)
-        )));
+        return Err(VoiceError::NoGoldStandard {
+            path: workspace.config().paths.voice_file(GOLD_STANDARD),
+            to_lock: true,
+        });
     };
     if gold.locked {
-        return Err(VoiceError::Refused(format!(
-            "the voice is already locked ({})",
-            gold_file.path
-        )));
+        return Err(VoiceError::AlreadyLocked(gold_file.path.to_string()));
     }
     Ok((
         format!("locked the voice ({})", gold_file.path),
@@ -358,7 +354,7 @@ mod tests {
             },
             Entry {
                 contestant: tournament.contestants[1].clone(),
-                outcome: Err("it was cut off".into()),
+                outcome: Err(crate::voice::Unusable::CutOff),
             },
         ];
         let path = workspace.root().join(&*tournament.path(&workspace));
@@ -422,7 +418,7 @@ mod tests {
         let mut workspace = write(&workspace, &[locked]);
         assert!(workspace.catalog().voice_gold().unwrap().1.locked);
         let refused = pick(&mut workspace, &id, "1", None).unwrap_err();
-        assert!(matches!(refused, VoiceError::Refused(_)), "{refused}");
+        assert!(matches!(refused, VoiceError::Locked(_)), "{refused}");
         assert!(lock(&workspace).is_err(), "already locked");
     }
 
@@ -431,7 +427,7 @@ mod tests {
         let (_dir, mut workspace, id) = with_tournament();
         assert!(matches!(
             generate_bundle(&workspace, None),
-            Err(VoiceError::Refused(_))
+            Err(VoiceError::NoGoldStandard { to_lock: false, .. })
         ));
         let (_, changes) = pick(&mut workspace, &id, "1", None).unwrap();
         let workspace = write(&workspace, &changes);

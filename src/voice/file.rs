@@ -110,6 +110,16 @@ pub fn yaml_string(text: &str) -> String {
     serde_json::to_string(text).expect("a string serialises")
 }
 
+/// A version a tournament's file does not have.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("tournament {tournament} has no version `{which}`; it has {}", .known.join(", "))]
+pub struct NoSuchVersion {
+    pub tournament: String,
+    pub which: String,
+    /// Its versions, `1. label` each.
+    pub known: Vec<String>,
+}
+
 /// A tournament file as read back.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TournamentFile {
@@ -252,7 +262,7 @@ impl TournamentFile {
     }
 
     /// The version `which` names: its number, or its label (any case).
-    pub fn version(&self, which: &str) -> Result<&FileVersion, String> {
+    pub fn version(&self, which: &str) -> Result<&FileVersion, NoSuchVersion> {
         let which = which.trim();
         let found = match which.parse::<usize>() {
             Ok(number) => self.versions.iter().find(|v| v.number == number),
@@ -261,17 +271,14 @@ impl TournamentFile {
                 .iter()
                 .find(|v| v.label.eq_ignore_ascii_case(which)),
         };
-        found.ok_or_else(|| {
-            let known: Vec<String> = self
+        found.ok_or_else(|| NoSuchVersion {
+            tournament: self.id.clone(),
+            which: which.to_owned(),
+            known: self
                 .versions
                 .iter()
                 .map(|v| format!("{}. {}", v.number, v.label))
-                .collect();
-            format!(
-                "tournament {} has no version `{which}`; it has {}",
-                self.id,
-                known.join(", ")
-            )
+                .collect(),
         })
     }
 }
@@ -297,7 +304,7 @@ mod tests {
     use super::super::tournament::Version;
     use super::*;
 
-    fn version(text: &str) -> Result<Version, String> {
+    fn version(text: &str) -> Result<Version, crate::voice::Unusable> {
         Ok(Version {
             text: text.to_owned(),
             served_by: "fake/m".to_owned(),
@@ -332,7 +339,7 @@ mod tests {
             },
             Entry {
                 contestant: tournament.contestants[2].clone(),
-                outcome: Err("it was cut off".into()),
+                outcome: Err(crate::voice::Unusable::CutOff),
             },
         ];
         let text = render(
@@ -355,6 +362,7 @@ mod tests {
         assert!(
             file.version("4")
                 .unwrap_err()
+                .to_string()
                 .contains("1. sparse, 2. lyrical@big")
         );
 

@@ -17,10 +17,10 @@ use serde_json::{Map, Value, json};
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
-use super::VoiceError;
 use super::contestant::{Contestant, TestPassage};
 use super::file::TournamentFile;
 use super::tournament::{Entry, Tournament, Version, measure};
+use super::{Unusable, VoiceError};
 use crate::index::Workspace;
 use crate::llm::model::{Message, Model, ModelRequest};
 use crate::runs::contract::{self, PathGuard};
@@ -60,11 +60,7 @@ fn scene_brief(workspace: &Workspace, id: &str) -> Result<String, VoiceError> {
         .outline()
         .and_then(|file| file.outline())
         .and_then(|outline| outline.entries.iter().find(|entry| entry.scene_id == id))
-        .ok_or_else(|| {
-            VoiceError::Invalid(format!(
-                "`{id}` is not in the outline: a tournament's scene is one of the outline's"
-            ))
-        })?;
+        .ok_or_else(|| VoiceError::NotInOutline(id.to_owned()))?;
     let scene = catalog.scene(id).and_then(|file| file.scene());
     let mut out = format!("Scene {id}");
     if let Some(title) = scene.and_then(|scene| scene.title.as_deref()) {
@@ -108,7 +104,7 @@ pub async fn run(
             (at, outcome, began.elapsed().as_millis())
         });
     }
-    let mut outcomes: Vec<Option<Result<Version, String>>> =
+    let mut outcomes: Vec<Option<Result<Version, Unusable>>> =
         vec![None; tournament.contestants.len()];
     let mut done = 0;
     loop {
@@ -120,8 +116,11 @@ pub async fn run(
             }
         };
         let Some(joined) = joined else { break };
-        let (at, outcome, elapsed_ms) = joined
-            .map_err(|error| VoiceError::Model(format!("a contestant's task ended: {error}")))?;
+        let Ok((at, outcome, elapsed_ms)) = joined else {
+            // A contestant's task that panicked or was aborted: the others
+            // still land, and it shows as unfinished.
+            continue;
+        };
         done += 1;
         on_done(done, outcomes.len(), &tournament.contestants[at].label);
         outcomes[at] = Some(outcome.map(|(text, served_by, attempts)| {
@@ -142,24 +141,18 @@ pub async fn run(
         .zip(outcomes)
         .map(|(contestant, outcome)| Entry {
             contestant,
-            outcome: outcome.unwrap_or_else(|| Err("it did not finish".to_owned())),
+            outcome: outcome.unwrap_or(Err(Unusable::Unfinished)),
         })
         .collect();
     if entries.iter().all(|entry| entry.outcome.is_err()) {
-        let reasons: Vec<String> = entries
+        let reasons = entries
             .iter()
             .filter_map(|entry| {
-                entry
-                    .outcome
-                    .as_ref()
-                    .err()
-                    .map(|why| format!("{}: {why}", entry.contestant.label))
+                let why = entry.outcome.as_ref().err()?;
+                Some((entry.contestant.label.clone(), why.clone()))
             })
             .collect();
-        return Err(VoiceError::Model(format!(
-            "no contestant wrote a usable version: {}",
-            reasons.join("; ")
-        )));
+        return Err(VoiceError::NoVersion(reasons));
     }
     Ok(entries)
 }
@@ -225,9 +218,9 @@ fn slot<'a>(name: &'a str, text: &str, kind: SlotKind) -> SlotText<'a> {
 
 /// Asks until the reply is usable prose, at most twice again: (text,
 /// `provider/model`, attempts), or why not.
-async fn ask(model: &dyn Model, first: ModelRequest) -> Result<(String, String, usize), String> {
+async fn ask(model: &dyn Model, first: ModelRequest) -> Result<(String, String, usize), Unusable> {
     let mut request = first.clone();
-    let mut last = String::new();
+    let mut last = Unusable::Unfinished;
     for attempt in 0..=MAX_RETRIES {
         if attempt > 0 {
             request.step_id = format!("{}.retry-{attempt}", first.step_id);
@@ -235,7 +228,7 @@ async fn ask(model: &dyn Model, first: ModelRequest) -> Result<(String, String, 
         let reply = model
             .complete(&request)
             .await
-            .map_err(|error| error.to_string())?;
+            .map_err(|error| Unusable::Model(error.to_string()))?;
         let problem = usable(&reply.text, reply.cut_off, &request.messages);
         match problem {
             Ok(text) => {
@@ -257,16 +250,16 @@ async fn ask(model: &dyn Model, first: ModelRequest) -> Result<(String, String, 
             }
         }
     }
-    Err(format!(
-        "no usable prose in {} tries; the last problem: {last}",
-        MAX_RETRIES + 1
-    ))
+    Err(Unusable::Retried {
+        tries: MAX_RETRIES + 1,
+        last: Box::new(last),
+    })
 }
 
 /// The reply's prose, or why it is not a version.
-fn usable(raw: &str, cut_off: bool, prompt: &[Message]) -> Result<String, String> {
+fn usable(raw: &str, cut_off: bool, prompt: &[Message]) -> Result<String, Unusable> {
     if cut_off {
-        return Err("it was cut off at the reply's length limit".to_owned());
+        return Err(Unusable::CutOff);
     }
     let mut checks = Vec::new();
     let accepted = contract::check_reply(
@@ -276,16 +269,13 @@ fn usable(raw: &str, cut_off: bool, prompt: &[Message]) -> Result<String, String
         &PathGuard::new(Vec::<String>::new()),
         &mut checks,
     )
-    .map_err(|violation| violation.message().to_owned())?;
+    .map_err(Unusable::Contract)?;
     if let Some(echo) = contract::echo_of_prompt(&accepted.text, prompt) {
-        return Err(echo);
+        return Err(Unusable::Contract(contract::Violation::Contract(echo)));
     }
     let text = accepted.text.trim().to_owned();
     if text.split_whitespace().count() < 20 {
-        return Err(format!(
-            "it holds {} words, too few to hear a voice in",
-            text.split_whitespace().count()
-        ));
+        return Err(Unusable::TooFew(text.split_whitespace().count()));
     }
     Ok(text)
 }
@@ -299,19 +289,18 @@ pub fn cross(
     other: &str,
     words: Option<u32>,
 ) -> Result<Tournament, VoiceError> {
-    let lead = file.version(lead).map_err(VoiceError::Invalid)?;
-    let other = file.version(other).map_err(VoiceError::Invalid)?;
+    let lead = file.version(lead)?;
+    let other = file.version(other)?;
     if lead.number == other.number {
-        return Err(VoiceError::Invalid(
-            "cross two different versions: the winner and a runner-up".to_owned(),
-        ));
+        return Err(VoiceError::CrossOfOne);
     }
     for version in [lead, other] {
         if version.text.trim().is_empty() {
-            return Err(VoiceError::Invalid(format!(
-                "version {}. {} has no prose to cross",
-                version.number, version.label
-            )));
+            return Err(VoiceError::EmptyVersion {
+                number: version.number,
+                label: version.label.clone(),
+                to: "cross",
+            });
         }
     }
     let model = Contestant::parse(&lead.label)
@@ -338,14 +327,15 @@ pub fn cross(
 /// tournament file `text`, in a novelist's terms, as the `### Why does this
 /// work?` section to insert after the version's last line (0-based).
 pub async fn why(voice: &Voice, text: &str, which: &str) -> Result<(usize, String), VoiceError> {
-    let file = TournamentFile::read(text)
-        .ok_or_else(|| VoiceError::Invalid("this is not a tournament's file".to_owned()))?;
-    let version = file.version(which).map_err(VoiceError::Invalid)?;
+    let file =
+        TournamentFile::read(text).ok_or_else(|| VoiceError::NotATournament("this".to_owned()))?;
+    let version = file.version(which)?;
     if version.text.trim().is_empty() {
-        return Err(VoiceError::Invalid(format!(
-            "version {}. {} has no prose to explain",
-            version.number, version.label
-        )));
+        return Err(VoiceError::EmptyVersion {
+            number: version.number,
+            label: version.label.clone(),
+            to: "explain",
+        });
     }
     let traits = measure(&version.text);
     let target = voice.model.target("critic");
@@ -375,7 +365,7 @@ pub async fn why(voice: &Voice, text: &str, which: &str) -> Result<(usize, Strin
     let request = assembly.request("voice-why".to_owned(), "critic", "voice_why");
     let (answer, _, _) = ask(&*voice.model, request)
         .await
-        .map_err(VoiceError::Model)?;
+        .map_err(VoiceError::NoAccount)?;
     Ok((
         version.last_line,
         format!("### Why does this work?\n\n{}\n", answer.trim()),

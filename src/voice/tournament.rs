@@ -33,7 +33,7 @@ pub struct Tournament {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Entry {
     pub contestant: Contestant,
-    pub outcome: Result<Version, String>,
+    pub outcome: Result<Version, super::Unusable>,
 }
 
 /// A contestant's usable version.
@@ -56,20 +56,17 @@ impl Tournament {
         words: Option<u32>,
     ) -> Result<Tournament, VoiceError> {
         if contestants.is_empty() || contestants.len() > MAX_CONTESTANTS {
-            return Err(VoiceError::Invalid(format!(
-                "a tournament has from 1 to {MAX_CONTESTANTS} contestants, not {}",
-                contestants.len()
-            )));
+            return Err(VoiceError::Contestants {
+                given: contestants.len(),
+                max: MAX_CONTESTANTS,
+            });
         }
         for (at, contestant) in contestants.iter().enumerate() {
             if contestants[..at]
                 .iter()
                 .any(|other| other.label.eq_ignore_ascii_case(&contestant.label))
             {
-                return Err(VoiceError::Invalid(format!(
-                    "`{}` is a contestant twice",
-                    contestant.label
-                )));
+                return Err(VoiceError::ContestantTwice(contestant.label.clone()));
             }
         }
         let words = match (words, &passage) {
@@ -80,9 +77,7 @@ impl Tournament {
             (None, _) => DEFAULT_WORDS,
         };
         if !(50..=3000).contains(&words) {
-            return Err(VoiceError::Invalid(format!(
-                "a test passage of {words} words: ask for 50 to 3,000"
-            )));
+            return Err(VoiceError::PassageLength(words));
         }
         Ok(Tournament {
             id: crate::storage::new_id(&format!(
