@@ -622,3 +622,111 @@ fn no_source_file_or_function_is_too_long() {
     let long: Vec<&str> = long.iter().map(String::as_str).collect();
     assert_eq!(functions(&long), [("long".to_owned(), FUNCTION_LINES + 2)]);
 }
+
+/// The modules that may speak in sentences instead of error kinds: the
+/// front ends, which show errors to the writer.
+const FRONT_ENDS: [&str; 3] = ["cli", "lsp", "main.rs"];
+
+/// The type arguments of each `Result<…>` in `code`, split at their top
+/// level (`Result<Vec<(a, b)>, E>` gives `["Vec<(a, b)>", "E"]`).
+fn result_arguments(code: &str) -> Vec<Vec<String>> {
+    let mut found = Vec::new();
+    for (at, _) in code.match_indices("Result<") {
+        if code[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_') {
+            continue; // `RpcResult<`, `io::Result` is `::Result<`
+        }
+        let mut depth = 0;
+        let mut arguments = vec![String::new()];
+        for c in code[at + "Result<".len()..].chars() {
+            match c {
+                '<' | '(' | '[' => depth += 1,
+                '>' | ')' | ']' if depth == 0 => break,
+                '>' | ')' | ']' => depth -= 1,
+                ',' if depth == 0 => {
+                    arguments.push(String::new());
+                    continue;
+                }
+                _ => {}
+            }
+            arguments.last_mut().unwrap().push(c);
+        }
+        found.push(
+            arguments
+                .iter()
+                .map(|a| a.split_whitespace().collect())
+                .collect(),
+        );
+    }
+    found
+}
+
+/// An error variant that is a sentence and nothing else: `#[error("{0}")]`
+/// over one `String`.
+fn catch_all_variants(code: &str) -> Vec<String> {
+    let lines: Vec<&str> = code.lines().collect();
+    let mut found = Vec::new();
+    for (at, line) in lines.iter().enumerate() {
+        if line.trim() != "#[error(\"{0}\")]" {
+            continue;
+        }
+        // The variant follows, after any doc lines.
+        if let Some(variant) = lines[at + 1..]
+            .iter()
+            .map(|line| line.trim())
+            .find(|line| !line.starts_with("///") && !line.starts_with("#["))
+            && variant.ends_with("(String),")
+        {
+            found.push(variant.to_owned());
+        }
+    }
+    found
+}
+
+#[test]
+fn below_the_front_ends_errors_are_kinds_not_sentences() {
+    let mut sentences = Vec::new();
+    for (path, text) in sources() {
+        let top = path
+            .components()
+            .next()
+            .unwrap()
+            .as_os_str()
+            .to_string_lossy();
+        if FRONT_ENDS.contains(&top.as_ref()) {
+            continue;
+        }
+        let code = code_of(&code_lines(&path, &text).join("\n"));
+        for arguments in result_arguments(&code) {
+            if arguments.len() == 2 && arguments[1] == "String" {
+                sentences.push(format!(
+                    "src/{}: Result<{}, String>",
+                    path.display(),
+                    arguments[0]
+                ));
+            }
+        }
+        for variant in catch_all_variants(&code) {
+            sentences.push(format!("src/{}: {variant}", path.display()));
+        }
+        if code.contains("anyhow") {
+            sentences.push(format!(
+                "src/{}: anyhow outside a front end",
+                path.display()
+            ));
+        }
+    }
+    assert!(
+        sentences.is_empty(),
+        "errors a caller cannot branch on (give them a thiserror kind with the data it names):\n{}",
+        sentences.join("\n")
+    );
+    // The scan itself sees both shapes.
+    assert_eq!(
+        result_arguments("fn f() -> Result<Vec<(u8, u8)>,\n    String> {}"),
+        [["Vec<(u8,u8)>", "String"]]
+    );
+    assert_eq!(
+        catch_all_variants("    #[error(\"{0}\")]\n    /// Why.\n    Other(String),\n"),
+        ["Other(String),"]
+    );
+}

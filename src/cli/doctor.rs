@@ -142,7 +142,10 @@ fn served(config: &EndpointConfig, env: &dyn Fn(&str) -> Option<String>) -> Resu
     let endpoint =
         crate::llm::Endpoint::new(config.clone(), env).map_err(|error| error.to_string())?;
     runtime.block_on(async {
-        let models = endpoint.models(MODELS_TIMEOUT).await?;
+        let models = endpoint
+            .models(MODELS_TIMEOUT)
+            .await
+            .map_err(|error| error.to_string())?;
         let listed = |name: &str| {
             name == config.model
                 || name.rsplit(['/', '\\']).next() == Some(config.model.as_str())

@@ -32,7 +32,7 @@ pub fn stats(dir: &Path, json_output: bool) -> anyhow::Result<i32> {
             "progress": progress,
             "daily_target": daily,
             "days": history.as_ref().ok(),
-            "history_unavailable": history.as_ref().err(),
+            "history_unavailable": history.as_ref().err().map(ToString::to_string),
             "phrases": phrases,
         });
         format!("{value:#}\n")
@@ -55,7 +55,7 @@ pub fn stats(dir: &Path, json_output: bool) -> anyhow::Result<i32> {
 fn human(
     workspace: &Workspace,
     progress: &Progress,
-    history: &Result<Vec<stats::history::DayWords>, String>,
+    history: &Result<Vec<stats::history::DayWords>, stats::history::HistoryError>,
     daily: Option<u32>,
 ) -> String {
     let title = crate::index::Book::of(workspace).title(workspace);

@@ -197,8 +197,12 @@ pub struct Round {
 pub enum ConferenceError {
     #[error("the conference was cancelled")]
     Cancelled,
-    #[error("{0}")]
-    Prompt(String),
+    #[error("the {agent}'s prompt: {error}")]
+    Prompt {
+        agent: String,
+        #[source]
+        error: crate::runs::prompts::PromptError,
+    },
     /// The Chief's model call failed before any tool ran: the agents would
     /// have no evidence, so they are not asked.
     #[error("{0}; the agents were not asked, for they would have had no evidence")]
@@ -296,8 +300,9 @@ impl Conference {
                     Some(&self.workspace),
                 ),
             )
-            .map_err(|error| {
-                ConferenceError::Prompt(format!("the {}'s prompt: {error}", step.agent_archetype))
+            .map_err(|error| ConferenceError::Prompt {
+                agent: step.agent_archetype.clone(),
+                error,
             })
     }
 }

@@ -37,9 +37,9 @@ pub enum Decomposition {
 #[derive(Debug, thiserror::Error)]
 pub enum ChiefError {
     #[error("the Chief's prompt: {0}")]
-    Prompt(String),
-    #[error("{0}")]
-    Model(String),
+    Prompt(#[from] crate::runs::prompts::PromptError),
+    #[error(transparent)]
+    Model(#[from] crate::llm::model::ModelError),
     #[error("the Chief could not split the request after {rounds} tries: {reason}")]
     Unusable { rounds: usize, reason: String },
 }
@@ -93,38 +93,36 @@ pub async fn decompose(
 ) -> Result<Decomposition, ChiefError> {
     let target = model.target("chief");
     let args = Map::new();
-    let assembly = prompts
-        .build(
-            PromptStep {
-                step_id: "decompose",
-                agent_archetype: "chief",
-                prompt_type: "decompose",
-            },
-            &PromptInputs::for_target(
-                request,
-                &args,
-                vec![
-                    SlotText {
-                        name: "request",
-                        text: request.to_owned(),
-                        kind: SlotKind::Artifact,
-                    },
-                    SlotText {
-                        name: "recipes",
-                        text: recipe_list(registry),
-                        kind: SlotKind::Artifact,
-                    },
-                    SlotText {
-                        name: "scenes",
-                        text: scene_list(workspace),
-                        kind: SlotKind::Pointer,
-                    },
-                ],
-                target.as_ref(),
-                Some(workspace),
-            ),
-        )
-        .map_err(|error| ChiefError::Prompt(error.to_string()))?;
+    let assembly = prompts.build(
+        PromptStep {
+            step_id: "decompose",
+            agent_archetype: "chief",
+            prompt_type: "decompose",
+        },
+        &PromptInputs::for_target(
+            request,
+            &args,
+            vec![
+                SlotText {
+                    name: "request",
+                    text: request.to_owned(),
+                    kind: SlotKind::Artifact,
+                },
+                SlotText {
+                    name: "recipes",
+                    text: recipe_list(registry),
+                    kind: SlotKind::Artifact,
+                },
+                SlotText {
+                    name: "scenes",
+                    text: scene_list(workspace),
+                    kind: SlotKind::Pointer,
+                },
+            ],
+            target.as_ref(),
+            Some(workspace),
+        ),
+    )?;
     let schema = assembly
         .schema
         .clone()
@@ -148,11 +146,8 @@ pub async fn decompose(
             context_window: Some(assembly.window()),
             model: None,
         };
-        let reply = model
-            .complete(&model_request)
-            .await
-            .map_err(|error| ChiefError::Model(error.to_string()))?;
-        if let Some(cut) = reply.cut_off_message() {
+        let reply = model.complete(&model_request).await?;
+        if let Some(cut) = reply.cut_off_error() {
             return Err(ChiefError::Model(cut));
         }
         match read(&reply.text, &schema, registry, workspace) {

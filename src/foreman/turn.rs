@@ -60,9 +60,9 @@ pub struct Reply {
 #[derive(Debug, thiserror::Error)]
 pub enum TurnError {
     #[error("the Foreman's prompt: {0}")]
-    Prompt(String),
-    #[error("{0}")]
-    Model(String),
+    Prompt(#[from] crate::runs::prompts::PromptError),
+    #[error(transparent)]
+    Model(#[from] crate::llm::model::ModelError),
     #[error("cannot write {RECEIPTS_FILE}: {0}")]
     Receipt(std::io::Error),
 }
@@ -182,37 +182,34 @@ impl Desk<'_> {
     ) -> Result<ModelRequest, TurnError> {
         let target = self.model.target("foreman");
         let args = Map::new();
-        let assembly = self
-            .prompts
-            .build(
-                crate::runs::prompts::PromptStep {
-                    step_id: "foreman",
-                    agent_archetype: "foreman",
-                    prompt_type: "foreman",
-                },
-                &PromptInputs {
-                    history,
-                    ..PromptInputs::for_target(
-                        message,
-                        &args,
-                        vec![
-                            SlotText {
-                                name: "actions",
-                                text: action_list(mode),
-                                kind: SlotKind::Artifact,
-                            },
-                            SlotText {
-                                name: "message",
-                                text: message.to_owned(),
-                                kind: SlotKind::Artifact,
-                            },
-                        ],
-                        target.as_ref(),
-                        Some(workspace),
-                    )
-                },
-            )
-            .map_err(|error| TurnError::Prompt(error.to_string()))?;
+        let assembly = self.prompts.build(
+            crate::runs::prompts::PromptStep {
+                step_id: "foreman",
+                agent_archetype: "foreman",
+                prompt_type: "foreman",
+            },
+            &PromptInputs {
+                history,
+                ..PromptInputs::for_target(
+                    message,
+                    &args,
+                    vec![
+                        SlotText {
+                            name: "actions",
+                            text: action_list(mode),
+                            kind: SlotKind::Artifact,
+                        },
+                        SlotText {
+                            name: "message",
+                            text: message.to_owned(),
+                            kind: SlotKind::Artifact,
+                        },
+                    ],
+                    target.as_ref(),
+                    Some(workspace),
+                )
+            },
+        )?;
         let step_id = match round {
             0 => format!("turn-{turn}"),
             retry => format!("turn-{turn}.retry-{retry}"),
@@ -232,12 +229,8 @@ impl Desk<'_> {
         listener: Listener<'_>,
     ) -> Result<String, TurnError> {
         let request = self.request(workspace, turn, round, history, message, mode)?;
-        let answer = self
-            .model
-            .ask(&request, listener)
-            .await
-            .map_err(|error| TurnError::Model(error.to_string()))?;
-        if let Some(cut) = answer.cut_off_message() {
+        let answer = self.model.ask(&request, listener).await?;
+        if let Some(cut) = answer.cut_off_error() {
             return Err(TurnError::Model(cut));
         }
         Ok(answer.text)

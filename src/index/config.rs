@@ -305,8 +305,9 @@ pub enum Dialect {
     Indian,
 }
 
-/// A problem with `control-room.toml`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// A problem with `control-room.toml`, where it is.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
 pub struct ConfigError {
     pub range: TextRange,
     pub message: String,

@@ -3,7 +3,7 @@
 use serde_json::{Value, json};
 
 use super::config::EndpointConfig;
-use super::sse::Delta;
+use super::sse::{Delta, StreamError};
 use super::{UnreadableReply, sse};
 use crate::llm::model::{Decoding, ModelRequest, Role};
 
@@ -70,9 +70,11 @@ pub fn body(endpoint: &EndpointConfig, request: &ModelRequest) -> (Value, Decodi
 /// What one event of a streamed reply adds: `message_start` names the
 /// model, `content_block_delta` carries text, `message_delta` the
 /// `stop_reason`, `message_stop` ends it; an `error` event is a failure.
-pub fn delta(event: &sse::Event) -> Result<Delta, String> {
-    let value: Value = serde_json::from_str(&event.data)
-        .map_err(|error| format!("an event that is not JSON ({error})"))?;
+pub fn delta(event: &sse::Event) -> Result<Delta, StreamError> {
+    let value: Value = serde_json::from_str(&event.data).map_err(|error| StreamError::NotJson {
+        what: "an event",
+        error,
+    })?;
     let kind = event
         .event
         .as_deref()
@@ -98,9 +100,11 @@ pub fn delta(event: &sse::Event) -> Result<Delta, String> {
             ..Delta::default()
         },
         "error" => {
-            return Err(value["error"]["message"]
-                .as_str()
-                .map_or_else(|| value.to_string(), str::to_owned));
+            return Err(StreamError::Reported {
+                said: value["error"]["message"]
+                    .as_str()
+                    .map_or_else(|| value.to_string(), str::to_owned),
+            });
         }
         _ => Delta::default(),
     })

@@ -47,8 +47,8 @@ pub trait StreamHandler: Sync {
         sse::Framing::Events
     }
     /// One event of the stream; `Ok(true)` when it ends the reply, an error
-    /// message when the server reports one inside the stream.
-    fn event(&self, event: &sse::Event) -> Result<bool, String>;
+    /// when it cannot be read or the server reports one inside the stream.
+    fn event(&self, event: &sse::Event) -> Result<bool, sse::StreamError>;
 }
 
 /// Why a POST got no reply to use.
@@ -266,7 +266,11 @@ impl Post<'_> {
                 }
                 Ok(Ok(None)) => {
                     if let Some(event) = decoder.finish() {
-                        handler.event(&event).map_err(Failure::Final)?;
+                        handler.event(&event).map_err(|problem| {
+                            Failure::Final(format!(
+                                "the model server at {shown} reported in its stream: {problem}"
+                            ))
+                        })?;
                     }
                     return Ok(());
                 }

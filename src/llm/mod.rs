@@ -53,15 +53,29 @@ pub enum LlmError {
     BaseUrl(<reqwest::Url as std::str::FromStr>::Err),
     #[error(transparent)]
     Client(#[from] reqwest::Error),
-    /// `control-room.toml` could not be read; the message says why.
-    #[error("{0}")]
-    Workspace(String),
+    /// `control-room.toml` could not be read.
+    #[error(transparent)]
+    Workspace(#[from] crate::index::config::ConfigError),
     #[error(transparent)]
     Config(#[from] config::LlmConfigError),
     #[error("[llm.agents.{archetype}]: provider `replay` can only be set for all agents")]
     ReplayForOneAgent { archetype: String },
     #[error(transparent)]
     Cassette(#[from] cassette::CassetteError),
+}
+
+/// Why a server's list of models could not be had (`url` is shown with
+/// any key taken out).
+#[derive(Debug, thiserror::Error)]
+pub enum ModelsError {
+    #[error("GET {url}/models failed: {why}")]
+    Unreachable { url: String, why: String },
+    #[error("GET {url}/models is not found: an OpenAI-compatible base_url usually ends in /v1")]
+    NotFound { url: String },
+    #[error("GET {url}/models answered HTTP {status}")]
+    Status { url: String, status: u16 },
+    #[error("GET {url}/models did not answer a list of models")]
+    NotAList { url: String },
 }
 
 /// Why a model server's reply holds no text this can read; the model
@@ -195,7 +209,7 @@ impl Endpoint {
     }
 
     /// The models the server lists at `GET {base_url}/models`.
-    pub async fn models(&self, timeout: Duration) -> Result<Vec<String>, String> {
+    pub async fn models(&self, timeout: Duration) -> Result<Vec<String>, ModelsError> {
         let url = match self.config.provider {
             Provider::Ollama => format!("{}/api/tags", ollama::root(&self.config)),
             _ => format!("{}/models", self.config.base_url),
@@ -206,29 +220,29 @@ impl Endpoint {
         }
         let secrets: Vec<&Secret> = self.secret.iter().collect();
         let shown = &self.shown_url;
-        let response = request.send().await.map_err(|error| {
-            redact(&format!("GET {shown}/models failed: {error}"), &secrets).into_owned()
-        })?;
+        let response = request
+            .send()
+            .await
+            .map_err(|error| ModelsError::Unreachable {
+                url: shown.clone(),
+                why: redact(&error.to_string(), &secrets).into_owned(),
+            })?;
         let status = response.status();
         if status == reqwest::StatusCode::NOT_FOUND {
-            return Err(format!(
-                "GET {shown}/models is not found: an OpenAI-compatible base_url usually ends in /v1"
-            ));
+            return Err(ModelsError::NotFound { url: shown.clone() });
         }
         if !status.is_success() {
-            return Err(format!(
-                "GET {shown}/models answered HTTP {}",
-                status.as_u16()
-            ));
+            return Err(ModelsError::Status {
+                url: shown.clone(),
+                status: status.as_u16(),
+            });
         }
-        let value: serde_json::Value = response
-            .json()
-            .await
-            .map_err(|_| format!("GET {shown}/models did not answer a list of models"))?;
+        let not_a_list = || ModelsError::NotAList { url: shown.clone() };
+        let value: serde_json::Value = response.json().await.map_err(|_| not_a_list())?;
         let models = value["data"]
             .as_array()
             .or_else(|| value["models"].as_array())
-            .ok_or_else(|| format!("GET {shown}/models did not answer a list of models"))?;
+            .ok_or_else(not_a_list)?;
         Ok(models
             .iter()
             .filter_map(|model| model["id"].as_str().or_else(|| model["name"].as_str()))
@@ -576,7 +590,7 @@ pub fn workspace_config(
 ) -> Result<LlmConfig, LlmError> {
     let workspace = crate::index::Workspace::new(root);
     if let Some(error) = workspace.config_error() {
-        return Err(LlmError::Workspace(error.message.clone()));
+        return Err(LlmError::Workspace(error.clone()));
     }
     let mut layers = Vec::new();
     if let Some(llm) = workspace.config().other.get("llm") {

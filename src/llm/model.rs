@@ -245,14 +245,13 @@ impl Model for Metered<'_> {
 impl ModelReply {
     /// Why the reply cannot be used as it is, when it was cut off.
     pub fn cut_off_message(&self) -> Option<String> {
-        self.cut_off.then(|| {
-            let limit = self
-                .effective
-                .max_tokens
-                .map_or(String::new(), |limit| format!(" of {limit} tokens"));
-            format!(
-                "the model stopped at its length limit{limit} before it finished; raise max_tokens under [llm] in control-room.toml, or ask for less"
-            )
+        self.cut_off_error().map(|error| error.to_string())
+    }
+
+    /// [`ModelError::CutOff`], when the reply was cut off.
+    pub fn cut_off_error(&self) -> Option<ModelError> {
+        self.cut_off.then_some(ModelError::CutOff {
+            max_tokens: self.effective.max_tokens,
         })
     }
 }
@@ -263,6 +262,12 @@ pub enum ModelError {
     Failed(String),
     #[error("{file} has no reply for step `{step_id}`")]
     NoScriptedReply { file: String, step_id: String },
+    /// The reply stopped at its length limit before it finished.
+    #[error(
+        "the model stopped at its length limit{} before it finished; raise max_tokens under [llm] in control-room.toml, or ask for less",
+        .max_tokens.map_or(String::new(), |limit| format!(" of {limit} tokens"))
+    )]
+    CutOff { max_tokens: Option<u32> },
 }
 
 impl ModelError {

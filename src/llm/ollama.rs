@@ -8,7 +8,7 @@
 use serde_json::{Value, json};
 
 use super::config::{EndpointConfig, StructuredOutput};
-use super::sse::Delta;
+use super::sse::{Delta, StreamError};
 use super::{UnreadableReply, sse};
 use crate::llm::model::{Decoding, ModelRequest};
 
@@ -76,13 +76,17 @@ pub fn body(
 /// What one line of a streamed reply adds: `message.content`, the model,
 /// and on the last (`done`) why it stopped; an `error` is the server's
 /// failure.
-pub fn delta(event: &sse::Event) -> Result<Delta, String> {
-    let value: Value = serde_json::from_str(&event.data)
-        .map_err(|error| format!("a line that is not JSON ({error})"))?;
+pub fn delta(event: &sse::Event) -> Result<Delta, StreamError> {
+    let value: Value = serde_json::from_str(&event.data).map_err(|error| StreamError::NotJson {
+        what: "a line",
+        error,
+    })?;
     if let Some(error) = value.get("error") {
-        return Err(error
-            .as_str()
-            .map_or_else(|| error.to_string(), str::to_owned));
+        return Err(StreamError::Reported {
+            said: error
+                .as_str()
+                .map_or_else(|| error.to_string(), str::to_owned),
+        });
     }
     let done = value["done"].as_bool().unwrap_or(false);
     Ok(Delta {

@@ -4,7 +4,7 @@
 use serde_json::{Value, json};
 
 use super::config::{EndpointConfig, StructuredOutput};
-use super::sse::Delta;
+use super::sse::{Delta, StreamError};
 use super::{UnreadableReply, sse};
 use crate::llm::model::{Decoding, ModelRequest};
 
@@ -70,19 +70,23 @@ pub fn body(
 /// What one event of a streamed reply adds: `data: [DONE]` ends it, a
 /// chunk carries `choices[0].delta.content` and at last its
 /// `finish_reason`; an `error` object is the server's failure.
-pub fn delta(event: &sse::Event) -> Result<Delta, String> {
+pub fn delta(event: &sse::Event) -> Result<Delta, StreamError> {
     if event.data.trim() == "[DONE]" {
         return Ok(Delta {
             done: true,
             ..Delta::default()
         });
     }
-    let value: Value = serde_json::from_str(&event.data)
-        .map_err(|error| format!("a chunk that is not JSON ({error})"))?;
+    let value: Value = serde_json::from_str(&event.data).map_err(|error| StreamError::NotJson {
+        what: "a chunk",
+        error,
+    })?;
     if let Some(error) = value.get("error") {
-        return Err(error["message"]
-            .as_str()
-            .map_or_else(|| error.to_string(), str::to_owned));
+        return Err(StreamError::Reported {
+            said: error["message"]
+                .as_str()
+                .map_or_else(|| error.to_string(), str::to_owned),
+        });
     }
     let choice = &value["choices"][0];
     Ok(Delta {

@@ -52,7 +52,7 @@ impl Decoder {
 
     /// The events `chunk` completes; an error when a line runs past
     /// [`MAX_LINE`] bytes.
-    pub fn push(&mut self, chunk: &[u8]) -> Result<Vec<Event>, String> {
+    pub fn push(&mut self, chunk: &[u8]) -> Result<Vec<Event>, StreamError> {
         let mut events = Vec::new();
         let mut rest = chunk;
         while let Some(end) = rest.iter().position(|&byte| byte == b'\n') {
@@ -66,10 +66,9 @@ impl Decoder {
         }
         self.partial.extend_from_slice(rest);
         if self.partial.len() > MAX_LINE {
-            return Err(format!(
-                "a line of the stream ran past {} MiB",
-                MAX_LINE / (1024 * 1024)
-            ));
+            return Err(StreamError::LineTooLong {
+                mib: MAX_LINE / (1024 * 1024),
+            });
         }
         Ok(events)
     }
@@ -132,6 +131,23 @@ pub struct Delta {
     pub done: bool,
 }
 
+/// Why a stream cannot be read, or what the server reported in it.
+#[derive(Debug, thiserror::Error)]
+pub enum StreamError {
+    #[error("a line of the stream ran past {mib} MiB")]
+    LineTooLong { mib: usize },
+    /// An event's data is not JSON (`what`: an event, a line, a chunk).
+    #[error("{what} that is not JSON ({error})")]
+    NotJson {
+        what: &'static str,
+        #[source]
+        error: serde_json::Error,
+    },
+    /// The server reported a failure inside the stream, in its words.
+    #[error("{said}")]
+    Reported { said: String },
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -183,6 +199,6 @@ mod tests {
         for _ in 0..5 {
             result = decoder.push(&chunk);
         }
-        assert!(result.unwrap_err().contains("ran past"));
+        assert!(matches!(result, Err(StreamError::LineTooLong { .. })));
     }
 }

@@ -124,7 +124,7 @@ impl StreamHandler for Streamed<'_> {
         }
     }
 
-    fn event(&self, event: &sse::Event) -> Result<bool, String> {
+    fn event(&self, event: &sse::Event) -> Result<bool, sse::StreamError> {
         let delta = match self.provider {
             Provider::Anthropic => anthropic::delta(event)?,
             Provider::Ollama => ollama::delta(event)?,

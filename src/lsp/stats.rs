@@ -51,7 +51,7 @@ pub async fn stats(context: &Context, args: StatsArgs) -> Result<Value, RpcError
             "total": {"words": progress.total.words, "target": progress.total.target, "label": progress.total.label()},
             "session": at_start.map(|start| now_words as i64 - start as i64),
             "today": history.as_ref().ok().and_then(|days| days.first()).map(|day| day.words),
-            "history_unavailable": history.as_ref().err(),
+            "history_unavailable": history.as_ref().err().map(ToString::to_string),
             "daily_target": workspace.config().targets.daily,
             "scene": scene,
         })

@@ -36,17 +36,40 @@ static COUNTS: LazyLock<Mutex<HashMap<(String, String), usize>>> =
 /// How many blob counts are kept before the memory starts again.
 const MAX_REMEMBERED: usize = 200_000;
 
+/// Why there is no history of words per day.
+#[derive(Debug, thiserror::Error)]
+pub enum HistoryError {
+    #[error("not a git repository")]
+    NotARepository,
+    #[error("git is not installed")]
+    NoGit,
+    #[error("git cannot run: {0}")]
+    CannotRun(#[source] std::io::Error),
+    /// git ran and failed: the command's arguments and what it said.
+    #[error("git {command}: {said}")]
+    Failed { command: String, said: String },
+    #[error("cannot read git cat-file: {0}")]
+    Unreadable(#[source] std::io::Error),
+    /// The calendar has no start for a day (a time zone's gap).
+    #[error("no start of the day {days_back} days back: {error}")]
+    NoDay {
+        days_back: usize,
+        #[source]
+        error: jiff::Error,
+    },
+}
+
 /// The words of each of the last `days` days, today first, or why there
-/// is no history ("not a git repository", "git is not installed").
+/// is no history.
 pub fn words_by_day(
     workspace: &Workspace,
     days: usize,
     now: &jiff::Zoned,
-) -> Result<Vec<DayWords>, String> {
+) -> Result<Vec<DayWords>, HistoryError> {
     let root = workspace.root();
     let inside = git(root, &["rev-parse", "--is-inside-work-tree"])?;
     if inside.trim() != "true" {
-        return Err("not a git repository".into());
+        return Err(HistoryError::NotARepository);
     }
     // No commit yet is an empty history, not an error.
     let log = git(root, &["log", "--first-parent", "--format=%H %ct", "HEAD"]).unwrap_or_default();
@@ -57,16 +80,20 @@ pub fn words_by_day(
             Some((oid, time.trim().parse().ok()?))
         })
         .collect();
-    let today = now
-        .start_of_day()
-        .map_err(|error| format!("no start of today: {error}"))?;
+    let today = now.start_of_day().map_err(|error| HistoryError::NoDay {
+        days_back: 0,
+        error,
+    })?;
     let mut totals_at_start = Vec::with_capacity(days);
     let mut dates = Vec::with_capacity(days);
     for back in 0..days.max(1) {
         let start = today
             .checked_sub(jiff::Span::new().days(back as i64))
             .and_then(|day| day.start_of_day())
-            .map_err(|error| format!("no day {back} days back: {error}"))?;
+            .map_err(|error| HistoryError::NoDay {
+                days_back: back,
+                error,
+            })?;
         let before = start.timestamp().as_second();
         let total = match commits.iter().find(|(_, time)| *time < before) {
             Some((oid, _)) => committed_words(workspace, oid)?,
@@ -88,7 +115,7 @@ pub fn words_by_day(
 }
 
 /// Runs git in `root`; its standard output, or why it failed.
-fn git(root: &Path, args: &[&str]) -> Result<String, String> {
+fn git(root: &Path, args: &[&str]) -> Result<String, HistoryError> {
     let output = Command::new("git")
         .arg("-C")
         .arg(root)
@@ -96,24 +123,27 @@ fn git(root: &Path, args: &[&str]) -> Result<String, String> {
         .stdin(Stdio::null())
         .output()
         .map_err(|error| match error.kind() {
-            std::io::ErrorKind::NotFound => "git is not installed".to_owned(),
-            _ => format!("git cannot run: {error}"),
+            std::io::ErrorKind::NotFound => HistoryError::NoGit,
+            _ => HistoryError::CannotRun(error),
         })?;
     if output.status.success() {
         Ok(String::from_utf8_lossy(&output.stdout).into_owned())
     } else {
         let message = String::from_utf8_lossy(&output.stderr);
         if message.contains("not a git repository") {
-            Err("not a git repository".into())
+            Err(HistoryError::NotARepository)
         } else {
-            Err(format!("git {}: {}", args.join(" "), message.trim()))
+            Err(HistoryError::Failed {
+                command: args.join(" "),
+                said: message.trim().to_owned(),
+            })
         }
     }
 }
 
 /// The words of the scenes in the tree of commit `oid` (the part of it
 /// under the manuscript's root).
-fn committed_words(workspace: &Workspace, oid: &str) -> Result<usize, String> {
+fn committed_words(workspace: &Workspace, oid: &str) -> Result<usize, HistoryError> {
     let root = workspace.root();
     let listing = git(root, &["ls-tree", "-r", "-z", "--long", oid])?;
     let mut files: Vec<(String, String)> = Vec::new();
@@ -162,7 +192,7 @@ fn committed_words(workspace: &Workspace, oid: &str) -> Result<usize, String> {
 fn read_blobs<'a>(
     root: &Path,
     blobs: impl Iterator<Item = &'a str>,
-) -> Result<Vec<String>, String> {
+) -> Result<Vec<String>, HistoryError> {
     let request: String = blobs.map(|blob| format!("{blob}\n")).collect();
     let mut child = Command::new("git")
         .arg("-C")
@@ -172,8 +202,8 @@ fn read_blobs<'a>(
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
-        .map_err(|error| format!("git cannot run: {error}"))?;
-    let mut stdin = child.stdin.take().ok_or("git cat-file has no input")?;
+        .map_err(HistoryError::CannotRun)?;
+    let mut stdin = child.stdin.take().expect("git's input is piped");
     // Written from a thread: git answers while it reads, and a full pipe
     // either way would stop both.
     let writer = std::thread::spawn(move || {
@@ -183,9 +213,9 @@ fn read_blobs<'a>(
     child
         .stdout
         .take()
-        .ok_or("git cat-file has no output")?
+        .expect("git's output is piped")
         .read_to_end(&mut output)
-        .map_err(|error| format!("cannot read git cat-file: {error}"))?;
+        .map_err(HistoryError::Unreadable)?;
     let _ = writer.join();
     let _ = child.wait();
     let mut texts = Vec::new();
@@ -282,6 +312,6 @@ mod tests {
         scene(dir.path(), "SCN-a", 10);
         let workspace = Workspace::load(dir.path());
         let error = words_by_day(&workspace, 7, &jiff::Zoned::now()).unwrap_err();
-        assert_eq!(error, "not a git repository");
+        assert!(matches!(error, HistoryError::NotARepository), "{error}");
     }
 }
