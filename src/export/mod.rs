@@ -69,14 +69,53 @@ pub enum ExportError {
         pandoc::PDF_ENGINES.join(", ")
     )]
     PdfEngineMissing,
-    #[error("{0}")]
-    OutputRefused(String),
-    #[error("{0}")]
-    Pandoc(String),
+    #[error(transparent)]
+    OutputRefused(#[from] OutputRefused),
+    #[error("{program} cannot run: {error}")]
+    PandocCannotRun {
+        program: String,
+        #[source]
+        error: std::io::Error,
+    },
+    /// pandoc ran and failed: what was asked of it and what it said.
+    #[error("pandoc {asked} failed: {said}")]
+    PandocFailed { asked: String, said: String },
+    /// pandoc could not convert the manuscript: its exit status and what it said.
+    #[error("pandoc failed ({status}): {said}")]
+    ConvertFailed { status: String, said: String },
+    #[error(transparent)]
+    Reference(#[from] reference::ReferenceError),
     #[error("cannot write {path}: {source}")]
     Write {
         path: PathBuf,
         source: std::io::Error,
+    },
+}
+
+/// Why an output path is refused: a compile writes only its own file.
+#[derive(Debug, thiserror::Error)]
+pub enum OutputRefused {
+    #[error("{} names no file", .0.display())]
+    NoFile(PathBuf),
+    #[error("cannot write {}: its folder {} cannot be used ({error})", .output.display(), .folder.display())]
+    Folder {
+        output: PathBuf,
+        folder: PathBuf,
+        #[source]
+        error: std::io::Error,
+    },
+    #[error("{} is a folder", .0.display())]
+    IsAFolder(PathBuf),
+    #[error(
+        "{0} is a file of the manuscript; compile never writes over the writer's text: name another output with -o"
+    )]
+    ManuscriptFile(String),
+    #[error(
+        "{relative} is inside the manuscript's {folder} folder, where it would be read as part of the book: name an output elsewhere with -o"
+    )]
+    InsideManuscript {
+        relative: String,
+        folder: &'static str,
     },
 }
 
@@ -130,26 +169,25 @@ fn slug(title: &str) -> String {
 /// Refuses an output that is a file of the manuscript or lies where the
 /// manuscript's scenes or cards live: a compile writes only its own file.
 pub fn check_output(workspace: &Workspace, output: &Path) -> Result<PathBuf, ExportError> {
-    let refuse = |why: String| ExportError::OutputRefused(why);
     let name = output
         .file_name()
         .filter(|name| !name.is_empty())
-        .ok_or_else(|| refuse(format!("{} names no file", output.display())))?;
+        .ok_or_else(|| OutputRefused::NoFile(output.to_path_buf()))?;
     let parent = match output.parent() {
         Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
         _ => PathBuf::from("."),
     };
-    let parent = parent.canonicalize().map_err(|error| {
-        refuse(format!(
-            "cannot write {}: its folder {} cannot be used ({error})",
-            output.display(),
-            parent.display()
-        ))
-    })?;
+    let parent = parent
+        .canonicalize()
+        .map_err(|error| OutputRefused::Folder {
+            output: output.to_path_buf(),
+            folder: parent.clone(),
+            error,
+        })?;
     let mut target = parent.join(name);
     if let Ok(metadata) = std::fs::symlink_metadata(&target) {
         if metadata.is_dir() {
-            return Err(refuse(format!("{} is a folder", target.display())));
+            return Err(OutputRefused::IsAFolder(target).into());
         }
         if let Ok(resolved) = target.canonicalize() {
             target = resolved;
@@ -167,19 +205,15 @@ pub fn check_output(workspace: &Workspace, output: &Path) -> Result<PathBuf, Exp
             relative == folder || relative.starts_with(&format!("{folder}/"))
         };
         if workspace.file(&relative).is_some() || relative == paths.outline {
-            return Err(refuse(format!(
-                "{relative} is a file of the manuscript; compile never writes over the writer's text: name another output with -o"
-            )));
+            return Err(OutputRefused::ManuscriptFile(relative).into());
         }
         if inside(&paths.scenes) || inside(&paths.compendium) {
-            return Err(refuse(format!(
-                "{relative} is inside the manuscript's {} folder, where it would be read as part of the book: name an output elsewhere with -o",
-                if inside(&paths.scenes) {
-                    "scenes"
-                } else {
-                    "compendium"
-                }
-            )));
+            let folder = if inside(&paths.scenes) {
+                "scenes"
+            } else {
+                "compendium"
+            };
+            return Err(OutputRefused::InsideManuscript { relative, folder }.into());
         }
     }
     Ok(target)
@@ -278,8 +312,7 @@ fn convert(
                 &pandoc.default_data_file("reference.docx")?,
                 font,
                 &header,
-            )
-            .map_err(ExportError::Pandoc)?;
+            )?;
             args.push(format!(
                 "--reference-doc={}",
                 write("manuscript-reference.docx", &reference)?

@@ -65,7 +65,10 @@ pub fn find() -> Result<Pandoc, ExportError> {
         .arg("--version")
         .stdin(Stdio::null())
         .output()
-        .map_err(|error| ExportError::Pandoc(format!("{} cannot run: {error}", path.display())))?;
+        .map_err(|error| ExportError::PandocCannotRun {
+            program: path.display().to_string(),
+            error,
+        })?;
     let version = String::from_utf8_lossy(&output.stdout)
         .lines()
         .next()
@@ -73,11 +76,10 @@ pub fn find() -> Result<Pandoc, ExportError> {
         .trim()
         .to_owned();
     if !output.status.success() {
-        return Err(ExportError::Pandoc(format!(
-            "`{} --version` failed: {}",
-            path.display(),
-            String::from_utf8_lossy(&output.stderr).trim()
-        )));
+        return Err(ExportError::PandocFailed {
+            asked: "--version".to_owned(),
+            said: String::from_utf8_lossy(&output.stderr).trim().to_owned(),
+        });
     }
     Ok(Pandoc { path, version })
 }
@@ -103,12 +105,15 @@ impl Pandoc {
             .args(["--print-default-data-file", name])
             .stdin(Stdio::null())
             .output()
-            .map_err(|error| ExportError::Pandoc(format!("pandoc cannot run: {error}")))?;
+            .map_err(|error| ExportError::PandocCannotRun {
+                program: "pandoc".to_owned(),
+                error,
+            })?;
         if !output.status.success() || output.stdout.is_empty() {
-            return Err(ExportError::Pandoc(format!(
-                "pandoc has no default {name}: {}",
-                String::from_utf8_lossy(&output.stderr).trim()
-            )));
+            return Err(ExportError::PandocFailed {
+                asked: format!("--print-default-data-file {name}"),
+                said: String::from_utf8_lossy(&output.stderr).trim().to_owned(),
+            });
         }
         Ok(output.stdout)
     }
@@ -122,22 +127,27 @@ impl Pandoc {
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .spawn()
-            .map_err(|error| ExportError::Pandoc(format!("pandoc cannot run: {error}")))?;
+            .map_err(|error| ExportError::PandocCannotRun {
+                program: "pandoc".to_owned(),
+                error,
+            })?;
         // Writing may fail if pandoc exits early; its status says why.
         if let Some(mut stdin) = child.stdin.take() {
             let _ = stdin.write_all(markdown.as_bytes());
         }
         let output = child
             .wait_with_output()
-            .map_err(|error| ExportError::Pandoc(format!("pandoc did not finish: {error}")))?;
+            .map_err(|error| ExportError::PandocCannotRun {
+                program: "pandoc".to_owned(),
+                error,
+            })?;
         if output.status.success() {
             Ok(())
         } else {
-            Err(ExportError::Pandoc(format!(
-                "pandoc failed ({}): {}",
-                output.status,
-                String::from_utf8_lossy(&output.stderr).trim()
-            )))
+            Err(ExportError::ConvertFailed {
+                status: output.status.to_string(),
+                said: String::from_utf8_lossy(&output.stderr).trim().to_owned(),
+            })
         }
     }
 }

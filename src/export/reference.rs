@@ -18,6 +18,25 @@
 
 use std::io::{Cursor, Read, Write};
 
+/// Why pandoc's reference.docx could not be made the manuscript's.
+#[derive(Debug, thiserror::Error)]
+pub enum ReferenceError {
+    #[error("pandoc's reference.docx is not a zip archive: {0}")]
+    NotAZip(#[source] zip::result::ZipError),
+    #[error("cannot rewrite reference.docx: {0}")]
+    Rewrite(#[source] zip::result::ZipError),
+    #[error("cannot rewrite {part} of reference.docx: {error}")]
+    Part {
+        part: String,
+        #[source]
+        error: std::io::Error,
+    },
+    #[error(
+        "pandoc's reference.docx lacks word/styles.xml, word/document.xml, its relationships or its content types"
+    )]
+    Incomplete,
+}
+
 /// The typeface when `[manuscript] font` is not set.
 pub const DEFAULT_FONT: &str = "Times New Roman";
 
@@ -43,14 +62,14 @@ pub fn manuscript_reference(
     default_reference: &[u8],
     font: &str,
     header: &str,
-) -> Result<Vec<u8>, String> {
+) -> Result<Vec<u8>, ReferenceError> {
     let font = xml_escape(font);
     let mut archive = zip::ZipArchive::new(Cursor::new(default_reference))
-        .map_err(|error| format!("pandoc's reference.docx is not a zip archive: {error}"))?;
+        .map_err(ReferenceError::NotAZip)?;
     let mut writer = zip::ZipWriter::new(Cursor::new(Vec::new()));
     let options = zip::write::SimpleFileOptions::default()
         .compression_method(zip::CompressionMethod::Deflated);
-    let broken = |error: zip::result::ZipError| format!("cannot rewrite reference.docx: {error}");
+    let broken = ReferenceError::Rewrite;
     let mut found = (false, false);
     let (mut related, mut typed) = (false, false);
     for index in 0..archive.len() {
@@ -87,11 +106,17 @@ pub fn manuscript_reference(
                     .by_index(index)
                     .map_err(broken)?
                     .read_to_string(&mut text)
-                    .map_err(|error| format!("cannot read {name} of reference.docx: {error}"))?;
+                    .map_err(|error| ReferenceError::Part {
+                        part: name.clone(),
+                        error,
+                    })?;
                 writer.start_file(name.as_str(), options).map_err(broken)?;
                 writer
                     .write_all(edit(&text, &font).as_bytes())
-                    .map_err(|error| format!("cannot write {name}: {error}"))?;
+                    .map_err(|error| ReferenceError::Part {
+                        part: name.clone(),
+                        error,
+                    })?;
             }
             None => writer
                 .raw_copy_file(archive.by_index_raw(index).map_err(broken)?)
@@ -99,12 +124,15 @@ pub fn manuscript_reference(
         }
     }
     if found != (true, true) || !related || !typed {
-        return Err("pandoc's reference.docx lacks word/styles.xml, word/document.xml, its relationships or its content types".into());
+        return Err(ReferenceError::Incomplete);
     }
     writer.start_file(HEADER_PART, options).map_err(broken)?;
     writer
         .write_all(header_part(header, &font).as_bytes())
-        .map_err(|error| format!("cannot write {HEADER_PART}: {error}"))?;
+        .map_err(|error| ReferenceError::Part {
+            part: HEADER_PART.to_owned(),
+            error,
+        })?;
     Ok(writer.finish().map_err(broken)?.into_inner())
 }
 

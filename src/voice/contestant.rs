@@ -64,20 +64,31 @@ pub struct Contestant {
     pub model: Option<String>,
 }
 
+/// The longest a contestant's label may be, in characters.
+const MAX_LABEL_CHARS: usize = 200;
+
+/// Why a contestant cannot be read.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ContestantError {
+    #[error("a contestant is empty: name a strategy or a model")]
+    Empty,
+    #[error("a contestant is {0} characters long; {MAX_LABEL_CHARS} at most")]
+    TooLong(usize),
+    #[error("`{0}` names no model after `@`")]
+    NoModel(String),
+}
+
 impl Contestant {
     /// Reads `spec`: a strategy (`sparse`), a model (`@qwen2.5:7b`, or
     /// `model:qwen2.5:7b`), both (`sparse@qwen2.5:7b`), or the writer's own
     /// words for a voice ("terse noir, present tense"), asked for as written.
-    pub fn parse(spec: &str) -> Result<Contestant, String> {
+    pub fn parse(spec: &str) -> Result<Contestant, ContestantError> {
         let label = spec.split_whitespace().collect::<Vec<_>>().join(" ");
         if label.is_empty() {
-            return Err("a contestant is empty: name a strategy or a model".to_owned());
+            return Err(ContestantError::Empty);
         }
-        if label.chars().count() > 200 {
-            return Err(format!(
-                "a contestant is {} characters long; 200 at most",
-                label.chars().count()
-            ));
+        if label.chars().count() > MAX_LABEL_CHARS {
+            return Err(ContestantError::TooLong(label.chars().count()));
         }
         let (strategy, model) = match label.strip_prefix("model:") {
             Some(model) => ("", Some(model)),
@@ -87,7 +98,7 @@ impl Contestant {
             },
         };
         if model.is_some_and(str::is_empty) {
-            return Err(format!("`{label}` names no model after `@`"));
+            return Err(ContestantError::NoModel(label));
         }
         let strategy = if strategy.trim().is_empty() {
             "balanced"
