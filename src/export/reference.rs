@@ -64,8 +64,8 @@ pub fn manuscript_reference(
     header: &str,
 ) -> Result<Vec<u8>, ReferenceError> {
     let font = xml_escape(font);
-    let mut archive = zip::ZipArchive::new(Cursor::new(default_reference))
-        .map_err(ReferenceError::NotAZip)?;
+    let mut archive =
+        zip::ZipArchive::new(Cursor::new(default_reference)).map_err(ReferenceError::NotAZip)?;
     let mut writer = zip::ZipWriter::new(Cursor::new(Vec::new()));
     let options = zip::write::SimpleFileOptions::default()
         .compression_method(zip::CompressionMethod::Deflated);

@@ -6,6 +6,10 @@ use serde_json::{Map, Value};
 
 use super::ActionKind;
 use crate::kb::Decision;
+use crate::storage::PathError;
+use crate::tools::ToolError;
+use crate::voice::VoiceError;
+use crate::voice::contestant::ContestantError;
 
 pub use crate::runs::changes::Change;
 
@@ -37,11 +41,81 @@ pub struct Outcome {
     pub effect: Effect,
 }
 
-/// Why an action, valid as written, could not be carried out.
+/// Why an action, valid as written, could not be carried out: each
+/// reason a kind of its own, said to the model and the writer.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum ActionError {
+    #[error("notebook `{name}`: {error}")]
+    Notebook {
+        name: String,
+        #[source]
+        error: PathError,
+    },
+    #[error("query_notebook: {0}")]
+    Search(#[source] ToolError),
+    /// `action` names a scene id the outline does not list.
+    #[error("{action}: `{id}` is not in the outline; {what} only the outline's scenes")]
+    NotInOutline {
+        action: &'static str,
+        id: String,
+        what: &'static str,
+    },
+    #[error(transparent)]
+    Voice(#[from] VoiceError),
+    #[error("start_tournament: {0}")]
+    Contestant(#[from] ContestantError),
+    #[error("run_health_check: `{0}` is neither a scene id nor a file")]
+    UnknownScope(String),
+    #[error("apply_edit: `{path}`: {error}")]
+    Path {
+        path: String,
+        #[source]
+        error: PathError,
+    },
+    #[error("apply_edit: `{0}` is not a file of the manuscript")]
+    NotAFile(String),
+    #[error("apply_edit: {0} is not a scene; apply_edit revises scenes' prose")]
+    NotAScene(String),
+    #[error("apply_edit: the passage to replace is not in {0} as it is now; quote it exactly")]
+    PassageNotFound(String),
+    #[error(
+        "apply_edit: the passage is in {path} {times} times; quote more of it so it is there once"
+    )]
+    PassageAmbiguous { path: String, times: usize },
+    #[error("apply_edit: the passage is in {0}'s front matter; apply_edit revises prose")]
+    PassageInFrontMatter(String),
+    #[error("write_template: `{key}` is not a part of the {template}; its parts are {}", .parts.join(", "))]
+    NotAPart {
+        key: String,
+        template: &'static str,
+        parts: Vec<&'static str>,
+    },
+    #[error(
+        "write_template: {part} is a placeholder (“{text}”); write it, or leave it out until it is decided"
+    )]
+    Placeholder { part: &'static str, text: String },
+    /// A template marked complete that misses required parts.
+    #[error("the {template} cannot be complete: it misses {}", .missing.join(", "))]
+    Incomplete {
+        template: &'static str,
+        missing: Vec<&'static str>,
+    },
+    #[error(
+        "update_status: there is no {template} yet ({path}); write it with write_template first"
+    )]
+    NoTemplate {
+        template: &'static str,
+        path: String,
+    },
+    #[error(
+        "generate_scaffold: {0} exists and is the writer's; edit it, or delete it for a new one"
+    )]
+    ScaffoldExists(String),
+    #[error("no scaffold for {0}")]
+    NoScaffold(String),
+    /// The action the system asked for itself was refused.
     #[error("{0}")]
-    Refused(String),
+    Invalid(super::Refusal),
     #[error("cannot write {path}: {message}")]
     Write { path: String, message: String },
 }

@@ -30,10 +30,6 @@ pub struct Context<'a> {
     pub source: &'a str,
 }
 
-fn refused(message: impl Into<String>) -> ActionError {
-    ActionError::Refused(message.into())
-}
-
 /// Carries out `action`.
 pub fn execute(action: &ValidAction, cx: &Context) -> Result<Outcome, ActionError> {
     let (summary, effect) = match action.kind {
@@ -62,8 +58,10 @@ fn query_notebook(action: &ValidAction, cx: &Context) -> Result<(String, Effect)
     let folder = match notebook.trim_end_matches('/') {
         "" | "notes" | "all" => NOTES_FOLDER.to_owned(),
         name => {
-            crate::storage::check_relative_path(name)
-                .map_err(|error| refused(format!("notebook `{name}`: {error}")))?;
+            crate::storage::check_relative_path(name).map_err(|error| ActionError::Notebook {
+                name: name.to_owned(),
+                error,
+            })?;
             format!("{NOTES_FOLDER}/{name}")
         }
     };
@@ -78,7 +76,7 @@ fn query_notebook(action: &ValidAction, cx: &Context) -> Result<(String, Effect)
         },
         &args,
     )
-    .map_err(|error| refused(format!("query_notebook: {error}")))?;
+    .map_err(ActionError::Search)?;
     let words: Vec<String> = query
         .split(|c: char| !c.is_alphanumeric())
         .filter(|word| word.len() > 3)
@@ -183,9 +181,11 @@ fn save_decision(action: &ValidAction, cx: &Context) -> Result<(String, Effect),
 fn write_scene(action: &ValidAction, cx: &Context) -> Result<(String, Effect), ActionError> {
     let id = action.text("scene_id").unwrap_or_default();
     if cx.workspace.catalog().outline_position(id).is_none() {
-        return Err(refused(format!(
-            "write_scene: `{id}` is not in the outline; draft only the outline's scenes"
-        )));
+        return Err(ActionError::NotInOutline {
+            action: "write_scene",
+            id: id.to_owned(),
+            what: "draft",
+        });
     }
     let mut args = Map::new();
     args.insert("scene_id".into(), json!(id));
@@ -196,10 +196,6 @@ fn write_scene(action: &ValidAction, cx: &Context) -> Result<(String, Effect), A
             args,
         },
     ))
-}
-
-fn voice_refusal(error: crate::voice::VoiceError) -> ActionError {
-    refused(error.to_string())
 }
 
 fn start_tournament(action: &ValidAction, cx: &Context) -> Result<(String, Effect), ActionError> {
@@ -213,16 +209,15 @@ fn start_tournament(action: &ValidAction, cx: &Context) -> Result<(String, Effec
         .flatten()
         .filter_map(Value::as_str)
         .map(Contestant::parse)
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|error| refused(format!("start_tournament: {error}")))?;
+        .collect::<Result<Vec<_>, _>>()?;
     let words = action
         .params
         .get("words")
         .and_then(Value::as_u64)
         .map(|words| words as u32);
-    let tournament = Tournament::new(passage, contestants, words).map_err(voice_refusal)?;
+    let tournament = Tournament::new(passage, contestants, words)?;
     // The passage must make sense before anyone drafts it.
-    play::brief(cx.workspace, &tournament.passage).map_err(voice_refusal)?;
+    play::brief(cx.workspace, &tournament.passage)?;
     Ok((
         format!(
             "started tournament {} ({} contestants: {})",
@@ -245,15 +240,13 @@ fn select_winner(action: &ValidAction, cx: &Context) -> Result<(String, Effect),
         action.text("tournament_id").unwrap_or_default(),
         action.text("contestant").unwrap_or_default(),
         action.text("why"),
-    )
-    .map_err(voice_refusal)?;
+    )?;
     Ok((said, Effect::Changes(vec![change])))
 }
 
 fn generate_bundle(action: &ValidAction, cx: &Context) -> Result<(String, Effect), ActionError> {
     let (said, changes) =
-        crate::voice::bundle::generate_bundle(cx.workspace, action.text("voice_summary"))
-            .map_err(voice_refusal)?;
+        crate::voice::bundle::generate_bundle(cx.workspace, action.text("voice_summary"))?;
     Ok((said, Effect::Changes(changes)))
 }
 
@@ -279,11 +272,7 @@ fn health_check(action: &ValidAction, cx: &Context) -> Result<(String, Effect), 
                 .scene(scope)
                 .cloned()
                 .or_else(|| cx.workspace.file(scope).cloned())
-                .ok_or_else(|| {
-                    refused(format!(
-                        "run_health_check: `{scope}` is neither a scene id nor a file"
-                    ))
-                })?;
+                .ok_or_else(|| ActionError::UnknownScope(scope.to_owned()))?;
             crate::checks::check_file(cx.workspace, &file.path)
         }
         None => {
@@ -341,22 +330,17 @@ fn health_check(action: &ValidAction, cx: &Context) -> Result<(String, Effect), 
 
 fn apply_edit(action: &ValidAction, cx: &Context) -> Result<(String, Effect), ActionError> {
     let path = action.text("file").unwrap_or_default().trim();
-    crate::storage::check_relative_path(path)
-        .map_err(|error| refused(format!("apply_edit: `{path}`: {error}")))?;
+    crate::storage::check_relative_path(path).map_err(|error| ActionError::Path {
+        path: path.to_owned(),
+        error,
+    })?;
     let file = cx
         .workspace
         .file(path)
         .or_else(|| cx.workspace.catalog().scene(path))
-        .ok_or_else(|| {
-            refused(format!(
-                "apply_edit: `{path}` is not a file of the manuscript"
-            ))
-        })?;
+        .ok_or_else(|| ActionError::NotAFile(path.to_owned()))?;
     if file.scene().is_none() {
-        return Err(refused(format!(
-            "apply_edit: {} is not a scene; apply_edit revises scenes' prose",
-            file.path
-        )));
+        return Err(ActionError::NotAScene(file.path.to_string()));
     }
     let find = action.text("find").unwrap_or_default();
     let replace = action.text("replace").unwrap_or_default();
@@ -364,17 +348,13 @@ fn apply_edit(action: &ValidAction, cx: &Context) -> Result<(String, Effect), Ac
     let at = match found.as_slice() {
         [at] => *at,
         [] => {
-            return Err(refused(format!(
-                "apply_edit: the passage to replace is not in {} as it is now; quote it exactly",
-                file.path
-            )));
+            return Err(ActionError::PassageNotFound(file.path.to_string()));
         }
         many => {
-            return Err(refused(format!(
-                "apply_edit: the passage is in {} {} times; quote more of it so it is there once",
-                file.path,
-                many.len()
-            )));
+            return Err(ActionError::PassageAmbiguous {
+                path: file.path.to_string(),
+                times: many.len(),
+            });
         }
     };
     if file
@@ -382,10 +362,7 @@ fn apply_edit(action: &ValidAction, cx: &Context) -> Result<(String, Effect), Ac
         .as_ref()
         .is_some_and(|front| at < front.range.end)
     {
-        return Err(refused(format!(
-            "apply_edit: the passage is in {}'s front matter; apply_edit revises prose",
-            file.path
-        )));
+        return Err(ActionError::PassageInFrontMatter(file.path.to_string()));
     }
     let mut after = String::with_capacity(file.text.len() + replace.len());
     after.push_str(&file.text[..at]);

@@ -39,16 +39,16 @@ pub fn scaffold_scene(
         params,
         raw: String::new(),
     };
-    let valid = super::validate(&action, crate::kb::mode::Mode::Director)
-        .map_err(|refusal| ActionError::Refused(refusal.to_string()))?;
+    let valid =
+        super::validate(&action, crate::kb::mode::Mode::Director).map_err(ActionError::Invalid)?;
     let (said, effect) = generate(&valid, workspace)?;
     match effect {
         Effect::Changes(changes) => changes
             .into_iter()
             .next()
             .map(|change| (said, change))
-            .ok_or_else(|| ActionError::Refused(format!("no scaffold for {id}"))),
-        _ => Err(ActionError::Refused(format!("no scaffold for {id}"))),
+            .ok_or_else(|| ActionError::NoScaffold(id.to_owned())),
+        _ => Err(ActionError::NoScaffold(id.to_owned())),
     }
 }
 
@@ -66,15 +66,15 @@ pub(super) fn generate(
             .enumerate()
             .find(|(_, entry)| entry.scene_id == id)
     }) else {
-        return Err(ActionError::Refused(format!(
-            "generate_scaffold: `{id}` is not in the outline; scaffold only the outline's scenes"
-        )));
+        return Err(ActionError::NotInOutline {
+            action: "generate_scaffold",
+            id: id.to_owned(),
+            what: "scaffold",
+        });
     };
     let path = scaffold_path(workspace, id);
     if workspace.file(&path).is_some() || workspace.root().join(&*path).exists() {
-        return Err(ActionError::Refused(format!(
-            "generate_scaffold: {path} exists and is the writer's; edit it, or delete it for a new one"
-        )));
+        return Err(ActionError::ScaffoldExists(path.to_string()));
     }
     let scene = catalog.scene(id).and_then(|file| file.scene());
     let title = action

@@ -18,10 +18,6 @@ use crate::syntax::front_matter::set_field;
 use crate::syntax::{BlockKind, MarkdownParser};
 use crate::text::{TextRange, apply_edits};
 
-fn refused(message: String) -> ActionError {
-    ActionError::Refused(message)
-}
-
 fn kind_of(action: &ValidAction) -> BibleKind {
     BibleKind::parse(action.text("template").unwrap_or_default())
         .expect("the schema allows only templates")
@@ -66,23 +62,17 @@ pub(super) fn write_template(
         .unwrap_or_default();
     let mut parts = Vec::new();
     for (key, value) in &content {
-        let part = part_named(kind, key).ok_or_else(|| {
-            refused(format!(
-                "write_template: `{key}` is not a part of the {}; its parts are {}",
-                kind.title(),
-                kind.parts()
-                    .iter()
-                    .map(|part| part.key)
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ))
+        let part = part_named(kind, key).ok_or_else(|| ActionError::NotAPart {
+            key: key.clone(),
+            template: kind.title(),
+            parts: kind.parts().iter().map(|part| part.key).collect(),
         })?;
         let text = render(value).unwrap_or_default();
         if bible::is_placeholder(&text) {
-            return Err(refused(format!(
-                "write_template: {} is a placeholder (“{text}”); write it, or leave it out until it is decided",
-                part.key
-            )));
+            return Err(ActionError::Placeholder {
+                part: part.key,
+                text,
+            });
         }
         parts.push((part, text));
     }
@@ -109,7 +99,7 @@ pub(super) fn write_template(
     }
     let written: Vec<&str> = parts.iter().map(|(part, _)| part.key).collect();
     if let Some(problem) = complete_but_missing(&path, paths, &text, kind) {
-        return Err(refused(problem));
+        return Err(problem);
     }
     Ok((
         format!(
@@ -133,14 +123,14 @@ pub(super) fn update_status(
     let status = status_name(action.text("status").unwrap_or_default()).unwrap_or("in_progress");
     let (path, before) = bible_path(workspace, kind);
     let Some(before) = before else {
-        return Err(refused(format!(
-            "update_status: there is no {} yet ({path}); write it with write_template first",
-            kind.title()
-        )));
+        return Err(ActionError::NoTemplate {
+            template: kind.title(),
+            path: path.to_string(),
+        });
     };
     let after = set_field(&before, "status", status);
     if let Some(problem) = complete_but_missing(&path, &workspace.config().paths, &after, kind) {
-        return Err(refused(problem));
+        return Err(problem);
     }
     Ok((
         format!("the {} is now {status}", kind.title()),
@@ -158,19 +148,15 @@ fn complete_but_missing(
     paths: &PathsConfig,
     text: &str,
     kind: BibleKind,
-) -> Option<String> {
+) -> Option<ActionError> {
     let file = SourceFile::parse(path.into(), text.into(), paths);
     let bible = file.bible()?;
     let gaps = bible.gaps();
     (bible.status() == crate::index::BibleStatus::Complete && !gaps.is_empty()).then(|| {
-        format!(
-            "the {} cannot be complete: it misses {}",
-            kind.title(),
-            gaps.iter()
-                .map(|(spec, _)| spec.key)
-                .collect::<Vec<_>>()
-                .join(", ")
-        )
+        ActionError::Incomplete {
+            template: kind.title(),
+            missing: gaps.iter().map(|(spec, _)| spec.key).collect(),
+        }
     })
 }
 
