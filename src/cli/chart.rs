@@ -41,7 +41,7 @@ pub fn chart(
         .extension()
         .is_some_and(|extension| extension.eq_ignore_ascii_case("png"));
     let bytes = if png {
-        charts::png::rasterise(&drawn.svg, 2.0).map_err(anyhow::Error::msg)?
+        charts::png::rasterise(&drawn.svg, 2.0)?
     } else {
         drawn.svg.into_bytes()
     };

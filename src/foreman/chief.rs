@@ -41,7 +41,7 @@ pub enum ChiefError {
     #[error(transparent)]
     Model(#[from] crate::llm::model::ModelError),
     #[error("the Chief could not split the request after {rounds} tries: {reason}")]
-    Unusable { rounds: usize, reason: String },
+    Unusable { rounds: usize, reason: Unsplit },
 }
 
 /// The recipes as the prompt lists them: id, label, the words that reach it.
@@ -129,7 +129,7 @@ pub async fn decompose(
         .map(|(_, schema)| schema)
         .unwrap_or(Value::Null);
     let mut messages = assembly.messages.clone();
-    let mut reason = String::new();
+    let mut reason = Unsplit::NotJson;
     for round in 0..=MAX_RETRIES {
         let model_request = ModelRequest {
             step_id: if round == 0 {
@@ -167,17 +167,34 @@ pub async fn decompose(
     })
 }
 
+/// What is wrong with a reply that should split a request.
+#[derive(Debug, thiserror::Error)]
+pub enum Unsplit {
+    #[error("it is not a JSON object")]
+    NotJson,
+    #[error("{}", .0.join("; "))]
+    Schema(Vec<String>),
+    #[error("task {task} (“{description}”) is taken by no recipe: {why}")]
+    Unrouted {
+        task: usize,
+        description: String,
+        why: String,
+    },
+    #[error("task {task} depends on task {on}, which is not another task of the plan")]
+    BadDependency { task: usize, on: u32 },
+}
+
 /// The reply as a decomposition, or what is wrong with it.
 fn read(
     text: &str,
     schema: &Value,
     registry: &Registry,
     workspace: &Workspace,
-) -> Result<Decomposition, String> {
-    let value = stored_json(&strip_reasoning(text)).ok_or("it is not a JSON object")?;
+) -> Result<Decomposition, Unsplit> {
+    let value = stored_json(&strip_reasoning(text)).ok_or(Unsplit::NotJson)?;
     let errors = schema_errors(schema, &value);
     if !errors.is_empty() {
-        return Err(errors.join("; "));
+        return Err(Unsplit::Schema(errors));
     }
     if value["intent"] == "clarify" {
         let choices = value["choices"]
@@ -202,11 +219,11 @@ fn read(
         let description = task["task"].as_str().unwrap_or_default().trim().to_owned();
         let routed = router::route(registry, Some(workspace), &description);
         if !routed.routable {
-            return Err(format!(
-                "task {} (“{description}”) is taken by no recipe: {}",
-                number + 1,
-                routed.reason
-            ));
+            return Err(Unsplit::Unrouted {
+                task: number + 1,
+                description,
+                why: routed.reason,
+            });
         }
         let deps: Vec<u32> = task["depends_on"]
             .as_array()
@@ -219,10 +236,10 @@ fn read(
             .iter()
             .find(|dep| **dep as usize > tasks.len() || **dep as usize == number + 1)
         {
-            return Err(format!(
-                "task {} depends on task {bad}, which is not another task of the plan",
-                number + 1
-            ));
+            return Err(Unsplit::BadDependency {
+                task: number + 1,
+                on: *bad,
+            });
         }
         plan.push((description, deps, task["dod"].as_str().map(str::to_owned)));
     }

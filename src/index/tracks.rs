@@ -95,18 +95,35 @@ pub fn read_tracks(
     for item in items {
         match read_track(text, item) {
             Ok(track) => tracks.push(track),
-            Err(message) => problems.push(FieldProblem {
+            Err(problem) => problems.push(FieldProblem {
                 range: entry_range(text, item),
-                message,
+                message: problem.to_string(),
             }),
         }
     }
     tracks
 }
 
-fn read_track(text: &str, item: &YamlValue) -> Result<Track, String> {
+/// Why an entry of `tracks:` cannot be read.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+enum TrackProblem {
+    #[error("a `tracks` entry should be a mapping: `- object: …` or `- wound: …`")]
+    NotAMapping,
+    #[error(
+        "`{0}` is not a `tracks` field: objects take holder, given_to, lost, destroyed, at; wounds take character, heals, healed; secrets take words, known_by"
+    )]
+    UnknownField(String),
+    #[error("the wound “{0}” needs `character:`, whose it is")]
+    WoundWithoutCharacter(String),
+    #[error("`heals: {0}` should be a number of scenes")]
+    HealsNotANumber(String),
+    #[error("a `tracks` entry needs `object:`, `wound:` or `secret:`")]
+    NothingTracked,
+}
+
+fn read_track(text: &str, item: &YamlValue) -> Result<Track, TrackProblem> {
     let YamlKind::Mapping(fields) = &item.kind else {
-        return Err("a `tracks` entry should be a mapping: `- object: …` or `- wound: …`".into());
+        return Err(TrackProblem::NotAMapping);
     };
     let scalar = |key: &str| -> Option<Spanned> {
         let (_, value) = fields.iter().find(|(name, _)| name == key)?;
@@ -138,9 +155,7 @@ fn read_track(text: &str, item: &YamlValue) -> Result<Track, String> {
                 | "words"
                 | "known_by"
         ) {
-            return Err(format!(
-                "`{key}` is not a `tracks` field: objects take holder, given_to, lost, destroyed, at; wounds take character, heals, healed; secrets take words, known_by"
-            ));
+            return Err(TrackProblem::UnknownField(key.clone()));
         }
     }
     let tracked = if let Some(name) = scalar("object") {
@@ -158,14 +173,16 @@ fn read_track(text: &str, item: &YamlValue) -> Result<Track, String> {
         }
     } else if let Some(part) = scalar("wound") {
         let character = scalar("character")
-            .ok_or_else(|| format!("the wound “{}” needs `character:`, whose it is", part.text))?;
-        let heals =
-            match scalar("heals") {
-                Some(heals) => Some(heals.text.parse::<u32>().map_err(|_| {
-                    format!("`heals: {}` should be a number of scenes", heals.text)
-                })?),
-                None => None,
-            };
+            .ok_or_else(|| TrackProblem::WoundWithoutCharacter(part.text.clone()))?;
+        let heals = match scalar("heals") {
+            Some(heals) => Some(
+                heals
+                    .text
+                    .parse::<u32>()
+                    .map_err(|_| TrackProblem::HealsNotANumber(heals.text.clone()))?,
+            ),
+            None => None,
+        };
         Tracked::Wound {
             part,
             character,
@@ -201,7 +218,7 @@ fn read_track(text: &str, item: &YamlValue) -> Result<Track, String> {
             known_by: list("known_by"),
         }
     } else {
-        return Err("a `tracks` entry needs `object:`, `wound:` or `secret:`".into());
+        return Err(TrackProblem::NothingTracked);
     };
     Ok(Track {
         tracked,

@@ -35,6 +35,17 @@ pub fn merge(workspace: &mut Workspace, changes: &mut Vec<Change>, change: Chang
     }
 }
 
+/// Why a change was not written.
+#[derive(Debug, thiserror::Error)]
+pub enum NotWritten {
+    #[error("it changed since it was read; nothing was written")]
+    Changed,
+    #[error("a file appeared there meanwhile; nothing was written")]
+    Appeared,
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+}
+
 /// Writes `changes` to the disk for the command line: each file whole and
 /// atomically, a new one only where none is, and none whose text is no
 /// longer the one the change was computed on. Returns, per change, its
@@ -43,7 +54,7 @@ pub fn apply_on_disk(
     root: &Path,
     disk: &Disk,
     changes: &[Change],
-) -> Vec<(String, Result<(), String>)> {
+) -> Vec<(String, Result<(), NotWritten>)> {
     changes
         .iter()
         .map(|change| {
@@ -52,9 +63,9 @@ pub fn apply_on_disk(
                 Some(before) => match std::fs::read_to_string(&path) {
                     Ok(now) if now == **before => disk
                         .write_atomic(&path, change.after.as_bytes())
-                        .map_err(|error| error.to_string()),
-                    Ok(_) => Err("it changed since it was read; nothing was written".to_owned()),
-                    Err(error) => Err(error.to_string()),
+                        .map_err(NotWritten::Io),
+                    Ok(_) => Err(NotWritten::Changed),
+                    Err(error) => Err(NotWritten::Io(error)),
                 },
                 None => {
                     if let Some(parent) = path.parent() {
@@ -62,10 +73,8 @@ pub fn apply_on_disk(
                     }
                     match disk.create_new(&path, change.after.as_bytes()) {
                         Ok(true) => Ok(()),
-                        Ok(false) => {
-                            Err("a file appeared there meanwhile; nothing was written".to_owned())
-                        }
-                        Err(error) => Err(error.to_string()),
+                        Ok(false) => Err(NotWritten::Appeared),
+                        Err(error) => Err(NotWritten::Io(error)),
                     }
                 }
             };

@@ -60,7 +60,7 @@ impl ChartKind {
 }
 
 /// Why a chart cannot be drawn.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, thiserror::Error)]
 pub enum ChartError {
     #[error("`{0}` is not a chart; the charts are: {KINDS}")]
     Unknown(String),
@@ -72,8 +72,12 @@ pub enum ChartError {
     NoDates,
     #[error("there is no beat sheet (Story/Bible/beat-sheet.md): there are no beats to place")]
     NoBeatSheet,
-    #[error("{0}")]
-    Run(String),
+    #[error("run {run_id}: {error}")]
+    Run {
+        run_id: String,
+        #[source]
+        error: crate::runs::store::RunFileError,
+    },
 }
 
 /// A chart drawn: its title, its SVG, and what it shows in figures.
@@ -134,7 +138,10 @@ pub fn draw(
             })
         }
         ChartKind::Run(run_id) => {
-            let chart = run::run(root, run_id).map_err(ChartError::Run)?;
+            let chart = run::run(root, run_id).map_err(|error| ChartError::Run {
+                run_id: run_id.clone(),
+                error,
+            })?;
             Ok(Drawn {
                 svg: run::svg(&chart),
                 figures: json!({"steps": chart.steps.len(), "broken": chart.broken()}),

@@ -4,8 +4,21 @@
 
 use resvg::{tiny_skia, usvg};
 
+/// Why a chart could not be made a PNG.
+#[derive(Debug, thiserror::Error)]
+pub enum PngError {
+    #[error("the chart's SVG cannot be read: {0}")]
+    Svg(#[source] usvg::Error),
+    #[error("the chart cannot be drawn {0} times its size")]
+    Scale(f32),
+    #[error("a {width}×{height} image is too large")]
+    TooLarge { width: u32, height: u32 },
+    #[error("the image cannot be encoded as PNG: {0}")]
+    Encode(String),
+}
+
 /// Rasterises `svg` at its own size (`scale` times it), as PNG bytes.
-pub fn rasterise(svg: &str, scale: f32) -> Result<Vec<u8>, String> {
+pub fn rasterise(svg: &str, scale: f32) -> Result<Vec<u8>, PngError> {
     let mut options = usvg::Options::default();
     let fonts = options.fontdb_mut();
     fonts.load_system_fonts();
@@ -29,15 +42,17 @@ pub fn rasterise(svg: &str, scale: f32) -> Result<Vec<u8>, String> {
     if let Some(sans) = sans {
         fonts.set_sans_serif_family(sans);
     }
-    let tree = usvg::Tree::from_str(svg, &options)
-        .map_err(|error| format!("the chart's SVG cannot be read: {error}"))?;
+    let tree = usvg::Tree::from_str(svg, &options).map_err(PngError::Svg)?;
     let size = tree
         .size()
         .to_int_size()
         .scale_by(scale)
-        .ok_or_else(|| format!("the chart cannot be drawn {scale} times its size"))?;
-    let mut pixmap = tiny_skia::Pixmap::new(size.width(), size.height())
-        .ok_or_else(|| format!("a {}×{} image is too large", size.width(), size.height()))?;
+        .ok_or(PngError::Scale(scale))?;
+    let mut pixmap =
+        tiny_skia::Pixmap::new(size.width(), size.height()).ok_or(PngError::TooLarge {
+            width: size.width(),
+            height: size.height(),
+        })?;
     resvg::render(
         &tree,
         tiny_skia::Transform::from_scale(scale, scale),
@@ -45,7 +60,7 @@ pub fn rasterise(svg: &str, scale: f32) -> Result<Vec<u8>, String> {
     );
     pixmap
         .encode_png()
-        .map_err(|error| format!("the image cannot be encoded as PNG: {error}"))
+        .map_err(|error| PngError::Encode(error.to_string()))
 }
 
 /// The colour of the pixel at `x`, `y` of a PNG image, as `#rrggbb`.

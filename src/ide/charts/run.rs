@@ -53,11 +53,9 @@ fn tally(receipt: &audit::AgentReceipt) -> (u32, u32) {
 }
 
 /// The chart of run `run_id` of the workspace at `root`.
-pub fn run(root: &Path, run_id: &str) -> Result<RunChart, String> {
+pub fn run(root: &Path, run_id: &str) -> Result<RunChart, crate::runs::store::RunFileError> {
     let files = RunFiles::new(root, run_id);
-    let manifest = files
-        .read_manifest()
-        .map_err(|error| format!("run {run_id}: {error}"))?;
+    let manifest = files.read_manifest()?;
     let receipts = audit::load_receipts(root, run_id);
     let agent = |step_id: &str| {
         receipts

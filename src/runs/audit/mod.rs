@@ -309,7 +309,7 @@ impl Record {
     /// The contract a record of this kind follows, by its `version` as
     /// read: none is v0.1 (written before the field), `"0.2"` is v0.2, and
     /// any other is one this build does not know.
-    pub fn contract(self, version: Option<&Value>) -> Result<&'static str, String> {
+    pub fn contract(self, version: Option<&Value>) -> Result<&'static str, UnknownVersion> {
         match (self, version) {
             (Record::Packet, None) => Ok("packet.v0.1"),
             (Record::Receipt, None) => Ok("receipt.v0.1"),
@@ -317,12 +317,23 @@ impl Record {
             (Record::Receipt, Some(Value::String(v))) if v == CONTRACT_VERSION => {
                 Ok("receipt.v0.2")
             }
-            (_, Some(other)) => Err(format!(
-                "a {} of version {other}, which this build does not know (it reads 0.1 and {CONTRACT_VERSION})",
-                self.name()
-            )),
+            (_, Some(other)) => Err(UnknownVersion {
+                record: self.name(),
+                version: other.to_string(),
+            }),
         }
     }
+}
+
+/// A packet or receipt of a version this build does not know.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "a {record} of version {version}, which this build does not know (it reads 0.1 and {CONTRACT_VERSION})"
+)]
+pub struct UnknownVersion {
+    pub record: &'static str,
+    /// The version as written.
+    pub version: String,
 }
 
 /// The ways `value`, a packet or receipt as read, breaks the contract of
@@ -330,7 +341,7 @@ impl Record {
 pub fn record_errors(record: Record, value: &Value) -> Vec<String> {
     match record.contract(value.get("version")) {
         Ok(schema) => contract_errors(schema, value),
-        Err(error) => vec![error],
+        Err(error) => vec![error.to_string()],
     }
 }
 

@@ -218,7 +218,10 @@ fn a_record_of_a_version_this_build_does_not_know_is_not_read() {
         &newer.to_string(),
     );
     assert!(load_packets(dir.path(), RUN).is_empty());
-    let error = Record::Packet.contract(newer.get("version")).unwrap_err();
+    let error = Record::Packet
+        .contract(newer.get("version"))
+        .unwrap_err()
+        .to_string();
     assert!(
         error.contains("\"0.3\"") && error.contains("0.2"),
         "{error}"

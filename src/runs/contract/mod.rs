@@ -409,7 +409,9 @@ static COMPILED: std::sync::LazyLock<
 > = std::sync::LazyLock::new(Default::default);
 const COMPILED_KEPT: usize = 64;
 
-fn compiled(schema: &Value) -> Result<std::sync::Arc<jsonschema::Validator>, String> {
+fn compiled(
+    schema: &Value,
+) -> Result<std::sync::Arc<jsonschema::Validator>, jsonschema::ValidationError<'static>> {
     let text = schema.to_string();
     let lock = || {
         COMPILED
@@ -420,7 +422,7 @@ fn compiled(schema: &Value) -> Result<std::sync::Arc<jsonschema::Validator>, Str
         return Ok(validator.clone());
     }
     let validator =
-        std::sync::Arc::new(jsonschema::validator_for(schema).map_err(|error| error.to_string())?);
+        std::sync::Arc::new(jsonschema::validator_for(schema).map_err(|error| error.to_owned())?);
     let mut kept = lock();
     if kept.len() >= COMPILED_KEPT {
         kept.clear();

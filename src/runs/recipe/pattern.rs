@@ -13,13 +13,13 @@ pub enum TaskPattern {
 }
 
 /// Why a task pattern is not usable.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum PatternError {
     #[error("a task pattern must be non-empty text")]
     Empty,
-    /// The regular expression does not compile; the text says why.
-    #[error("{0}")]
-    Regex(String),
+    /// The regular expression does not compile; the engine's error says why.
+    #[error(transparent)]
+    Regex(#[from] regex::Error),
 }
 
 impl TaskPattern {
@@ -36,12 +36,7 @@ impl TaskPattern {
                 .size_limit(1 << 20)
                 .build()
                 .map(TaskPattern::Regex)
-                .map_err(|error| {
-                    PatternError::Regex(match error {
-                        regex::Error::Syntax(message) => message,
-                        other => other.to_string(),
-                    })
-                }),
+                .map_err(PatternError::Regex),
             _ if pattern.is_empty() => Err(PatternError::Empty),
             _ => Ok(TaskPattern::Substring(pattern.to_lowercase())),
         }

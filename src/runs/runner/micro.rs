@@ -115,7 +115,7 @@ impl Runner {
             .await?
         {
             Ok(value) => value,
-            Err(message) => return Err(stop(draft, tally, &message)),
+            Err(unkept) => return Err(stop(draft, tally, &unkept.to_string())),
         };
         let mut problems: Vec<String> = Vec::new();
         for problem in triage["problems"].as_array().into_iter().flatten() {
@@ -137,7 +137,7 @@ impl Runner {
             };
             let finding = match self.ask_micro(model, &run, ask, &mut tally, cancel).await? {
                 Ok(value) => value,
-                Err(message) => return Err(stop(draft, tally, &message)),
+                Err(unkept) => return Err(stop(draft, tally, &unkept.to_string())),
             };
             let Value::Object(finding) = finding else {
                 continue;
@@ -254,7 +254,7 @@ impl Runner {
         micro: Micro<'_>,
         tally: &mut Tally,
         cancel: &CancellationToken,
-    ) -> Result<Result<Value, String>, StepFailure> {
+    ) -> Result<Result<Value, Unkept>, StepFailure> {
         let MicroRun {
             index,
             step,
@@ -349,10 +349,21 @@ impl Runner {
                 attempts,
             } => {
                 tally.add(&micro.label, actor, checks, attempts);
-                Err(format!("{}: {message}", micro.label))
+                Err(Unkept {
+                    label: micro.label.clone(),
+                    message,
+                })
             }
         })
     }
+}
+
+/// A micro-step that never kept its contract: its label and why.
+#[derive(Debug, thiserror::Error)]
+#[error("{label}: {message}")]
+struct Unkept {
+    label: String,
+    message: String,
 }
 
 /// The text an evidence's quote must be in: the first of `wanted` the step
