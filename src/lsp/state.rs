@@ -13,7 +13,7 @@ use tower_lsp_server::jsonrpc::{Error as RpcError, Result as RpcResult};
 use tower_lsp_server::ls_types as lsp;
 
 use super::diagnostics::DiagnosticsCache;
-use super::diagnostics::publish::{DiagnosticsMode, publish as publish_diagnostics};
+use super::diagnostics::publish::{DiagnosticsMode, Outbox, publish as publish_diagnostics};
 use super::runs::{self, Runs};
 use super::session::Session;
 use super::shared::lock;
@@ -43,6 +43,8 @@ pub struct Server {
     /// Diagnostics passes scheduled so far: a pass waiting out its pause
     /// is dropped only for a later one, which takes a newer snapshot.
     pub(crate) scheduled: Arc<AtomicU64>,
+    /// How far the published diagnostics run ahead of the output.
+    pub(crate) backlog: Arc<super::backlog::Backlog>,
 }
 
 /// How long a pull from a client that cannot be asked to pull again waits
@@ -50,7 +52,7 @@ pub struct Server {
 pub(crate) const PULL_WAITS_FOR_INDEX: Duration = Duration::from_secs(20);
 
 impl Server {
-    pub fn new(client: Client) -> Server {
+    pub fn new(client: Client, backlog: Arc<super::backlog::Backlog>) -> Server {
         Server {
             client,
             session: OnceLock::new(),
@@ -60,6 +62,7 @@ impl Server {
             runs: Arc::new(Runs::default()),
             indexed: tokio::sync::watch::Sender::new(false),
             scheduled: Arc::new(AtomicU64::new(0)),
+            backlog,
         }
     }
 
@@ -67,14 +70,14 @@ impl Server {
     pub(crate) fn run_context(&self) -> Option<runs::Context> {
         let session = self.session.get()?.clone();
         let republish = {
-            let client = self.client.clone();
+            let outbox = self.outbox();
             let session = session.clone();
             let diagnostics = self.diagnostics.clone();
             let mode = self.mode();
             let refresh = self.support().diagnostic_refresh;
             Arc::new(move || {
                 tokio::spawn(publish_diagnostics(
-                    client.clone(),
+                    outbox.clone(),
                     session.clone(),
                     diagnostics.clone(),
                     mode,
@@ -89,6 +92,14 @@ impl Server {
             support: self.support().edits,
             republish,
         })
+    }
+
+    /// Where diagnostics go.
+    pub(crate) fn outbox(&self) -> Outbox {
+        Outbox {
+            client: self.client.clone(),
+            backlog: self.backlog.clone(),
+        }
     }
 
     pub(crate) fn session(&self) -> Option<MutexGuard<'_, Session>> {
@@ -203,7 +214,7 @@ impl Server {
         let scheduled = self.scheduled.clone();
         let this = scheduled.fetch_add(1, Ordering::SeqCst) + 1;
         let diagnostics = self.diagnostics.clone();
-        let client = self.client.clone();
+        let outbox = self.outbox();
         let mode = self.mode();
         let refresh = self.support().diagnostic_refresh;
         tokio::spawn(async move {
@@ -216,7 +227,7 @@ impl Server {
             if scheduled.load(Ordering::SeqCst) != this {
                 return;
             }
-            publish_diagnostics(client, session, diagnostics, mode, refresh).await;
+            publish_diagnostics(outbox, session, diagnostics, mode, refresh).await;
         });
     }
 }
@@ -263,7 +274,7 @@ impl Server {
     /// Publishes every file's diagnostics now (or asks the client to pull).
     pub(crate) async fn publish_now(&self, session: Arc<Mutex<Session>>) {
         publish_diagnostics(
-            self.client.clone(),
+            self.outbox(),
             session,
             self.diagnostics.clone(),
             self.mode(),

@@ -60,6 +60,7 @@ pub(crate) async fn index_workspace(server: &Server) {
 /// What the initial index needs of the server.
 struct Indexer {
     client: tower_lsp_server::Client,
+    outbox: crate::lsp::diagnostics::publish::Outbox,
     session: Arc<Mutex<Session>>,
     diagnostics: Arc<Mutex<DiagnosticsCache>>,
     mode: DiagnosticsMode,
@@ -71,6 +72,7 @@ impl Indexer {
     fn of(server: &Server) -> Option<Indexer> {
         Some(Indexer {
             client: server.client.clone(),
+            outbox: server.outbox(),
             session: server.session.get()?.clone(),
             diagnostics: server.diagnostics.clone(),
             mode: server.mode(),
@@ -81,7 +83,7 @@ impl Indexer {
 
     async fn publish(&self, refresh: bool) {
         publish_diagnostics(
-            self.client.clone(),
+            self.outbox.clone(),
             self.session.clone(),
             self.diagnostics.clone(),
             self.mode,
