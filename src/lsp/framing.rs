@@ -284,8 +284,7 @@ where
 }
 
 /// Copies the framework's frames to `output`, with the refusals put between frames,
-/// counting each publication written in `backlog`, and only answers once
-/// `shutdown` is answered; ends when the framework's
+/// and only answers once `shutdown` is answered; ends when the framework's
 /// output ends, once what it wrote is out. The frames are read in a task of
 /// their own, so waiting for either never cuts a read short, and written
 /// from a thread of their own (see [`spawn_writer`]).
@@ -293,14 +292,13 @@ pub async fn pump_output<R, W>(
     from_server: R,
     output: W,
     mut refusals: mpsc::UnboundedReceiver<Vec<u8>>,
-    backlog: Arc<super::backlog::Backlog>,
     shutdown: Shutdown,
 ) -> std::io::Result<()>
 where
     R: AsyncRead + Unpin + Send + 'static,
     W: Write + Send + 'static,
 {
-    let (to_writer, written) = spawn_writer(output, backlog)?;
+    let (to_writer, written) = spawn_writer(output)?;
     let (frames, mut server_frames) = mpsc::channel(OUTPUT_AHEAD);
     let reader = tokio::spawn(async move {
         let mut from_server = BufReader::new(from_server);
@@ -368,7 +366,6 @@ pub fn stdout() -> std::io::Result<Box<dyn Write + Send>> {
 /// written, or with the error that stopped the writes.
 fn spawn_writer<W: Write + Send + 'static>(
     mut output: W,
-    backlog: Arc<super::backlog::Backlog>,
 ) -> std::io::Result<(mpsc::Sender<Vec<u8>>, AllWritten)> {
     let (frames, mut to_write) = mpsc::channel::<Vec<u8>>(1);
     let (done, written) = oneshot::channel();
@@ -381,7 +378,6 @@ fn spawn_writer<W: Write + Send + 'static>(
                 if result.is_err() {
                     break;
                 }
-                backlog.written(&frame);
             }
             let _ = done.send(result);
         })?;
@@ -503,15 +499,9 @@ mod tests {
                 .send(serde_json::to_vec(&refusal).unwrap())
                 .unwrap();
             drop(refusals);
-            pump_output(
-                from_server,
-                output.clone(),
-                refused,
-                Arc::default(),
-                Shutdown::default(),
-            )
-            .await
-            .unwrap();
+            pump_output(from_server, output.clone(), refused, Shutdown::default())
+                .await
+                .unwrap();
         });
         let written = output.0.lock().unwrap().clone();
         let mut frames = frames_in(&written);

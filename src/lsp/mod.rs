@@ -54,7 +54,6 @@
 //! whole manuscript that follows it (glibc).
 
 mod api;
-mod backlog;
 mod charts;
 mod commands;
 mod compile;
@@ -101,17 +100,13 @@ pub fn run_stdio() -> anyhow::Result<()> {
         .build()?;
     let (stdin, stdout) = (stdio::stdin()?, framing::stdout()?);
     let closed = runtime.block_on(async {
-        let backlog = std::sync::Arc::new(backlog::Backlog::default());
-        let (service, socket) = LspService::build({
-            let backlog = backlog.clone();
-            move |client| server::Server::new(client, backlog)
-        })
-        .custom_method("controlRoom/documentState", server::Server::document_state)
-        .custom_method(
-            "window/workDoneProgress/cancel",
-            server::Server::work_done_progress_cancel,
-        )
-        .finish();
+        let (service, socket) = LspService::build(server::Server::new)
+            .custom_method("controlRoom/documentState", server::Server::document_state)
+            .custom_method(
+                "window/workDoneProgress/cancel",
+                server::Server::work_done_progress_cancel,
+            )
+            .finish();
         let (client_frames, server_input) = tokio::io::duplex(1 << 16);
         let (server_output, server_frames) = tokio::io::duplex(1 << 16);
         let (refusals, refused) = tokio::sync::mpsc::unbounded_channel();
@@ -126,7 +121,6 @@ pub fn run_stdio() -> anyhow::Result<()> {
             server_frames,
             stdout,
             refused,
-            backlog,
             shutdown,
         ));
         let mut serve =

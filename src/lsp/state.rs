@@ -13,7 +13,7 @@ use tower_lsp_server::jsonrpc::{Error as RpcError, Result as RpcResult};
 use tower_lsp_server::ls_types as lsp;
 
 use super::diagnostics::DiagnosticsCache;
-use super::diagnostics::publish::{DiagnosticsMode, Outbox, publish as publish_diagnostics};
+use super::diagnostics::publish::{DiagnosticsMode, publish as publish_diagnostics};
 use super::runs::{self, Runs};
 use super::session::Session;
 use super::shared::lock;
@@ -43,8 +43,6 @@ pub struct Server {
     /// Diagnostics passes scheduled so far: a pass waiting out its pause
     /// is dropped only for a later one, which takes a newer snapshot.
     pub(crate) scheduled: Arc<AtomicU64>,
-    /// How far the published diagnostics run ahead of the output.
-    pub(crate) backlog: Arc<super::backlog::Backlog>,
 }
 
 /// How long a pull from a client that cannot be asked to pull again waits
@@ -52,7 +50,7 @@ pub struct Server {
 pub(crate) const PULL_WAITS_FOR_INDEX: Duration = Duration::from_secs(20);
 
 impl Server {
-    pub fn new(client: Client, backlog: Arc<super::backlog::Backlog>) -> Server {
+    pub fn new(client: Client) -> Server {
         Server {
             client,
             session: OnceLock::new(),
@@ -62,7 +60,6 @@ impl Server {
             runs: Arc::new(Runs::default()),
             indexed: tokio::sync::watch::Sender::new(false),
             scheduled: Arc::new(AtomicU64::new(0)),
-            backlog,
         }
     }
 
@@ -70,14 +67,14 @@ impl Server {
     pub(crate) fn run_context(&self) -> Option<runs::Context> {
         let session = self.session.get()?.clone();
         let republish = {
-            let outbox = self.outbox();
+            let client = self.client.clone();
             let session = session.clone();
             let diagnostics = self.diagnostics.clone();
             let mode = self.mode();
             let refresh = self.support().diagnostic_refresh;
             Arc::new(move || {
                 tokio::spawn(publish_diagnostics(
-                    outbox.clone(),
+                    client.clone(),
                     session.clone(),
                     diagnostics.clone(),
                     mode,
@@ -92,14 +89,6 @@ impl Server {
             support: self.support().edits,
             republish,
         })
-    }
-
-    /// Where diagnostics go.
-    pub(crate) fn outbox(&self) -> Outbox {
-        Outbox {
-            client: self.client.clone(),
-            backlog: self.backlog.clone(),
-        }
     }
 
     pub(crate) fn session(&self) -> Option<MutexGuard<'_, Session>> {
@@ -214,7 +203,7 @@ impl Server {
         let scheduled = self.scheduled.clone();
         let this = scheduled.fetch_add(1, Ordering::SeqCst) + 1;
         let diagnostics = self.diagnostics.clone();
-        let outbox = self.outbox();
+        let client = self.client.clone();
         let mode = self.mode();
         let refresh = self.support().diagnostic_refresh;
         tokio::spawn(async move {
@@ -227,7 +216,7 @@ impl Server {
             if scheduled.load(Ordering::SeqCst) != this {
                 return;
             }
-            publish_diagnostics(outbox, session, diagnostics, mode, refresh).await;
+            publish_diagnostics(client, session, diagnostics, mode, refresh).await;
         });
     }
 }
@@ -274,7 +263,7 @@ impl Server {
     /// Publishes every file's diagnostics now (or asks the client to pull).
     pub(crate) async fn publish_now(&self, session: Arc<Mutex<Session>>) {
         publish_diagnostics(
-            self.outbox(),
+            self.client.clone(),
             session,
             self.diagnostics.clone(),
             self.mode(),

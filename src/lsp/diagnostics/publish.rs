@@ -19,7 +19,6 @@ use super::assemble;
 use super::{DiagnosticsCache, HealthPass};
 use crate::index::FilePath;
 use crate::index::config::CONFIG_FILE;
-use crate::lsp::backlog::Backlog;
 use crate::lsp::convert::{uri_for, uri_for_absolute};
 use crate::lsp::pools;
 use crate::lsp::session::Session;
@@ -41,7 +40,7 @@ pub enum DiagnosticsMode {
 /// Computes diagnostics on a snapshot and sends what changed (or, to a
 /// client that pulls, asks it to pull again once the index is complete).
 pub async fn publish(
-    outbox: Outbox,
+    client: Client,
     session: Arc<Mutex<Session>>,
     cache: Arc<Mutex<DiagnosticsCache>>,
     mode: DiagnosticsMode,
@@ -93,17 +92,17 @@ pub async fn publish(
     };
     // The dates, ages or calendar the inlay hints show changed.
     if hints_changed {
-        let client = outbox.client.clone();
+        let client = client.clone();
         tokio::spawn(async move { client.inlay_hint_refresh().await });
     }
     // The names, deaths or order that colour the open files changed.
     if tokens_changed {
-        let client = outbox.client.clone();
+        let client = client.clone();
         tokio::spawn(async move { client.semantic_tokens_refresh().await });
     }
     if mode == DiagnosticsMode::Pull {
         if refresh && indexed {
-            let _ = outbox.client.workspace_diagnostic_refresh().await;
+            let _ = client.workspace_diagnostic_refresh().await;
         }
         return;
     }
@@ -143,7 +142,7 @@ pub async fn publish(
         side.into_iter()
             .map(|(path, diagnostics, version)| (path, Arc::new(diagnostics), version)),
     );
-    let to = &outbox;
+    let to = To { client: &client };
     send(to, &session, &workspace, changes, || false).await;
     if let Some(config) = config
         && let Some(uri) = uri_for_absolute(&workspace.root().join(CONFIG_FILE))
@@ -161,7 +160,7 @@ pub async fn publish(
 /// the story's health, measured afresh: the files it changed. Unless a
 /// later pass is asked for first, which does it on a newer snapshot.
 async fn publish_the_rest(
-    to: &Outbox,
+    to: To<'_>,
     session: &Arc<Mutex<Session>>,
     cache: Arc<Mutex<DiagnosticsCache>>,
     snapshot: Arc<super::super::snapshot::Snapshot>,
@@ -218,7 +217,7 @@ async fn publish_the_rest(
 /// for, and only if the document has not moved on since (a newer pass
 /// follows). Stops when `stop` says so: the files not sent.
 async fn send(
-    to: &Outbox,
+    to: To<'_>,
     session: &Arc<Mutex<Session>>,
     workspace: &crate::index::Workspace,
     changes: impl Iterator<
@@ -248,17 +247,14 @@ async fn send(
     Vec::new()
 }
 
-/// Where diagnostics go: the client, through the framework, never more
-/// than a few ahead of the output (see [`Backlog`]).
-#[derive(Clone)]
-pub struct Outbox {
-    pub client: Client,
-    pub backlog: Arc<Backlog>,
+/// Where diagnostics go: the client, through the framework.
+#[derive(Clone, Copy)]
+struct To<'a> {
+    client: &'a Client,
 }
 
-impl Outbox {
-    async fn publish(&self, uri: &lsp::Uri, diagnostics: &[lsp::Diagnostic], version: Option<i32>) {
-        self.backlog.send().await;
+impl To<'_> {
+    async fn publish(self, uri: &lsp::Uri, diagnostics: &[lsp::Diagnostic], version: Option<i32>) {
         self.client
             .publish_diagnostics(uri.clone(), diagnostics.to_vec(), version)
             .await;

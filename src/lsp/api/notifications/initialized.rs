@@ -60,7 +60,6 @@ pub(crate) async fn index_workspace(server: &Server) {
 /// What the initial index needs of the server.
 struct Indexer {
     client: tower_lsp_server::Client,
-    outbox: crate::lsp::diagnostics::publish::Outbox,
     session: Arc<Mutex<Session>>,
     diagnostics: Arc<Mutex<DiagnosticsCache>>,
     mode: DiagnosticsMode,
@@ -72,7 +71,6 @@ impl Indexer {
     fn of(server: &Server) -> Option<Indexer> {
         Some(Indexer {
             client: server.client.clone(),
-            outbox: server.outbox(),
             session: server.session.get()?.clone(),
             diagnostics: server.diagnostics.clone(),
             mode: server.mode(),
@@ -83,7 +81,7 @@ impl Indexer {
 
     async fn publish(&self, refresh: bool) {
         publish_diagnostics(
-            self.outbox.clone(),
+            self.client.clone(),
             self.session.clone(),
             self.diagnostics.clone(),
             self.mode,
