@@ -62,22 +62,6 @@ impl Snapshot {
     /// thousands of mentions in a few hundred files).
     pub fn locations(&self, locations: &[ide::Location]) -> Vec<lsp::Location> {
         let mut converted = Vec::with_capacity(locations.len());
-        self.each_location(locations, |uri, _, range| {
-            converted.push(lsp::Location {
-                uri: uri.clone(),
-                range,
-            });
-        });
-        converted
-    }
-
-    /// Each location's URI (and whether it is another file's than the
-    /// last one's) and range, in order; a file that is gone is left out.
-    fn each_location(
-        &self,
-        locations: &[ide::Location],
-        mut each: impl FnMut(&Uri, bool, lsp::Range),
-    ) {
         for in_file in locations.chunk_by(|one, next| one.path == next.path) {
             let path = &in_file[0].path;
             let Some(file) = self.workspace.file(path) else {
@@ -88,19 +72,19 @@ impl Snapshot {
             };
             let mut columns = Columns::new(file, self.encoding);
             columns.fetch(in_file.iter().map(|location| location.range.start));
-            for (index, location) in in_file.iter().enumerate() {
+            for location in in_file {
                 let start = columns.position(location.range.start);
                 let end = columns.position(location.range.end);
-                each(
-                    &uri,
-                    index == 0,
-                    lsp::Range {
+                converted.push(lsp::Location {
+                    uri: uri.clone(),
+                    range: lsp::Range {
                         start: lsp::Position::new(start.line, start.col),
                         end: lsp::Position::new(end.line, end.col),
                     },
-                );
+                });
             }
         }
+        converted
     }
 
     pub fn workspace_edit(&self, edits: &[FileEdit]) -> lsp::WorkspaceEdit {
