@@ -4,7 +4,7 @@
 //! text occurs in a request's body answers, with its answers in order (the
 //! last one repeats). Every request is kept for the test to inspect.
 
-#![allow(dead_code)] // Each test binary uses a different part.
+#![allow(dead_code)] // The benches include it too, each using a part.
 
 pub mod prefix;
 

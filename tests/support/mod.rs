@@ -8,7 +8,6 @@
 //! keep out of git, and files under `target/`, which the repository ignores.
 
 // Each test crate compiles this module and uses part of it.
-#![allow(dead_code)]
 
 use std::fs;
 use std::path::{Path, PathBuf};
