@@ -10,7 +10,6 @@
 //! `CONTROL_ROOM_PYTHON` names the interpreter (default `python3`),
 //! `CONTROL_ROOM_SMOLLM2_GGUF` the model file (default: found in the package).
 
-
 use std::io::Read;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
