@@ -17,7 +17,7 @@ use super::workspace_root;
 use crate::foreman::desk::{self, DESK_FILE};
 use crate::foreman::turn::Desk;
 use crate::index::Workspace;
-use crate::runs::changes::apply_on_disk;
+use crate::runs::output::changes::apply_on_disk;
 use crate::runs::prompts::Prompts;
 use crate::runs::receipts::SigningKey;
 use crate::runs::runner::now;

@@ -17,11 +17,11 @@ use crate::index::Workspace;
 use crate::llm;
 use crate::llm::cassette::{Recording, Replay};
 use crate::llm::model::{Model, ScriptedModel};
-use crate::runs::delivery::{self};
-use crate::runs::drafting;
-use crate::runs::edits;
 use crate::runs::events::{RunEvent, RunSink};
 use crate::runs::launch::{self, RunEnd, SceneLock};
+use crate::runs::output::delivery::{self};
+use crate::runs::output::draft;
+use crate::runs::output::edits;
 use crate::runs::report::{Delivery, EditLine};
 use crate::runs::runner::Runner;
 use crate::runs::store::{self, RunFiles, RunManifest, RunStatus};
@@ -281,7 +281,7 @@ pub(crate) async fn run_to_end(
         Delivery::Beside { path, reason } => {
             eprintln!("  the draft is beside the scene, in {path}, because {reason}")
         }
-        Delivery::Withheld(reason) if recipe.is_some_and(drafting::drafts) => {
+        Delivery::Withheld(reason) if recipe.is_some_and(draft::drafts) => {
             eprintln!("  no draft was delivered {reason}")
         }
         Delivery::Withheld(reason) if recipe.is_some_and(edits::edits) => {

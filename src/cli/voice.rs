@@ -19,7 +19,7 @@ use super::running::{ModelArgs, model, tokio_runtime};
 use super::workspace_root;
 use crate::index::Workspace;
 use crate::prose::voice::VoiceTraits;
-use crate::runs::changes::{Change, apply_on_disk};
+use crate::runs::output::changes::{Change, apply_on_disk};
 use crate::runs::prompts::Prompts;
 use crate::runs::store::Disk;
 use crate::voice::file::{self, TournamentFile};

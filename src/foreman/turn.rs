@@ -18,7 +18,7 @@ use crate::index::Workspace;
 use crate::kb::mode::Mode;
 use crate::llm::model::{Listener, Message, Model, ModelRequest};
 use crate::llm::protocol;
-use crate::runs::changes::merge;
+use crate::runs::output::changes::merge;
 use crate::runs::prompts::{PromptBuilder, PromptInputs, Prompts, SlotKind, SlotText};
 use crate::runs::receipts::{SigningKey, canonical};
 use crate::storage::{Disk, new_id, sha256_hex};

@@ -19,7 +19,7 @@ use super::convert::{path_for, uri_for};
 use super::runs::{self, Context, Progress};
 use super::shared::{invalid, lock};
 use crate::index::Workspace;
-use crate::runs::changes::Change;
+use crate::runs::output::changes::Change;
 use crate::runs::prompts::Prompts;
 use crate::voice::file::{self, TournamentFile};
 use crate::voice::play;

@@ -6,7 +6,7 @@
 //!
 //! The command line and the server differ only in what they do with the
 //! handle (a progress bar or `$/progress`) and in how they apply what
-//! [`crate::runs::delivery`] decides.
+//! [`crate::runs::output::delivery`] decides.
 
 use std::sync::Arc;
 
@@ -15,9 +15,9 @@ use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 use tokio_util::sync::CancellationToken;
 
 use crate::index::Workspace;
-use crate::runs::delivery;
-use crate::runs::drafting;
 use crate::runs::events::{RunEvent, RunSink};
+use crate::runs::output::delivery;
+use crate::runs::output::draft;
 use crate::runs::recipe::{Recipe, Registry};
 use crate::runs::router;
 use crate::runs::runner::{self, PlanTask, RunError, Runner};
@@ -226,7 +226,7 @@ pub fn resolve(
         .get("scene_path")
         .and_then(Value::as_str)
         .map(str::to_owned);
-    if drafting::drafts(&recipe) && scene_path.is_none() {
+    if draft::drafts(&recipe) && scene_path.is_none() {
         return Err(LaunchError::NoScene {
             label: recipe.label.clone(),
         });
@@ -282,7 +282,7 @@ pub fn lock_for(
     recipe: &Recipe,
     scene_path: Option<&str>,
 ) -> Result<Option<SceneLock>, LaunchError> {
-    let Some(scene_path) = scene_path.filter(|_| drafting::drafts(recipe)) else {
+    let Some(scene_path) = scene_path.filter(|_| draft::drafts(recipe)) else {
         return Ok(None);
     };
     let busy = || LaunchError::SceneBusy {

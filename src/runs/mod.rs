@@ -43,27 +43,15 @@
 //! format's version (a newer one is refused, never guessed at). A steps.jsonl line is a bare
 //! record of what happened, so its wire type (`StepLine`) is the one type.
 //!
-//! `delivery` decides where a finished run's result goes, as data (`Decision`: a draft's
-//! `Placement`, or an `EditSet`), applies it to the disk for the command line, and `conclude`s
-//! the run (findings anchored in the text the writer will see, the report).
-//!
-//! `edits/` outputs that are edits (canon updates, outline restructuring, prose revisions,
-//! foreshadowing): the `propose_edits` reply read into `Proposal`s, each placed by the text it
-//! quotes in the file as the writer has it now (`locate`), within the files its prompt type may
-//! reach; refused ones carry their reason.
-//!
-//! `changes` a file's new text with the text it was computed on (`Change`), what the Foreman
-//! and the voice return for the front end, and `apply_on_disk` for the command line.
+//! `output/` what an output does to the manuscript: a run's draft, its edits, the delivery
+//! that decides between them, and the Foreman's and the voice's changes.
 
 pub mod audit;
-pub mod changes;
 pub mod contract;
-pub mod delivery;
-pub mod drafting;
-pub mod edits;
 pub mod events;
 pub mod findings;
 pub mod launch;
+pub mod output;
 pub mod prompts;
 pub mod receipts;
 pub mod recipe;

@@ -22,7 +22,7 @@ use super::tournament::tournament_path;
 use crate::index::voice::{GOLD_STANDARD, GOLD_TYPE};
 use crate::index::{BibleKind, FilePath, Workspace};
 use crate::prose::voice::VoiceTraits;
-use crate::runs::changes::{Change, merge};
+use crate::runs::output::changes::{Change, merge};
 use crate::syntax::front_matter::set_field;
 
 /// The phase evolution guide's file name in the voice folder.
@@ -366,9 +366,11 @@ mod tests {
 
     fn write(workspace: &Workspace, changes: &[Change]) -> Workspace {
         let root = workspace.root().to_path_buf();
-        for (path, result) in
-            crate::runs::changes::apply_on_disk(&root, &crate::storage::Disk::default(), changes)
-        {
+        for (path, result) in crate::runs::output::changes::apply_on_disk(
+            &root,
+            &crate::storage::Disk::default(),
+            changes,
+        ) {
             result.unwrap_or_else(|why| panic!("{path}: {why}"));
         }
         Workspace::load(&root)

@@ -11,7 +11,7 @@ use crate::tools::ToolError;
 use crate::voice::VoiceError;
 use crate::voice::contestant::ContestantError;
 
-pub use crate::runs::changes::Change;
+pub use crate::runs::output::changes::Change;
 
 /// What an action did or asks the front end to do.
 #[derive(Clone, Debug, PartialEq)]

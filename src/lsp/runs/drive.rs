@@ -1,5 +1,5 @@
 //! A run of the editor from start to end: its events become `$/progress`,
-//! its result is put where [`crate::runs::delivery`] decides (an edit
+//! its result is put where [`crate::runs::output::delivery`] decides (an edit
 //! through the editor, or a file beside the scene when the scene changed or
 //! the editor refuses), its findings become diagnostics, and the writer is
 //! told how it ended.
@@ -18,10 +18,10 @@ use super::{Context, Started, scene_now};
 use crate::index::SourceFile;
 use crate::lsp::convert::{self, uri_for};
 use crate::lsp::shared::lock;
-use crate::runs::delivery::{self, Applied, Decision, Placement};
-use crate::runs::edits::{self, EditSet};
 use crate::runs::events::RunEvent;
 use crate::runs::launch::{RunEnd, RunHandle};
+use crate::runs::output::delivery::{self, Applied, Decision, Placement};
+use crate::runs::output::edits::{self, EditSet};
 use crate::runs::report::{self, Delivery};
 use crate::runs::runner::RunError;
 use crate::runs::store::{Cache, Disk, RunFiles, RunManifest, RunStatus};

@@ -11,8 +11,9 @@ use tower_lsp_server::ls_types::{self as lsp, Uri};
 use super::Context;
 use crate::lsp::convert::uri_for;
 use crate::lsp::shared::lock;
-use crate::runs::changes::Change;
-use crate::runs::store::Disk;
+use crate::runs::output::changes::Change;
+use crate::runs::output::{NotWritten, write_guarded};
+use crate::runs::store::{Disk, SceneMark};
 
 /// `$/progress` of one run; silent when the client does not do progress.
 pub(crate) struct Progress {
@@ -160,14 +161,11 @@ pub(crate) async fn apply(
                 // The client cannot create files through an edit: create
                 // the file here, only if none is there (nothing is lost).
                 let absolute: PathBuf = root.join(path);
-                if let Some(parent) = absolute.parent() {
-                    let _ = std::fs::create_dir_all(parent);
-                }
-                return match Disk::default().create_new(&absolute, text.as_bytes()) {
-                    Ok(true) => Ok(()),
-                    Ok(false) => Err("the file appeared while the run worked".into()),
-                    Err(error) => Err(format!("the file cannot be written ({error})")),
-                };
+                return write_guarded(&Disk::default(), &absolute, &SceneMark::of(None), &text)
+                    .map_err(|error| match error {
+                        NotWritten::Io(error) => format!("the file cannot be written ({error})"),
+                        _ => "the file appeared while the run worked".to_owned(),
+                    });
             }
             lsp::WorkspaceEdit {
                 document_changes: Some(lsp::DocumentChanges::Operations(vec![

@@ -22,7 +22,7 @@ use serde_json::{Map, Value};
 
 use crate::checks::{self, Code, Severity};
 use crate::index::{CardKind, FilePath, SourceFile, Workspace};
-use crate::runs::drafting;
+use crate::runs::output::draft;
 use crate::runs::recipe::GateSettings;
 
 /// The codes the continuity gate holds a draft to.
@@ -207,7 +207,7 @@ fn candidate(workspace: &Workspace, scene: &DraftScene, draft: &str) -> (SourceF
     let existing = scene.scene_path.and_then(|path| workspace.file(path));
     let (path, text): (FilePath, String) = match existing {
         Some(file) => {
-            let (range, body) = drafting::replacement_body(file, draft);
+            let (range, body) = draft::replacement_body(file, draft);
             (
                 file.path.clone(),
                 format!("{}{body}", &file.text[..range.start]),
@@ -217,8 +217,8 @@ fn candidate(workspace: &Workspace, scene: &DraftScene, draft: &str) -> (SourceF
             let id = scene.scene_id.unwrap_or("SCN-draft");
             let path = scene
                 .scene_path
-                .map_or_else(|| drafting::new_scene_path(workspace, id), str::to_owned);
-            let text = drafting::new_scene_text(workspace, id, scene.brief, draft);
+                .map_or_else(|| draft::new_scene_path(workspace, id), str::to_owned);
+            let text = draft::new_scene_text(workspace, id, scene.brief, draft);
             (Arc::from(path.as_str()), text)
         }
     };

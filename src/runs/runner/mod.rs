@@ -231,7 +231,7 @@ impl Runner {
     }
 
     /// [`Runner::create`] with the mark of the scene the run will write, as
-    /// the writer's text stands now (see `runs::delivery`), written in the
+    /// the writer's text stands now (see `runs::output::delivery`), written in the
     /// same `run.json`; `fresh` asks the model afresh whatever `reuse` says.
     pub fn create_marked(
         &self,

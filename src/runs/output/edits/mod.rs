@@ -29,6 +29,8 @@ use crate::runs::recipe::{AgentStep, Recipe};
 use crate::runs::store::{Cache, CacheSlot, Disk, RunFiles, SceneMark};
 use crate::text::TextRange;
 
+use super::{NotWritten, write_guarded};
+
 /// The files a prompt type's edits may touch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Reach {
@@ -379,19 +381,18 @@ pub fn apply_on_disk(root: &Path, disk: &Disk, run_id: &str, set: EditSet) -> Ou
     };
     for change in set.changes {
         let absolute = root.join(&change.path);
-        let on_disk = std::fs::read_to_string(&absolute).ok();
-        let reason = if SceneMark::of(on_disk.as_deref()) != change.base {
-            Some(Refusal::ChangedMeanwhile {
+        let reason = match write_guarded(disk, &absolute, &change.base, &change.text) {
+            Ok(()) => {
+                keep_before(root, disk, run_id, &change.path, Some(&change.before));
+                None
+            }
+            Err(NotWritten::Changed | NotWritten::Appeared) => Some(Refusal::ChangedMeanwhile {
                 path: change.path.clone(),
-            })
-        } else {
-            keep_before(root, disk, run_id, &change.path, Some(&change.before));
-            disk.write_atomic(&absolute, change.text.as_bytes())
-                .err()
-                .map(|error| Refusal::Unwritable {
-                    path: change.path.clone(),
-                    why: error.to_string(),
-                })
+            }),
+            Err(NotWritten::Io(error)) => Some(Refusal::Unwritable {
+                path: change.path.clone(),
+                why: error.to_string(),
+            }),
         };
         match reason {
             None => outcome.changed.push(change),

@@ -9,7 +9,10 @@ use std::path::Path;
 use std::sync::Arc;
 
 use crate::index::{FilePath, SourceFile, Workspace};
+use crate::runs::store::SceneMark;
 use crate::storage::Disk;
+
+use super::{NotWritten, write_guarded};
 
 /// A file to write: its new text, and the text it was computed against
 /// (`None` for a new file).
@@ -35,17 +38,6 @@ pub fn merge(workspace: &mut Workspace, changes: &mut Vec<Change>, change: Chang
     }
 }
 
-/// Why a change was not written.
-#[derive(Debug, thiserror::Error)]
-pub enum NotWritten {
-    #[error("it changed since it was read; nothing was written")]
-    Changed,
-    #[error("a file appeared there meanwhile; nothing was written")]
-    Appeared,
-    #[error(transparent)]
-    Io(#[from] std::io::Error),
-}
-
 /// Writes `changes` to the disk for the command line: each file whole and
 /// atomically, a new one only where none is, and none whose text is no
 /// longer the one the change was computed on. Returns, per change, its
@@ -58,26 +50,8 @@ pub fn apply_on_disk(
     changes
         .iter()
         .map(|change| {
-            let path = root.join(&*change.path);
-            let result = match &change.before {
-                Some(before) => match std::fs::read_to_string(&path) {
-                    Ok(now) if now == **before => disk
-                        .write_atomic(&path, change.after.as_bytes())
-                        .map_err(NotWritten::Io),
-                    Ok(_) => Err(NotWritten::Changed),
-                    Err(error) => Err(NotWritten::Io(error)),
-                },
-                None => {
-                    if let Some(parent) = path.parent() {
-                        let _ = std::fs::create_dir_all(parent);
-                    }
-                    match disk.create_new(&path, change.after.as_bytes()) {
-                        Ok(true) => Ok(()),
-                        Ok(false) => Err(NotWritten::Appeared),
-                        Err(error) => Err(NotWritten::Io(error)),
-                    }
-                }
-            };
+            let base = SceneMark::of(change.before.as_deref());
+            let result = write_guarded(disk, &root.join(&*change.path), &base, &change.after);
             (change.path.to_string(), result)
         })
         .collect()

@@ -23,14 +23,16 @@ use serde_json::Value;
 use crate::index::{SourceFile, Workspace};
 use crate::runs::audit;
 use crate::runs::contract;
-use crate::runs::drafting;
-use crate::runs::edits::{self, EditSet};
 use crate::runs::findings::{self, RunFindings};
+use crate::runs::output::draft;
+use crate::runs::output::edits::{self, EditSet};
 use crate::runs::recipe::Recipe;
 use crate::runs::report::{self, Delivery, EditLine, ReportInput};
 pub use crate::runs::store::SceneMark;
 use crate::runs::store::{Cache, CacheSlot, Disk, RunFiles, RunManifest, RunStatus};
 use crate::text::TextRange;
+
+use super::{NotWritten, write_guarded};
 
 /// What to do with a draft.
 #[derive(Clone, Debug, PartialEq)]
@@ -83,7 +85,7 @@ impl Placement {
                 scene_path, text, ..
             }
             | Placement::Create { scene_path, text } => Placement::Beside {
-                path: drafting::beside_path(&scene_path, run_id),
+                path: draft::beside_path(&scene_path, run_id),
                 scene_path,
                 text,
                 reason: reason.into(),
@@ -135,7 +137,7 @@ pub fn decide(
     }
     let current = scene_path.and_then(text_of);
     let current = current.as_deref();
-    let Some(result_step) = recipe.and_then(drafting::result_step) else {
+    let Some(result_step) = recipe.and_then(draft::result_step) else {
         return match manifest.status {
             RunStatus::Done => Decision::Report,
             status => withheld(workspace.root(), manifest, status),
@@ -146,7 +148,7 @@ pub fn decide(
         _ => None,
     };
     let placed = |draft: &str, scene_path: &str| {
-        let brief = recipe.and_then(|recipe| drafting::run_draft(recipe, cache).1);
+        let brief = recipe.and_then(|recipe| draft::run_draft(recipe, cache).1);
         place(
             workspace,
             manifest,
@@ -233,17 +235,17 @@ fn place(
     });
     let now = SceneMark::of(current);
     let spliced = |file: &SourceFile| {
-        let (range, body) = drafting::replacement_body(file, draft);
+        let (range, body) = draft::replacement_body(file, draft);
         (
             range,
             body.clone(),
             format!("{}{body}", &file.text[..range.start]),
         )
     };
-    let new_scene = || drafting::new_scene_text(workspace, &scene_id, brief, draft);
+    let new_scene = || draft::new_scene_text(workspace, &scene_id, brief, draft);
     let beside = |text: String, reason: &str| Placement::Beside {
         scene_path: scene_path.to_owned(),
-        path: drafting::beside_path(scene_path, &manifest.run_id),
+        path: draft::beside_path(scene_path, &manifest.run_id),
         text,
         reason: reason.to_owned(),
     };
@@ -351,40 +353,19 @@ impl Applied {
 /// replacement is made only if the disk still has the text it was decided
 /// on; a new file only where none is; otherwise the draft goes beside.
 pub fn apply_on_disk(root: &Path, disk: &Disk, run_id: &str, placement: Placement) -> Applied {
-    let path = root.join(placement.scene_path());
-    let placement = match &placement {
-        Placement::Replace { base, .. } => {
-            // Read again just before writing: an editor may have saved.
-            let on_disk = std::fs::read_to_string(&path).ok();
-            if SceneMark::of(on_disk.as_deref()) != *base {
-                placement.beside(run_id, "the scene changed while the run worked")
-            } else {
-                match disk.write_atomic(&path, placement.text().as_bytes()) {
-                    Ok(()) => return landed(placement),
-                    Err(error) => {
-                        placement.beside(run_id, format!("the scene cannot be written ({error})"))
-                    }
-                }
-            }
-        }
-        Placement::Create { .. } => {
-            if let Some(parent) = path.parent() {
-                let _ = std::fs::create_dir_all(parent);
-            }
-            match disk.create_new(&path, placement.text().as_bytes()) {
-                Ok(true) => return landed(placement),
-                Ok(false) => {
-                    placement.beside(run_id, "the scene file appeared while the run worked")
-                }
-                Err(error) => placement.beside(
-                    run_id,
-                    format!("the scene file cannot be written ({error})"),
-                ),
-            }
-        }
-        Placement::Beside { .. } => placement,
+    let base = match &placement {
+        Placement::Replace { base, .. } => base.clone(),
+        Placement::Create { .. } => SceneMark::of(None),
+        Placement::Beside { .. } => return write_beside(root, disk, placement),
     };
-    write_beside(root, disk, placement)
+    let path = root.join(placement.scene_path());
+    let reason = match write_guarded(disk, &path, &base, placement.text()) {
+        Ok(()) => return landed(placement),
+        Err(NotWritten::Changed) => "the scene changed while the run worked".to_owned(),
+        Err(NotWritten::Appeared) => "the scene file appeared while the run worked".to_owned(),
+        Err(NotWritten::Io(error)) => format!("the scene cannot be written ({error})"),
+    };
+    write_beside(root, disk, placement.beside(run_id, reason))
 }
 
 /// The command line's delivery: decides where the run's draft goes with the
@@ -471,7 +452,7 @@ pub fn conclude(
 ) -> Concluded {
     let files = RunFiles::new(root, &manifest.run_id);
     let steps = files.read_steps();
-    let result_step = recipe.and_then(drafting::result_step);
+    let result_step = recipe.and_then(draft::result_step);
     let scene_path = manifest
         .task
         .initial_args
