@@ -32,8 +32,8 @@ use control_room::index::Workspace;
 use control_room::llm::config::Layer;
 use control_room::llm::{self, LlmConfig};
 use control_room::runs::prompts::Prompts;
-use control_room::runs::receipts::{SigningKey, ToolReceipt};
 use control_room::runs::store::Disk;
+use control_room::storage::receipts::{SigningKey, ToolReceipt};
 use control_room::tools::{FileRef, sha256_hex};
 use model_server::{Answer, FakeModelServer, step_marker};
 

@@ -12,8 +12,8 @@ use crate::conference::envelope::Policy;
 use crate::conference::{self, Conference, Event, Passage, Request};
 use crate::index::Workspace;
 use crate::runs::prompts::Prompts;
-use crate::runs::receipts::SigningKey;
 use crate::runs::store::Disk;
+use crate::storage::receipts::SigningKey;
 
 /// The round's options, as the command line gives them.
 pub struct Options<'a> {

@@ -19,10 +19,10 @@ use crate::llm::cassette::{Recording, Replay};
 use crate::llm::model::{Model, ScriptedModel};
 use crate::runs::events::{RunEvent, RunSink};
 use crate::runs::launch::{self, RunEnd, SceneLock};
-use crate::runs::output::delivery::{self};
+use crate::runs::output::delivery::{self, Delivery, EditLine};
 use crate::runs::output::draft;
 use crate::runs::output::edits;
-use crate::runs::report::{Delivery, EditLine};
+use crate::runs::report;
 use crate::runs::runner::Runner;
 use crate::runs::store::{self, RunFiles, RunManifest, RunStatus};
 use crate::text::printable;
@@ -267,7 +267,7 @@ pub(crate) async fn run_to_end(
         RunEnd::NotRun(error) => return Err(error.into()),
         RunEnd::Crashed(reason) => {
             let manifest = RunFiles::new(&root, run_id).read_manifest()?;
-            delivery::conclude_failed(&root, registry.get(&manifest.recipe_id), &manifest, &reason);
+            report::conclude_failed(&root, registry.get(&manifest.recipe_id), &manifest, &reason);
             bail!("run {run_id}: {reason}");
         }
     };
@@ -290,7 +290,7 @@ pub(crate) async fn run_to_end(
         Delivery::Edits { changed, refused } => print_edits(changed, refused, run_id),
         _ => {}
     }
-    let concluded = delivery::conclude(
+    let concluded = report::conclude(
         &root,
         recipe,
         &manifest,

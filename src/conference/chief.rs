@@ -12,9 +12,9 @@ use super::{
     ask_as_it_comes, check,
 };
 use crate::llm::model::{Message, ModelReply, ModelRequest, Written};
-use crate::runs::receipts::ToolReceipt;
 use crate::runs::recipe::AgentStep;
 use crate::runs::runner::{new_id, now};
+use crate::storage::receipts::ToolReceipt;
 use crate::tools::{self, ToolContext, ToolError, sha256_hex};
 
 /// A prompt's reply limit and the context window it was fitted to.

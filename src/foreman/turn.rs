@@ -20,7 +20,7 @@ use crate::llm::model::{Listener, Message, Model, ModelRequest};
 use crate::llm::protocol;
 use crate::runs::output::changes::merge;
 use crate::runs::prompts::{PromptBuilder, PromptInputs, Prompts, SlotKind, SlotText};
-use crate::runs::receipts::{SigningKey, canonical};
+use crate::storage::receipts::{SigningKey, canonical};
 use crate::storage::{Disk, new_id, sha256_hex};
 
 /// Where the actions' receipts are appended, relative to the root.

@@ -20,8 +20,8 @@ use super::shared::{invalid, lock};
 use crate::conference::envelope::Policy;
 use crate::conference::{self, Conference, ConferenceError, Event, Passage, Request};
 use crate::runs::prompts::Prompts;
-use crate::runs::receipts::SigningKey;
 use crate::runs::store::Disk;
+use crate::storage::receipts::SigningKey;
 
 pub const CONFERENCE: &str = "controlRoom.conference";
 

@@ -27,9 +27,9 @@ use crate::index::Workspace;
 use crate::llm::model::Written;
 use crate::runs::launch::LaunchRequest;
 use crate::runs::prompts::Prompts;
-use crate::runs::receipts::SigningKey;
 use crate::runs::runner::now;
 use crate::runs::store::Disk;
+use crate::storage::receipts::SigningKey;
 
 pub const ASK_FOREMAN: &str = "controlRoom.askForeman";
 pub const SCAFFOLD: &str = "controlRoom.scaffold";

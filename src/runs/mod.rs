@@ -53,7 +53,6 @@ pub mod findings;
 pub mod launch;
 pub mod output;
 pub mod prompts;
-pub mod receipts;
 pub mod recipe;
 pub mod refs;
 pub mod report;

@@ -20,9 +20,9 @@ use crate::lsp::convert::{self, uri_for};
 use crate::lsp::shared::lock;
 use crate::runs::events::RunEvent;
 use crate::runs::launch::{RunEnd, RunHandle};
-use crate::runs::output::delivery::{self, Applied, Decision, Placement};
+use crate::runs::output::delivery::{self, Applied, Decision, Delivery, Placement};
 use crate::runs::output::edits::{self, EditSet};
-use crate::runs::report::{self, Delivery};
+use crate::runs::report;
 use crate::runs::runner::RunError;
 use crate::runs::store::{Cache, Disk, RunFiles, RunManifest, RunStatus};
 
@@ -101,12 +101,12 @@ pub(super) async fn drive(
             let reason = error.to_string();
             // A run another process holds reports itself when it ends.
             if !matches!(error, RunError::Busy(_)) {
-                delivery::conclude_failed(&root, recipe, &started.manifest, &reason);
+                report::conclude_failed(&root, recipe, &started.manifest, &reason);
             }
             (failed(&started, &reason), Err(reason))
         }
         RunEnd::Crashed(reason) => {
-            delivery::conclude_failed(&root, recipe, &started.manifest, &reason);
+            report::conclude_failed(&root, recipe, &started.manifest, &reason);
             (failed(&started, &reason), Err(reason))
         }
     };
@@ -161,7 +161,7 @@ async fn finish(context: &Context, started: &Started, manifest: &RunManifest) ->
                 .file(path)
                 .map(|file| file.text.to_string())
         };
-        delivery::conclude(&root, recipe, manifest, &cache, &applied, &text_of)
+        report::conclude(&root, recipe, manifest, &cache, &applied, &text_of)
     };
     if let Err(error) = &concluded.findings_written {
         context
@@ -194,7 +194,7 @@ fn outcome(
     report_uri: Option<Uri>,
     shown: usize,
 ) -> Outcome {
-    let dod_issue = report::dod_issue(started.workspace.root(), &manifest.run_id);
+    let dod_issue = crate::runs::store::dod_issue(started.workspace.root(), &manifest.run_id);
     let report_action = |actions: &mut Vec<(String, Uri)>| {
         if let Some(uri) = &report_uri {
             actions.push(("Open report".to_owned(), uri.clone()));

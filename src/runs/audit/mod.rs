@@ -15,6 +15,12 @@
 //! Layout (the spec's storage decision, the run being the issue):
 //! `.control-room/audit/issues/{run_id}/{timestamp}__packet__{packet_id}.json`
 //! and `…__receipt__{packet_id}.json`, written atomically.
+//!
+//! Receipts of both kinds: the signing key and tool receipts are
+//! `storage::receipts`, below the evidence validator that verifies them;
+//! the packets and agent receipts are here. The runner fills a step's
+//! receipt (`runner::receipt`); a reply whose contract is a receipt is held
+//! to it by `contract::receipt`.
 
 use std::path::{Path, PathBuf};
 
@@ -28,8 +34,8 @@ use jsonschema::Validator;
 use crate::llm::model::Decoding;
 use crate::runs::contract::{Check, validator_errors};
 use crate::runs::prompts::registry::bundled_text;
-use crate::runs::receipts::{SigningKey, canonical};
 use crate::runs::store::Disk;
+use crate::storage::receipts::{SigningKey, canonical};
 
 /// Where packets and receipts live, relative to the workspace root.
 pub const AUDIT_DIR: &str = ".control-room/audit/issues";

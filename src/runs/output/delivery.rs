@@ -5,7 +5,7 @@
 //! (`SCN-x.draft-<run>.md`) with the reason, a report only, or nothing with
 //! the reason. The command line applies it to the disk ([`apply_on_disk`]);
 //! the server turns it into a workspace edit and falls back to the disk
-//! here when the editor refuses. Then [`conclude`] anchors the run's
+//! here when the editor refuses. Then `runs::report::conclude` anchors the run's
 //! findings in the text the writer will see and writes them and the report.
 //!
 //! Architecture invariant: a writer's text is never overwritten. A scene is
@@ -14,25 +14,49 @@
 //! is (create-new, so two runs racing for one new scene cannot both win);
 //! anything else goes beside the scene.
 
-use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
 use serde_json::Value;
 
 use crate::index::{SourceFile, Workspace};
-use crate::runs::audit;
-use crate::runs::contract;
-use crate::runs::findings::{self, RunFindings};
 use crate::runs::output::draft;
 use crate::runs::output::edits::{self, EditSet};
 use crate::runs::recipe::Recipe;
-use crate::runs::report::{self, Delivery, EditLine, ReportInput};
 pub use crate::runs::store::SceneMark;
 use crate::runs::store::{Cache, CacheSlot, Disk, RunFiles, RunManifest, RunStatus};
 use crate::text::TextRange;
 
 use super::{NotWritten, write_guarded};
+
+/// Where a run's result went.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Delivery {
+    /// The recipe only reports.
+    Report,
+    /// The scene file now holds the draft.
+    Scene(String),
+    /// The draft was written beside the scene, for this reason.
+    Beside { path: String, reason: String },
+    /// Nothing was written, for this reason (the run failed, was cancelled…).
+    Withheld(String),
+    /// The run's edits of the manuscript: those made, and those not made.
+    Edits {
+        changed: Vec<EditLine>,
+        refused: Vec<EditLine>,
+    },
+}
+
+/// One proposed edit as the report lists it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EditLine {
+    /// The file it changes (or names).
+    pub path: Option<String>,
+    /// What it does, in a line.
+    pub summary: String,
+    /// Why it was proposed, or why it was not made.
+    pub note: Option<String>,
+}
 
 /// What to do with a draft.
 #[derive(Clone, Debug, PartialEq)]
@@ -158,7 +182,7 @@ pub fn decide(
             current,
         )
     };
-    let dod_failed = || report::dod_issue(workspace.root(), &manifest.run_id).is_some();
+    let dod_failed = || crate::runs::store::dod_issue(workspace.root(), &manifest.run_id).is_some();
     match (manifest.status, draft, scene_path) {
         (RunStatus::Done, Some(draft), Some(scene_path)) => {
             let placed = placed(draft, scene_path);
@@ -199,7 +223,7 @@ fn withheld(root: &Path, manifest: &RunManifest, status: RunStatus) -> Decision 
     Decision::Withheld(
         if status == RunStatus::Cancelled {
             "because the run was cancelled"
-        } else if report::dod_issue(root, &manifest.run_id).is_some() {
+        } else if crate::runs::store::dod_issue(root, &manifest.run_id).is_some() {
             "because the Definition of Done failed"
         } else {
             "because the run did not finish"
@@ -427,100 +451,4 @@ fn write_beside(root: &Path, disk: &Disk, placement: Placement) -> Applied {
             landed: Vec::new(),
         },
     }
-}
-
-/// What a run leaves after delivery: its findings (anchored in the text
-/// the writer will see) and its report.
-pub struct Concluded {
-    pub findings: RunFindings,
-    /// The report's workspace-relative path, or why it could not be written.
-    pub report: std::io::Result<String>,
-    /// Whether `findings.json` could be written.
-    pub findings_written: std::io::Result<()>,
-}
-
-/// Writes the run's findings and its report, once its result was applied;
-/// `cache` is the run's slots (read once at its end).
-/// `text_of` gives a file's current text (the editor's, else the disk's).
-pub fn conclude(
-    root: &Path,
-    recipe: Option<&Recipe>,
-    manifest: &RunManifest,
-    cache: &Cache,
-    applied: &Applied,
-    text_of: &dyn Fn(&str) -> Option<String>,
-) -> Concluded {
-    let files = RunFiles::new(root, &manifest.run_id);
-    let steps = files.read_steps();
-    let result_step = recipe.and_then(draft::result_step);
-    let scene_path = manifest
-        .task
-        .initial_args
-        .get("scene_path")
-        .and_then(Value::as_str);
-    let default_file = match &applied.delivery {
-        Delivery::Scene(path) | Delivery::Beside { path, .. } => Some(path.as_str()),
-        _ => scene_path,
-    };
-    let slots: BTreeMap<String, Value> = cache
-        .iter()
-        .filter_map(|(name, slot)| match slot {
-            CacheSlot::Artifact { text, .. } => Some((name.clone(), contract::stored_json(text)?)),
-            CacheSlot::Pointer { .. } => None,
-        })
-        .collect();
-    let text_of = |path: &str| -> Option<String> {
-        match applied.landed.iter().find(|(landed, _)| landed == path) {
-            Some((_, text)) => Some(text.clone()),
-            None => text_of(path),
-        }
-    };
-    let mut run_findings = findings::collect(manifest, &steps, &slots, default_file, &text_of);
-    let receipts = audit::receipt_paths(root, &manifest.run_id);
-    let dod_issue = report::dod_issue(root, &manifest.run_id);
-    let text = report::render(
-        &ReportInput {
-            manifest,
-            recipe,
-            steps: &steps,
-            cache,
-            delivery: &applied.delivery,
-            result_slot: result_step.map(|step| step.output_slot.as_str()),
-            agent_receipts: &receipts,
-            dod_issue: dod_issue.as_deref(),
-        },
-        &mut run_findings,
-    );
-    let disk = Disk::default();
-    let report = report::write(root, &disk, &manifest.run_id, &text);
-    let findings_written = findings::write(root, &disk, &run_findings);
-    Concluded {
-        findings: run_findings,
-        report,
-        findings_written,
-    }
-}
-
-/// Writes the report of a run that could not report itself (the engine
-/// could not run it, or its task crashed): nothing was delivered, because of
-/// `reason`.
-pub fn conclude_failed(root: &Path, recipe: Option<&Recipe>, manifest: &RunManifest, reason: &str) {
-    let files = RunFiles::new(root, &manifest.run_id);
-    let manifest = files.read_manifest().unwrap_or_else(|_| manifest.clone());
-    let mut empty = RunFindings::of_run(&manifest, Vec::new(), Vec::new());
-    let text = report::render(
-        &ReportInput {
-            manifest: &manifest,
-            recipe,
-            steps: &files.read_steps(),
-            cache: &files.read_cache().unwrap_or_default(),
-            delivery: &Delivery::Withheld(format!("because {reason}")),
-            result_slot: None,
-            agent_receipts: &[],
-            dod_issue: None,
-        },
-        &mut empty,
-    );
-    // The report is for reading; a run is whole without it.
-    let _ = report::write(root, &Disk::default(), &manifest.run_id, &text);
 }

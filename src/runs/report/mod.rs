@@ -6,7 +6,10 @@
 //! receipt. Links are relative, so they work in any Markdown viewer and in
 //! git forges.
 
+mod conclude;
 mod edits;
+
+pub use conclude::{Concluded, conclude, conclude_failed};
 
 use std::path::Path;
 
@@ -15,6 +18,7 @@ use serde_json::Value;
 use crate::runs::audit;
 use crate::runs::contract::ReceiptReply;
 use crate::runs::findings::RunFindings;
+use crate::runs::output::delivery::{Delivery, EditLine};
 use crate::runs::recipe::Recipe;
 use crate::runs::store::{Cache, CacheSlot, Disk, RunFiles, RunManifest, RunStatus, StepRecord};
 
@@ -23,35 +27,6 @@ pub const REPORT_FILE: &str = "report.md";
 
 /// From the run's folder back to the workspace root.
 const TO_ROOT: &str = "../../../";
-
-/// Where a run's result went.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Delivery {
-    /// The recipe only reports.
-    Report,
-    /// The scene file now holds the draft.
-    Scene(String),
-    /// The draft was written beside the scene, for this reason.
-    Beside { path: String, reason: String },
-    /// Nothing was written, for this reason (the run failed, was cancelled…).
-    Withheld(String),
-    /// The run's edits of the manuscript: those made, and those not made.
-    Edits {
-        changed: Vec<EditLine>,
-        refused: Vec<EditLine>,
-    },
-}
-
-/// One proposed edit as the report lists it.
-#[derive(Clone, Debug, PartialEq)]
-pub struct EditLine {
-    /// The file it changes (or names).
-    pub path: Option<String>,
-    /// What it does, in a line.
-    pub summary: String,
-    /// Why it was proposed, or why it was not made.
-    pub note: Option<String>,
-}
 
 /// Everything the report shows.
 pub struct ReportInput<'a> {
@@ -71,12 +46,6 @@ pub struct ReportInput<'a> {
 /// The workspace-relative path of a run's report.
 pub fn report_path(run_id: &str) -> String {
     format!("{}/{run_id}/{REPORT_FILE}", crate::runs::store::RUNS_DIR)
-}
-
-/// Gathers what the report needs from the run's files.
-pub fn dod_issue(root: &Path, run_id: &str) -> Option<String> {
-    let relative = format!(".control-room/issues/DOD-{run_id}.md");
-    root.join(&relative).is_file().then_some(relative)
 }
 
 /// Writes the report atomically; returns its workspace-relative path.

@@ -19,9 +19,9 @@ use crate::runs::audit::{
 use crate::runs::contract::{self, Check, PathGuard, Violation};
 use crate::runs::events::RunEvent;
 use crate::runs::prompts::{Contract, Output, PromptInputs, SlotKind, SlotText};
-use crate::runs::receipts::SigningKey;
 use crate::runs::recipe::AgentStep;
 use crate::runs::store::{Cache, CacheSlot, RunManifest};
+use crate::storage::receipts::SigningKey;
 use crate::tools::sha256_hex;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;

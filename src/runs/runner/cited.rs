@@ -8,7 +8,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use crate::runs::receipts::{self, ToolReceipt};
+use crate::storage::receipts::{self, ToolReceipt};
 
 /// The files of the tool receipts a runner has met, shared by its clones.
 #[derive(Clone, Debug, Default)]

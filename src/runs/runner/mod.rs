@@ -63,13 +63,13 @@ use crate::llm::model::Model;
 use crate::runs::audit::{self, AgentReceipt};
 use crate::runs::events::{RunEvent, RunSink};
 use crate::runs::prompts::PromptBuilder;
-use crate::runs::receipts::{SigningKey, ToolReceipt};
 use crate::runs::recipe::{Recipe, Registry};
 use crate::runs::review::{Next, Outcome, Planned, ReviewState, Schedule, Stage, Stop};
 use crate::runs::router;
 use crate::runs::store::{
     Cache, CacheSlot, Disk, RunFileError, RunFiles, RunManifest, RunStatus, RunTask,
 };
+use crate::storage::receipts::{SigningKey, ToolReceipt};
 use reuse::ReuseEntry;
 use slots::task_value;
 

@@ -13,9 +13,9 @@ use crate::llm::model::ModelTarget;
 use crate::runs::audit::{self, AgentReceipt, InputRef, OutputRef, Packet, ReceiptActor};
 use crate::runs::contract::{self, Check, ReceiptReply};
 use crate::runs::prompts::Output;
-use crate::runs::receipts::SigningKey;
 use crate::runs::recipe::AgentStep;
 use crate::runs::store::RunManifest;
+use crate::storage::receipts::SigningKey;
 use crate::tools::sha256_hex;
 
 /// What an agent receipt is built from, gathered before the model answers.

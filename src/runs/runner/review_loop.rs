@@ -10,10 +10,10 @@ use serde_json::{Map, Value};
 use super::{Runner, StepFailure, StepOutput};
 use crate::llm::model::Message;
 use crate::runs::contract::{self, Check};
-use crate::runs::receipts::SigningKey;
 use crate::runs::recipe::{Recipe, ReviewRule};
 use crate::runs::review::{self, Next, Schedule, Stage};
 use crate::runs::store::RunManifest;
+use crate::storage::receipts::SigningKey;
 use crate::tools::{self, sha256_hex};
 
 /// What an agent step gets besides its recipe inputs: the review loop's.

@@ -8,10 +8,10 @@ use serde_json::{Map, Value};
 
 use super::slots::Slots;
 use super::{Runner, StepFailure, StepOutput, StepReceipt, new_id, now};
-use crate::runs::receipts::{SigningKey, ToolReceipt};
 use crate::runs::recipe::ToolStep;
 use crate::runs::refs::{self, RefError};
 use crate::runs::store::{CacheSlot, RunManifest};
+use crate::storage::receipts::{SigningKey, ToolReceipt};
 use crate::tools::{self, ToolContext, ToolError, sha256_hex};
 
 /// A tool step's resolved arguments, its output, and the slots the

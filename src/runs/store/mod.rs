@@ -399,6 +399,12 @@ pub fn list_runs(root: &Path) -> Vec<RunManifest> {
     runs
 }
 
+/// The Definition of Done's issue a run left, if any: its workspace-relative path.
+pub fn dod_issue(root: &Path, run_id: &str) -> Option<String> {
+    let relative = format!(".control-room/issues/DOD-{run_id}.md");
+    root.join(&relative).is_file().then_some(relative)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
