@@ -705,3 +705,19 @@ fn below_the_front_ends_errors_are_kinds_not_sentences() {
         ["Other(String),"]
     );
 }
+
+/// A function that needs more arguments than clippy allows needs a type
+/// that holds them, not an exemption.
+#[test]
+fn no_function_is_exempt_from_the_argument_limit() {
+    let exempt: Vec<String> = sources()
+        .into_iter()
+        .filter(|(_, text)| text.contains("clippy::too_many_arguments"))
+        .map(|(path, _)| format!("src/{}", path.display()))
+        .collect();
+    assert!(
+        exempt.is_empty(),
+        "give these functions' arguments a type instead of allowing clippy::too_many_arguments:\n{}",
+        exempt.join("\n")
+    );
+}

@@ -136,17 +136,13 @@ impl Desk<'_> {
         let mut conversation = history.to_vec();
         let mut asked = message.to_owned();
         loop {
-            let text = self
-                .ask(
-                    &workspace,
-                    turn,
-                    reply.rounds,
-                    &conversation,
-                    &asked,
-                    mode,
-                    listener,
-                )
-                .await?;
+            let request =
+                self.request(&workspace, turn, reply.rounds, &conversation, &asked, mode)?;
+            let answer = self.model.ask(&request, listener).await?;
+            if let Some(cut) = answer.cut_off_error() {
+                return Err(TurnError::Model(cut));
+            }
+            let text = answer.text;
             reply.rounds += 1;
             let parsed = protocol::parse(&text);
             if !parsed.message.trim().is_empty() {
@@ -215,25 +211,6 @@ impl Desk<'_> {
             retry => format!("turn-{turn}.retry-{retry}"),
         };
         Ok(assembly.request(step_id, "foreman", "foreman"))
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    async fn ask(
-        &self,
-        workspace: &Workspace,
-        turn: usize,
-        round: usize,
-        history: &[Message],
-        message: &str,
-        mode: Mode,
-        listener: Listener<'_>,
-    ) -> Result<String, TurnError> {
-        let request = self.request(workspace, turn, round, history, message, mode)?;
-        let answer = self.model.ask(&request, listener).await?;
-        if let Some(cut) = answer.cut_off_error() {
-            return Err(TurnError::Model(cut));
-        }
-        Ok(answer.text)
     }
 
     /// Validates and carries out one action, with its receipt; returns what

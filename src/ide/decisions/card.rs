@@ -6,7 +6,7 @@
 //! `died_in:` the decision's scene where the card has none).
 
 use super::claims::{self, Claim, Subject, Value, card_name};
-use super::{CONTRADICTS_CARD, Contradiction, Side, claim_said};
+use super::{CONTRADICTS_CARD, Contradiction, Other, Side, claim_said};
 use crate::checks::{FileEdit, Fix, FixKind};
 use crate::index::SourceFile;
 
@@ -56,9 +56,11 @@ pub(super) fn against_card(side: &Side, said: &[Claim]) -> Vec<Contradiction> {
             found.push(side.contradiction(
                 CONTRADICTS_CARD,
                 message,
-                &card_file.path,
-                fact.range,
-                "what the card says".to_owned(),
+                Other {
+                    path: &card_file.path,
+                    range: fact.range,
+                    label: "what the card says",
+                },
                 promotion,
                 "Keep the card",
             ));

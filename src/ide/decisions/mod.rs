@@ -237,15 +237,12 @@ impl Side<'_> {
         }
     }
 
-    /// A contradiction of this decision with `other` at `other_range`.
-    #[allow(clippy::too_many_arguments)]
+    /// A contradiction of this decision with `other`.
     fn contradiction(
         &self,
         code: &'static str,
         message: String,
-        other: &FilePath,
-        other_range: TextRange,
-        other_label: String,
+        other: Other<'_>,
         promotion: Fix,
         keep: &str,
     ) -> Contradiction {
@@ -255,9 +252,9 @@ impl Side<'_> {
             message,
             line: self.line.range,
             source: self.decision().source.clone(),
-            other: other.clone(),
-            other_range,
-            other_label,
+            other: other.path.clone(),
+            other_range: other.range,
+            other_label: other.label.to_owned(),
             promotion,
             withdrawal: self.withdrawal(keep),
         }
@@ -310,9 +307,11 @@ impl Side<'_> {
         self.contradiction(
             CONTRADICTS_BIBLE,
             message,
-            path,
-            fact.range,
-            "what the Story Bible says".to_owned(),
+            Other {
+                path,
+                range: fact.range,
+                label: "what the Story Bible says",
+            },
             promotion,
             "Keep the Story Bible",
         )
@@ -357,13 +356,23 @@ impl Side<'_> {
         self.contradiction(
             CONTRADICTS_FACT,
             message,
-            self.kb_path,
-            fact_line.range,
-            "the promoted fact".to_owned(),
+            Other {
+                path: self.kb_path,
+                range: fact_line.range,
+                label: "the promoted fact",
+            },
             promotion,
             "Keep the promoted fact",
         )
     }
+}
+
+/// What a decision contradicts: the file, the range there, and what the
+/// writer is told it is.
+struct Other<'a> {
+    path: &'a FilePath,
+    range: TextRange,
+    label: &'a str,
 }
 
 /// How a message says what a decision claims.

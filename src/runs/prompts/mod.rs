@@ -20,6 +20,8 @@ pub mod state;
 mod fill;
 mod knowledge;
 mod sandwich;
+
+use sandwich::Picked;
 mod tier;
 mod trim;
 mod work_order;
@@ -372,9 +374,9 @@ impl PromptBuilder for Prompts {
         let mut slots = inputs.slots.clone();
         let mut trim = Trim::default();
         let mut trimmed = Vec::new();
+        let picked = Picked { entry, template };
         loop {
-            let (messages, parts) =
-                self.sandwich(step, entry, template, &profile, inputs, &slots, trim)?;
+            let (messages, parts) = self.sandwich(step, picked, &profile, inputs, &slots, trim)?;
             let tokens: usize = messages.iter().map(|m| inputs.tokens(&m.content)).sum();
             if tokens <= budget {
                 return Ok(Assembly {

@@ -49,13 +49,19 @@ const XML_REMINDER: &str = "CRITICAL FORMAT REMINDER:\n\
 - Put anything you say to the writer inside <message>…</message>.\n\
 - Reasoning goes inside <thinking>…</thinking>; it is never shown or saved.\n\
 - Do not use JSON. Use XML only.";
+/// A step's template: its entry in the library and the variant picked for
+/// the model's profile.
+#[derive(Clone, Copy)]
+pub(super) struct Picked<'a> {
+    pub entry: &'a TemplateEntry,
+    pub template: &'a PromptFile,
+}
+
 impl Prompts {
-    #[allow(clippy::too_many_arguments)]
     pub(super) fn sandwich(
         &self,
         step: PromptStep<'_>,
-        entry: &TemplateEntry,
-        template: &PromptFile,
+        Picked { entry, template }: Picked<'_>,
         profile: &Profile,
         inputs: &PromptInputs,
         slots: &[SlotText],

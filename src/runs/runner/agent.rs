@@ -11,7 +11,7 @@ use super::receipt::ReceiptDraft;
 use super::reuse::{ReuseEntry, reuse_key};
 use super::review_loop::{AgentExtras, VerdictCheck, check_verdict};
 use super::slots::{slot_texts, summary_line};
-use super::{Runner, StepFailure, StepOutput, StepReceipt, new_id, now};
+use super::{RunScope, Runner, StageRun, StepFailure, StepOutput, StepReceipt, new_id, now};
 use crate::llm::model::{Message, Metered, Model, ModelReply, ModelRequest, Written};
 use crate::runs::audit::{
     self, AgentReceipt, Handoff, InputRef, OutputContract, Packet, ReceiptActor,
@@ -21,7 +21,6 @@ use crate::runs::events::RunEvent;
 use crate::runs::prompts::{Contract, Output, PromptInputs, SlotKind, SlotText};
 use crate::runs::recipe::AgentStep;
 use crate::runs::store::{Cache, CacheSlot, RunManifest};
-use crate::storage::receipts::SigningKey;
 use crate::tools::sha256_hex;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
@@ -34,18 +33,17 @@ impl Runner {
     /// call, so a step that never returns still says what it was asked), a
     /// finished identical request's artifact when reuse is on, else the
     /// model until a reply keeps its contract.
-    #[allow(clippy::too_many_arguments)]
     pub(super) async fn run_agent(
         &self,
-        index: usize,
+        scope: &RunScope<'_>,
+        stage: &StageRun<'_>,
         step: &AgentStep,
         manifest: &RunManifest,
         cache: &Cache,
-        key: &SigningKey,
-        started_at: &str,
-        cancel: &CancellationToken,
         extras: AgentExtras,
     ) -> Result<StepOutput, StepFailure> {
+        let (index, key, cancel) = (stage.index, scope.key, scope.cancel);
+        let started_at = stage.started_at.as_str();
         let model = self.model.as_ref().ok_or_else(|| {
             StepFailure::Failed(
                 "no model is configured: pass --model scripted:FILE to dry-run the recipe".into(),

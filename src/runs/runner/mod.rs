@@ -347,17 +347,15 @@ impl Runner {
         });
 
         let watcher = watch_for_cancel_request(files.cancel_request(), cancel.clone());
+        let scope = RunScope {
+            files: &files,
+            recipe: &recipe,
+            key: &key,
+            cancel: &cancel,
+            task: task_value(&manifest),
+        };
         let outcome = steps
-            .run_steps(
-                &files,
-                &recipe,
-                &mut manifest,
-                &mut cache,
-                &mut values,
-                &key,
-                &cancel,
-                next,
-            )
+            .run_steps(&scope, &mut manifest, &mut cache, &mut values, next)
             .await;
         watcher.abort();
         // The journal has every slot; cache.json is brought up to it once,
@@ -484,27 +482,24 @@ impl Runner {
         RunError::Io(error)
     }
 
-    #[allow(clippy::too_many_arguments)]
+    /// Runs the schedule's stages from `next` until the run ends, each
+    /// step recorded before the next begins.
     async fn run_steps(
         &self,
-        files: &RunFiles,
-        recipe: &Recipe,
+        run: &RunScope<'_>,
         manifest: &mut RunManifest,
         cache: &mut Cache,
         values: &mut HashMap<String, Value>,
-        key: &SigningKey,
-        cancel: &CancellationToken,
         mut next: Next,
     ) -> Result<(), StepFailure> {
-        let schedule = Schedule::new(recipe);
-        let task = task_value(manifest);
+        let schedule = Schedule::new(run.recipe);
         loop {
             let stage = match next {
                 Next::End => return Ok(()),
                 Next::Stop(stop) => return Err(StepFailure::Review(stop)),
                 Next::Stage(stage) => stage,
             };
-            if cancel.is_cancelled() {
+            if run.cancel.is_cancelled() {
                 return Err(StepFailure::Cancelled);
             }
             let index = manifest.current_step_index;
@@ -521,54 +516,36 @@ impl Runner {
                 actor: planned.actor().to_owned(),
             });
             let started_at = now();
-            let run = StageRun {
+            let stage = StageRun {
                 schedule: &schedule,
                 stage,
                 planned: &planned,
                 index,
                 started_at,
             };
-            let output = self
-                .run_stage(&run, recipe, manifest, cache, values, &task, key, cancel)
-                .await?;
-            next = self.record_step(run, files, manifest, cache, values, output)?;
+            let output = self.run_stage(run, &stage, manifest, cache, values).await?;
+            next = self.record_step(stage, run.files, manifest, cache, values, output)?;
         }
     }
 
     /// Runs one stage of the schedule. A failure names the step and its
     /// actor; a STOP_HOOK's receipt is written before the run stops.
-    #[allow(clippy::too_many_arguments)]
     async fn run_stage(
         &self,
+        scope: &RunScope<'_>,
         run: &StageRun<'_>,
-        recipe: &Recipe,
         manifest: &RunManifest,
         cache: &Cache,
         values: &HashMap<String, Value>,
-        task: &Value,
-        key: &SigningKey,
-        cancel: &CancellationToken,
     ) -> Result<StepOutput, StepFailure> {
-        let started_at = run.started_at.as_str();
         let outcome = match run.planned {
-            Planned::Tool(tool) => self.run_tool(tool, manifest, task, values, key, started_at),
+            Planned::Tool(tool) => self.run_tool(scope, run, tool, manifest, values),
             Planned::Agent(agent) => {
                 let extras = self.agent_extras(run.schedule, run.stage, values);
-                self.run_agent(
-                    run.index, agent, manifest, cache, key, started_at, cancel, extras,
-                )
-                .await
+                self.run_agent(scope, run, agent, manifest, cache, extras)
+                    .await
             }
-            Planned::Gates { step_id, .. } => self.run_gates(
-                run.schedule,
-                run.stage,
-                step_id,
-                recipe,
-                manifest,
-                values,
-                key,
-                started_at,
-            ),
+            Planned::Gates { .. } => self.run_gates(scope, run, manifest, values),
         };
         let label = match run.planned {
             Planned::Agent(agent) => format!("agent {}", agent.agent_archetype),
@@ -591,6 +568,17 @@ impl Runner {
             Err(other) => Err(other),
         }
     }
+}
+
+/// What stays the same from one step of a run to the next: its files, its
+/// recipe, the key its receipts are signed with, the cancel that stops it,
+/// and its task as `$ref` reads it.
+struct RunScope<'a> {
+    files: &'a RunFiles,
+    recipe: &'a Recipe,
+    key: &'a SigningKey,
+    cancel: &'a CancellationToken,
+    task: Value,
 }
 
 /// The stage the step loop is on, and what it knows of it before it runs.

@@ -7,13 +7,13 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
-use super::{Runner, StepFailure, StepOutput};
+use super::tool::tool_step_output;
+use super::{RunScope, Runner, StageRun, StepFailure, StepOutput};
 use crate::llm::model::Message;
 use crate::runs::contract::{self, Check};
-use crate::runs::recipe::{Recipe, ReviewRule};
+use crate::runs::recipe::ReviewRule;
 use crate::runs::review::{self, Next, Schedule, Stage};
 use crate::runs::store::RunManifest;
-use crate::storage::receipts::SigningKey;
 use crate::tools::{self, sha256_hex};
 
 /// What an agent step gets besides its recipe inputs: the review loop's.
@@ -111,19 +111,14 @@ impl Runner {
 
     /// The review loop's gates on iteration `k`'s draft, as a step with a
     /// signed receipt like a tool's.
-    #[allow(clippy::too_many_arguments)]
     pub(super) fn run_gates(
         &self,
-        schedule: &Schedule,
-        stage: Stage,
-        step_id: &str,
-        recipe: &Recipe,
+        scope: &RunScope<'_>,
+        run: &StageRun<'_>,
         manifest: &RunManifest,
         values: &HashMap<String, Value>,
-        key: &SigningKey,
-        started_at: &str,
     ) -> Result<StepOutput, StepFailure> {
-        let (Stage::Gates(k), Some((review, writer))) = (stage, schedule.review()) else {
+        let (Stage::Gates(k), Some((review, writer))) = (run.stage, run.schedule.review()) else {
             return Err(StepFailure::Failed(
                 "the gates run only in a review loop".into(),
             ));
@@ -133,7 +128,8 @@ impl Runner {
             .get(&draft_slot)
             .and_then(Value::as_str)
             .ok_or_else(|| StepFailure::Failed(format!("slot `{draft_slot}` holds no draft")))?;
-        let brief = recipe
+        let brief = scope
+            .recipe
             .phase_b
             .iter()
             .find(|step| step.prompt_type == "refine_brief")
@@ -159,19 +155,17 @@ impl Runner {
             "gates".into(),
             serde_json::to_value(&review.gates).unwrap_or_default(),
         );
-        Ok(self.tool_step_output(
+        let output = tools::ToolOutput {
+            data,
+            summary: report.summary(),
+            file_refs: Vec::new(),
+        };
+        Ok(tool_step_output(
+            scope.key,
+            run,
             manifest,
-            step_id,
             review::GATES_TOOL,
-            call_args,
-            tools::ToolOutput {
-                data,
-                summary: report.summary(),
-                file_refs: Vec::new(),
-            },
-            vec![draft_slot],
-            key,
-            started_at,
+            (call_args, output, vec![draft_slot]),
         ))
     }
 }

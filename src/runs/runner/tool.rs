@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use serde_json::{Map, Value};
 
 use super::slots::Slots;
-use super::{Runner, StepFailure, StepOutput, StepReceipt, new_id, now};
+use super::{RunScope, Runner, StageRun, StepFailure, StepOutput, StepReceipt, new_id, now};
 use crate::runs::recipe::ToolStep;
 use crate::runs::refs::{self, RefError};
 use crate::runs::store::{CacheSlot, RunManifest};
@@ -42,76 +42,63 @@ impl Runner {
     /// Runs a phase A tool step on the slots so far.
     pub(super) fn run_tool(
         &self,
+        scope: &RunScope<'_>,
+        run: &StageRun<'_>,
         step: &ToolStep,
         manifest: &RunManifest,
-        task: &Value,
         values: &HashMap<String, Value>,
-        key: &SigningKey,
-        started_at: &str,
     ) -> Result<StepOutput, StepFailure> {
-        let (args, output, input_refs) = self
+        let task = &scope.task;
+        let call = self
             .call_tool(step, &Slots { task, values })
             .map_err(|error| StepFailure::Failed(error.to_string()))?;
-        Ok(self.tool_step_output(
-            manifest,
-            &step.step_id,
-            &step.tool,
-            args,
-            output,
-            input_refs,
-            key,
-            started_at,
-        ))
+        Ok(tool_step_output(scope.key, run, manifest, &step.tool, call))
     }
+}
 
-    /// A finished tool-like step: its signed receipt and its pointer slot.
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn tool_step_output(
-        &self,
-        manifest: &RunManifest,
-        step_id: &str,
-        tool: &str,
-        args: Map<String, Value>,
-        output: tools::ToolOutput,
-        input_refs: Vec<String>,
-        key: &SigningKey,
-        started_at: &str,
-    ) -> StepOutput {
-        let output_text = serde_json::to_string(&output.data).unwrap_or_default();
-        let sha256 = sha256_hex(output_text.as_bytes());
-        let mut receipt = ToolReceipt {
-            version: Some(crate::storage::receipts::TOOL_RECEIPT_VERSION),
-            receipt_id: new_id("rcpt_"),
-            run_id: manifest.run_id.clone(),
-            session_id: manifest.session_id.clone(),
-            step_id: step_id.to_owned(),
-            tool: tool.to_owned(),
-            args: Value::Object(args),
-            output: output.data.clone(),
-            output_sha256: sha256.clone(),
-            output_size: output_text.len(),
-            summary: output.summary.clone(),
-            file_refs: output.file_refs,
-            started_at: started_at.to_owned(),
-            finished_at: now(),
-            signature: String::new(),
-        };
-        receipt.sign(key);
-        let slot = CacheSlot::Pointer {
-            receipt_id: receipt.receipt_id.clone(),
-            sha256,
-            summary: output.summary,
-        };
-        StepOutput {
-            slot,
-            value: output.data,
-            receipt: StepReceipt::Tool(Box::new(receipt)),
-            input_slot_refs: input_refs,
-            text: output_text,
-            reusable: None,
-            actions: Vec::new(),
-            tokens: None,
-        }
+/// A finished tool-like step (`run`'s): its receipt, signed with `key`, and
+/// its pointer slot.
+pub(super) fn tool_step_output(
+    key: &SigningKey,
+    run: &StageRun<'_>,
+    manifest: &RunManifest,
+    tool: &str,
+    (args, output, input_refs): ToolCall,
+) -> StepOutput {
+    let output_text = serde_json::to_string(&output.data).unwrap_or_default();
+    let sha256 = sha256_hex(output_text.as_bytes());
+    let mut receipt = ToolReceipt {
+        version: Some(crate::storage::receipts::TOOL_RECEIPT_VERSION),
+        receipt_id: new_id("rcpt_"),
+        run_id: manifest.run_id.clone(),
+        session_id: manifest.session_id.clone(),
+        step_id: run.planned.id().to_owned(),
+        tool: tool.to_owned(),
+        args: Value::Object(args),
+        output: output.data.clone(),
+        output_sha256: sha256.clone(),
+        output_size: output_text.len(),
+        summary: output.summary.clone(),
+        file_refs: output.file_refs,
+        started_at: run.started_at.clone(),
+        finished_at: now(),
+        signature: String::new(),
+    };
+    receipt.sign(key);
+    let slot = CacheSlot::Pointer {
+        receipt_id: receipt.receipt_id.clone(),
+        sha256,
+        summary: output.summary,
+    };
+    StepOutput {
+        slot,
+        value: output.data,
+        receipt: StepReceipt::Tool(Box::new(receipt)),
+        input_slot_refs: input_refs,
+        text: output_text,
+        reusable: None,
+        actions: Vec::new(),
+        tokens: None,
     }
 }
 
