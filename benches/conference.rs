@@ -15,7 +15,7 @@
 
 #[path = "support/corpus.rs"]
 mod corpus;
-#[path = "../tests/model_server/mod.rs"]
+#[path = "../tests/support/model_server/mod.rs"]
 mod model_server;
 
 use std::path::Path;

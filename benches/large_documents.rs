@@ -10,15 +10,15 @@
 //!
 //! Run with `cargo bench --bench large_documents` (builds the release binary).
 
-#[path = "../tests/lsp_support/mod.rs"]
-mod lsp_support;
+#[path = "../tests/support/lsp_client/mod.rs"]
+mod lsp_client;
 
 use std::path::Path;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use lsp_support::{Client, copy_dir, uri};
+use lsp_client::{Client, copy_dir, uri};
 
 /// How many servers open the document, and how many edits each answers.
 const OPENS: usize = 3;

@@ -52,15 +52,15 @@
 
 #[path = "support/corpus.rs"]
 mod corpus;
-#[path = "../tests/lsp_support/mod.rs"]
-mod lsp_support;
+#[path = "../tests/support/lsp_client/mod.rs"]
+mod lsp_client;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use lsp_support::{Client, uri};
+use lsp_client::{Client, uri};
 
 struct Manuscript {
     _dir: tempfile::TempDir,

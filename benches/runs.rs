@@ -27,9 +27,9 @@
 //!
 //! Run with `cargo bench --bench runs` (builds the release binary first).
 
-#[path = "../tests/lsp_support/mod.rs"]
-mod lsp_support;
-#[path = "../tests/model_server/mod.rs"]
+#[path = "../tests/support/lsp_client/mod.rs"]
+mod lsp_client;
+#[path = "../tests/support/model_server/mod.rs"]
 mod model_server;
 
 use std::path::{Path, PathBuf};
@@ -38,7 +38,7 @@ use std::time::{Duration, Instant};
 use criterion::{Criterion, SamplingMode, criterion_group, criterion_main};
 use serde_json::{Value, json};
 
-use lsp_support::{Client, example_copy, position_of, uri};
+use lsp_client::{Client, example_copy, position_of, uri};
 use model_server::{Answer, FakeModelServer};
 
 /// Existing scenes of the example, drafted in turn, so the timings are not

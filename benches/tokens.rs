@@ -16,7 +16,7 @@
 //! Pass another cassette with `CONTROL_ROOM_BENCH_CASSETTE=path` (one
 //! recorded with `--record` against a real server carries its figures).
 
-#[path = "../tests/model_server/prefix.rs"]
+#[path = "../tests/support/model_server/prefix.rs"]
 mod prefix;
 
 use std::path::PathBuf;

@@ -4,14 +4,14 @@
 //! a jump back, the beat sheet against the manuscript, a run's steps in
 //! time, and the same charts over LSP (`controlRoom.chart`).
 
-use crate::lsp_support;
 use crate::support;
+use crate::support::lsp_client;
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
 use control_room::ide::charts::png;
-use lsp_support::{Client, example_copy};
+use lsp_client::{Client, example_copy};
 use serde_json::json;
 use support::{control_room, only_run, output_text};
 

@@ -2,8 +2,8 @@
 //! copies of the fixtures, held to the command-line contract of the
 //! manuscript format (one JSON object, UTF-16 positions, exit statuses).
 
-use crate::model_server;
 use crate::support;
+use crate::support::model_server;
 
 use std::collections::BTreeSet;
 use std::path::Path;

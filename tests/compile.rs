@@ -10,8 +10,8 @@
 //! The tests that need pandoc say `skipped: …` on the terminal when it is
 //! missing, and fail instead with `CONTROL_ROOM_REQUIRE_PANDOC=1`, as CI sets.
 
-use crate::lsp_support;
 use crate::support;
+use crate::support::lsp_client;
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -405,8 +405,8 @@ fn without_a_pdf_engine_a_pdf_compile_names_the_engines_to_install() {
 
 #[test]
 fn the_editor_command_compiles_the_text_as_the_editor_has_it() {
-    let (dir, root) = lsp_support::example_copy();
-    let mut client = lsp_support::Client::spawn(&[]);
+    let (dir, root) = lsp_client::example_copy();
+    let mut client = lsp_client::Client::spawn(&[]);
     client.initialize(&root, json!({"window": {"workDoneProgress": true}}));
     client.wait_for_index();
     let scene = root.join("Story/Scenes/SCN-the-vigil.md");
@@ -414,7 +414,7 @@ fn the_editor_command_compiles_the_text_as_the_editor_has_it() {
     let edited = format!("{on_disk}\nAn unsaved last line.\n");
     client.notify(
         "textDocument/didChange",
-        json!({"textDocument": {"uri": lsp_support::uri(&scene), "version": 2},
+        json!({"textDocument": {"uri": lsp_client::uri(&scene), "version": 2},
                "contentChanges": [{"text": edited}]}),
     );
     let output_file = dir.path().join("from-the-editor.md");
@@ -457,9 +457,9 @@ fn the_editor_command_compiles_the_text_as_the_editor_has_it() {
 
 #[test]
 fn the_editor_command_says_how_to_install_pandoc_when_it_is_missing() {
-    let (_dir, root) = lsp_support::example_copy();
+    let (_dir, root) = lsp_client::example_copy();
     let empty = tempfile::tempdir().unwrap();
-    let mut client = lsp_support::Client::spawn(&[("PATH", empty.path().to_str().unwrap())]);
+    let mut client = lsp_client::Client::spawn(&[("PATH", empty.path().to_str().unwrap())]);
     client.initialize(&root, json!({"window": {"workDoneProgress": true}}));
     client.wait_for_index();
     let refused = client.request_raw(

@@ -3,16 +3,16 @@
 //! server, the transcript arriving as a file-creating edit, and its evidence
 //! validated live as the cited scene changes.
 
-use crate::lsp_support;
-use crate::model_server;
+use crate::support::lsp_client;
+use crate::support::model_server;
 
 use std::path::Path;
 use std::process::Command;
 use std::sync::{Arc, Mutex};
 
 use control_room::conference::AGENTS;
-use lsp_support::editor::{code_actions, configure, editor_client, progress, text_at};
-use lsp_support::{Client, example_copy, position_of, uri};
+use lsp_client::editor::{code_actions, configure, editor_client, progress, text_at};
+use lsp_client::{Client, example_copy, position_of, uri};
 use model_server::{Answer, FakeModelServer, Reply, step_marker};
 use serde_json::{Value, json};
 

@@ -3,9 +3,9 @@
 //! that creates the card (never over a file that is there), and a character
 //! acting unlisted offers to add them to the scene's `characters`.
 
-use crate::lsp_support;
+use crate::support::lsp_client;
 
-use lsp_support::{Client, example_copy, position_of, uri};
+use lsp_client::{Client, example_copy, position_of, uri};
 use serde_json::json;
 
 #[test]

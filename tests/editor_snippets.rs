@@ -7,14 +7,14 @@
 //! that test says it skipped, unless `CONTROL_ROOM_REQUIRE_EDITORS=1` makes a
 //! missing Emacs a failure.
 
-use crate::lsp_support;
+use crate::support::lsp_client;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use lsp_support::{Client, example_copy, uri};
+use lsp_client::{Client, example_copy, uri};
 use serde_json::{Value, json};
 
 const SCENE: &str = "Story/Scenes/SCN-the-saltmaster.md";

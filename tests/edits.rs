@@ -5,15 +5,15 @@
 //! workspace edit), and an edit whose passage the writer changed meanwhile
 //! is never made.
 
-use crate::lsp_support;
-use crate::model_server;
+use crate::support::lsp_client;
+use crate::support::model_server;
 
 use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
-use lsp_support::editor::{configure, editor_client, offset_of, progress, requests};
-use lsp_support::{example_copy, uri};
+use lsp_client::editor::{configure, editor_client, offset_of, progress, requests};
+use lsp_client::{example_copy, uri};
 use model_server::{Answer, FakeModelServer, finding_step, step_marker};
 use serde_json::{Value, json};
 

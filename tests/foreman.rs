@@ -6,8 +6,8 @@
 //! In the editor, the same through `controlRoom.mode` and
 //! `controlRoom.mode.advance`, and a code lens on the Story Bible.
 
-use crate::lsp_support;
 use crate::support;
+use crate::support::lsp_client;
 
 use std::fs;
 use std::path::Path;
@@ -226,7 +226,7 @@ fn the_editor_shows_the_mode_on_the_story_bible_and_advances_it_through_its_gate
     let theme = root.join("Story/Bible/theme.md");
     let text = fs::read_to_string(&theme).unwrap();
     fs::write(&theme, text.replace("status: complete", "status: draft")).unwrap();
-    let mut client = lsp_support::Client::spawn(&[]);
+    let mut client = lsp_client::Client::spawn(&[]);
     client.initialize(&root, json!({"window": {"workDoneProgress": true}}));
     client.wait_for_index();
     let commands = client.request(
@@ -239,7 +239,7 @@ fn the_editor_shows_the_mode_on_the_story_bible_and_advances_it_through_its_gate
     client.open(&theme, 1);
     let lenses = client.request(
         "textDocument/codeLens",
-        json!({"textDocument": {"uri": lsp_support::uri(&theme)}}),
+        json!({"textDocument": {"uri": lsp_client::uri(&theme)}}),
     );
     let titles: Vec<&str> = lenses
         .as_array()

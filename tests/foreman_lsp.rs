@@ -6,12 +6,12 @@
 //! quoted back to the model; every reply lands in the desk as an edit and
 //! every action has its signed receipt.
 
-use crate::lsp_support;
-use crate::model_server;
 use crate::support;
+use crate::support::lsp_client;
+use crate::support::model_server;
 
-use lsp_support::editor::{changed, editor_client, progress};
-use lsp_support::{Client, uri};
+use lsp_client::editor::{changed, editor_client, progress};
+use lsp_client::{Client, uri};
 use model_server::{Answer, FakeModelServer, serve_draft_scene};
 use serde_json::{Value, json};
 
@@ -310,7 +310,7 @@ fn a_request_no_recipe_takes_becomes_the_chiefs_plan_or_a_question_the_editor_an
         .to_owned();
     assert!(summary.starts_with("a plan of 2 tasks: sp_"), "{summary}");
     let plan_id = summary.rsplit(' ').next().unwrap();
-    let shown = lsp_support::editor::requests(&client, "window/showDocument");
+    let shown = lsp_client::editor::requests(&client, "window/showDocument");
     assert!(
         shown.iter().any(|request| request["params"]["uri"]
             .as_str()
@@ -340,7 +340,7 @@ fn a_request_no_recipe_takes_becomes_the_chiefs_plan_or_a_question_the_editor_an
         summary.starts_with("asked “Which scene?”; running “draft scene SCN-the-reckoning” (run_"),
         "{summary}"
     );
-    let asked = lsp_support::editor::requests(&client, "window/showMessageRequest");
+    let asked = lsp_client::editor::requests(&client, "window/showMessageRequest");
     assert!(
         asked
             .iter()
@@ -413,7 +413,7 @@ fn the_foremans_reply_streams_into_the_open_desk_and_becomes_the_reply_at_its_en
     );
     let mut client = editor_client(&root, &server.url, true, None);
     client.open(&desk, 1);
-    let buffer = Arc::new(Mutex::new(lsp_support::editor::OpenBuffer {
+    let buffer = Arc::new(Mutex::new(lsp_client::editor::OpenBuffer {
         uri: uri(&desk),
         text: before.to_owned(),
         version: 1,
@@ -421,7 +421,7 @@ fn the_foremans_reply_streams_into_the_open_desk_and_becomes_the_reply_at_its_en
         refused: 0,
         texts: Vec::new(),
     }));
-    client.responder = Some(lsp_support::editor::editor_with_open(
+    client.responder = Some(lsp_client::editor::editor_with_open(
         buffer.clone(),
         client.outbox.clone(),
     ));

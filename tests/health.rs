@@ -5,13 +5,13 @@
 //! one intentional), and the false-alarm budget on Pride and Prejudice with
 //! a beat sheet and motifs written for it (`tests/health/`).
 
-use crate::lsp_support;
 use crate::support;
+use crate::support::lsp_client;
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use lsp_support::{Client, copy_dir, copy_of, uri};
+use lsp_client::{Client, copy_dir, copy_of, uri};
 use serde_json::{Value, json};
 use support::{control_room, health_check as check, health_report as report, output_text};
 

@@ -3,9 +3,9 @@
 //! which scene, and the decision reaches the next run's prompts, as the
 //! request the fake model server received shows.
 
-use crate::lsp_support;
-use crate::model_server;
 use crate::support;
+use crate::support::lsp_client;
+use crate::support::model_server;
 
 use std::path::Path;
 use std::process::Command;
@@ -41,7 +41,7 @@ fn a_saved_decision_is_kept_and_reaches_the_next_prompt() {
             "\n<action type=\"save_decision\"><category>character</category><key>Kael Maren</key><value>{DECISION}</value></action>\n<action type=\"save_decision\"><category>gossip</category><key>x</key><value>y</value></action>"
         ),
     );
-    lsp_support::editor::configure(root, &server.url);
+    lsp_client::editor::configure(root, &server.url);
 
     draft(root);
     let first = server.received();
@@ -107,19 +107,19 @@ fn a_saved_decision_is_kept_and_reaches_the_next_prompt() {
 
 #[test]
 fn remember_this_makes_a_decision_of_the_selection() {
-    use lsp_support::editor::{code_actions, editor_client};
+    use lsp_client::editor::{code_actions, editor_client};
     let dir = support::example_copy("kb");
     let root = dir.path().canonicalize().unwrap();
     let server = FakeModelServer::start();
     let mut client = editor_client(&root, &server.url, true, None);
     let scene = root.join("Story/Scenes/SCN-the-gate.md");
     let text = client.open(&scene, 1);
-    let remember = |client: &mut lsp_support::Client, passage: &str| {
+    let remember = |client: &mut lsp_client::Client, passage: &str| {
         // The passage's start, and its end (where the rest of the text begins).
         let stop = text.find(passage).unwrap() + passage.len();
         let range = serde_json::json!({
-            "start": lsp_support::position_of(&text, passage, 0),
-            "end": lsp_support::position_of(&text, &text[stop..], 0),
+            "start": lsp_client::position_of(&text, passage, 0),
+            "end": lsp_client::position_of(&text, &text[stop..], 0),
         });
         let action = code_actions(client, &scene, range)
             .into_iter()
@@ -164,7 +164,7 @@ fn remember_this_makes_a_decision_of_the_selection() {
 
 #[test]
 fn a_decision_contradicting_its_card_is_shown_and_promoted_to_the_card() {
-    use lsp_support::editor::{apply_to_disk, code_actions, editor_client};
+    use lsp_client::editor::{apply_to_disk, code_actions, editor_client};
     use serde_json::json;
     let dir = support::example_copy("kb");
     let root = dir.path().canonicalize().unwrap();
@@ -178,7 +178,7 @@ fn a_decision_contradicting_its_card_is_shown_and_promoted_to_the_card() {
     );
     let server = FakeModelServer::start();
     let mut client = editor_client(&root, &server.url, true, None);
-    let kb_uri = lsp_support::uri(&kb);
+    let kb_uri = lsp_client::uri(&kb);
     let text = client.open(&kb, 1);
     let shown = client.diagnostics_for(&kb_uri, |d| d.len() == 2);
     let diagnostics = shown["diagnostics"].as_array().unwrap();
@@ -192,7 +192,7 @@ fn a_decision_contradicting_its_card_is_shown_and_promoted_to_the_card() {
     let card = root.join("Compendium/Characters/CHAR-kael-maren.md");
     assert_eq!(
         diagnostics[0]["relatedInformation"][0]["location"]["uri"],
-        lsp_support::uri(&card)
+        lsp_client::uri(&card)
     );
     assert_eq!(
         diagnostics[1]["message"],
@@ -268,7 +268,7 @@ fn a_decision_contradicting_its_card_is_shown_and_promoted_to_the_card() {
     );
     client.notify(
         "workspace/didChangeWatchedFiles",
-        json!({"changes": [{"uri": lsp_support::uri(&card), "type": 2}]}),
+        json!({"changes": [{"uri": lsp_client::uri(&card), "type": 2}]}),
     );
     let left = client.diagnostics_for(&kb_uri, |d| d.len() == 1);
     assert_eq!(left["diagnostics"][0]["range"]["start"]["line"], 1);

@@ -3,12 +3,12 @@
 //! command line), grammar follows the scenes open in the editor, and "Add to
 //! dictionary" writes the word and clears it everywhere (over LSP).
 
-use crate::lsp_support;
+use crate::support::lsp_client;
 
 use std::path::Path;
 use std::process::Command;
 
-use lsp_support::{Client, example_copy, position_of, uri};
+use lsp_client::{Client, example_copy, position_of, uri};
 use serde_json::{Value, json};
 
 /// A scene with planted mistakes and traps, in the bundled example.

@@ -1,6 +1,6 @@
 //! Model providers over real HTTP, against the fake model server.
 
-use crate::model_server;
+use crate::support::model_server;
 
 use std::path::Path;
 use std::sync::Arc;

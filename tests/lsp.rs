@@ -1,10 +1,10 @@
 //! End-to-end tests: the real binary, spoken to over stdio.
 
-use crate::lsp_support;
+use crate::support::lsp_client;
 
 use std::path::Path;
 
-use lsp_support::{Client, example_copy, position_of, uri};
+use lsp_client::{Client, example_copy, position_of, uri};
 use serde_json::{Value, json};
 use sha2::Digest;
 

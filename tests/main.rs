@@ -1,6 +1,7 @@
 //! The integration tests: one crate of modules, so the library is linked
-//! once (`autotests = false` in `Cargo.toml`). The shared helpers are the
-//! `*support` and `*server` modules; each other module is one area of the
+//! once (`autotests = false` in `Cargo.toml`). The shared helpers are
+//! `support` (fixtures, the LSP client, the fake and the real model
+//! servers); each other module is one area of the
 //! product, driven as a writer or an editor drives it (the real binary over
 //! stdio and as a command, real editors, real files in temporary folders).
 //!
@@ -8,9 +9,6 @@
 //! `allocator_setting.rs` (malloc's arenas are fixed by the first threads
 //! that allocate).
 
-mod lsp_support;
-mod model_server;
-mod real_model_server;
 mod support;
 
 mod charts;

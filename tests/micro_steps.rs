@@ -7,8 +7,8 @@
 //! (replies that broke their contract, of all replies), the figure
 //! `tests/real_model.rs` measures per tier on a real model.
 
-use crate::model_server;
 use crate::support;
+use crate::support::model_server;
 
 use std::path::Path;
 use std::sync::{Arc, Mutex};

@@ -2,8 +2,8 @@
 //! `control-room.toml` and the environment, talking HTTP to the fake model
 //! server; recording, replaying, and keeping API keys out of every file.
 
-use crate::model_server;
 use crate::support;
+use crate::support::model_server;
 
 use std::path::{Path, PathBuf};
 use std::process::Output;

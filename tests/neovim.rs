@@ -15,15 +15,15 @@
 //! `CONTROL_ROOM_NVIM`) the test says it is skipped, unless
 //! `CONTROL_ROOM_REQUIRE_EDITORS=1` asks for it to fail instead.
 
-use crate::lsp_support;
-use crate::model_server;
+use crate::support::lsp_client;
+use crate::support::model_server;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use lsp_support::editor::{configure, offset_of};
-use lsp_support::example_copy;
+use lsp_client::editor::{configure, offset_of};
+use lsp_client::example_copy;
 use model_server::{FakeModelServer, scripted_reply, serve_draft_scene};
 use serde_json::Value;
 

@@ -6,8 +6,8 @@
 //! a receipt citing a file it was not given stops at once; an agent's own
 //! STOP_HOOK stops the step with its reason.
 
-use crate::model_server;
 use crate::support;
+use crate::support::model_server;
 
 use std::path::Path;
 use std::process::Output;

@@ -5,14 +5,14 @@
 //! findings and the same report; a resumed run does too, and neither writes
 //! over a scene the writer changed since the run began.
 
-use crate::lsp_support;
-use crate::model_server;
 use crate::support;
+use crate::support::lsp_client;
+use crate::support::model_server;
 
 use std::path::{Path, PathBuf};
 
-use lsp_support::editor::{configure, editor_client};
-use lsp_support::{Client, example_copy};
+use lsp_client::editor::{configure, editor_client};
+use lsp_client::{Client, example_copy};
 use model_server::{Answer, FakeModelServer, serve_draft_scene, step_marker};
 use serde_json::{Value, json};
 use support::{control_room, output_text, read_json};
@@ -338,7 +338,7 @@ fn unstamped(line: &str) -> Value {
 
 #[test]
 fn remember_and_promote_on_the_command_line_change_what_the_editor_changes() {
-    use lsp_support::editor::{apply_to_disk, code_actions};
+    use lsp_client::editor::{apply_to_disk, code_actions};
     let server = FakeModelServer::start();
     let [(_cli_dir, cli), (_editor_dir, editor)] = two_copies(&server);
     let scene = "Story/Scenes/SCN-the-gate.md";
@@ -389,7 +389,7 @@ fn remember_and_promote_on_the_command_line_change_what_the_editor_changes() {
     assert!(output.status.success(), "{}", output_text(&output));
     let kb_path = editor.join(kb);
     client.open(&kb_path, 1);
-    let shown = client.diagnostics_for(&lsp_support::uri(&kb_path), |d| d.len() == 2);
+    let shown = client.diagnostics_for(&lsp_client::uri(&kb_path), |d| d.len() == 2);
     let actions = code_actions(
         &mut client,
         &kb_path,
@@ -451,7 +451,7 @@ fn a_finding_dismissed_on_the_command_line_is_gone_from_the_editor() {
     let mut client = editor_client(&root, &server.url, true, None);
     let scene = root.join("Story/Scenes/SCN-the-reckoning.md");
     client.open(&scene, 1);
-    let shown = client.diagnostics_for(&lsp_support::uri(&scene), |d| {
+    let shown = client.diagnostics_for(&lsp_client::uri(&scene), |d| {
         d.iter().any(|d| d["code"] == "agent-finding")
     });
     let ids: Vec<&Value> = shown["diagnostics"]

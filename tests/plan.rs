@@ -5,9 +5,9 @@
 //! `plan.md` at their lines, on the command line and, over LSP, in the
 //! editor (where a save takes the checklist into `plan.json`).
 
-use crate::lsp_support;
-use crate::model_server;
 use crate::support;
+use crate::support::lsp_client;
+use crate::support::model_server;
 
 use std::path::Path;
 
@@ -234,7 +234,7 @@ fn an_open_plan_md_shows_its_problems_and_a_save_goes_into_plan_json() {
     let root = dir.path().canonicalize().unwrap();
     let id = new_plan(&root, &["draft scene SCN-the-reckoning", "make it sing"]);
     let path = root.join(format!(".control-room/sessions/{id}/plan.md"));
-    let plan_uri = lsp_support::uri(&path);
+    let plan_uri = lsp_client::uri(&path);
     let text = std::fs::read_to_string(&path).unwrap();
     let edited = text.replacen(
         "  - recipe: creative_draft_scene\n",
@@ -243,7 +243,7 @@ fn an_open_plan_md_shows_its_problems_and_a_save_goes_into_plan_json() {
     );
     let line_of = |needle: &str| edited.lines().position(|line| line == needle).unwrap() as u64;
 
-    let mut client = lsp_support::Client::spawn(&[]);
+    let mut client = lsp_client::Client::spawn(&[]);
     client.initialize(&root, json!({}));
     client.notify(
         "textDocument/didOpen",
@@ -300,7 +300,7 @@ fn an_open_plan_md_shows_its_problems_and_a_save_goes_into_plan_json() {
         "textDocument/didSave",
         json!({"textDocument": {"uri": plan_uri}}),
     );
-    let deadline = std::time::Instant::now() + lsp_support::TIMEOUT;
+    let deadline = std::time::Instant::now() + lsp_client::TIMEOUT;
     loop {
         let plan = plan_json(&root, &id);
         if plan["tasks"][1]["recipe_id"] == "analytical_prose" {
@@ -342,8 +342,8 @@ fn lenses_run_a_plan_through_the_editors_runs_in_dependency_order() {
         std::fs::read_to_string(&path).unwrap()
     );
     std::fs::write(&path, &text).unwrap();
-    let plan_uri = lsp_support::uri(&path);
-    let mut client = lsp_support::editor::editor_client(&root, &server.url, true, None);
+    let plan_uri = lsp_client::uri(&path);
+    let mut client = lsp_client::editor::editor_client(&root, &server.url, true, None);
     client.notify(
         "textDocument/didOpen",
         json!({"textDocument": {"uri": plan_uri, "languageId": "markdown", "version": 1, "text": text}}),
@@ -401,7 +401,7 @@ fn lenses_run_a_plan_through_the_editors_runs_in_dependency_order() {
                     .is_some_and(|token| token.starts_with("control-room/run/"))
         });
     }
-    let deadline = std::time::Instant::now() + lsp_support::TIMEOUT;
+    let deadline = std::time::Instant::now() + lsp_client::TIMEOUT;
     let plan = loop {
         // plan.json is written first, then plan.md is brought in step.
         let plan = plan_json(&root, &id);
@@ -477,8 +477,8 @@ fn an_open_plan_md_is_kept_in_step_by_versioned_edits_of_its_buffer() {
     let on_disk = std::fs::read_to_string(&path).unwrap();
     // Unsaved in the buffer: the writer's note.
     let text = format!("{on_disk}\nUnsaved note: the vigil can wait.\n");
-    let plan_uri = lsp_support::uri(&path);
-    let buffer = std::sync::Arc::new(std::sync::Mutex::new(lsp_support::editor::OpenBuffer {
+    let plan_uri = lsp_client::uri(&path);
+    let buffer = std::sync::Arc::new(std::sync::Mutex::new(lsp_client::editor::OpenBuffer {
         uri: plan_uri.clone(),
         text: text.clone(),
         version: 1,
@@ -486,13 +486,13 @@ fn an_open_plan_md_is_kept_in_step_by_versioned_edits_of_its_buffer() {
         refused: 0,
         texts: Vec::new(),
     }));
-    lsp_support::editor::configure(&root, &server.url);
-    let mut client = lsp_support::Client::spawn(&[]);
-    client.responder = Some(lsp_support::editor::editor_with_open(
+    lsp_client::editor::configure(&root, &server.url);
+    let mut client = lsp_client::Client::spawn(&[]);
+    client.responder = Some(lsp_client::editor::editor_with_open(
         buffer.clone(),
         client.outbox.clone(),
     ));
-    client.initialize(&root, lsp_support::editor::capabilities());
+    client.initialize(&root, lsp_client::editor::capabilities());
     client.wait_for_index();
     client.notify(
         "textDocument/didOpen",

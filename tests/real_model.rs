@@ -7,15 +7,15 @@
 //! finished. Each prints its time and, per step, how often the model kept
 //! its contract, the figures the project reports for a small local model.
 
-use crate::lsp_support;
-use crate::real_model_server;
 use crate::support;
+use crate::support::lsp_client;
+use crate::support::real_model_server;
 
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use lsp_support::editor::{capabilities, editor};
-use lsp_support::{Client, example_copy};
+use lsp_client::editor::{capabilities, editor};
+use lsp_client::{Client, example_copy};
 use real_model_server::RealModelServer;
 use serde_json::{Value, json};
 use support::{control_room, output_text, read_json};

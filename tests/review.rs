@@ -10,9 +10,9 @@
 //! - in a plan, a misscoped verdict sends the task back to scoping and a
 //!   too_big verdict splits it.
 
-use crate::lsp_support;
-use crate::model_server;
 use crate::support;
+use crate::support::lsp_client;
+use crate::support::model_server;
 
 use std::path::Path;
 use std::process::Output;
@@ -168,7 +168,7 @@ fn a_draft_failing_a_gate_never_reaches_the_reviewer() {
             verdict("approved", None, None, "The reckoning lands.").to_string(),
         )],
     );
-    lsp_support::editor::configure(root, &server.url);
+    lsp_client::editor::configure(root, &server.url);
 
     let output = draft(root);
     assert!(output.status.success(), "{}", output_text(&output));
@@ -255,7 +255,7 @@ fn a_reviewer_approving_with_a_violation_is_refused_by_validation() {
             Answer::text(verdict("approved", None, None, "Fine as it is.").to_string()),
         ],
     );
-    lsp_support::editor::configure(root, &server.url);
+    lsp_client::editor::configure(root, &server.url);
 
     let output = draft(root);
     assert!(output.status.success(), "{}", output_text(&output));
@@ -309,7 +309,7 @@ fn fixable_feedback_loops_once_and_then_passes() {
             Answer::text(verdict("approved", None, None, "Iria's stumble now shows.").to_string()),
         ],
     );
-    lsp_support::editor::configure(root, &server.url);
+    lsp_client::editor::configure(root, &server.url);
 
     let output = draft(root);
     assert!(output.status.success(), "{}", output_text(&output));
@@ -362,7 +362,7 @@ fn an_unsure_reviewer_leaves_the_draft_to_the_writer() {
         &[clean_draft()],
         vec![Answer::text(unsure.to_string())],
     );
-    lsp_support::editor::configure(root, &server.url);
+    lsp_client::editor::configure(root, &server.url);
 
     let output = draft(root);
     assert_eq!(output.status.code(), Some(1), "{}", output_text(&output));
@@ -413,7 +413,7 @@ fn in_a_plan_misscoped_goes_back_to_scoping_and_too_big_splits_the_task() {
             Answer::text(big.to_string()),
         ],
     );
-    lsp_support::editor::configure(root, &server.url);
+    lsp_client::editor::configure(root, &server.url);
     let output = control_room(
         root,
         &[

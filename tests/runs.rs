@@ -2,17 +2,17 @@
 //! stdio, agents answered over real HTTP by the fake model server, results
 //! arriving as workspace edits this client applies to real files.
 
-use crate::lsp_support;
-use crate::model_server;
+use crate::support::lsp_client;
+use crate::support::model_server;
 
 use std::path::Path;
 use std::time::Duration;
 
-use lsp_support::editor::{
+use lsp_client::editor::{
     capabilities, code_actions, configure, editor, editor_client, offset_of, progress, requests,
     text_at,
 };
-use lsp_support::{Client, example_copy, position_of, uri};
+use lsp_client::{Client, example_copy, position_of, uri};
 use model_server::{
     Answer, FakeModelServer, finding_step, scripted_reply, serve_draft_scene, step_marker,
 };
@@ -658,7 +658,7 @@ fn a_run_started_right_after_initialize_waits_for_the_first_index() {
     }
     let server = FakeModelServer::start();
     serve_draft_scene(&server, "");
-    lsp_support::editor::configure(&root, &server.url);
+    lsp_client::editor::configure(&root, &server.url);
     let mut client = Client::spawn(&[]);
     client.responder = Some(editor(true, None));
     client.initialize(&root, capabilities());

@@ -6,11 +6,11 @@
 //! `range` request answers that range; and a card that changes who is dead
 //! makes the server ask the editor for its tokens again.
 
-use crate::lsp_support;
+use crate::support::lsp_client;
 
 use std::path::Path;
 
-use lsp_support::{Client, example_copy, position_of, uri};
+use lsp_client::{Client, example_copy, position_of, uri};
 use serde_json::{Value, json};
 
 /// One decoded token: where, what, and the text it covers.

@@ -12,14 +12,14 @@
 //! --test integration soak:: -- --nocapture` plays a half-hour session and prints each
 //! minute's memory, for the figures.
 
-use crate::lsp_support;
-use crate::model_server;
+use crate::support::lsp_client;
+use crate::support::model_server;
 
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use lsp_support::editor::{capabilities, configure, editor, progress};
-use lsp_support::{Client, example_copy, uri};
+use lsp_client::editor::{capabilities, configure, editor, progress};
+use lsp_client::{Client, example_copy, uri};
 use model_server::{Answer, FakeModelServer, scripted_reply, serve_draft_scene, step_marker};
 use serde_json::json;
 

@@ -4,8 +4,8 @@
 //! counting this session's words as the writer types, and the outline's
 //! lenses giving each chapter and the book against their targets.
 
-use crate::lsp_support;
 use crate::support;
+use crate::support::lsp_client;
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -49,7 +49,7 @@ const TARGETS: &str = "\n[targets]\nchapter = 1500\nmanuscript = 80000\ndaily = 
 
 #[test]
 fn stats_counts_scenes_chapters_and_the_book_and_todays_words_from_git() {
-    let (_dir, root) = lsp_support::example_copy();
+    let (_dir, root) = lsp_client::example_copy();
     let config = root.join("control-room.toml");
     let settings = std::fs::read_to_string(&config).unwrap();
     std::fs::write(&config, format!("{settings}{TARGETS}")).unwrap();
@@ -171,17 +171,17 @@ fn outside_git_stats_says_there_is_no_history_and_still_counts() {
 
 #[test]
 fn the_editor_counts_the_sessions_words_and_shows_chapters_and_the_book_in_lenses() {
-    let (_dir, root) = lsp_support::example_copy();
+    let (_dir, root) = lsp_client::example_copy();
     let config = root.join("control-room.toml");
     let settings = std::fs::read_to_string(&config).unwrap();
     std::fs::write(&config, format!("{settings}{TARGETS}scene = 300\n")).unwrap();
-    let mut client = lsp_support::Client::spawn(&[]);
+    let mut client = lsp_client::Client::spawn(&[]);
     client.initialize(&root, json!({"window": {"workDoneProgress": true}}));
     client.wait_for_index();
     let scene = root.join("Story/Scenes/SCN-the-gate.md");
-    let scene_uri = lsp_support::uri(&scene);
+    let scene_uri = lsp_client::uri(&scene);
     let text = client.open(&scene, 1);
-    let ask = |client: &mut lsp_support::Client| {
+    let ask = |client: &mut lsp_client::Client| {
         client.request(
             "workspace/executeCommand",
             json!({"command": "controlRoom.stats", "arguments": [{"uri": scene_uri}]}),
@@ -209,7 +209,7 @@ fn the_editor_counts_the_sessions_words_and_shows_chapters_and_the_book_in_lense
     let outline = root.join("Story/SCN-outline.md");
     let lenses = client.request(
         "textDocument/codeLens",
-        json!({"textDocument": {"uri": lsp_support::uri(&outline)}}),
+        json!({"textDocument": {"uri": lsp_client::uri(&outline)}}),
     );
     let titles: Vec<(u64, String)> = lenses
         .as_array()

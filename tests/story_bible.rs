@@ -5,11 +5,11 @@
 //! and the scene's hover in the outline names its beat; the protagonist's
 //! name hovers with the profile's flaw and lie.
 
-use crate::lsp_support;
+use crate::support::lsp_client;
 
 use std::path::PathBuf;
 
-use lsp_support::{Client, copy_of, position_of, uri};
+use lsp_client::{Client, copy_of, position_of, uri};
 use serde_json::{Value, json};
 
 fn bible_copy() -> (tempfile::TempDir, PathBuf) {

@@ -8,12 +8,12 @@
 //! that cannot be one is reported on `control-room.toml` and the Gregorian
 //! calendar is used.
 
-use crate::lsp_support;
+use crate::support::lsp_client;
 
 use std::path::PathBuf;
 use std::process::Command;
 
-use lsp_support::{Client, copy_of, uri};
+use lsp_client::{Client, copy_of, uri};
 use serde_json::{Value, json};
 
 fn clock_copy() -> (tempfile::TempDir, PathBuf) {

@@ -1,7 +1,7 @@
 //! The story's knowledge graph on a real novel: who carries Pride and
 //! Prejudice, and how far its people are from each other.
 
-use crate::lsp_support;
+use crate::support::lsp_client;
 
 use std::path::Path;
 
@@ -61,7 +61,7 @@ fn pride_and_prejudices_pagerank_puts_elizabeth_and_darcy_first() {
 fn the_graph_command_prints_who_carries_the_book_and_how_far_two_people_are() {
     // A copy: the command keeps each scene's part of the graph under
     // `.control-room/graph/` for its next run.
-    let (_dir, corpus) = lsp_support::copy_of("tests/corpora/pride-and-prejudice");
+    let (_dir, corpus) = lsp_client::copy_of("tests/corpora/pride-and-prejudice");
     let output = std::process::Command::new(env!("CARGO_BIN_EXE_control-room"))
         .args([
             "graph",

@@ -5,9 +5,9 @@
 //! report scoring what was read; the writer's override kept over the
 //! model's later runs, on the command line and over LSP.
 
-use crate::lsp_support;
-use crate::model_server;
 use crate::support;
+use crate::support::lsp_client;
+use crate::support::model_server;
 
 use std::path::Path;
 use std::process::Output;
@@ -229,7 +229,7 @@ fn a_scene_read_by_a_model_is_scored_and_the_writers_override_outlives_later_run
     assert_eq!(check(&after, "C2")["score"], 50, "{after}");
 
     // Over LSP: the override taken back, the model's reading counts again.
-    let mut client = lsp_support::Client::spawn(&[("FAKE_PROVIDER_KEY", KEY)]);
+    let mut client = lsp_client::Client::spawn(&[("FAKE_PROVIDER_KEY", KEY)]);
     client.initialize(root, json!({"window": {"workDoneProgress": true}}));
     client.wait_for_index();
     let cleared = client.request(

@@ -5,14 +5,14 @@
 //! scene" prompt holds the bundle (in the prompt preview and in what the
 //! model was sent), and a drafted scene that leaves the voice is flagged.
 
-use crate::lsp_support;
-use crate::model_server;
 use crate::support;
+use crate::support::lsp_client;
+use crate::support::model_server;
 
 use std::path::Path;
 
-use lsp_support::editor::{changed, editor_client, progress};
-use lsp_support::{Client, uri};
+use lsp_client::editor::{changed, editor_client, progress};
+use lsp_client::{Client, uri};
 use model_server::{Answer, FakeModelServer, serve_draft_scene, step_marker};
 use serde_json::{Value, json};
 

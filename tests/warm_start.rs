@@ -3,7 +3,7 @@
 //! start says: through `check` and through the language server, with a file
 //! changed since the cache was saved and with a corrupt cache.
 
-use crate::lsp_support;
+use crate::support::lsp_client;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use lsp_support::{Client, example_copy, uri};
+use lsp_client::{Client, example_copy, uri};
 
 const CACHE: &str = ".control-room/index/syntax.bin";
 

@@ -1,5 +1,9 @@
-//! Fixture workspaces for the integration tests.
+//! What the integration tests share: fixture workspaces (here), the LSP
+//! client that drives the real binary (`lsp_client`), a fake model server
+//! for exact cases (`model_server`) and the real local one
+//! (`real_model_server`).
 //!
+//! Fixtures:
 //! Every folder under `tests/fixtures/` is a small manuscript. Tests never
 //! load a fixture in place: [`materialise`] copies it into a temporary folder
 //! (so the repository's own `.gitignore` and paths play no part, and tests
@@ -7,7 +11,9 @@
 //! bytes that are not text, files that a fixture's own `.gitignore` would
 //! keep out of git, and files under `target/`, which the repository ignores.
 
-// Each test crate compiles this module and uses part of it.
+pub mod lsp_client;
+pub mod model_server;
+pub mod real_model_server;
 
 use std::fs;
 use std::path::{Path, PathBuf};
