@@ -68,6 +68,16 @@ enum Command {
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
     },
+    /// Who speaks each paragraph of dialogue, and how it was found: the
+    /// reading the continuity checks act on.
+    Speakers {
+        /// The manuscript (the same as --dir).
+        #[arg(value_name = "DIR")]
+        folder: Option<PathBuf>,
+        /// Output for people, or one JSON object for scripts.
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+    },
     /// Add a word to the manuscript's dictionary (`[language] dictionary`),
     /// so that `spelling` takes it from then on.
     Dictionary {
@@ -458,6 +468,13 @@ fn main() -> ExitCode {
             folder: positional,
             format,
         } => control_room::cli::stats::stats(&folder(positional), matches!(format, Format::Json)),
+        Command::Speakers {
+            folder: positional,
+            format,
+        } => control_room::cli::speakers::speakers(
+            &folder(positional),
+            matches!(format, Format::Json),
+        ),
         Command::Dictionary { word } => add_to_dictionary(&dir, &word),
         Command::Route { task } => run::route(&dir, &task),
         Command::Run {

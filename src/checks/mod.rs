@@ -42,7 +42,7 @@ mod pov_leak;
 mod presence;
 mod referents;
 mod secret;
-mod speakers;
+pub mod speakers;
 mod speech;
 mod spelling;
 mod story_bible;
@@ -360,9 +360,19 @@ pub fn speaking(workspace: &Workspace, path: &str) -> std::collections::BTreeSet
         .iter()
         .filter_map(|line| match &line.speaker {
             speakers::Speaker::Card(card) => Some(card.clone()),
-            speakers::Speaker::Unknown(_) => None,
+            speakers::Speaker::Unknown(_) | speakers::Speaker::Nobody => None,
         })
         .collect()
+}
+
+/// Who speaks each paragraph of dialogue in the file at `path`, and how it
+/// was found: the reading the checks act on, for `control-room speakers`
+/// and the editor's hints.
+pub fn speaker_lines(workspace: &Workspace, path: &str) -> Vec<speakers::Line> {
+    let Some(file) = workspace.file(path) else {
+        return Vec::new();
+    };
+    LazyProse::new(workspace, file).speakers(workspace).to_vec()
 }
 
 /// A check of one file, with the file's prose shared by the checks.

@@ -14,24 +14,44 @@ use crate::syntax::BlockKind;
 use crate::text::TextRange;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(super) enum Speaker {
+pub enum Speaker {
     /// A character with a card.
     Card(FilePath),
     /// A capitalised word in a speaker's place that is no name, no known
     /// word and no near miss of a name: someone without a card.
     Unknown(TextRange),
+    /// Nobody the reading can name: the checks act on no one here.
+    Nobody,
 }
 
+/// How a line's speaker was found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum How {
+pub enum How {
+    /// A speech verb names the speaker: `"…," Kael said`, `said Kael`.
     Attributed,
+    /// The one character acting in the paragraph's narration.
     Beat,
+    /// The exchange's other speaker: the one who spoke before the last.
     TurnTaking,
+    /// Not found (or a line said in a memory, not here and now).
+    Unfound,
+}
+
+impl How {
+    /// The name `control-room speakers` and the editor's hints give it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            How::Attributed => "attributed",
+            How::Beat => "beat",
+            How::TurnTaking => "turn",
+            How::Unfound => "none",
+        }
+    }
 }
 
 /// One paragraph of dialogue and who speaks it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(super) struct Line {
+pub struct Line {
     /// The paragraph's first quotation mark.
     pub quote: TextRange,
     pub speaker: Speaker,
@@ -62,10 +82,7 @@ pub(super) fn lines(workspace: &Workspace, file: &SourceFile, prose: &Prose) -> 
             .collect();
         let line = match attributed(text, prose, &in_block) {
             Attribution::Speaker(card) => Some((Speaker::Card(card), How::Attributed)),
-            Attribution::Exempt => {
-                exchange.clear();
-                continue;
-            }
+            Attribution::Exempt => None,
             Attribution::None => unknown_speaker(text, prose, names, tokens.clone())
                 .map(|word| (Speaker::Unknown(word), How::Attributed))
                 .or_else(|| {
@@ -76,10 +93,7 @@ pub(super) fn lines(workspace: &Workspace, file: &SourceFile, prose: &Prose) -> 
                     _ => None,
                 }),
         };
-        let Some((speaker, how)) = line else {
-            exchange.clear();
-            continue;
-        };
+        let (speaker, how) = line.unwrap_or((Speaker::Nobody, How::Unfound));
         match &speaker {
             Speaker::Card(card) => {
                 if exchange.last() != Some(card) {
@@ -90,7 +104,7 @@ pub(super) fn lines(workspace: &Workspace, file: &SourceFile, prose: &Prose) -> 
                     }
                 }
             }
-            Speaker::Unknown(_) => exchange.clear(),
+            Speaker::Unknown(_) | Speaker::Nobody => exchange.clear(),
         }
         found.push(Line {
             quote: prose.tokens[quote].range,

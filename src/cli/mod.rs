@@ -20,6 +20,7 @@ pub mod mode;
 pub mod plan;
 pub mod run;
 pub mod running;
+pub mod speakers;
 pub mod stats;
 pub mod voice;
 
