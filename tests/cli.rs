@@ -852,3 +852,48 @@ fn a_model_the_matrix_does_not_know_takes_its_window_and_tier_from_the_settings(
         "{header}"
     );
 }
+
+/// `speakers --format json` gives every paragraph of dialogue, its first
+/// quotation mark in UTF-16 positions, the card's name (or the word of
+/// someone without a card) and how it was found: the shape the PDNC
+/// scorer reads.
+#[test]
+fn speakers_lists_every_line_of_dialogue_with_its_speaker_and_how() {
+    let (_dir, root) = crate::support::lsp_client::copy_of("tests/continuity/speakers");
+    let output = control_room(
+        &["speakers", root.to_str().unwrap(), "--format", "json"],
+        None,
+    );
+    assert_eq!(exit_code(&output), 0, "{}", stderr(&output));
+    let report: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let kitchen: Vec<(u64, u64, Value, Value, &str)> = report["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|line| line["path"] == "Story/Scenes/SCN-the-kitchen.md")
+        .map(|line| {
+            (
+                line["range"]["start"]["line"].as_u64().unwrap(),
+                line["range"]["start"]["character"].as_u64().unwrap(),
+                line["speaker"].clone(),
+                line["unknown"].clone(),
+                line["how"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        kitchen[..7],
+        [
+            (8, 0, json!("Tomas"), Value::Null, "attributed"),
+            (10, 0, json!("Kael Maren"), Value::Null, "attributed"),
+            (12, 0, json!("Tomas"), Value::Null, "turn"),
+            (14, 0, json!("Kael Maren"), Value::Null, "turn"),
+            (18, 0, json!("Iria Vell"), Value::Null, "attributed"),
+            (20, 0, Value::Null, json!("Maud"), "attributed"),
+            (22, 0, Value::Null, Value::Null, "none"),
+        ]
+    );
+
+    let human = stdout(&control_room(&["speakers", root.to_str().unwrap()], None));
+    assert!(human.contains("  13:1  Tomas  (turn)\n"), "{human}");
+}

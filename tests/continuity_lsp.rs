@@ -77,3 +77,71 @@ fn an_unknown_speaker_offers_to_create_the_card_and_an_unlisted_one_to_be_listed
         "characters: [Kael, Iria".len()
     );
 }
+
+/// After each paragraph of dialogue, an inlay hint names its speaker as the
+/// checks read it, and how when it is not an attribution; a line nobody is
+/// found for has none.
+#[test]
+fn an_inlay_hint_after_each_line_of_dialogue_names_its_speaker() {
+    let (_dir, root) = lsp_client::copy_of("tests/continuity/speakers");
+    let kitchen = root.join("Story/Scenes/SCN-the-kitchen.md");
+    let mut client = Client::spawn(&[]);
+    client.initialize(&root, json!({"window": {"workDoneProgress": true}}));
+    client.wait_for_index();
+    let kitchen_uri = uri(&kitchen);
+    let text = client.open(&kitchen, 1);
+    let hints = client.request(
+        "textDocument/inlayHint",
+        json!({
+            "textDocument": {"uri": kitchen_uri},
+            "range": {"start": {"line": 0, "character": 0}, "end": {"line": 10_000, "character": 0}},
+        }),
+    );
+    let found: Vec<(String, u64, u64)> = hints
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|hint| {
+            hint["label"]
+                .as_str()
+                .is_some_and(|label| label.starts_with('—'))
+        })
+        .map(|hint| {
+            (
+                hint["label"].as_str().unwrap().to_owned(),
+                hint["position"]["line"].as_u64().unwrap(),
+                hint["position"]["character"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let end_of = |line: &str| {
+        let at = position_of(&text, line, 0);
+        let width = line.encode_utf16().count() as u64;
+        (
+            at["line"].as_u64().unwrap(),
+            at["character"].as_u64().unwrap() + width,
+        )
+    };
+    let expected: Vec<(String, u64, u64)> = [
+        ("— Tomas", "\"You're late,\" Tomas said from the hearth."),
+        ("— Kael Maren", "\"The road was long,\" Kael said."),
+        ("— Tomas (by turn)", "\"Longer for some.\""),
+        ("— Kael Maren (by turn)", "\"Not for you.\""),
+        ("— Iria Vell", "\"Sit,\" Iria said."),
+    ]
+    .into_iter()
+    .map(|(label, line)| {
+        let (at_line, at_character) = end_of(line);
+        (label.to_owned(), at_line, at_character)
+    })
+    .collect();
+    assert_eq!(found[..expected.len()], expected[..], "{found:#?}");
+    assert!(
+        found.iter().any(|(label, ..)| label == "— Maud (no card)"),
+        "{found:#?}"
+    );
+    assert!(
+        found.iter().all(|(label, ..)| !label.contains("nobody")),
+        "a line nobody is found for has no hint: {found:#?}"
+    );
+}

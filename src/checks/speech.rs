@@ -9,90 +9,146 @@
 
 use crate::prose::{Prose, TokenKind};
 
-/// Verbs of speech, in the past and the present.
-const SPEECH_VERBS: &[&str] = &[
-    "said",
-    "says",
-    "asked",
-    "asks",
-    "replied",
-    "replies",
-    "answered",
-    "answers",
-    "shouted",
-    "shouts",
-    "whispered",
-    "whispers",
-    "murmured",
-    "murmurs",
-    "muttered",
-    "mutters",
-    "called",
-    "calls",
-    "cried",
-    "cries",
-    "yelled",
-    "yells",
-    "screamed",
-    "screams",
-    "snapped",
-    "snaps",
-    "added",
-    "adds",
-    "continued",
-    "continues",
-    "told",
-    "tells",
-    "demanded",
-    "demands",
-    "growled",
-    "growls",
-    "hissed",
-    "hisses",
-    "breathed",
-    "laughed",
-    "laughs",
-    "sighed",
-    "sighs",
-    "insisted",
-    "insists",
-    "repeated",
-    "repeats",
-    "exclaimed",
-    "exclaims",
-    "returned",
-    "observed",
-    "rejoined",
-    "remarked",
-    "agreed",
-    "agrees",
-    "admitted",
-    "announced",
-    "croaked",
-    "stammered",
-    "pleaded",
-    "begged",
-    "warned",
-    "warns",
-    "sobbed",
-    "roared",
-    "bellowed",
-    "grunted",
-    "snarled",
-    "sneered",
-    "retorted",
-    "interrupted",
-    "offered",
-    "suggested",
-    "explained",
-    "protested",
-    "objected",
-    "ventured",
-    "sang",
-    "sings",
-    "promised",
-    "conceded",
+/// Verbs of speech, by lemma; [`is_speech_verb`] reads any of their forms
+/// ("say, says, said, saying"; "cry, cries, cried"; "snap, snapped").
+const SPEECH_LEMMAS: &[&str] = &[
+    "add",
+    "admit",
+    "agree",
+    "announce",
+    "answer",
+    "ask",
+    "assent",
+    "assure",
+    "bawl",
+    "beg",
+    "begin",
+    "bellow",
+    "blurt",
+    "boom",
+    "breathe",
+    "call",
+    "chuckle",
+    "concede",
+    "confess",
+    "continue",
+    "correct",
+    "croak",
+    "cry",
+    "declare",
+    "demand",
+    "drawl",
+    "enquire",
+    "exclaim",
+    "explain",
+    "falter",
+    "gasp",
+    "giggle",
+    "groan",
+    "growl",
+    "grumble",
+    "grunt",
+    "hiss",
+    "inquire",
+    "insist",
+    "interpose",
+    "interrupt",
+    "jeer",
+    "laugh",
+    "mumble",
+    "murmur",
+    "mutter",
+    "object",
+    "observe",
+    "offer",
+    "persist",
+    "plead",
+    "promise",
+    "protest",
+    "pursue",
+    "query",
+    "question",
+    "rejoin",
+    "remark",
+    "repeat",
+    "reply",
+    "resume",
+    "retort",
+    "return",
+    "roar",
+    "say",
+    "scream",
+    "shout",
+    "shriek",
+    "sigh",
+    "sing",
+    "snap",
+    "snarl",
+    "sneer",
+    "sob",
+    "speak",
+    "stammer",
+    "stutter",
+    "suggest",
+    "tell",
+    "urge",
+    "venture",
+    "wail",
+    "warn",
+    "whimper",
+    "whine",
+    "whisper",
+    "yell",
 ];
+
+/// Forms of speech verbs that no rule of endings reaches.
+const SPEECH_IRREGULAR: &[&str] = &[
+    "said", "saith", "told", "spoke", "spoken", "began", "begun", "sang", "sung",
+];
+
+/// Whether `word` is a form of a verb of speech.
+pub fn is_speech_verb(word: &str) -> bool {
+    if word.bytes().any(|byte| byte.is_ascii_uppercase()) {
+        return is_speech_verb(&word.to_ascii_lowercase());
+    }
+    if SPEECH_IRREGULAR.contains(&word) {
+        return true;
+    }
+    lemmas(word).any(|lemma| SPEECH_LEMMAS.contains(&lemma.as_str()))
+}
+
+/// The lemmas a regular verb form may come from: "cries" → cry, "snapped"
+/// → snap, "continued" → continue, "asking" → ask.
+fn lemmas(word: &str) -> impl Iterator<Item = String> + '_ {
+    let mut found = vec![word.to_owned()];
+    for (suffix, replace) in [
+        ("ies", "y"),
+        ("ied", "y"),
+        ("es", ""),
+        ("s", ""),
+        ("ed", ""),
+        ("d", ""),
+        ("ing", ""),
+        ("ing", "e"),
+    ] {
+        if let Some(stem) = word.strip_suffix(suffix)
+            && stem.len() >= 2
+        {
+            let lemma = format!("{stem}{replace}");
+            // A doubled last consonant: "snapped", "begging".
+            let bytes = stem.as_bytes();
+            if replace.is_empty()
+                && (suffix == "ed" || suffix == "ing")
+                && bytes.len() >= 3
+                && bytes[bytes.len() - 1] == bytes[bytes.len() - 2]
+            {
+                found.push(stem[..stem.len() - 1].to_owned());
+            }
+            found.push(lemma);
+        }
+    }
+    found.into_iter()
+}
 
 /// Irregular verbs in the simple past that narrate an action.
 const IRREGULAR_PAST: &[&str] = &[
@@ -206,10 +262,6 @@ const NOT_PAST: &[&str] = &[
 /// Words that may stand between a name and its verb ("Tomas slowly turned").
 const BETWEEN: &[&str] = &["then", "still", "also", "again", "just", "only", "now"];
 
-pub fn is_speech_verb(word: &str) -> bool {
-    SPEECH_VERBS.contains(&word)
-}
-
 /// Whether `word` is a verb in the simple past that narrates an action.
 pub fn is_past_action(word: &str) -> bool {
     if IRREGULAR_PAST.contains(&word) {
@@ -292,5 +344,39 @@ pub fn introduces_quotation(text: &str, prose: &Prose, last: usize) -> bool {
             .next()
             .is_some_and(|token| token.kind == TokenKind::OpenQuote),
         _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_speech_verb_is_read_in_any_of_its_forms() {
+        for word in [
+            "said",
+            "says",
+            "saying",
+            "Said",
+            "cried",
+            "cries",
+            "crying",
+            "snapped",
+            "snapping",
+            "continued",
+            "continuing",
+            "replied",
+            "began",
+            "begging",
+            "whispers",
+            "told",
+        ] {
+            assert!(is_speech_verb(word), "{word}");
+        }
+        for word in [
+            "sad", "cradle", "beds", "nodded", "walked", "stood", "sayings",
+        ] {
+            assert!(!is_speech_verb(word), "{word}");
+        }
     }
 }

@@ -1,10 +1,13 @@
 //! Inlay hints from the story clock: at a scene's heading, the day it
 //! happens as the manuscript's calendar names it, its time of day, and its
 //! point of view's age (from the card's `born:`); in the outline, each
-//! entry's day after its scene id.
+//! entry's day after its scene id. And after each paragraph of dialogue,
+//! who speaks it as the checks read it ("— Elizabeth", "— Darcy (by
+//! turn)"), so that a writer sees what the checks believe.
 
 use std::hash::{DefaultHasher, Hash, Hasher};
 
+use crate::checks::speakers::{How, Speaker};
 use crate::index::model::StoryDate;
 use crate::index::{CardKind, FileContent, Scene, SourceFile, Workspace};
 use crate::syntax::BlockKind;
@@ -28,7 +31,10 @@ pub fn inlay_hints(workspace: &Workspace, path: &str, within: TextRange) -> Vec<
         return Vec::new();
     };
     let mut hints = match &file.content {
-        FileContent::Scene(scene) => scene_hint(workspace, file, scene).into_iter().collect(),
+        FileContent::Scene(scene) => scene_hint(workspace, file, scene)
+            .into_iter()
+            .chain(speaker_hints(workspace, file))
+            .collect(),
         FileContent::Outline(outline) => outline
             .entries
             .iter()
@@ -73,6 +79,52 @@ fn scene_hint(workspace: &Workspace, file: &SourceFile, scene: &Scene) -> Option
         tooltip,
         before_text,
     })
+}
+
+/// After each paragraph of dialogue, its speaker and how it was found.
+fn speaker_hints(workspace: &Workspace, file: &SourceFile) -> Vec<InlayHint> {
+    let catalog = workspace.catalog();
+    crate::checks::speaker_lines(workspace, &file.path)
+        .into_iter()
+        .filter_map(|line| {
+            let name = match &line.speaker {
+                Speaker::Card(card) => catalog
+                    .card(card)
+                    .and_then(|file| file.card())
+                    .map_or_else(|| card.to_string(), |card| card.display_name().to_owned()),
+                Speaker::Unknown(word) => format!("{} (no card)", word.slice(&file.text)),
+                Speaker::Nobody => return None,
+            };
+            let label = match line.how.hint() {
+                Some(how) => format!("— {name} ({how})"),
+                None => format!("— {name}"),
+            };
+            let tooltip = format!(
+                "The checks read this line as spoken by {name}: {}.",
+                explain(line.how)
+            );
+            let end = line.paragraph.start + line.paragraph.slice(&file.text).trim_end().len();
+            Some(InlayHint {
+                offset: end,
+                label,
+                tooltip,
+                before_text: false,
+            })
+        })
+        .collect()
+}
+
+/// How a speaker was found, in the hint's tooltip.
+fn explain(how: How) -> &'static str {
+    match how {
+        How::Attributed => "a verb of speech names them",
+        How::Beat => "they act in the narration before it",
+        How::TurnTaking => "the conversation's turns give it to them",
+        How::Pronoun => "the pronoun beside the verb of speech can only mean them",
+        How::Narrator => "\"I\" is the scene's point of view",
+        How::Addressed => "the line before called them by name",
+        How::Unfound => "nobody",
+    }
 }
 
 /// "12 Thaw 1203 · dusk · Kael Maren, 33", and its longer form.
@@ -120,8 +172,8 @@ fn pov_age(
 }
 
 /// A key over everything the hints read: the calendar, every scene's date,
-/// time, flashback and point of view, and every card's names and birth
-/// date. When it changes, the editor is asked for its hints again (it asks
+/// time, flashback and point of view, and every card's names, birth date
+/// and facts (its gender among them). When it changes, the editor is asked for its hints again (it asks
 /// once when a file opens, perhaps before the cards are read).
 pub fn inlay_hints_key(workspace: &Workspace) -> u64 {
     let mut hasher = DefaultHasher::new();
@@ -139,7 +191,8 @@ pub fn inlay_hints_key(workspace: &Workspace) -> u64 {
             .hash(&mut hasher);
     }
     for (path, card) in catalog.cards() {
-        (path, &card.born).hash(&mut hasher);
+        // The genders (in the card's facts) decide whom a speaker's pronoun means.
+        (path, &card.born, catalog.card_facts(path)).hash(&mut hasher);
     }
     hasher.finish()
 }
