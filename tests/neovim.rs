@@ -3,8 +3,8 @@
 //! arrive with their codes and positions, a quick fix applies through
 //! Neovim's own code-action machinery, its semantic-token highlighter holds
 //! names by kind, dialogue and the dead struck through, the story clock's
-//! inlay hint sits at a scene's heading (and `inlay_hints = false` leaves
-//! them off), "Draft scene" runs
+//! inlay hint sits at a scene's heading and each line of dialogue's
+//! speaker after it (and `inlay_hints = false` leaves them off), "Draft scene" runs
 //! against the fake model server and the new scene's buffer holds the draft,
 //! the runs list opens the run's report, the whole-manuscript check fills
 //! the quickfix list, `:ControlRoomCompile` writes the book, and
@@ -312,16 +312,29 @@ fn the_plugin_checks_fixes_drafts_and_reports_in_a_real_neovim() {
     // clock's hint at the end of the gate's heading (line 9, `# The Gate`):
     // the day in the calendar and Iria's age (born 1175-08-30). Neovim asks
     // when the buffer attaches, maybe before the server has read the cards,
-    // and again only on an edit or `workspace/inlayHint/refresh`.
+    // and again only on an edit or `workspace/inlayHint/refresh`. After
+    // each line of dialogue, its speaker: Kael's "Thank you" is his by
+    // attribution.
     assert_eq!(report["inlay_hints_enabled"], true);
+    let hints = report["gate_inlay_hints"].as_array().unwrap();
     assert_eq!(
-        report["gate_inlay_hints"],
-        serde_json::json!([{
+        hints[0],
+        serde_json::json!({
             "label": "12 April 1203 · Iria Vell, 27",
             "line": 9,
             "character": "# The Gate".len(),
             "line_text": "# The Gate",
-        }])
+        })
+    );
+    let thanks = "\"Thank you,\" Kael said.";
+    assert!(
+        hints.contains(&serde_json::json!({
+            "label": "— Kael Maren",
+            "line": 19,
+            "character": thanks.len(),
+            "line_text": thanks,
+        })),
+        "{hints:#?}"
     );
 
     // The quick fix replaced the name and its diagnostic went; the rest stayed.

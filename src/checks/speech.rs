@@ -114,40 +114,31 @@ pub fn is_speech_verb(word: &str) -> bool {
     if SPEECH_IRREGULAR.contains(&word) {
         return true;
     }
-    lemmas(word).any(|lemma| SPEECH_LEMMAS.contains(&lemma.as_str()))
+    SPEECH_LEMMAS.iter().any(|lemma| is_form_of(word, lemma))
 }
 
-/// The lemmas a regular verb form may come from: "cries" → cry, "snapped"
-/// → snap, "continued" → continue, "asking" → ask.
-fn lemmas(word: &str) -> impl Iterator<Item = String> + '_ {
-    let mut found = vec![word.to_owned()];
-    for (suffix, replace) in [
-        ("ies", "y"),
-        ("ied", "y"),
-        ("es", ""),
-        ("s", ""),
-        ("ed", ""),
-        ("d", ""),
-        ("ing", ""),
-        ("ing", "e"),
-    ] {
-        if let Some(stem) = word.strip_suffix(suffix)
-            && stem.len() >= 2
-        {
-            let lemma = format!("{stem}{replace}");
-            // A doubled last consonant: "snapped", "begging".
-            let bytes = stem.as_bytes();
-            if replace.is_empty()
-                && (suffix == "ed" || suffix == "ing")
-                && bytes.len() >= 3
-                && bytes[bytes.len() - 1] == bytes[bytes.len() - 2]
-            {
-                found.push(stem[..stem.len() - 1].to_owned());
-            }
-            found.push(lemma);
-        }
+/// Whether `word` is `lemma` or a regular form of it: "-s", "-es", "-d",
+/// "-ed", "-ing", "cry" → "cries, cried", "continue" → "continuing", and
+/// a doubled last consonant ("snapped", "begging"). No allocation: every
+/// word beside a quotation asks.
+fn is_form_of(word: &str, lemma: &str) -> bool {
+    if let Some(rest) = word.strip_prefix(lemma) {
+        let doubled = lemma.as_bytes().last().is_some_and(|&last| {
+            rest.as_bytes().first() == Some(&last) && matches!(&rest[1..], "ed" | "ing")
+        });
+        return matches!(rest, "" | "s" | "es" | "d" | "ed" | "ing") || doubled;
     }
-    found.into_iter()
+    if let Some(stem) = lemma.strip_suffix('y')
+        && let Some(rest) = word.strip_prefix(stem)
+    {
+        return matches!(rest, "ies" | "ied");
+    }
+    if let Some(stem) = lemma.strip_suffix('e')
+        && let Some(rest) = word.strip_prefix(stem)
+    {
+        return rest == "ing";
+    }
+    false
 }
 
 /// Irregular verbs in the simple past that narrate an action.

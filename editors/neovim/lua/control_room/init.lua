@@ -36,8 +36,8 @@ M.defaults = {
   --- Open a chart in the browser (`vim.ui.open`) once it is written.
   open_charts = true,
   --- Show the server's inlay hints (each scene's day, time and point of
-  --- view's age at its heading; each outline entry's day) in its buffers;
-  --- Neovim 0.10 and later.
+  --- view's age at its heading; each outline entry's day; each line of
+  --- dialogue's speaker) in its buffers; Neovim 0.10 and later.
   inlay_hints = true,
   --- Called with (client, bufnr) when the server attaches to a buffer.
   on_attach = nil,

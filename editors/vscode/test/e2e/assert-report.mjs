@@ -253,19 +253,31 @@ const models = [...new Set(requests.map((request) => request.model))];
 expect('every request named the model from the settings (llama3.1:8b)', models.length === 1 && models[0] === 'llama3.1:8b', show(models));
 
 // Inlay hints from the story clock: at the gate's heading, the day in the
-// calendar and Iria Vell's age (born 1175-08-30; the scene is 1203-04-12).
+// calendar and Iria Vell's age (born 1175-08-30; the scene is 1203-04-12);
+// and after each line of dialogue, its speaker as the checks read it.
 const gateHints = facts.gateInlayHints ?? [];
 expect(
-  'SCN-the-gate.md has one inlay hint, "12 April 1203 · Iria Vell, 27"',
-  gateHints.length === 1 && gateHints[0].label === '12 April 1203 · Iria Vell, 27',
+  'SCN-the-gate.md\'s first inlay hint is "12 April 1203 · Iria Vell, 27"',
+  gateHints.length >= 1 && gateHints[0].label === '12 April 1203 · Iria Vell, 27',
   show(gateHints),
 );
 expect(
   'the hint sits at the end of the heading line ("# The Gate", line 9)',
-  gateHints.length === 1 &&
+  gateHints.length >= 1 &&
     gateHints[0].line === 9 &&
     gateHints[0].lineText === '# The Gate' &&
     gateHints[0].character === '# The Gate'.length,
+  show(gateHints),
+);
+expect(
+  'Kael\'s "Thank you" has its speaker\'s hint at the end of its line: "— Kael Maren"',
+  gateHints.some(
+    (hint) =>
+      hint.label === '— Kael Maren' &&
+      hint.line === 19 &&
+      hint.lineText === '"Thank you," Kael said.' &&
+      hint.character === hint.lineText.length,
+  ),
   show(gateHints),
 );
 const outlineHints = facts.outlineInlayHints ?? [];
