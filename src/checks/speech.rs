@@ -111,35 +111,37 @@ pub fn is_speech_verb(word: &str) -> bool {
     if word.bytes().any(|byte| byte.is_ascii_uppercase()) {
         return is_speech_verb(&word.to_ascii_lowercase());
     }
-    if SPEECH_IRREGULAR.contains(&word) {
-        return true;
-    }
-    SPEECH_LEMMAS.iter().any(|lemma| is_form_of(word, lemma))
+    SPEECH_FORMS.contains(word)
 }
 
-/// Whether `word` is `lemma` or a regular form of it: "-s", "-es", "-d",
-/// "-ed", "-ing", "cry" → "cries, cried", "continue" → "continuing", and
-/// a doubled last consonant ("snapped", "begging"). No allocation: every
-/// word beside a quotation asks.
-fn is_form_of(word: &str, lemma: &str) -> bool {
-    if let Some(rest) = word.strip_prefix(lemma) {
-        let doubled = lemma.as_bytes().last().is_some_and(|&last| {
-            rest.as_bytes().first() == Some(&last) && matches!(&rest[1..], "ed" | "ing")
-        });
-        return matches!(rest, "" | "s" | "es" | "d" | "ed" | "ing") || doubled;
-    }
-    if let Some(stem) = lemma.strip_suffix('y')
-        && let Some(rest) = word.strip_prefix(stem)
-    {
-        return matches!(rest, "ies" | "ied");
-    }
-    if let Some(stem) = lemma.strip_suffix('e')
-        && let Some(rest) = word.strip_prefix(stem)
-    {
-        return rest == "ing";
-    }
-    false
-}
+/// Every form of the verbs of speech, made once: each lemma with "-s",
+/// "-es", "-d", "-ed", "-ing", "cry" → "cries, cried", "continue" →
+/// "continuing", a doubled last consonant ("snapped", "begging"), and the
+/// irregular forms. A form no verb has ("sayed") costs nothing.
+static SPEECH_FORMS: std::sync::LazyLock<rustc_hash::FxHashSet<String>> =
+    std::sync::LazyLock::new(|| {
+        let mut forms: rustc_hash::FxHashSet<String> = SPEECH_IRREGULAR
+            .iter()
+            .map(|form| (*form).to_owned())
+            .collect();
+        for lemma in SPEECH_LEMMAS {
+            for ending in ["", "s", "es", "d", "ed", "ing"] {
+                forms.insert(format!("{lemma}{ending}"));
+            }
+            if let Some(last) = lemma.chars().last() {
+                forms.insert(format!("{lemma}{last}ed"));
+                forms.insert(format!("{lemma}{last}ing"));
+            }
+            if let Some(stem) = lemma.strip_suffix('y') {
+                forms.insert(format!("{stem}ies"));
+                forms.insert(format!("{stem}ied"));
+            }
+            if let Some(stem) = lemma.strip_suffix('e') {
+                forms.insert(format!("{stem}ing"));
+            }
+        }
+        forms
+    });
 
 /// Irregular verbs in the simple past that narrate an action.
 const IRREGULAR_PAST: &[&str] = &[
