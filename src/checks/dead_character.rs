@@ -19,8 +19,8 @@ use std::hash::{Hash, Hasher};
 
 use super::appearance::{Appearance, appearance};
 use super::speakers::{How, Speaker};
-use super::{Code, Diagnostic, LazyProse, Severity};
-use crate::index::{CardKind, FileContent, LifeStatus, SourceFile, Workspace};
+use super::{Code, Diagnostic, LazyProse, Related, Severity};
+use crate::index::{CardKind, FileContent, FilePath, LifeStatus, SourceFile, Workspace};
 use crate::text::TextRange;
 
 /// Verbs that tell of the death itself, not of a living act.
@@ -109,6 +109,8 @@ fn check_scene(
     let text = &*file.text;
     let prose_of = prose;
     let prose = prose_of.get();
+    // The diagnostics of this scene's appearances, by the dead character's card.
+    let mut reported: Vec<(FilePath, usize)> = Vec::new();
     for mention in workspace.mentions(&file.path) {
         let Some(death) = deaths
             .iter()
@@ -127,19 +129,45 @@ fn check_scene(
             _ => continue,
         };
         diagnostics.push(diagnostic(death, mention.range, Severity::Warning, &what));
+        reported.push((death.card_file.path.clone(), diagnostics.len() - 1));
     }
-    // A line that falls to a dead character by turn-taking.
-    for line in prose_of.speakers(workspace) {
+    // A line that falls to a dead character by turn-taking: one slip per
+    // conversation. The first line of theirs in it (attributed, or the
+    // first by turn) is the diagnostic; the turns after it are its related
+    // places, not diagnostics of their own.
+    let lines = prose_of.speakers(workspace);
+    let conversation_at = |offset: usize| {
+        lines
+            .iter()
+            .find(|line| line.paragraph.start <= offset && offset < line.paragraph.end)
+            .map(|line| line.conversation)
+    };
+    for line in lines {
         let (Speaker::Card(card), How::TurnTaking) = (&line.speaker, line.how) else {
             continue;
         };
-        if let Some(death) = deaths.iter().find(|death| death.card_file.path == *card) {
-            diagnostics.push(diagnostic(
-                death,
-                line.quote,
-                Severity::Warning,
-                "this line falls to them by turn-taking",
-            ));
+        let Some(death) = deaths.iter().find(|death| death.card_file.path == *card) else {
+            continue;
+        };
+        let earlier = reported.iter().find(|(reported_card, at)| {
+            reported_card == card
+                && conversation_at(diagnostics[*at].range.start) == Some(line.conversation)
+        });
+        match earlier {
+            Some(&(_, at)) => diagnostics[at].related.push(Related {
+                path: file.path.clone(),
+                range: line.quote,
+                message: "this line falls to them too, by turn-taking".to_owned(),
+            }),
+            None => {
+                diagnostics.push(diagnostic(
+                    death,
+                    line.quote,
+                    Severity::Warning,
+                    "this line falls to them by turn-taking",
+                ));
+                reported.push((card.clone(), diagnostics.len() - 1));
+            }
         }
     }
 }

@@ -81,6 +81,10 @@ pub struct Line {
     pub quote: TextRange,
     /// The paragraph.
     pub paragraph: TextRange,
+    /// Which conversation of the scene the line belongs to: lines whose
+    /// turns follow one another share it (a scene break, narration or an
+    /// unknown speaker starts another).
+    pub conversation: usize,
     pub speaker: Speaker,
     pub how: How,
 }
@@ -104,6 +108,7 @@ pub(super) fn lines(workspace: &Workspace, file: &SourceFile, prose: &Prose) -> 
     let mut recent: Vec<Vec<FilePath>> = Vec::new();
     // Whom the last line of dialogue called by name ("…, Mr. Bennet, …").
     let mut addressed: Option<FilePath> = None;
+    let mut conversation = 0;
     for block in &file.syntax.blocks {
         if !matches!(block.kind, BlockKind::Paragraph) {
             exchange.clear();
@@ -176,6 +181,9 @@ pub(super) fn lines(workspace: &Workspace, file: &SourceFile, prose: &Prose) -> 
                 }),
         };
         let (speaker, how) = line.unwrap_or((Speaker::Nobody, How::Unfound));
+        if exchange.is_empty() {
+            conversation += 1;
+        }
         match &speaker {
             Speaker::Card(card) => {
                 if exchange.last() != Some(card) {
@@ -196,6 +204,7 @@ pub(super) fn lines(workspace: &Workspace, file: &SourceFile, prose: &Prose) -> 
         found.push(Line {
             quote: prose.tokens[quote].range,
             paragraph: block.range,
+            conversation,
             speaker,
             how,
         });
