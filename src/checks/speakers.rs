@@ -196,11 +196,20 @@ pub(super) fn lines(workspace: &Workspace, file: &SourceFile, prose: &Prose) -> 
             }
             Speaker::Unknown(_) | Speaker::Nobody => exchange.clear(),
         }
+        // Called by name, and there to answer: one of the conversation, or
+        // named in its narration just before. ("Fagin," said Mr. Brownlow,
+        // "what of him?" calls nobody.)
+        let present = |card: &FilePath| {
+            exchange.contains(card)
+                || narrated.iter().any(|(_, named)| named == card)
+                || recent.iter().flatten().any(|named| named == card)
+        };
         addressed = in_block
             .iter()
             .find(|mention| is_vocative(text, prose, mention))
             .map(|mention| mention.card.clone())
-            .filter(|card| !matches!(&speaker, Speaker::Card(speaking) if speaking == card));
+            .filter(|card| !matches!(&speaker, Speaker::Card(speaking) if speaking == card))
+            .filter(present);
         found.push(Line {
             quote: prose.tokens[quote].range,
             paragraph: block.range,
@@ -583,20 +592,22 @@ mod tests {
     #[test]
     fn a_line_after_one_that_calls_a_character_by_name_is_theirs() {
         let found = read(
-            "\"Where were you?\" Anna asked.\n\n\
-             \"Out,\" said Tom.\n\n\
+            "Mara stood by the door.\n\n\
              \"Mara, sit down,\" said Anna.\n\n\
              \"No.\"\n",
         );
         assert_eq!(
             found,
-            lines(&[
-                ("Anna", "attributed"),
-                ("Tom", "attributed"),
-                ("Anna", "attributed"),
-                ("Mara", "addressed"),
-            ])
+            lines(&[("Anna", "attributed"), ("Mara", "addressed")])
         );
+        // A name called who is not there ("Tom, of all people!") gives the
+        // next line to nobody.
+        let found = read(
+            "Mara stood by the door.\n\n\
+             \"Tom, of all people,\" said Anna.\n\n\
+             \"No.\"\n",
+        );
+        assert_eq!(found, lines(&[("Anna", "attributed"), ("-", "none")]));
     }
 
     #[test]
