@@ -16,7 +16,8 @@
 //! sentences: agreement from cards, the previous subject, the point of view; ambiguous says
 //! nothing; in the scene being typed in each sentence's reading kept by its text, names,
 //! genders, point of view and the focus before it, so typing reads one sentence again),
-//! `speakers` (who speaks each line of dialogue: attribution, action beat, turn-taking),
+//! `speakers` (who speaks each line of dialogue: attribution, pronoun, narrator, action beat,
+//! the one addressed, turn-taking),
 //! `appearance` (whether a named character is present: speaking or acting, not in memory,
 //! dream, letter or hypothesis), `speech` (attributions and narrated acts). In the scene the
 //! writer is typing in (`Workspace::is_typed_in`) `spelling` keeps each line's misspellings by

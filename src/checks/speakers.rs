@@ -1,10 +1,28 @@
-//! Who speaks each paragraph of dialogue: its attribution (`"…," Kael
-//! said`), else an action beat (`Kael shrugged. "…"`), else turn-taking —
-//! in an exchange between two speakers, an unattributed line falls to the
-//! one who spoke before the last. A paragraph of narration alone, a heading,
-//! or a line whose attribution is a memory ends the exchange, so
-//! turn-taking never reaches across them. `dead-character`, `presence` and
-//! `unknown-speaker` read the speakers from here.
+//! Who speaks each paragraph of dialogue, precision first: a line the
+//! reading is not sure of goes to nobody, since the checks act on it.
+//!
+//! - **Attribution**: a name, "he"/"she" or "I" beside a verb of speech in
+//!   any of its forms (`"…," Kael said`, `said Kael`, `Kael asked, "…"`,
+//!   `replied he`). A pronoun goes to the one agreeing character named as a
+//!   subject earlier in its paragraph, else to the one of the exchange's
+//!   two speakers it agrees with, else to the one the paragraph before
+//!   named; "I" is the scene's point of view. A verb of speech whose
+//!   speaker the reading cannot name ("cried a young Lucas") ends the
+//!   exchange rather than let the turns guess.
+//! - **Beat**: the one character acting in the narration before the
+//!   quotation (`Kael shrugged. "…"`); after it, the actor is usually the
+//!   listener.
+//! - **Addressed**: after a line that called someone there by name ("Mara,
+//!   sit down"), an unattributed line is theirs.
+//! - **Turn-taking**: in an exchange between two speakers, an unattributed
+//!   line falls to the one who spoke before the last. A paragraph of
+//!   narration, a heading, or an attribution in a memory ends the exchange.
+//!
+//! Each line carries its conversation, so that a check can report a slip
+//! once. `dead-character`, `presence`, `unknown-speaker`, `secret`, the
+//! presence chart, `control-room speakers` and the editor's hints read the
+//! speakers from here. Measured against third-party gold speakers with
+//! `scripts/eval-speakers`.
 
 use super::appearance::{Appearance, appearance, mention_tokens};
 use super::speech;
