@@ -59,6 +59,9 @@ pub enum How {
     Narrator,
     /// Unattributed, after a line that called this character by name.
     Addressed,
+    /// The same speech going on: the paragraph before left its quotation
+    /// open (a long speech in several paragraphs).
+    Continued,
     /// Not found (or a line said in a memory, not here and now).
     Unfound,
 }
@@ -74,6 +77,7 @@ impl How {
             How::Pronoun => Some("by pronoun"),
             How::Narrator => Some("narrator"),
             How::Addressed => Some("addressed"),
+            How::Continued => Some("continued"),
             How::Unfound => None,
         }
     }
@@ -87,6 +91,7 @@ impl How {
             How::Pronoun => "pronoun",
             How::Narrator => "narrator",
             How::Addressed => "addressed",
+            How::Continued => "continued",
             How::Unfound => "none",
         }
     }
@@ -126,12 +131,15 @@ pub(super) fn lines(workspace: &Workspace, file: &SourceFile, prose: &Prose) -> 
     let mut recent: Vec<Vec<FilePath>> = Vec::new();
     // Whom the last line of dialogue called by name ("…, Mr. Bennet, …").
     let mut addressed: Option<FilePath> = None;
+    // The speaker of the last paragraph, when it left its quotation open.
+    let mut continues: Option<FilePath> = None;
     let mut conversation = 0;
     for block in &file.syntax.blocks {
         if !matches!(block.kind, BlockKind::Paragraph) {
             exchange.clear();
             recent.clear();
             addressed = None;
+            continues = None;
             continue;
         }
         let tokens = prose.token_at(block.range.start)..prose.token_at(block.range.end);
@@ -156,6 +164,7 @@ pub(super) fn lines(workspace: &Workspace, file: &SourceFile, prose: &Prose) -> 
             // recall for -1.5 of precision.)
             exchange.clear();
             addressed = None;
+            continues = None;
             continue;
         };
         let line = match attributed(text, prose, &in_block, tokens.clone()) {
@@ -181,6 +190,11 @@ pub(super) fn lines(workspace: &Workspace, file: &SourceFile, prose: &Prose) -> 
                 .map(|word| (Speaker::Unknown(word), How::Attributed)),
             Attribution::None => unknown_speaker(text, prose, names, tokens.clone())
                 .map(|word| (Speaker::Unknown(word), How::Attributed))
+                .or_else(|| {
+                    continues
+                        .take()
+                        .map(|card| (Speaker::Card(card), How::Continued))
+                })
                 .or_else(|| {
                     let opening = prose.tokens[quote].range.start;
                     let before: Vec<&Mention> = in_block
@@ -228,6 +242,16 @@ pub(super) fn lines(workspace: &Workspace, file: &SourceFile, prose: &Prose) -> 
             .map(|mention| mention.card.clone())
             .filter(|card| !matches!(&speaker, Speaker::Card(speaking) if speaking == card))
             .filter(present);
+        let left_open = tokens
+            .clone()
+            .rev()
+            .map(|at| prose.tokens[at].kind)
+            .find(|kind| matches!(kind, TokenKind::OpenQuote | TokenKind::CloseQuote))
+            == Some(TokenKind::OpenQuote);
+        continues = match &speaker {
+            Speaker::Card(card) if left_open => Some(card.clone()),
+            _ => None,
+        };
         found.push(Line {
             quote: prose.tokens[quote].range,
             paragraph: block.range,
@@ -643,6 +667,25 @@ mod tests {
                 ("Tom", "attributed"),
                 ("-", "none"),
                 ("-", "none")
+            ])
+        );
+    }
+
+    #[test]
+    fn a_speech_whose_quotation_stays_open_goes_on_in_the_next_paragraph() {
+        let found = read(
+            "\"Where were you?\" Tom asked.\n\n\
+             \"It was long ago,\" said Anna. \"We were young.\n\n\
+             \"And then the war came.\"\n\n\
+             \"I know.\"\n",
+        );
+        assert_eq!(
+            found,
+            lines(&[
+                ("Tom", "attributed"),
+                ("Anna", "attributed"),
+                ("Anna", "continued"),
+                ("Tom", "turn"),
             ])
         );
     }

@@ -123,6 +123,9 @@ fn explain(how: How) -> &'static str {
         How::Pronoun => "the pronoun beside the verb of speech can only mean them",
         How::Narrator => "\"I\" is the scene's point of view",
         How::Addressed => "the line before called them by name",
+        How::Continued => {
+            "their speech goes on from the paragraph before, whose quotation is not closed"
+        }
         How::Unfound => "nobody",
     }
 }
