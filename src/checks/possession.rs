@@ -204,17 +204,11 @@ pub(super) fn check(
         let Some(by) = possessor(text, prose, referents, mentions, range) else {
             continue;
         };
-        let who = catalog
-            .card(&by)
-            .and_then(|file| file.card())
-            .map_or_else(|| by.to_string(), |card| card.display_name().to_owned());
+        let who = catalog.card_name(&by);
         let diagnostic = match state {
             State::Held { by: holder, .. } if *holder == by => continue,
             State::Held { by: holder, since } => {
-                let holder_name = catalog
-                    .card(holder)
-                    .and_then(|file| file.card())
-                    .map_or_else(|| holder.to_string(), |card| card.display_name().to_owned());
+                let holder_name = catalog.card_name(holder);
                 let mut diagnostic = Diagnostic::new(
                     file,
                     range,

@@ -126,9 +126,10 @@ pub(super) fn lines(workspace: &Workspace, file: &SourceFile, prose: &Prose) -> 
     let mut found = Vec::new();
     // The last two distinct speakers of the exchange, the latest last.
     let mut exchange: Vec<FilePath> = Vec::new();
-    // The characters the last paragraphs' narration named as subjects,
-    // the latest paragraph first.
-    let mut recent: Vec<Vec<FilePath>> = Vec::new();
+    // The characters the last paragraph's narration named as subjects.
+    // (Looking further back, three paragraphs or the whole scene's cast,
+    // was measured on PDNC: each gains recall at a precision below 0.75.)
+    let mut recent: Vec<FilePath> = Vec::new();
     // Whom the last line of dialogue called by name ("…, Mr. Bennet, …").
     let mut addressed: Option<FilePath> = None;
     // The speaker of the last paragraph, when it left its quotation open.
@@ -143,22 +144,10 @@ pub(super) fn lines(workspace: &Workspace, file: &SourceFile, prose: &Prose) -> 
             continue;
         }
         let tokens = prose.token_at(block.range.start)..prose.token_at(block.range.end);
-        let in_block: Vec<&Mention> = mentions
-            .iter()
-            .filter(|mention| block.range.contains_range(mention.range))
-            .collect();
-        // The characters the narration names as a subject, in order, with
-        // where each is named.
-        let narrated: Vec<(usize, FilePath)> = in_block
-            .iter()
-            .filter(|mention| {
-                !prose.tokens[prose.token_at(mention.range.start)].quoted
-                    && is_subject(text, prose, mention)
-            })
-            .map(|mention| (mention.range.start, mention.card.clone()))
-            .collect();
+        let in_block = mentions_in(mentions, block.range);
+        let narrated = narrated_subjects(text, prose, &in_block);
         let Some(quote) = tokens.clone().find(|&at| prose.tokens[at].quoted) else {
-            remember(&mut recent, &narrated);
+            recent = narrated.iter().map(|(_, card)| card.clone()).collect();
             // Narration ends the exchange. (Letting a one-sentence
             // interruption keep it was measured on PDNC: +0.8 points of
             // recall for -1.5 of precision.)
@@ -175,10 +164,7 @@ pub(super) fn lines(workspace: &Workspace, file: &SourceFile, prose: &Prose) -> 
                     .filter(|(start, _)| *start < at)
                     .map(|(_, card)| card.clone())
                     .collect();
-                let groups = [before.as_slice()]
-                    .into_iter()
-                    .chain(recent.iter().map(Vec::as_slice));
-                antecedent(catalog, &exchange, groups, gender)
+                antecedent(catalog, [&before, &exchange, &recent], gender)
                     .map(|card| (Speaker::Card(card), How::Pronoun))
             }
             Attribution::FirstPerson => {
@@ -234,7 +220,7 @@ pub(super) fn lines(workspace: &Workspace, file: &SourceFile, prose: &Prose) -> 
         let present = |card: &FilePath| {
             exchange.contains(card)
                 || narrated.iter().any(|(_, named)| named == card)
-                || recent.iter().flatten().any(|named| named == card)
+                || recent.contains(card)
         };
         addressed = in_block
             .iter()
@@ -259,36 +245,44 @@ pub(super) fn lines(workspace: &Workspace, file: &SourceFile, prose: &Prose) -> 
             speaker,
             how,
         });
-        remember(&mut recent, &narrated);
+        recent = narrated.iter().map(|(_, card)| card.clone()).collect();
     }
     found
 }
 
-/// How many paragraphs back a pronoun's antecedent is looked for.
-const RECENT_PARAGRAPHS: usize = 1;
+/// The mentions within `range`; `mentions` are in text order, so the
+/// range's are one run of them.
+fn mentions_in(mentions: &[Mention], range: TextRange) -> Vec<&Mention> {
+    let from = mentions.partition_point(|mention| mention.range.start < range.start);
+    let to = mentions.partition_point(|mention| mention.range.start < range.end);
+    mentions[from..to.max(from)]
+        .iter()
+        .filter(|mention| range.contains_range(mention.range))
+        .collect()
+}
 
-/// Keeps the characters a paragraph named as subjects, the latest first.
-/// (Looking further back, three paragraphs or the whole scene's cast, was
-/// measured on PDNC: each gains recall at a precision below 0.75.)
-fn remember(recent: &mut Vec<Vec<FilePath>>, narrated: &[(usize, FilePath)]) {
-    recent.insert(0, narrated.iter().map(|(_, card)| card.clone()).collect());
-    recent.truncate(RECENT_PARAGRAPHS);
+/// The characters a paragraph's narration names as a subject, in order,
+/// with where each is named.
+fn narrated_subjects(text: &str, prose: &Prose, mentions: &[&Mention]) -> Vec<(usize, FilePath)> {
+    mentions
+        .iter()
+        .filter(|mention| {
+            !prose.tokens[prose.token_at(mention.range.start)].quoted
+                && is_subject(text, prose, mention)
+        })
+        .map(|mention| (mention.range.start, mention.card.clone()))
+        .collect()
 }
 
 /// Who a pronoun of `gender` in a speaker's place means: the one agreeing
 /// character named as a subject earlier in its paragraph; else the one of
 /// the exchange's two speakers who agrees; else the one agreeing character
-/// the paragraphs before named, the nearest paragraph first. A group with
-/// two agreeing characters decides that nobody is certain. A character
+/// the paragraph before named. The first group with an agreeing character
+/// decides: two agreeing there, and nobody is certain. A character
 /// whose gender is not known agrees with either pronoun.
-fn antecedent<'g>(
-    catalog: &Catalog,
-    exchange: &'g [FilePath],
-    mut groups: impl Iterator<Item = &'g [FilePath]>,
-    gender: Gender,
-) -> Option<FilePath> {
-    let agreeing = |group: &'g [FilePath]| -> Vec<&'g FilePath> {
-        let mut found: Vec<&FilePath> = group
+fn antecedent(catalog: &Catalog, groups: [&[FilePath]; 3], gender: Gender) -> Option<FilePath> {
+    for group in groups {
+        let mut agreeing: Vec<&FilePath> = group
             .iter()
             .filter(|card| {
                 catalog
@@ -296,23 +290,9 @@ fn antecedent<'g>(
                     .is_some_and(|known| known.is_none_or(|known| known == gender))
             })
             .collect();
-        found.sort();
-        found.dedup();
-        found
-    };
-    let before = groups.next().map(agreeing).unwrap_or_default();
-    match before.as_slice() {
-        [one] => return Some((*one).clone()),
-        [_, _, ..] => return None,
-        [] => {}
-    }
-    match agreeing(exchange).as_slice() {
-        [one] => return Some((*one).clone()),
-        [_, _, ..] => return None,
-        [] => {}
-    }
-    for group in groups {
-        match agreeing(group).as_slice() {
+        agreeing.sort();
+        agreeing.dedup();
+        match agreeing.as_slice() {
             [] => continue,
             [one] => return Some((*one).clone()),
             _ => return None,

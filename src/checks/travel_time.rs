@@ -53,12 +53,7 @@ pub(super) fn check(workspace: &Workspace, file: &SourceFile, diagnostics: &mut 
     let Some(scene) = file.scene() else { return };
     let clock = workspace.clock();
     let catalog = workspace.catalog();
-    let place_name = |path: &FilePath| {
-        catalog
-            .card(path)
-            .and_then(|file| file.card())
-            .map_or_else(|| path.to_string(), |card| card.display_name().to_owned())
-    };
+    let place_name = |path: &FilePath| catalog.card_name(path);
     for (who, before, here) in journeys(workspace, file) {
         let (Some(from), Some(to)) = (&before.place, &here.place) else {
             continue;
@@ -76,10 +71,7 @@ pub(super) fn check(workspace: &Workspace, file: &SourceFile, diagnostics: &mut 
         if route.minutes <= at_most {
             continue;
         }
-        let name = catalog
-            .card(&who)
-            .and_then(|file| file.card())
-            .map_or_else(|| who.to_string(), |card| card.display_name().to_owned());
+        let name = catalog.card_name(&who);
         let when = |scene: &crate::index::Scene| {
             let date = scene
                 .story_date

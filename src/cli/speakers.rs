@@ -9,7 +9,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use crate::checks::speakers::{Line, Speaker};
-use crate::index::{FilePath, SourceFile, Workspace};
+use crate::index::{SourceFile, Workspace};
 use crate::text::PositionEncoding;
 
 use super::check::JsonPosition;
@@ -79,7 +79,7 @@ fn json_line(workspace: &Workspace, file: &SourceFile, line: &Line) -> JsonLine 
         )
     };
     let (speaker, unknown) = match &line.speaker {
-        Speaker::Card(card) => (Some(card_name(workspace, card)), None),
+        Speaker::Card(card) => (Some(workspace.catalog().card_name(card)), None),
         Speaker::Unknown(word) => (None, Some(word.slice(&file.text).to_owned())),
         Speaker::Nobody => (None, None),
     };
@@ -93,15 +93,6 @@ fn json_line(workspace: &Workspace, file: &SourceFile, line: &Line) -> JsonLine 
         unknown,
         how: line.how.as_str(),
     }
-}
-
-/// A card's name, else its path.
-fn card_name(workspace: &Workspace, card: &FilePath) -> String {
-    workspace
-        .catalog()
-        .card(card)
-        .and_then(|file| file.card())
-        .map_or_else(|| card.to_string(), |card| card.display_name().to_owned())
 }
 
 fn human(workspace: &Workspace, scenes: &[(&SourceFile, Vec<Line>)]) -> String {
@@ -119,7 +110,7 @@ fn human(workspace: &Workspace, scenes: &[(&SourceFile, Vec<Line>)]) -> String {
             let who = match &line.speaker {
                 Speaker::Card(card) => {
                     named += 1;
-                    card_name(workspace, card)
+                    workspace.catalog().card_name(card)
                 }
                 Speaker::Unknown(word) => format!("{} (no card)", word.slice(&file.text)),
                 Speaker::Nobody => "nobody found".to_owned(),

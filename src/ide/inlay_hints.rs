@@ -88,10 +88,7 @@ fn speaker_hints(workspace: &Workspace, file: &SourceFile) -> Vec<InlayHint> {
         .into_iter()
         .filter_map(|line| {
             let name = match &line.speaker {
-                Speaker::Card(card) => catalog
-                    .card(card)
-                    .and_then(|file| file.card())
-                    .map_or_else(|| card.to_string(), |card| card.display_name().to_owned()),
+                Speaker::Card(card) => catalog.card_name(card),
                 Speaker::Unknown(word) => format!("{} (no card)", word.slice(&file.text)),
                 Speaker::Nobody => return None,
             };

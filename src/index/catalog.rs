@@ -411,6 +411,14 @@ impl Catalog {
             .filter_map(|file| Some((&file.path, file.card()?)))
     }
 
+    /// The name of the card at `path` (its `name`, else its id), or the path
+    /// itself when no card is there: how a message names a character or place.
+    pub fn card_name(&self, path: &str) -> String {
+        self.card(path)
+            .and_then(|file| file.card())
+            .map_or_else(|| path.to_owned(), |card| card.display_name().to_owned())
+    }
+
     pub fn card(&self, path: &str) -> Option<&Arc<SourceFile>> {
         let index = self
             .cards

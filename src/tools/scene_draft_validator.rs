@@ -271,10 +271,7 @@ impl Cast<'_> {
     /// The display name of `card`'s character, or its path when the card
     /// cannot be read.
     fn card_name(&self, card: &FilePath) -> String {
-        self.catalog
-            .card(card)
-            .and_then(|file| file.card())
-            .map_or_else(|| card.to_string(), |card| card.display_name().to_owned())
+        self.catalog.card_name(card)
     }
 }
 

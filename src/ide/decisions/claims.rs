@@ -83,11 +83,7 @@ pub(super) struct Claim {
 
 /// A card's name, else its path.
 pub(super) fn card_name(workspace: &Workspace, card: &FilePath) -> String {
-    workspace
-        .catalog()
-        .card(card)
-        .and_then(|file| file.card())
-        .map_or_else(|| card.to_string(), |card| card.display_name().to_owned())
+    workspace.catalog().card_name(card)
 }
 
 /// Words that say a character dies.
