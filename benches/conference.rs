@@ -31,9 +31,9 @@ use control_room::evidence::{ReceiptBook, Validator, WorkspaceSources};
 use control_room::index::Workspace;
 use control_room::llm::config::Layer;
 use control_room::llm::{self, LlmConfig};
+use control_room::receipts::{SigningKey, ToolReceipt};
 use control_room::runs::prompts::Prompts;
 use control_room::runs::store::Disk;
-use control_room::storage::receipts::{SigningKey, ToolReceipt};
 use control_room::tools::{FileRef, sha256_hex};
 use model_server::{Answer, FakeModelServer, step_marker};
 
@@ -53,7 +53,7 @@ fn transcript(workspace: &Workspace, key: &SigningKey) -> (String, Vec<ToolRecei
     for (index, scene) in scenes.iter().take(50).enumerate() {
         let id = format!("rcpt_{index:012x}");
         let mut receipt = ToolReceipt {
-            version: Some(control_room::storage::receipts::TOOL_RECEIPT_VERSION),
+            version: Some(control_room::receipts::TOOL_RECEIPT_VERSION),
             receipt_id: id.clone(),
             run_id: ROUND.into(),
             session_id: ROUND.into(),

@@ -164,7 +164,7 @@ fn foreman_prompt(c: &mut Criterion) {
     use control_room::foreman::turn::Desk;
     use control_room::kb::mode::Mode;
     use control_room::llm::model::Message;
-    use control_room::storage::receipts::SigningKey;
+    use control_room::receipts::SigningKey;
 
     let manifest_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
     let dir = tempfile::tempdir().unwrap();

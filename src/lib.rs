@@ -24,6 +24,7 @@ pub mod llm;
 pub mod lsp;
 pub mod plan;
 pub mod prose;
+pub mod receipts;
 pub mod runs;
 pub mod stats;
 pub mod storage;

@@ -14,9 +14,9 @@ use serde_json::{Value, json};
 use support::{only_run, output_text as text, read_json};
 use tempfile::TempDir;
 
-use control_room::runs::audit;
+use control_room::receipts::audit;
+use control_room::receipts::{self, SigningKey, ToolReceipt};
 use control_room::runs::store::Disk;
-use control_room::storage::receipts::{self, SigningKey, ToolReceipt};
 
 const RECIPE_STEPS: [&str; 8] = [
     "discover",

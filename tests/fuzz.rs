@@ -628,7 +628,7 @@ proptest! {
         let schema = findings_schema();
         match contract::check_reply(&reply, Output::Json, Some(&schema), &guard, &mut checked) {
             Ok(accepted) => {
-                prop_assert!(contract::schema_errors(&schema.1, &accepted.value).is_empty());
+                prop_assert!(control_room::llm::protocol::schema::schema_errors(&schema.1, &accepted.value).is_empty());
                 let reread: Value = serde_json::from_str(&accepted.text).expect("the text is the JSON");
                 prop_assert!(reread.is_object());
             }

@@ -60,6 +60,7 @@ fn every_source_file_starts_with_a_module_doc() {
 /// Every module the front ends (`cli`, `lsp`) may use: all of the rest.
 const BELOW_THE_FRONT_ENDS: &[&str] = &[
     "codes",
+    "receipts",
     "text",
     "syntax",
     "prose",
@@ -106,7 +107,10 @@ const LAYERS: &[(&str, &[&str])] = &[
             "codes", "text", "syntax", "prose", "index", "checks", "stats", "storage",
         ],
     ),
-    ("evidence", &["codes", "text", "syntax", "index", "storage"]),
+    (
+        "evidence",
+        &["codes", "text", "syntax", "index", "storage", "receipts"],
+    ),
     (
         "tools",
         &[
@@ -114,11 +118,12 @@ const LAYERS: &[(&str, &[&str])] = &[
         ],
     ),
     ("llm", &["codes", "text", "index", "storage"]),
+    ("receipts", &["storage", "llm"]),
     (
         "runs",
         &[
             "codes", "text", "syntax", "prose", "index", "checks", "storage", "kb", "evidence",
-            "health", "tools", "llm",
+            "health", "tools", "llm", "receipts",
         ],
     ),
     (
@@ -135,21 +140,21 @@ const LAYERS: &[(&str, &[&str])] = &[
         "conference",
         &[
             "codes", "text", "syntax", "prose", "index", "storage", "evidence", "tools", "llm",
-            "runs",
+            "receipts", "runs",
         ],
     ),
     (
         "foreman",
         &[
             "codes", "text", "syntax", "prose", "index", "checks", "storage", "kb", "health",
-            "tools", "llm", "runs", "plan", "voice",
+            "tools", "llm", "receipts", "runs", "plan", "voice",
         ],
     ),
     (
         "ide",
         &[
-            "codes", "text", "syntax", "prose", "index", "checks", "storage", "kb", "runs",
-            "stats", "health",
+            "codes", "text", "syntax", "prose", "index", "checks", "storage", "kb", "receipts",
+            "runs", "stats", "health",
         ],
     ),
     ("export", &["text", "syntax", "index", "storage"]),

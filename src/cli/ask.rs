@@ -17,11 +17,11 @@ use super::workspace_root;
 use crate::foreman::desk::{self, DESK_FILE};
 use crate::foreman::turn::Desk;
 use crate::index::Workspace;
+use crate::receipts::SigningKey;
 use crate::runs::output::changes::apply_on_disk;
 use crate::runs::prompts::Prompts;
 use crate::runs::runner::now;
 use crate::runs::store::Disk;
-use crate::storage::receipts::SigningKey;
 
 /// Asks the Foreman `message` (or the desk's pending message).
 pub fn ask(dir: &Path, message: Option<&str>, model_args: &ModelArgs) -> anyhow::Result<i32> {

@@ -11,9 +11,9 @@ use super::workspace_root;
 use crate::conference::envelope::Policy;
 use crate::conference::{self, Conference, Event, Passage, Request};
 use crate::index::Workspace;
+use crate::receipts::SigningKey;
 use crate::runs::prompts::Prompts;
 use crate::runs::store::Disk;
-use crate::storage::receipts::SigningKey;
 
 /// The round's options, as the command line gives them.
 pub struct Options<'a> {

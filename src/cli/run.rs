@@ -130,8 +130,9 @@ pub fn show(dir: &Path, run_id: &str) -> anyhow::Result<i32> {
         .into();
     // How often the model's replies kept their contract, the figure a
     // tier is judged by.
-    let receipts = crate::runs::audit::load_receipts(&root, run_id);
-    document["contracts"] = serde_json::to_value(crate::runs::audit::ContractTally::of(&receipts))?;
+    let receipts = crate::receipts::audit::load_receipts(&root, run_id);
+    document["contracts"] =
+        serde_json::to_value(crate::receipts::audit::ContractTally::of(&receipts))?;
     // What the model calls cost, summed over the steps that asked.
     let tokens = steps
         .iter()

@@ -12,9 +12,9 @@ use super::{
     ask_as_it_comes, check,
 };
 use crate::llm::model::{Message, ModelReply, ModelRequest, Written};
+use crate::receipts::ToolReceipt;
 use crate::runs::recipe::AgentStep;
 use crate::runs::runner::{new_id, now};
-use crate::storage::receipts::ToolReceipt;
 use crate::tools::{self, ToolContext, ToolError, sha256_hex};
 
 /// A prompt's reply limit and the context window it was fitted to.
@@ -243,7 +243,7 @@ impl Conference {
         };
         let output_text = serde_json::to_string(&output.data).unwrap_or_default();
         let mut receipt = ToolReceipt {
-            version: Some(crate::storage::receipts::TOOL_RECEIPT_VERSION),
+            version: Some(crate::receipts::TOOL_RECEIPT_VERSION),
             receipt_id: new_id("rcpt_"),
             run_id: round.request.conference_id.clone(),
             session_id: round.request.conference_id.clone(),

@@ -6,9 +6,9 @@ use std::path::Path;
 
 use super::{CallOutcome, ReplyOutcome, Round};
 use crate::evidence::{self, Verdict, transcript};
-use crate::runs::audit;
+use crate::receipts;
+use crate::receipts::audit;
 use crate::runs::store::Disk;
-use crate::storage::receipts;
 use crate::tools;
 
 /// The transcript's path, relative to the root.

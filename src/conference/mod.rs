@@ -34,12 +34,12 @@ use self::envelope::Policy;
 use crate::evidence::Verdict;
 use crate::index::Workspace;
 use crate::llm::model::{Model, ModelError, ModelReply, ModelRequest, OnText};
-use crate::runs::audit::{AgentReceipt, Packet};
-use crate::runs::contract::Check;
+use crate::receipts::Check;
+use crate::receipts::audit::{AgentReceipt, Packet};
+use crate::receipts::{SigningKey, ToolReceipt};
 use crate::runs::prompts::{PromptBuilder, PromptInputs, SlotKind, SlotText};
 use crate::runs::recipe::{ARCHETYPES, AgentStep};
 use crate::runs::runner::{new_id, now};
-use crate::storage::receipts::{SigningKey, ToolReceipt};
 
 pub use closing::{answered, close, summary, transcript, transcript_path, write_receipts};
 

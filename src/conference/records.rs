@@ -4,10 +4,10 @@
 
 use super::{Asked, Conference, Round};
 use crate::llm::model::Decoding;
-use crate::runs::audit::{
+use crate::receipts::Check;
+use crate::receipts::audit::{
     self, AgentReceipt, DecodingPair, Handoff, OutputContract, OutputRef, Packet, ReceiptActor,
 };
-use crate::runs::contract::Check;
 use crate::runs::runner::new_id;
 use crate::tools::{self, sha256_hex};
 

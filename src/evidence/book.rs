@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::SystemTime;
 
+use crate::receipts::{self, SigningKey, ToolReceipt};
 use crate::storage as store;
-use crate::storage::receipts::{self, SigningKey, ToolReceipt};
 
 /// Where session logs live, relative to the root.
 pub const SESSIONS_DIR: &str = ".control-room/audit/sessions";

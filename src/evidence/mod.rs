@@ -20,7 +20,7 @@ use std::sync::Arc;
 pub use self::book::{Lookup, ReceiptBook};
 use self::line::EvidenceLine;
 use crate::index::{FileContent, Workspace};
-use crate::storage::receipts::ToolReceipt;
+use crate::receipts::ToolReceipt;
 use crate::storage::sha256_hex;
 use crate::text::TextRange;
 
@@ -358,7 +358,7 @@ impl<'a> Validator<'a> {
                 range: *range,
                 message,
             };
-            if !crate::storage::receipts::is_receipt_id(id) {
+            if !crate::receipts::is_receipt_id(id) {
                 problems.push(problem(format!(
                     "`{id}` is not a receipt id (rcpt_ and 12 lowercase hex digits)"
                 )));

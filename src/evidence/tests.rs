@@ -5,8 +5,8 @@ use serde_json::json;
 use tempfile::TempDir;
 
 use super::*;
+use crate::receipts::{SigningKey, ToolReceipt};
 use crate::storage::FileRef;
-use crate::storage::receipts::{SigningKey, ToolReceipt};
 
 const SCENE: &str = "---\nid: SCN-the-gate\npov: Kael\n---\n\nKael's grey eyes narrowed at the gate.\nThe salt wind took his words away.\n";
 const OUTLINE: &str = "# Outline\n\n- SCN-the-gate: Kael reaches the gate.\n";
@@ -57,7 +57,7 @@ fn workspace() -> (TempDir, Workspace) {
 
 fn receipt(id: &str, session: &str, text_read: &str, key: &SigningKey) -> ToolReceipt {
     let mut receipt = ToolReceipt {
-        version: Some(crate::storage::receipts::TOOL_RECEIPT_VERSION),
+        version: Some(crate::receipts::TOOL_RECEIPT_VERSION),
         receipt_id: id.into(),
         run_id: session.into(),
         session_id: session.into(),

@@ -11,9 +11,10 @@ use serde_json::{Map, Value};
 
 use crate::index::Workspace;
 use crate::llm::model::{Message, Model, ModelRequest};
+use crate::llm::protocol::schema::schema_errors;
 use crate::llm::protocol::strip_reasoning;
 use crate::plan::{Plan, Task};
-use crate::runs::contract::{schema_errors, stored_json};
+use crate::runs::contract::stored_json;
 use crate::runs::prompts::{PromptBuilder, PromptInputs, PromptStep, SlotKind, SlotText};
 use crate::runs::recipe::Registry;
 use crate::runs::router;

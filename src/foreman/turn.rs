@@ -18,9 +18,9 @@ use crate::index::Workspace;
 use crate::kb::mode::Mode;
 use crate::llm::model::{Listener, Message, Model, ModelRequest};
 use crate::llm::protocol;
+use crate::receipts::{SigningKey, canonical};
 use crate::runs::output::changes::merge;
 use crate::runs::prompts::{PromptBuilder, PromptInputs, Prompts, SlotKind, SlotText};
-use crate::storage::receipts::{SigningKey, canonical};
 use crate::storage::{Disk, new_id, sha256_hex};
 
 /// Where the actions' receipts are appended, relative to the root.

@@ -19,9 +19,9 @@ use super::runs::{self, Context, EditPlan, InFlight, Progress};
 use super::shared::{invalid, lock};
 use crate::conference::envelope::Policy;
 use crate::conference::{self, Conference, ConferenceError, Event, Passage, Request};
+use crate::receipts::SigningKey;
 use crate::runs::prompts::Prompts;
 use crate::runs::store::Disk;
-use crate::storage::receipts::SigningKey;
 
 pub const CONFERENCE: &str = "controlRoom.conference";
 

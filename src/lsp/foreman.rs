@@ -25,11 +25,11 @@ use crate::foreman::desk::{self, DESK_FILE};
 use crate::foreman::turn::{Desk, Reply};
 use crate::index::Workspace;
 use crate::llm::model::Written;
+use crate::receipts::SigningKey;
 use crate::runs::launch::LaunchRequest;
 use crate::runs::prompts::Prompts;
 use crate::runs::runner::now;
 use crate::runs::store::Disk;
-use crate::storage::receipts::SigningKey;
 
 pub const ASK_FOREMAN: &str = "controlRoom.askForeman";
 pub const SCAFFOLD: &str = "controlRoom.scaffold";

@@ -33,7 +33,7 @@
 //! oldest turns are trimmed first); `work_order` the Story Bible's state in the session state
 //! by mode; `protocol/` the forgiving reader of replies; `contract/` holds a reply to its
 //! contract (`prose`: cut off, talk, echo; `receipt`: a receipt step's reply, the agent's part
-//! of a receipt v0.1); `audit` writes packets and agent receipts.
+//! of a receipt v0.1). Packets and receipts themselves are the crate's `receipts`.
 //!
 //! `store/` a run's folder (`run.json`, `steps.jsonl`, `cache.json`) as domain types; the
 //! journal (`steps.jsonl`, each line with its step's slot) is the truth while a run goes:
@@ -46,7 +46,6 @@
 //! `output/` what an output does to the manuscript: a run's draft, its edits, the delivery
 //! that decides between them, and the Foreman's and the voice's changes.
 
-pub mod audit;
 pub mod contract;
 pub mod events;
 pub mod findings;

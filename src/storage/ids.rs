@@ -1,8 +1,6 @@
 //! Identifiers and timestamps of what is stored: run, session and receipt
 //! ids, and RFC 3339 times.
 
-use super::receipts;
-
 /// `prefix` and 12 random lowercase hex digits.
 pub fn new_id(prefix: &str) -> String {
     let mut bytes = [0u8; 6];
@@ -14,7 +12,7 @@ pub fn new_id(prefix: &str) -> String {
         let mixed = nanos ^ (u128::from(std::process::id()) << 64);
         bytes.copy_from_slice(&mixed.to_le_bytes()[..6]);
     }
-    format!("{prefix}{}", receipts::hex(&bytes))
+    format!("{prefix}{}", super::hex(&bytes))
 }
 
 /// The current time, RFC 3339 in UTC with milliseconds.

@@ -2,8 +2,8 @@
 //! knowledge base: atomic whole-file writes, create-new, JSON Lines appends
 //! ([`Disk`]), and their syncs grouped on a thread of their own
 //! ([`Committer`]); ids and timestamps; hashes; the workspace-relative path check
-//! every untrusted path goes through; and the signed tool receipts with the
-//! file spans they record.
+//! every untrusted path goes through; and the file spans receipts record
+//! (`FileRef`).
 //!
 //! ## Parts
 //!
@@ -15,14 +15,13 @@
 //! file; a batch's lines are synced by the next batch's first sync when work already waits),
 //! and puts a file written *after* (a run's last `run.json`, its `cache.json`) in place once
 //! the lines before it are; ids and times, hashes, the workspace-relative path check every
-//! untrusted path goes through, signed tool receipts and the file spans they record.
+//! untrusted path goes through, and the file spans receipts record.
 
 mod disk;
 mod file_ref;
 mod hash;
 mod ids;
 mod paths;
-pub mod receipts;
 
 pub use disk::commit::Committer;
 pub use disk::{Disk, read_jsonl};

@@ -22,7 +22,7 @@ use serde_json::{Map, Value};
 
 use crate::kb::mode::Mode;
 use crate::llm::protocol::Action;
-use crate::runs::contract::validator_errors;
+use crate::llm::protocol::schema::validator_errors;
 use crate::runs::prompts::registry::bundled_text;
 
 /// One action kind.

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use svg::node::element::{Rectangle, Text, Title};
 
-use crate::runs::audit;
+use crate::receipts::audit;
 use crate::runs::store::RunFiles;
 
 /// One step of a run.

@@ -49,6 +49,7 @@
 
 mod lex;
 mod reader;
+pub mod schema;
 mod text;
 mod thinking;
 

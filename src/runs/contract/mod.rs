@@ -17,10 +17,11 @@
 use std::collections::BTreeSet;
 use std::path::{Component, Path};
 
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::llm::protocol;
+use crate::llm::protocol::schema::schema_errors;
+use crate::receipts::Check;
 use crate::runs::prompts::Output;
 
 /// Keys of a JSON reply whose string values are file paths.
@@ -32,27 +33,6 @@ pub use prose::{echo_of_prompt, finished, not_an_echo};
 pub use receipt::{RUNNER_FIELDS, ReceiptReply};
 
 const PATH_KEYS: &[&str] = &["file", "path", "canon", "target"];
-
-/// Schema errors quoted back to the model, at most.
-const MAX_SCHEMA_ERRORS: usize = 5;
-
-/// One check the runner made on a reply, for the receipt.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Check {
-    pub check: String,
-    pub passed: bool,
-    pub detail: String,
-}
-
-impl Check {
-    fn new(check: &str, passed: bool, detail: impl Into<String>) -> Check {
-        Check {
-            check: check.to_owned(),
-            passed,
-            detail: detail.into(),
-        }
-    }
-}
 
 /// Why a reply cannot be used.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -389,59 +369,6 @@ fn check_json(
         warnings: Vec::new(),
         actions: Vec::new(),
     })
-}
-
-/// The ways `value` breaks `schema`, each with where (a JSON pointer), at
-/// most [`MAX_SCHEMA_ERRORS`]; a schema that does not compile is one error.
-pub fn schema_errors(schema: &Value, value: &Value) -> Vec<String> {
-    match compiled(schema) {
-        Ok(validator) => validator_errors(&validator, value),
-        Err(error) => vec![format!("the schema itself is invalid: {error}")],
-    }
-}
-
-/// The schemas compiled so far, by their text: a step's schema is checked
-/// at every reply of every run, and compiling it cost more than a check.
-/// Emptied when it holds [`COMPILED_KEPT`] (a writer editing a recipe's
-/// schema makes a new one at each save).
-static COMPILED: std::sync::LazyLock<
-    std::sync::Mutex<std::collections::HashMap<String, std::sync::Arc<jsonschema::Validator>>>,
-> = std::sync::LazyLock::new(Default::default);
-const COMPILED_KEPT: usize = 64;
-
-fn compiled(
-    schema: &Value,
-) -> Result<std::sync::Arc<jsonschema::Validator>, jsonschema::ValidationError<'static>> {
-    let text = schema.to_string();
-    let lock = || {
-        COMPILED
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-    };
-    if let Some(validator) = lock().get(&text) {
-        return Ok(validator.clone());
-    }
-    let validator =
-        std::sync::Arc::new(jsonschema::validator_for(schema).map_err(|error| error.to_owned())?);
-    let mut kept = lock();
-    if kept.len() >= COMPILED_KEPT {
-        kept.clear();
-    }
-    kept.insert(text, validator.clone());
-    Ok(validator)
-}
-
-/// As [`schema_errors`] with the schema compiled already.
-pub fn validator_errors(validator: &jsonschema::Validator, value: &Value) -> Vec<String> {
-    validator
-        .iter_errors(value)
-        .take(MAX_SCHEMA_ERRORS)
-        .map(|error| {
-            let at = error.instance_path().to_string();
-            let at = if at.is_empty() { "/".to_owned() } else { at };
-            format!("at {at}: {error}")
-        })
-        .collect()
 }
 
 #[cfg(test)]

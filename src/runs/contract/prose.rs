@@ -1,8 +1,9 @@
 //! What makes a prose reply no prose: a reply cut off at its length limit,
 //! talk about the task instead of the task done, and an echo of the prompt.
 
-use super::{Check, Violation};
+use super::Violation;
 use crate::llm::model::{Message, ModelReply, Role};
+use crate::receipts::Check;
 
 /// How a model begins when it talks about the task instead of doing it.
 const REFUSALS: [&str; 8] = [

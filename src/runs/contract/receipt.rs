@@ -16,9 +16,9 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{
-    Accepted, Check, PathGuard, Violation, check_paths, json_object, path_shaped, schema_errors,
-};
+use super::{Accepted, PathGuard, Violation, check_paths, json_object, path_shaped};
+use crate::llm::protocol::schema::schema_errors;
+use crate::receipts::Check;
 
 /// The receipt's fields the runner fills, never the agent.
 pub const RUNNER_FIELDS: &[&str] = &[

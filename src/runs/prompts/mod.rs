@@ -121,7 +121,7 @@ pub struct PromptInputs<'a> {
     /// The conversation before this message (layer 6), oldest first: the
     /// Foreman's desk; empty for a recipe's step.
     pub history: &'a [Message],
-    /// The step's task packet as it is sent ([`crate::runs::audit::Packet::sent`]),
+    /// The step's task packet as it is sent ([`crate::receipts::audit::Packet::sent`]),
     /// closing the user message; `None` where no packet goes (the Foreman's
     /// desk, a tournament's contestant).
     pub packet: Option<&'a str>,

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::runs::audit;
+use crate::receipts::audit;
 use crate::runs::contract;
 use crate::runs::findings::{self, RunFindings};
 use crate::runs::output::delivery::{Applied, Delivery};

@@ -15,7 +15,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::runs::audit;
+use crate::receipts::audit;
 use crate::runs::contract::ReceiptReply;
 use crate::runs::findings::RunFindings;
 use crate::runs::output::delivery::{Delivery, EditLine};

@@ -13,10 +13,11 @@ use super::review_loop::{AgentExtras, VerdictCheck, check_verdict};
 use super::slots::{slot_texts, summary_line};
 use super::{RunScope, Runner, StageRun, StepFailure, StepOutput, StepReceipt, new_id, now};
 use crate::llm::model::{Message, Metered, Model, ModelReply, ModelRequest, Written};
-use crate::runs::audit::{
+use crate::receipts::Check;
+use crate::receipts::audit::{
     self, AgentReceipt, Handoff, InputRef, OutputContract, Packet, ReceiptActor,
 };
-use crate::runs::contract::{self, Check, PathGuard, Violation};
+use crate::runs::contract::{self, PathGuard, Violation};
 use crate::runs::events::RunEvent;
 use crate::runs::prompts::{Contract, Output, PromptInputs, SlotKind, SlotText};
 use crate::runs::recipe::AgentStep;

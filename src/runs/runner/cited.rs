@@ -8,7 +8,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use crate::storage::receipts::{self, ToolReceipt};
+use crate::receipts::{self, ToolReceipt};
 
 /// The files of the tool receipts a runner has met, shared by its clones.
 #[derive(Clone, Debug, Default)]

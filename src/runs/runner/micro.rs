@@ -21,8 +21,9 @@ use super::review_loop::AgentExtras;
 use super::slots::slot_texts;
 use super::{Runner, StepFailure, StepOutput, new_id, now};
 use crate::llm::model::{Model, ModelRequest};
-use crate::runs::audit::{self, Packet, ReceiptActor};
-use crate::runs::contract::{self, Check, Violation};
+use crate::receipts::Check;
+use crate::receipts::audit::{self, Packet, ReceiptActor};
+use crate::runs::contract::{self, Violation};
 use crate::runs::prompts::{
     MicroSteps, Output, PromptInputs, PromptStep, SlotKind, SlotText, Variant,
 };

@@ -60,7 +60,8 @@ use tokio_util::sync::CancellationToken;
 
 use crate::index::Workspace;
 use crate::llm::model::Model;
-use crate::runs::audit::{self, AgentReceipt};
+use crate::receipts::audit::{self, AgentReceipt};
+use crate::receipts::{SigningKey, ToolReceipt};
 use crate::runs::events::{RunEvent, RunSink};
 use crate::runs::prompts::PromptBuilder;
 use crate::runs::recipe::{Recipe, Registry};
@@ -69,7 +70,6 @@ use crate::runs::router;
 use crate::runs::store::{
     Cache, CacheSlot, Disk, RunFileError, RunFiles, RunManifest, RunStatus, RunTask,
 };
-use crate::storage::receipts::{SigningKey, ToolReceipt};
 use reuse::ReuseEntry;
 use slots::task_value;
 

@@ -164,7 +164,7 @@ impl Runner {
         step: &AgentStep,
         (description, args): (&str, &Map<String, Value>),
         (session_id, cache): (Option<&str>, &Cache),
-        inputs_used: &[crate::runs::audit::InputRef],
+        inputs_used: &[crate::receipts::audit::InputRef],
         next: Option<String>,
     ) -> String {
         let guard = PathGuard::new(self.expected_artifacts(step, args, session_id, cache));

@@ -6,8 +6,9 @@
 use serde_json::Value;
 
 use crate::llm::model::ModelTarget;
-use crate::runs::audit::{InputRef, ReceiptActor};
-use crate::runs::contract::{self, Check, PathGuard, Violation};
+use crate::receipts::Check;
+use crate::receipts::audit::{InputRef, ReceiptActor};
+use crate::runs::contract::{self, PathGuard, Violation};
 use crate::runs::prompts::{Assembly, Output};
 
 /// An agent step's prompt and what its reply is held to, settled before

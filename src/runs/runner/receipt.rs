@@ -10,12 +10,13 @@ use super::prompted::Prompted;
 use super::slots::summary_line;
 use super::{new_id, now};
 use crate::llm::model::ModelTarget;
-use crate::runs::audit::{self, AgentReceipt, InputRef, OutputRef, Packet, ReceiptActor};
-use crate::runs::contract::{self, Check, ReceiptReply};
+use crate::receipts::Check;
+use crate::receipts::SigningKey;
+use crate::receipts::audit::{self, AgentReceipt, InputRef, OutputRef, Packet, ReceiptActor};
+use crate::runs::contract::{self, ReceiptReply};
 use crate::runs::prompts::Output;
 use crate::runs::recipe::AgentStep;
 use crate::runs::store::RunManifest;
-use crate::storage::receipts::SigningKey;
 use crate::tools::sha256_hex;
 
 /// What an agent receipt is built from, gathered before the model answers.

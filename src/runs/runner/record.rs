@@ -9,12 +9,12 @@ use serde_json::Value;
 
 use super::slots::preview;
 use super::{Runner, StageRun, StepFailure, StepOutput, StepReceipt, phase_of};
-use crate::runs::audit;
+use crate::receipts;
+use crate::receipts::audit;
 use crate::runs::events::RunEvent;
 use crate::runs::review::{FollowLoop, Next, Planned};
 use crate::runs::store::{Cache, CacheSlot, RunFiles, RunManifest, StepRecord};
 use crate::storage::now;
-use crate::storage::receipts;
 use crate::tools::sha256_hex;
 
 impl Runner {

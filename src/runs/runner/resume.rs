@@ -9,10 +9,10 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use super::{RunError, Runner};
+use crate::receipts::{self, SigningKey, ToolReceipt};
 use crate::runs::recipe::Recipe;
 use crate::runs::review::{FollowLoop, Next, ReviewState, Schedule};
 use crate::runs::store::{self, Cache, CacheSlot, RunFiles, RunManifest, StepRecord};
-use crate::storage::receipts::{self, SigningKey, ToolReceipt};
 
 impl Runner {
     /// Reads what a run finished before: the steps in steps.jsonl that

@@ -10,8 +10,9 @@ use super::receipt::ReceiptDraft;
 use super::review_loop::{VerdictCheck, check_verdict};
 use super::{Runner, StepOutput};
 use crate::llm::model::{Decoding, ModelRequest, ModelTarget};
-use crate::runs::audit::{DecodingPair, ReceiptActor};
-use crate::runs::contract::{self, Check};
+use crate::receipts::Check;
+use crate::receipts::audit::{DecodingPair, ReceiptActor};
+use crate::runs::contract;
 use crate::runs::recipe::AgentStep;
 use crate::tools::sha256_hex;
 

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use serde_json::{Value, json};
 
 use super::{Runner, StepFailure};
-use crate::runs::audit::InputRef;
+use crate::receipts::audit::InputRef;
 use crate::runs::contract;
 use crate::runs::prompts::{SlotKind, SlotText};
 use crate::runs::recipe::AgentStep;

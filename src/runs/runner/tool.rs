@@ -8,10 +8,10 @@ use serde_json::{Map, Value};
 
 use super::slots::Slots;
 use super::{RunScope, Runner, StageRun, StepFailure, StepOutput, StepReceipt, new_id, now};
+use crate::receipts::{SigningKey, ToolReceipt};
 use crate::runs::recipe::ToolStep;
 use crate::runs::refs::{self, RefError};
 use crate::runs::store::{CacheSlot, RunManifest};
-use crate::storage::receipts::{SigningKey, ToolReceipt};
 use crate::tools::{self, ToolContext, ToolError, sha256_hex};
 
 /// A tool step's resolved arguments, its output, and the slots the
@@ -68,7 +68,7 @@ pub(super) fn tool_step_output(
     let output_text = serde_json::to_string(&output.data).unwrap_or_default();
     let sha256 = sha256_hex(output_text.as_bytes());
     let mut receipt = ToolReceipt {
-        version: Some(crate::storage::receipts::TOOL_RECEIPT_VERSION),
+        version: Some(crate::receipts::TOOL_RECEIPT_VERSION),
         receipt_id: new_id("rcpt_"),
         run_id: manifest.run_id.clone(),
         session_id: manifest.session_id.clone(),

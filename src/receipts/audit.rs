@@ -16,11 +16,9 @@
 //! `.control-room/audit/issues/{run_id}/{timestamp}__packet__{packet_id}.json`
 //! and `…__receipt__{packet_id}.json`, written atomically.
 //!
-//! Receipts of both kinds: the signing key and tool receipts are
-//! `storage::receipts`, below the evidence validator that verifies them;
-//! the packets and agent receipts are here. The runner fills a step's
-//! receipt (`runner::receipt`); a reply whose contract is a receipt is held
-//! to it by `contract::receipt`.
+//! The runner's agent step fills a step's receipt (`runs::runner`'s
+//! `receipt`); a reply whose contract is a receipt is held to it by
+//! `runs::contract`'s `receipt`.
 
 use std::path::{Path, PathBuf};
 
@@ -31,11 +29,11 @@ use std::sync::LazyLock;
 
 use jsonschema::Validator;
 
+use super::Check;
+use super::signing::{SigningKey, canonical};
 use crate::llm::model::Decoding;
-use crate::runs::contract::{Check, validator_errors};
-use crate::runs::prompts::registry::bundled_text;
-use crate::runs::store::Disk;
-use crate::storage::receipts::{SigningKey, canonical};
+use crate::llm::protocol::schema::validator_errors;
+use crate::storage::Disk;
 
 /// Where packets and receipts live, relative to the workspace root.
 pub const AUDIT_DIR: &str = ".control-room/audit/issues";
@@ -250,18 +248,15 @@ impl ContractTally {
 /// every check against that contract then reports).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 enum ContractError {
-    #[error("no bundled schema {0}")]
-    Missing(String),
     #[error("the bundled schema {name} is not JSON: {error}")]
     NotJson { name: String, error: String },
     #[error("the bundled schema {name} does not compile: {error}")]
     DoesNotCompile { name: String, error: String },
 }
 
-/// A bundled contract schema, compiled once.
-fn contract(name: &str) -> Result<Validator, ContractError> {
-    let text = bundled_text(&format!("schemas/{name}.json"))
-        .ok_or_else(|| ContractError::Missing(name.to_owned()))?;
+/// A bundled contract schema (the prompts' `schemas/` folder, where the
+/// agents read them too), compiled once.
+fn contract(name: &str, text: &str) -> Result<Validator, ContractError> {
     let schema: Value = serde_json::from_str(text).map_err(|error| ContractError::NotJson {
         name: name.to_owned(),
         error: error.to_string(),
@@ -272,14 +267,30 @@ fn contract(name: &str) -> Result<Validator, ContractError> {
     })
 }
 
-static PACKET_V0_1: LazyLock<Result<Validator, ContractError>> =
-    LazyLock::new(|| contract("packet.v0.1"));
-static PACKET_V0_2: LazyLock<Result<Validator, ContractError>> =
-    LazyLock::new(|| contract("packet.v0.2"));
-static RECEIPT_V0_1: LazyLock<Result<Validator, ContractError>> =
-    LazyLock::new(|| contract("receipt.v0.1"));
-static RECEIPT_V0_2: LazyLock<Result<Validator, ContractError>> =
-    LazyLock::new(|| contract("receipt.v0.2"));
+static PACKET_V0_1: LazyLock<Result<Validator, ContractError>> = LazyLock::new(|| {
+    contract(
+        "packet.v0.1",
+        include_str!("../../prompts/schemas/packet.v0.1.json"),
+    )
+});
+static PACKET_V0_2: LazyLock<Result<Validator, ContractError>> = LazyLock::new(|| {
+    contract(
+        "packet.v0.2",
+        include_str!("../../prompts/schemas/packet.v0.2.json"),
+    )
+});
+static RECEIPT_V0_1: LazyLock<Result<Validator, ContractError>> = LazyLock::new(|| {
+    contract(
+        "receipt.v0.1",
+        include_str!("../../prompts/schemas/receipt.v0.1.json"),
+    )
+});
+static RECEIPT_V0_2: LazyLock<Result<Validator, ContractError>> = LazyLock::new(|| {
+    contract(
+        "receipt.v0.2",
+        include_str!("../../prompts/schemas/receipt.v0.2.json"),
+    )
+});
 
 /// The ways `value` breaks the bundled contract `schema` (`packet.v0.1`,
 /// `packet.v0.2`, `receipt.v0.1` or `receipt.v0.2`).
