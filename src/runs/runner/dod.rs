@@ -6,65 +6,65 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use super::RunError;
 use super::slots::{Slots, task_value};
-use super::{RunError, Runner};
 use crate::runs::recipe::{DodCheck, Recipe};
 use crate::runs::refs::{self, RefPath};
 use crate::runs::store::RunManifest;
+use crate::storage::Disk;
 use crate::tools;
 
-impl Runner {
-    /// The failed checks of the recipe's Definition of Done, in words.
-    pub(super) fn check_dod(
-        &self,
-        recipe: &Recipe,
-        manifest: &RunManifest,
-        values: &HashMap<String, Value>,
-    ) -> Vec<String> {
-        let task = task_value(manifest);
-        let scope = Slots {
-            task: &task,
-            values,
-        };
-        recipe
-            .dod
-            .iter()
-            .filter_map(|check| dod_failure(check, &scope, self.root()))
-            .collect()
-    }
+/// The failed checks of the recipe's Definition of Done, in words.
+pub(super) fn failures(
+    root: &Path,
+    recipe: &Recipe,
+    manifest: &RunManifest,
+    values: &HashMap<String, Value>,
+) -> Vec<String> {
+    let task = task_value(manifest);
+    let scope = Slots {
+        task: &task,
+        values,
+    };
+    recipe
+        .dod
+        .iter()
+        .filter_map(|check| dod_failure(check, &scope, root))
+        .collect()
+}
 
-    /// Writes `.control-room/issues/DOD-{runId}.md` and returns its path.
-    pub(super) fn write_dod_issue(
-        &self,
-        manifest: &RunManifest,
-        recipe: &Recipe,
-        failures: &[String],
-    ) -> Result<String, RunError> {
-        let relative = format!(".control-room/issues/DOD-{}.md", manifest.run_id);
-        let path: PathBuf = self.root().join(&relative);
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent)?;
-        }
-        let run_dir = format!(".control-room/runs/{}", manifest.run_id);
-        let mut text = format!(
-            "# Definition of Done failed: {}\n\n- Run: `{}` ({})\n- Task: {}\n- Finished: {}\n\n## Failed checks\n\n",
-            recipe.label,
-            manifest.run_id,
-            recipe.recipe_id,
-            manifest.task.description,
-            manifest.updated_at
-        );
-        for failure in failures {
-            text.push_str(&format!("- {failure}\n"));
-        }
-        text.push_str(&format!(
-            "\n## The run's files\n\n- [run.json](../runs/{id}/run.json)\n- [steps.jsonl](../runs/{id}/steps.jsonl)\n- [cache.json](../runs/{id}/cache.json)\n- Receipts: `.control-room/audit/sessions/{session}/tool_receipts.jsonl`\n\nResume the run after fixing what failed with `control-room runs resume {id}` (files in `{run_dir}`).\n",
-            id = manifest.run_id,
-            session = manifest.session_id,
-        ));
-        self.disk.write_atomic(&path, text.as_bytes())?;
-        Ok(relative)
+/// Writes `.control-room/issues/DOD-{runId}.md` and returns its path.
+pub(super) fn write_issue(
+    root: &Path,
+    disk: &Disk,
+    manifest: &RunManifest,
+    recipe: &Recipe,
+    failures: &[String],
+) -> Result<String, RunError> {
+    let relative = format!(".control-room/issues/DOD-{}.md", manifest.run_id);
+    let path: PathBuf = root.join(&relative);
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)?;
     }
+    let run_dir = format!(".control-room/runs/{}", manifest.run_id);
+    let mut text = format!(
+        "# Definition of Done failed: {}\n\n- Run: `{}` ({})\n- Task: {}\n- Finished: {}\n\n## Failed checks\n\n",
+        recipe.label,
+        manifest.run_id,
+        recipe.recipe_id,
+        manifest.task.description,
+        manifest.updated_at
+    );
+    for failure in failures {
+        text.push_str(&format!("- {failure}\n"));
+    }
+    text.push_str(&format!(
+        "\n## The run's files\n\n- [run.json](../runs/{id}/run.json)\n- [steps.jsonl](../runs/{id}/steps.jsonl)\n- [cache.json](../runs/{id}/cache.json)\n- Receipts: `.control-room/audit/sessions/{session}/tool_receipts.jsonl`\n\nResume the run after fixing what failed with `control-room runs resume {id}` (files in `{run_dir}`).\n",
+        id = manifest.run_id,
+        session = manifest.session_id,
+    ));
+    disk.write_atomic(&path, text.as_bytes())?;
+    Ok(relative)
 }
 
 /// A failed DoD check in words, or `None` when it passes.

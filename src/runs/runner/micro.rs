@@ -14,12 +14,13 @@
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
+use super::agent::Agents;
 use super::prompted::{Asked, Holding, Prompted};
 use super::receipt::ReceiptDraft;
 use super::reuse::ReuseEntry;
 use super::review_loop::AgentExtras;
 use super::slots::slot_texts;
-use super::{Runner, StepFailure, StepOutput, new_id, now};
+use super::{StepFailure, StepOutput, new_id, now};
 use crate::llm::model::{Model, ModelRequest};
 use crate::receipts::Check;
 use crate::receipts::audit::{self, Packet, ReceiptActor};
@@ -76,7 +77,7 @@ pub(super) struct MicroRun<'a> {
     pub(super) reuse_key: Option<String>,
 }
 
-impl Runner {
+impl Agents<'_> {
     /// The micro-steps `step` runs as: when its model's tier is t1 and its
     /// prompt type has them. A step of the review loop keeps one step.
     pub(super) fn micro_steps(
@@ -276,7 +277,7 @@ impl Runner {
         }
         let contract = self.prompts.contract(micro.prompt_type);
         let child = child_packet(packet, &micro, contract.schema.clone());
-        audit::write_packet(self.root(), &self.disk, &child).map_err(StepFailure::Io)?;
+        audit::write_packet(self.root(), self.disk, &child).map_err(StepFailure::Io)?;
         let sent = child.sent();
         let inputs = PromptInputs {
             packet: Some(&sent),
@@ -285,7 +286,7 @@ impl Runner {
                 &manifest.task.initial_args,
                 slots,
                 prompted.target.as_ref(),
-                Some(&self.workspace),
+                Some(self.workspace),
             )
         };
         let assembly = self

@@ -23,14 +23,20 @@
 //! about what finished, a torn line is dropped and its step runs again, so
 //! no step id is ever written twice.
 //!
-//! This file holds the run itself: creating it, the step loop and what each
-//! finished step leaves on disk. The steps live beside it: `tool` (a phase A
-//! tool), `agent` (a phase B agent: prompt, packet, model call, contract,
-//! retries, receipt), `review_loop` (what the review loop adds: the gates and
-//! the reviewer's verdict), `reuse` (finished agent steps a later identical
-//! request reuses), `resume` (what a resumed run finished before), `dod` (the
-//! Definition of Done), `slots` (the slots' values and texts) and `preview`
-//! (`control-room prompt`).
+//! Each part has one job, and reaches only what that job needs:
+//! - [`Runner`] creates and executes runs: the step loop (here), what each
+//!   finished step leaves on disk (`record`), what a resumed run finished
+//!   before (`resume`), and `control-room prompt`'s preview (`preview`).
+//! - `agent::Agents` runs an agent step: prompt, packet, model call,
+//!   contract, retries (`agent`), a small model's micro-steps (`micro`), a
+//!   finished identical request's reuse (`reuse`), the receipt it fills
+//!   (`receipt`), and the types its parts share (`prompted`). It holds the
+//!   workspace, prompts, model and disk, never the run's journal.
+//! - A tool step (`tool`), the review loop's gates and what the loop adds
+//!   to an agent step (`review_loop`), and the Definition of Done (`dod`) are
+//!   functions of the workspace (or the root) and the step's slots.
+//! - `slots` reads the slots' values and texts; `cited` the files each tool
+//!   receipt read.
 //!
 //! [`ModelRequest`]: crate::llm::model::ModelRequest
 
@@ -209,9 +215,7 @@ enum StepFailure {
 
 impl Runner {
     fn emit(&self, event: RunEvent) {
-        for sink in &self.sinks {
-            sink.event(&event);
-        }
+        emit(&self.sinks, &event);
     }
 
     fn root(&self) -> &Path {
@@ -412,12 +416,13 @@ impl Runner {
                 self.emit(RunEvent::Checking {
                     run_id: manifest.run_id.clone(),
                 });
-                let failures = self.check_dod(recipe, manifest, values);
+                let failures = dod::failures(self.root(), recipe, manifest, values);
                 if failures.is_empty() {
                     manifest.status = RunStatus::Done;
                 } else {
                     manifest.status = RunStatus::Failed;
-                    let issue = self.write_dod_issue(manifest, recipe, &failures)?;
+                    let issue =
+                        dod::write_issue(self.root(), &self.disk, manifest, recipe, &failures)?;
                     manifest.error = Some(format!(
                         "the Definition of Done failed ({}); see {issue}",
                         failures.join("; ")
@@ -539,13 +544,17 @@ impl Runner {
         values: &HashMap<String, Value>,
     ) -> Result<StepOutput, StepFailure> {
         let outcome = match run.planned {
-            Planned::Tool(tool) => self.run_tool(scope, run, tool, manifest, values),
+            Planned::Tool(tool) => tool::run(&self.workspace, scope, run, tool, manifest, values),
             Planned::Agent(agent) => {
-                let extras = self.agent_extras(run.schedule, run.stage, values);
-                self.run_agent(scope, run, agent, manifest, cache, extras)
+                let extras =
+                    review_loop::agent_extras(&self.workspace, run.schedule, run.stage, values);
+                agent::Agents::of(self)
+                    .run(scope, run, agent, manifest, cache, extras)
                     .await
             }
-            Planned::Gates { .. } => self.run_gates(scope, run, manifest, values),
+            Planned::Gates { .. } => {
+                review_loop::gates(&self.workspace, scope, run, manifest, values)
+            }
         };
         let label = match run.planned {
             Planned::Agent(agent) => format!("agent {}", agent.agent_archetype),
@@ -588,6 +597,13 @@ struct StageRun<'a> {
     planned: &'a Planned<'a>,
     index: usize,
     started_at: String,
+}
+
+/// Tells every listener of a run.
+fn emit(sinks: &[Arc<dyn RunSink>], event: &RunEvent) {
+    for sink in sinks {
+        sink.event(event);
+    }
 }
 
 /// run.json's `phase` before `next`.

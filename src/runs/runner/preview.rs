@@ -5,8 +5,10 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value, json};
 
+use super::agent::Agents;
 use super::agent::agent_packet;
 use super::slots::{Slots, slot_texts};
+use super::tool;
 use super::{RunError, Runner, StepFailure};
 use crate::runs::contract::PathGuard;
 use crate::runs::prompts::{Assembly, PromptInputs};
@@ -167,7 +169,8 @@ impl Runner {
         inputs_used: &[crate::receipts::audit::InputRef],
         next: Option<String>,
     ) -> String {
-        let guard = PathGuard::new(self.expected_artifacts(step, args, session_id, cache));
+        let guard =
+            PathGuard::new(Agents::of(self).expected_artifacts(step, args, session_id, cache));
         agent_packet(
             step,
             ("(preview)", description, args),
@@ -200,9 +203,8 @@ impl Runner {
                 task: &task,
                 values: &values,
             };
-            let (_, output, _) = self
-                .call_tool(tool, &scope)
-                .map_err(|error| RunError::Tool {
+            let (_, output, _) =
+                tool::call(&self.workspace, tool, &scope).map_err(|error| RunError::Tool {
                     step_id: tool.step_id.clone(),
                     error,
                 })?;

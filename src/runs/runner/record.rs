@@ -7,6 +7,7 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
+use super::reuse;
 use super::slots::preview;
 use super::{Runner, StageRun, StepFailure, StepOutput, StepReceipt, phase_of};
 use crate::receipts;
@@ -97,7 +98,7 @@ impl Runner {
         self.save_decisions(manifest, &record, &actions)
             .map_err(StepFailure::Io)?;
         if let Some((key, entry)) = reusable {
-            self.keep_for_reuse(&key, &entry);
+            reuse::keep(self.root(), &self.disk, &key, &entry);
         }
         let next = schedule.after(stage, &value);
         if let Some(alias) = alias {

@@ -8,6 +8,7 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
+use super::slots::artifact_value;
 use super::{RunError, Runner};
 use crate::receipts::{self, SigningKey, ToolReceipt};
 use crate::runs::recipe::Recipe;
@@ -83,7 +84,9 @@ impl Runner {
                         })?;
                     receipt.output.clone()
                 }
-                CacheSlot::Artifact { text, .. } => self.artifact_value(&planned, text),
+                CacheSlot::Artifact { text, .. } => {
+                    artifact_value(self.prompts.as_ref(), &planned, text)
+                }
             };
             if let Some(alias) = schedule.alias(stage) {
                 cache.insert(alias.clone(), slot.clone());

@@ -8,12 +8,16 @@ use serde_json::json;
 use super::prompted::Prompted;
 use super::receipt::ReceiptDraft;
 use super::review_loop::{VerdictCheck, check_verdict};
-use super::{Runner, StepOutput};
+use std::path::Path;
+
+use super::StepOutput;
+use super::agent::Agents;
 use crate::llm::model::{Decoding, ModelRequest, ModelTarget};
 use crate::receipts::Check;
 use crate::receipts::audit::{DecodingPair, ReceiptActor};
 use crate::runs::contract;
 use crate::runs::recipe::AgentStep;
+use crate::storage::Disk;
 use crate::tools::sha256_hex;
 
 /// Finished agent steps that later runs may reuse, relative to the root.
@@ -29,7 +33,7 @@ pub(super) struct ReuseEntry {
     pub(super) text: String,
 }
 
-impl Runner {
+impl Agents<'_> {
     /// The output of a finished step under `key`, as this step's, when its
     /// artifact keeps this step's contract (and a reviewer's rules). The
     /// receipt says where it came from.
@@ -42,7 +46,7 @@ impl Runner {
         review: Option<&VerdictCheck>,
         draft: &mut ReceiptDraft<'_>,
     ) -> Option<StepOutput> {
-        let entry = self.reusable(key)?;
+        let entry = reusable(self.root(), key)?;
         let mut checks = Vec::new();
         let accepted = contract::check_reply(
             &entry.text,
@@ -81,25 +85,23 @@ impl Runner {
         );
         Some(self.agent_output(index, step, accepted, receipt, None))
     }
+}
 
-    /// The entry kept under `key`, if it is there and its text is intact.
-    fn reusable(&self, key: &str) -> Option<ReuseEntry> {
-        let path = self.root().join(REUSE_DIR).join(format!("{key}.json"));
-        let entry: ReuseEntry = serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()?;
-        (sha256_hex(entry.text.as_bytes()) == entry.sha256).then_some(entry)
-    }
+/// The entry kept under `key`, if it is there and its text is intact.
+fn reusable(root: &Path, key: &str) -> Option<ReuseEntry> {
+    let path = root.join(REUSE_DIR).join(format!("{key}.json"));
+    let entry: ReuseEntry = serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()?;
+    (sha256_hex(entry.text.as_bytes()) == entry.sha256).then_some(entry)
+}
 
-    /// Keeps a finished agent step for reuse. Best effort: a failed write
-    /// only costs a later run a model call.
-    pub(super) fn keep_for_reuse(&self, key: &str, entry: &ReuseEntry) {
-        let dir = self.root().join(REUSE_DIR);
-        if let Ok(bytes) = serde_json::to_vec(entry)
-            && std::fs::create_dir_all(&dir).is_ok()
-        {
-            let _ = self
-                .disk
-                .write_atomic(&dir.join(format!("{key}.json")), &bytes);
-        }
+/// Keeps a finished agent step for reuse. Best effort: a failed write
+/// only costs a later run a model call.
+pub(super) fn keep(root: &Path, disk: &Disk, key: &str, entry: &ReuseEntry) {
+    let dir = root.join(REUSE_DIR);
+    if let Ok(bytes) = serde_json::to_vec(entry)
+        && std::fs::create_dir_all(&dir).is_ok()
+    {
+        let _ = disk.write_atomic(&dir.join(format!("{key}.json")), &bytes);
     }
 }
 

@@ -6,10 +6,10 @@ use std::collections::HashMap;
 
 use serde_json::{Value, json};
 
-use super::{Runner, StepFailure};
+use super::StepFailure;
 use crate::receipts::audit::InputRef;
 use crate::runs::contract;
-use crate::runs::prompts::{SlotKind, SlotText};
+use crate::runs::prompts::{PromptBuilder, SlotKind, SlotText};
 use crate::runs::recipe::AgentStep;
 use crate::runs::refs::RefScope;
 use crate::runs::review::Planned;
@@ -49,17 +49,15 @@ impl RefScope for Slots<'_> {
     }
 }
 
-impl Runner {
-    /// An agent slot's value for `$ref`: its JSON when the step answers JSON.
-    pub(super) fn artifact_value(&self, step: &Planned, text: &str) -> Value {
-        if let Planned::Agent(agent) = step
-            && self.prompts.output(&agent.prompt_type).is_json()
-            && let Some(value) = contract::stored_json(text)
-        {
-            return value;
-        }
-        Value::String(text.to_owned())
+/// An agent slot's value for `$ref`: its JSON when the step answers JSON.
+pub(super) fn artifact_value(prompts: &dyn PromptBuilder, step: &Planned, text: &str) -> Value {
+    if let Planned::Agent(agent) = step
+        && prompts.output(&agent.prompt_type).is_json()
+        && let Some(value) = contract::stored_json(text)
+    {
+        return value;
     }
+    Value::String(text.to_owned())
 }
 
 /// The first non-empty line, shortened.

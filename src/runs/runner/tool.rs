@@ -7,7 +7,8 @@ use std::collections::HashMap;
 use serde_json::{Map, Value};
 
 use super::slots::Slots;
-use super::{RunScope, Runner, StageRun, StepFailure, StepOutput, StepReceipt, new_id, now};
+use super::{RunScope, StageRun, StepFailure, StepOutput, StepReceipt, new_id, now};
+use crate::index::Workspace;
 use crate::receipts::{SigningKey, ToolReceipt};
 use crate::runs::recipe::ToolStep;
 use crate::runs::refs::{self, RefError};
@@ -18,42 +19,37 @@ use crate::tools::{self, ToolContext, ToolError, sha256_hex};
 /// arguments read.
 pub(super) type ToolCall = (Map<String, Value>, tools::ToolOutput, Vec<String>);
 
-impl Runner {
-    /// Resolves a tool step's arguments in `scope` and runs the tool:
-    /// (arguments, output, the slots the arguments read).
-    pub(super) fn call_tool(&self, step: &ToolStep, scope: &Slots) -> Result<ToolCall, CallError> {
-        let mut input_refs = Vec::new();
-        let args = refs::resolve(&Value::Object(step.args.clone()), scope, &mut input_refs)
-            .map_err(CallError::Args)?;
-        let Value::Object(args) = args else {
-            unreachable!("an object resolves to an object")
-        };
-        let output = tools::run(
-            &step.tool,
-            &ToolContext {
-                workspace: &self.workspace,
-            },
-            &args,
-        )
-        .map_err(CallError::Tool)?;
-        Ok((args, output, input_refs))
-    }
+/// Resolves a tool step's arguments in `scope` and runs the tool:
+/// (arguments, output, the slots the arguments read).
+pub(super) fn call(
+    workspace: &Workspace,
+    step: &ToolStep,
+    scope: &Slots,
+) -> Result<ToolCall, CallError> {
+    let mut input_refs = Vec::new();
+    let args = refs::resolve(&Value::Object(step.args.clone()), scope, &mut input_refs)
+        .map_err(CallError::Args)?;
+    let Value::Object(args) = args else {
+        unreachable!("an object resolves to an object")
+    };
+    let output =
+        tools::run(&step.tool, &ToolContext { workspace }, &args).map_err(CallError::Tool)?;
+    Ok((args, output, input_refs))
+}
 
-    /// Runs a phase A tool step on the slots so far.
-    pub(super) fn run_tool(
-        &self,
-        scope: &RunScope<'_>,
-        run: &StageRun<'_>,
-        step: &ToolStep,
-        manifest: &RunManifest,
-        values: &HashMap<String, Value>,
-    ) -> Result<StepOutput, StepFailure> {
-        let task = &scope.task;
-        let call = self
-            .call_tool(step, &Slots { task, values })
-            .map_err(|error| StepFailure::Failed(error.to_string()))?;
-        Ok(tool_step_output(scope.key, run, manifest, &step.tool, call))
-    }
+/// Runs a phase A tool step on the slots so far.
+pub(super) fn run(
+    workspace: &Workspace,
+    scope: &RunScope<'_>,
+    run: &StageRun<'_>,
+    step: &ToolStep,
+    manifest: &RunManifest,
+    values: &HashMap<String, Value>,
+) -> Result<StepOutput, StepFailure> {
+    let task = &scope.task;
+    let call = call(workspace, step, &Slots { task, values })
+        .map_err(|error| StepFailure::Failed(error.to_string()))?;
+    Ok(tool_step_output(scope.key, run, manifest, &step.tool, call))
 }
 
 /// A finished tool-like step (`run`'s): its receipt, signed with `key`, and
