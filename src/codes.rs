@@ -220,7 +220,7 @@ pub const CODES: &[CodeInfo] = &[
         "spelling",
         Manuscript,
         "information",
-        "a lower-case word of a scene's or a card's prose in no dictionary: not in harper's, not ordinary English, not one of the manuscript's own words (the cards' names and terms, the writer's dictionary file, `[language] words`); dialogue's clipped words (\"goin'\") are the writer's; \"Add to dictionary\" is a fix",
+        "a word of a scene's or a card's prose in no dictionary: not in harper's, not ordinary English nor a regular derivation of a known word (\"gaieties\", \"unsubdued\", \"good-natured\"), not one of the manuscript's own words (the cards' names and terms, the writer's dictionary file, `[language] words`); a capitalised word only at a sentence's start and when it is no name the manuscript uses; dialogue's clipped words (\"goin'\") and accented borrowings are the writer's; \"Add to dictionary\" is a fix",
         "checks/spelling.rs",
     ),
     code(

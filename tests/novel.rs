@@ -25,10 +25,11 @@ const BUDGET: usize = 12;
 /// Most `echo` hints the whole novel may raise (112 when it was set).
 const ECHO_BUDGET: usize = 130;
 
-/// Most `spelling` diagnostics the whole novel may raise (97 when it was
-/// set: Austen's spellings and words modern dictionaries lack, "developement",
-/// "chuse", "unwearying"; never a name).
-const SPELLING_BUDGET: usize = 110;
+/// Most `spelling` diagnostics the whole novel may raise (30 when it was
+/// set, from 97 before regular derivations were words: Austen's spellings and
+/// words modern dictionaries lack, "developement", "suspence", "curricle";
+/// never a name of a card).
+const SPELLING_BUDGET: usize = 36;
 
 /// Most `grammar` diagnostics the whole novel may raise with `--grammar`
 /// (10 when it was set, 0.8 per 10,000 words).
@@ -261,9 +262,11 @@ fn pride_and_prejudice_stays_within_the_spelling_and_grammar_budgets_and_no_name
     assert!(grammar <= GRAMMAR_BUDGET, "{grammar} grammar diagnostics");
 }
 
-/// Misspellings (two letters swapped) and doubled words planted in the
-/// novel are found: recall is printed (1.00 and 0.80 when this was written),
-/// and must be at least 0.9 for misspellings and 0.75 for doubled words: a
+/// Misspellings (two letters swapped, in lower case and at a sentence's
+/// start) and doubled words planted in the novel are found: recall is
+/// printed (1.00, 0.80 and, at a sentence's start, 1.00 when this was
+/// written), and must be at least 0.9 for misspellings and 0.75 for doubled
+/// words: a
 /// line with no quotation mark may still continue a speech opened on the
 /// line before, where a doubled word is a stammer and not reported.
 #[test]
@@ -275,7 +278,10 @@ fn misspellings_and_doubled_words_planted_in_the_novel_are_found() {
     // In each of chapters 2 to 31: swap two inner letters of the first word
     // of seven or more lower-case letters of the chapter's fifth line, and
     // double the first "the " of the first line of narration from its
-    // eighth on.
+    // eighth on; and swap two letters of the first capitalised word of six
+    // or more letters that starts a sentence inside a line from the seventh
+    // on and is written in lower case elsewhere in the chapter (a word, not
+    // a name).
     let mut planted: Vec<(String, usize, &str)> = Vec::new();
     for chapter in 2..=31 {
         let path = format!("Story/Scenes/SCN-chapter-{chapter:02}.md");
@@ -303,6 +309,36 @@ fn misspellings_and_doubled_words_planted_in_the_novel_are_found() {
                 planted.push((path.clone(), head_lines + i + 1, "spelling"));
             }
         }
+        let lower_words: std::collections::HashSet<&str> = text
+            .split(|c: char| !c.is_alphabetic())
+            .filter(|word| word.chars().all(|c| c.is_ascii_lowercase()))
+            .collect();
+        let starting = prose.iter().skip(6).find_map(|&i| {
+            lines[i].match_indices(". ").find_map(|(at, _)| {
+                let word: String = lines[i][at + 2..]
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphabetic())
+                    .collect();
+                let capitalised = word.chars().next().is_some_and(|c| c.is_ascii_uppercase());
+                (capitalised
+                    && word.len() >= 6
+                    && lower_words.contains(word.to_lowercase().as_str()))
+                .then(|| (i, at + 2, word))
+            })
+        });
+        if let Some((i, at, word)) = starting {
+            let mut letters: Vec<char> = word.chars().collect();
+            letters.swap(2, 3);
+            let typo: String = letters.iter().collect();
+            if typo != word {
+                lines[i].replace_range(at..at + word.len(), &typo);
+                planted.push((
+                    path.clone(),
+                    head_lines + i + 1,
+                    "spelling at a sentence's start",
+                ));
+            }
+        }
         // Outside dialogue, where a doubled word may be a stammer.
         let narration = prose
             .iter()
@@ -318,15 +354,24 @@ fn misspellings_and_doubled_words_planted_in_the_novel_are_found() {
     }
     let found = language_diagnostics(&root);
     let hit = |(path, line, code): &(String, usize, &str)| {
+        let code = if code.starts_with("spelling") {
+            "spelling"
+        } else {
+            code
+        };
         found.iter().any(|d| {
             d["path"] == path.as_str()
-                && d["code"] == *code
+                && d["code"] == code
                 && d["range"]["start"]["line"].as_u64() == Some(*line as u64 - 1)
         })
     };
-    let mut recall = [(0, 0); 2];
+    let mut recall = [(0, 0); 3];
     for plant in &planted {
-        let kind = usize::from(plant.2 == "grammar");
+        let kind = match plant.2 {
+            "spelling" => 0,
+            "grammar" => 1,
+            _ => 2,
+        };
         recall[kind].1 += 1;
         if hit(plant) {
             recall[kind].0 += 1;
@@ -334,13 +379,16 @@ fn misspellings_and_doubled_words_planted_in_the_novel_are_found() {
             println!("missed: {}:{} {}", plant.0, plant.1, plant.2);
         }
     }
-    for ((name, least), (hits, total)) in [("misspellings", 0.9), ("doubled words", 0.75)]
-        .into_iter()
-        .zip(recall)
-    {
+    // (kind, least recall, fewest planted)
+    let kinds = [
+        ("misspellings", 0.9, 20),
+        ("doubled words", 0.75, 20),
+        ("misspellings at a sentence's start", 0.9, 12),
+    ];
+    for ((name, least, fewest), (hits, total)) in kinds.into_iter().zip(recall) {
         let found = hits as f64 / total as f64;
         println!("{name}: {hits} of {total} found, recall {found:.2}");
-        assert!(total >= 20, "only {total} {name} planted");
+        assert!(total >= fewest, "only {total} {name} planted");
         assert!(found >= least, "{name}: recall {hits}/{total}");
     }
 }

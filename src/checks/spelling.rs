@@ -1,10 +1,17 @@
 //! `spelling`: a word of a scene's or a card's prose that is in no
 //! dictionary: not in harper's, not an ordinary English word, not one of
 //! the manuscript's own (the cards' names and terms, the writer's
-//! dictionary file, `[language] words`). Only words in lower case are read:
-//! a capitalised word is a name or a sentence's start, and names have their
-//! own checks (`name-typo`, `card-spelling`, `unknown-speaker`). A compound
-//! in no dictionary is read part by part; words with digits, single letters and, in
+//! dictionary file, `[language] words`). A capitalised word is read only at
+//! a sentence's start, and only when it is no name: not the manuscript's
+//! own, not a proper noun of the dictionary, not a word the prose
+//! capitalises inside a sentence anywhere (`Workspace::is_name_in_prose`);
+//! names have their own checks (`name-typo`, `card-spelling`,
+//! `unknown-speaker`). A compound
+//! in no dictionary is read part by part; a regular derivation of a known
+//! word is a word ("gaieties", "slightingly", "unsubdued", "good-natured");
+//! a word with an
+//! accent is the writer's choice of a borrowing ("tête-à-tête", "rôle");
+//! words with digits, single letters and, in
 //! dialogue, words clipped by an apostrophe ("goin'", "'em") are the
 //! writer's. Up to three corrections are offered, the manuscript's own
 //! words first, and the editor offers "Add to dictionary". Off with
@@ -15,7 +22,7 @@ use std::hash::{Hash, Hasher};
 use rustc_hash::FxHasher;
 
 use super::{Code, Diagnostic, FileEdit, Fix, FixKind, LazyProse, Severity};
-use crate::index::{SourceFile, Workspace};
+use crate::index::{Lexicon, SourceFile, Workspace};
 use crate::language::speller;
 use crate::prose::Token;
 use crate::text::TextRange;
@@ -37,22 +44,29 @@ pub(super) fn check(
         return;
     }
     let lexicon = workspace.lexicon();
+    // A name as the book uses it, or one a card's name is near (which
+    // `name-typo` reports).
+    let names = workspace.catalog().name_words();
+    let is_name = |word: &str| workspace.is_name_in_prose(word) || !names.nearest(word).is_empty();
     let text = &*file.text;
     let words = prose.get().tokens.iter().filter(|token| token.is_word());
     if !workspace.is_typed_in(&file.path) {
-        for (range, suggested) in misspellings(text, words, lexicon) {
+        for (range, suggested) in misspellings(text, words, lexicon, &is_name) {
             diagnostics.push(diagnostic(file, range, suggested));
         }
         return;
     }
     // The file being typed in is spelled line by line, each line's
-    // misspellings kept: typing spells one line again.
+    // misspellings kept: typing spells one line again. (A line's word at a
+    // sentence's start that another file then makes a name stays flagged
+    // until the line is touched or the file is checked afresh.)
     static MEMO: LineMemo<Vec<Misspelling>> = LineMemo::new();
     let mut reading = MEMO.reading(&file.path);
     let words: Vec<&Token> = words.collect();
     for (line, words) in by_line(text, &words, |token| token.range.start..token.range.end) {
         let start = line.start;
-        for (range, suggested) in line_misspellings(&mut reading, text, line, words, lexicon).iter()
+        for (range, suggested) in
+            line_misspellings(&mut reading, text, line, words, lexicon, &is_name).iter()
         {
             diagnostics.push(diagnostic(file, range.shifted(start), suggested.clone()));
         }
@@ -63,7 +77,8 @@ pub(super) fn check(
 fn misspellings<'t>(
     text: &str,
     words: impl Iterator<Item = &'t Token>,
-    lexicon: &crate::index::Lexicon,
+    lexicon: &Lexicon,
+    is_name: &dyn Fn(&str) -> bool,
 ) -> Vec<Misspelling> {
     let mut found = Vec::new();
     for token in words {
@@ -72,12 +87,24 @@ fn misspellings<'t>(
         }
         let whole = token.range.slice(text);
         if whole.contains('-') && speller::is_known(whole, lexicon) {
-            // "good-natured", "tête-à-tête": the compound is a word.
+            // A compound the dictionary has is a word.
             continue;
         }
-        for part in parts(text, token.range) {
+        for (index, part) in parts(text, token.range).enumerate() {
             let word = part.slice(text);
-            if !is_checked(word) || speller::is_known(word, lexicon) {
+            let at_start = index == 0 && token.clause_start;
+            let read = if at_start {
+                !is_part_of_a_name(text, token.range) && is_checked_at_start(word)
+            } else {
+                is_checked(word)
+            };
+            // Whether the manuscript makes it a name is asked last: it
+            // reads every file.
+            if !read
+                || !word.is_ascii()
+                || speller::is_known(word, lexicon)
+                || (at_start && is_name(word))
+            {
                 continue;
             }
             found.push((part, speller::suggestions(word, lexicon, SUGGESTIONS)));
@@ -95,7 +122,8 @@ fn line_misspellings(
     text: &str,
     line: std::ops::Range<usize>,
     words: &[&Token],
-    lexicon: &crate::index::Lexicon,
+    lexicon: &Lexicon,
+    is_name: &dyn Fn(&str) -> bool,
 ) -> std::sync::Arc<Vec<Misspelling>> {
     let key = {
         let mut hasher = FxHasher::default();
@@ -111,7 +139,7 @@ fn line_misspellings(
         hasher.finish()
     };
     reading.line(&text[line.clone()], key, || {
-        misspellings(text, words.iter().copied(), lexicon)
+        misspellings(text, words.iter().copied(), lexicon, is_name)
             .into_iter()
             .map(|(range, suggested)| {
                 let relative = TextRange::new(range.start - line.start, range.end - line.start);
@@ -144,6 +172,36 @@ fn diagnostic(file: &SourceFile, range: TextRange, suggested: Vec<String>) -> Di
         });
     }
     diagnostic
+}
+
+/// Whether a word at a sentence's start is read: a word that [`is_checked`]
+/// in lower case, capitalised or not, and no proper noun of the dictionary
+/// ("London"). (The manuscript's own words are known; a word the prose
+/// capitalises inside a sentence anywhere is a name, asked last.)
+fn is_checked_at_start(word: &str) -> bool {
+    let mut chars = word.chars();
+    let capitalised = chars.next().is_some_and(char::is_uppercase);
+    if !capitalised {
+        return is_checked(word);
+    }
+    !chars.any(char::is_uppercase)
+        && is_checked(&word.to_lowercase())
+        && !crate::prose::dictionary::is_common_word(word)
+}
+
+/// Whether a word at a sentence's start belongs to a longer name: a
+/// compound with a capitalised later part ("Haye-Park"), or an abbreviation
+/// before a name ("Edw. Gardiner", "St. Albans"; not "Teh. The").
+fn is_part_of_a_name(text: &str, range: TextRange) -> bool {
+    let capitalised = |word: &str| word.chars().next().is_some_and(char::is_uppercase);
+    range.slice(text).split('-').skip(1).any(capitalised)
+        || text[range.end..].strip_prefix(". ").is_some_and(|after| {
+            let next = after
+                .split(|c: char| !c.is_alphabetic())
+                .next()
+                .unwrap_or("");
+            capitalised(next) && !crate::prose::dictionary::is_common_word(next)
+        })
 }
 
 /// Whether a word is read at all: two letters or more, letters and
@@ -211,6 +269,19 @@ mod tests {
         for word in ["see", "notes", "stop"] {
             assert!(!in_identifier(text, at(word)), "{word}");
         }
+    }
+
+    #[test]
+    fn a_compound_of_capitals_or_an_abbreviation_before_a_name_is_part_of_a_name() {
+        let text = "Haye-Park it was. Edw. Gardiner wrote. Teh. The end. Blue-grey.";
+        let at = |word: &str| {
+            let start = text.find(word).unwrap();
+            TextRange::new(start, start + word.len())
+        };
+        assert!(is_part_of_a_name(text, at("Haye-Park")));
+        assert!(is_part_of_a_name(text, at("Edw")));
+        assert!(!is_part_of_a_name(text, at("Teh")));
+        assert!(!is_part_of_a_name(text, at("Blue-grey")));
     }
 
     #[test]

@@ -74,6 +74,10 @@ pub struct SourceFile {
     /// [`SourceFile::catalogued`]): its Markdown is still to be parsed, and
     /// its syntax is empty meanwhile.
     pub catalogued: bool,
+    /// The words its prose capitalises inside a sentence that are no
+    /// ordinary word (names, as the book uses them), sorted; read on first
+    /// use (`Workspace::is_name_in_prose`).
+    pub names_in_prose: std::sync::OnceLock<Box<[Box<str>]>>,
 }
 
 impl SourceFile {
@@ -226,6 +230,7 @@ impl SourceFile {
             problems,
             load_error: None,
             catalogued: false,
+            names_in_prose: std::sync::OnceLock::new(),
         }
     }
 
@@ -253,6 +258,7 @@ impl SourceFile {
             load_error: Some(reason),
             allow: Vec::new(),
             catalogued: false,
+            names_in_prose: std::sync::OnceLock::new(),
         }
     }
 

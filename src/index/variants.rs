@@ -96,6 +96,49 @@ pub(super) fn group<'t>(words: impl IntoIterator<Item = (&'t str, TextRange)>) -
         .collect()
 }
 
+/// The words of `file`'s paragraphs capitalised inside a sentence (after a
+/// word, not after a sentence's end, a quotation mark, a colon or a dash),
+/// and of its headings after their first, that are no ordinary word in
+/// lower case: the names the prose uses, sorted, each once.
+pub(super) fn names_in_prose(file: &SourceFile) -> Box<[Box<str>]> {
+    let text = &*file.text;
+    let mut found: Vec<Box<str>> = Vec::new();
+    let blocks = file
+        .syntax
+        .blocks
+        .iter()
+        .filter(|block| matches!(block.kind, BlockKind::Paragraph | BlockKind::Heading { .. }));
+    for block in blocks {
+        let heading = matches!(block.kind, BlockKind::Heading { .. });
+        for range in file.syntax.prose_in(block.range) {
+            names_in_range(text, range, heading, &mut found);
+        }
+    }
+    found.sort_unstable();
+    found.dedup();
+    found.into_boxed_slice()
+}
+
+/// [`names_in_prose`] of one prose range; in a heading, every capitalised
+/// word after its first counts (a title capitalises its words).
+fn names_in_range(text: &str, range: TextRange, heading: bool, found: &mut Vec<Box<str>>) {
+    let mut after_word = false;
+    let mut last = range.start;
+    for word_range in words(text, range) {
+        let between = &text[last..word_range.start];
+        let inside = after_word
+            && (heading
+                || (!between.contains(['.', '!', '?', ':', '“', '”', '"', '—', '‘'])
+                    && !between.contains("--")));
+        after_word = true;
+        last = word_range.end;
+        let word = prose::strip_possessive(word_range.slice(text));
+        if inside && prose::is_capitalised(word) && !prose::dictionary::is_common_word(word) {
+            found.push(word.into());
+        }
+    }
+}
+
 pub(super) fn prose_ranges(syntax: &MarkdownSyntax) -> impl Iterator<Item = TextRange> + '_ {
     syntax
         .blocks
@@ -244,4 +287,22 @@ fn name_word_uses(
                 .count()
         })
         .sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_names_of_the_prose_are_its_capitalised_words_inside_sentences_and_titles() {
+        let text = "---\ntitle: x\n---\n\n# The Saltmaster\n\nTeh wind rose. Morwen came in,\nsaid Kael. \u{201c}Brannoc, come!\u{201d} Iria\u{2019}s cup fell.\n";
+        let file = SourceFile::parse(
+            "Story/Scenes/SCN-x.md".into(),
+            text.into(),
+            &Default::default(),
+        );
+        let found = names_in_prose(&file);
+        let names: Vec<&str> = found.iter().map(|name| &**name).collect();
+        assert_eq!(names, ["Kael", "Saltmaster"]);
+    }
 }

@@ -391,6 +391,17 @@ impl Workspace {
         })
     }
 
+    /// Whether the manuscript's prose capitalises `word` inside a sentence
+    /// somewhere: a name as the book uses it, card or no card.
+    pub fn is_name_in_prose(&self, word: &str) -> bool {
+        self.files.values().any(|file| {
+            file.names_in_prose
+                .get_or_init(|| super::variants::names_in_prose(file))
+                .binary_search_by(|name| (**name).cmp(word))
+                .is_ok()
+        })
+    }
+
     /// Every mention of `card` across the manuscript, in path order.
     pub fn mentions_of<'a>(
         &'a self,

@@ -7,6 +7,7 @@ use harper_core::spell::FstDictionary;
 
 use crate::index::Lexicon;
 use crate::prose::dictionary::is_ordinary_word;
+use crate::prose::repetition::is_common;
 
 /// harper's curated dictionary with each word's grammar, loaded once per
 /// process when grammar first runs (spelling reads [`super::words`]).
@@ -18,9 +19,36 @@ pub(crate) fn curated() -> &'static Arc<FstDictionary> {
 /// The endings a contraction adds to a word ("wouldn't", "they'll").
 const CONTRACTIONS: &[&str] = &["n't", "'s", "'re", "'ve", "'ll", "'d", "'m"];
 
+/// Endings that make a word of a known one, each with what it replaces:
+/// plurals ("gaieties", "windings"), adverbs ("slightingly", "happily"),
+/// nouns of quality ("discontentedness", "heaviness"), and adjectives of a
+/// noun ("good-natured", "light-hearted"), `-d` after an `e`, else `-ed`.
+const SUFFIXES: &[(&str, &str)] = &[
+    ("ed", ""),
+    ("d", ""),
+    ("ies", "y"),
+    ("es", ""),
+    ("s", ""),
+    ("ily", "y"),
+    ("ly", ""),
+    ("iness", "y"),
+    ("ness", ""),
+];
+
+/// Prefixes that make a word of a known one ("unsubdued", "missent",
+/// "overset", "indecorum").
+const PREFIXES: &[&str] = &[
+    "un", "in", "im", "dis", "mis", "non", "over", "under", "out", "re", "pre", "fore",
+];
+
+/// Fewest letters a word keeps without its prefix or ending: shorter
+/// stems make a typo of nearly anything a derivation.
+const STEM_LETTERS: usize = 4;
+
 /// Whether `word` is an English word, in harper's dictionary or in the
-/// ordinary English words, or one of the manuscript's own or its plural, in
-/// any case, with a possessive or a contraction's ending left off.
+/// ordinary English words, or one of the manuscript's own, in any case, with
+/// a possessive or a contraction's ending left off; or made of a known word
+/// by a regular ending or prefix (see [`SUFFIXES`], [`PREFIXES`]).
 pub fn is_known(word: &str, lexicon: &Lexicon) -> bool {
     let straight;
     let word = if word.contains('’') {
@@ -35,62 +63,129 @@ pub fn is_known(word: &str, lexicon: &Lexicon) -> bool {
     if known(word) {
         return true;
     }
-    // The plural of one of the manuscript's own words ("waystones").
-    let plural = ["es", "s"].iter().any(|ending| {
-        word.strip_suffix(ending)
-            .is_some_and(|stem| lexicon.contains(stem))
-    });
-    plural
-        || CONTRACTIONS.iter().any(|ending| {
-            let at = word.len().saturating_sub(ending.len());
-            at > 0
-                && word.is_char_boundary(at)
-                && word[at..].eq_ignore_ascii_case(ending)
-                && known(&word[..at])
+    let lower = word.to_lowercase();
+    if is_derived(&lower, &known) {
+        return true;
+    }
+    CONTRACTIONS.iter().any(|ending| {
+        let at = word.len().saturating_sub(ending.len());
+        at > 0
+            && word.is_char_boundary(at)
+            && word[at..].eq_ignore_ascii_case(ending)
+            && known(&word[..at])
+    })
+}
+
+/// Whether `word` (lower case) is a known word with one or two of
+/// [`SUFFIXES`] ("naturedly"), one of [`PREFIXES`], or both.
+fn is_derived(word: &str, known: &dyn Fn(&str) -> bool) -> bool {
+    suffixed(word, known, 2)
+        || PREFIXES.iter().any(|prefix| {
+            word.strip_prefix(prefix).is_some_and(|rest| {
+                rest.chars().count() >= STEM_LETTERS && (known(rest) || suffixed(rest, known, 2))
+            })
+        })
+}
+
+/// Whether `word` is a known word with at most `depth` of [`SUFFIXES`].
+fn suffixed(word: &str, known: &dyn Fn(&str) -> bool, depth: u8) -> bool {
+    depth > 0
+        && SUFFIXES.iter().any(|(ending, replaced)| {
+            word.strip_suffix(ending).is_some_and(|stem| {
+                let regular = match *ending {
+                    "d" => stem.ends_with('e'),
+                    "ed" => !stem.ends_with('e'),
+                    _ => true,
+                };
+                let whole = format!("{stem}{replaced}");
+                regular
+                    && stem.chars().count() >= STEM_LETTERS
+                    && (known(&whole) || suffixed(&whole, known, depth - 1))
+            })
         })
 }
 
 /// Up to `limit` words the writer may have meant by `word`, the closest
-/// first: the manuscript's own words within two edits, then harper's, by
-/// edit distance, the ordinary words before the rare, then the nearest in
-/// length.
+/// first: the manuscript's own words and harper's together, by edit
+/// distance, then by the slip that would make the word of it ([`slip`]),
+/// then by how common (fiction's most frequent words, the manuscript's own,
+/// ordinary English, the rare). A capitalised word's are capitalised.
 pub fn suggestions(word: &str, lexicon: &Lexicon, limit: usize) -> Vec<String> {
     let lower = word.to_lowercase();
-    let mut found: Vec<String> = lexicon
+    // How common a candidate is: fiction's most frequent words, then the
+    // manuscript's own, then ordinary English, then the rest of harper's.
+    let mut found: Vec<(String, u8, u8)> = lexicon
         .words()
-        .filter(|candidate| within_two_edits(&lower, candidate))
-        .map(str::to_owned)
+        .filter_map(|candidate| {
+            edits_within_two(&lower, candidate).map(|distance| (candidate.to_owned(), distance, 1))
+        })
         .collect();
-    found.sort();
-    let mut english = super::words::near(&lower, 2);
-    english.retain(|(candidate, _)| *candidate != lower);
-    english.sort_by_cached_key(|(candidate, distance)| {
-        (
-            *distance,
-            !is_ordinary_word(candidate),
-            candidate.chars().count().abs_diff(lower.chars().count()),
-            candidate.clone(),
-        )
-    });
-    for (suggestion, _) in english {
-        if found.len() >= limit {
-            break;
-        }
-        if !found.contains(&suggestion) {
-            found.push(suggestion);
+    for (candidate, distance) in super::words::near(&lower, 2) {
+        if candidate != lower && !found.iter().any(|(have, ..)| *have == candidate) {
+            let rank = if is_common(&candidate) {
+                0
+            } else if is_ordinary_word(&candidate) {
+                2
+            } else {
+                3
+            };
+            found.push((candidate, distance, rank));
         }
     }
-    found.truncate(limit);
+    found.sort_by_cached_key(|(candidate, distance, rank)| {
+        (*distance, slip(&lower, candidate), *rank, candidate.clone())
+    });
+    let capitalised = word.chars().next().is_some_and(char::is_uppercase);
     found
+        .into_iter()
+        .take(limit)
+        .map(|(candidate, ..)| {
+            if capitalised {
+                capitalise(&candidate)
+            } else {
+                candidate
+            }
+        })
+        .collect()
 }
 
-/// Whether two words are at most two insertions, deletions, substitutions
-/// or swaps of neighbours apart (optimal string alignment).
-fn within_two_edits(a: &str, b: &str) -> bool {
+/// How likely a typist's slip turns `candidate` into `word`, most likely
+/// first: two letters swapped or one left out (0), one struck for another
+/// (1), one too many (2).
+fn slip(word: &str, candidate: &str) -> u8 {
+    let (typed, meant) = (word.chars().count(), candidate.chars().count());
+    let same_letters = || {
+        let mut a: Vec<char> = word.chars().collect();
+        let mut b: Vec<char> = candidate.chars().collect();
+        a.sort_unstable();
+        b.sort_unstable();
+        a == b
+    };
+    if meant == typed + 1 || (meant == typed && same_letters()) {
+        0
+    } else if meant == typed {
+        1
+    } else {
+        2
+    }
+}
+
+/// `word` with its first letter in capitals.
+fn capitalise(word: &str) -> String {
+    let mut chars = word.chars();
+    chars.next().map_or_else(String::new, |first| {
+        first.to_uppercase().chain(chars).collect()
+    })
+}
+
+/// How many insertions, deletions, substitutions or swaps of neighbours
+/// apart two different words are (optimal string alignment), when at most
+/// two.
+fn edits_within_two(a: &str, b: &str) -> Option<u8> {
     let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
     if a.len().abs_diff(b.len()) > 2 || a == b {
-        return false;
+        return None;
     }
     let width = b.len() + 1;
     let mut rows = vec![0usize; (a.len() + 1) * width];
@@ -110,7 +205,9 @@ fn within_two_edits(a: &str, b: &str) -> bool {
             rows[i * width + j] = best;
         }
     }
-    rows[a.len() * width + b.len()] <= 2
+    u8::try_from(rows[a.len() * width + b.len()])
+        .ok()
+        .filter(|distance| *distance <= 2)
 }
 
 #[cfg(test)]
@@ -153,10 +250,74 @@ mod tests {
     }
 
     #[test]
+    fn a_regular_derivation_of_a_known_word_is_known_and_a_typo_is_not() {
+        let lexicon = Lexicon::build(&Catalog::default(), "kethra\n", &[]);
+        for word in [
+            "gaieties",
+            "regimentals",
+            "slightingly",
+            "perseveringly",
+            "discontentedness",
+            "unsubdued",
+            "unfelt",
+            "missent",
+            "overhearings",
+            "kethras",
+        ] {
+            assert!(is_known(word, &lexicon), "{word} is known");
+        }
+        for word in [
+            "dissapear",
+            "recieve",
+            "unrecieved",
+            "teh",
+            "wehn",
+            "howver",
+        ] {
+            assert!(!is_known(word, &lexicon), "{word} is not known");
+        }
+    }
+
+    #[test]
+    fn a_noun_made_an_adjective_is_known_and_an_irregular_ending_is_not() {
+        let lexicon = Lexicon::build(&Catalog::default(), "", &[]);
+        for word in ["natured", "hearted", "heartedness", "naturedly"] {
+            assert!(is_known(word, &lexicon), "{word}");
+        }
+        for word in ["recieved", "walkd", "hopeed"] {
+            assert!(!is_known(word, &lexicon), "{word}");
+        }
+    }
+
+    #[test]
+    fn suggestions_rank_by_distance_then_the_slip_then_commonness_and_keep_a_capital() {
+        // "sea" is the manuscript's, two edits away; "the" is English, one.
+        let lexicon = Lexicon::build(&Catalog::default(), "sea\nhold\n", &[]);
+        assert_eq!(
+            suggestions("teh", &lexicon, 3).first().map(String::as_str),
+            Some("the")
+        );
+        assert_eq!(
+            suggestions("Teh", &lexicon, 3).first().map(String::as_str),
+            Some("The")
+        );
+        assert_eq!(
+            suggestions("woud", &lexicon, 3).first().map(String::as_str),
+            Some("would")
+        );
+        assert_eq!(
+            suggestions("Howver", &lexicon, 3)
+                .first()
+                .map(String::as_str),
+            Some("However")
+        );
+    }
+
+    #[test]
     fn two_edits_count_a_swap_of_neighbours_as_one() {
-        assert!(within_two_edits("kehtra", "kethra"));
-        assert!(within_two_edits("kthra", "kethra"));
-        assert!(!within_two_edits("kethra", "kethra"));
-        assert!(!within_two_edits("kettle", "kethra"));
+        assert_eq!(edits_within_two("kehtra", "kethra"), Some(1));
+        assert_eq!(edits_within_two("kthra", "kethra"), Some(1));
+        assert_eq!(edits_within_two("kethra", "kethra"), None);
+        assert_eq!(edits_within_two("kettle", "kethra"), None);
     }
 }
