@@ -34,6 +34,8 @@
 //!   cold start begins without `.control-room/`.
 //! - `CONTROL_ROOM_BENCH_GRAMMAR=open`: grammar on in the open scenes;
 //!   `CONTROL_ROOM_BENCH_HEALTH=off`: the story's health's diagnostics off.
+//! - `CONTROL_ROOM_BENCH_REFERENCES`: references asked at each start
+//!   (default 20); 0 measures the start's peak without them.
 //! - `CONTROL_ROOM_BENCH_LINGER_S`: seconds each start waits before its
 //!   shutdown, for a server run under a profiler to finish its work.
 //! - `CONTROL_ROOM_CLIENT_TIMEOUT_S`: how long the client waits for a
@@ -347,7 +349,7 @@ fn one_start(server: &Server, manuscript: &Manuscript, figures: &mut Figures) {
     // References of the protagonist, at his name in a scene's prose.
     let probe = &manuscript.probe;
     open(&mut client, &probe.path, 1);
-    for _ in 0..20 {
+    for _ in 0..number("CONTROL_ROOM_BENCH_REFERENCES", 20) {
         let asked = Instant::now();
         let answer = client.request_raw(
             "textDocument/references",

@@ -21,39 +21,23 @@ use super::referents::Referents;
 use super::{Code, Diagnostic, FileEdit, Fix, FixKind, LazyProse, Severity};
 use crate::index::tracks::{Gone, Tracked};
 use crate::index::{CardKind, FilePath, Mention, Scene, SourceFile, Workspace};
+use crate::prose::verbs::Verbs;
 use crate::prose::{self, Prose};
 use crate::syntax::YamlKind;
 use crate::text::TextRange;
 
-/// Verbs by which a subject has the object that follows them.
+/// Verbs by which a subject has the object that follows them, by lemma
+/// (any form: "held", "buttoning", "dragged").
 const HOLD_VERBS: &[&str] = &[
-    "held",
-    "holds",
-    "drew",
-    "draws",
-    "raised",
-    "raises",
-    "used",
-    "uses",
-    "gripped",
-    "carried",
-    "carries",
-    "pocketed",
-    "lifted",
-    "swung",
-    "wore",
-    "clutched",
-    "brandished",
-    "took",
-    "takes",
-    "grabbed",
-    "turned",
-    "fingered",
-    "wielded",
-    "produced",
-    "unwrapped",
-    "polished",
+    "hold", "draw", "raise", "use", "grip", "carry", "pocket", "lift", "swing", "wear", "clutch",
+    "brandish", "take", "grab", "turn", "finger", "wield", "produce", "unwrap", "polish", "button",
+    "unbutton", "fasten", "drag", "haul", "hoist", "shoulder", "don",
 ];
+
+fn is_hold_verb(word: &str) -> bool {
+    static HOLD: std::sync::LazyLock<Verbs> = std::sync::LazyLock::new(|| Verbs::of(HOLD_VERBS));
+    HOLD.contains(word)
+}
 
 /// An object's state where the scene begins.
 #[derive(Clone, Debug)]
@@ -296,7 +280,7 @@ pub(super) fn possessor(
         before = before.checked_sub(1)?;
     }
     let verb = word(before)?;
-    if HOLD_VERBS.contains(&verb.as_str()) {
+    if is_hold_verb(&verb) {
         return person_at(
             text,
             prose,
@@ -324,10 +308,11 @@ pub(super) fn person_at(
     possessive: bool,
 ) -> Option<FilePath> {
     let token = prose.tokens.get(index)?;
-    let pronouns: [&str; 2] = if possessive {
-        ["his", "her"]
+    // The first person is the narrator: the point of view's character.
+    let pronouns: [&str; 3] = if possessive {
+        ["his", "her", "my"]
     } else {
-        ["he", "she"]
+        ["he", "she", "i"]
     };
     if pronouns.contains(&token.text(text).to_lowercase().as_str()) {
         return referents.of_pronoun(index).cloned();

@@ -5,9 +5,12 @@
 //! leak: "she knew he was afraid", "he seemed to think", "he must have felt".
 //!
 //! A leak is another character (by name, or a pronoun `referents` resolves
-//! to them) as the subject of a verb of inner life (thought, wondered,
-//! realised, feared, hoped, felt + a feeling), or their heart, stomach or
-//! mind doing what only its owner can feel (sank, lurched, raced). Not
+//! to them) as the subject of a verb of inner life in any of its forms
+//! (think, wonder, fear, hate: "thought", "hates", "dreading"; felt + a
+//! feeling), of a state of mind ("was afraid", "was inwardly furious"), or
+//! their heart, stomach or mind doing what only its owner can feel (sank,
+//! lurched, raced). In the first person, "I" and "my" are the point of
+//! view's character ("I knew Kael was afraid" is no leak). Not
 //! leaks: dialogue, questions, a sentence where the point-of-view character
 //! comes first ("She knew he was afraid"), inference and appearance
 //! ("seemed", "must", "as if", "perhaps"), hypotheticals and modals ("if",
@@ -18,32 +21,58 @@
 use super::referents::Referents;
 use super::{Code, Diagnostic, LazyProse, Severity};
 use crate::index::{CardKind, FilePath, SourceFile, Workspace};
+use crate::prose::verbs::Verbs;
 use crate::prose::{self, Prose, Sentence};
 use crate::text::TextRange;
 
-/// Verbs whose subject is the one who thinks them.
+/// Verbs whose subject is the one who thinks or feels them, by lemma (any
+/// form: "wondered", "hates", "dreading").
 const INNER_VERBS: &[&str] = &[
-    "thought",
-    "wondered",
-    "realised",
-    "realized",
-    "feared",
-    "hoped",
-    "wished",
-    "longed",
+    "think", "wonder", "realise", "realize", "fear", "hope", "wish", "long", "worry", "suspect",
+    "believe", "doubt", "regret", "resent", "dread", "decide", "yearn", "ponder", "muse",
+    "reflect", "despair", "hate", "loathe", "detest", "envy", "fret", "crave", "mourn", "pity",
+];
+
+fn is_inner_verb(word: &str) -> bool {
+    static VERBS: std::sync::LazyLock<Verbs> = std::sync::LazyLock::new(|| Verbs::of(INNER_VERBS));
+    // "long" and "pity" as words of their own are an adjective and a noun.
+    !matches!(
+        word,
+        "long" | "pity" | "hope" | "fear" | "doubt" | "envy" | "dread"
+    ) && VERBS.contains(word)
+}
+
+/// States of mind that "was" gives its subject ("Kael was afraid", "he was
+/// inwardly furious"): felt, not seen.
+const STATES: &[&str] = &[
+    "afraid",
+    "frightened",
+    "terrified",
+    "scared",
+    "angry",
+    "furious",
+    "ashamed",
+    "nervous",
+    "anxious",
+    "jealous",
+    "guilty",
+    "relieved",
+    "glad",
+    "sorry",
+    "miserable",
+    "desperate",
+    "uneasy",
+    "lonely",
+    "certain",
+    "sure",
+    "proud",
+    "bitter",
+    "homesick",
+    "heartbroken",
+    "envious",
+    "resentful",
     "worried",
-    "suspected",
-    "believed",
-    "doubted",
-    "regretted",
-    "resented",
-    "dreaded",
-    "decided",
-    "yearned",
-    "pondered",
-    "mused",
-    "reflected",
-    "despaired",
+    "determined",
 ];
 
 /// What "felt" must be followed by to be a feeling, not a touch.
@@ -257,8 +286,9 @@ impl Reader<'_> {
         let token = &self.prose.tokens[index];
         let word = token.text(self.text);
         let lower = crate::prose::lowercase(word);
-        if super::referents::pronoun_gender(&lower).is_some() {
-            let possessive = matches!(&*lower, "his" | "her");
+        // The first person is the narrator, the point of view's character.
+        if super::referents::pronoun_gender(&lower).is_some() || matches!(&*lower, "i" | "my") {
+            let possessive = matches!(&*lower, "his" | "her" | "my");
             return self
                 .referents
                 .of_pronoun(index)
@@ -333,7 +363,7 @@ impl Reader<'_> {
                 (INNER_PARTS.contains(&part)
                     && motion.is_some_and(|motion| INNER_MOTIONS.contains(&&*motion)))
                 .then(|| words[next + 1])
-            } else if INNER_VERBS.contains(&&*verb_word) {
+            } else if is_inner_verb(&verb_word) {
                 Some(verb)
             } else if verb_word == "felt" {
                 // "felt a stab of fear": up to the last word of the feeling.
@@ -342,6 +372,19 @@ impl Reader<'_> {
                     .take(4)
                     .rev()
                     .find(|&&word| FEELINGS.contains(&&*self.lower(word)))
+                    .copied()
+            } else if matches!(&*verb_word, "was" | "were" | "is") {
+                // "was afraid", "was inwardly furious": past its adverbs.
+                let mut state = next + 1;
+                while words
+                    .get(state)
+                    .is_some_and(|&word| is_adverb(&self.lower(word)))
+                {
+                    state += 1;
+                }
+                words
+                    .get(state)
+                    .filter(|&&word| STATES.contains(&&*self.lower(word)))
                     .copied()
             } else {
                 None

@@ -7,6 +7,7 @@
 //! simple past ("Tomas turned", "Tomas quickly stood"); "Tomas had once
 //! stood" (past perfect) and "Tomas was" are not actions.
 
+use crate::prose::verbs::Verbs;
 use crate::prose::{Prose, TokenKind};
 
 /// Verbs of speech, by lemma; [`is_speech_verb`] reads any of their forms
@@ -101,47 +102,12 @@ const SPEECH_LEMMAS: &[&str] = &[
     "yell",
 ];
 
-/// Forms of speech verbs that no rule of endings reaches.
-const SPEECH_IRREGULAR: &[&str] = &[
-    "said", "saith", "told", "spoke", "spoken", "began", "begun", "sang", "sung",
-];
-
 /// Whether `word` is a form of a verb of speech.
 pub fn is_speech_verb(word: &str) -> bool {
-    if word.bytes().any(|byte| byte.is_ascii_uppercase()) {
-        return is_speech_verb(&word.to_ascii_lowercase());
-    }
-    SPEECH_FORMS.contains(word)
+    static SPEECH: std::sync::LazyLock<Verbs> =
+        std::sync::LazyLock::new(|| Verbs::of(SPEECH_LEMMAS));
+    SPEECH.contains(word)
 }
-
-/// Every form of the verbs of speech, made once: each lemma with "-s",
-/// "-es", "-d", "-ed", "-ing", "cry" → "cries, cried", "continue" →
-/// "continuing", a doubled last consonant ("snapped", "begging"), and the
-/// irregular forms. A form no verb has ("sayed") costs nothing.
-static SPEECH_FORMS: std::sync::LazyLock<rustc_hash::FxHashSet<String>> =
-    std::sync::LazyLock::new(|| {
-        let mut forms: rustc_hash::FxHashSet<String> = SPEECH_IRREGULAR
-            .iter()
-            .map(|form| (*form).to_owned())
-            .collect();
-        for lemma in SPEECH_LEMMAS {
-            for ending in ["", "s", "es", "d", "ed", "ing"] {
-                forms.insert(format!("{lemma}{ending}"));
-            }
-            if let Some(last) = lemma.chars().last() {
-                forms.insert(format!("{lemma}{last}ed"));
-                forms.insert(format!("{lemma}{last}ing"));
-            }
-            if let Some(stem) = lemma.strip_suffix('y') {
-                forms.insert(format!("{stem}ies"));
-                forms.insert(format!("{stem}ied"));
-            }
-            if let Some(stem) = lemma.strip_suffix('e') {
-                forms.insert(format!("{stem}ing"));
-            }
-        }
-        forms
-    });
 
 /// Irregular verbs in the simple past that narrate an action.
 const IRREGULAR_PAST: &[&str] = &[
@@ -310,7 +276,9 @@ pub fn is_speaker(text: &str, prose: &Prose, first: usize, last: usize) -> bool 
 /// The verb the name at tokens `first..=last` is the subject of, when it
 /// narrates an action in the simple past.
 pub fn action_verb(text: &str, prose: &Prose, last: usize) -> Option<usize> {
-    let verb = verb_after(text, prose, last)?;
+    let verb = verb_after(text, prose, last)
+        .filter(|&verb| is_past_action(prose.tokens[verb].text(text)))
+        .or_else(|| list_verb(text, prose, last))?;
     let word = prose.tokens[verb].text(text);
     // "Tomas used to sit there" is a habit, not an act.
     let habit = word == "used"
@@ -319,6 +287,55 @@ pub fn action_verb(text: &str, prose: &Prose, last: usize) -> Option<usize> {
             .get(verb + 1)
             .is_some_and(|next| next.text(text) == "to");
     (is_past_action(word) && !habit).then_some(verb)
+}
+
+/// The verb a list of subjects that the name at `last` begins or stands in
+/// shares: "Crane, Gray, and old Pell arrived", "Crane and the doctor
+/// knelt". The list goes on by commas and closes with "and" or "or"; each of
+/// its items is at most three words and none a verb, and the verb in the
+/// simple past comes right after the closing item. An aside between commas
+/// ("Crane, the old pilot, drowned") is no list.
+fn list_verb(text: &str, prose: &Prose, last: usize) -> Option<usize> {
+    let next = prose.tokens.get(last + 1)?;
+    if !(next.is_punct(text, ',') || matches!(next.text(text), "and" | "or")) {
+        return None;
+    }
+    let mut closed = false;
+    let mut item = 0;
+    for index in last + 1..last + 16 {
+        let token = prose.tokens.get(index)?;
+        if token.quoted {
+            return None;
+        }
+        if token.is_punct(text, ',') {
+            item = 0;
+            continue;
+        }
+        if !token.is_word() {
+            return None;
+        }
+        let word = token.text(text);
+        if matches!(word, "and" | "or") {
+            closed = true;
+            item = 0;
+            continue;
+        }
+        if is_past_action(word) {
+            return (closed && item > 0).then_some(index);
+        }
+        // A clause of the name's own: "Tomas was gone, and the lamp burned".
+        if matches!(
+            word,
+            "was" | "were" | "is" | "are" | "had" | "has" | "did" | "who" | "which" | "that"
+        ) {
+            return None;
+        }
+        item += 1;
+        if item > 3 {
+            return None;
+        }
+    }
+    None
 }
 
 /// Whether the name at tokens `first..=last` introduces a quotation:
@@ -343,6 +360,28 @@ pub fn introduces_quotation(text: &str, prose: &Prose, last: usize) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_name_in_a_list_of_subjects_acts_with_the_list() {
+        let acts = |text: &str, name: &str| {
+            let syntax = crate::syntax::MarkdownParser::parse_fresh(text);
+            let prose = Prose::analyse(text, &syntax);
+            let at = text.find(name).unwrap();
+            let last = prose.token_at(at);
+            action_verb(text, &prose, last).map(|verb| prose.tokens[verb].text(text).to_owned())
+        };
+        let text = "The doctor, Gray, Crane, and old Pell arrived at noon.";
+        assert_eq!(acts(text, "Crane").as_deref(), Some("arrived"));
+        assert_eq!(acts(text, "Gray").as_deref(), Some("arrived"));
+        assert_eq!(
+            acts("Crane and the doctor knelt.", "Crane").as_deref(),
+            Some("knelt")
+        );
+        assert_eq!(acts("Crane, the old pilot, drowned.", "Crane"), None);
+        assert_eq!(acts("Crane, and then nothing.", "Crane"), None);
+        assert_eq!(acts("Crane was gone, and the lamp burned.", "Crane"), None);
+        assert_eq!(acts("Crane, who was old, and Gray knelt.", "Crane"), None);
+    }
 
     #[test]
     fn a_speech_verb_is_read_in_any_of_its_forms() {

@@ -5,7 +5,9 @@
 //! as if it were whole: "Kael swung the axe with his left arm", "Kael's left
 //! arm hauled the rope", with no sign of the wound in the sentence (pain,
 //! a wince, a sling, "despite"). The part is the character's by a
-//! possessive ("his", "Kael's") that `referents` resolves.
+//! possessive ("his", "Kael's", and in the first person "my", the point of
+//! view's) that `referents` resolves; the verbs of strain are read in any
+//! form ("swung", "swinging").
 
 use std::hash::{Hash, Hasher};
 
@@ -15,14 +17,21 @@ use super::possession::{person_at, tracked_before};
 use super::{Code, Diagnostic, LazyProse, Severity};
 use crate::index::tracks::Tracked;
 use crate::index::{CardKind, FilePath, SourceFile, Workspace};
+use crate::prose::verbs::Verbs;
 use crate::text::TextRange;
 
-/// Verbs that put a part of the body to hard use.
+/// Verbs that put a part of the body to hard use, by lemma (any form:
+/// "swung", "swinging", "hauls").
 const STRAIN: &[&str] = &[
-    "swung", "lifted", "hauled", "heaved", "gripped", "punched", "climbed", "threw", "carried",
-    "pulled", "caught", "hefted", "wrenched", "hoisted", "struck", "shoved", "pushed", "ran",
-    "sprinted", "leapt", "jumped", "kicked", "raised", "clenched", "vaulted", "grabbed",
+    "swing", "lift", "haul", "heave", "grip", "punch", "climb", "throw", "carry", "pull", "catch",
+    "heft", "wrench", "hoist", "strike", "shove", "push", "run", "sprint", "leap", "jump", "kick",
+    "raise", "clench", "vault", "grab", "drag", "row", "chop", "hammer",
 ];
+
+fn is_strain(word: &str) -> bool {
+    static VERBS: std::sync::LazyLock<Verbs> = std::sync::LazyLock::new(|| Verbs::of(STRAIN));
+    VERBS.contains(word)
+}
 
 /// Words that show the wound is remembered.
 const PAIN: &[&str] = &[
@@ -177,7 +186,7 @@ pub(super) fn check(
             .filter(|token| token.is_word())
             .map(|token| token.text(text).to_lowercase())
             .collect();
-        let Some(strain) = words.iter().find(|word| STRAIN.contains(&word.as_str())) else {
+        let Some(strain) = words.iter().find(|word| is_strain(word)) else {
             continue;
         };
         if words.iter().any(|word| PAIN.contains(&word.as_str())) {

@@ -14,6 +14,7 @@
 
 pub mod dictionary;
 pub mod repetition;
+pub mod verbs;
 pub mod voice;
 
 /// Loads the common words the checks read, which are otherwise gathered on

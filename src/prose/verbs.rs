@@ -1,0 +1,111 @@
+//! Verbs by lemma: a set of verbs named once ("swing", "lift") that reads
+//! any of their forms ("swings", "swung", "swinging", "lifted"). Regular
+//! forms are made by the rules of English endings ("-s", "-es", "-d",
+//! "-ed", "-ing", a doubled last consonant, "y" to "ies"/"ied", a dropped
+//! "e" before "-ing"); irregular ones come from [`IRREGULAR`]. A form no
+//! verb has ("swinged") costs a set entry and nothing else.
+
+use rustc_hash::FxHashSet;
+
+/// Irregular forms of the verbs the checks read, by lemma.
+const IRREGULAR: &[(&str, &[&str])] = &[
+    ("bear", &["bore", "borne"]),
+    ("begin", &["began", "begun"]),
+    ("bring", &["brought"]),
+    ("catch", &["caught"]),
+    ("cling", &["clung"]),
+    ("dig", &["dug"]),
+    ("draw", &["drew", "drawn"]),
+    ("dream", &["dreamt"]),
+    ("feel", &["felt"]),
+    ("fight", &["fought"]),
+    ("fling", &["flung"]),
+    ("grind", &["ground"]),
+    ("hang", &["hung"]),
+    ("hold", &["held"]),
+    ("keep", &["kept"]),
+    ("know", &["knew", "known"]),
+    ("lean", &["leant"]),
+    ("leap", &["leapt"]),
+    ("mean", &["meant"]),
+    ("ride", &["rode", "ridden"]),
+    ("rise", &["rose", "risen"]),
+    ("run", &["ran"]),
+    ("say", &["said", "saith"]),
+    ("seek", &["sought"]),
+    ("shake", &["shook", "shaken"]),
+    ("sing", &["sang", "sung"]),
+    ("sling", &["slung"]),
+    ("speak", &["spoke", "spoken"]),
+    ("spring", &["sprang", "sprung"]),
+    ("strike", &["struck", "stricken"]),
+    ("swing", &["swung"]),
+    ("take", &["took", "taken"]),
+    ("tell", &["told"]),
+    ("think", &["thought"]),
+    ("throw", &["threw", "thrown"]),
+    ("wear", &["wore", "worn"]),
+    ("weep", &["wept"]),
+    ("wield", &[]),
+    ("wring", &["wrung"]),
+];
+
+/// Every form of a set of verbs.
+#[derive(Debug)]
+pub struct Verbs {
+    forms: FxHashSet<String>,
+}
+
+impl Verbs {
+    /// The verbs `lemmas`, in all their forms.
+    pub fn of(lemmas: &[&str]) -> Verbs {
+        let mut forms = FxHashSet::default();
+        for lemma in lemmas {
+            for ending in ["", "s", "es", "d", "ed", "ing"] {
+                forms.insert(format!("{lemma}{ending}"));
+            }
+            if let Some(last) = lemma.chars().last() {
+                forms.insert(format!("{lemma}{last}ed"));
+                forms.insert(format!("{lemma}{last}ing"));
+            }
+            if let Some(stem) = lemma.strip_suffix('y') {
+                forms.insert(format!("{stem}ies"));
+                forms.insert(format!("{stem}ied"));
+            }
+            if let Some(stem) = lemma.strip_suffix('e') {
+                forms.insert(format!("{stem}ing"));
+            }
+            if let Some((_, irregular)) = IRREGULAR.iter().find(|(verb, _)| verb == lemma) {
+                forms.extend(irregular.iter().map(|form| (*form).to_owned()));
+            }
+        }
+        Verbs { forms }
+    }
+
+    /// Whether `word` is a form of one of the verbs, in any case.
+    pub fn contains(&self, word: &str) -> bool {
+        if word.bytes().any(|byte| byte.is_ascii_uppercase()) {
+            return self.forms.contains(&word.to_ascii_lowercase());
+        }
+        self.forms.contains(word)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_verb_is_read_in_any_of_its_forms_regular_or_not() {
+        let verbs = Verbs::of(&["swing", "carry", "grab", "button", "drag", "use", "say"]);
+        for form in [
+            "swing", "swings", "swung", "swinging", "carried", "carries", "grabbed", "grabbing",
+            "buttoned", "dragging", "using", "used", "said", "Said",
+        ] {
+            assert!(verbs.contains(form), "{form}");
+        }
+        for word in ["swang", "sword", "buttons'", "saying's"] {
+            assert!(!verbs.contains(word), "{word}");
+        }
+    }
+}
