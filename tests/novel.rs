@@ -590,3 +590,35 @@ fn pride_and_prejudice_stays_within_the_voice_drift_budget() {
         "chapter 12 in another voice was not flagged: {flagged:?}"
     );
 }
+
+/// Chapter 1's dialogue is carried by Mr. and Mrs. Bennet ("said his lady",
+/// "cried his wife", "replied his wife"): once given to nobody, so the
+/// presence chart showed Mrs. Bennet absent from it.
+#[test]
+fn chapter_one_mrs_bennet_speaks_as_his_lady_and_his_wife() {
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpora/pride-and-prejudice");
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let root = dir.path().join("pride-and-prejudice");
+    support::copy_tree(&corpus, &root);
+    let output = Command::new(env!("CARGO_BIN_EXE_control-room"))
+        .args(["speakers", "--format", "json"])
+        .arg(&root)
+        .output()
+        .expect("control-room runs");
+    assert!(output.status.success(), "{output:?}");
+    let report: Value = serde_json::from_slice(&output.stdout).expect("a JSON report");
+    let hers: Vec<&Value> = report["lines"]
+        .as_array()
+        .expect("lines")
+        .iter()
+        .filter(|line| {
+            line["path"] == "Story/Scenes/SCN-chapter-01.md" && line["speaker"] == "Mrs. Bennet"
+        })
+        .collect();
+    assert!(hers.len() >= 3, "{hers:#?}");
+    assert!(
+        hers.iter()
+            .all(|line| line["how"] == "attributed" || line["how"] == "pronoun"),
+        "{hers:#?}"
+    );
+}

@@ -23,6 +23,22 @@ use super::{Code, Diagnostic, LazyProse, Related, Severity};
 use crate::index::{CardKind, FileContent, FilePath, LifeStatus, SourceFile, Workspace};
 use crate::text::TextRange;
 
+/// Words that make a dead character's "act" the body's: "Crane slid across
+/// the deck, his body already cold".
+const BODY_WORDS: &[&str] = &[
+    "body", "corpse", "remains", "coffin", "shroud", "bier", "carcass", "cadaver",
+];
+
+/// Whether the sentence of the verb at `verb` speaks of a body: what moves
+/// is the dead, not the living.
+fn tells_of_the_body(text: &str, prose: &crate::prose::Prose, verb: usize) -> bool {
+    prose.sentence_of(verb).is_some_and(|sentence| {
+        prose.sentence_tokens(sentence).iter().any(|token| {
+            token.is_word() && BODY_WORDS.contains(&token.text(text).to_lowercase().as_str())
+        })
+    })
+}
+
 /// Verbs that tell of the death itself, not of a living act.
 const DEATH_VERBS: &[&str] = &["died", "perished", "drowned", "passed", "fell"];
 
@@ -121,7 +137,8 @@ fn check_scene(
         let what = match appearance(text, prose, mention.range, mention.possessive) {
             Some(Appearance::Speaks) => "speaks here".to_owned(),
             Some(Appearance::Acts(verb))
-                if !DEATH_VERBS.contains(&prose.tokens[verb].text(text)) =>
+                if !DEATH_VERBS.contains(&prose.tokens[verb].text(text))
+                    && !tells_of_the_body(text, prose, verb) =>
             {
                 let action = TextRange::new(mention.range.start, prose.tokens[verb].range.end);
                 format!("acts here (“{}”)", action.slice(text))

@@ -5,7 +5,7 @@
 //!
 //! Known: every word of every card's names and aliases, their plurals and
 //! possessives ("the Bennets", "Darcy's"), and courtesy titles ("Miss").
-//! An ordinary word ("Crows", "Lady", "Kale") is a typo only where it can
+//! An English word ("Crows", "Lady", "Kale", "Hallo") is a typo only where it can
 //! only be a name: capitalised in mid-sentence and speaking (`"…," Kale
 //! said`, `said Kale`), or at a sentence start introducing a quotation
 //! (`Kale said, "…"`). Words in capitals throughout, with digits, or
@@ -51,7 +51,9 @@ pub(super) fn check(
         {
             continue;
         }
-        if dictionary::is_ordinary_word(word) && !is_name_position(text, prose, index) {
+        // An English word ("Hallo", "All") is a typo only where only a name can stand.
+        let english = dictionary::is_ordinary_word(word) || crate::language::words::contains(word);
+        if english && !is_name_position(text, prose, index) {
             continue;
         }
         let nearest = nearest_of.entry(word).or_insert_with(|| {

@@ -11,6 +11,16 @@ pub enum Gender {
     She,
 }
 
+impl Gender {
+    /// The other gender: a husband's, a wife's.
+    pub fn other(self) -> Gender {
+        match self {
+            Gender::He => Gender::She,
+            Gender::She => Gender::He,
+        }
+    }
+}
+
 /// The gender of a third-person singular pronoun.
 pub fn pronoun_gender(lower: &str) -> Option<Gender> {
     match lower {

@@ -226,8 +226,8 @@ impl NameMatcher {
 }
 
 /// The spellings a name matches: as written, in capitals, and capitalised
-/// when it starts lower-case; each gap between its words one space, as
-/// [`Gaps`] reads the text.
+/// when it starts lower-case, each with either apostrophe; each gap between
+/// its words one space, as [`Gaps`] reads the text.
 fn spellings(name: &str) -> Vec<String> {
     let name = name.trim();
     if name.is_empty() {
@@ -246,6 +246,21 @@ fn spellings(name: &str) -> Vec<String> {
     {
         spellings.push(first.to_uppercase().chain(chars).collect());
     }
+    // A straight apostrophe on the card matches the prose's curly one, and
+    // the other way ("Ma'am", "Ma’am").
+    let other_apostrophes: Vec<String> = spellings
+        .iter()
+        .filter_map(|spelling| {
+            if spelling.contains('\'') {
+                Some(spelling.replace('\'', "’"))
+            } else if spelling.contains('’') {
+                Some(spelling.replace('’', "'"))
+            } else {
+                None
+            }
+        })
+        .collect();
+    spellings.extend(other_apostrophes);
     spellings
 }
 

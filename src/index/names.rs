@@ -32,6 +32,9 @@ pub struct NameWords {
 /// Shortest name word that a misspelling is looked for.
 const MIN_CANDIDATE_CHARS: usize = 4;
 
+/// Fewest letters of a name word that is an English word for it to draw typos.
+const ENGLISH_CANDIDATE_CHARS: usize = 6;
+
 impl NameWords {
     /// Collects the words of `(card, kind, names)`.
     pub fn new<'a>(cards: impl IntoIterator<Item = (FilePath, CardKind, Vec<&'a str>)>) -> Self {
@@ -50,10 +53,17 @@ impl NameWords {
                     let is_title = TITLES
                         .iter()
                         .any(|title| title.trim_end_matches('.') == word);
+                    // A short name word that is an English word ("Hall" of
+                    // "the Hall", "Hale") draws no typos: English words lie
+                    // near it ("Hallo", "All"), and spelling reads them. A
+                    // long one ("Fortress") has no such neighbours.
+                    let english = word.chars().count() < ENGLISH_CANDIDATE_CHARS
+                        && crate::prose::dictionary::is_common_word(word);
                     if checked_kind
                         && capitalised
                         && long_enough
                         && !is_title
+                        && !english
                         && !candidates
                             .iter()
                             .any(|candidate| candidate.word == word && candidate.card == card)
