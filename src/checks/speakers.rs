@@ -175,27 +175,13 @@ pub(super) fn lines(workspace: &Workspace, file: &SourceFile, prose: &Prose) -> 
                 pov.clone().map(|card| (Speaker::Card(card), How::Narrator))
             }
             Attribution::Spouse(at, gender) => {
-                // "said his lady to him": "his" is whom the narration last
-                // made a subject, else whom the line's quotation names
-                // ("“My dear Mr. Bennet,” said his lady").
-                let start = prose.tokens[at].range.start;
-                let before: Vec<FilePath> = narrated
-                    .iter()
-                    .filter(|(begins, _)| *begins < start)
-                    .map(|(_, card)| card.clone())
-                    .collect();
-                let called: Vec<FilePath> = in_block
-                    .iter()
-                    .filter(|mention| {
-                        mention_tokens(prose, mention.range)
-                            .is_some_and(|(first, _)| prose.tokens[first].quoted)
-                    })
-                    .map(|mention| mention.card.clone())
-                    .collect();
-                let partner = gender.other();
-                antecedent(catalog, [&before, &recent, &exchange], partner)
-                    .or_else(|| antecedent(catalog, [&called, &[], &[]], partner))
-                    .and_then(|partner| spouse(catalog, &partner, gender))
+                let context = Context {
+                    narrated: &narrated,
+                    recent: &recent,
+                    exchange: &exchange,
+                    in_block: &in_block,
+                };
+                spouse_speaker(prose, catalog, &context, at, gender)
                     .map(|card| (Speaker::Card(card), How::Attributed))
             }
             Attribution::Exempt => None,
@@ -327,6 +313,52 @@ fn antecedent(catalog: &Catalog, groups: [&[FilePath]; 3], gender: Gender) -> Op
         }
     }
     None
+}
+
+/// What the reading knows around a line: the narration's subjects in its
+/// paragraph, the last paragraph's, the exchange's speakers, the mentions.
+struct Context<'a> {
+    narrated: &'a [(usize, FilePath)],
+    recent: &'a [FilePath],
+    exchange: &'a [FilePath],
+    in_block: &'a [&'a Mention],
+}
+
+/// Who "his wife" at token `at` is, the spouse being of `gender`: "his" is
+/// whom the narration last made a subject, else whom the line's quotation
+/// names ("“My dear Mr. Bennet,” said his lady"); the spouse is theirs by
+/// title ([`spouse`]).
+fn spouse_speaker(
+    prose: &Prose,
+    catalog: &Catalog,
+    context: &Context<'_>,
+    at: usize,
+    gender: Gender,
+) -> Option<FilePath> {
+    let start = prose.tokens[at].range.start;
+    let before: Vec<FilePath> = context
+        .narrated
+        .iter()
+        .filter(|(begins, _)| *begins < start)
+        .map(|(_, card)| card.clone())
+        .collect();
+    let called: Vec<FilePath> = context
+        .in_block
+        .iter()
+        .filter(|mention| {
+            mention_tokens(prose, mention.range)
+                .is_some_and(|(first, _)| prose.tokens[first].quoted)
+        })
+        .map(|mention| mention.card.clone())
+        .collect();
+    let partner = gender.other();
+    antecedent(
+        catalog,
+        [&before, context.recent, context.exchange],
+        partner,
+    )
+    .or_else(|| antecedent(catalog, [&called, &[], &[]], partner))
+    .and_then(|partner| spouse(catalog, &partner, gender))
 }
 
 /// Words for a spouse after "his" or "her", with the gender of the spouse.

@@ -25,6 +25,7 @@ use super::{Code, Diagnostic, FileEdit, Fix, FixKind, LazyProse, Severity};
 use crate::index::{Lexicon, SourceFile, Workspace};
 use crate::language::speller;
 use crate::prose::Token;
+use crate::syntax::BlockKind;
 use crate::text::TextRange;
 use crate::text::line_memo::{LineMemo, Reading, by_line};
 
@@ -44,12 +45,48 @@ pub(super) fn check(
         return;
     }
     let lexicon = workspace.lexicon();
-    // A name as the book uses it, or one a card's name is near (which
-    // `name-typo` reports).
-    let names = workspace.catalog().name_words();
-    let is_name = |word: &str| workspace.is_name_in_prose(word) || !names.nearest(word).is_empty();
+    // A name as the book uses it, one a scene's front matter gives
+    // (`characters`, `pov`), or one a card's name is near (which `name-typo`
+    // reports).
+    let catalog = workspace.catalog();
+    let names = catalog.name_words();
+    let in_front_matter = |word: &str| {
+        catalog.scenes().any(|(_, scene)| {
+            scene.pov.iter().chain(&scene.characters).any(|name| {
+                name.text
+                    .split_whitespace()
+                    .any(|part| part.trim_matches(|c: char| !c.is_alphanumeric()) == word)
+            })
+        })
+    };
+    let is_name = |word: &str| {
+        workspace.is_name_in_prose(word) || in_front_matter(word) || !names.nearest(word).is_empty()
+    };
     let text = &*file.text;
-    let words = prose.get().tokens.iter().filter(|token| token.is_word());
+    // A heading's words are a title's, capitalised whatever they are: its
+    // first word is read as any other, in lower case only.
+    let headings: Vec<TextRange> = file
+        .syntax
+        .blocks
+        .iter()
+        .filter(|block| matches!(block.kind, BlockKind::Heading { .. }))
+        .map(|block| block.range)
+        .collect();
+    let words = prose
+        .get()
+        .tokens
+        .iter()
+        .filter(|token| token.is_word())
+        .map(|token| {
+            let mut token = *token;
+            if headings
+                .iter()
+                .any(|heading| heading.contains_range(token.range))
+            {
+                token.clause_start = false;
+            }
+            token
+        });
     if !workspace.is_typed_in(&file.path) {
         for (range, suggested) in misspellings(text, words, lexicon, &is_name) {
             diagnostics.push(diagnostic(file, range, suggested));
@@ -62,7 +99,7 @@ pub(super) fn check(
     // until the line is touched or the file is checked afresh.)
     static MEMO: LineMemo<Vec<Misspelling>> = LineMemo::new();
     let mut reading = MEMO.reading(&file.path);
-    let words: Vec<&Token> = words.collect();
+    let words: Vec<Token> = words.collect();
     for (line, words) in by_line(text, &words, |token| token.range.start..token.range.end) {
         let start = line.start;
         for (range, suggested) in
@@ -74,9 +111,9 @@ pub(super) fn check(
 }
 
 /// The misspellings among `words` (ranges in `text`).
-fn misspellings<'t>(
+fn misspellings(
     text: &str,
-    words: impl Iterator<Item = &'t Token>,
+    words: impl Iterator<Item = Token>,
     lexicon: &Lexicon,
     is_name: &dyn Fn(&str) -> bool,
 ) -> Vec<Misspelling> {
@@ -121,7 +158,7 @@ fn line_misspellings(
     reading: &mut Reading<'_, Vec<Misspelling>>,
     text: &str,
     line: std::ops::Range<usize>,
-    words: &[&Token],
+    words: &[Token],
     lexicon: &Lexicon,
     is_name: &dyn Fn(&str) -> bool,
 ) -> std::sync::Arc<Vec<Misspelling>> {
@@ -132,6 +169,7 @@ fn line_misspellings(
                 token.range.start - line.start,
                 token.range.len(),
                 token.quoted,
+                token.clause_start,
             )
                 .hash(&mut hasher);
         }

@@ -65,9 +65,11 @@ pub fn card_gender(card: &Card) -> Option<Gender> {
             None => {}
         }
     }
+    // One pronoun is enough when none of the other gender stands beside
+    // it ("rules she thinks are cowardly").
     match (he, she) {
-        (he, 0) if he >= 2 => Some(Gender::He),
-        (0, she) if she >= 2 => Some(Gender::She),
+        (he, 0) if he >= 1 => Some(Gender::He),
+        (0, she) if she >= 1 => Some(Gender::She),
         _ => None,
     }
 }
@@ -80,5 +82,37 @@ pub fn declared_gender(value: &str) -> Option<Gender> {
         Some(Gender::He)
     } else {
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::SourceFile;
+
+    fn gender_of(card: &str) -> Option<Gender> {
+        let file = SourceFile::parse(
+            "Compendium/Characters/CHAR-x.md".into(),
+            card.into(),
+            &Default::default(),
+        );
+        card_gender(file.card().expect("a card"))
+    }
+
+    #[test]
+    fn one_pronoun_of_the_card_s_summary_gives_its_gender_unless_the_other_stands_beside_it() {
+        let card = |summary: &str| {
+            format!("---\ntype: character\nname: Iria Vell\n---\n\n# Iria Vell\n\n{summary}\n")
+        };
+        assert_eq!(
+            gender_of(&card("Keeps the ledger by rules she thinks are cowardly.")),
+            Some(Gender::She)
+        );
+        assert_eq!(
+            gender_of(&card("A carter; his mule is old.")),
+            Some(Gender::He)
+        );
+        assert_eq!(gender_of(&card("She loves him, and he knows it.")), None);
+        assert_eq!(gender_of(&card("Keeps the salt ledger.")), None);
     }
 }

@@ -6,76 +6,28 @@
 //! Reuse of finished steps is beside it, in `reuse`.
 
 use super::micro::MicroRun;
-use super::prompted::{Asked, Holding, Prompted};
+use super::prompted::{Agents, Asked, Holding, Prompted};
 use super::receipt::ReceiptDraft;
 use super::reuse::{ReuseEntry, reuse_key};
 use super::review_loop::{AgentExtras, VerdictCheck, check_verdict};
 use super::slots::{slot_texts, summary_line};
-use super::{
-    CitedFiles, RunScope, Runner, StageRun, StepFailure, StepOutput, StepReceipt, emit, new_id, now,
-};
-use std::path::Path;
-use std::sync::Arc;
-
-use crate::index::Workspace;
-use crate::kb::graph::GraphCache;
+use super::{RunScope, StageRun, StepFailure, StepOutput, StepReceipt, new_id, now};
 use crate::llm::model::{Message, Metered, Model, ModelReply, ModelRequest, Written};
 use crate::receipts::Check;
 use crate::receipts::audit::{
     self, AgentReceipt, Handoff, InputRef, OutputContract, Packet, ReceiptActor,
 };
 use crate::runs::contract::{self, PathGuard, Violation};
-use crate::runs::events::{RunEvent, RunSink};
-use crate::runs::prompts::{Contract, Output, PromptBuilder, PromptInputs, SlotKind, SlotText};
+use crate::runs::events::RunEvent;
+use crate::runs::prompts::{Contract, Output, PromptInputs, SlotKind, SlotText};
 use crate::runs::recipe::AgentStep;
-use crate::runs::store::{Cache, CacheSlot, Disk, RunManifest};
+use crate::runs::store::{Cache, CacheSlot, RunManifest};
 use crate::tools::sha256_hex;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 /// How many times a reply that breaks its contract is asked for again.
 const CONTRACT_RETRIES: u32 = 2;
-
-/// The run's agent steps: what asking a model for a step needs (the
-/// workspace and its story graph, the prompts, the model, the disk its
-/// packets go to, the files the run's tools cited, whether finished steps
-/// are reused, who hears of its writing) and nothing of the run's loop or
-/// journal, which stay the [`Runner`]'s.
-pub(super) struct Agents<'a> {
-    pub(super) workspace: &'a Arc<Workspace>,
-    pub(super) prompts: &'a Arc<dyn PromptBuilder>,
-    /// `None` when no model is configured: the step then fails clearly.
-    pub(super) model: &'a Option<Arc<dyn Model>>,
-    pub(super) disk: &'a Disk,
-    pub(super) graph: &'a GraphCache,
-    pub(super) cited: &'a CitedFiles,
-    pub(super) reuse: bool,
-    pub(super) sinks: &'a [Arc<dyn RunSink>],
-}
-
-impl<'a> Agents<'a> {
-    /// The agent steps of `runner`'s runs.
-    pub(super) fn of(runner: &'a Runner) -> Agents<'a> {
-        Agents {
-            workspace: &runner.workspace,
-            prompts: &runner.prompts,
-            model: &runner.model,
-            disk: &runner.disk,
-            graph: &runner.graph,
-            cited: &runner.cited,
-            reuse: runner.reuse,
-            sinks: &runner.sinks,
-        }
-    }
-
-    pub(super) fn root(&self) -> &Path {
-        self.workspace.root()
-    }
-
-    fn emit(&self, event: RunEvent) {
-        emit(self.sinks, &event);
-    }
-}
 
 impl Agents<'_> {
     /// Runs an agent step: its prompt, its packet (written before the model

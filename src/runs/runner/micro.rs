@@ -14,7 +14,7 @@
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
-use super::agent::Agents;
+use super::prompted::Agents;
 use super::prompted::{Asked, Holding, Prompted};
 use super::receipt::ReceiptDraft;
 use super::reuse::ReuseEntry;

@@ -27,7 +27,7 @@
 //! - [`Runner`] creates and executes runs: the step loop (here), what each
 //!   finished step leaves on disk (`record`), what a resumed run finished
 //!   before (`resume`), and `control-room prompt`'s preview (`preview`).
-//! - `agent::Agents` runs an agent step: prompt, packet, model call,
+//! - `Agents` (held in `prompted`) runs an agent step: prompt, packet, model call,
 //!   contract, retries (`agent`), a small model's micro-steps (`micro`), a
 //!   finished identical request's reuse (`reuse`), the receipt it fills
 //!   (`receipt`), and the types its parts share (`prompted`). It holds the
@@ -548,7 +548,7 @@ impl Runner {
             Planned::Agent(agent) => {
                 let extras =
                     review_loop::agent_extras(&self.workspace, run.schedule, run.stage, values);
-                agent::Agents::of(self)
+                prompted::Agents::of(self)
                     .run(scope, run, agent, manifest, cache, extras)
                     .await
             }

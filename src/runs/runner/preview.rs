@@ -5,8 +5,8 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value, json};
 
-use super::agent::Agents;
 use super::agent::agent_packet;
+use super::prompted::Agents;
 use super::slots::{Slots, slot_texts};
 use super::tool;
 use super::{RunError, Runner, StepFailure};

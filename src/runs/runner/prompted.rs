@@ -1,9 +1,21 @@
-//! What an agent step's parts share: its prompt and what its reply is held
-//! to, settled before the model is asked (`Prompted`), what one reply is
-//! held to (`Holding`), and how asking for a reply ended (`Asked`). The
-//! agent step, its micro-steps, its receipt and its reuse all read them.
+//! What an agent step's parts share: what asking a model needs (`Agents`),
+//! its prompt and what its reply is held to, settled before the model is
+//! asked (`Prompted`), what one reply is held to (`Holding`), and how asking
+//! for a reply ended (`Asked`). The agent step, its micro-steps, its receipt
+//! and its reuse all read them.
+
+use std::path::Path;
+use std::sync::Arc;
 
 use serde_json::Value;
+
+use super::{CitedFiles, Runner, emit};
+use crate::index::Workspace;
+use crate::kb::graph::GraphCache;
+use crate::llm::model::Model;
+use crate::runs::events::{RunEvent, RunSink};
+use crate::runs::prompts::PromptBuilder;
+use crate::runs::store::Disk;
 
 use crate::llm::model::ModelTarget;
 use crate::receipts::Check;
@@ -55,4 +67,45 @@ pub(super) enum Asked {
         checks: Vec<Check>,
         attempts: u32,
     },
+}
+
+/// The run's agent steps: what asking a model for a step needs (the
+/// workspace and its story graph, the prompts, the model, the disk its
+/// packets go to, the files the run's tools cited, whether finished steps
+/// are reused, who hears of its writing) and nothing of the run's loop or
+/// journal, which stay the [`Runner`]'s.
+pub(super) struct Agents<'a> {
+    pub(super) workspace: &'a Arc<Workspace>,
+    pub(super) prompts: &'a Arc<dyn PromptBuilder>,
+    /// `None` when no model is configured: the step then fails clearly.
+    pub(super) model: &'a Option<Arc<dyn Model>>,
+    pub(super) disk: &'a Disk,
+    pub(super) graph: &'a GraphCache,
+    pub(super) cited: &'a CitedFiles,
+    pub(super) reuse: bool,
+    pub(super) sinks: &'a [Arc<dyn RunSink>],
+}
+
+impl<'a> Agents<'a> {
+    /// The agent steps of `runner`'s runs.
+    pub(super) fn of(runner: &'a Runner) -> Agents<'a> {
+        Agents {
+            workspace: &runner.workspace,
+            prompts: &runner.prompts,
+            model: &runner.model,
+            disk: &runner.disk,
+            graph: &runner.graph,
+            cited: &runner.cited,
+            reuse: runner.reuse,
+            sinks: &runner.sinks,
+        }
+    }
+
+    pub(super) fn root(&self) -> &Path {
+        self.workspace.root()
+    }
+
+    pub(super) fn emit(&self, event: RunEvent) {
+        emit(self.sinks, &event);
+    }
 }

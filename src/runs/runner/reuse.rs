@@ -11,7 +11,7 @@ use super::review_loop::{VerdictCheck, check_verdict};
 use std::path::Path;
 
 use super::StepOutput;
-use super::agent::Agents;
+use super::prompted::Agents;
 use crate::llm::model::{Decoding, ModelRequest, ModelTarget};
 use crate::receipts::Check;
 use crate::receipts::audit::{DecodingPair, ReceiptActor};
