@@ -4,7 +4,8 @@
 //! dictionary file, `[language] words`). A capitalised word is read only at
 //! a sentence's start, and only when it is no name: not the manuscript's
 //! own, not a proper noun of the dictionary, not a word the prose
-//! capitalises inside a sentence anywhere (`Workspace::is_name_in_prose`);
+//! capitalises inside a sentence anywhere (`Workspace::is_name_in_prose`)
+//! or a scene's `characters`/`pov` gives, and never in a heading;
 //! names have their own checks (`name-typo`, `card-spelling`,
 //! `unknown-speaker`). A compound
 //! in no dictionary is read part by part; a regular derivation of a known
