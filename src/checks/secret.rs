@@ -4,7 +4,8 @@
 //! the same secret with `known_by: [Kael]` is where Kael learns it. A
 //! character who speaks those words before learning the secret (in a line
 //! of dialogue `speakers` gives them: attributed, by an action beat or by
-//! turn-taking) knows too much, too soon. A scene's `learns: [Kael: Tomas
+//! turn-taking; every quotation of its paragraph, both halves of a split
+//! speech) knows too much, too soon. A scene's `learns: [Kael: Tomas
 //! is the heir]` (or `learns: [Tomas is the heir]` for its point of view)
 //! says the same as that `known_by`. "Before" is story time when both
 //! scenes have whole dates (the story clock), else outline order. Said at the word, once per
@@ -150,12 +151,14 @@ pub(super) fn check(
         let Speaker::Card(speaker) = &line.speaker else {
             continue;
         };
-        // The words of the line: from its first quotation mark to the end of the quotation.
+        // The words of the line: every quotation of its paragraph, the
+        // second half of a split one too (`"…," said Brannoc, "…"`, `"…!"
+        // roared Brannoc. "…"`).
         let first = prose.token_at(line.quote.start);
         let quoted = prose.tokens[first..]
             .iter()
-            .skip(1)
-            .take_while(|token| token.kind != TokenKind::CloseQuote && token.quoted);
+            .take_while(|token| token.range.start < line.paragraph.end)
+            .filter(|token| token.quoted && token.kind != TokenKind::CloseQuote);
         for token in quoted.filter(|token| token.is_word()) {
             let word = token.text(text).to_lowercase();
             for secret in &secrets {
