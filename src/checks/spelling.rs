@@ -1,22 +1,22 @@
 //! `spelling`: a word of a scene's or a card's prose that is in no
 //! dictionary: not in harper's, not an ordinary English word, not one of
 //! the manuscript's own (the cards' names and terms, the writer's
-//! dictionary file, `[language] words`). A capitalised word is read only at
-//! a sentence's start, and only when it is no name: not the manuscript's
-//! own, not a proper noun of the dictionary, not a word the prose
-//! capitalises inside a sentence anywhere (`Workspace::is_name_in_prose`)
-//! or a scene's `characters`/`pov` gives, and never in a heading;
-//! names have their own checks (`name-typo`, `card-spelling`,
-//! `unknown-speaker`). A compound
-//! in no dictionary is read part by part; a regular derivation of a known
-//! word is a word ("gaieties", "slightingly", "unsubdued", "good-natured");
-//! a word with an
+//! dictionary file, `[language] words`).
+//!
+//! A capitalised word is read only at a sentence's start, and only when it
+//! is no name: not the manuscript's own, not a proper noun of the
+//! dictionary, not a word the prose capitalises inside a sentence anywhere
+//! (`Workspace::is_name_in_prose`) or a scene's `characters`/`pov` gives,
+//! and never in a heading; names have their own checks (`name-typo`,
+//! `card-spelling`, `unknown-speaker`). A compound in no dictionary is read
+//! part by part; a regular derivation of a known word is a word
+//! ("gaieties", "slightingly", "unsubdued", "good-natured"); a word with an
 //! accent is the writer's choice of a borrowing ("tête-à-tête", "rôle");
-//! words with digits, single letters and, in
-//! dialogue, words clipped by an apostrophe ("goin'", "'em") are the
-//! writer's. Up to three corrections are offered, the manuscript's own
-//! words first, and the editor offers "Add to dictionary". Off with
-//! `[language] spelling = false`.
+//! words with digits, single letters and, in dialogue, words clipped by an
+//! apostrophe ("goin'", "'em") are the writer's. Up to three corrections
+//! are offered (`speller::suggestions`: nearest first, then the likeliest
+//! slip, then the most common word), and the editor offers "Add to
+//! dictionary". Off with `[language] spelling = false`.
 
 use std::hash::{Hash, Hasher};
 

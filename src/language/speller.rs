@@ -63,8 +63,14 @@ pub fn is_known(word: &str, lexicon: &Lexicon) -> bool {
     if known(word) {
         return true;
     }
+    // The plural of one of the manuscript's own words, however short
+    // ("waystones", "orcs").
+    let plural = ["es", "s"].iter().any(|ending| {
+        word.strip_suffix(ending)
+            .is_some_and(|stem| lexicon.contains(stem))
+    });
     let lower = word.to_lowercase();
-    if is_derived(&lower, &known) {
+    if plural || is_derived(&lower, &known) {
         return true;
     }
     CONTRACTIONS.iter().any(|ending| {
@@ -266,6 +272,9 @@ mod tests {
         ] {
             assert!(is_known(word, &lexicon), "{word} is known");
         }
+        // A short word of the manuscript's own still has its plural.
+        let short = Lexicon::build(&Catalog::default(), "vek\n", &[]);
+        assert!(is_known("veks", &short));
         for word in [
             "dissapear",
             "recieve",

@@ -46,7 +46,6 @@ const IRREGULAR: &[(&str, &[&str])] = &[
     ("throw", &["threw", "thrown"]),
     ("wear", &["wore", "worn"]),
     ("weep", &["wept"]),
-    ("wield", &[]),
     ("wring", &["wrung"]),
 ];
 
