@@ -281,7 +281,9 @@ fn narrated_subjects(text: &str, prose: &Prose, mentions: &[&Mention]) -> Vec<(u
     mentions
         .iter()
         .filter(|mention| {
-            !prose.tokens[prose.token_at(mention.range.start)].quoted
+            // A name inside a word ("SCN-Kael") is no subject.
+            mention_tokens(prose, mention.range)
+                .is_some_and(|(first, _)| !prose.tokens[first].quoted)
                 && is_subject(text, prose, mention)
         })
         .map(|mention| (mention.range.start, mention.card.clone()))
@@ -693,6 +695,14 @@ mod tests {
                 ("Tom", "pronoun")
             ])
         );
+    }
+
+    #[test]
+    fn a_name_inside_the_last_word_of_a_scene_no_longer_panics() {
+        // The fuzz case was a scene of the one word "SCN-Kael": the name
+        // inside a hyphenated word was looked for in the token after it.
+        let found = read("\"Come in,\" said Tom.\n\nThey had sent for Mara-Anna");
+        assert_eq!(found, lines(&[("Tom", "attributed")]));
     }
 
     #[test]
