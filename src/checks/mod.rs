@@ -549,10 +549,10 @@ fn mentioned_facts(workspace: &Workspace, file: &SourceFile) -> u64 {
         .scene()
         .and_then(|scene| scene.pov.as_ref())
         .and_then(|pov| catalog.resolve_card(&pov.text, &[CardKind::Character]));
-    let pov_facts = pov.and_then(|card| catalog.card_facts(&card.path));
+    let pov_facts = pov.and_then(|card| workspace.card_facts(&card.path));
     cards
         .into_iter()
-        .filter_map(|card| catalog.card_facts(card))
+        .filter_map(|card| workspace.card_facts(card))
         .fold(pov_facts.unwrap_or(1), u64::wrapping_add)
 }
 

@@ -15,7 +15,7 @@
 //! A scene without a `characters:` list says nothing about who is there, so
 //! it is not checked.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use super::appearance::{Appearance, appearance};
 use super::speakers::{How, Speaker};
@@ -79,11 +79,12 @@ pub(super) fn check(
     let prose = lazy.get();
     let mentions = workspace.mentions(&file.path);
     let mut arrived: HashMap<&FilePath, usize> = HashMap::new();
-    let mut flagged: HashSet<&FilePath> = HashSet::new();
+    // Who has been flagged, and the index of their diagnostic.
+    let mut flagged: HashMap<&FilePath, usize> = HashMap::new();
     for mention in mentions {
         if Some(&mention.card) == pov.as_ref()
             || listed.iter().any(|(card, _)| *card == mention.card)
-            || flagged.contains(&mention.card)
+            || flagged.contains_key(&mention.card)
         {
             continue;
         }
@@ -110,7 +111,7 @@ pub(super) fn check(
         if card.kind != CardKind::Character || died_before(workspace, card, scene) {
             continue;
         }
-        flagged.insert(&mention.card);
+        flagged.insert(&mention.card, diagnostics.len());
         let written = mention.range.slice(text);
         let what = match found {
             Appearance::Speaks => "speaks here".to_owned(),
@@ -138,16 +139,25 @@ pub(super) fn check(
             }),
         );
     }
-    // A line that falls to an absent character by turn-taking.
+    // A line that falls to an absent character by turn-taking: one slip,
+    // however many lines fall to them after it (those are its related
+    // places).
     for line in lazy.speakers(workspace) {
         let (Speaker::Card(card), How::TurnTaking) = (&line.speaker, line.how) else {
             continue;
         };
         if Some(card) == pov.as_ref()
             || listed.iter().any(|(listed, _)| listed == card)
-            || flagged.contains(card)
             || arrived.get(card).is_some_and(|&at| at < line.quote.start)
         {
+            continue;
+        }
+        if let Some(&at) = flagged.get(card) {
+            diagnostics[at].related.push(super::Related {
+                path: file.path.clone(),
+                range: line.quote,
+                message: "this line falls to them too, by turn-taking".to_owned(),
+            });
             continue;
         }
         let Some(found) = catalog.card(card).and_then(|file| file.card()) else {
@@ -156,7 +166,7 @@ pub(super) fn check(
         if died_before(workspace, found, scene) {
             continue;
         }
-        flagged.insert(card);
+        flagged.insert(card, diagnostics.len());
         diagnostics.push(
             Diagnostic::new(
                 file,

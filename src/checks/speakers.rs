@@ -168,7 +168,7 @@ pub(super) fn lines(workspace: &Workspace, file: &SourceFile, prose: &Prose) -> 
                     .filter(|(start, _)| *start < at)
                     .map(|(_, card)| card.clone())
                     .collect();
-                antecedent(catalog, [&before, &exchange, &recent], gender)
+                antecedent(workspace, [&before, &exchange, &recent], gender)
                     .map(|card| (Speaker::Card(card), How::Pronoun))
             }
             Attribution::FirstPerson => {
@@ -181,7 +181,7 @@ pub(super) fn lines(workspace: &Workspace, file: &SourceFile, prose: &Prose) -> 
                     exchange: &exchange,
                     in_block: &in_block,
                 };
-                spouse_speaker(prose, catalog, &context, at, gender)
+                spouse_speaker(prose, workspace, &context, at, gender)
                     .map(|card| (Speaker::Card(card), How::Attributed))
             }
             Attribution::Exempt => None,
@@ -296,12 +296,12 @@ fn narrated_subjects(text: &str, prose: &Prose, mentions: &[&Mention]) -> Vec<(u
 /// the paragraph before named. The first group with an agreeing character
 /// decides: two agreeing there, and nobody is certain. A character
 /// whose gender is not known agrees with either pronoun.
-fn antecedent(catalog: &Catalog, groups: [&[FilePath]; 3], gender: Gender) -> Option<FilePath> {
+fn antecedent(workspace: &Workspace, groups: [&[FilePath]; 3], gender: Gender) -> Option<FilePath> {
     for group in groups {
         let mut agreeing: Vec<&FilePath> = group
             .iter()
             .filter(|card| {
-                catalog
+                workspace
                     .gender(card)
                     .is_some_and(|known| known.is_none_or(|known| known == gender))
             })
@@ -332,7 +332,7 @@ struct Context<'a> {
 /// title ([`spouse`]).
 fn spouse_speaker(
     prose: &Prose,
-    catalog: &Catalog,
+    workspace: &Workspace,
     context: &Context<'_>,
     at: usize,
     gender: Gender,
@@ -355,12 +355,12 @@ fn spouse_speaker(
         .collect();
     let partner = gender.other();
     antecedent(
-        catalog,
+        workspace,
         [&before, context.recent, context.exchange],
         partner,
     )
-    .or_else(|| antecedent(catalog, [&called, &[], &[]], partner))
-    .and_then(|partner| spouse(catalog, &partner, gender))
+    .or_else(|| antecedent(workspace, [&called, &[], &[]], partner))
+    .and_then(|partner| spouse(workspace.catalog(), &partner, gender))
 }
 
 /// Words for a spouse after "his" or "her", with the gender of the spouse.

@@ -192,7 +192,7 @@ pub fn inlay_hints_key(workspace: &Workspace) -> u64 {
     }
     for (path, card) in catalog.cards() {
         // The genders (in the card's facts) decide whom a speaker's pronoun means.
-        (path, &card.born, catalog.card_facts(path)).hash(&mut hasher);
+        (path, &card.born, workspace.card_facts(path)).hash(&mut hasher);
     }
     hasher.finish()
 }

@@ -269,6 +269,11 @@ impl Catalog {
         self.genders.get(card).copied()
     }
 
+    /// Whether some character card says nothing of its gender.
+    pub fn has_unknown_gender(&self) -> bool {
+        self.genders.values().any(Option::is_none)
+    }
+
     /// A hash of what the prose checks read of a character card (eyes, hair,
     /// gender); `None` for other files.
     pub fn card_facts(&self, card: &str) -> Option<u64> {

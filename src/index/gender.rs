@@ -1,8 +1,13 @@
 //! A character's grammatical gender, for resolving pronouns: declared on the
 //! card (`gender`, `sex`, `pronouns`), else implied by the courtesy titles of
 //! its names ("Mr. Darcy", "Miss Eliza Bennet"), else by the pronouns of its
-//! summary. The catalog finds it once per card.
+//! summary. The catalog finds it once per card. For a card that says nothing,
+//! [`genders_in_prose`] reads how the book itself refers to the character.
 
+use std::collections::HashMap;
+
+use super::file::FilePath;
+use super::mentions::Mention;
 use super::model::Card;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -85,6 +90,130 @@ pub fn declared_gender(value: &str) -> Option<Gender> {
     }
 }
 
+/// The genders the book gives the characters whose cards say none
+/// (`unknown`): the subject pronoun ("he", "she", "himself", "herself") that
+/// first follows a character named at the start of a sentence, before
+/// anyone else may be meant (another name, a capitalised word, a person
+/// noun, a quotation, the paragraph's end, or a second sentence). A gender
+/// is read from at least three such pronouns, four in five of them agreeing:
+/// "Iria waited. She had…" three times over makes Iria "she".
+pub fn genders_in_prose<'a>(
+    prose: impl Iterator<Item = (&'a str, &'a [Mention])>,
+    unknown: impl Fn(&FilePath) -> bool,
+) -> HashMap<FilePath, Gender> {
+    let mut tallies: HashMap<FilePath, [u32; 2]> = HashMap::new();
+    for (text, mentions) in prose {
+        for (at, mention) in mentions.iter().enumerate() {
+            if mention.possessive || !unknown(&mention.card) {
+                continue;
+            }
+            let start = mention
+                .title()
+                .map_or(mention.range.start, |title| title.start);
+            if !starts_sentence(&text[..start]) {
+                continue;
+            }
+            let end = mentions
+                .get(at + 1)
+                .map_or(text.len(), |next| next.range.start.max(mention.range.end));
+            if let Some(gender) = next_subject_pronoun(&text[mention.range.end..end]) {
+                tallies.entry(mention.card.clone()).or_default()[gender as usize] += 1;
+            }
+        }
+    }
+    tallies
+        .into_iter()
+        .filter_map(|(card, [he, she])| {
+            let (gender, count) = if he >= she {
+                (Gender::He, he)
+            } else {
+                (Gender::She, she)
+            };
+            (count >= 3 && count * 5 >= (he + she) * 4).then_some((card, gender))
+        })
+        .collect()
+}
+
+/// Whether a name after `before` starts a sentence: the text's or a
+/// line's start, or after a sentence's end (and its closing quote).
+fn starts_sentence(before: &str) -> bool {
+    let before = before.trim_end_matches([' ', '\t']);
+    let before = before.trim_end_matches(['”', '’', '"', '\'', '*', '_']);
+    before.is_empty() || before.ends_with(['\n', '.', '!', '?'])
+}
+
+/// The subject pronoun that first follows a sentence's subject in `after`,
+/// unless someone else may be meant first.
+fn next_subject_pronoun(after: &str) -> Option<Gender> {
+    const PERSONS: &[&str] = &[
+        "man",
+        "men",
+        "woman",
+        "women",
+        "boy",
+        "girl",
+        "father",
+        "mother",
+        "brother",
+        "sister",
+        "husband",
+        "wife",
+        "son",
+        "daughter",
+        "lady",
+        "gentleman",
+        "stranger",
+        "servant",
+        "king",
+        "queen",
+        "uncle",
+        "aunt",
+        "child",
+        "friend",
+    ];
+    let paragraph = after.split("\n\n").next().unwrap_or_default();
+    let mut sentences = 0;
+    let mut word_start = None;
+    for (at, c) in paragraph.char_indices().chain([(paragraph.len(), ' ')]) {
+        if c.is_alphabetic() {
+            word_start.get_or_insert(at);
+            continue;
+        }
+        if let Some(start) = word_start.take() {
+            let word = &paragraph[start..at];
+            let lower = word.to_lowercase();
+            match lower.as_str() {
+                "he" | "himself" => return Some(Gender::He),
+                "she" | "herself" => return Some(Gender::She),
+                "i" => {}
+                _ if PERSONS.contains(&lower.as_str()) => return None,
+                // A name nobody's card gives, inside a sentence.
+                _ if word.starts_with(char::is_uppercase)
+                    && !after_sentence_end(paragraph, start) =>
+                {
+                    return None;
+                }
+                _ => {}
+            }
+        }
+        match c {
+            '“' | '"' => return None,
+            '.' | '!' | '?' => {
+                sentences += 1;
+                if sentences == 2 {
+                    return None;
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+fn after_sentence_end(text: &str, start: usize) -> bool {
+    starts_sentence(&text[..start])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -114,5 +243,77 @@ mod tests {
         );
         assert_eq!(gender_of(&card("She loves him, and he knows it.")), None);
         assert_eq!(gender_of(&card("Keeps the salt ledger.")), None);
+    }
+
+    /// A manuscript whose cards say nothing of Iria's or Bastian's gender.
+    fn manuscript(scene: &str) -> (tempfile::TempDir, crate::index::Workspace) {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("Compendium/Characters")).unwrap();
+        std::fs::create_dir_all(root.join("Story/Scenes")).unwrap();
+        for name in ["Iria", "Bastian"] {
+            std::fs::write(
+                root.join(format!(
+                    "Compendium/Characters/CHAR-{}.md",
+                    name.to_lowercase()
+                )),
+                format!(
+                    "---\ntype: character\nname: {name}\n---\n\n# {name}\n\nKeeps the ledger.\n"
+                ),
+            )
+            .unwrap();
+        }
+        std::fs::write(
+            root.join("Story/Scenes/SCN-gate.md"),
+            format!("---\ntitle: Gate\n---\n\n{scene}"),
+        )
+        .unwrap();
+        let workspace = crate::index::Workspace::load(root);
+        (dir, workspace)
+    }
+
+    #[test]
+    fn a_card_without_a_gender_takes_the_one_the_book_gives_it() {
+        let (_dir, workspace) = manuscript(
+            "Iria waited by the gate. She had the key.\n\n\
+             Bastian came late. He was soaked.\n\n\
+             Iria counted the carts; she wrote each down.\n\n\
+             Bastian shrugged; he was used to it.\n\n\
+             Iria laughed, and then she was quiet.\n\n\
+             Bastian sat down. Then he slept.\n",
+        );
+        let iria = "Compendium/Characters/CHAR-iria.md";
+        let bastian = "Compendium/Characters/CHAR-bastian.md";
+        assert_eq!(workspace.catalog().gender(iria), Some(None));
+        assert_eq!(workspace.gender(iria), Some(Some(Gender::She)));
+        assert_eq!(workspace.gender(bastian), Some(Some(Gender::He)));
+    }
+
+    #[test]
+    fn a_pronoun_after_someone_else_or_in_another_sentence_gives_no_gender() {
+        // Each "she" may mean someone else first: the woman, Tessa (no
+        // card), the quotation's speaker, a later sentence's subject.
+        let (_dir, workspace) = manuscript(
+            "Iria saw the woman. She waved.\n\n\
+             Iria met Tessa. She smiled.\n\n\
+             Iria turned. “She is late.”\n\n\
+             Iria sat. The rain fell. She slept.\n",
+        );
+        assert_eq!(
+            workspace.gender("Compendium/Characters/CHAR-iria.md"),
+            Some(None)
+        );
+    }
+
+    #[test]
+    fn two_readings_of_five_against_the_rest_give_no_gender() {
+        let (_dir, workspace) = manuscript(
+            "Iria came. She sat.\n\nIria came. She sat.\n\nIria came. She sat.\n\n\
+             Iria came. He sat.\n\nIria came. He sat.\n",
+        );
+        assert_eq!(
+            workspace.gender("Compendium/Characters/CHAR-iria.md"),
+            Some(None)
+        );
     }
 }

@@ -190,6 +190,10 @@ pub struct Variant {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Variants {
     variants: Vec<Variant>,
+    /// Words the manuscript uses consistently that are a name's plural or
+    /// possessive, or another name ("France" beside "Frances"): no
+    /// spelling of the card, and no typo.
+    consistent_words: Vec<String>,
 }
 
 impl Variants {
@@ -208,12 +212,18 @@ impl Variants {
         }
         let names = catalog.name_words();
         let mut variants = Vec::new();
+        let mut consistent_words = Vec::new();
         for (word, mut found) in uses {
             if found.len() < CONSISTENT_USES {
                 continue;
             }
             found.sort();
             for candidate in names.nearest(word) {
+                if is_another_form(word, &candidate.word) {
+                    // The manuscript's own word, but no spelling of the name.
+                    consistent_words.push(word.to_owned());
+                    continue;
+                }
                 let name_uses = name_word_uses(files, mentions, &candidate.card, &candidate.word);
                 if found.len() > name_uses {
                     variants.push(Variant {
@@ -226,12 +236,16 @@ impl Variants {
                 }
             }
         }
-        Variants { variants }
+        Variants {
+            variants,
+            consistent_words,
+        }
     }
 
     /// Whether the manuscript spells a name `word` consistently.
     pub fn is_consistent(&self, word: &str) -> bool {
         self.variants.iter().any(|variant| variant.word == word)
+            || self.consistent_words.iter().any(|other| other == word)
     }
 
     /// The consistent spellings that disagree with `card`'s words.
@@ -245,6 +259,7 @@ impl Variants {
     pub fn fingerprint(&self) -> u64 {
         use std::hash::{Hash, Hasher};
         let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        self.consistent_words.hash(&mut hasher);
         for variant in &self.variants {
             (
                 &variant.word,
@@ -289,6 +304,24 @@ fn name_word_uses(
         .sum()
 }
 
+/// Whether `word` is another form of the name word `name`, not a
+/// spelling of it: the same but for case or apostrophes, its plural or
+/// possessive ("the McBrydes" beside "McBryde"), or an English name one
+/// "s" shorter ("France" beside "Frances", "William" beside "Williams").
+fn is_another_form(word: &str, name: &str) -> bool {
+    let plain = |word: &str| -> String {
+        word.chars()
+            .filter(|c| !matches!(c, '\'' | '’'))
+            .flat_map(char::to_lowercase)
+            .collect()
+    };
+    let (plain_word, plain_name) = (plain(word), plain(name));
+    plain_word == plain_name
+        || plain_word.strip_prefix(&*plain_name) == Some("s")
+        || (plain_name.strip_prefix(&*plain_word) == Some("s")
+            && prose::dictionary::is_ordinary_word(word))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -304,5 +337,16 @@ mod tests {
         let found = names_in_prose(&file);
         let names: Vec<&str> = found.iter().map(|name| &**name).collect();
         assert_eq!(names, ["Kael", "Saltmaster"]);
+    }
+
+    #[test]
+    fn a_plural_possessive_or_english_name_an_s_shorter_is_no_spelling_of_the_card() {
+        assert!(is_another_form("McBrydes", "Mcbryde"));
+        assert!(is_another_form("Mohammedans", "Mohammedan’s"));
+        assert!(is_another_form("France", "Frances"));
+        assert!(is_another_form("William", "Williams"));
+        assert!(!is_another_form("Jenning", "Jennings"));
+        assert!(!is_another_form("Brannock", "Brannoc"));
+        assert!(!is_another_form("Philips", "Phillips"));
     }
 }

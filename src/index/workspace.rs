@@ -6,7 +6,7 @@
 //! snapshot that checks and queries can use off the server's lock while the
 //! next edit is applied to the original.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
@@ -17,6 +17,7 @@ use super::calendar::Calendar;
 use super::catalog::Catalog;
 use super::config::{CONFIG_FILE, Config, ConfigError, PathsConfig};
 use super::file::{FilePath, SourceFile};
+use super::gender::Gender;
 use super::lexicon::Lexicon;
 use super::mentions::Mention;
 use super::variants::{NearName, Variants};
@@ -39,6 +40,9 @@ pub struct Workspace {
     near_names: ByFile<Arc<[NearName]>>,
     /// The manuscript's consistent spellings of names, summed on first use.
     variants: Arc<OnceLock<Variants>>,
+    /// The genders the prose gives characters whose cards say none, read
+    /// on first use after a change.
+    genders_in_prose: Arc<OnceLock<HashMap<FilePath, Gender>>>,
     catalog: Arc<Catalog>,
     /// Severities set in the editor (`controlRoom.diagnostics.severity`),
     /// which take precedence over `control-room.toml`.
@@ -344,6 +348,7 @@ impl Workspace {
         };
         self.catalog = Arc::new(catalog);
         self.variants = Arc::default();
+        self.genders_in_prose = Arc::default();
         let old = self.files.get(&file.path);
         let kept = old.zip(
             self.mentions
@@ -391,6 +396,46 @@ impl Workspace {
         })
     }
 
+    /// The gender of a character card: the card's (see
+    /// [`Catalog::gender`]), else the one the book's own prose gives it
+    /// ([`super::gender::genders_in_prose`]). `None` for no character card,
+    /// `Some(None)` when neither says.
+    pub fn gender(&self, card: &str) -> Option<Option<Gender>> {
+        let declared = self.catalog.gender(card)?;
+        Some(declared.or_else(|| self.genders_in_prose().get(card).copied()))
+    }
+
+    /// A hash of what the prose checks read of a character card (see
+    /// [`Catalog::card_facts`]), with the gender the prose gives it when
+    /// the card gives none; `None` for other files.
+    pub fn card_facts(&self, card: &str) -> Option<u64> {
+        let facts = self.catalog.card_facts(card)?;
+        Some(match self.catalog.gender(card) {
+            Some(None) => {
+                let read = self
+                    .genders_in_prose()
+                    .get(card)
+                    .map_or(0, |gender| *gender as u64 + 1);
+                facts.wrapping_add(read.wrapping_mul(0x9E37_79B9_7F4A_7C15))
+            }
+            _ => facts,
+        })
+    }
+
+    fn genders_in_prose(&self) -> &HashMap<FilePath, Gender> {
+        self.genders_in_prose.get_or_init(|| {
+            let unknown = |card: &FilePath| self.catalog.gender(card) == Some(None);
+            if !self.catalog.has_unknown_gender() {
+                return HashMap::new();
+            }
+            let prose = self
+                .files
+                .values()
+                .map(|file| (&*file.text, self.mentions(&file.path)));
+            super::gender::genders_in_prose(prose, unknown)
+        })
+    }
+
     /// Whether the manuscript's prose capitalises `word` inside a sentence
     /// somewhere: a name as the book uses it, card or no card.
     pub fn is_name_in_prose(&self, word: &str) -> bool {
@@ -434,6 +479,7 @@ impl Workspace {
         }
         self.catalog = Arc::new(catalog);
         self.variants = Arc::default();
+        self.genders_in_prose = Arc::default();
         let missing: Vec<&Arc<SourceFile>> = self
             .files
             .values()

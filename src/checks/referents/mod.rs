@@ -180,7 +180,7 @@ impl Referents {
         let catalog = workspace.catalog();
         let mut genders: HashMap<FilePath, Option<Gender>> = HashMap::new();
         let mut gender_of = |card: &FilePath| -> Option<Option<Gender>> {
-            let gender = catalog.gender(card)?;
+            let gender = workspace.gender(card)?;
             genders.insert(card.clone(), gender);
             Some(gender)
         };
