@@ -52,6 +52,37 @@ const MEMORY_CUES: &[&str] = &[
 /// Words after the name that put its clause in the past of the story.
 const DATING_CUES: &[&str] = &["ago", "once", "formerly"];
 
+/// Words of time that, in a relative clause about a thing ("the stones
+/// which Tomas laid in a dry year", "the cairns where Tomas buried them,
+/// the winter the boats went down"), put the clause before the story.
+const PAST_TIMES: &[&str] = &[
+    "year",
+    "years",
+    "winter",
+    "summer",
+    "spring",
+    "autumn",
+    "childhood",
+    "youth",
+    "born",
+    "before",
+];
+
+/// Words that may open a relative clause about what a noun before them
+/// names; "that" only after a noun its determiner introduces ("the rope
+/// that Tomas coiled", not "Kael saw that Tomas stood").
+const RELATIVES: &[&str] = &["where", "which", "whom", "that"];
+
+/// Prepositions before "where" that make it a place of the story's now
+/// ("Kael looked to where Tomas stood"), not a relative clause.
+const PLACE_PREPOSITIONS: &[&str] = &["to", "from", "toward", "towards", "near", "at", "by"];
+
+/// Determiners that introduce the noun a relative "that" follows.
+const DETERMINERS: &[&str] = &[
+    "the", "a", "an", "this", "that", "these", "those", "his", "her", "their", "its", "my",
+    "our", "your", "every", "each", "some", "no",
+];
+
 /// The first and last token of a mention, when it lines up with whole words.
 pub(super) fn mention_tokens(prose: &Prose, range: TextRange) -> Option<(usize, usize)> {
     let first = prose.token_at(range.start);
@@ -92,7 +123,38 @@ pub(super) fn in_memory_clause(text: &str, prose: &Prose, first: usize, last: us
             return true;
         }
     }
-    false
+    after_relative(text, prose, first)
+        && (last + 1..sentence.tokens.end).any(|index| {
+            prose.tokens[index].is_word() && PAST_TIMES.contains(&&*lower(index))
+        })
+}
+
+/// Whether the name at token `first` opens a relative clause about a thing
+/// named before it: "the cairns where Tomas", "the rope that Tomas".
+fn after_relative(text: &str, prose: &Prose, first: usize) -> bool {
+    let word = |index: usize| -> Option<String> {
+        let token = prose.tokens.get(index)?;
+        token
+            .is_word()
+            .then(|| crate::prose::lowercase(token.text(text)).into_owned())
+    };
+    let Some(relative) = first.checked_sub(1).and_then(word) else {
+        return false;
+    };
+    if !RELATIVES.contains(&relative.as_str()) {
+        return false;
+    }
+    let before = first.checked_sub(2).and_then(word);
+    match relative.as_str() {
+        "that" => (3..=4).any(|back| {
+            first
+                .checked_sub(back)
+                .and_then(word)
+                .is_some_and(|word| DETERMINERS.contains(&word.as_str()))
+        }),
+        "where" => before.is_none_or(|word| !PLACE_PREPOSITIONS.contains(&word.as_str())),
+        _ => true,
+    }
 }
 
 /// Where one clause ends and the next begins: `;`, `:`, a dash, or a
