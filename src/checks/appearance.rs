@@ -79,8 +79,8 @@ const PLACE_PREPOSITIONS: &[&str] = &["to", "from", "toward", "towards", "near",
 
 /// Determiners that introduce the noun a relative "that" follows.
 const DETERMINERS: &[&str] = &[
-    "the", "a", "an", "this", "that", "these", "those", "his", "her", "their", "its", "my",
-    "our", "your", "every", "each", "some", "no",
+    "the", "a", "an", "this", "that", "these", "those", "his", "her", "their", "its", "my", "our",
+    "your", "every", "each", "some", "no",
 ];
 
 /// The first and last token of a mention, when it lines up with whole words.
@@ -124,9 +124,8 @@ pub(super) fn in_memory_clause(text: &str, prose: &Prose, first: usize, last: us
         }
     }
     after_relative(text, prose, first)
-        && (last + 1..sentence.tokens.end).any(|index| {
-            prose.tokens[index].is_word() && PAST_TIMES.contains(&&*lower(index))
-        })
+        && (last + 1..sentence.tokens.end)
+            .any(|index| prose.tokens[index].is_word() && PAST_TIMES.contains(&&*lower(index)))
 }
 
 /// Whether the name at token `first` opens a relative clause about a thing

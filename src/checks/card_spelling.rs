@@ -48,7 +48,7 @@ pub(super) fn check(workspace: &Workspace, file: &SourceFile, diagnostics: &mut 
             scenes = if files == 1 { "scene" } else { "scenes" },
         );
         let mut diagnostic =
-            Diagnostic::new(file, range, Severity::Warning, Code::CardSpelling, message).with_fix(
+            Diagnostic::new(file, range, Severity::Information, Code::CardSpelling, message).with_fix(
                 Fix {
                     title: format!("Change the card to “{}”", variant.word),
                     edits: at

@@ -5,6 +5,7 @@
 //! [`genders_in_prose`] reads how the book itself refers to the character.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use super::file::FilePath;
 use super::mentions::Mention;
@@ -90,46 +91,72 @@ pub fn declared_gender(value: &str) -> Option<Gender> {
     }
 }
 
-/// The genders the book gives the characters whose cards say none
-/// (`unknown`): the subject pronoun ("he", "she", "himself", "herself") that
-/// first follows a character named at the start of a sentence, before
-/// anyone else may be meant (another name, a capitalised word, a person
-/// noun, a quotation, the paragraph's end, or a second sentence). A gender
-/// is read from at least three such pronouns, four in five of them agreeing:
-/// "Iria waited. She had…" three times over makes Iria "she".
-pub fn genders_in_prose<'a>(
-    prose: impl Iterator<Item = (&'a str, &'a [Mention])>,
-    unknown: impl Fn(&FilePath) -> bool,
-) -> HashMap<FilePath, Gender> {
-    let mut tallies: HashMap<FilePath, [u32; 2]> = HashMap::new();
-    for (text, mentions) in prose {
-        for (at, mention) in mentions.iter().enumerate() {
-            if mention.possessive || !unknown(&mention.card) {
-                continue;
-            }
-            let start = mention
-                .title()
-                .map_or(mention.range.start, |title| title.start);
-            if !starts_sentence(&text[..start]) {
-                continue;
-            }
-            let end = mentions
-                .get(at + 1)
-                .map_or(text.len(), |next| next.range.start.max(mention.range.end));
-            if let Some(gender) = next_subject_pronoun(&text[mention.range.end..end]) {
-                tallies.entry(mention.card.clone()).or_default()[gender as usize] += 1;
+/// What one file's prose says of its characters' genders: for each card
+/// it names, how many times a subject pronoun "he" (or "himself") and how
+/// many times "she" (or "herself") first follows the name at the start of
+/// a sentence, before anyone else may be meant (another name, a
+/// capitalised word, a person noun, a quotation, the paragraph's end, or a
+/// second sentence). In the order of the cards' paths.
+pub type PronounTally = Arc<[(FilePath, [u32; 2])]>;
+
+/// The [`PronounTally`] of a file's `text`, whose mentions are `mentions`.
+pub fn pronoun_tally(text: &str, mentions: &[Mention]) -> PronounTally {
+    let mut tally: Vec<(FilePath, [u32; 2])> = Vec::new();
+    for (at, mention) in mentions.iter().enumerate() {
+        if mention.possessive {
+            continue;
+        }
+        let start = mention
+            .title()
+            .map_or(mention.range.start, |title| title.start);
+        if !starts_sentence(&text[..start]) {
+            continue;
+        }
+        let end = mentions
+            .get(at + 1)
+            .map_or(text.len(), |next| next.range.start.max(mention.range.end));
+        let Some(gender) = next_subject_pronoun(&text[mention.range.end..end]) else {
+            continue;
+        };
+        match tally.iter_mut().find(|(card, _)| *card == mention.card) {
+            Some((_, counts)) => counts[gender as usize] += 1,
+            None => {
+                let mut counts = [0; 2];
+                counts[gender as usize] = 1;
+                tally.push((mention.card.clone(), counts));
             }
         }
     }
-    tallies
-        .into_iter()
+    tally.sort_unstable_by(|(a, _), (b, _)| a.cmp(b));
+    tally.into()
+}
+
+/// The genders the book gives the characters whose cards say none
+/// (`unknown`), from every file's [`PronounTally`]: at least three
+/// readings, four in five of them agreeing ("Iria waited. She had…" three
+/// times over makes Iria "she").
+pub fn genders_in_prose<'a>(
+    tallies: impl Iterator<Item = &'a PronounTally>,
+    unknown: impl Fn(&FilePath) -> bool,
+) -> HashMap<FilePath, Gender> {
+    let mut sums: HashMap<&FilePath, [u32; 2]> = HashMap::new();
+    for tally in tallies {
+        for (card, [he, she]) in tally.iter() {
+            if unknown(card) {
+                let sum = sums.entry(card).or_default();
+                sum[0] += he;
+                sum[1] += she;
+            }
+        }
+    }
+    sums.into_iter()
         .filter_map(|(card, [he, she])| {
             let (gender, count) = if he >= she {
                 (Gender::He, he)
             } else {
                 (Gender::She, she)
             };
-            (count >= 3 && count * 5 >= (he + she) * 4).then_some((card, gender))
+            (count >= 3 && count * 5 >= (he + she) * 4).then(|| (card.clone(), gender))
         })
         .collect()
 }
@@ -315,5 +342,27 @@ mod tests {
             workspace.gender("Compendium/Characters/CHAR-iria.md"),
             Some(None)
         );
+    }
+
+    #[test]
+    fn typing_a_third_reading_gives_the_gender_and_typing_elsewhere_keeps_it() {
+        let scene = "Iria came. She sat.\n\nIria came. She sat.\n\nThe rain fell.\n";
+        let (_dir, mut workspace) = manuscript(scene);
+        let iria = "Compendium/Characters/CHAR-iria.md";
+        assert_eq!(workspace.gender(iria), Some(None));
+        let path = "Story/Scenes/SCN-gate.md";
+        let typed = |text: &str, workspace: &crate::index::Workspace| {
+            let paths = workspace.config().paths.clone();
+            crate::index::SourceFile::parse(path.into(), text.into(), &paths)
+        };
+        let old = workspace.file(path).unwrap().text.to_string();
+        let third = old.replace("The rain fell.", "Iria came. She sat.");
+        workspace.insert_file(typed(&third, &workspace));
+        assert_eq!(workspace.gender(iria), Some(Some(Gender::She)));
+        let elsewhere = third.replace("came", "walked in");
+        workspace.insert_file(typed(&elsewhere, &workspace));
+        assert_eq!(workspace.gender(iria), Some(Some(Gender::She)));
+        workspace.insert_file(typed(&old, &workspace));
+        assert_eq!(workspace.gender(iria), Some(None));
     }
 }

@@ -17,7 +17,7 @@ use super::calendar::Calendar;
 use super::catalog::Catalog;
 use super::config::{CONFIG_FILE, Config, ConfigError, PathsConfig};
 use super::file::{FilePath, SourceFile};
-use super::gender::Gender;
+use super::gender::{Gender, PronounTally, pronoun_tally};
 use super::lexicon::Lexicon;
 use super::mentions::Mention;
 use super::variants::{NearName, Variants};
@@ -25,7 +25,7 @@ use super::variants::{NearName, Variants};
 pub use super::file::{ByFile, Files};
 
 /// What a file's prose says of the cards' names: its mentions and its near misses.
-type FileNames = (FilePath, Arc<[Mention]>, Arc<[NearName]>);
+type FileNames = (FilePath, Arc<[Mention]>, Arc<[NearName]>, PronounTally);
 
 #[derive(Clone, Debug, Default)]
 pub struct Workspace {
@@ -38,6 +38,8 @@ pub struct Workspace {
     mentions: ByFile<Arc<[Mention]>>,
     /// Each scene's capitalised words near a name, found with its mentions.
     near_names: ByFile<Arc<[NearName]>>,
+    /// Each file's subject pronouns after its names, found with its mentions.
+    pronouns: ByFile<PronounTally>,
     /// The manuscript's consistent spellings of names, summed on first use.
     variants: Arc<OnceLock<Variants>>,
     /// The genders the prose gives characters whose cards say none, read
@@ -328,6 +330,7 @@ impl Workspace {
         for file in files {
             self.mentions.remove(&file.path);
             self.near_names.remove(&file.path);
+            self.pronouns.remove(&file.path);
             self.files.insert(file.path.clone(), file);
         }
         self.refresh();
@@ -348,7 +351,6 @@ impl Workspace {
         };
         self.catalog = Arc::new(catalog);
         self.variants = Arc::default();
-        self.genders_in_prose = Arc::default();
         let old = self.files.get(&file.path);
         let kept = old.zip(
             self.mentions
@@ -358,12 +360,21 @@ impl Workspace {
         let rescanned = kept.and_then(|(old, (mentions, near))| {
             super::rescan::names_after_edit(&self.catalog, old, &file, mentions, near)
         });
-        let (path, mentions, near) = match rescanned {
-            Some((mentions, near)) => (file.path.clone(), mentions.into(), near.into()),
+        let (path, mentions, near, pronouns) = match rescanned {
+            Some((mentions, near)) => {
+                let pronouns = pronoun_tally(&file.text, &mentions);
+                (file.path.clone(), mentions.into(), near.into(), pronouns)
+            }
             None => names_in(&self.catalog, &file),
         };
         self.mentions.insert(path.clone(), mentions);
-        self.near_names.insert(path, near);
+        self.near_names.insert(path.clone(), near);
+        // Typing seldom changes what the prose says of anyone's gender: the
+        // genders read stand unless it did.
+        if self.pronouns.get(&path) != Some(&pronouns) {
+            self.genders_in_prose = Arc::default();
+        }
+        self.pronouns.insert(path, pronouns);
         self.files.insert(file.path.clone(), file);
     }
 
@@ -371,6 +382,7 @@ impl Workspace {
         let removed = self.files.remove(path)?;
         self.mentions.remove(path);
         self.near_names.remove(path);
+        self.pronouns.remove(path);
         self.refresh();
         Some(removed)
     }
@@ -428,11 +440,7 @@ impl Workspace {
             if !self.catalog.has_unknown_gender() {
                 return HashMap::new();
             }
-            let prose = self
-                .files
-                .values()
-                .map(|file| (&*file.text, self.mentions(&file.path)));
-            super::gender::genders_in_prose(prose, unknown)
+            super::gender::genders_in_prose(self.pronouns.values(), unknown)
         })
     }
 
@@ -474,6 +482,7 @@ impl Workspace {
         if !catalog.same_names_as(&self.catalog) {
             self.mentions.clear();
             self.near_names.clear();
+            self.pronouns.clear();
             // The lexicon reads only the cards' names and aliases.
             self.lexicon = Arc::default();
         }
@@ -489,8 +498,9 @@ impl Workspace {
             .par_iter()
             .map(|file| names_in(&self.catalog, file))
             .collect();
-        for (path, mentions, near) in computed {
+        for (path, mentions, near, pronouns) in computed {
             self.near_names.insert(path.clone(), near);
+            self.pronouns.insert(path.clone(), pronouns);
             self.mentions.insert(path, mentions);
         }
     }
@@ -499,10 +509,13 @@ impl Workspace {
 /// What `file`'s prose says of the catalog's names: its mentions and its
 /// near misses.
 fn names_in(catalog: &Catalog, file: &SourceFile) -> FileNames {
+    let mentions = catalog.matcher().find(&file.text, &file.syntax);
+    let pronouns = pronoun_tally(&file.text, &mentions);
     (
         file.path.clone(),
-        catalog.matcher().find(&file.text, &file.syntax).into(),
+        mentions.into(),
         super::variants::near_names(file, catalog.name_words()).into(),
+        pronouns,
     )
 }
 
