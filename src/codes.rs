@@ -163,7 +163,7 @@ pub const CODES: &[CodeInfo] = &[
     code(
         "card-spelling",
         Manuscript,
-        "warning",
+        "information (on published novels it is right about one time in three)",
         "the prose spells a name word one way at least 3 times, more often than the card's spelling, which differs by one or two edits; said once, on the card",
         "checks/card_spelling.rs",
     ),

@@ -22,6 +22,7 @@ pub mod kb;
 pub mod language;
 pub mod llm;
 pub mod lsp;
+pub mod manuscript;
 pub mod plan;
 pub mod prose;
 pub mod receipts;

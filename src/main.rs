@@ -27,6 +27,14 @@ struct Cli {
 enum Command {
     /// Run the language server over stdio (what editors start).
     Lsp,
+    /// Make a new manuscript to start from in DIR (a new or empty folder;
+    /// default: here): settings, an outline, a scene, a character and a
+    /// place card, and the Story Bible's templates.
+    New {
+        /// The folder to make it in.
+        #[arg(value_name = "DIR")]
+        folder: Option<PathBuf>,
+    },
     /// Check a manuscript and print its diagnostics.
     Check {
         /// The manuscript (the same as --dir).
@@ -451,6 +459,7 @@ fn main() -> ExitCode {
         |positional: Option<PathBuf>| positional.or(global.clone()).unwrap_or_else(|| ".".into());
     let result = match cli.command {
         Command::Lsp => control_room::lsp::run_stdio().map(|()| 0),
+        Command::New { folder: positional } => new_manuscript(&folder(positional)),
         Command::Check {
             folder: positional,
             format,
@@ -623,6 +632,26 @@ fn check(dir: PathBuf, format: Format, deny: Option<Deny>, grammar: bool) -> any
 }
 
 /// `control-room dictionary WORD`: appends the word to the dictionary file.
+/// `control-room new`: the files made, and what to do next.
+fn new_manuscript(dir: &std::path::Path) -> anyhow::Result<i32> {
+    let made = control_room::manuscript::new::new(dir)?;
+    println!("A new manuscript in {}:", dir.display());
+    for path in made {
+        println!("  {path}");
+    }
+    let shown = dir.display().to_string();
+    let shown = if shown.contains(char::is_whitespace) {
+        format!("\"{shown}\"")
+    } else {
+        shown
+    };
+    println!(
+        "\nOpen the folder in your editor to write; `control-room check {shown}` checks it from here.\n\
+         The Story Bible's templates (Story/Bible/) say what each still needs."
+    );
+    Ok(0)
+}
+
 fn add_to_dictionary(dir: &std::path::Path, word: &str) -> anyhow::Result<i32> {
     let root = control_room::cli::workspace_root(dir)?;
     let workspace = Workspace::new(&root);

@@ -31,6 +31,7 @@ mod knowledge;
 mod language;
 mod llm;
 mod lsp;
+mod manuscript;
 mod micro_steps;
 mod models;
 mod neovim;

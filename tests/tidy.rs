@@ -78,6 +78,7 @@ const BELOW_THE_FRONT_ENDS: &[&str] = &[
     "foreman",
     "ide",
     "export",
+    "manuscript",
     "stats",
     "language",
     "health",
@@ -158,6 +159,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         ],
     ),
     ("export", &["text", "syntax", "index", "storage"]),
+    ("manuscript", &["text", "syntax", "index", "storage"]),
     ("cli", BELOW_THE_FRONT_ENDS),
     ("lsp", BELOW_THE_FRONT_ENDS),
 ];
