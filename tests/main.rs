@@ -36,6 +36,7 @@ mod micro_steps;
 mod models;
 mod neovim;
 mod novel;
+mod package;
 mod packets;
 mod parity;
 mod plan;

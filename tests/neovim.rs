@@ -487,7 +487,8 @@ fn the_plugin_checks_fixes_drafts_and_reports_in_a_real_neovim() {
     // The health check found the binary, the root and the model server.
     let health = report["health"].as_str().unwrap();
     for expected in [
-        "binary: ",
+        "server: ",
+        "the server answers: control-room ",
         "version: ",
         &format!(
             "manuscript root: {}",
@@ -498,4 +499,87 @@ fn the_plugin_checks_fixes_drafts_and_reports_in_a_real_neovim() {
         assert!(health.contains(expected), "`{expected}` in {health}");
     }
     assert!(!health.contains("ERROR"), "{health}");
+}
+
+/// The archive's layout: the plugin in `neovim/`, the program in `bin/`.
+/// With no `cmd` and no control-room on PATH the plugin finds the one beside
+/// it, and `:checkhealth control_room` says which and that it answers.
+#[test]
+fn the_plugin_finds_the_server_its_archive_carries_and_checkhealth_says_so() {
+    let Some(nvim) = neovim_or_skip() else {
+        return;
+    };
+    let unpacked = tempfile::tempdir().unwrap();
+    let archive = unpacked.path().join("control-room-0.1.0-linux-x64");
+    copy_tree(
+        &repository().join("editors/neovim"),
+        &archive.join("neovim"),
+    );
+    std::fs::create_dir_all(archive.join("bin")).unwrap();
+    let program = archive.join("bin/control-room");
+    std::fs::copy(env!("CARGO_BIN_EXE_control-room"), &program).unwrap();
+    let report_path = unpacked.path().join("report.json");
+    let output = Command::new(&nvim)
+        .args(["--headless", "--clean", "-i", "NONE", "--cmd"])
+        .arg(format!("set rtp^={}", archive.join("neovim").display()))
+        .arg("-c")
+        .arg(format!(
+            "luafile {}",
+            repository().join("tests/neovim/beside.lua").display()
+        ))
+        .env("CONTROL_ROOM_TEST_REPORT", &report_path)
+        .env("PATH", path_without_control_room())
+        .current_dir(unpacked.path())
+        .output()
+        .expect("Neovim runs");
+    let report: Value = match std::fs::read_to_string(&report_path) {
+        Ok(text) => serde_json::from_str(&text).unwrap(),
+        Err(error) => panic!(
+            "no report ({error}); Neovim said: {}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        ),
+    };
+    assert_eq!(report["ok"], true, "{}", report["error"]);
+    let program = program.canonicalize().unwrap();
+    assert_eq!(
+        report["server"],
+        program.display().to_string(),
+        "{report:#}"
+    );
+    assert_eq!(report["how"], "beside the plugin");
+    assert_eq!(report["command"][0], program.display().to_string());
+    let health = report["health"].as_str().unwrap();
+    for expected in [
+        format!("server: {} (beside the plugin)", program.display()),
+        format!(
+            "the server answers: control-room {}",
+            env!("CARGO_PKG_VERSION")
+        ),
+    ] {
+        assert!(health.contains(&expected), "`{expected}` in {health}");
+    }
+}
+
+/// `PATH` without the folders that hold a `control-room`: Neovim still
+/// runs, the server must be found beside the plugin.
+fn path_without_control_room() -> std::ffi::OsString {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::join_paths(
+        std::env::split_paths(&path).filter(|dir| !dir.join("control-room").exists()),
+    )
+    .unwrap()
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
 }

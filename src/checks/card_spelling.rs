@@ -47,21 +47,25 @@ pub(super) fn check(workspace: &Workspace, file: &SourceFile, diagnostics: &mut 
             variant.name_word,
             scenes = if files == 1 { "scene" } else { "scenes" },
         );
-        let mut diagnostic =
-            Diagnostic::new(file, range, Severity::Information, Code::CardSpelling, message).with_fix(
-                Fix {
-                    title: format!("Change the card to “{}”", variant.word),
-                    edits: at
-                        .iter()
-                        .map(|range| FileEdit {
-                            path: file.path.clone(),
-                            range: *range,
-                            new_text: variant.word.clone(),
-                        })
-                        .collect(),
-                    kind: FixKind::Correction,
-                },
-            );
+        let mut diagnostic = Diagnostic::new(
+            file,
+            range,
+            Severity::Information,
+            Code::CardSpelling,
+            message,
+        )
+        .with_fix(Fix {
+            title: format!("Change the card to “{}”", variant.word),
+            edits: at
+                .iter()
+                .map(|range| FileEdit {
+                    path: file.path.clone(),
+                    range: *range,
+                    new_text: variant.word.clone(),
+                })
+                .collect(),
+            kind: FixKind::Correction,
+        });
         diagnostic = diagnostic.with_fix(Fix {
             title: format!(
                 "Change all {uses} “{}” in the prose to “{}”",

@@ -15,7 +15,7 @@ import {
 
 import { ActivityTracker } from './activity';
 import { manuscriptFolders } from './manuscript';
-import { findServer, ServerNotFound } from './server';
+import { carriedServer, findServer, ServerNotFound, serverVersion, versionMismatch } from './server';
 import { serverSettings, type ServerSettings } from './settings';
 
 /** The settings section, and the client's id (it reads `controlRoom.trace.server`). */
@@ -54,7 +54,21 @@ export class ControlRoom implements vscode.Disposable {
   /** Start and stop in turn, never two at once. */
   private queue: Promise<void> = Promise.resolve();
 
-  constructor(private readonly output: vscode.OutputChannel) {}
+  /** The program the client was last started from. */
+  private command: string | undefined;
+  /** The program whose version was last checked, so a mismatch is said once. */
+  private checkedVersion: string | undefined;
+
+  constructor(
+    private readonly output: vscode.OutputChannel,
+    /** The extension's folder and version: where its carried server is, and what it expects. */
+    private readonly extension: { path: string; version: string },
+  ) {}
+
+  /** The program the server was started from, while it runs. */
+  get serverPath(): string | undefined {
+    return this.client?.isRunning() === true ? this.command : undefined;
+  }
 
   /** The manuscript folder the server reads, while it runs. */
   get folder(): vscode.WorkspaceFolder | undefined {
@@ -100,11 +114,29 @@ export class ControlRoom implements vscode.Disposable {
     await this.start(folder);
   }
 
+  /** Says once, for each program, when its version is not the extension's; it is started all the same. */
+  private async checkVersion(command: string): Promise<void> {
+    if (this.checkedVersion === command) {
+      return;
+    }
+    this.checkedVersion = command;
+    let message: string | undefined;
+    try {
+      message = versionMismatch(command, await serverVersion(command), this.extension.version);
+    } catch (error) {
+      message = error instanceof Error ? error.message : String(error);
+    }
+    if (message !== undefined) {
+      this.output.appendLine(message);
+      void vscode.window.showWarningMessage(message);
+    }
+  }
+
   private async start(folder: vscode.WorkspaceFolder): Promise<void> {
     const configured = vscode.workspace.getConfiguration(SECTION, folder.uri).get<string>('server.path');
     let command: string;
     try {
-      command = await findServer(configured, folder.uri.fsPath);
+      command = await findServer(configured, folder.uri.fsPath, carriedServer(this.extension.path));
     } catch (error) {
       if (error instanceof ServerNotFound) {
         this.problem = error.message;
@@ -114,6 +146,8 @@ export class ControlRoom implements vscode.Disposable {
       }
       throw error;
     }
+    await this.checkVersion(command);
+    this.command = command;
     this.output.appendLine(`Starting ${command} lsp for ${folder.uri.fsPath}`);
     // Stdio without `transport`: naming it would add a `--stdio` argument the server refuses.
     const serverOptions: ServerOptions = { command, args: ['lsp'], options: { cwd: folder.uri.fsPath } };

@@ -26,6 +26,8 @@ export interface ControlRoomApi {
   readonly onDidChangeStatusBar: vscode.Event<string | undefined>;
   /** The manuscript folder the server reads, while it runs. */
   folder(): vscode.Uri | undefined;
+  /** The program the server was started from, while it runs. */
+  serverPath(): string | undefined;
   /** Resolves once the server has been started (or found missing) for the current folders. */
   ready(): Promise<void>;
   /** The words status bar item's text (asked for again first), or `undefined` while it is hidden. */
@@ -36,9 +38,18 @@ export interface ControlRoomApi {
 
 let controlRoom: ControlRoom | undefined;
 
+/** The extension's version, as its package.json says. */
+function extensionVersion(context: vscode.ExtensionContext): string {
+  const version = (context.extension.packageJSON as { version?: unknown }).version;
+  return typeof version === 'string' ? version : '';
+}
+
 export function activate(context: vscode.ExtensionContext): ControlRoomApi {
   const output = vscode.window.createOutputChannel('Control Room');
-  const instance = new ControlRoom(output);
+  const instance = new ControlRoom(output, {
+    path: context.extensionPath,
+    version: extensionVersion(context),
+  });
   controlRoom = instance;
   const statusBar = new RunStatusBar(instance.activity);
   const words = new WordsStatusBar(instance);
@@ -95,6 +106,7 @@ export function activate(context: vscode.ExtensionContext): ControlRoomApi {
     statusBarText: () => statusBar.text,
     onDidChangeStatusBar: statusBar.onDidChange,
     folder: () => instance.folder?.uri,
+    serverPath: () => instance.serverPath,
     ready: () => instance.settled(),
     wordsText: async () => {
       await words.update();

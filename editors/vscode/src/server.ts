@@ -1,8 +1,11 @@
 /**
  * Finding the `control-room` program: the `controlRoom.server.path` setting,
- * else the first `control-room` on `PATH`.
+ * else the one the extension carries (`server/` in a package made by
+ * `scripts/package`), else the first `control-room` on `PATH`; and checking
+ * that its version is the extension's.
  */
 
+import { execFile } from 'node:child_process';
 import { constants as fsConstants, promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -30,6 +33,26 @@ async function isExecutable(file: string): Promise<boolean> {
     }
     await fs.access(file, process.platform === 'win32' ? fsConstants.F_OK : fsConstants.X_OK);
     return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Gives the carried program back its executable bit, which an unpacker may
+ * have dropped; whether it is executable now.
+ */
+async function makeExecutable(file: string): Promise<boolean> {
+  if (process.platform === 'win32') {
+    return false;
+  }
+  try {
+    const stat = await fs.stat(file);
+    if (!stat.isFile()) {
+      return false;
+    }
+    await fs.chmod(file, stat.mode | 0o111);
+    return await isExecutable(file);
   } catch {
     return false;
   }
@@ -67,11 +90,22 @@ export async function searchPath(searchPath: string | undefined = process.env.PA
   return undefined;
 }
 
+/** The program a package made by `scripts/package` carries, in the extension's `server/`. */
+export function carriedServer(extensionPath: string): string {
+  return path.join(extensionPath, 'server', candidateNames()[0] ?? SERVER_NAME);
+}
+
 /**
- * The absolute path of the server program for the manuscript in `folder`.
- * Throws {@link ServerNotFound} with a message saying how to fix it.
+ * The absolute path of the server program for the manuscript in `folder`:
+ * the setting's, else the one the extension carries (`carried`), else the
+ * first on `PATH`. Throws {@link ServerNotFound} with a message saying how to
+ * fix it.
  */
-export async function findServer(configured: string | undefined, folder: string): Promise<string> {
+export async function findServer(
+  configured: string | undefined,
+  folder: string,
+  carried?: string,
+): Promise<string> {
   if (configured !== undefined && configured.trim() !== '') {
     const resolved = expandPath(configured, folder);
     if (await isExecutable(resolved)) {
@@ -79,19 +113,53 @@ export async function findServer(configured: string | undefined, folder: string)
     }
     throw new ServerNotFound(
       `The setting controlRoom.server.path is "${configured}", but there is no program at ${resolved}. ` +
-        'Point it at the control-room program (for example target/release/control-room after `cargo build --release`), ' +
-        'or clear it to use the control-room on your PATH.',
+        'Point it at the control-room program, or clear it to use the one this extension carries ' +
+        '(or the control-room on your PATH).',
       true,
     );
+  }
+  if (carried !== undefined && (await isExecutable(carried) || (await makeExecutable(carried)))) {
+    return carried;
   }
   const found = await searchPath();
   if (found !== undefined) {
     return found;
   }
   throw new ServerNotFound(
-    'The control-room program was not found on your PATH. Install it with `cargo install --path .` ' +
-      'in the control-room source folder, or set controlRoom.server.path to the program ' +
-      '(for example target/release/control-room after `cargo build --release`).',
+    'This Control Room extension carries no control-room program for this platform, and none is on your PATH. ' +
+      'Install the package made for your platform (control-room-<version>-<platform>.vsix), ' +
+      'or install the program from its archive (./install.sh) and make sure it is on your PATH, ' +
+      'or set controlRoom.server.path to it.',
     false,
+  );
+}
+
+/** What `program --version` says ("control-room 0.1.0"), or why it could not say. */
+export function serverVersion(program: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(program, ['--version'], { timeout: 10_000 }, (error, stdout) => {
+      if (error !== null) {
+        reject(new Error(`${program} --version failed: ${error.message}`));
+        return;
+      }
+      resolve(stdout.trim());
+    });
+  });
+}
+
+/**
+ * The writer's message when the program's `--version` answer (`reported`)
+ * is not the extension's version; undefined when they agree.
+ */
+export function versionMismatch(program: string, reported: string, extensionVersion: string): string | undefined {
+  const version = /^control-room\s+(\S+)/.exec(reported)?.[1];
+  if (version === extensionVersion) {
+    return undefined;
+  }
+  const found = version === undefined ? `answers "${reported}"` : `is version ${version}`;
+  return (
+    `The control-room program at ${program} ${found}, but this extension is version ${extensionVersion}: ` +
+    'some features may fail. Install the matching program (the archive or package of the same version), ' +
+    'or clear controlRoom.server.path to use the program this extension carries.'
   );
 }

@@ -25,16 +25,22 @@ function M.check()
     return
   end
 
-  local binary = control_room.options.cmd[1]
-  local path = vim.fn.exepath(binary)
-  if path == "" then
-    error(("`%s` is not on PATH"):format(binary), {
-      "Install it: cargo install --path . (in the control-room sources)",
+  local path, how = control_room.server()
+  if path == nil then
+    error(("no `%s` beside the plugin, built in its folder, or on PATH"):format(control_room.options.cmd[1]), {
+      "Install it from its archive: ./install.sh (puts it in ~/.local/bin)",
+      "Or let lazy.nvim build it: build = \"cargo build --release\" (needs a Rust toolchain)",
       "Or give its path: require('control_room').setup({ cmd = { '/path/to/control-room', 'lsp' } })",
     })
     return
   end
-  ok(("binary: %s"):format(path))
+  ok(("server: %s (%s)"):format(path, how))
+  local answer = vim.fn.system({ path, "--version" })
+  if vim.v.shell_error ~= 0 or not answer:match("^control%-room ") then
+    error(("the server does not answer `--version`: %s"):format(vim.trim(answer)))
+    return
+  end
+  ok(("the server answers: %s"):format(vim.trim(answer)))
 
   -- `:checkhealth` shows its report in a buffer of its own: the writer's
   -- file is the alternate one.

@@ -23,7 +23,10 @@ M.name = "control_room"
 
 --- The defaults `setup` merges the writer's options into.
 M.defaults = {
-  --- The server and its arguments; `cmd[1]` is looked up on PATH.
+  --- The server and its arguments. A bare `control-room` (the default) is
+  --- the program beside the plugin (`bin/` of the archive it came in, or
+  --- `target/release/` of the repository lazy.nvim built), else the one on
+  --- PATH; a path is used as it is.
   cmd = { "control-room", "lsp" },
   --- The filetypes the server attaches to.
   filetypes = { "markdown" },
@@ -145,12 +148,51 @@ function M.execute(command, argument, callback, bufnr)
   end, bufnr or vim.api.nvim_get_current_buf())
 end
 
+--- The folder this plugin was installed from: `editors/neovim` of the
+--- repository, or `neovim` of the archive.
+local function plugin_folder()
+  local source = debug.getinfo(1, "S").source:gsub("^@", "")
+  return vim.fs.dirname(vim.fs.dirname(vim.fs.dirname(vim.fn.fnamemodify(source, ":p"))))
+end
+
+--- The server program and how it was found: `"setup"` (a path given to
+--- `setup`), `"beside the plugin"` (the archive's `bin/`), `"built"`
+--- (`target/release/` of the repository the plugin is in, as lazy.nvim's
+--- `build` leaves it) or `"PATH"`; nil when there is none.
+function M.server()
+  local program = M.options.cmd[1]
+  if program ~= "control-room" then
+    local path = vim.fn.exepath(program)
+    return path ~= "" and path or nil, "setup"
+  end
+  local folder = plugin_folder()
+  local name = vim.fn.has("win32") == 1 and "control-room.exe" or "control-room"
+  for _, candidate in ipairs({
+    { folder .. "/../bin/" .. name, "beside the plugin" },
+    { folder .. "/../../target/release/" .. name, "built" },
+  }) do
+    local path = vim.fs.normalize(vim.fn.fnamemodify(candidate[1], ":p"))
+    if vim.fn.executable(path) == 1 then
+      return path, candidate[2]
+    end
+  end
+  local path = vim.fn.exepath(program)
+  return path ~= "" and path or nil, "PATH"
+end
+
+--- `cmd` with its program resolved by `server()`.
+function M.command()
+  local command = vim.deepcopy(M.options.cmd)
+  command[1] = M.server() or command[1]
+  return command
+end
+
 --- The config `vim.lsp.start` gets for a buffer at `root`.
 function M.config(root)
   local options = M.options
   return {
     name = M.name,
-    cmd = options.cmd,
+    cmd = M.command(),
     root_dir = root,
     workspace_folders = { { uri = vim.uri_from_fname(root), name = vim.fs.basename(root) } },
     init_options = options.settings,
@@ -166,9 +208,11 @@ function M.attach(bufnr)
   if root == nil then
     return nil
   end
-  if vim.fn.executable(M.options.cmd[1]) == 0 then
+  if M.server() == nil then
     notify(
-      ("cannot find `%s`: install it (cargo install --path .) or set `cmd` in setup()"):format(M.options.cmd[1]),
+      ("cannot find `%s`: install it from its archive (./install.sh), or let lazy.nvim build it, or set `cmd` in setup()"):format(
+        M.options.cmd[1]
+      ),
       vim.log.levels.ERROR
     )
     return nil

@@ -49,6 +49,11 @@ expect(
   facts.servedFolder !== undefined && facts.servedFolder === facts.workspaceFolder,
   `served ${show(facts.servedFolder)}, workspace ${show(facts.workspaceFolder)}`,
 );
+expect(
+  'the server is the program the package carries',
+  typeof facts.serverPath === 'string' && /[\\/]extensions[\\/].*[\\/]server[\\/]control-room(\.exe)?$/.test(facts.serverPath),
+  show(facts.serverPath),
+);
 const palette = [
   'control-room.draftScene',
   'control-room.conference',

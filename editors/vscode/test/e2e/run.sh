@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # End-to-end test of the VS Code extension in a real VS Code (code-server),
-# driven by the system's Chromium through playwright-core. Run from anywhere
+# driven by the system's Chromium through playwright-core: the package
+# scripts/package makes, with the server inside, installed with no
+# control-room on PATH and no controlRoom.server.path. Run from anywhere
 # after `cargo build --release`:
 #
 #   editors/vscode/test/e2e/run.sh
@@ -12,7 +14,7 @@
 # ~/.cache/control-room-editors).
 #
 # Environment:
-#   CONTROL_ROOM_SERVER        the server binary (default target/release/control-room)
+#   CONTROL_ROOM_SERVER        the server binary the package carries (default target/release/control-room)
 #   CONTROL_ROOM_EDITORS_CACHE where Node 24 and code-server are kept
 #   CONTROL_ROOM_E2E_TIMEOUT   seconds to wait for the probe (default 300)
 #   CONTROL_ROOM_E2E_KEEP=1    keep the temporary folder even when the test passes
@@ -119,12 +121,22 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-say "packaging the extension and the probe"
-npx @vscode/vsce package --out "$work/control-room.vsix"
+say "packaging the extension with the server inside (scripts/package), and the probe"
+"$repo/scripts/package" --binary "$server" --out "$work/package"
+vsix="$(ls "$work"/package/control-room-*.vsix)"
 (cd "$here/probe" && "$extension_dir/node_modules/.bin/vsce" package --out "$work/probe.vsix")
 
+# No control-room on the PATH VS Code runs with: the extension must use the one it carries.
+clean_path=""
+IFS=: read -r -a path_dirs <<<"$PATH"
+for dir in "${path_dirs[@]}"; do
+  if [ -n "$dir" ] && [ ! -e "$dir/control-room" ]; then
+    clean_path="${clean_path:+$clean_path:}$dir"
+  fi
+done
+
 code_server() {
-  PATH="$node_home/bin:$PATH" "$code_server_bin" \
+  PATH="$node_home/bin:$clean_path" "$code_server_bin" \
     --config "$work/code-server.yaml" \
     --user-data-dir "$work/user-data" \
     --extensions-dir "$work/extensions" \
@@ -132,7 +144,7 @@ code_server() {
 }
 
 say "installing both into a fresh extensions folder"
-code_server --install-extension "$work/control-room.vsix"
+code_server --install-extension "$vsix"
 code_server --install-extension "$work/probe.vsix"
 
 # --- the manuscript, the fake model and the settings -------------------------
@@ -154,7 +166,7 @@ done
 model_url="http://127.0.0.1:$(cat "$work/model.port")/v1"
 
 mkdir -p "$work/user-data/User" "$work/user-data/Machine"
-SERVER="$server" MODEL_URL="$model_url" node -e '
+MODEL_URL="$model_url" node -e '
   const { writeFileSync } = require("node:fs");
   const [user, machine] = process.argv.slice(1);
   writeFileSync(user, JSON.stringify({
@@ -175,16 +187,16 @@ SERVER="$server" MODEL_URL="$model_url" node -e '
     "chat.disableAIFeatures": true,
     "git.enabled": false,
   }, null, 2));
-  // The server path is a machine setting: code-server, like any remote
-  // window, reads those from the machine settings, not the user settings.
-  writeFileSync(machine, JSON.stringify({ "controlRoom.server.path": process.env.SERVER }, null, 2));
+  // No controlRoom.server.path (a machine setting: code-server, like any
+  // remote window, reads it from there): the package carries the server.
+  writeFileSync(machine, JSON.stringify({}, null, 2));
 ' "$work/user-data/User/settings.json" "$work/user-data/Machine/settings.json"
 
 port="$(node -e 'const s = require("node:net").createServer(); s.listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); });')"
 url="http://127.0.0.1:$port/?folder=$(node -e 'process.stdout.write(encodeURIComponent(process.argv[1]))' "$workspace")"
 
 say "starting code-server on 127.0.0.1:$port"
-CONTROL_ROOM_E2E_REPORT="$work/report.json" PATH="$node_home/bin:$PATH" setsid "$code_server_bin" \
+CONTROL_ROOM_E2E_REPORT="$work/report.json" PATH="$node_home/bin:$clean_path" setsid "$code_server_bin" \
   --config "$work/code-server.yaml" \
   --user-data-dir "$work/user-data" \
   --extensions-dir "$work/extensions" \

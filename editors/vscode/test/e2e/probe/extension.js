@@ -289,6 +289,7 @@ async function run() {
     await api.ready();
     await waitFor('the server to run', () => api.folder() !== undefined, 30000);
     report.facts.servedFolder = api.folder().fsPath;
+    report.facts.serverPath = api.serverPath();
     report.facts.workspaceFolder = root().fsPath;
     report.facts.contributedCommands = extension.packageJSON.contributes.commands.map((command) => ({
       command: command.command,
