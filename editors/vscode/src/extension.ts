@@ -8,6 +8,7 @@ import * as vscode from 'vscode';
 
 import type { Activity } from './activity';
 import { registerCommands } from './commands';
+import { NEW_MANUSCRIPT, type NewManuscriptArgument, newManuscript } from './newManuscript';
 import { ControlRoom, SECTION } from './controlRoom';
 import { FOREMAN_COMMANDS, ModeStatusBar, advanceMode, askForeman } from './foreman';
 import { VOICE_COMMANDS, lockVoice, voiceTournament } from './voice';
@@ -73,6 +74,9 @@ export function activate(context: vscode.ExtensionContext): ControlRoomApi {
     mode,
     ...charts.map(({ panel }) => panel),
     ...registerCommands(instance, output),
+    vscode.commands.registerCommand(NEW_MANUSCRIPT, (argument?: NewManuscriptArgument) =>
+      newManuscript(context.extensionPath, output, argument),
+    ),
     foremanCommand(FOREMAN_COMMANDS.askForeman, (argument) => askForeman(instance, argument)),
     foremanCommand(FOREMAN_COMMANDS.advanceMode, (argument) => advanceMode(instance, argument, mode)),
     foremanCommand(VOICE_COMMANDS.tournament, (argument) => voiceTournament(instance, argument)),

@@ -68,6 +68,24 @@ expect(
   palette.every((id) => (facts.paletteCommands ?? []).includes(id)),
   `registered: ${show(facts.paletteCommands)}`,
 );
+expect('New Manuscript is registered', (facts.paletteCommands ?? []).includes('control-room.newManuscript'), show(facts.paletteCommands));
+expect(
+  'New Manuscript made the manuscript in the folder given',
+  typeof facts.newManuscript === 'string' && facts.newManuscriptOutline === '# The Lighthouse',
+  `${show(facts.newManuscript)}: ${show(facts.newManuscriptOutline)}`,
+);
+expect(
+  'a second New Manuscript in the same folder was refused and changed nothing',
+  facts.newManuscriptAgain === null &&
+    JSON.stringify(facts.newManuscriptFiles) === JSON.stringify(['Compendium', 'Story', 'control-room.toml']),
+  `${show(facts.newManuscriptAgain)}, ${show(facts.newManuscriptFiles)}`,
+);
+const walkthrough = (facts.walkthroughs ?? [])[0];
+expect(
+  'the first-five-minutes walkthrough is contributed with its five steps and their pages',
+  walkthrough !== undefined && walkthrough.steps.length === 5 && walkthrough.media.every((found) => found === true),
+  show(facts.walkthroughs),
+);
 const contributed = facts.contributedCommands ?? [];
 expect(
   'the palette commands are contributed in the "Control Room" category',

@@ -17,6 +17,7 @@ const EXTENSION_ID = 'control-room.control-room';
 const TIMEOUT = Number(process.env.CONTROL_ROOM_E2E_TIMEOUT_MS || 60000);
 
 const PALETTE_COMMANDS = [
+  'control-room.newManuscript',
   'control-room.draftScene',
   'control-room.conference',
   'control-room.checkWorkspace',
@@ -302,6 +303,24 @@ async function run() {
     const registered = new Set(await vscode.commands.getCommands(true));
     report.facts.paletteCommands = PALETTE_COMMANDS.filter((id) => registered.has(id));
     report.facts.serverCommands = SERVER_COMMANDS.filter((id) => registered.has(id));
+  });
+
+  await step('new-manuscript', async () => {
+    const extension = vscode.extensions.getExtension(EXTENSION_ID);
+    report.facts.walkthroughs = (extension.packageJSON.contributes.walkthroughs || []).map((walkthrough) => ({
+      id: walkthrough.id,
+      steps: walkthrough.steps.map((step) => step.id),
+      media: walkthrough.steps.map((step) => fs.existsSync(path.join(extension.extensionPath, step.media.markdown))),
+    }));
+    const parent = fs.mkdtempSync(path.join(require('node:os').tmpdir(), 'control-room-new-'));
+    const folder = path.join(parent, 'The Lighthouse');
+    report.facts.newManuscript = await vscode.commands.executeCommand('control-room.newManuscript', { folder, open: false });
+    report.facts.newManuscriptOutline = fs.existsSync(path.join(folder, 'Story', 'SCN-outline.md'))
+      ? fs.readFileSync(path.join(folder, 'Story', 'SCN-outline.md'), 'utf8').split('\n')[0]
+      : null;
+    // The folder is not empty now: a second New Manuscript there is refused and changes nothing.
+    report.facts.newManuscriptAgain = (await vscode.commands.executeCommand('control-room.newManuscript', { folder, open: false })) ?? null;
+    report.facts.newManuscriptFiles = fs.readdirSync(folder).sort();
   });
 
   await step('diagnostics', async () => {
