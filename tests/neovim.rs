@@ -479,6 +479,32 @@ fn the_plugin_checks_fixes_drafts_and_reports_in_a_real_neovim() {
         "{quickfix:#?}"
     );
 
+    // `:ControlRoomOutline` listed the chapters and their scenes, in story order.
+    let outline: Vec<&str> = report["outline"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|item| item.as_str().unwrap())
+        .collect();
+    assert!(
+        outline
+            .first()
+            .is_some_and(|first| first.starts_with("|## Chapter 1: The Gate  ")),
+        "{outline:#?}"
+    );
+    assert!(
+        outline
+            .get(1)
+            .is_some_and(|scene| scene.starts_with("SCN-the-arrival.md|")),
+        "{outline:#?}"
+    );
+    assert!(
+        outline
+            .iter()
+            .any(|item| item.starts_with("|## Chapter 2: The Tide")),
+        "{outline:#?}"
+    );
+
     // `:ControlRoomCompile md FILE` wrote the book, the drafted scene in it.
     let compiled = report["compiled_text"].as_str().unwrap();
     assert!(compiled.contains("# Chapter 2: The Tide"), "{compiled}");

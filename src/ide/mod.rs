@@ -21,6 +21,7 @@
 //! the key of what they read of other files).
 
 mod bible;
+pub mod book_view;
 pub mod charts;
 mod code_actions;
 mod completion;

@@ -29,6 +29,7 @@ pub const COMMANDS: &[&str] = &[
     knowledge::REMEMBER,
     compile::COMPILE,
     stats::STATS,
+    stats::OUTLINE,
     charts::CHART,
     health::HEALTH,
     health::HEALTH_OVERRIDE,
@@ -130,6 +131,7 @@ pub async fn execute(
             let args = argument(stats::STATS, arguments)?;
             stats::stats(context, args).await.map(Some)
         }
+        stats::OUTLINE => stats::outline(context).await.map(Some),
         dictionary::ADD_TO_DICTIONARY => {
             let args = argument(dictionary::ADD_TO_DICTIONARY, arguments)?;
             dictionary::add(context, args).map(Some)

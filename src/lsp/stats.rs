@@ -1,7 +1,8 @@
 //! `controlRoom.stats`: the manuscript's words against its target, the words
 //! written in this session (since the initial index) and today (from git),
 //! and, given a scene's `uri`, that scene's words against its target: what
-//! the editors' status lines show.
+//! the editors' status lines show. `controlRoom.outline`: the book's
+//! chapters and scenes, what the side bar shows ([`crate::ide::book_view`]).
 
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -14,6 +15,7 @@ use super::shared::{invalid, lock};
 use crate::stats;
 
 pub const STATS: &str = "controlRoom.stats";
+pub const OUTLINE: &str = "controlRoom.outline";
 
 /// What `controlRoom.stats` takes: optionally the scene the writer is in.
 #[derive(Debug, Default, Deserialize)]
@@ -59,4 +61,16 @@ pub async fn stats(context: &Context, args: StatsArgs) -> Result<Value, RpcError
     .await
     .map_err(|error| invalid(format!("{STATS}: {error}")))?;
     Ok(answer)
+}
+
+/// The book's outline: chapters in story order, each with its scenes, and
+/// the scene files the outline does not list.
+pub async fn outline(context: &Context) -> Result<Value, RpcError> {
+    let workspace = lock(&context.session).workspace.clone();
+    tokio::task::spawn_blocking(move || {
+        serde_json::to_value(crate::ide::book_view::outline(&workspace))
+            .map_err(|error| invalid(format!("{OUTLINE}: {error}")))
+    })
+    .await
+    .map_err(|error| invalid(format!("{OUTLINE}: {error}")))?
 }

@@ -310,6 +310,19 @@ local function main()
   end
   step("check")
 
+  -- 5b. The book's outline into the quickfix list.
+  vim.cmd("ControlRoomOutline")
+  wait("the outline", 10000, function()
+    return vim.fn.getqflist({ title = 0 }).title:find("^control%-room: ") ~= nil
+  end)
+  report.outline = {}
+  for _, item in ipairs(vim.fn.getqflist()) do
+    local name = item.bufnr > 0 and vim.fn.fnamemodify(vim.fn.bufname(item.bufnr), ":t") or ""
+    table.insert(report.outline, name .. "|" .. item.text)
+  end
+  vim.cmd("cclose")
+  step("outline")
+
   -- 6. Compile the manuscript to Markdown beside it.
   local compiled = vim.fn.fnamemodify(root, ":h") .. "/from-neovim.md"
   vim.cmd("ControlRoomCompile md " .. vim.fn.fnameescape(compiled))

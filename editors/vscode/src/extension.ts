@@ -9,6 +9,7 @@ import * as vscode from 'vscode';
 import type { Activity } from './activity';
 import { registerCommands } from './commands';
 import { NEW_MANUSCRIPT, type NewManuscriptArgument, newManuscript } from './newManuscript';
+import { OUTLINE_VIEW, OutlineProvider, chapterDescription, sceneDescription } from './outlineView';
 import { ControlRoom, SECTION } from './controlRoom';
 import { FOREMAN_COMMANDS, ModeStatusBar, advanceMode, askForeman } from './foreman';
 import { VOICE_COMMANDS, lockVoice, voiceTournament } from './voice';
@@ -29,6 +30,8 @@ export interface ControlRoomApi {
   folder(): vscode.Uri | undefined;
   /** The program the server was started from, while it runs. */
   serverPath(): string | undefined;
+  /** The Outline view's top level (asked of the server again first): each chapter or scene's label and description. */
+  outlineItems(): Promise<{ label: string; description: string }[]>;
   /** Resolves once the server has been started (or found missing) for the current folders. */
   ready(): Promise<void>;
   /** The words status bar item's text (asked for again first), or `undefined` while it is hidden. */
@@ -101,9 +104,15 @@ export function activate(context: vscode.ExtensionContext): ControlRoomApi {
     watcher.onDidCreate(() => void instance.refresh()),
     watcher.onDidDelete(() => void instance.refresh()),
   );
+  const outline = new OutlineProvider(instance);
+  context.subscriptions.push(
+    outline,
+    vscode.window.createTreeView(OUTLINE_VIEW, { treeDataProvider: outline, showCollapseAll: true }),
+  );
   void instance.refresh().then(() => {
     words.schedule(0);
     void mode.update();
+    outline.refresh();
   });
   return {
     activities: () => instance.activity.current,
@@ -111,6 +120,15 @@ export function activate(context: vscode.ExtensionContext): ControlRoomApi {
     onDidChangeStatusBar: statusBar.onDidChange,
     folder: () => instance.folder?.uri,
     serverPath: () => instance.serverPath,
+    outlineItems: async () => {
+      outline.refresh();
+      const view = await outline.current();
+      return (view?.chapters ?? []).flatMap((chapter) =>
+        chapter.title === ''
+          ? chapter.scenes.map((scene) => ({ label: scene.title, description: sceneDescription(scene) }))
+          : [{ label: chapter.title, description: chapterDescription(chapter) }],
+      );
+    },
     ready: () => instance.settled(),
     wordsText: async () => {
       await words.update();

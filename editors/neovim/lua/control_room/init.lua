@@ -479,6 +479,66 @@ function M.check()
   end)
 end
 
+--- The quickfix items of the book's outline (`controlRoom.outline`): each
+--- chapter a line of its own, then its scenes with their words against
+--- target, point of view and date; a missing scene points at the outline.
+function M.outline_items(view, root)
+  local items = {}
+  local function scene_item(scene)
+    local parts = { scene.missing and "missing: not written yet" or scene.label }
+    if not scene.missing then
+      for _, part in ipairs({ scene.pov, scene.date }) do
+        if type(part) == "string" and part ~= "" then
+          table.insert(parts, part)
+        end
+      end
+    end
+    local path = type(scene.path) == "string" and (root .. "/" .. scene.path) or nil
+    return {
+      filename = path,
+      lnum = path and 1 or 0,
+      valid = path and 1 or 0,
+      text = ("%s  %s"):format(scene.title, table.concat(parts, " · ")),
+    }
+  end
+  for _, chapter in ipairs(view.chapters or {}) do
+    if chapter.title ~= "" then
+      local words = chapter.target ~= vim.NIL and chapter.target ~= nil
+          and ("%d / %d words"):format(chapter.words, chapter.target)
+        or ("%d words"):format(chapter.words)
+      table.insert(items, { text = ("## %s  %s"):format(chapter.title, words), valid = 0 })
+    end
+    for _, scene in ipairs(chapter.scenes or {}) do
+      table.insert(items, scene_item(scene))
+    end
+  end
+  if #(view.unlisted or {}) > 0 then
+    table.insert(items, { text = "## Not in the outline", valid = 0 })
+    for _, scene in ipairs(view.unlisted) do
+      table.insert(items, scene_item(scene))
+    end
+  end
+  return items
+end
+
+--- `:ControlRoomOutline`: the book's chapters and scenes in the quickfix
+--- list, in story order; `:cc N` opens a scene.
+function M.outline(callback)
+  M.execute("controlRoom.outline", nil, function(view)
+    local client = M.client()
+    if view == nil or client == nil then
+      return
+    end
+    local items = M.outline_items(view, client.config.root_dir)
+    vim.fn.setqflist({}, " ", { title = ("control-room: %s"):format(view.title), items = items })
+    if callback then
+      callback(view, items)
+    else
+      vim.cmd("copen")
+    end
+  end)
+end
+
 --- The formats `:ControlRoomCompile` takes.
 M.compile_formats = { "docx", "epub", "pdf", "md" }
 
@@ -698,6 +758,9 @@ local function create_commands()
   command("ControlRoomCancel", function(opts)
     M.cancel(opts.args)
   end, { nargs = "?", desc = "control-room: cancel a running run" })
+  command("ControlRoomOutline", function()
+    M.outline()
+  end, { desc = "control-room: the book's chapters and scenes in the quickfix list" })
   command("ControlRoomCheck", function()
     M.check()
   end, { desc = "control-room: check the whole manuscript into the quickfix list" })

@@ -86,6 +86,13 @@ expect(
   walkthrough !== undefined && walkthrough.steps.length === 5 && walkthrough.media.every((found) => found === true),
   show(facts.walkthroughs),
 );
+const firstChapter = (facts.outline ?? [])[0];
+expect(
+  "the Outline view's first chapter is the outline's, with its words",
+  firstChapter !== undefined && firstChapter.label === 'Chapter 1: The Gate' && /^1,1\d\d words$/.test(firstChapter.description),
+  show(facts.outline),
+);
+expect('the Outline view shows both chapters', (facts.outline ?? []).length === 2, show(facts.outline));
 const contributed = facts.contributedCommands ?? [];
 expect(
   'the palette commands are contributed in the "Control Room" category',

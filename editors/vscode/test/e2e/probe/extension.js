@@ -323,6 +323,12 @@ async function run() {
     report.facts.newManuscriptFiles = fs.readdirSync(folder).sort();
   });
 
+  await step('outline-view', async () => {
+    // The side bar's Outline, opened, as the writer sees it.
+    await vscode.commands.executeCommand('workbench.view.extension.controlRoom');
+    report.facts.outline = await api.outlineItems();
+  });
+
   await step('diagnostics', async () => {
     report.facts.saltmaster = await diagnosticsWith('Story/Scenes/SCN-the-saltmaster.md', 'name-typo');
     report.facts.highTide = await diagnosticsWith('Story/Scenes/SCN-the-high-tide.md', 'dead-character');
