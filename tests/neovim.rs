@@ -221,6 +221,7 @@ fn the_plugin_checks_fixes_drafts_and_reports_in_a_real_neovim() {
             "ControlRoomAdvanceMode",
             "ControlRoomAsk",
             "ControlRoomCancel",
+            "ControlRoomCast",
             "ControlRoomChart",
             "ControlRoomCheck",
             "ControlRoomCompile",
@@ -229,6 +230,7 @@ fn the_plugin_checks_fixes_drafts_and_reports_in_a_real_neovim() {
             "ControlRoomHealth",
             "ControlRoomHealthOverride",
             "ControlRoomMode",
+            "ControlRoomOutline",
             "ControlRoomRuns",
             "ControlRoomVoiceTournament"
         ]
@@ -503,6 +505,24 @@ fn the_plugin_checks_fixes_drafts_and_reports_in_a_real_neovim() {
             .iter()
             .any(|item| item.starts_with("|## Chapter 2: The Tide")),
         "{outline:#?}"
+    );
+
+    // `:ControlRoomCast` listed the cards, characters first, at their names.
+    let cast: Vec<&str> = report["cast"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|item| item.as_str().unwrap())
+        .collect();
+    assert!(
+        cast.iter()
+            .any(|item| item.starts_with("CHAR-kael-maren.md:3|Kael Maren (character)  in ")),
+        "{cast:#?}"
+    );
+    assert!(
+        cast.first()
+            .is_some_and(|first| first.contains("(character)")),
+        "{cast:#?}"
     );
 
     // `:ControlRoomCompile md FILE` wrote the book, the drafted scene in it.

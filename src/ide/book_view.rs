@@ -1,8 +1,9 @@
 //! The book as the editor's side bar shows it: the outline's chapters in
 //! story order, each with its scenes (words against target, point of view,
 //! date; a scene the outline lists that no file holds yet is marked
-//! missing), and the scene files the outline does not list. Plain data; the
-//! VS Code extension draws it as a tree, Neovim as a list.
+//! missing), and the scene files the outline does not list ([`outline`]);
+//! the cards, each with the scenes it is in ([`cast`]). Plain data; the
+//! VS Code extension draws it as trees, Neovim as lists.
 
 use serde::Serialize;
 
@@ -127,6 +128,76 @@ pub fn outline(workspace: &Workspace) -> OutlineView {
     }
 }
 
+/// One card of the cast and places.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct CardView {
+    /// "character", "location" or "other".
+    pub kind: &'static str,
+    pub name: String,
+    pub path: String,
+    /// Where the card writes its name (for "Show mentions"), when it does.
+    #[serde(skip)]
+    pub name_range: Option<crate::text::TextRange>,
+    /// How many scenes name it in their prose, list it in `characters`,
+    /// are told from it or set at it.
+    pub scenes: usize,
+}
+
+/// Every card, characters first, then places, then the rest; each kind by
+/// how many scenes it is in, most first, then by name.
+pub fn cast(workspace: &Workspace) -> Vec<CardView> {
+    use crate::index::CardKind;
+    use std::collections::{HashMap, HashSet};
+    let catalog = workspace.catalog();
+    let mut in_scenes: HashMap<&str, usize> = HashMap::new();
+    for (file, scene) in catalog.scenes() {
+        let mut here: HashSet<&str> = workspace
+            .mentions(&file.path)
+            .iter()
+            .map(|mention| &*mention.card)
+            .collect();
+        let named = scene
+            .characters
+            .iter()
+            .chain(&scene.pov)
+            .chain(&scene.location)
+            .filter_map(|name| {
+                catalog.resolve_card(&name.text, &[CardKind::Character, CardKind::Location])
+            });
+        here.extend(named.map(|card| &*card.path));
+        for card in here {
+            *in_scenes.entry(card).or_default() += 1;
+        }
+    }
+    let mut cards: Vec<CardView> = catalog
+        .cards()
+        .map(|(path, card)| CardView {
+            kind: match card.kind {
+                CardKind::Character => "character",
+                CardKind::Location => "location",
+                CardKind::Other => "other",
+            },
+            name: card.display_name().to_owned(),
+            path: path.to_string(),
+            name_range: card.name.as_ref().map(|name| name.range),
+            scenes: in_scenes.get(&**path).copied().unwrap_or(0),
+        })
+        .collect();
+    let order = |kind: &str| match kind {
+        "character" => 0,
+        "location" => 1,
+        _ => 2,
+    };
+    cards.sort_by(|a, b| {
+        (order(a.kind), std::cmp::Reverse(a.scenes), &a.name).cmp(&(
+            order(b.kind),
+            std::cmp::Reverse(b.scenes),
+            &b.name,
+        ))
+    });
+    cards
+}
+
 /// "1203-04-12, dusk": the scene's date and time as written.
 fn when(scene: &crate::index::Scene) -> Option<String> {
     match (&scene.date, &scene.time) {
@@ -200,5 +271,47 @@ mod tests {
             .map(|scene| scene.title.as_str())
             .collect();
         assert_eq!(unlisted, ["Stray"]);
+    }
+
+    #[test]
+    fn the_cast_counts_the_scenes_that_name_list_or_are_told_from_each_card() {
+        let mut workspace = Workspace::new(std::path::Path::new("/novel"));
+        let file = |path: &str, text: &str| {
+            SourceFile::parse(path.into(), text.into(), &PathsConfig::default())
+        };
+        workspace.insert_files(vec![
+            file(
+                "Compendium/Characters/CHAR-iria.md",
+                "---\ntype: character\nname: Iria\n---\n\n# Iria\n",
+            ),
+            file(
+                "Compendium/Characters/CHAR-kael.md",
+                "---\ntype: character\nname: Kael\n---\n\n# Kael\n",
+            ),
+            file(
+                "Compendium/Locations/LOC-gate.md",
+                "---\ntype: location\nname: The Gate\n---\n\n# The Gate\n",
+            ),
+            file(
+                "Story/Scenes/SCN-a.md",
+                "---\npov: Iria\nlocation: The Gate\n---\n\nShe waited.\n",
+            ),
+            file(
+                "Story/Scenes/SCN-b.md",
+                "---\ncharacters: [Iria]\n---\n\nKael came. Iria smiled.\n",
+            ),
+        ]);
+        let found: Vec<(&str, String, usize)> = cast(&workspace)
+            .into_iter()
+            .map(|card| (card.kind, card.name, card.scenes))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                ("character", "Iria".to_owned(), 2),
+                ("character", "Kael".to_owned(), 1),
+                ("location", "The Gate".to_owned(), 1)
+            ]
+        );
     }
 }

@@ -30,6 +30,7 @@ pub const COMMANDS: &[&str] = &[
     compile::COMPILE,
     stats::STATS,
     stats::OUTLINE,
+    stats::CAST,
     charts::CHART,
     health::HEALTH,
     health::HEALTH_OVERRIDE,
@@ -132,6 +133,7 @@ pub async fn execute(
             stats::stats(context, args).await.map(Some)
         }
         stats::OUTLINE => stats::outline(context).await.map(Some),
+        stats::CAST => stats::cast(context).await.map(Some),
         dictionary::ADD_TO_DICTIONARY => {
             let args = argument(dictionary::ADD_TO_DICTIONARY, arguments)?;
             dictionary::add(context, args).map(Some)

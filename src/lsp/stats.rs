@@ -2,7 +2,8 @@
 //! written in this session (since the initial index) and today (from git),
 //! and, given a scene's `uri`, that scene's words against its target: what
 //! the editors' status lines show. `controlRoom.outline`: the book's
-//! chapters and scenes, what the side bar shows ([`crate::ide::book_view`]).
+//! chapters and scenes, and `controlRoom.cast`: the cards and how many scenes
+//! each is in, what the side bar shows ([`crate::ide::book_view`]).
 
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -16,6 +17,7 @@ use crate::stats;
 
 pub const STATS: &str = "controlRoom.stats";
 pub const OUTLINE: &str = "controlRoom.outline";
+pub const CAST: &str = "controlRoom.cast";
 
 /// What `controlRoom.stats` takes: optionally the scene the writer is in.
 #[derive(Debug, Default, Deserialize)]
@@ -73,4 +75,34 @@ pub async fn outline(context: &Context) -> Result<Value, RpcError> {
     })
     .await
     .map_err(|error| invalid(format!("{OUTLINE}: {error}")))?
+}
+
+/// The cards, characters first, each with how many scenes it is in and
+/// where its card writes its name (`name_position`, for "Show mentions").
+pub async fn cast(context: &Context) -> Result<Value, RpcError> {
+    let (workspace, encoding) = {
+        let session = lock(&context.session);
+        (session.workspace.clone(), session.encoding)
+    };
+    tokio::task::spawn_blocking(move || {
+        let cards: Vec<Value> = crate::ide::book_view::cast(&workspace)
+            .into_iter()
+            .map(|card| {
+                let position = card
+                    .name_range
+                    .zip(workspace.file(&card.path))
+                    .map(|(range, file)| super::convert::position(file, range.start, encoding));
+                json!({
+                    "kind": card.kind,
+                    "name": card.name,
+                    "path": card.path,
+                    "scenes": card.scenes,
+                    "name_position": position,
+                })
+            })
+            .collect();
+        Value::Array(cards)
+    })
+    .await
+    .map_err(|error| invalid(format!("{CAST}: {error}")))
 }

@@ -323,6 +323,17 @@ local function main()
   vim.cmd("cclose")
   step("outline")
 
+  vim.cmd("ControlRoomCast")
+  wait("the cast", 10000, function()
+    return vim.fn.getqflist({ title = 0 }).title == "control-room: cast and places"
+  end)
+  report.cast = {}
+  for _, item in ipairs(vim.fn.getqflist()) do
+    table.insert(report.cast, vim.fn.fnamemodify(vim.fn.bufname(item.bufnr), ":t") .. ":" .. item.lnum .. "|" .. item.text)
+  end
+  vim.cmd("cclose")
+  step("cast")
+
   -- 6. Compile the manuscript to Markdown beside it.
   local compiled = vim.fn.fnamemodify(root, ":h") .. "/from-neovim.md"
   vim.cmd("ControlRoomCompile md " .. vim.fn.fnameescape(compiled))

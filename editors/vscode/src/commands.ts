@@ -94,7 +94,7 @@ const STATUS_ICONS: Record<string, string> = {
 };
 
 /** A run's name for people: its label, else its recipe and scene. */
-function runTitle(run: RunSummary): string {
+export function runTitle(run: RunSummary): string {
   if (run.label !== undefined && run.label !== null && run.label !== '') {
     return run.label;
   }

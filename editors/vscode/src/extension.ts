@@ -10,6 +10,7 @@ import type { Activity } from './activity';
 import { registerCommands } from './commands';
 import { NEW_MANUSCRIPT, type NewManuscriptArgument, newManuscript } from './newManuscript';
 import { OUTLINE_VIEW, OutlineProvider, chapterDescription, sceneDescription } from './outlineView';
+import { CAST_VIEW, CastProvider, RUNS_VIEW, RunsProvider, SHOW_MENTIONS, scenesDescription, showMentions } from './sidebar';
 import { ControlRoom, SECTION } from './controlRoom';
 import { FOREMAN_COMMANDS, ModeStatusBar, advanceMode, askForeman } from './foreman';
 import { VOICE_COMMANDS, lockVoice, voiceTournament } from './voice';
@@ -32,6 +33,10 @@ export interface ControlRoomApi {
   serverPath(): string | undefined;
   /** The Outline view's top level (asked of the server again first): each chapter or scene's label and description. */
   outlineItems(): Promise<{ label: string; description: string }[]>;
+  /** The Cast and Places view's cards (asked again first): name and description. */
+  castItems(): Promise<{ label: string; description: string }[]>;
+  /** "Show Mentions" on the card named `name`: how many mentions it listed. */
+  showMentionsOf(name: string): Promise<number>;
   /** Resolves once the server has been started (or found missing) for the current folders. */
   ready(): Promise<void>;
   /** The words status bar item's text (asked for again first), or `undefined` while it is hidden. */
@@ -105,14 +110,23 @@ export function activate(context: vscode.ExtensionContext): ControlRoomApi {
     watcher.onDidDelete(() => void instance.refresh()),
   );
   const outline = new OutlineProvider(instance);
+  const cast = new CastProvider(instance);
+  const runs = new RunsProvider(instance);
   context.subscriptions.push(
     outline,
+    cast,
+    runs,
     vscode.window.createTreeView(OUTLINE_VIEW, { treeDataProvider: outline, showCollapseAll: true }),
+    vscode.window.createTreeView(CAST_VIEW, { treeDataProvider: cast }),
+    vscode.window.createTreeView(RUNS_VIEW, { treeDataProvider: runs }),
+    vscode.commands.registerCommand(SHOW_MENTIONS, (node?: Parameters<typeof showMentions>[1]) => showMentions(instance, node)),
   );
   void instance.refresh().then(() => {
     words.schedule(0);
     void mode.update();
     outline.refresh();
+    cast.refresh();
+    runs.refresh();
   });
   return {
     activities: () => instance.activity.current,
@@ -128,6 +142,14 @@ export function activate(context: vscode.ExtensionContext): ControlRoomApi {
           ? chapter.scenes.map((scene) => ({ label: scene.title, description: sceneDescription(scene) }))
           : [{ label: chapter.title, description: chapterDescription(chapter) }],
       );
+    },
+    castItems: async () => {
+      cast.refresh();
+      return (await cast.current()).map((card) => ({ label: card.name, description: scenesDescription(card.scenes) }));
+    },
+    showMentionsOf: async (name: string) => {
+      const card = (await cast.current()).find((found) => found.name === name);
+      return card === undefined ? 0 : showMentions(instance, { kind: 'card', card });
     },
     ready: () => instance.settled(),
     wordsText: async () => {

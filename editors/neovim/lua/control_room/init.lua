@@ -539,6 +539,35 @@ function M.outline(callback)
   end)
 end
 
+--- `:ControlRoomCast`: every card in the quickfix list, characters first,
+--- each with how many scenes it is in; `:cc N` opens the card.
+function M.cast(callback)
+  M.execute("controlRoom.cast", nil, function(cards)
+    local client = M.client()
+    if cards == nil or client == nil then
+      return
+    end
+    local items = {}
+    for _, card in ipairs(cards) do
+      local scenes = card.scenes == 0 and "in no scene yet"
+        or ("in %d scene%s"):format(card.scenes, card.scenes == 1 and "" or "s")
+      local position = card.name_position ~= vim.NIL and card.name_position or nil
+      table.insert(items, {
+        filename = client.config.root_dir .. "/" .. card.path,
+        lnum = position and position.line + 1 or 1,
+        col = position and position.character + 1 or 1,
+        text = ("%s (%s)  %s"):format(card.name, card.kind, scenes),
+      })
+    end
+    vim.fn.setqflist({}, " ", { title = "control-room: cast and places", items = items })
+    if callback then
+      callback(cards, items)
+    else
+      vim.cmd("copen")
+    end
+  end)
+end
+
 --- The formats `:ControlRoomCompile` takes.
 M.compile_formats = { "docx", "epub", "pdf", "md" }
 
@@ -761,6 +790,9 @@ local function create_commands()
   command("ControlRoomOutline", function()
     M.outline()
   end, { desc = "control-room: the book's chapters and scenes in the quickfix list" })
+  command("ControlRoomCast", function()
+    M.cast()
+  end, { desc = "control-room: the cards, with how many scenes each is in, in the quickfix list" })
   command("ControlRoomCheck", function()
     M.check()
   end, { desc = "control-room: check the whole manuscript into the quickfix list" })

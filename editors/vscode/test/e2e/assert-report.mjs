@@ -93,6 +93,13 @@ expect(
   show(facts.outline),
 );
 expect('the Outline view shows both chapters', (facts.outline ?? []).length === 2, show(facts.outline));
+const kael = (facts.cast ?? []).find((card) => card.label === 'Kael Maren');
+expect(
+  'Cast and Places lists Kael Maren with the scenes he is in',
+  kael !== undefined && /^in [2-9] scenes$/.test(kael.description),
+  show(facts.cast),
+);
+expect('Show Mentions on Kael Maren lists his mentions', typeof facts.mentionsOfKael === 'number' && facts.mentionsOfKael > 10, show(facts.mentionsOfKael));
 const contributed = facts.contributedCommands ?? [];
 expect(
   'the palette commands are contributed in the "Control Room" category',

@@ -327,6 +327,8 @@ async function run() {
     // The side bar's Outline, opened, as the writer sees it.
     await vscode.commands.executeCommand('workbench.view.extension.controlRoom');
     report.facts.outline = await api.outlineItems();
+    report.facts.cast = await api.castItems();
+    report.facts.mentionsOfKael = await api.showMentionsOf('Kael Maren');
   });
 
   await step('diagnostics', async () => {
