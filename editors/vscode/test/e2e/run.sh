@@ -19,6 +19,9 @@
 #   CONTROL_ROOM_E2E_TIMEOUT   seconds to wait for the probe (default 300)
 #   CONTROL_ROOM_E2E_KEEP=1    keep the temporary folder even when the test passes
 #   CHROMIUM                   the browser (default /usr/bin/chromium)
+#   CONTROL_ROOM_E2E_README=1  also copy the screenshot to docs/images/vscode.png, the
+#                              README's picture (commit it when the side bar or the
+#                              diagnostics it shows change)
 #
 # Leaves target/editors/vscode-e2e.png (a screenshot) and
 # target/editors/vscode-e2e-report.json (what the probe saw).
@@ -240,4 +243,8 @@ if [ "$drive_status" != 0 ] || [ "$assert_status" != 0 ]; then
   die "the VS Code end-to-end test failed (drive $drive_status, assertions $assert_status)"
 fi
 passed=1
+if [ "${CONTROL_ROOM_E2E_README:-}" = 1 ]; then
+  cp "$screenshot" "$repo/docs/images/vscode.png"
+  echo "the README's picture is updated: docs/images/vscode.png"
+fi
 say "the VS Code end-to-end test passed"
