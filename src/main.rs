@@ -35,6 +35,17 @@ enum Command {
         #[arg(value_name = "DIR")]
         folder: Option<PathBuf>,
     },
+    /// Make a manuscript of a book you have: one Markdown or text file, or a
+    /// Word, OpenDocument, EPUB or RTF file (read with pandoc), cut into
+    /// scenes at its chapter headings and scene breaks, with an outline.
+    Import {
+        /// The book's file.
+        source: PathBuf,
+        /// The folder to make the manuscript in, new or empty (default: one
+        /// named after the file, here).
+        #[arg(long, value_name = "DIR")]
+        into: Option<PathBuf>,
+    },
     /// Check a manuscript and print its diagnostics.
     Check {
         /// The manuscript (the same as --dir).
@@ -460,6 +471,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Lsp => control_room::lsp::run_stdio().map(|()| 0),
         Command::New { folder: positional } => new_manuscript(&folder(positional)),
+        Command::Import { source, into } => import_book(&source, into),
         Command::Check {
             folder: positional,
             format,
@@ -649,6 +661,28 @@ fn new_manuscript(dir: &std::path::Path) -> anyhow::Result<i32> {
         "\nOpen the folder in your editor to write; `control-room check {shown}` checks it from here.\n\
          The Story Bible's templates (Story/Bible/) say what each still needs."
     );
+    Ok(0)
+}
+
+/// `control-room import`: what was made.
+fn import_book(source: &std::path::Path, into: Option<PathBuf>) -> anyhow::Result<i32> {
+    let into = into.unwrap_or_else(|| {
+        PathBuf::from(
+            source
+                .file_stem()
+                .map_or_else(|| "Imported".into(), |stem| stem.to_os_string()),
+        )
+    });
+    let made = control_room::manuscript::import::import(source, &into)?;
+    println!(
+        "Imported “{}” into {}: {} chapters, {} scenes, {} words.",
+        made.title,
+        into.display(),
+        made.chapters,
+        made.scenes,
+        made.words
+    );
+    println!("The outline is Story/SCN-outline.md; the scenes are in Story/Scenes/.");
     Ok(0)
 }
 

@@ -1,10 +1,12 @@
-//! Making a manuscript: a new one to start from ([`new`]).
+//! Making a manuscript: a new one to start from ([`new`]), or one from a
+//! book the writer has ([`import`]).
 //!
 //! Whatever is made is made whole or not at all: the files are written into
 //! a fresh folder beside the target, which takes the target's place only
 //! once every file is written, and a target that already holds anything is
 //! refused. Nothing the writer wrote is ever overwritten.
 
+pub mod import;
 pub mod new;
 
 use std::path::{Path, PathBuf};

@@ -1,0 +1,491 @@
+//! `control-room import SOURCE [--into DIR]`: a book the writer already has,
+//! made a manuscript. SOURCE is one Markdown or plain-text file, or a Word
+//! (DOCX), OpenDocument (ODT), EPUB or RTF file, which pandoc converts to
+//! Markdown first.
+//!
+//! The text is cut into chapters at its chapter headings (Markdown headings,
+//! or a line of its own such as "Chapter 12" or "CHAPTER XII."), and each
+//! chapter into scenes at its scene breaks (`* * *`, `***`, `#`, `⁂` on a
+//! line of their own). Each scene becomes `Story/Scenes/SCN-<chapter>[-<n>].md`
+//! with its title in front matter, and the outline lists them in order under
+//! their chapters. A book with no chapter heading is one chapter.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use super::MakeError;
+
+/// Why a book could not be imported.
+#[derive(Debug, thiserror::Error)]
+pub enum ImportError {
+    #[error(
+        "{} is not a kind of file import reads: give a Markdown (.md), text (.txt), Word (.docx), OpenDocument (.odt), EPUB (.epub) or RTF (.rtf) file",
+        .0.display()
+    )]
+    Unsupported(std::path::PathBuf),
+    #[error("cannot read {}: {source}", .path.display())]
+    Unreadable {
+        path: std::path::PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{} is not UTF-8 text: save it as UTF-8 (or as .docx, .odt or .rtf) and import it again", .0.display())]
+    NotUtf8(std::path::PathBuf),
+    #[error(
+        "importing {} needs pandoc to read it, and there is no `pandoc` on the PATH. Install it: `apt install pandoc` (Debian, Ubuntu), `brew install pandoc` (macOS), `winget install JohnMacFarlane.Pandoc` (Windows), or the installer from https://pandoc.org/installing.html",
+        .0.display()
+    )]
+    PandocMissing(std::path::PathBuf),
+    #[error("pandoc could not read {}: {said}", .path.display())]
+    PandocFailed {
+        path: std::path::PathBuf,
+        said: String,
+    },
+    #[error("{} holds no text to import", .0.display())]
+    Empty(std::path::PathBuf),
+    #[error(transparent)]
+    Make(#[from] MakeError),
+}
+
+/// A chapter of the imported book: its title and its scenes' text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Chapter {
+    pub title: String,
+    pub scenes: Vec<String>,
+}
+
+/// What an import made.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Imported {
+    pub title: String,
+    pub chapters: usize,
+    pub scenes: usize,
+    pub words: usize,
+    /// Every file made, relative to the manuscript's root.
+    pub files: Vec<String>,
+}
+
+/// Imports `source` as the new manuscript `into` (a new or empty folder).
+pub fn import(source: &Path, into: &Path) -> Result<Imported, ImportError> {
+    let text = read(source)?;
+    let title = source.file_stem().map_or_else(
+        || "Imported".to_owned(),
+        |stem| stem.to_string_lossy().into_owned(),
+    );
+    let (title, chapters) = chapters(&text, &title);
+    let scenes: usize = chapters.iter().map(|chapter| chapter.scenes.len()).sum();
+    if scenes == 0 {
+        return Err(ImportError::Empty(source.to_path_buf()));
+    }
+    let files = files(&title, &chapters);
+    super::write_whole(into, &files)?;
+    Ok(Imported {
+        words: chapters
+            .iter()
+            .flat_map(|chapter| &chapter.scenes)
+            .map(|scene| scene.split_whitespace().count())
+            .sum(),
+        title,
+        chapters: chapters.len(),
+        scenes,
+        files: files.into_iter().map(|(path, _)| path).collect(),
+    })
+}
+
+/// The source's text as Markdown.
+fn read(source: &Path) -> Result<String, ImportError> {
+    let extension = source
+        .extension()
+        .map(|extension| extension.to_string_lossy().to_lowercase())
+        .unwrap_or_default();
+    let from = match extension.as_str() {
+        "md" | "markdown" | "txt" | "text" => None,
+        "docx" => Some("docx"),
+        "odt" => Some("odt"),
+        "epub" => Some("epub"),
+        "rtf" => Some("rtf"),
+        _ => return Err(ImportError::Unsupported(source.to_path_buf())),
+    };
+    let unreadable = |source_error| ImportError::Unreadable {
+        path: source.to_path_buf(),
+        source: source_error,
+    };
+    let Some(from) = from else {
+        let bytes = std::fs::read(source).map_err(unreadable)?;
+        let text =
+            String::from_utf8(bytes).map_err(|_| ImportError::NotUtf8(source.to_path_buf()))?;
+        let text = text.trim_start_matches('\u{feff}').replace("\r\n", "\n");
+        return Ok(without_front_matter(&text).to_owned());
+    };
+    std::fs::metadata(source).map_err(unreadable)?;
+    let pandoc = crate::export::pandoc::on_path("pandoc")
+        .ok_or_else(|| ImportError::PandocMissing(source.to_path_buf()))?;
+    // `-smart`: the book's own curly quotes and dashes stay as they are; no
+    // spans, divs, attributes or HTML: a word processor's bookmarks and an
+    // EPUB's sections are not the book's prose.
+    let output = Command::new(pandoc)
+        .args([
+            "--from",
+            from,
+            "--to",
+            "markdown-smart-bracketed_spans-native_spans-native_divs-fenced_divs-raw_html-header_attributes-link_attributes",
+            "--wrap=none",
+        ])
+        .arg(source)
+        .stdin(Stdio::null())
+        .output()
+        .map_err(unreadable)?;
+    if !output.status.success() {
+        return Err(ImportError::PandocFailed {
+            path: source.to_path_buf(),
+            said: String::from_utf8_lossy(&output.stderr).trim().to_owned(),
+        });
+    }
+    String::from_utf8(output.stdout).map_err(|_| ImportError::NotUtf8(source.to_path_buf()))
+}
+
+/// `text` without a YAML front matter block at its start (a Markdown
+/// book's metadata, not its prose).
+fn without_front_matter(text: &str) -> &str {
+    let Some(rest) = text.strip_prefix("---\n") else {
+        return text;
+    };
+    match rest.find("\n---\n") {
+        Some(end) => &rest[end + "\n---\n".len()..],
+        None => text,
+    }
+}
+
+/// The book's title (a lone first heading above chapter headings, else
+/// `fallback`) and its chapters.
+pub fn chapters(text: &str, fallback: &str) -> (String, Vec<Chapter>) {
+    let lines: Vec<&str> = text.lines().collect();
+    let headings: Vec<(usize, u8, String)> = lines
+        .iter()
+        .enumerate()
+        .filter_map(|(at, line)| heading(&lines, at, line).map(|(level, title)| (at, level, title)))
+        .collect();
+    // "# Title" then "## Chapter…": the one top heading is the book's title.
+    let top = headings.iter().filter(|(_, level, _)| *level == 1).count();
+    let (title, title_line, headings) = match headings.first() {
+        Some((at, 1, title)) if top == 1 && headings.len() > 1 => {
+            (title.clone(), Some(*at), headings[1..].to_vec())
+        }
+        _ => (fallback.to_owned(), None, headings),
+    };
+    let mut chapters = Vec::new();
+    let first = headings.first().map_or(lines.len(), |(at, _, _)| *at);
+    let opening: Vec<&str> = lines[..first]
+        .iter()
+        .enumerate()
+        .filter(|(at, _)| Some(*at) != title_line)
+        .map(|(_, line)| *line)
+        .collect();
+    let before = scenes(&opening);
+    if !before.is_empty() {
+        chapters.push(Chapter {
+            title: if headings.is_empty() {
+                title.clone()
+            } else {
+                "Opening".to_owned()
+            },
+            scenes: before,
+        });
+    }
+    for (index, (at, _, heading)) in headings.iter().enumerate() {
+        let end = headings
+            .get(index + 1)
+            .map_or(lines.len(), |(next, _, _)| *next);
+        let found = scenes(&lines[at + 1..end]);
+        if !found.is_empty() {
+            chapters.push(Chapter {
+                title: heading.clone(),
+                scenes: found,
+            });
+        }
+    }
+    (title, chapters)
+}
+
+/// A chapter heading at line `at`: a Markdown heading of level 1 or 2, or
+/// a line of its own that starts with "Chapter" and a number or word.
+fn heading(lines: &[&str], at: usize, line: &str) -> Option<(u8, String)> {
+    let trimmed = line.trim();
+    if let Some(rest) = trimmed.strip_prefix("## ") {
+        return Some((2, clean(rest)));
+    }
+    if let Some(rest) = trimmed.strip_prefix("# ") {
+        return Some((1, clean(rest)));
+    }
+    let alone = |index: Option<usize>| {
+        index
+            .and_then(|index| lines.get(index))
+            .is_none_or(|line| line.trim().is_empty())
+    };
+    let mut words = trimmed.split_whitespace();
+    let first = words.next()?;
+    let number = words.next()?;
+    let is_chapter = first.trim_end_matches('.').eq_ignore_ascii_case("chapter")
+        && (number
+            .trim_end_matches(['.', ':'])
+            .chars()
+            .all(|c| c.is_ascii_digit())
+            || number
+                .trim_end_matches(['.', ':'])
+                .chars()
+                .all(|c| "IVXLCivxlc".contains(c))
+            || number.chars().next().is_some_and(char::is_alphabetic))
+        && trimmed.len() <= 80
+        && alone(at.checked_sub(1))
+        && alone(Some(at + 1));
+    is_chapter.then(|| (2, clean(trimmed)))
+}
+
+/// A heading's title without Markdown's emphasis and trailing marks.
+fn clean(title: &str) -> String {
+    title
+        .trim()
+        .trim_end_matches('#')
+        .trim()
+        .trim_matches(|c| c == '*' || c == '_')
+        .trim()
+        .to_owned()
+}
+
+/// A scene break: `* * *`, `***`, `#`, `⁂`, `~` and the like alone on a
+/// line (as typed, or escaped the way pandoc writes a word processor's
+/// "* * *" paragraph), or a rule (`---`, pandoc's long one, `———`).
+fn is_break(line: &str) -> bool {
+    let marks: String = line
+        .chars()
+        .filter(|c| !c.is_whitespace() && *c != '\\')
+        .collect();
+    let count = marks.chars().count();
+    let typed = count <= 9
+        && marks
+            .chars()
+            .all(|c| matches!(c, '*' | '#' | '⁂' | '~' | '•' | '·'));
+    let rule = count >= 3
+        && ['-', '_', '—', '–']
+            .iter()
+            .any(|&mark| marks.chars().all(|c| c == mark));
+    count > 0 && (typed || rule)
+}
+
+/// The scenes of a chapter's lines, cut at its scene breaks; each trimmed,
+/// empty ones left out.
+fn scenes(lines: &[&str]) -> Vec<String> {
+    lines
+        .split(|line| is_break(line))
+        .map(|part| part.join("\n").trim().to_owned())
+        .filter(|part| !part.is_empty())
+        .collect()
+}
+
+/// The lowercase slug of `title`: "Chapter 12: The Ball" → "chapter-12-the-ball".
+fn slug(title: &str) -> String {
+    let mut slug = String::new();
+    for c in title.chars().flat_map(char::to_lowercase) {
+        if c.is_alphanumeric() {
+            slug.push(c);
+        } else if !slug.ends_with('-') && !slug.is_empty() {
+            slug.push('-');
+        }
+    }
+    let slug = slug.trim_end_matches('-');
+    let slug: String = slug.chars().take(48).collect();
+    if slug.is_empty() {
+        "scene".to_owned()
+    } else {
+        slug.trim_end_matches('-').to_owned()
+    }
+}
+
+/// The manuscript's files: the settings, each scene, the outline.
+fn files(title: &str, chapters: &[Chapter]) -> Vec<(String, String)> {
+    let paths = crate::index::config::PathsConfig::default();
+    let mut files = vec![(
+        crate::index::config::CONFIG_FILE.to_owned(),
+        format!(
+            "# control-room settings for \"{title}\", imported. Every setting: docs/configuration.md.\n\n[manuscript]\ntitle = {}\n",
+            toml_string(title)
+        ),
+    )];
+    let mut outline = format!("# {title}\n");
+    let mut used = std::collections::HashSet::new();
+    // Titles that repeat (a book in volumes, each counting its chapters from
+    // one) are told apart by the chapter's place in the book.
+    let mut titles = std::collections::HashSet::new();
+    let repeated = !chapters
+        .iter()
+        .all(|chapter| titles.insert(slug(&chapter.title)));
+    for (place, chapter) in chapters.iter().enumerate() {
+        outline.push_str(&format!("\n## {}\n\n", chapter.title));
+        let chapter_slug = if repeated {
+            format!("{:02}-{}", place + 1, slug(&chapter.title))
+        } else {
+            slug(&chapter.title)
+        };
+        for (number, text) in chapter.scenes.iter().enumerate() {
+            let base = if chapter.scenes.len() == 1 {
+                chapter_slug.clone()
+            } else {
+                format!("{chapter_slug}-{}", number + 1)
+            };
+            let mut id = format!("SCN-{base}");
+            let mut again = 2;
+            while !used.insert(id.clone()) {
+                id = format!("SCN-{base}-{again}");
+                again += 1;
+            }
+            let scene_title = if chapter.scenes.len() == 1 {
+                chapter.title.clone()
+            } else {
+                format!("{} ({})", chapter.title, number + 1)
+            };
+            files.push((
+                format!("{}/{id}.md", paths.scenes),
+                format!(
+                    "---\ntitle: {}\n---\n\n{}\n",
+                    yaml_string(&scene_title),
+                    text
+                ),
+            ));
+            outline.push_str(&format!("- {id}: {}\n", first_sentence(text)));
+        }
+    }
+    files.push((paths.outline.clone(), outline));
+    files
+}
+
+/// The first sentence of a scene, at most twelve words: its outline line.
+fn first_sentence(text: &str) -> String {
+    const ABBREVIATIONS: &[&str] = &[
+        "Mr.", "Mrs.", "Ms.", "Dr.", "St.", "Jr.", "Sr.", "Mme.", "Mlle.",
+    ];
+    let mut words = Vec::new();
+    for word in text.split_whitespace() {
+        words.push(word);
+        let ends = word
+            .trim_end_matches(['"', '\'', '”', '’', ')'])
+            .ends_with(['.', '!', '?']);
+        if ends && !ABBREVIATIONS.contains(&word) {
+            return words.join(" ");
+        }
+        if words.len() == 12 {
+            return format!("{}…", words.join(" "));
+        }
+    }
+    words.join(" ")
+}
+
+fn toml_string(text: &str) -> String {
+    format!("\"{}\"", text.replace('\\', "\\\\").replace('"', "\\\""))
+}
+
+fn yaml_string(text: &str) -> String {
+    format!("\"{}\"", text.replace('\\', "\\\\").replace('"', "\\\""))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shape(text: &str) -> (String, Vec<(String, usize)>) {
+        let (title, chapters) = chapters(text, "fallback");
+        let shape = chapters
+            .into_iter()
+            .map(|chapter| (chapter.title, chapter.scenes.len()))
+            .collect();
+        (title, shape)
+    }
+
+    #[test]
+    fn chapters_are_cut_at_headings_and_plain_chapter_lines_and_scenes_at_breaks() {
+        let markdown = "# The Lighthouse\n\n## Chapter 1\n\nAda came.\n\n* * *\n\nShe slept.\n\n## Chapter 2: Storm\n\nRain.\n";
+        assert_eq!(
+            shape(markdown),
+            (
+                "The Lighthouse".to_owned(),
+                vec![
+                    ("Chapter 1".to_owned(), 2),
+                    ("Chapter 2: Storm".to_owned(), 1)
+                ]
+            )
+        );
+        let text = "CHAPTER I.\n\nIt is a truth.\n\nCHAPTER II.\n\nMr. Bennet was among the earliest.\n\n#\n\nLater.\n";
+        assert_eq!(
+            shape(text),
+            (
+                "fallback".to_owned(),
+                vec![("CHAPTER I.".to_owned(), 1), ("CHAPTER II.".to_owned(), 2)]
+            )
+        );
+        // A sentence that starts with "Chapter" is prose, not a heading.
+        let prose = "Chapter and verse, she said,\nand went on.\n";
+        assert_eq!(
+            shape(prose),
+            ("fallback".to_owned(), vec![("fallback".to_owned(), 1)])
+        );
+    }
+
+    #[test]
+    fn scene_ids_are_unique_and_the_outline_lists_them_in_order() {
+        let chapters = vec![
+            Chapter {
+                title: "Chapter 1".into(),
+                scenes: vec!["One.".into(), "Two.".into()],
+            },
+            Chapter {
+                title: "Chapter 1-1".into(),
+                scenes: vec!["Three \"quoted\".".into()],
+            },
+        ];
+        let files = files("A \"Book\"", &chapters);
+        let paths: Vec<&str> = files.iter().map(|(path, _)| path.as_str()).collect();
+        assert_eq!(
+            paths,
+            [
+                "control-room.toml",
+                "Story/Scenes/SCN-chapter-1-1.md",
+                "Story/Scenes/SCN-chapter-1-2.md",
+                "Story/Scenes/SCN-chapter-1-1-2.md",
+                "Story/SCN-outline.md"
+            ]
+        );
+        let outline = &files.last().unwrap().1;
+        assert_eq!(
+            outline,
+            "# A \"Book\"\n\n## Chapter 1\n\n- SCN-chapter-1-1: One.\n- SCN-chapter-1-2: Two.\n\n## Chapter 1-1\n\n- SCN-chapter-1-1-2: Three \"quoted\".\n"
+        );
+        assert!(
+            files[0].1.contains("title = \"A \\\"Book\\\"\""),
+            "{}",
+            files[0].1
+        );
+    }
+
+    #[test]
+    fn chapters_of_a_book_in_volumes_are_told_apart_by_their_place() {
+        let chapters = vec![
+            Chapter {
+                title: "CHAPTER I.".into(),
+                scenes: vec!["Mr. Bennet came. He sat.".into()],
+            },
+            Chapter {
+                title: "CHAPTER I.".into(),
+                scenes: vec!["Later.".into()],
+            },
+        ];
+        let files = files("Two Volumes", &chapters);
+        let outline = &files.last().unwrap().1;
+        assert!(
+            outline.contains("- SCN-01-chapter-i: Mr. Bennet came.\n"),
+            "{outline}"
+        );
+        assert!(
+            outline.contains("- SCN-02-chapter-i: Later.\n"),
+            "{outline}"
+        );
+    }
+}
