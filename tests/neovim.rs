@@ -111,22 +111,28 @@ fn neovim_or_skip() -> Option<PathBuf> {
 /// Runs `tests/neovim/<script>` in a headless Neovim with the plugin on its
 /// runtimepath, on the manuscript at `root`, and answers the report it wrote.
 fn drive(nvim: &Path, script: &str, root: &Path) -> Value {
-    let report_path = root.join("neovim-report.json");
-    let output = Command::new(nvim)
+    let mut command = Command::new(nvim);
+    command
+        .env("CONTROL_ROOM_TEST_ROOT", root)
+        .env("CONTROL_ROOM_TEST_BIN", env!("CARGO_BIN_EXE_control-room"));
+    run_script(command, &repository().join("editors/neovim"), script, root)
+}
+
+/// Runs `tests/neovim/<script>` with `command` (Neovim, its environment
+/// set), the plugin at `plugin` on the runtimepath, in `folder`; the script
+/// writes its report to `CONTROL_ROOM_TEST_REPORT`, which this answers.
+fn run_script(mut command: Command, plugin: &Path, script: &str, folder: &Path) -> Value {
+    let report_path = folder.join("neovim-report.json");
+    let output = command
         .args(["--headless", "--clean", "-i", "NONE", "--cmd"])
-        .arg(format!(
-            "set rtp^={}",
-            repository().join("editors/neovim").display()
-        ))
+        .arg(format!("set rtp^={}", plugin.display()))
         .arg("-c")
         .arg(format!(
             "luafile {}",
             repository().join("tests/neovim").join(script).display()
         ))
-        .env("CONTROL_ROOM_TEST_ROOT", root)
-        .env("CONTROL_ROOM_TEST_BIN", env!("CARGO_BIN_EXE_control-room"))
         .env("CONTROL_ROOM_TEST_REPORT", &report_path)
-        .current_dir(root)
+        .current_dir(folder)
         .output()
         .expect("Neovim runs");
     let report: Value = match std::fs::read_to_string(&report_path) {
@@ -564,29 +570,15 @@ fn the_plugin_finds_the_server_its_archive_carries_and_checkhealth_says_so() {
     std::fs::create_dir_all(archive.join("bin")).unwrap();
     let program = archive.join("bin/control-room");
     std::fs::copy(env!("CARGO_BIN_EXE_control-room"), &program).unwrap();
-    let report_path = unpacked.path().join("report.json");
-    let output = Command::new(&nvim)
-        .args(["--headless", "--clean", "-i", "NONE", "--cmd"])
-        .arg(format!("set rtp^={}", archive.join("neovim").display()))
-        .arg("-c")
-        .arg(format!(
-            "luafile {}",
-            repository().join("tests/neovim/beside.lua").display()
-        ))
-        .env("CONTROL_ROOM_TEST_REPORT", &report_path)
-        .env("PATH", path_without_control_room())
-        .current_dir(unpacked.path())
-        .output()
-        .expect("Neovim runs");
-    let report: Value = match std::fs::read_to_string(&report_path) {
-        Ok(text) => serde_json::from_str(&text).unwrap(),
-        Err(error) => panic!(
-            "no report ({error}); Neovim said: {}{}",
-            String::from_utf8_lossy(&output.stdout),
-            String::from_utf8_lossy(&output.stderr)
-        ),
-    };
-    assert_eq!(report["ok"], true, "{}", report["error"]);
+    let mut command = Command::new(&nvim);
+    // Neovim itself, but no control-room on PATH.
+    command.env("PATH", path_without_control_room());
+    let report = run_script(
+        command,
+        &archive.join("neovim"),
+        "beside.lua",
+        unpacked.path(),
+    );
     let program = program.canonicalize().unwrap();
     assert_eq!(
         report["server"],

@@ -52,25 +52,10 @@ pub struct SceneView {
 pub fn outline(workspace: &Workspace) -> OutlineView {
     let book = Book::of(workspace);
     let progress = stats::progress(workspace);
-    let scene_view = |at: usize| {
+    let listed = |at: usize| {
         let counted = &progress.scenes[at];
         let scene = book.scenes[at].file.as_ref().and_then(|file| file.scene());
-        let title = scene
-            .and_then(|scene| scene.title.clone())
-            .unwrap_or_else(|| counted.id.clone());
-        SceneView {
-            id: counted.id.clone(),
-            title,
-            path: counted.path.clone(),
-            words: counted.count.words,
-            target: counted.count.target,
-            label: counted.count.label(),
-            pov: scene
-                .and_then(|scene| scene.pov.as_ref())
-                .map(|pov| pov.text.clone()),
-            date: scene.and_then(when),
-            missing: counted.path.is_none(),
-        }
+        scene_view(&counted.id, counted.path.clone(), scene, &counted.count)
     };
     let mut chapters: Vec<ChapterView> = Vec::new();
     let in_chapters: std::collections::HashSet<usize> = progress
@@ -89,42 +74,61 @@ pub fn outline(workspace: &Workspace) -> OutlineView {
                 .map(|at| progress.scenes[*at].count.words)
                 .sum(),
             target: None,
-            scenes: loose.into_iter().map(scene_view).collect(),
+            scenes: loose.into_iter().map(listed).collect(),
         });
     }
     chapters.extend(progress.chapters.iter().map(|chapter| ChapterView {
         title: chapter.title.clone(),
         words: chapter.count.words,
         target: chapter.count.target,
-        scenes: chapter.scenes.iter().map(|at| scene_view(*at)).collect(),
+        scenes: chapter.scenes.iter().map(|at| listed(*at)).collect(),
     }));
     let unlisted = progress
         .unlisted
         .iter()
         .filter_map(|path| {
-            let file = workspace.file(path)?;
-            let scene = file.scene()?;
+            let scene = workspace.file(path)?.scene()?;
             let count = stats::Count {
                 words: scene.word_count,
                 target: stats::scene_target(workspace, scene.words_target).0,
             };
-            Some(SceneView {
-                id: scene.id.clone(),
-                title: scene.title.clone().unwrap_or_else(|| scene.id.clone()),
-                path: Some(path.clone()),
-                words: count.words,
-                target: count.target,
-                label: count.label(),
-                pov: scene.pov.as_ref().map(|pov| pov.text.clone()),
-                date: when(scene),
-                missing: false,
-            })
+            Some(scene_view(
+                &scene.id,
+                Some(path.clone()),
+                Some(scene),
+                &count,
+            ))
         })
         .collect();
     OutlineView {
         title: book.title(workspace),
         chapters,
         unlisted,
+    }
+}
+
+/// A scene as the side bar shows it: `path` is `None` for a scene the
+/// outline lists that no file holds yet, and `scene` its front matter.
+fn scene_view(
+    id: &str,
+    path: Option<String>,
+    scene: Option<&crate::index::Scene>,
+    count: &stats::Count,
+) -> SceneView {
+    SceneView {
+        id: id.to_owned(),
+        title: scene
+            .and_then(|scene| scene.title.clone())
+            .unwrap_or_else(|| id.to_owned()),
+        missing: path.is_none(),
+        path,
+        words: count.words,
+        target: count.target,
+        label: count.label(),
+        pov: scene
+            .and_then(|scene| scene.pov.as_ref())
+            .map(|pov| pov.text.clone()),
+        date: scene.and_then(when),
     }
 }
 
