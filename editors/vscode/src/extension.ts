@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 
 import type { Activity } from './activity';
 import { registerCommands } from './commands';
-import { NEW_MANUSCRIPT, type NewManuscriptArgument, newManuscript } from './newManuscript';
+import { IMPORT_NOVEL, type ImportArgument, importNovel, NEW_MANUSCRIPT, type NewManuscriptArgument, newManuscript } from './newManuscript';
 import { OUTLINE_VIEW, OutlineProvider, chapterDescription, sceneDescription } from './outlineView';
 import { CAST_VIEW, CastProvider, RUNS_VIEW, RunsProvider, SHOW_MENTIONS, scenesDescription, showMentions } from './sidebar';
 import { ControlRoom, SECTION } from './controlRoom';
@@ -85,6 +85,7 @@ export function activate(context: vscode.ExtensionContext): ControlRoomApi {
     vscode.commands.registerCommand(NEW_MANUSCRIPT, (argument?: NewManuscriptArgument) =>
       newManuscript(context.extensionPath, output, argument),
     ),
+    vscode.commands.registerCommand(IMPORT_NOVEL, (argument?: ImportArgument) => importNovel(context.extensionPath, output, argument)),
     foremanCommand(FOREMAN_COMMANDS.askForeman, (argument) => askForeman(instance, argument)),
     foremanCommand(FOREMAN_COMMANDS.advanceMode, (argument) => advanceMode(instance, argument, mode)),
     foremanCommand(VOICE_COMMANDS.tournament, (argument) => voiceTournament(instance, argument)),

@@ -80,6 +80,13 @@ expect(
     JSON.stringify(facts.newManuscriptFiles) === JSON.stringify(['Compendium', 'Story', 'control-room.toml']),
   `${show(facts.newManuscriptAgain)}, ${show(facts.newManuscriptFiles)}`,
 );
+expect(
+  'Import a Novel made a manuscript beside the book, its chapters and scenes in the outline',
+  typeof facts.imported === 'string' &&
+    JSON.stringify(facts.importedOutline) ===
+      JSON.stringify(['# The Keeper', '## Chapter 1', '- SCN-chapter-1-1: Ada came.', '- SCN-chapter-1-2: She slept.', '## Chapter 2', '- SCN-chapter-2: Morning.']),
+  `${show(facts.imported)}: ${show(facts.importedOutline)}`,
+);
 const walkthrough = (facts.walkthroughs ?? [])[0];
 expect(
   'the first-five-minutes walkthrough is contributed with its five steps and their pages',

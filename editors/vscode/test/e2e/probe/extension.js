@@ -18,6 +18,7 @@ const TIMEOUT = Number(process.env.CONTROL_ROOM_E2E_TIMEOUT_MS || 60000);
 
 const PALETTE_COMMANDS = [
   'control-room.newManuscript',
+  'control-room.importNovel',
   'control-room.draftScene',
   'control-room.conference',
   'control-room.checkWorkspace',
@@ -321,6 +322,14 @@ async function run() {
     // The folder is not empty now: a second New Manuscript there is refused and changes nothing.
     report.facts.newManuscriptAgain = (await vscode.commands.executeCommand('control-room.newManuscript', { folder, open: false })) ?? null;
     report.facts.newManuscriptFiles = fs.readdirSync(folder).sort();
+    // Import a Novel: a small book of one file, beside which the manuscript is made.
+    const book = path.join(parent, 'The Keeper.md');
+    fs.writeFileSync(book, '# The Keeper\n\n## Chapter 1\n\nAda came.\n\n* * *\n\nShe slept.\n\n## Chapter 2\n\nMorning.\n');
+    report.facts.imported = await vscode.commands.executeCommand('control-room.importNovel', { source: book, open: false });
+    const importedOutline = path.join(parent, 'The Keeper', 'Story', 'SCN-outline.md');
+    report.facts.importedOutline = fs.existsSync(importedOutline)
+      ? fs.readFileSync(importedOutline, 'utf8').split('\n').filter((line) => line.startsWith('#') || line.startsWith('- '))
+      : null;
   });
 
   await step('outline-view', async () => {
