@@ -215,12 +215,7 @@ fn the_plugin_checks_fixes_drafts_and_reports_in_a_real_neovim() {
         "{}",
         report["refusal"]
     );
-    let commands: Vec<&str> = report["commands"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c.as_str().unwrap())
-        .collect();
+    let commands: Vec<&str> = strings(&report["commands"]);
     assert_eq!(
         commands,
         [
@@ -474,12 +469,7 @@ fn the_plugin_checks_fixes_drafts_and_reports_in_a_real_neovim() {
     );
 
     // The whole-manuscript check reached the quickfix list.
-    let quickfix: Vec<&str> = report["quickfix"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|q| q.as_str().unwrap())
-        .collect();
+    let quickfix: Vec<&str> = strings(&report["quickfix"]);
     assert!(
         quickfix
             .iter()
@@ -488,12 +478,7 @@ fn the_plugin_checks_fixes_drafts_and_reports_in_a_real_neovim() {
     );
 
     // `:ControlRoomOutline` listed the chapters and their scenes, in story order.
-    let outline: Vec<&str> = report["outline"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|item| item.as_str().unwrap())
-        .collect();
+    let outline: Vec<&str> = strings(&report["outline"]);
     assert!(
         outline
             .first()
@@ -514,12 +499,7 @@ fn the_plugin_checks_fixes_drafts_and_reports_in_a_real_neovim() {
     );
 
     // `:ControlRoomCast` listed the cards, characters first, at their names.
-    let cast: Vec<&str> = report["cast"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|item| item.as_str().unwrap())
-        .collect();
+    let cast: Vec<&str> = strings(&report["cast"]);
     assert!(
         cast.iter()
             .any(|item| item.starts_with("CHAR-kael-maren.md:3|Kael Maren (character)  in ")),
@@ -607,6 +587,16 @@ fn path_without_control_room() -> std::ffi::OsString {
         std::env::split_paths(&path).filter(|dir| !dir.join("control-room").exists()),
     )
     .unwrap()
+}
+
+/// A report's list of strings.
+fn strings(value: &Value) -> Vec<&str> {
+    value
+        .as_array()
+        .unwrap_or_else(|| panic!("a list: {value}"))
+        .iter()
+        .map(|item| item.as_str().unwrap())
+        .collect()
 }
 
 fn copy_tree(from: &Path, to: &Path) {
