@@ -683,6 +683,13 @@ fn import_book(source: &std::path::Path, into: Option<PathBuf>) -> anyhow::Resul
         made.words
     );
     println!("The outline is Story/SCN-outline.md; the scenes are in Story/Scenes/.");
+    if made.characters + made.places > 0 {
+        println!(
+            "Proposed from the names the book uses: {} character cards and {} place cards in Compendium/. \
+             Each says it was proposed: keep, merge or delete them.",
+            made.characters, made.places
+        );
+    }
     Ok(0)
 }
 

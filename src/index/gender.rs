@@ -109,13 +109,10 @@ pub fn pronoun_tally(text: &str, mentions: &[Mention]) -> PronounTally {
         let start = mention
             .title()
             .map_or(mention.range.start, |title| title.start);
-        if !starts_sentence(&text[..start]) {
-            continue;
-        }
         let end = mentions
             .get(at + 1)
             .map_or(text.len(), |next| next.range.start.max(mention.range.end));
-        let Some(gender) = next_subject_pronoun(&text[mention.range.end..end]) else {
+        let Some(gender) = pronoun_after_name(&text[..start], &text[mention.range.end..end]) else {
             continue;
         };
         match tally.iter_mut().find(|(card, _)| *card == mention.card) {
@@ -159,6 +156,18 @@ pub fn genders_in_prose<'a>(
             (count >= 3 && count * 5 >= (he + she) * 4).then(|| (card.clone(), gender))
         })
         .collect()
+}
+
+/// The gender of the subject pronoun that first refers back to a name
+/// starting a sentence, the rule [`pronoun_tally`] reads by: `before` is
+/// the text up to the name (its title included), `after` the text after
+/// it. `None` when the name does not start a sentence, or someone else may
+/// be meant before a pronoun comes.
+pub fn pronoun_after_name(before: &str, after: &str) -> Option<Gender> {
+    if !starts_sentence(before) {
+        return None;
+    }
+    next_subject_pronoun(after)
 }
 
 /// Whether a name after `before` starts a sentence: the text's or a

@@ -14,6 +14,8 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 
 use super::MakeError;
+use super::cast::{Kind, Proposed};
+use crate::index::gender::Gender;
 
 /// Why a book could not be imported.
 #[derive(Debug, thiserror::Error)]
@@ -61,6 +63,9 @@ pub struct Imported {
     pub chapters: usize,
     pub scenes: usize,
     pub words: usize,
+    /// The character and place cards proposed.
+    pub characters: usize,
+    pub places: usize,
     /// Every file made, relative to the manuscript's root.
     pub files: Vec<String>,
 }
@@ -77,9 +82,20 @@ pub fn import(source: &Path, into: &Path) -> Result<Imported, ImportError> {
     if scenes == 0 {
         return Err(ImportError::Empty(source.to_path_buf()));
     }
-    let files = files(&title, &chapters);
+    let texts: Vec<&str> = chapters
+        .iter()
+        .flat_map(|chapter| &chapter.scenes)
+        .map(String::as_str)
+        .collect();
+    let cast = super::cast::propose(&texts);
+    let count = |kind| cast.iter().filter(|card| card.kind == kind).count();
+    let (characters, places) = (count(Kind::Character), count(Kind::Place));
+    let mut files = files(&title, &chapters);
+    files.extend(cards(&cast));
     super::write_whole(into, &files)?;
     Ok(Imported {
+        characters,
+        places,
         words: chapters
             .iter()
             .flat_map(|chapter| &chapter.scenes)
@@ -356,6 +372,54 @@ fn files(title: &str, chapters: &[Chapter]) -> Vec<(String, String)> {
     }
     files.push((paths.outline.clone(), outline));
     files
+}
+
+/// A card for each proposed character and place, saying it was proposed
+/// and how often the book names it.
+fn cards(cast: &[Proposed]) -> Vec<(String, String)> {
+    let paths = crate::index::config::PathsConfig::default();
+    let mut used = std::collections::HashSet::new();
+    cast.iter()
+        .map(|card| {
+            let (folder, prefix, kind) = match card.kind {
+                Kind::Character => (&paths.characters, "CHAR", "character"),
+                Kind::Place => (&paths.locations, "LOC", "location"),
+            };
+            let base = format!("{prefix}-{}", slug(&card.name));
+            let mut stem = base.clone();
+            let mut again = 2;
+            while !used.insert(stem.clone()) {
+                stem = format!("{base}-{again}");
+                again += 1;
+            }
+            let aliases: Vec<String> = card
+                .aliases
+                .iter()
+                .map(|alias| yaml_string(alias))
+                .collect();
+            let (gender, named) = match card.gender {
+                Some(Gender::He) => ("gender: male\n", "him"),
+                Some(Gender::She) => ("gender: female\n", "her"),
+                None if card.kind == Kind::Place => ("", "it"),
+                None => ("", "them"),
+            };
+            let times = if card.occurrences == 1 {
+                "time"
+            } else {
+                "times"
+            };
+            let text = format!(
+                "---\ntype: {kind}\nname: {}\naliases: [{}]\n{gender}\
+                 # Proposed by `control-room import`: the book names {named} {} {times}. \
+                 Keep this card, merge it with another, or delete it.\n---\n\n# {}\n",
+                yaml_string(&card.name),
+                aliases.join(", "),
+                card.occurrences,
+                card.name,
+            );
+            (format!("{folder}/{stem}.md"), text)
+        })
+        .collect()
 }
 
 /// The first sentence of a scene, at most twelve words: its outline line.

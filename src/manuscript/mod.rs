@@ -6,6 +6,7 @@
 //! once every file is written, and a target that already holds anything is
 //! refused. Nothing the writer wrote is ever overwritten.
 
+pub mod cast;
 pub mod import;
 pub mod new;
 

@@ -1,0 +1,800 @@
+//! The cast an imported book proposes: a card for each recurring name the
+//! prose gives a person or a place.
+//!
+//! A name is a run of capitalised words, after a courtesy title or not
+//! ("Mr. Darcy", "Lady Catherine de Bourgh", "Longbourn"). A capitalised
+//! word counts as a name only where the book does not also write it in
+//! lower case more often than capitalised inside a sentence, so the
+//! ordinary words that open sentences ("When", "Poor") are not names.
+//!
+//! The names of one person are merged: a shorter titled name into the
+//! longer one it begins ("Lady Catherine" into "Lady Catherine de
+//! Bourgh"), a full name into the one titled surname of its gender
+//! ("Fitzwilliam Darcy" into "Mr. Darcy"), a lone given name into the full
+//! name it begins ("Elizabeth" into "Elizabeth Bennet"), and a lone surname
+//! into the one man of that name (a bare "Darcy" is Mr. Darcy, not Miss
+//! Darcy). A gender comes from the titles, else from the subject pronouns
+//! that follow the name at a sentence's start (the rule the checks read
+//! genders by, [`gender::pronoun_after_name`]).
+//!
+//! What the text says tells persons from places: a title, a speech tag
+//! ("said Elizabeth", "Jane replied") or a pronoun taking up the name makes
+//! a person; "at Longbourn", "to Meryton", "in London", or a last word such
+//! as "Street" or "Park" make a place. A name with no such evidence either
+//! way ("Christmas", "English") is not proposed.
+
+use std::collections::HashMap;
+
+use crate::index::gender::{self, Gender};
+
+/// A person or a place.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Kind {
+    Character,
+    Place,
+}
+
+/// A card the book proposes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Proposed {
+    pub kind: Kind,
+    /// The fullest name the book gives.
+    pub name: String,
+    /// Its other names, most frequent first.
+    pub aliases: Vec<String>,
+    pub gender: Option<Gender>,
+    /// How many times the book names it, by any of its names.
+    pub occurrences: u32,
+}
+
+/// The fewest times a name must occur to be proposed.
+const RECURRING: u32 = 3;
+
+/// Titles that make the capitalised word after them a name, whatever else
+/// the book does with that word ("Mrs. Long").
+const TITLES: &[(&str, Option<Gender>)] = &[
+    ("Mr", Some(Gender::He)),
+    ("Mrs", Some(Gender::She)),
+    ("Ms", Some(Gender::She)),
+    ("Miss", Some(Gender::She)),
+    ("Dr", None),
+    ("Lady", Some(Gender::She)),
+    ("Lord", Some(Gender::He)),
+    ("Sir", Some(Gender::He)),
+    ("Dame", Some(Gender::She)),
+    ("Madame", Some(Gender::She)),
+    ("Mme", Some(Gender::She)),
+    ("Mademoiselle", Some(Gender::She)),
+    ("Mlle", Some(Gender::She)),
+    ("Monsieur", Some(Gender::He)),
+    ("Captain", Some(Gender::He)),
+    ("Colonel", Some(Gender::He)),
+    ("General", Some(Gender::He)),
+    ("Major", Some(Gender::He)),
+    ("Professor", None),
+    ("Aunt", Some(Gender::She)),
+    ("Uncle", Some(Gender::He)),
+];
+
+/// Lower-case words that join the parts of a name ("Anne de Bourgh").
+const PARTICLES: &[&str] = &[
+    "de", "van", "von", "du", "da", "di", "del", "der", "le", "la",
+];
+
+/// Capitalised words that are never a name of their own.
+const NOT_NAMES: &[&str] = &[
+    "i",
+    "o",
+    "oh",
+    "ah",
+    "god",
+    "heaven",
+    "heavens",
+    "lord",
+    "christmas",
+    "easter",
+    "michaelmas",
+    "sunday",
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+    "chapter",
+    "volume",
+    "book",
+    "part",
+];
+
+/// Verbs of a speech tag: "said Elizabeth", "Jane replied".
+const SPEECH: &[&str] = &[
+    "said",
+    "says",
+    "replied",
+    "cried",
+    "asked",
+    "answered",
+    "exclaimed",
+    "returned",
+    "continued",
+    "observed",
+    "added",
+    "whispered",
+    "shouted",
+    "called",
+    "repeated",
+    "murmured",
+    "muttered",
+    "remarked",
+    "rejoined",
+    "resumed",
+];
+
+/// Words before a place's name: "at Longbourn", "to Meryton".
+const TOWARDS: &[&str] = &[
+    "at", "in", "into", "to", "from", "near", "towards", "toward", "through", "within",
+];
+
+/// Last words that make a name a place: "Gracechurch Street".
+const PLACE_WORDS: &[&str] = &[
+    "street", "park", "hall", "house", "lodge", "square", "lane", "road", "abbey", "castle",
+    "court", "manor", "place", "farm", "inn", "church", "cottage", "mill", "bridge", "river",
+    "island", "hill", "wood", "woods", "forest", "station", "hotel", "gardens", "terrace", "row",
+    "avenue", "city", "town", "village", "palace", "bay", "harbour", "harbor", "valley",
+];
+
+/// The cards the book's `texts` (its scenes) propose, persons first, each
+/// kind by how often it is named, most first.
+pub fn propose(texts: &[&str]) -> Vec<Proposed> {
+    let words: Vec<Vec<Word>> = texts.iter().map(|text| tokenize(text)).collect();
+    let case = Casing::count(texts, &words);
+    let mut forms = Forms::default();
+    for (text, words) in texts.iter().zip(&words) {
+        for run in runs(text, words, &case) {
+            forms.add(text, words, &run);
+        }
+    }
+    let mut proposed: Vec<Proposed> = merge(&forms.forms)
+        .into_iter()
+        .filter_map(|members| proposal(&forms.forms, &members))
+        .collect();
+    proposed.sort_by(|a, b| {
+        (a.kind, std::cmp::Reverse(a.occurrences), &a.name).cmp(&(
+            b.kind,
+            std::cmp::Reverse(b.occurrences),
+            &b.name,
+        ))
+    });
+    proposed
+}
+
+/// A word of the text: `text[start..end]`, without a possessive's "'s".
+#[derive(Clone, Copy, Debug)]
+struct Word {
+    start: usize,
+    end: usize,
+    possessive: bool,
+    /// It starts a sentence, a paragraph or a quotation.
+    initial: bool,
+}
+
+impl Word {
+    fn text<'t>(&self, text: &'t str) -> &'t str {
+        &text[self.start..self.end]
+    }
+
+    fn capitalised(&self, text: &str) -> bool {
+        let word = self.text(text);
+        let mut chars = word.chars();
+        chars.next().is_some_and(char::is_uppercase)
+            && (word.chars().count() == 1 || chars.any(char::is_lowercase))
+    }
+}
+
+/// The words of `text`: letters, with an apostrophe or hyphen inside.
+fn tokenize(text: &str) -> Vec<Word> {
+    let mut words = Vec::new();
+    let mut chars = text.char_indices().peekable();
+    while let Some((start, c)) = chars.next() {
+        if !c.is_alphabetic() {
+            continue;
+        }
+        let mut end = start + c.len_utf8();
+        while let Some(&(at, c)) = chars.peek() {
+            let joins = matches!(c, '\'' | '’' | '-')
+                && text[at + c.len_utf8()..]
+                    .chars()
+                    .next()
+                    .is_some_and(char::is_alphabetic);
+            if c.is_alphabetic() || joins {
+                end = at + c.len_utf8();
+                chars.next();
+            } else {
+                break;
+            }
+        }
+        let word = &text[start..end];
+        let (end, possessive) = match word.strip_suffix("'s").or_else(|| word.strip_suffix("’s"))
+        {
+            Some(stem) if !stem.is_empty() => (start + stem.len(), true),
+            _ => (end, false),
+        };
+        words.push(Word {
+            start,
+            end,
+            possessive,
+            initial: starts_sentence(&text[..start]),
+        });
+    }
+    words
+}
+
+/// Whether a word after `before` starts a sentence, a paragraph or a
+/// quotation (a capital there says nothing of a name).
+fn starts_sentence(before: &str) -> bool {
+    let mut quoted = false;
+    let mut newlines = 0;
+    for c in before.chars().rev() {
+        match c {
+            '\n' => {
+                newlines += 1;
+                if newlines == 2 {
+                    return true;
+                }
+            }
+            ' ' | '\t' | '\r' | '\u{a0}' => {}
+            '“' | '‘' | '"' | '\'' | '(' | '[' | '*' | '_' => quoted |= matches!(c, '“' | '"'),
+            '.' | '!' | '?' => return !after_title(before),
+            _ => return quoted && !c.is_alphanumeric(),
+        }
+    }
+    true
+}
+
+/// Whether `before` ends with a title's abbreviation ("Mr.").
+fn after_title(before: &str) -> bool {
+    let trimmed = before.trim_end_matches([' ', '\u{a0}', '.']);
+    let last = trimmed
+        .rsplit(|c: char| !c.is_alphabetic())
+        .next()
+        .unwrap_or_default();
+    matches!(last, "Mr" | "Mrs" | "Ms" | "Dr" | "St" | "Mme" | "Mlle")
+}
+
+/// How the book writes each word: capitalised inside a sentence, and in
+/// lower case.
+struct Casing(HashMap<String, [u32; 2]>);
+
+impl Casing {
+    fn count(texts: &[&str], words: &[Vec<Word>]) -> Casing {
+        let mut counts: HashMap<String, [u32; 2]> = HashMap::new();
+        for (text, words) in texts.iter().zip(words) {
+            for word in words {
+                let lower = word.text(text).to_lowercase();
+                if word.capitalised(text) {
+                    if !word.initial {
+                        counts.entry(lower).or_default()[0] += 1;
+                    }
+                } else if word.text(text).starts_with(char::is_lowercase) {
+                    counts.entry(lower).or_default()[1] += 1;
+                }
+            }
+        }
+        Casing(counts)
+    }
+
+    /// A capitalised word the book treats as a name: capitalised inside
+    /// sentences at least twice as often as it is written in lower case.
+    fn name_like(&self, word: &str) -> bool {
+        let lower = word.to_lowercase();
+        if NOT_NAMES.contains(&lower.as_str()) || word.chars().count() < 2 {
+            return false;
+        }
+        let [capitalised, lowercase] = self.0.get(&lower).copied().unwrap_or_default();
+        capitalised >= 1 && lowercase * 2 <= capitalised
+    }
+}
+
+impl Casing {
+    /// A word the book never writes in lower case.
+    fn never_lower(&self, word: &str) -> bool {
+        word.chars().count() >= 2
+            && self
+                .0
+                .get(&word.to_lowercase())
+                .is_none_or(|[_, lowercase]| *lowercase == 0)
+    }
+}
+
+/// A name in the text: its title, and the words of the name itself.
+struct Run {
+    title: Option<usize>,
+    /// Indexes into the text's words.
+    first: usize,
+    last: usize,
+}
+
+fn title_of(word: &str) -> Option<usize> {
+    TITLES.iter().position(|(title, _)| *title == word)
+}
+
+/// The names in one text.
+fn runs(text: &str, words: &[Word], case: &Casing) -> Vec<Run> {
+    // Only a space (or a title's full stop and a space) between two words
+    // of one name.
+    let adjacent = |a: &Word, b: &Word| {
+        !a.possessive && {
+            let gap = &text[a.end..b.start];
+            matches!(gap, " " | "\u{a0}" | ". " | ".\u{a0}")
+                && (gap.starts_with(' ')
+                    || gap.starts_with('\u{a0}')
+                    || title_of(a.text(text)).is_some())
+        }
+    };
+    let mut found = Vec::new();
+    let mut at = 0;
+    while at < words.len() {
+        let word = &words[at];
+        let raw = word.text(text);
+        let title = title_of(raw).filter(|_| {
+            words
+                .get(at + 1)
+                .is_some_and(|next| adjacent(word, next) && next.capitalised(text))
+        });
+        let first = if title.is_some() { at + 1 } else { at };
+        let head = &words[first];
+        // A word seen only where a sentence starts is a name's first when
+        // a name follows it and the book never writes it in lower case
+        // ("Fitzwilliam Darcy").
+        let opens_name = || {
+            head.initial
+                && case.never_lower(head.text(text))
+                && words.get(first + 1).is_some_and(|next| {
+                    adjacent(head, next)
+                        && next.capitalised(text)
+                        && case.name_like(next.text(text))
+                })
+        };
+        let starts = head.capitalised(text)
+            && (title.is_some() || case.name_like(head.text(text)) || opens_name())
+            && !NOT_NAMES.contains(&head.text(text).to_lowercase().as_str());
+        if !starts {
+            at += 1;
+            continue;
+        }
+        let mut last = first;
+        while let Some(next) = words.get(last + 1) {
+            if !adjacent(&words[last], next) {
+                break;
+            }
+            let part = next.text(text);
+            let joins = if PARTICLES.contains(&part) {
+                words.get(last + 2).is_some_and(|after| {
+                    adjacent(next, after)
+                        && after.capitalised(text)
+                        && case.name_like(after.text(text))
+                })
+            } else {
+                next.capitalised(text) && case.name_like(part) && title_of(part).is_none()
+            };
+            if !joins {
+                break;
+            }
+            last += 1;
+            if PARTICLES.contains(&part) {
+                last += 1;
+            }
+        }
+        found.push(Run { title, first, last });
+        at = last + 1;
+    }
+    found
+}
+
+/// One way the book writes a name, and what its occurrences say.
+#[derive(Clone, Debug, Default)]
+struct Form {
+    title: Option<usize>,
+    /// The name's words, without the title.
+    core: Vec<String>,
+    count: u32,
+    /// Speech tags naming it.
+    speech: u32,
+    /// Subject pronouns taking it up: he, she.
+    pronouns: [u32; 2],
+    /// Prepositions of place before it.
+    towards: u32,
+}
+
+impl Form {
+    fn text(&self) -> String {
+        match self.title {
+            Some(title) => {
+                let title = TITLES[title].0;
+                let stop = if matches!(title, "Mr" | "Mrs" | "Ms" | "Dr" | "Mme" | "Mlle") {
+                    "."
+                } else {
+                    ""
+                };
+                format!("{title}{stop} {}", self.core.join(" "))
+            }
+            None => self.core.join(" "),
+        }
+    }
+
+    fn title_gender(&self) -> Option<Gender> {
+        self.title.and_then(|title| TITLES[title].1)
+    }
+}
+
+#[derive(Default)]
+struct Forms {
+    forms: Vec<Form>,
+    index: HashMap<(Option<usize>, Vec<String>), usize>,
+}
+
+impl Forms {
+    fn add(&mut self, text: &str, words: &[Word], run: &Run) {
+        let core: Vec<String> = words[run.first..=run.last]
+            .iter()
+            .map(|word| word.text(text).to_owned())
+            .collect();
+        let key = (run.title, core);
+        let at = *self.index.entry(key.clone()).or_insert_with(|| {
+            self.forms.push(Form {
+                title: key.0,
+                core: key.1,
+                ..Form::default()
+            });
+            self.forms.len() - 1
+        });
+        let start = words[run.title.map_or(run.first, |_| run.first - 1)].start;
+        let end_word = &words[run.last];
+        let previous = run
+            .title
+            .map_or(run.first, |_| run.first - 1)
+            .checked_sub(1)
+            .map(|index| &words[index]);
+        let next = words.get(run.last + 1);
+        let form = &mut self.forms[at];
+        form.count += 1;
+        let lower = |word: &Word| word.text(text).to_lowercase();
+        let spoken_before = previous.is_some_and(|word| {
+            SPEECH.contains(&lower(word).as_str()) && text[word.end..start].trim().is_empty()
+        });
+        let spoken_after = next.is_some_and(|word| {
+            !end_word.possessive
+                && SPEECH.contains(&lower(word).as_str())
+                && text[end_word.end..word.start].trim().is_empty()
+        });
+        if spoken_before || spoken_after {
+            form.speech += 1;
+        }
+        if !end_word.possessive {
+            if let Some(gender) = gender::pronoun_after_name(&text[..start], &text[end_word.end..])
+            {
+                form.pronouns[gender as usize] += 1;
+            }
+            if previous.is_some_and(|word| {
+                TOWARDS.contains(&word.text(text)) && &text[word.end..start] == " "
+            }) {
+                form.towards += 1;
+            }
+        }
+    }
+}
+
+/// The forms of one person or place, as indexes into the forms.
+type Members = Vec<usize>;
+
+/// The forms grouped by whom they name.
+fn merge(forms: &[Form]) -> Vec<Members> {
+    let mut owner: Vec<usize> = (0..forms.len()).collect();
+    let root = |owner: &Vec<usize>, mut at: usize| {
+        while owner[at] != at {
+            at = owner[at];
+        }
+        at
+    };
+    let count = |at: usize| forms[at].count;
+    // The one candidate, or the one named at least twice as often as any
+    // other.
+    let pick = |candidates: Vec<usize>, owner: &Vec<usize>| -> Option<usize> {
+        let mut totals: Vec<(usize, u32)> = Vec::new();
+        for candidate in candidates {
+            let group = root(owner, candidate);
+            match totals.iter_mut().find(|(at, _)| *at == group) {
+                Some((_, total)) => *total += count(candidate),
+                None => totals.push((group, count(candidate))),
+            }
+        }
+        totals.sort_by_key(|(_, total)| std::cmp::Reverse(*total));
+        match totals.as_slice() {
+            [(one, _)] => Some(*one),
+            [(first, most), (_, next), ..] if *most >= next * 2 => Some(*first),
+            _ => None,
+        }
+    };
+    // A form's gender by its title, else by the pronouns that take it up
+    // (one is enough where none of the other gender stands beside it).
+    let gender_of = |at: usize| {
+        forms[at]
+            .title_gender()
+            .or_else(|| match forms[at].pronouns {
+                [he, 0] if he >= 1 => Some(Gender::He),
+                [0, she] if she >= 1 => Some(Gender::She),
+                _ => None,
+            })
+    };
+    let mut order: Vec<usize> = (0..forms.len()).collect();
+    order.sort_by_key(|&at| std::cmp::Reverse(forms[at].core.len()));
+    // A titled name into the longer one with the same title it begins:
+    // "Lady Catherine" into "Lady Catherine de Bourgh".
+    for &at in &order {
+        let form = &forms[at];
+        if form.title.is_none() {
+            continue;
+        }
+        let longer: Vec<usize> = (0..forms.len())
+            .filter(|&other| {
+                forms[other].title == form.title
+                    && forms[other].core.len() > form.core.len()
+                    && forms[other].core.starts_with(&form.core)
+            })
+            .collect();
+        if let Some(into) = pick(longer, &owner) {
+            owner[at] = into;
+        }
+    }
+    // A full name into its titled forms ("Miss Elizabeth Bennet") or the one
+    // titled surname of its gender ("Fitzwilliam Darcy" into "Mr. Darcy").
+    for &at in &order {
+        let form = &forms[at];
+        if form.title.is_some() || form.core.len() < 2 || root(&owner, at) != at {
+            continue;
+        }
+        let same: Vec<usize> = (0..forms.len())
+            .filter(|&other| forms[other].title.is_some() && forms[other].core == form.core)
+            .collect();
+        if let Some(into) = pick(same, &owner) {
+            owner[at] = into;
+            continue;
+        }
+        let surname = &form.core[form.core.len() - 1..];
+        let gender = gender_of(at);
+        let titled: Vec<usize> = (0..forms.len())
+            .filter(|&other| {
+                forms[other].title.is_some()
+                    && forms[other].core == surname
+                    && (gender.is_none() || forms[other].title_gender() == gender)
+            })
+            .collect();
+        if titled.len() == 1 {
+            owner[at] = root(&owner, titled[0]);
+        }
+    }
+    // A lone word into the full name it begins ("Elizabeth"), else into the
+    // one man of that surname ("Darcy"), else into the one named by it.
+    for at in 0..forms.len() {
+        let form = &forms[at];
+        if form.title.is_some() || form.core.len() != 1 {
+            continue;
+        }
+        let word = &form.core[0];
+        let given: Vec<usize> = (0..forms.len())
+            .filter(|&other| forms[other].core.len() >= 2 && &forms[other].core[0] == word)
+            .collect();
+        if let Some(into) = pick(given, &owner) {
+            owner[at] = into;
+            continue;
+        }
+        let named: Vec<usize> = (0..forms.len())
+            .filter(|&other| {
+                other != at
+                    && forms[other].core.len() >= 1
+                    && forms[other].core.last() == Some(word)
+            })
+            .collect();
+        let men: Vec<usize> = named
+            .iter()
+            .copied()
+            .filter(|&other| forms[other].title_gender() == Some(Gender::He))
+            .map(|other| root(&owner, other))
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        if men.len() == 1 {
+            owner[at] = men[0];
+        } else if let Some(into) = pick(named, &owner) {
+            owner[at] = into;
+        }
+    }
+    let mut groups: HashMap<usize, Members> = HashMap::new();
+    for at in 0..forms.len() {
+        groups.entry(root(&owner, at)).or_default().push(at);
+    }
+    let mut groups: Vec<Members> = groups.into_values().collect();
+    groups.sort();
+    groups
+}
+
+/// The card a group of forms proposes, if it recurs and the text says
+/// whether it is a person or a place.
+fn proposal(forms: &[Form], members: &Members) -> Option<Proposed> {
+    let sum = |get: fn(&Form) -> u32| members.iter().map(|&at| get(&forms[at])).sum::<u32>();
+    let occurrences = sum(|form| form.count);
+    if occurrences < RECURRING {
+        return None;
+    }
+    let titled = sum(|form| if form.title.is_some() { form.count } else { 0 });
+    let [he, she] = [sum(|form| form.pronouns[0]), sum(|form| form.pronouns[1])];
+    let person = titled + sum(|form| form.speech) + he + she;
+    let place_word = members.iter().any(|&at| {
+        let core = &forms[at].core;
+        core.len() >= 2 && PLACE_WORDS.contains(&core[core.len() - 1].to_lowercase().as_str())
+    });
+    let towards = sum(|form| form.towards);
+    let kind = if titled > 0 {
+        Kind::Character
+    } else if place_word || (towards >= 2 && towards > person * 2) {
+        Kind::Place
+    } else if person >= 2 {
+        Kind::Character
+    } else {
+        return None;
+    };
+    let mut by_count: Vec<usize> = members.clone();
+    by_count.sort_by_key(|&at| (std::cmp::Reverse(forms[at].count), forms[at].text()));
+    // The name: the longest; a full name as the book writes it without a
+    // title, a lone word with its title ("Mr. Bennet", not "Bennet").
+    let longest = by_count.iter().copied().max_by_key(|&at| {
+        let form = &forms[at];
+        (
+            form.core.len(),
+            form.title.is_none() == (form.core.len() >= 2),
+            form.count,
+        )
+    })?;
+    let name = forms[longest].text();
+    let aliases = by_count
+        .iter()
+        .map(|&at| forms[at].text())
+        .filter(|text| *text != name)
+        .collect();
+    let titles: Vec<Gender> = members
+        .iter()
+        .filter_map(|&at| forms[at].title_gender())
+        .collect();
+    let gender = match kind {
+        Kind::Place => None,
+        Kind::Character if !titles.is_empty() => titles
+            .iter()
+            .all(|gender| *gender == titles[0])
+            .then(|| titles[0]),
+        Kind::Character if he >= 2 && she * 4 <= he => Some(Gender::He),
+        Kind::Character if she >= 2 && he * 4 <= she => Some(Gender::She),
+        Kind::Character => None,
+    };
+    Some(Proposed {
+        kind,
+        name,
+        aliases,
+        gender,
+        occurrences,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cast(texts: &[&str]) -> Vec<(Kind, String, Vec<String>, Option<Gender>, u32)> {
+        propose(texts)
+            .into_iter()
+            .map(|card| {
+                (
+                    card.kind,
+                    card.name,
+                    card.aliases,
+                    card.gender,
+                    card.occurrences,
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_titled_surname_a_full_name_and_a_bare_surname_are_one_man_and_his_sister_is_another() {
+        let book = "Mr. Darcy came in. \"No,\" said Darcy. Fitzwilliam Darcy left. He was tired.\n\n\
+                    Miss Darcy smiled at Ada. \"Yes,\" said Miss Darcy. She waited for Darcy.\n\n\
+                    Ada looked up. She saw Miss Darcy and Mr. Darcy.";
+        let cards = cast(&[book]);
+        assert!(
+            cards.contains(&(
+                Kind::Character,
+                "Fitzwilliam Darcy".into(),
+                vec!["Darcy".into(), "Mr. Darcy".into()],
+                Some(Gender::He),
+                5
+            )),
+            "{cards:#?}"
+        );
+        assert!(
+            cards.contains(&(
+                Kind::Character,
+                "Miss Darcy".into(),
+                vec![],
+                Some(Gender::She),
+                3
+            )),
+            "{cards:#?}"
+        );
+    }
+
+    #[test]
+    fn a_given_name_joins_the_full_name_and_the_pronouns_after_it_give_a_gender() {
+        let book = "Ada Quill kept the light. Ada climbed. She was cold.\n\n\
+                    Ada slept. She dreamed of nothing.\n\n\
+                    \"Come,\" said Ada. Then the sea rose.";
+        assert_eq!(
+            cast(&[book]),
+            [(
+                Kind::Character,
+                "Ada Quill".into(),
+                vec!["Ada".into()],
+                Some(Gender::She),
+                4
+            )]
+        );
+    }
+
+    #[test]
+    fn places_are_told_from_persons_by_what_the_text_says() {
+        let book = "They rode to Meryton. At Meryton the Rain fell. She walked to Meryton and waited at the inn.\n\n\
+                    The Rain fell on Gracechurch Street. Gracechurch Street was wet. \
+                    Gracechurch Street was dark.\n\n\
+                    \"Well,\" said Kitty. Kitty laughed. \"No,\" cried Kitty.";
+        let cards = cast(&[book]);
+        let kinds: Vec<(Kind, &str)> = cards
+            .iter()
+            .map(|(kind, name, ..)| (*kind, name.as_str()))
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                (Kind::Character, "Kitty"),
+                (Kind::Place, "Gracechurch Street"),
+                (Kind::Place, "Meryton")
+            ]
+        );
+    }
+
+    #[test]
+    fn ordinary_words_that_open_sentences_and_the_calendar_are_not_names() {
+        let book = "When it rained, they waited. When it stopped, they left. \
+                    when indeed. Poor thing. On Monday, at Christmas, on Monday, at Christmas, \
+                    in Christmas week and on Monday they went.";
+        assert_eq!(cast(&[book]), []);
+    }
+
+    #[test]
+    fn a_name_said_twice_is_not_proposed() {
+        assert_eq!(
+            cast(&["\"Go,\" said Ada. \"No,\" said Ada. The rest was quiet."]),
+            []
+        );
+    }
+}
