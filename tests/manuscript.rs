@@ -261,6 +261,90 @@ fn import_cuts_a_markdown_book_into_chapter_scenes_with_an_outline() {
     );
 }
 
+/// A book of our own whose people and places recur: a man by title,
+/// surname and full name, his sister by title, a woman by given and full
+/// name, two places named with "at" and "to", and ordinary words opening
+/// sentences.
+const CAST_BOOK: &str = "# The Salt Road\n\n## Chapter 1\n\n\
+    Iria Vell rode to Harrowgate before dawn. She did not look back. \
+    Mr. Maren waited at Harrowgate with the horses. \"Late,\" said Maren. \
+    When Iria answered, he only nodded.\n\n\
+    * * *\n\n\
+    Miss Maren kept the inn at Harrowgate. She poured the tea. \
+    \"Sit,\" said Miss Maren. Iria sat down. She was tired.\n\n\
+    ## Chapter 2\n\n\
+    The road to Saltmere was long. Iria went on alone. She slept at Saltmere in the cold. \
+    Kael Maren came after her. He brought the letter. \"Read it,\" said Mr. Maren. \
+    \"Go home,\" Kael Maren said. \
+    Poor Iria read it twice. \"No,\" said Miss Maren at the door. \
+    When the bells rang, Maren rode to Saltmere.\n";
+
+#[test]
+fn import_proposes_cards_for_the_people_and_places_the_book_names() {
+    let work = tempfile::tempdir().unwrap();
+    std::fs::write(work.path().join("salt.md"), CAST_BOOK).unwrap();
+    let output = control_room(&["import", "salt.md", "--into", "Salt"], work.path());
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let said = text(&output.stdout);
+    assert!(
+        said.contains("3 character cards and 2 place cards"),
+        "{said}"
+    );
+    let root = work.path().join("Salt");
+    let card = |path: &str| {
+        std::fs::read_to_string(root.join(path))
+            .unwrap_or_else(|error| panic!("{path}: {error}; made: {:?}", tree(&root)))
+    };
+    // "Kael Maren", "Mr. Maren" and a bare "Maren" are one man; his sister
+    // is her own card; "When" and "Poor" open sentences and are nobody.
+    assert_eq!(
+        card("Compendium/Characters/CHAR-kael-maren.md"),
+        "---\ntype: character\nname: \"Kael Maren\"\naliases: [\"Maren\", \"Mr. Maren\"]\ngender: male\n\
+         # Proposed by `control-room import`: the book names him 6 times. Keep this card, merge it with another, or delete it.\n\
+         ---\n\n# Kael Maren\n"
+    );
+    let iria = card("Compendium/Characters/CHAR-iria-vell.md");
+    assert!(
+        iria.contains("aliases: [\"Iria\"]\ngender: female\n"),
+        "{iria}"
+    );
+    let harrowgate = card("Compendium/Locations/LOC-harrowgate.md");
+    assert!(
+        harrowgate.contains("type: location\nname: \"Harrowgate\""),
+        "{harrowgate}"
+    );
+    let saltmere = card("Compendium/Locations/LOC-saltmere.md");
+    assert!(saltmere.contains("names it 3 times"), "{saltmere}");
+    let cards: Vec<String> = tree(&root)
+        .into_iter()
+        .filter(|path| path.starts_with("Compendium/") && path.ends_with(".md"))
+        .collect();
+    assert_eq!(
+        cards,
+        [
+            "Compendium/Characters/CHAR-iria-vell.md",
+            "Compendium/Characters/CHAR-kael-maren.md",
+            "Compendium/Characters/CHAR-miss-maren.md",
+            "Compendium/Locations/LOC-harrowgate.md",
+            "Compendium/Locations/LOC-saltmere.md",
+        ]
+    );
+    // The cards are the manuscript's: the book checks without an error or a
+    // warning, and its speakers are known.
+    let output = control_room(&["check", ".", "--format", "json"], &root);
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let loud: Vec<&Value> = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|diagnostic| {
+            matches!(diagnostic["severity"].as_str(), Some("error" | "warning"))
+                || diagnostic["code"] == "unknown-speaker"
+        })
+        .collect();
+    assert!(loud.is_empty(), "{loud:#?}");
+}
+
 #[test]
 fn import_reads_word_opendocument_epub_and_rtf_through_pandoc() {
     let Some(pandoc) = control_room::export::pandoc::on_path("pandoc") else {

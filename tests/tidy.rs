@@ -161,7 +161,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("export", &["text", "syntax", "index", "storage"]),
     (
         "manuscript",
-        &["text", "syntax", "index", "storage", "export"],
+        &["text", "syntax", "prose", "index", "storage", "export"],
     ),
     ("cli", BELOW_THE_FRONT_ENDS),
     ("lsp", BELOW_THE_FRONT_ENDS),

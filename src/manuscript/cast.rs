@@ -26,6 +26,7 @@
 use std::collections::HashMap;
 
 use crate::index::gender::{self, Gender};
+use crate::prose::dictionary;
 
 /// A person or a place.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -51,7 +52,8 @@ pub struct Proposed {
 const RECURRING: u32 = 3;
 
 /// Titles that make the capitalised word after them a name, whatever else
-/// the book does with that word ("Mrs. Long").
+/// the book does with that word ("Mrs. Long"), and the gender they give.
+/// "St." starts a place's name or a saint's, and says nothing of either.
 const TITLES: &[(&str, Option<Gender>)] = &[
     ("Mr", Some(Gender::He)),
     ("Mrs", Some(Gender::She)),
@@ -74,7 +76,14 @@ const TITLES: &[(&str, Option<Gender>)] = &[
     ("Professor", None),
     ("Aunt", Some(Gender::She)),
     ("Uncle", Some(Gender::He)),
+    ("St", None),
 ];
+
+/// The title that names no person.
+const SAINT: &str = "St";
+
+/// Titles written with a full stop.
+const ABBREVIATED: &[&str] = &["Mr", "Mrs", "Ms", "Dr", "Mme", "Mlle", "St"];
 
 /// Lower-case words that join the parts of a name ("Anne de Bourgh").
 const PARTICLES: &[&str] = &[
@@ -117,6 +126,55 @@ const NOT_NAMES: &[&str] = &[
     "volume",
     "book",
     "part",
+    // Peoples and tongues: "an English lady", "said the Frenchman".
+    "english",
+    "englishman",
+    "englishwoman",
+    "englishmen",
+    "british",
+    "irish",
+    "scotch",
+    "scottish",
+    "welsh",
+    "french",
+    "frenchman",
+    "frenchwoman",
+    "frenchmen",
+    "german",
+    "germans",
+    "italian",
+    "italians",
+    "spanish",
+    "spaniard",
+    "dutch",
+    "russian",
+    "russians",
+    "american",
+    "americans",
+    "european",
+    "europeans",
+    "indian",
+    "indians",
+    "african",
+    "chinese",
+    "japanese",
+    "greek",
+    "greeks",
+    "roman",
+    "latin",
+    "jew",
+    "jews",
+    "jewish",
+    "christian",
+    "christians",
+    "catholic",
+    "protestant",
+    "negro",
+    "mohammedan",
+    "moslem",
+    "muslim",
+    "hindu",
+    "creole",
 ];
 
 /// Verbs of a speech tag: "said Elizabeth", "Jane replied".
@@ -167,6 +225,7 @@ pub fn propose(texts: &[&str]) -> Vec<Proposed> {
             forms.add(text, words, &run);
         }
     }
+    forms.mark();
     let mut proposed: Vec<Proposed> = merge(&forms.forms)
         .into_iter()
         .filter_map(|members| proposal(&forms.forms, &members))
@@ -232,6 +291,12 @@ fn tokenize(text: &str) -> Vec<Word> {
             Some(stem) if !stem.is_empty() => (start + stem.len(), true),
             _ => (end, false),
         };
+        // "I'm", "I'll": a pronoun, not a name; "4th": a number.
+        let contraction = word.starts_with("I'") || word.starts_with("I’");
+        let numbered = text[..start].ends_with(|c: char| c.is_ascii_digit());
+        if contraction || numbered {
+            continue;
+        }
         words.push(Word {
             start,
             end,
@@ -271,7 +336,7 @@ fn after_title(before: &str) -> bool {
         .rsplit(|c: char| !c.is_alphabetic())
         .next()
         .unwrap_or_default();
-    matches!(last, "Mr" | "Mrs" | "Ms" | "Dr" | "St" | "Mme" | "Mlle")
+    ABBREVIATED.contains(&last)
 }
 
 /// How the book writes each word: capitalised inside a sentence, and in
@@ -344,37 +409,9 @@ fn runs(text: &str, words: &[Word], case: &Casing) -> Vec<Run> {
                     || title_of(a.text(text)).is_some())
         }
     };
-    let mut found = Vec::new();
-    let mut at = 0;
-    while at < words.len() {
-        let word = &words[at];
-        let raw = word.text(text);
-        let title = title_of(raw).filter(|_| {
-            words
-                .get(at + 1)
-                .is_some_and(|next| adjacent(word, next) && next.capitalised(text))
-        });
-        let first = if title.is_some() { at + 1 } else { at };
-        let head = &words[first];
-        // A word seen only where a sentence starts is a name's first when
-        // a name follows it and the book never writes it in lower case
-        // ("Fitzwilliam Darcy").
-        let opens_name = || {
-            head.initial
-                && case.never_lower(head.text(text))
-                && words.get(first + 1).is_some_and(|next| {
-                    adjacent(head, next)
-                        && next.capitalised(text)
-                        && case.name_like(next.text(text))
-                })
-        };
-        let starts = head.capitalised(text)
-            && (title.is_some() || case.name_like(head.text(text)) || opens_name())
-            && !NOT_NAMES.contains(&head.text(text).to_lowercase().as_str());
-        if !starts {
-            at += 1;
-            continue;
-        }
+    // The last word of the name whose first word is `first`: the
+    // capitalised names and particles that follow it.
+    let extend = |first: usize| {
         let mut last = first;
         while let Some(next) = words.get(last + 1) {
             if !adjacent(&words[last], next) {
@@ -393,11 +430,65 @@ fn runs(text: &str, words: &[Word], case: &Casing) -> Vec<Run> {
             if !joins {
                 break;
             }
-            last += 1;
-            if PARTICLES.contains(&part) {
-                last += 1;
-            }
+            last += if PARTICLES.contains(&part) { 2 } else { 1 };
         }
+        last
+    };
+    let mut found = Vec::new();
+    let mut at = 0;
+    while at < words.len() {
+        let word = &words[at];
+        let raw = word.text(text);
+        let title = title_of(raw);
+        let named = |first: usize| {
+            words
+                .get(first)
+                .is_some_and(|next| next.capitalised(text) && next.end - next.start >= 2)
+        };
+        // A title names someone only with a name after it ("Mr. Darcy",
+        // "Miss de Bourgh"); alone ("the Colonel") it is no one's name.
+        let after_title = title.is_some() && {
+            let next = words.get(at + 1);
+            next.is_some_and(|next| adjacent(word, next))
+                && (named(at + 1)
+                    || next.is_some_and(|next| PARTICLES.contains(&next.text(text)))
+                        && named(at + 2)
+                        && adjacent(&words[at + 1], &words[at + 2]))
+        };
+        if title.is_some() && !after_title {
+            at += 1;
+            continue;
+        }
+        let first = if title.is_some() { at + 1 } else { at };
+        let head = &words[first];
+        if title.is_some() && PARTICLES.contains(&head.text(text)) {
+            let last = extend(first + 1);
+            found.push(Run { title, first, last });
+            at = last + 1;
+            continue;
+        }
+        // A word seen only where a sentence starts is a name's first when
+        // a name follows it, the book never writes it in lower case and it
+        // is no English word ("Fitzwilliam Darcy", not "Poor Jane").
+        let opens_name = || {
+            head.initial
+                && case.never_lower(head.text(text))
+                && !dictionary::is_common_word(head.text(text))
+                && words.get(first + 1).is_some_and(|next| {
+                    adjacent(head, next)
+                        && next.capitalised(text)
+                        && case.name_like(next.text(text))
+                })
+        };
+        let starts = head.capitalised(text)
+            && head.end - head.start >= 2
+            && (title.is_some() || case.name_like(head.text(text)) || opens_name())
+            && !NOT_NAMES.contains(&head.text(text).to_lowercase().as_str());
+        if !starts {
+            at += 1;
+            continue;
+        }
+        let last = extend(first);
         found.push(Run { title, first, last });
         at = last + 1;
     }
@@ -417,6 +508,13 @@ struct Form {
     pronouns: [u32; 2],
     /// Prepositions of place before it.
     towards: u32,
+    /// A family or a set of sisters: "the Bennets", "the Miss Lucases".
+    collective: bool,
+    /// A name that stands for someone: not a collective, and not a full
+    /// name written once whose last word is a name of its own ("in London
+    /// Lydia…": two names side by side). Only such a name takes others in,
+    /// or names a card.
+    whole: bool,
 }
 
 impl Form {
@@ -424,7 +522,7 @@ impl Form {
         match self.title {
             Some(title) => {
                 let title = TITLES[title].0;
-                let stop = if matches!(title, "Mr" | "Mrs" | "Ms" | "Dr" | "Mme" | "Mlle") {
+                let stop = if ABBREVIATED.contains(&title) {
                     "."
                 } else {
                     ""
@@ -438,6 +536,11 @@ impl Form {
     fn title_gender(&self) -> Option<Gender> {
         self.title.and_then(|title| TITLES[title].1)
     }
+
+    /// A title only a person has ("Mr.", not "St.").
+    fn person_title(&self) -> bool {
+        self.title.is_some_and(|title| TITLES[title].0 != SAINT)
+    }
 }
 
 #[derive(Default)]
@@ -448,9 +551,19 @@ struct Forms {
 
 impl Forms {
     fn add(&mut self, text: &str, words: &[Word], run: &Run) {
+        // "Miss De Bourgh" is "Miss de Bourgh".
         let core: Vec<String> = words[run.first..=run.last]
             .iter()
-            .map(|word| word.text(text).to_owned())
+            .enumerate()
+            .map(|(at, word)| {
+                let part = word.text(text);
+                let lower = part.to_lowercase();
+                if at + run.first < run.last && PARTICLES.contains(&lower.as_str()) {
+                    lower
+                } else {
+                    part.to_owned()
+                }
+            })
             .collect();
         let key = (run.title, core);
         let at = *self.index.entry(key.clone()).or_insert_with(|| {
@@ -497,10 +610,69 @@ impl Forms {
     }
 }
 
+impl Forms {
+    /// Marks the plurals of other names ("Bennets" beside "Mr. Bennet",
+    /// "Miss Lucases" beside "Miss Lucas"), then the whole names.
+    fn mark(&mut self) {
+        let singular = |form: &Form| -> Vec<(Option<usize>, Vec<String>)> {
+            let last = form.core.last().map(String::as_str).unwrap_or_default();
+            [last.strip_suffix("es"), last.strip_suffix('s')]
+                .into_iter()
+                .flatten()
+                .filter(|stem| stem.chars().count() >= 2)
+                .map(|stem| {
+                    let mut core = form.core.clone();
+                    *core.last_mut().expect("a name has a word") = stem.to_owned();
+                    (form.title, core)
+                })
+                .collect()
+        };
+        let surnames: std::collections::HashSet<&str> = self
+            .forms
+            .iter()
+            .filter_map(|form| form.core.last().map(String::as_str))
+            .collect();
+        let collective: Vec<bool> = self
+            .forms
+            .iter()
+            .map(|form| {
+                singular(form).iter().any(|(title, core)| {
+                    self.index.contains_key(&(*title, core.clone()))
+                        || (title.is_none()
+                            && core.len() == 1
+                            && surnames.contains(core[0].as_str()))
+                })
+            })
+            .collect();
+        for (form, collective) in self.forms.iter_mut().zip(collective) {
+            form.collective = collective;
+        }
+        let lone_count = |word: &str| {
+            self.index
+                .get(&(None, vec![word.to_owned()]))
+                .map_or(0, |&at| self.forms[at].count)
+        };
+        let whole: Vec<bool> = self
+            .forms
+            .iter()
+            .map(|form| {
+                !form.collective
+                    && (form.count >= 2
+                        || form.core.len() >= 2 && lone_count(&form.core[form.core.len() - 1]) < 2)
+            })
+            .collect();
+        for (form, whole) in self.forms.iter_mut().zip(whole) {
+            form.whole = whole;
+        }
+    }
+}
+
 /// The forms of one person or place, as indexes into the forms.
 type Members = Vec<usize>;
 
-/// The forms grouped by whom they name.
+/// The forms grouped by whom they name. A lone surname shared by several
+/// people none of whom stands out ("Grant" beside "Dr. Grant" and "Mrs.
+/// Grant") is nobody's, and left out.
 fn merge(forms: &[Form]) -> Vec<Members> {
     let mut owner: Vec<usize> = (0..forms.len()).collect();
     let root = |owner: &Vec<usize>, mut at: usize| {
@@ -509,16 +681,15 @@ fn merge(forms: &[Form]) -> Vec<Members> {
         }
         at
     };
-    let count = |at: usize| forms[at].count;
-    // The one candidate, or the one named at least twice as often as any
-    // other.
-    let pick = |candidates: Vec<usize>, owner: &Vec<usize>| -> Option<usize> {
+    // The group of the one candidate, or of the one named at least twice
+    // as often as any other.
+    let pick = |candidates: &[usize], owner: &Vec<usize>| -> Option<usize> {
         let mut totals: Vec<(usize, u32)> = Vec::new();
-        for candidate in candidates {
+        for &candidate in candidates {
             let group = root(owner, candidate);
             match totals.iter_mut().find(|(at, _)| *at == group) {
-                Some((_, total)) => *total += count(candidate),
-                None => totals.push((group, count(candidate))),
+                Some((_, total)) => *total += forms[candidate].count,
+                None => totals.push((group, forms[candidate].count)),
             }
         }
         totals.sort_by_key(|(_, total)| std::cmp::Reverse(*total));
@@ -528,18 +699,34 @@ fn merge(forms: &[Form]) -> Vec<Members> {
             _ => None,
         }
     };
-    // A form's gender by its title, else by the pronouns that take it up
-    // (one is enough where none of the other gender stands beside it).
+    let lone = |word: &str| {
+        forms
+            .iter()
+            .position(|form| form.title.is_none() && form.core.len() == 1 && form.core[0] == word)
+    };
+    // A form's gender by its title, else by the pronouns that take it up or
+    // take up its given name alone (one is enough where none of the other
+    // gender stands beside it).
     let gender_of = |at: usize| {
-        forms[at]
-            .title_gender()
-            .or_else(|| match forms[at].pronouns {
+        let form = &forms[at];
+        form.title_gender().or_else(|| {
+            let mut pronouns = form.pronouns;
+            if let Some(given) = lone(&form.core[0]).filter(|_| form.core.len() >= 2) {
+                pronouns[0] += forms[given].pronouns[0];
+                pronouns[1] += forms[given].pronouns[1];
+            }
+            match pronouns {
                 [he, 0] if he >= 1 => Some(Gender::He),
                 [0, she] if she >= 1 => Some(Gender::She),
                 _ => None,
-            })
+            }
+        })
     };
-    let mut order: Vec<usize> = (0..forms.len()).collect();
+    let target = |at: usize| forms[at].whole;
+    let all = |keep: &dyn Fn(usize) -> bool| -> Vec<usize> {
+        (0..forms.len()).filter(|&at| keep(at)).collect()
+    };
+    let mut order = all(&|at| !forms[at].collective);
     order.sort_by_key(|&at| std::cmp::Reverse(forms[at].core.len()));
     // A titled name into the longer one with the same title it begins:
     // "Lady Catherine" into "Lady Catherine de Bourgh".
@@ -548,82 +735,97 @@ fn merge(forms: &[Form]) -> Vec<Members> {
         if form.title.is_none() {
             continue;
         }
-        let longer: Vec<usize> = (0..forms.len())
-            .filter(|&other| {
-                forms[other].title == form.title
-                    && forms[other].core.len() > form.core.len()
-                    && forms[other].core.starts_with(&form.core)
-            })
-            .collect();
-        if let Some(into) = pick(longer, &owner) {
+        let longer = all(&|other| {
+            target(other)
+                && forms[other].title == form.title
+                && forms[other].core.len() > form.core.len()
+                && forms[other].core.starts_with(&form.core)
+        });
+        if let Some(into) = pick(&longer, &owner) {
             owner[at] = into;
         }
     }
-    // A full name into its titled forms ("Miss Elizabeth Bennet") or the one
-    // titled surname of its gender ("Fitzwilliam Darcy" into "Mr. Darcy").
+    // A full name into its titled forms ("Miss Elizabeth Bennet"), or into
+    // the one titled surname of its gender when no one else of that gender
+    // bears the surname ("Fitzwilliam Darcy" and "Mr. Fitzwilliam Darcy"
+    // into "Mr. Darcy", but neither "Elizabeth Bennet" nor "Lydia Bennet"
+    // into "Miss Bennet").
     for &at in &order {
         let form = &forms[at];
-        if form.title.is_some() || form.core.len() < 2 || root(&owner, at) != at {
+        if form.core.len() < 2 || root(&owner, at) != at {
             continue;
         }
-        let same: Vec<usize> = (0..forms.len())
-            .filter(|&other| forms[other].title.is_some() && forms[other].core == form.core)
-            .collect();
-        if let Some(into) = pick(same, &owner) {
-            owner[at] = into;
-            continue;
+        if form.title.is_none() {
+            let same = all(&|other| {
+                target(other) && forms[other].title.is_some() && forms[other].core == form.core
+            });
+            if let Some(into) = pick(&same, &owner) {
+                owner[at] = into;
+                continue;
+            }
         }
-        let surname = &form.core[form.core.len() - 1..];
-        let gender = gender_of(at);
-        let titled: Vec<usize> = (0..forms.len())
-            .filter(|&other| {
-                forms[other].title.is_some()
-                    && forms[other].core == surname
-                    && (gender.is_none() || forms[other].title_gender() == gender)
-            })
-            .collect();
-        if titled.len() == 1 {
-            owner[at] = root(&owner, titled[0]);
+        let Some(gender) = gender_of(at) else {
+            continue;
+        };
+        let surname = &form.core[form.core.len() - 1];
+        let namesakes = all(&|other| {
+            forms[other].core.len() >= 2
+                && &forms[other].core[forms[other].core.len() - 1] == surname
+                && forms[other].core[0] != form.core[0]
+                && gender_of(other) != Some(gender.other())
+        });
+        let titled = all(&|other| {
+            target(other)
+                && forms[other].person_title()
+                && forms[other].core.len() == 1
+                && &forms[other].core[0] == surname
+                && forms[other].title_gender() == Some(gender)
+        });
+        if let ([into], []) = (titled.as_slice(), namesakes.as_slice()) {
+            owner[at] = root(&owner, *into);
         }
     }
-    // A lone word into the full name it begins ("Elizabeth"), else into the
-    // one man of that surname ("Darcy"), else into the one named by it.
+    // A lone word into the titled name it completes ("Fitzwilliam" into
+    // "Colonel Fitzwilliam"; a bare "Darcy" into Mr. Darcy, the one man of
+    // the name), else into the full name it begins ("Elizabeth"), else into
+    // the one person whose surname it is.
+    let mut nobody = vec![false; forms.len()];
     for at in 0..forms.len() {
         let form = &forms[at];
-        if form.title.is_some() || form.core.len() != 1 {
+        if form.title.is_some() || form.core.len() != 1 || form.collective {
             continue;
         }
         let word = &form.core[0];
-        let given: Vec<usize> = (0..forms.len())
-            .filter(|&other| forms[other].core.len() >= 2 && &forms[other].core[0] == word)
-            .collect();
-        if let Some(into) = pick(given, &owner) {
-            owner[at] = into;
-            continue;
-        }
-        let named: Vec<usize> = (0..forms.len())
-            .filter(|&other| {
-                other != at
-                    && forms[other].core.len() >= 1
-                    && forms[other].core.last() == Some(word)
-            })
-            .collect();
-        let men: Vec<usize> = named
+        let titled = all(&|other| {
+            target(other) && forms[other].person_title() && forms[other].core == form.core
+        });
+        let men: std::collections::BTreeSet<usize> = titled
             .iter()
-            .copied()
-            .filter(|&other| forms[other].title_gender() == Some(Gender::He))
-            .map(|other| root(&owner, other))
-            .collect::<std::collections::BTreeSet<_>>()
-            .into_iter()
+            .filter(|&&other| forms[other].title_gender() == Some(Gender::He))
+            .map(|&other| root(&owner, other))
             .collect();
-        if men.len() == 1 {
-            owner[at] = men[0];
-        } else if let Some(into) = pick(named, &owner) {
+        let given = all(&|other| {
+            target(other) && forms[other].core.len() >= 2 && &forms[other].core[0] == word
+        });
+        let surname =
+            all(&|other| other != at && target(other) && forms[other].core.last() == Some(word));
+        let into = if men.len() == 1 {
+            men.first().copied()
+        } else if !titled.is_empty() {
+            pick(&titled, &owner)
+        } else if !given.is_empty() {
+            pick(&given, &owner)
+        } else {
+            pick(&surname, &owner)
+        };
+        nobody[at] =
+            into.is_none() && !(titled.is_empty() && given.is_empty() && surname.is_empty());
+        if let Some(into) = into {
             owner[at] = into;
         }
     }
     let mut groups: HashMap<usize, Members> = HashMap::new();
-    for at in 0..forms.len() {
+    for at in (0..forms.len()).filter(|&at| !nobody[at]) {
         groups.entry(root(&owner, at)).or_default().push(at);
     }
     let mut groups: Vec<Members> = groups.into_values().collect();
@@ -636,15 +838,17 @@ fn merge(forms: &[Form]) -> Vec<Members> {
 fn proposal(forms: &[Form], members: &Members) -> Option<Proposed> {
     let sum = |get: fn(&Form) -> u32| members.iter().map(|&at| get(&forms[at])).sum::<u32>();
     let occurrences = sum(|form| form.count);
-    if occurrences < RECURRING {
+    if occurrences < RECURRING || members.iter().any(|&at| forms[at].collective) {
         return None;
     }
-    let titled = sum(|form| if form.title.is_some() { form.count } else { 0 });
+    let titled = sum(|form| if form.person_title() { form.count } else { 0 });
     let [he, she] = [sum(|form| form.pronouns[0]), sum(|form| form.pronouns[1])];
     let person = titled + sum(|form| form.speech) + he + she;
     let place_word = members.iter().any(|&at| {
         let core = &forms[at].core;
-        core.len() >= 2 && PLACE_WORDS.contains(&core[core.len() - 1].to_lowercase().as_str())
+        (forms[at].title.is_some() && !forms[at].person_title())
+            || core.len() >= 2
+                && PLACE_WORDS.contains(&core[core.len() - 1].to_lowercase().as_str())
     });
     let towards = sum(|form| form.towards);
     let kind = if titled > 0 {
@@ -663,6 +867,7 @@ fn proposal(forms: &[Form], members: &Members) -> Option<Proposed> {
     let longest = by_count.iter().copied().max_by_key(|&at| {
         let form = &forms[at];
         (
+            form.whole,
             form.core.len(),
             form.title.is_none() == (form.core.len() >= 2),
             form.count,
@@ -701,7 +906,10 @@ fn proposal(forms: &[Form], members: &Members) -> Option<Proposed> {
 mod tests {
     use super::*;
 
-    fn cast(texts: &[&str]) -> Vec<(Kind, String, Vec<String>, Option<Gender>, u32)> {
+    /// A proposed card as a tuple: kind, name, aliases, gender, occurrences.
+    type Card = (Kind, String, Vec<String>, Option<Gender>, u32);
+
+    fn cast(texts: &[&str]) -> Vec<Card> {
         propose(texts)
             .into_iter()
             .map(|card| {
@@ -725,8 +933,8 @@ mod tests {
         assert!(
             cards.contains(&(
                 Kind::Character,
-                "Fitzwilliam Darcy".into(),
-                vec!["Darcy".into(), "Mr. Darcy".into()],
+                "Mr. Darcy".into(),
+                vec!["Darcy".into(), "Fitzwilliam Darcy".into()],
                 Some(Gender::He),
                 5
             )),
