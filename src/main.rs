@@ -683,6 +683,15 @@ fn import_book(source: &std::path::Path, into: Option<PathBuf>) -> anyhow::Resul
         made.words
     );
     println!("The outline is Story/SCN-outline.md; the scenes are in Story/Scenes/.");
+    if made.planned > 0 {
+        println!(
+            "{} planned scenes with no text yet are in the outline only; each is a missing scene until it is written.",
+            made.planned
+        );
+    }
+    if !made.left_out.is_empty() {
+        println!("Left out, as not the book: {}.", made.left_out.join(", "));
+    }
     if made.characters + made.places > 0 {
         println!(
             "Proposed from the names the book uses: {} character cards and {} place cards in Compendium/. \

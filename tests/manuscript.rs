@@ -345,16 +345,25 @@ fn import_proposes_cards_for_the_people_and_places_the_book_names() {
     assert!(loud.is_empty(), "{loud:#?}");
 }
 
-#[test]
-fn import_reads_word_opendocument_epub_and_rtf_through_pandoc() {
-    let Some(pandoc) = control_room::export::pandoc::on_path("pandoc") else {
-        let message = "skipped: import of DOCX, ODT, EPUB and RTF needs pandoc on the PATH";
+/// pandoc, or `None` with a message saying what is skipped without it (a
+/// failure where CI requires it).
+fn pandoc_or_skip(what: &str) -> Option<std::path::PathBuf> {
+    let found = control_room::export::pandoc::on_path("pandoc");
+    if found.is_none() {
+        let message = format!("skipped: {what} needs pandoc on the PATH");
         assert!(
             std::env::var("CONTROL_ROOM_REQUIRE_PANDOC").as_deref() != Ok("1"),
             "{message}, and CONTROL_ROOM_REQUIRE_PANDOC=1 requires it"
         );
         let _ =
             std::io::Write::write_all(&mut std::io::stderr(), format!("{message}\n").as_bytes());
+    }
+    found
+}
+
+#[test]
+fn import_reads_word_opendocument_epub_and_rtf_through_pandoc() {
+    let Some(pandoc) = pandoc_or_skip("import of DOCX, ODT, EPUB and RTF") else {
         return;
     };
     let work = tempfile::tempdir().unwrap();
@@ -469,4 +478,303 @@ fn import_refuses_what_it_cannot_read_and_makes_nothing() {
         ["book.pages", "empty.md", "latin1.txt"],
         "nothing made"
     );
+}
+
+/// A document's RTF as Scrivener 3 on macOS writes it: Cocoa's header, a
+/// backslash ending each paragraph, curly quotes as `\uc0\uN ` escapes.
+fn cocoa_rtf(paragraphs: &[&str]) -> String {
+    let body: Vec<String> = paragraphs
+        .iter()
+        .map(|paragraph| {
+            paragraph
+                .replace('’', "\\uc0\\u8217 ")
+                .replace('“', "\\uc0\\u8220 ")
+                .replace('”', "\\uc0\\u8221 ")
+        })
+        .collect();
+    format!(
+        "{{\\rtf1\\ansi\\ansicpg1252\\cocoartf2709\n\\cocoatextscaling0\\cocoaplatform0{{\\fonttbl\\f0\\froman\\fcharset0 Palatino-Roman;}}\n\
+         {{\\colortbl;\\red255\\green255\\blue255;}}\n{{\\*\\expandedcolortbl;;}}\n\
+         \\pard\\tx360\\tx720\\pardirnatural\\partightenfactor0\n\n\\f0\\fs26 \\cf0 {}}}",
+        body.join("\\\n\\\n")
+    )
+}
+
+/// A Scrivener 3 project made by hand to its layout: the binder, and each
+/// document's RTF and synopsis under `Files/Data/<UUID>/`. The Draft holds
+/// two chapter folders: three documents (one with a scene break inside) and
+/// one planned with only a synopsis; Research and Trash hold a document each.
+fn scrivener_project(dir: &Path) -> std::path::PathBuf {
+    let project = dir.join("Night Ferry.scriv");
+    let document = |uuid: &str, rtf: Option<String>, synopsis: Option<&str>| {
+        let folder = project.join("Files/Data").join(uuid);
+        std::fs::create_dir_all(&folder).unwrap();
+        if let Some(rtf) = rtf {
+            std::fs::write(folder.join("content.rtf"), rtf).unwrap();
+        }
+        if let Some(synopsis) = synopsis {
+            std::fs::write(folder.join("synopsis.txt"), synopsis).unwrap();
+        }
+    };
+    let item = |uuid: &str, kind: &str, title: &str, children: &str| {
+        let children = if children.is_empty() {
+            String::new()
+        } else {
+            format!("<Children>{children}</Children>")
+        };
+        format!(
+            "<BinderItem UUID=\"{uuid}\" Type=\"{kind}\" Created=\"2026-11-02 09:00:00 +0000\" Modified=\"2026-11-03 10:00:00 +0000\">\
+             <Title>{title}</Title><MetaData><IncludeInCompile>Yes</IncludeInCompile></MetaData>{children}</BinderItem>"
+        )
+    };
+    let one = [
+        item(
+            "5A0C1E2B-0001-4C4D-8E8F-000000000001",
+            "Text",
+            "The Crossing",
+            "",
+        ),
+        item(
+            "5A0C1E2B-0001-4C4D-8E8F-000000000002",
+            "Text",
+            "Below Deck",
+            "",
+        ),
+    ]
+    .concat();
+    let two = [
+        item(
+            "5A0C1E2B-0001-4C4D-8E8F-000000000003",
+            "Text",
+            "Landfall",
+            "",
+        ),
+        item(
+            "5A0C1E2B-0001-4C4D-8E8F-000000000004",
+            "Text",
+            "The Harbour &amp; the Light",
+            "",
+        ),
+    ]
+    .concat();
+    let draft = [
+        item(
+            "5A0C1E2B-0002-4C4D-8E8F-000000000001",
+            "Folder",
+            "Chapter One",
+            &one,
+        ),
+        item(
+            "5A0C1E2B-0002-4C4D-8E8F-000000000002",
+            "Folder",
+            "Chapter Two",
+            &two,
+        ),
+    ]
+    .concat();
+    let binder = [
+        item(
+            "5A0C1E2B-0003-4C4D-8E8F-000000000001",
+            "DraftFolder",
+            "Draft",
+            &draft,
+        ),
+        item(
+            "5A0C1E2B-0003-4C4D-8E8F-000000000002",
+            "ResearchFolder",
+            "Research",
+            &item(
+                "5A0C1E2B-0004-4C4D-8E8F-000000000001",
+                "Text",
+                "Tide Tables",
+                "",
+            ),
+        ),
+        item(
+            "5A0C1E2B-0003-4C4D-8E8F-000000000003",
+            "TrashFolder",
+            "Trash",
+            &item(
+                "5A0C1E2B-0004-4C4D-8E8F-000000000002",
+                "Text",
+                "Cut Scene",
+                "",
+            ),
+        ),
+    ]
+    .concat();
+    std::fs::create_dir_all(&project).unwrap();
+    std::fs::write(
+        project.join("Night Ferry.scrivx"),
+        format!(
+            "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n\
+             <ScrivenerProject Template=\"No\" Version=\"2.0\" Identifier=\"0B5E3C9A-7A61-4B8E-9C1D-2E3F4A5B6C7D\" Creator=\"SCRMAC-3.3.6-17040\" Device=\"Desk\" Author=\"Test\">\n\
+             <Binder>{binder}</Binder>\n</ScrivenerProject>\n"
+        ),
+    )
+    .unwrap();
+    document(
+        "5A0C1E2B-0001-4C4D-8E8F-000000000001",
+        Some(cocoa_rtf(&[
+            "The ferry left at nine. Ada didn’t look back.",
+            "“Cold,” said Ada.",
+        ])),
+        Some("Ada leaves the island\nwithout a word."),
+    );
+    document(
+        "5A0C1E2B-0001-4C4D-8E8F-000000000002",
+        // As Scrivener for Windows writes it: `\uN?` with a fallback.
+        Some(
+            "{\\rtf1\\ansi\\ansicpg1252\\deff0\\uc1{\\fonttbl{\\f0 Times New Roman;}}\n\
+             \\pard\\f0\\fs24 The engines\\u8217?d shaken the bunks.\\par\n\
+             \\pard * * *\\par\n\\pard By midnight the sea was calm.\\par\n}"
+                .to_owned(),
+        ),
+        None,
+    );
+    document(
+        "5A0C1E2B-0001-4C4D-8E8F-000000000003",
+        None,
+        Some("They reach the mainland at dawn."),
+    );
+    document(
+        "5A0C1E2B-0001-4C4D-8E8F-000000000004",
+        Some(cocoa_rtf(&["The harbour light turned and turned."])),
+        None,
+    );
+    document(
+        "5A0C1E2B-0004-4C4D-8E8F-000000000001",
+        Some(cocoa_rtf(&["RESEARCH NOTE: high tide at six."])),
+        None,
+    );
+    document(
+        "5A0C1E2B-0004-4C4D-8E8F-000000000002",
+        Some(cocoa_rtf(&["TRASHED: a scene cut long ago."])),
+        None,
+    );
+    project
+}
+
+#[test]
+fn import_reads_a_scrivener_project_s_draft_in_binder_order_with_its_synopses() {
+    let Some(_) = pandoc_or_skip("import of a Scrivener project") else {
+        return;
+    };
+    let work = tempfile::tempdir().unwrap();
+    scrivener_project(work.path());
+    let output = control_room(&["import", "Night Ferry.scriv"], work.path());
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let said = text(&output.stdout);
+    assert!(said.contains("2 chapters, 5 scenes"), "{said}");
+    assert!(said.contains("1 planned scenes"), "{said}");
+    assert!(
+        said.contains("Left out, as not the book: Research, Trash."),
+        "{said}"
+    );
+    let root = work.path().join("Night Ferry");
+    let (outline, scenes) = imported_shape(&root);
+    assert_eq!(
+        outline,
+        [
+            "# Night Ferry",
+            "",
+            "## Chapter One",
+            "",
+            "- SCN-the-crossing: Ada leaves the island without a word.",
+            "- SCN-below-deck-1: The engines’d shaken the bunks.",
+            "- SCN-below-deck-2: By midnight the sea was calm.",
+            "",
+            "## Chapter Two",
+            "",
+            "- SCN-landfall: They reach the mainland at dawn.",
+            "- SCN-the-harbour-the-light: The harbour light turned and turned.",
+        ]
+    );
+    // The planned scene is the outline's only: no file until it is written.
+    assert_eq!(
+        scenes,
+        [
+            "SCN-below-deck-1.md",
+            "SCN-below-deck-2.md",
+            "SCN-the-crossing.md",
+            "SCN-the-harbour-the-light.md"
+        ]
+    );
+    // Every letter after a curly quote is there, and each paragraph is one.
+    assert_eq!(
+        std::fs::read_to_string(root.join("Story/Scenes/SCN-the-crossing.md")).unwrap(),
+        "---\ntitle: \"The Crossing\"\n---\n\nThe ferry left at nine. Ada didn’t look back.\n\n“Cold,” said Ada.\n"
+    );
+    let everything: String = walk(&root)
+        .into_iter()
+        .filter(|path| path.is_file())
+        .map(|path| std::fs::read_to_string(path).unwrap())
+        .collect();
+    assert!(!everything.contains("RESEARCH NOTE") && !everything.contains("TRASHED"));
+    // The binder file itself names the same project.
+    let output = control_room(
+        &[
+            "import",
+            "Night Ferry.scriv/Night Ferry.scrivx",
+            "--into",
+            "Again",
+        ],
+        work.path(),
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    assert_eq!(
+        imported_shape(&work.path().join("Again")),
+        (outline, scenes)
+    );
+}
+
+#[test]
+fn import_refuses_a_broken_scrivener_binder_or_document_naming_it_and_makes_nothing() {
+    let Some(_) = pandoc_or_skip("import of a Scrivener project") else {
+        return;
+    };
+    let work = tempfile::tempdir().unwrap();
+    let project = scrivener_project(work.path());
+    let binder = project.join("Night Ferry.scrivx");
+    let whole = std::fs::read_to_string(&binder).unwrap();
+
+    // A binder cut short: the file and the line are named.
+    std::fs::write(&binder, &whole[..whole.len() / 2]).unwrap();
+    let output = control_room(&["import", "Night Ferry.scriv"], work.path());
+    assert_ne!(output.status.code(), Some(0));
+    let said = text(&output.stderr);
+    assert!(
+        said.contains("Night Ferry.scrivx:")
+            && said.contains("the Scrivener binder cannot be read"),
+        "{said}"
+    );
+
+    // A binder with no Draft folder holds no book.
+    std::fs::write(&binder, whole.replace("DraftFolder", "Folder")).unwrap();
+    let output = control_room(&["import", "Night Ferry.scriv"], work.path());
+    let said = text(&output.stderr);
+    assert!(said.contains("has no Draft folder"), "{said}");
+
+    // A document whose content.rtf is not RTF is named.
+    std::fs::write(&binder, &whole).unwrap();
+    let broken = project.join("Files/Data/5A0C1E2B-0001-4C4D-8E8F-000000000002/content.rtf");
+    std::fs::write(&broken, "PK\u{3}\u{4} not rtf at all").unwrap();
+    let output = control_room(&["import", "Night Ferry.scriv"], work.path());
+    let said = text(&output.stderr);
+    assert!(
+        said.contains("5A0C1E2B-0001-4C4D-8E8F-000000000002/content.rtf is not an RTF file"),
+        "{said}"
+    );
+
+    // A folder with no binder is not a project.
+    std::fs::remove_file(&binder).unwrap();
+    let output = control_room(&["import", "Night Ferry.scriv"], work.path());
+    let said = text(&output.stderr);
+    assert!(said.contains("holds no .scrivx file"), "{said}");
+
+    let left: Vec<String> = std::fs::read_dir(work.path())
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(left, ["Night Ferry.scriv"], "nothing made");
 }

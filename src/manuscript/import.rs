@@ -21,7 +21,7 @@ use crate::index::gender::Gender;
 #[derive(Debug, thiserror::Error)]
 pub enum ImportError {
     #[error(
-        "{} is not a kind of file import reads: give a Markdown (.md), text (.txt), Word (.docx), OpenDocument (.odt), EPUB (.epub) or RTF (.rtf) file",
+        "{} is not a kind of file import reads: give a Markdown (.md), text (.txt), Word (.docx), OpenDocument (.odt), EPUB (.epub) or RTF (.rtf) file, or a Scrivener 3 project (.scriv)",
         .0.display()
     )]
     Unsupported(std::path::PathBuf),
@@ -45,15 +45,49 @@ pub enum ImportError {
     },
     #[error("{} holds no text to import", .0.display())]
     Empty(std::path::PathBuf),
+    #[error("{} is not an RTF file: it does not start with {{\\rtf", .0.display())]
+    NotRtf(std::path::PathBuf),
+    #[error("{} holds no .scrivx file: a Scrivener 3 project keeps its binder in one", .0.display())]
+    NoBinder(std::path::PathBuf),
+    #[error("{}:{line}:{column}: the Scrivener binder cannot be read: {said}", .path.display())]
+    Binder {
+        path: std::path::PathBuf,
+        line: u32,
+        column: u32,
+        said: String,
+    },
+    #[error("{} has no Draft folder (a binder item of type DraftFolder): there is no book in it to import", .0.display())]
+    NoDraft(std::path::PathBuf),
     #[error(transparent)]
     Make(#[from] MakeError),
 }
 
-/// A chapter of the imported book: its title and its scenes' text.
+/// A chapter of the imported book: its title and its scenes.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Chapter {
     pub title: String,
-    pub scenes: Vec<String>,
+    pub scenes: Vec<Scene>,
+}
+
+/// A scene of the imported book. A scene with no text yet is planned: the
+/// outline lists it, and no file is made for it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Scene {
+    /// Its own title (a Scrivener document's); else it is named after its
+    /// chapter.
+    pub title: Option<String>,
+    /// What the outline says of it; else its first sentence.
+    pub synopsis: Option<String>,
+    pub text: String,
+}
+
+impl Scene {
+    fn of_text(text: String) -> Scene {
+        Scene {
+            text,
+            ..Scene::default()
+        }
+    }
 }
 
 /// What an import made.
@@ -63,6 +97,12 @@ pub struct Imported {
     pub chapters: usize,
     pub scenes: usize,
     pub words: usize,
+    /// Scenes the outline lists with no text yet (a Scrivener document
+    /// with only a synopsis).
+    pub planned: usize,
+    /// What the source holds that is not the book (Scrivener's Research
+    /// and Trash), by name.
+    pub left_out: Vec<String>,
     /// The character and place cards proposed.
     pub characters: usize,
     pub places: usize,
@@ -72,20 +112,31 @@ pub struct Imported {
 
 /// Imports `source` as the new manuscript `into` (a new or empty folder).
 pub fn import(source: &Path, into: &Path) -> Result<Imported, ImportError> {
-    let text = read(source)?;
-    let title = source.file_stem().map_or_else(
-        || "Imported".to_owned(),
-        |stem| stem.to_string_lossy().into_owned(),
-    );
-    let (title, chapters) = chapters(&text, &title);
-    let scenes: usize = chapters.iter().map(|chapter| chapter.scenes.len()).sum();
+    let (title, chapters, left_out) = if super::scrivener::is_project(source) {
+        let project = super::scrivener::read(source)?;
+        (project.title, project.chapters, project.left_out)
+    } else {
+        let text = read(source)?;
+        let title = source.file_stem().map_or_else(
+            || "Imported".to_owned(),
+            |stem| stem.to_string_lossy().into_owned(),
+        );
+        let (title, chapters) = chapters(&text, &title);
+        (title, chapters, Vec::new())
+    };
+    let chapters: Vec<Chapter> = chapters
+        .into_iter()
+        .filter(|chapter| !chapter.scenes.is_empty())
+        .collect();
+    let scenes = chapters.iter().map(|chapter| chapter.scenes.len()).sum();
     if scenes == 0 {
         return Err(ImportError::Empty(source.to_path_buf()));
     }
     let texts: Vec<&str> = chapters
         .iter()
         .flat_map(|chapter| &chapter.scenes)
-        .map(String::as_str)
+        .map(|scene| scene.text.as_str())
+        .filter(|text| !text.is_empty())
         .collect();
     let cast = super::cast::propose(&texts);
     let count = |kind| cast.iter().filter(|card| card.kind == kind).count();
@@ -96,10 +147,11 @@ pub fn import(source: &Path, into: &Path) -> Result<Imported, ImportError> {
     Ok(Imported {
         characters,
         places,
-        words: chapters
+        planned: scenes - texts.len(),
+        left_out,
+        words: texts
             .iter()
-            .flat_map(|chapter| &chapter.scenes)
-            .map(|scene| scene.split_whitespace().count())
+            .map(|text| text.split_whitespace().count())
             .sum(),
         title,
         chapters: chapters.len(),
@@ -134,23 +186,67 @@ fn read(source: &Path) -> Result<String, ImportError> {
         return Ok(without_front_matter(&text).to_owned());
     };
     std::fs::metadata(source).map_err(unreadable)?;
+    if from == "rtf" {
+        let bytes = std::fs::read(source).map_err(unreadable)?;
+        return rtf_to_markdown(source, &bytes);
+    }
+    pandoc(source, from, None)
+}
+
+/// An RTF file's text (`bytes`, read from `source`) as Markdown, its
+/// Unicode escapes carried past pandoc's reader (see [`super::rtf`]).
+pub(super) fn rtf_to_markdown(source: &Path, bytes: &[u8]) -> Result<String, ImportError> {
+    if !bytes.trim_ascii_start().starts_with(b"{\\rtf") {
+        return Err(ImportError::NotRtf(source.to_path_buf()));
+    }
+    let markdown = pandoc(source, "rtf", Some(&super::rtf::shield(bytes)))?;
+    Ok(super::rtf::unshield(&markdown))
+}
+
+/// `source` (or `input`, read from it) converted by pandoc from `from` to
+/// Markdown.
+fn pandoc(source: &Path, from: &str, input: Option<&[u8]>) -> Result<String, ImportError> {
+    let unreadable = |source_error| ImportError::Unreadable {
+        path: source.to_path_buf(),
+        source: source_error,
+    };
     let pandoc = crate::export::pandoc::on_path("pandoc")
         .ok_or_else(|| ImportError::PandocMissing(source.to_path_buf()))?;
     // `-smart`: the book's own curly quotes and dashes stay as they are; no
     // spans, divs, attributes or HTML: a word processor's bookmarks and an
     // EPUB's sections are not the book's prose.
-    let output = Command::new(pandoc)
-        .args([
-            "--from",
-            from,
-            "--to",
-            "markdown-smart-bracketed_spans-native_spans-native_divs-fenced_divs-raw_html-header_attributes-link_attributes",
-            "--wrap=none",
-        ])
-        .arg(source)
-        .stdin(Stdio::null())
-        .output()
-        .map_err(unreadable)?;
+    let mut command = Command::new(pandoc);
+    command.args([
+        "--from",
+        from,
+        "--to",
+        "markdown-smart-bracketed_spans-native_spans-native_divs-fenced_divs-raw_html-header_attributes-link_attributes",
+        "--wrap=none",
+    ]);
+    let output = match input {
+        None => command
+            .arg(source)
+            .stdin(Stdio::null())
+            .output()
+            .map_err(unreadable)?,
+        Some(input) => {
+            let mut child = command
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .map_err(unreadable)?;
+            let mut stdin = child.stdin.take().expect("stdin is piped");
+            let input = input.to_vec();
+            // Written from a thread so a large file's output cannot fill
+            // the pipe while its input is still being written.
+            let writer = std::thread::spawn(move || std::io::Write::write_all(&mut stdin, &input));
+            let output = child.wait_with_output().map_err(unreadable)?;
+            // pandoc stops reading when it fails; its message says why.
+            let _ = writer.join();
+            output
+        }
+    };
     if !output.status.success() {
         return Err(ImportError::PandocFailed {
             path: source.to_path_buf(),
@@ -205,7 +301,7 @@ pub fn chapters(text: &str, fallback: &str) -> (String, Vec<Chapter>) {
             } else {
                 "Opening".to_owned()
             },
-            scenes: before,
+            scenes: before.into_iter().map(Scene::of_text).collect(),
         });
     }
     for (index, (at, _, heading)) in headings.iter().enumerate() {
@@ -216,7 +312,7 @@ pub fn chapters(text: &str, fallback: &str) -> (String, Vec<Chapter>) {
         if !found.is_empty() {
             chapters.push(Chapter {
                 title: heading.clone(),
-                scenes: found,
+                scenes: found.into_iter().map(Scene::of_text).collect(),
             });
         }
     }
@@ -298,6 +394,11 @@ fn scenes(lines: &[&str]) -> Vec<String> {
         .collect()
 }
 
+/// The scenes of a text, cut at its scene breaks.
+pub(super) fn scenes_of(text: &str) -> Vec<String> {
+    scenes(&text.lines().collect::<Vec<_>>())
+}
+
 /// The lowercase slug of `title`: "Chapter 12: The Ball" → "chapter-12-the-ball".
 fn slug(title: &str) -> String {
     let mut slug = String::new();
@@ -342,11 +443,11 @@ fn files(title: &str, chapters: &[Chapter]) -> Vec<(String, String)> {
         } else {
             slug(&chapter.title)
         };
-        for (number, text) in chapter.scenes.iter().enumerate() {
-            let base = if chapter.scenes.len() == 1 {
-                chapter_slug.clone()
-            } else {
-                format!("{chapter_slug}-{}", number + 1)
+        for (number, scene) in chapter.scenes.iter().enumerate() {
+            let base = match &scene.title {
+                Some(title) => slug(title),
+                None if chapter.scenes.len() == 1 => chapter_slug.clone(),
+                None => format!("{chapter_slug}-{}", number + 1),
             };
             let mut id = format!("SCN-{base}");
             let mut again = 2;
@@ -354,20 +455,27 @@ fn files(title: &str, chapters: &[Chapter]) -> Vec<(String, String)> {
                 id = format!("SCN-{base}-{again}");
                 again += 1;
             }
-            let scene_title = if chapter.scenes.len() == 1 {
-                chapter.title.clone()
-            } else {
-                format!("{} ({})", chapter.title, number + 1)
+            let scene_title = match &scene.title {
+                Some(title) => title.clone(),
+                None if chapter.scenes.len() == 1 => chapter.title.clone(),
+                None => format!("{} ({})", chapter.title, number + 1),
             };
-            files.push((
-                format!("{}/{id}.md", paths.scenes),
-                format!(
-                    "---\ntitle: {}\n---\n\n{}\n",
-                    yaml_string(&scene_title),
-                    text
-                ),
-            ));
-            outline.push_str(&format!("- {id}: {}\n", first_sentence(text)));
+            if !scene.text.is_empty() {
+                files.push((
+                    format!("{}/{id}.md", paths.scenes),
+                    format!(
+                        "---\ntitle: {}\n---\n\n{}\n",
+                        yaml_string(&scene_title),
+                        scene.text
+                    ),
+                ));
+            }
+            let line = match &scene.synopsis {
+                Some(synopsis) => synopsis.clone(),
+                None if scene.text.is_empty() => scene_title,
+                None => first_sentence(&scene.text),
+            };
+            outline.push_str(&format!("- {id}: {line}\n"));
         }
     }
     files.push((paths.outline.clone(), outline));
@@ -498,11 +606,11 @@ mod tests {
         let chapters = vec![
             Chapter {
                 title: "Chapter 1".into(),
-                scenes: vec!["One.".into(), "Two.".into()],
+                scenes: vec![Scene::of_text("One.".into()), Scene::of_text("Two.".into())],
             },
             Chapter {
                 title: "Chapter 1-1".into(),
-                scenes: vec!["Three \"quoted\".".into()],
+                scenes: vec![Scene::of_text("Three \"quoted\".".into())],
             },
         ];
         let files = files("A \"Book\"", &chapters);
@@ -534,11 +642,11 @@ mod tests {
         let chapters = vec![
             Chapter {
                 title: "CHAPTER I.".into(),
-                scenes: vec!["Mr. Bennet came. He sat.".into()],
+                scenes: vec![Scene::of_text("Mr. Bennet came. He sat.".into())],
             },
             Chapter {
                 title: "CHAPTER I.".into(),
-                scenes: vec!["Later.".into()],
+                scenes: vec![Scene::of_text("Later.".into())],
             },
         ];
         let files = files("Two Volumes", &chapters);

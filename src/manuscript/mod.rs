@@ -9,6 +9,8 @@
 pub mod cast;
 pub mod import;
 pub mod new;
+mod rtf;
+pub mod scrivener;
 
 use std::path::{Path, PathBuf};
 
