@@ -674,31 +674,7 @@ fn import_book(source: &std::path::Path, into: Option<PathBuf>) -> anyhow::Resul
         )
     });
     let made = control_room::manuscript::import::import(source, &into)?;
-    println!(
-        "Imported “{}” into {}: {} chapters, {} scenes, {} words.",
-        made.title,
-        into.display(),
-        made.chapters,
-        made.scenes,
-        made.words
-    );
-    println!("The outline is Story/SCN-outline.md; the scenes are in Story/Scenes/.");
-    if made.planned > 0 {
-        println!(
-            "{} planned scenes with no text yet are in the outline only; each is a missing scene until it is written.",
-            made.planned
-        );
-    }
-    if !made.left_out.is_empty() {
-        println!("Left out, as not the book: {}.", made.left_out.join(", "));
-    }
-    if made.characters + made.places > 0 {
-        println!(
-            "Proposed from the names the book uses: {} character cards and {} place cards in Compendium/. \
-             Each says it was proposed: keep, merge or delete them.",
-            made.characters, made.places
-        );
-    }
+    print!("{}", made.report(&into));
     Ok(0)
 }
 

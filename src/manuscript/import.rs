@@ -103,11 +103,73 @@ pub struct Imported {
     /// What the source holds that is not the book (Scrivener's Research
     /// and Trash), by name.
     pub left_out: Vec<String>,
-    /// The character and place cards proposed.
-    pub characters: usize,
-    pub places: usize,
+    /// The character and place cards proposed, persons first, each kind
+    /// most named first.
+    pub cast: Vec<Proposed>,
     /// Every file made, relative to the manuscript's root.
     pub files: Vec<String>,
+}
+
+impl Imported {
+    /// What was made, for the writer: the book's shape, where it is, what
+    /// was left out, and the cards proposed by name.
+    pub fn report(&self, into: &Path) -> String {
+        let mut report = format!(
+            "Imported “{}” into {}: {}, {}, {}.\n\
+             The outline is Story/SCN-outline.md; the scenes are in Story/Scenes/.\n",
+            self.title,
+            into.display(),
+            counted(self.chapters, "chapter"),
+            counted(self.scenes, "scene"),
+            counted(self.words, "word"),
+        );
+        if self.planned > 0 {
+            report.push_str(&format!(
+                "{} with no text yet {} in the outline only, as missing scenes to write.\n",
+                counted(self.planned, "planned scene"),
+                if self.planned == 1 { "is" } else { "are" },
+            ));
+        }
+        if !self.left_out.is_empty() {
+            report.push_str(&format!(
+                "Left out, as not the book: {}.\n",
+                self.left_out.join(", ")
+            ));
+        }
+        for (kind, folder, what) in [
+            (Kind::Character, "Compendium/Characters/", "character card"),
+            (Kind::Place, "Compendium/Locations/", "place card"),
+        ] {
+            let names: Vec<String> = self
+                .cast
+                .iter()
+                .filter(|card| card.kind == kind)
+                .map(|card| format!("{} ({})", card.name, card.occurrences))
+                .collect();
+            if !names.is_empty() {
+                report.push_str(&format!(
+                    "Proposed {} in {folder}, by how often the book names them: {}.\n",
+                    counted(names.len(), what),
+                    names.join(", ")
+                ));
+            }
+        }
+        if !self.cast.is_empty() {
+            report.push_str(
+                "Each proposed card says so: keep it, merge it with another, or delete it.\n",
+            );
+        }
+        report
+    }
+}
+
+/// "1 chapter", "61 chapters".
+fn counted(count: usize, noun: &str) -> String {
+    if count == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{count} {noun}s")
+    }
 }
 
 /// Imports `source` as the new manuscript `into` (a new or empty folder).
@@ -139,14 +201,11 @@ pub fn import(source: &Path, into: &Path) -> Result<Imported, ImportError> {
         .filter(|text| !text.is_empty())
         .collect();
     let cast = super::cast::propose(&texts);
-    let count = |kind| cast.iter().filter(|card| card.kind == kind).count();
-    let (characters, places) = (count(Kind::Character), count(Kind::Place));
     let mut files = files(&title, &chapters);
     files.extend(cards(&cast));
     super::write_whole(into, &files)?;
     Ok(Imported {
-        characters,
-        places,
+        cast,
         planned: scenes - texts.len(),
         left_out,
         words: texts

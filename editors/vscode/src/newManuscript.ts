@@ -72,8 +72,11 @@ export interface ImportArgument {
   open?: boolean;
 }
 
-/** The file kinds `control-room import` reads. */
-const BOOK_FILES = { Books: ['md', 'markdown', 'txt', 'docx', 'odt', 'epub', 'rtf'] };
+/**
+ * The file kinds `control-room import` reads: a Scrivener project is its
+ * `.scriv` package (macOS) or the `.scrivx` binder inside it.
+ */
+const BOOK_FILES = { Books: ['md', 'markdown', 'txt', 'docx', 'odt', 'epub', 'rtf', 'scriv', 'scrivx'] };
 
 /** The command: the folder made, or undefined when the writer stopped or it failed (after saying why). */
 export async function importNovel(
@@ -89,14 +92,17 @@ export async function importNovel(
       canSelectMany: false,
       filters: BOOK_FILES,
       openLabel: 'Import This Book',
-      title: 'Import a Novel: a Markdown, text, Word, OpenDocument, EPUB or RTF file',
+      title: 'Import a Novel: a Markdown, text, Word, OpenDocument, EPUB or RTF file, or a Scrivener project (its .scrivx)',
     });
     source = picked?.[0]?.fsPath;
     if (source === undefined) {
       return undefined;
     }
   }
-  const into = argument?.into ?? path.join(path.dirname(source), path.parse(source).name);
+  // A Scrivener binder names its project: the manuscript goes beside the
+  // `.scriv` folder, not inside it.
+  const book = path.extname(source).toLowerCase() === '.scrivx' ? path.dirname(source) : source;
+  const into = argument?.into ?? path.join(path.dirname(book), path.parse(book).name);
   return make(extensionPath, output, 'Import a Novel', ['import', source, '--into', into], into, argument?.open);
 }
 
