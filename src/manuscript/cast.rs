@@ -396,6 +396,12 @@ fn title_of(word: &str) -> Option<usize> {
     TITLES.iter().position(|(title, _)| *title == word)
 }
 
+/// One space between two words: a space, a no-break space, or the line
+/// break of a paragraph wrapped by hand.
+fn one_space(gap: &str) -> bool {
+    matches!(gap, " " | "\u{a0}" | "\n" | "\r\n")
+}
+
 /// The names in one text.
 fn runs(text: &str, words: &[Word], case: &Casing) -> Vec<Run> {
     // Only a space (or a title's full stop and a space) between two words
@@ -403,10 +409,10 @@ fn runs(text: &str, words: &[Word], case: &Casing) -> Vec<Run> {
     let adjacent = |a: &Word, b: &Word| {
         !a.possessive && {
             let gap = &text[a.end..b.start];
-            matches!(gap, " " | "\u{a0}" | ". " | ".\u{a0}")
-                && (gap.starts_with(' ')
-                    || gap.starts_with('\u{a0}')
-                    || title_of(a.text(text)).is_some())
+            match gap.strip_prefix('.') {
+                Some(space) => one_space(space) && title_of(a.text(text)).is_some(),
+                None => one_space(gap),
+            }
         }
     };
     // The last word of the name whose first word is `first`: the
@@ -602,7 +608,7 @@ impl Forms {
                 form.pronouns[gender as usize] += 1;
             }
             if previous.is_some_and(|word| {
-                TOWARDS.contains(&word.text(text)) && &text[word.end..start] == " "
+                TOWARDS.contains(&word.text(text)) && one_space(&text[word.end..start])
             }) {
                 form.towards += 1;
             }

@@ -35,6 +35,8 @@ export interface ControlRoomApi {
   outlineItems(): Promise<{ label: string; description: string }[]>;
   /** The Cast and Places view's cards (asked again first): name and description. */
   castItems(): Promise<{ label: string; description: string }[]>;
+  /** The Runs view's runs (asked again first), as the tree shows them: title, status and step, and whether Cancel Run is offered. */
+  runItems(): Promise<{ id: string; label: string; description: string; cancellable: boolean }[]>;
   /** "Show Mentions" on the card named `name`: how many mentions it listed. */
   showMentionsOf(name: string): Promise<number>;
   /** Resolves once the server has been started (or found missing) for the current folders. */
@@ -147,6 +149,19 @@ export function activate(context: vscode.ExtensionContext): ControlRoomApi {
     castItems: async () => {
       cast.refresh();
       return (await cast.current()).map((card) => ({ label: card.name, description: scenesDescription(card.scenes) }));
+    },
+    runItems: async () => {
+      runs.refresh();
+      const nodes = await runs.getChildren();
+      return nodes.map((node) => {
+        const item = runs.getTreeItem(node);
+        return {
+          id: node.run_id,
+          label: typeof item.label === 'string' ? item.label : (item.label?.label ?? ''),
+          description: typeof item.description === 'string' ? item.description : '',
+          cancellable: item.contextValue === 'runningRun',
+        };
+      });
     },
     showMentionsOf: async (name: string) => {
       const card = (await cast.current()).find((found) => found.name === name);

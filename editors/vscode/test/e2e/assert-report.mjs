@@ -262,6 +262,12 @@ expect(
 // Runs and the report.
 const run = (facts.runs ?? []).find((entry) => entry.run_id === runId);
 expect('listRuns has the run, done and no longer in flight', run?.status === 'done' && run?.in_flight === false, show(facts.runs));
+const runItem = (facts.runItems ?? []).find((item) => item.id === runId);
+expect(
+  'the Runs view shows the run, done, with no Cancel Run',
+  runItem !== undefined && runItem.description.startsWith('done') && runItem.label !== '' && !runItem.cancellable,
+  show(facts.runItems),
+);
 expect(
   'Open Run Report showed the run report',
   typeof facts.reportPath === 'string' && facts.reportPath.includes(runId ?? '\u0000') && (facts.reportText ?? '').trim() !== '',
@@ -273,6 +279,12 @@ expect(
   'while the run waited on the model, the status bar showed its planner step',
   typeof facts.statusWhileHeld === 'string' && facts.statusWhileHeld.includes('SCN-the-gate') && facts.statusWhileHeld.includes('planner: brief'),
   show(facts.statusWhileHeld),
+);
+const heldItem = (facts.runItemsWhileHeld ?? []).find((item) => item.id === facts.heldRunId);
+expect(
+  'while the run waited, the Runs view showed it running at its step, with Cancel Run offered',
+  heldItem !== undefined && heldItem.cancellable && /planner/.test(heldItem.description),
+  show(facts.runItemsWhileHeld),
 );
 expect(
   'Cancel Run cancelled the run it was given',

@@ -515,6 +515,7 @@ async function run() {
     if (typeof runId !== 'string') {
       throw new Error('no run id from Draft Scene');
     }
+    report.facts.runItems = await api.runItems();
     report.facts.openedRun = await vscode.commands.executeCommand('control-room.openRunReport', { run_id: runId });
     const editor = await waitFor('the run report to open', () => {
       const active = vscode.window.activeTextEditor;
@@ -542,6 +543,7 @@ async function run() {
         api.activities().some((activity) => activity.id === runId && /planner/.test(activity.message || '')),
       );
       report.facts.statusWhileHeld = api.statusBarText() === undefined ? null : api.statusBarText();
+      report.facts.runItemsWhileHeld = await api.runItems();
       report.facts.cancelAnswer = await vscode.commands.executeCommand('control-room.cancelRun', { run_id: runId });
       await waitFor('the cancelled run to end', () => !api.activities().some((activity) => activity.id === runId));
       const runs = await vscode.commands.executeCommand('controlRoom.listRuns');
