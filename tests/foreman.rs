@@ -10,6 +10,8 @@ use crate::support;
 use crate::support::lsp_client;
 
 use std::fs;
+
+use control_room::foreman::desk::REPLY_END;
 use std::path::Path;
 
 use serde_json::json;
@@ -343,7 +345,7 @@ fn a_conversation_at_the_desk_writes_the_story_bible_by_actions_refuses_what_the
     let asked = control_room(root, &["ask", "--model", &model]);
     assert_eq!(asked.status.code(), Some(0), "{}", output_text(&asked));
     let desk = fs::read_to_string(&desk_path).unwrap();
-    assert!(desk.trim_end().ends_with("- Refused: update_status: the update_status action's parameters break its schema: at /status: \"finished\" is not one of not_started, in_progress, draft, draft_ready, complete"), "{desk}");
+    assert!(desk.trim_end().ends_with(&format!("- Refused: update_status: the update_status action's parameters break its schema: at /status: \"finished\" is not one of not_started, in_progress, draft, draft_ready, complete\n\n{REPLY_END}")), "{desk}");
 
     // Every action has its signed receipt.
     let receipts =

@@ -10,6 +10,8 @@ use crate::support;
 use crate::support::lsp_client;
 use crate::support::model_server;
 
+use control_room::foreman::desk::REPLY_END;
+
 use lsp_client::editor::{changed, editor_client, progress};
 use lsp_client::{Client, uri};
 use model_server::{Answer, FakeModelServer, serve_draft_scene};
@@ -238,6 +240,8 @@ fn five_turns_at_the_desk_take_the_book_through_the_four_modes_by_actions_as_edi
     assert!(
         desk_text
             .trim_end()
+            .trim_end_matches(REPLY_END)
+            .trim_end()
             .ends_with("Then the book is yours to finish."),
         "{desk_text}"
     );
@@ -458,7 +462,7 @@ fn the_foremans_reply_streams_into_the_open_desk_and_becomes_the_reply_at_its_en
     );
     assert_eq!(
         buffer.text,
-        format!("{before}\n## Foreman\n\n{message}\n"),
+        format!("{before}\n## Foreman\n\n{message}\n\n{REPLY_END}\n"),
         "the block became the reply"
     );
     // Every edit was made at the buffer's version.
