@@ -480,3 +480,130 @@ fn a_request_no_recipe_takes_becomes_the_chiefs_plan_or_a_numbered_question_on_t
         "{reckoning}"
     );
 }
+
+#[test]
+fn a_foreman_reply_that_writes_prose_or_claims_a_move_is_sent_back_as_a_system_message_and_refused_when_it_persists()
+ {
+    let dir = example_copy("foreman-contract");
+    let root = dir.path();
+    let paragraph = "The rain had not stopped since the ferry left the harbour, and Iria stood at the rail with her collar up, counting the lights of the coast as they went out one by one behind the swell.";
+    let scene = format!(
+        "{paragraph}\n\n“Cold,” said Kael, and he did not look at her.\n\n{paragraph}\n\n{paragraph}\n\n{paragraph}\n\n{paragraph}"
+    );
+    let script = root.join("script.json");
+    let replies = json!({
+        // Claims a move nothing made; then prose for a file; then a scene
+        // as its message: refused.
+        "turn-1": "<message>Your Story Bible is done. Moving you to DIRECTOR now.</message>",
+        "turn-1.retry-1": "<message>Here is the scene.</message><content_update target=\"Story/Scenes/SCN-the-gate.md\">She ran.</content_update>",
+        "turn-1.retry-2": format!("<message>{scene}</message>"),
+        // Broken once, then kept.
+        "turn-2": "<message>You're now in EDITOR mode.</message>",
+        "turn-2.retry-1": "<message>The gate to VOICE_CALIBRATION is shut: the theme is still a draft.</message>",
+    });
+    fs::write(&script, replies.to_string()).unwrap();
+    let model = format!("scripted:{}", script.display());
+    let cassette = root.join("exchanges.jsonl");
+    let gate = fs::read_to_string(root.join("Story/Scenes/SCN-the-gate.md")).unwrap();
+
+    let asked = control_room(
+        root,
+        &[
+            "ask",
+            "Just write the gate scene for me.",
+            "--model",
+            &model,
+            "--record",
+            &cassette.display().to_string(),
+        ],
+    );
+    assert_eq!(asked.status.code(), Some(0), "{}", output_text(&asked));
+    let desk = fs::read_to_string(root.join("Notes/foreman.md")).unwrap();
+    assert!(
+        desk.contains("(The Foreman's reply was refused: the message is a scene's prose"),
+        "{desk}"
+    );
+    assert!(
+        !desk.contains("Moving you to DIRECTOR") && !desk.contains("counting the lights"),
+        "{desk}"
+    );
+    assert_eq!(
+        fs::read_to_string(root.join("Story/Scenes/SCN-the-gate.md")).unwrap(),
+        gate,
+        "nothing written"
+    );
+    let mode = control_room(root, &["mode", "--json"]);
+    assert!(
+        output_text(&mode).contains("\"architect\""),
+        "{}",
+        output_text(&mode)
+    );
+
+    // The retries were told why by the system, never as the writer's words.
+    let exchanges: Vec<serde_json::Value> = fs::read_to_string(&cassette)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(exchanges.len(), 3);
+    let messages = exchanges[2]["messages"]
+        .as_array()
+        .unwrap()
+        .clone();
+    let roles: Vec<&str> = messages
+        .iter()
+        .map(|m| m["role"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        roles,
+        [
+            "system",
+            "user",
+            "assistant",
+            "system",
+            "assistant",
+            "system"
+        ],
+        "{messages:#?}"
+    );
+    assert!(
+        messages[1]["content"]
+            .as_str()
+            .unwrap()
+            .ends_with("Just write the gate scene for me.")
+    );
+    assert!(
+        messages[3]["content"]
+            .as_str()
+            .unwrap()
+            .contains("the message says the project moved to DIRECTOR, but nothing moved it"),
+        "{:#}",
+        messages[3]
+    );
+    assert!(
+        messages[5]["content"]
+            .as_str()
+            .unwrap()
+            .contains("a <content_update>"),
+        "{:#}",
+        messages[5]
+    );
+    assert!(messages.iter().all(|m| {
+        !m["content"]
+            .as_str()
+            .unwrap()
+            .contains("The writer says:\nWhat your")
+    }));
+
+    // A reply broken once and then kept reaches the desk as kept.
+    let asked = control_room(root, &["ask", "Can we move on?", "--model", &model]);
+    assert_eq!(asked.status.code(), Some(0), "{}", output_text(&asked));
+    let desk = fs::read_to_string(root.join("Notes/foreman.md")).unwrap();
+    assert!(
+        desk.contains(
+            "## Foreman\n\nThe gate to VOICE_CALIBRATION is shut: the theme is still a draft."
+        ),
+        "{desk}"
+    );
+    assert!(!desk.contains("now in EDITOR"), "{desk}");
+}

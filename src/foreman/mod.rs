@@ -4,7 +4,8 @@
 //!
 //! ## Parts
 //!
-//! `foreman/` the Foreman: `desk` the conversation file (`Notes/foreman.md`) read into turns
+//! `foreman/` the Foreman: `contract` what its reply may be (a message and actions, no
+//! prose for a file, no move it did not make); `desk` the conversation file (`Notes/foreman.md`) read into turns
 //! and history; `turn` one turn (the prompt framed by the project's mode with its history and
 //! allowed actions, the reply, each action validated and carried out with a signed receipt,
 //! refusals and answers quoted back at most twice; changes returned, and `apply_on_disk` for
@@ -17,6 +18,7 @@
 
 pub mod actions;
 pub mod chief;
+pub mod contract;
 pub mod desk;
 pub mod turn;
 

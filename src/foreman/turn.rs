@@ -1,10 +1,13 @@
-//! One turn at the Foreman's desk: the prompt (the context sandwich framed
-//! by the project's mode, the conversation so far, the actions the mode
-//! allows, the writer's message), the model's reply read through the output
-//! protocol, and each action validated and carried out with a signed
-//! receipt. When an action answers a question (`query_notebook`,
-//! `run_health_check`) or is refused, its result is quoted back to the model
-//! for another round, at most twice; then the turn ends with what was done.
+//! One turn at the Foreman's desk: the prompt (the Foreman's own layers,
+//! framed by the project's mode, the conversation so far, the actions the
+//! mode allows, the writer's message), the model's reply read through the
+//! output protocol and held to the Foreman's contract ([`super::contract`]),
+//! and each action validated and carried out with a signed receipt. When an
+//! action answers a question (`query_notebook`, `run_health_check`) or is
+//! refused, or the reply breaks the contract, the result goes back to the
+//! model as a system message (never as the writer's words) for another
+//! round, at most twice; then the turn ends with what was done, and a reply
+//! still broken is refused on the desk with the reason.
 //! Changes to the manuscript are not written here: the turn returns them
 //! for the front end, merged per file against the text they were computed on.
 
@@ -14,6 +17,7 @@ use serde_json::{Map, Value};
 use super::actions::effect::{ActionError, Change, Effect};
 use super::actions::execute::{Context, execute};
 use super::actions::{self, validate};
+use super::contract;
 use crate::index::Workspace;
 use crate::kb::mode::Mode;
 use crate::llm::model::{Listener, Message, Model, ModelRequest};
@@ -133,11 +137,19 @@ impl Desk<'_> {
             .map_or(Mode::Architect, |state| state.mode);
         let mut workspace = self.workspace.clone();
         let mut reply = Reply::default();
-        let mut conversation = history.to_vec();
-        let mut asked = message.to_owned();
+        // The rounds after the first: the model's reply, then the system's
+        // report on it.
+        let mut follow_up: Vec<Message> = Vec::new();
         loop {
-            let request =
-                self.request(&workspace, turn, reply.rounds, &conversation, &asked, mode)?;
+            let request = self.request(
+                &workspace,
+                turn,
+                reply.rounds,
+                history,
+                message,
+                &follow_up,
+                mode,
+            )?;
             let answer = self.model.ask(&request, listener).await?;
             if let Some(cut) = answer.cut_off_error() {
                 return Err(TurnError::Model(cut));
@@ -145,23 +157,32 @@ impl Desk<'_> {
             let text = answer.text;
             reply.rounds += 1;
             let parsed = protocol::parse(&text);
-            if !parsed.message.trim().is_empty() {
-                reply.message = parsed.message.trim().to_owned();
-            }
             let mut results = Vec::new();
             for action in &parsed.actions {
                 let result = self.act(&mut workspace, turn, mode, action, &mut reply)?;
                 results.extend(result);
             }
+            let broken = contract::check(&parsed, mode).err();
+            match &broken {
+                None if !parsed.message.trim().is_empty() => {
+                    reply.message = parsed.message.trim().to_owned();
+                }
+                None => {}
+                Some(broken) => results.push(format!("- Your reply was not accepted: {broken}.")),
+            }
             if results.is_empty() || reply.rounds > MAX_RETRIES {
+                if let Some(broken) = broken {
+                    reply.message = format!(
+                        "(The Foreman's reply was refused: {broken}. Ask again, or in other words.)"
+                    );
+                }
                 break;
             }
-            conversation.push(Message::user(asked));
-            conversation.push(Message::assistant(text));
-            asked = format!(
-                "What your actions gave:\n{}\n\nAnswer the writer's message with this, in <message>…</message>; correct a refused action only if it is still needed.",
+            follow_up.push(Message::assistant(text));
+            follow_up.push(Message::system(format!(
+                "What your reply and its actions gave:\n{}\n\nAnswer the writer's message with this, in <message>…</message>; correct a refused action only if it is still needed.",
                 results.join("\n")
-            );
+            )));
         }
         Ok(reply)
     }
@@ -174,6 +195,7 @@ impl Desk<'_> {
         round: usize,
         history: &[Message],
         message: &str,
+        follow_up: &[Message],
         mode: Mode,
     ) -> Result<ModelRequest, TurnError> {
         let target = self.model.target("foreman");
@@ -186,6 +208,7 @@ impl Desk<'_> {
             },
             &PromptInputs {
                 history,
+                follow_up,
                 ..PromptInputs::for_target(
                     message,
                     &args,

@@ -235,7 +235,10 @@ pub fn check_reply(
     checks: &mut Vec<Check>,
 ) -> Result<Accepted, Violation> {
     match output {
-        Output::Prose => check_prose(raw, guard, checks),
+        // A recipe step that borrows the Foreman's template is read as
+        // prose; the desk checks the Foreman's own replies
+        // (`foreman::contract`).
+        Output::Prose | Output::Foreman => check_prose(raw, guard, checks),
         Output::Json => check_json(raw, schema, guard, checks),
         Output::Receipt => receipt::check_receipt(raw, schema, guard, checks),
     }

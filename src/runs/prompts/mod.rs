@@ -121,6 +121,9 @@ pub struct PromptInputs<'a> {
     /// The conversation before this message (layer 6), oldest first: the
     /// Foreman's desk; empty for a recipe's step.
     pub history: &'a [Message],
+    /// Messages after the user message: on the Foreman's retry, its reply
+    /// and the system's report of what its actions did.
+    pub follow_up: &'a [Message],
     /// The step's task packet as it is sent ([`crate::receipts::audit::Packet::sent`]),
     /// closing the user message; `None` where no packet goes (the Foreman's
     /// desk, a tournament's contestant).
@@ -151,6 +154,7 @@ impl<'a> PromptInputs<'a> {
             chars_per_token: target.and_then(|t| t.chars_per_token),
             workspace,
             history: &[],
+            follow_up: &[],
             packet: None,
             graph: None,
         }

@@ -131,6 +131,9 @@ pub enum Output {
     /// boundary rule): one JSON object, the agent's part of a receipt v0.1,
     /// which the runner completes, signs and keeps as the step's artifact.
     Receipt,
+    /// The Foreman's reply: a message to the writer and the actions it
+    /// asks for, under its own protocol.
+    Foreman,
 }
 
 impl Output {
@@ -146,6 +149,7 @@ impl Output {
             Output::Prose => "prose",
             Output::Json => "json",
             Output::Receipt => "receipt",
+            Output::Foreman => "foreman",
         }
     }
 }

@@ -33,15 +33,34 @@ fn with_history(
                 .sum(),
         });
     }
-    let mut messages = Vec::with_capacity(kept.len() + 2);
+    let mut messages = Vec::with_capacity(kept.len() + 2 + inputs.follow_up.len());
     messages.push(Message::system(system));
     messages.extend(kept.iter().cloned());
     messages.push(Message::user(user));
+    if !inputs.follow_up.is_empty() {
+        parts.push(Part {
+            name: "follow_up".into(),
+            source: format!("{} messages", inputs.follow_up.len()),
+            tokens: inputs
+                .follow_up
+                .iter()
+                .map(|message| inputs.tokens(&message.content))
+                .sum(),
+        });
+        messages.extend(inputs.follow_up.iter().cloned());
+    }
     messages
 }
 
 /// Joins the layers of the system prompt.
 const LAYER_SEPARATOR: &str = "\n\n---\n\n";
+
+/// §9.3 for the Foreman, whose reply is a message and actions.
+const FOREMAN_XML_REMINDER: &str = "CRITICAL FORMAT REMINDER:\n\
+- Put what you say to the writer inside <message>…</message>.\n\
+- Put each action inside <action type=\"NAME\">…</action>, its parameters as child elements.\n\
+- Never write scene prose and never use <content_update>.\n\
+- Do not use JSON. Use XML only.";
 
 /// §9.3: restated for models that follow the XML protocol unreliably.
 const XML_REMINDER: &str = "CRITICAL FORMAT REMINDER:\n\
@@ -75,13 +94,23 @@ impl Prompts {
                 file.text.trim().to_owned(),
             ));
         }
-        if let Some(file) = self.layer(profile, "identity") {
-            push(&mut layers, "identity", file);
+        // The Foreman has layers of its own: it guides the writer through
+        // the modes, and is none of the recipes' agents.
+        let foreman = entry.output == Output::Foreman;
+        let own = |name: &str| {
+            if foreman {
+                format!("foreman_{name}")
+            } else {
+                name.to_owned()
+            }
+        };
+        if let Some(file) = self.layer(profile, &own("identity")) {
+            push(&mut layers, &own("identity"), file);
         }
         if !trim.no_process_map
-            && let Some(file) = self.layer(profile, "process_map")
+            && let Some(file) = self.layer(profile, &own("process_map"))
         {
-            push(&mut layers, "process_map", file);
+            push(&mut layers, &own("process_map"), file);
         }
         // `"mode": "project"` frames the prompt by the project's mode (the
         // Foreman's desk); any other names the step's own.
@@ -93,7 +122,9 @@ impl Prompts {
                 .id(),
             mode => mode,
         });
-        if let Some(mode) = mode
+        // The agents' rules for a mode are theirs; the Foreman's process
+        // map says what it does in each.
+        if let Some(mode) = mode.filter(|_| !foreman)
             && let Some(variants) = self.library.modes.get(mode)
         {
             let variant = if trim.short_mode_rules {
@@ -130,21 +161,27 @@ impl Prompts {
             Output::Prose => "protocols",
             Output::Json => "protocols_json",
             Output::Receipt => "protocols_receipt",
+            Output::Foreman => "foreman_protocols",
         };
         if let Some(file) = self.layer(profile, protocol) {
             push(&mut layers, protocol, file);
         }
-        if entry.output == Output::Prose && profile.needs_xml_reminder() {
-            layers.push((
-                "xml_reminder".into(),
-                "§9.3".into(),
-                XML_REMINDER.to_owned(),
-            ));
+        let reminder = match entry.output {
+            Output::Prose => Some(XML_REMINDER),
+            Output::Foreman => Some(FOREMAN_XML_REMINDER),
+            Output::Json | Output::Receipt => None,
+        };
+        if let Some(reminder) = reminder.filter(|_| profile.needs_xml_reminder()) {
+            layers.push(("xml_reminder".into(), "§9.3".into(), reminder.to_owned()));
         }
-        let role = format!(
-            "You are the {} for this step (`{}`). Use no tools: everything you may rely on is in this prompt.",
-            step.agent_archetype, step.step_id
-        );
+        let role = if foreman {
+            "You are the Foreman at the writer's desk: the conversation so far follows, then the writer's message. Act only through the actions allowed now.".to_owned()
+        } else {
+            format!(
+                "You are the {} for this step (`{}`). Use no tools: everything you may rely on is in this prompt.",
+                step.agent_archetype, step.step_id
+            )
+        };
         layers.push(("role".into(), "generated".into(), role));
         let user = fill(template, inputs, slots)?;
         let mut parts: Vec<Part> = layers

@@ -33,6 +33,7 @@ fn inputs<'a>(
         chars_per_token: None,
         workspace: None,
         history: &[],
+        follow_up: &[],
         packet: None,
         graph: None,
     }
@@ -435,7 +436,7 @@ fn the_foremans_history_is_a_sliding_window_by_tier_and_its_oldest_turns_go_firs
     assert_eq!(large.messages.len(), 2 + 24);
     assert!(large.messages[1].content.starts_with("question 18 "));
     // In a small window the oldest turns are left out before anything else.
-    let tight = foreman(30, "full", Some(8_000));
+    let tight = foreman(30, "full", Some(6_000));
     assert!(
         tight.messages.len() < large.messages.len(),
         "{}",
@@ -450,4 +451,59 @@ fn the_foremans_history_is_a_sliding_window_by_tier_and_its_oldest_turns_go_firs
         tight.budget
     );
     assert_eq!(tight.messages[1].role, User);
+}
+
+#[test]
+fn the_foreman_is_given_its_own_identity_process_map_and_protocol_at_every_tier_never_the_agents() {
+    for tier in ["minimal", "medium", "full"] {
+        let assembly = foreman(2, tier, None);
+        let system = &assembly.messages[0].content;
+        for wanted in [
+            "You are the Foreman",
+            "ARCHITECT",
+            "VOICE_CALIBRATION",
+            "DIRECTOR",
+            "EDITOR",
+            "advance_mode",
+            "<message>",
+            "`<content_update>`",
+        ] {
+            assert!(
+                system.contains(wanted),
+                "{tier}: no {wanted:?} in\n{system}"
+            );
+        }
+        // How to remind a writer who skips a phase.
+        assert!(
+            system.contains("skip") && system.contains("risk"),
+            "{tier}: {system}"
+        );
+        for unwanted in [
+            "You are one of the agents",
+            "an agent of control-room",
+            "a recipe",
+            "task packet",
+            "Other action types are ignored",
+            "for this step",
+        ] {
+            assert!(
+                !system.contains(unwanted),
+                "{tier}: {unwanted:?} in\n{system}"
+            );
+        }
+        let names: Vec<&str> = assembly
+            .parts
+            .iter()
+            .map(|part| part.name.as_str())
+            .collect();
+        assert!(
+            names.starts_with(&["foreman_identity", "foreman_process_map"]),
+            "{tier}: {names:?}"
+        );
+        assert!(names.contains(&"foreman_protocols"), "{tier}: {names:?}");
+        assert!(
+            !names.iter().any(|name| name.starts_with("modes/")),
+            "{tier}: {names:?}"
+        );
+    }
 }

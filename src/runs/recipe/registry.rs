@@ -160,6 +160,7 @@ mod tests {
                         chars_per_token: None,
                         workspace: None,
                         history: &[],
+                        follow_up: &[],
                         packet: None,
                         graph: None,
                     };

@@ -179,6 +179,7 @@ impl Agents<'_> {
                     chars_per_token: target.as_ref().and_then(|target| target.chars_per_token),
                     workspace: Some(self.workspace),
                     history: &[],
+                    follow_up: &[],
                     graph: Some(self.graph),
                     packet: Some(&sent),
                 },
@@ -322,7 +323,7 @@ impl Agents<'_> {
                 })
                 .and_then(|accepted| {
                     let echo = match holding.output {
-                        Output::Prose => {
+                        Output::Prose | Output::Foreman => {
                             contract::echo_of_prompt(&accepted.text, &request.messages)
                         }
                         Output::Json | Output::Receipt => None,
@@ -494,7 +495,7 @@ pub(super) fn agent_packet(
             match contract.output {
                 Output::Json => "reply with one JSON object that follows the schema".into(),
                 Output::Receipt => "reply with your receipt for this packet and nothing else: the agent's part of a receipt v0.1, as the schema gives it".into(),
-                Output::Prose => "reply with the prose; reasoning stays in <thinking>".into(),
+                Output::Prose | Output::Foreman => "reply with the prose; reasoning stays in <thinking>".into(),
             },
         ],
         output_contract: OutputContract {

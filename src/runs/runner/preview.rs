@@ -151,6 +151,7 @@ impl Runner {
                         .or(target.as_ref().and_then(|target| target.chars_per_token)),
                     workspace: Some(&self.workspace),
                     history: &[],
+                    follow_up: &[],
                     graph: Some(&self.graph),
                     packet: Some(&packet),
                 },
