@@ -546,10 +546,7 @@ fn a_foreman_reply_that_writes_prose_or_claims_a_move_is_sent_back_as_a_system_m
         .map(|line| serde_json::from_str(line).unwrap())
         .collect();
     assert_eq!(exchanges.len(), 3);
-    let messages = exchanges[2]["messages"]
-        .as_array()
-        .unwrap()
-        .clone();
+    let messages = exchanges[2]["messages"].as_array().unwrap().clone();
     let roles: Vec<&str> = messages
         .iter()
         .map(|m| m["role"].as_str().unwrap())

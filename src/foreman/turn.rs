@@ -42,6 +42,16 @@ pub struct Desk<'a> {
     pub at: &'a str,
 }
 
+/// What the model is asked in a round: the conversation before the
+/// writer's message, the message, and what followed it in this turn (the
+/// model's earlier reply and the system's report on it).
+#[derive(Clone, Copy)]
+pub struct Asked<'a> {
+    pub history: &'a [Message],
+    pub message: &'a str,
+    pub follow_up: &'a [Message],
+}
+
 /// What a turn said and did.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Reply {
@@ -141,15 +151,12 @@ impl Desk<'_> {
         // report on it.
         let mut follow_up: Vec<Message> = Vec::new();
         loop {
-            let request = self.request(
-                &workspace,
-                turn,
-                reply.rounds,
+            let asked = Asked {
                 history,
                 message,
-                &follow_up,
-                mode,
-            )?;
+                follow_up: &follow_up,
+            };
+            let request = self.request(&workspace, turn, reply.rounds, &asked, mode)?;
             let answer = self.model.ask(&request, listener).await?;
             if let Some(cut) = answer.cut_off_error() {
                 return Err(TurnError::Model(cut));
@@ -193,11 +200,14 @@ impl Desk<'_> {
         workspace: &Workspace,
         turn: usize,
         round: usize,
-        history: &[Message],
-        message: &str,
-        follow_up: &[Message],
+        asked: &Asked<'_>,
         mode: Mode,
     ) -> Result<ModelRequest, TurnError> {
+        let Asked {
+            history,
+            message,
+            follow_up,
+        } = *asked;
         let target = self.model.target("foreman");
         let args = Map::new();
         let assembly = self.prompts.build(
