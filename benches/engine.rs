@@ -205,10 +205,15 @@ fn foreman_prompt(c: &mut Criterion) {
             ]
         })
         .collect();
+    let asked = control_room::foreman::turn::Asked {
+        history: &history,
+        message: "What next?",
+        follow_up: &[],
+    };
     let mut group = c.benchmark_group("foreman");
     group.bench_function("prompt_50_turns_200_decisions", |bench| {
         bench.iter(|| {
-            desk.request(&workspace, 51, 0, &history, "What next?", Mode::Director)
+            desk.request(&workspace, 51, 0, &asked, Mode::Director)
                 .unwrap()
         });
     });
@@ -218,7 +223,7 @@ fn foreman_prompt(c: &mut Criterion) {
         ..desk
     };
     let request = full
-        .request(&workspace, 51, 0, &history, "What next?", Mode::Director)
+        .request(&workspace, 51, 0, &asked, Mode::Director)
         .unwrap();
     assert_eq!(
         request.messages.len(),
@@ -227,7 +232,7 @@ fn foreman_prompt(c: &mut Criterion) {
     );
     group.bench_function("prompt_50_turns_200_decisions_full_tier", |bench| {
         bench.iter(|| {
-            full.request(&workspace, 51, 0, &history, "What next?", Mode::Director)
+            full.request(&workspace, 51, 0, &asked, Mode::Director)
                 .unwrap()
         });
     });
