@@ -468,3 +468,67 @@ fn the_foremans_reply_streams_into_the_open_desk_and_becomes_the_reply_at_its_en
     // Every edit was made at the buffer's version.
     assert_eq!(buffer.refused, 0, "{:?}", buffer.edited_at);
 }
+
+/// The Foreman proposes a move; the editor asks the writer, and only their
+/// yes moves the project, which the mode file and the action's receipt
+/// record. Without it, nothing moves.
+#[test]
+fn a_foreman_turn_proposes_a_move_that_moves_the_mode_only_when_the_writer_confirms_it() {
+    for (choice, moved) in [(Some("Move to VOICE_CALIBRATION"), true), (None, false)] {
+        let dir = support::example_copy("foreman-move");
+        let root = dir.path().to_path_buf();
+        let server = FakeModelServer::start();
+        server.on(
+            "M-move-on",
+            vec![Answer::text(
+                "<message>Your Story Bible is complete; the voice comes next.</message><action type=\"advance_mode\"><to>voice_calibration</to></action>",
+            )],
+        );
+        let mut client = editor_client(&root, &server.url, true, choice);
+        ask(&mut client, "ask-move", Some("M-move-on"));
+        let said = client.wait_for(|m| {
+            m["method"] == "window/showMessage"
+                && m["params"]["message"]
+                    .as_str()
+                    .is_some_and(|text| text.contains("moved to") || text.contains("stayed in"))
+        });
+        let asked = lsp_client::editor::requests(&client, "window/showMessageRequest");
+        assert!(
+            asked.iter().any(|request| request["params"]["message"]
+                == "The Foreman proposes moving the project from ARCHITECT to VOICE_CALIBRATION."),
+            "{asked:?}"
+        );
+        let mode_file = root.join(".control-room/mode.json");
+        let mode = if mode_file.exists() {
+            support::read_json(&mode_file)
+        } else {
+            json!({"mode": "architect"})
+        };
+        let receipts =
+            std::fs::read_to_string(root.join(".control-room/audit/foreman/receipts.jsonl"))
+                .unwrap();
+        let receipt: Value = serde_json::from_str(receipts.lines().last().unwrap()).unwrap();
+        assert_eq!(receipt["action"], "advance_mode", "{receipt}");
+        assert_eq!(receipt["status"], "done", "{receipt}");
+        let desk = std::fs::read_to_string(root.join("Notes/foreman.md")).unwrap();
+        assert!(
+            desk.contains("- Done: proposed moving the project to VOICE_CALIBRATION; it moves when you confirm"),
+            "{desk}"
+        );
+        if moved {
+            assert_eq!(
+                said["params"]["message"], "control-room: moved to VOICE_CALIBRATION.",
+                "{said}"
+            );
+            assert_eq!(mode["mode"], "voice_calibration", "{mode}");
+            assert_eq!(mode["history"][0]["from"], "architect", "{mode}");
+        } else {
+            assert_eq!(
+                said["params"]["message"], "control-room: stayed in ARCHITECT.",
+                "{said}"
+            );
+            assert_ne!(mode["mode"], "voice_calibration", "{mode}");
+        }
+        client.shutdown();
+    }
+}

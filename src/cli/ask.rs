@@ -95,6 +95,18 @@ pub fn ask(dir: &Path, message: Option<&str>, model_args: &ModelArgs) -> anyhow:
     for line in &reply.refused {
         println!("refused: {line}");
     }
+    for proposed in &reply.moves {
+        let because = proposed
+            .because
+            .as_deref()
+            .map(|because| format!(" --skip --because {because:?}"))
+            .unwrap_or_default();
+        println!(
+            "{} It moves when you confirm: control-room mode set {}{because}",
+            proposed.question(),
+            proposed.to.id()
+        );
+    }
     for (recipe, args) in &reply.runs {
         let pairs: Vec<String> = args
             .iter()

@@ -9,7 +9,7 @@
 //! and history; `turn` one turn (the prompt framed by the project's mode with its history and
 //! allowed actions, the reply, each action validated and carried out with a signed receipt,
 //! refusals and answers quoted back at most twice; changes returned, and `apply_on_disk` for
-//! the command line); `actions/` the eleven actions (schemas and modes in
+//! the command line); `actions/` the twelve actions (schemas and modes in
 //! `prompts/schemas/actions.json`, parameters read into the schema's shape, executors that
 //! return changes, never write the manuscript; `template` the Story Bible part by part,
 //! `scaffold` a scene's scaffold); `chief` a request no recipe takes split into a session plan

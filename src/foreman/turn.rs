@@ -67,6 +67,8 @@ pub struct Reply {
     pub runs: Vec<(String, Map<String, Value>)>,
     /// Voice tournaments to run (a `start_tournament`).
     pub tournaments: Vec<crate::voice::Tournament>,
+    /// Moves between modes for the writer to confirm (an `advance_mode`).
+    pub moves: Vec<super::actions::effect::ProposedMove>,
     /// How many times the model was asked.
     pub rounds: usize,
 }
@@ -297,6 +299,10 @@ impl Desk<'_> {
                     }
                     Effect::Tournament(tournament) => {
                         reply.tournaments.push(*tournament);
+                        None
+                    }
+                    Effect::Move(proposed) => {
+                        reply.moves.push(proposed);
                         None
                     }
                     Effect::Changes(changes) => {

@@ -403,6 +403,14 @@ async fn deliver(
             done.push(format!("the tournament could not start: {}", error.message));
         }
     }
+    // Each move the Foreman proposed is asked of the writer; only their yes
+    // moves the project.
+    for proposed in reply.moves {
+        let context = context.clone();
+        tokio::spawn(async move {
+            super::mode::confirm(&context, &proposed).await;
+        });
+    }
     for (recipe, args) in reply.runs {
         let request = LaunchRequest {
             recipe: Some(recipe),

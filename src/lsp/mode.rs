@@ -7,8 +7,11 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use tower_lsp_server::jsonrpc::Error as RpcError;
 
+use tower_lsp_server::ls_types as lsp;
+
 use super::runs::Context;
 use super::shared::{invalid, lock};
+use crate::foreman::actions::effect::ProposedMove;
 use crate::kb::mode::{self, Mode, ModeError, Move};
 use crate::runs::runner::now;
 use crate::runs::store::Disk;
@@ -22,11 +25,55 @@ pub const ADVANCE_MODE: &str = "controlRoom.mode.advance";
 pub struct AdvanceArgs {
     /// The mode to move to (default: the next).
     #[serde(default)]
-    to: Option<String>,
+    pub to: Option<String>,
     #[serde(default)]
-    skip: bool,
+    pub skip: bool,
     #[serde(default)]
-    because: Option<String>,
+    pub because: Option<String>,
+}
+
+/// Asks the writer whether to make the move the Foreman proposed, and
+/// makes it on their yes; what happened, in a line.
+pub async fn confirm(context: &Context, proposed: &ProposedMove) -> String {
+    let yes = format!("Move to {}", proposed.to.label());
+    let no = format!("Stay in {}", proposed.from.label());
+    let items = [&yes, &no]
+        .iter()
+        .map(|title| lsp::MessageActionItem {
+            title: (*title).clone(),
+            properties: Default::default(),
+        })
+        .collect();
+    let picked = context
+        .client
+        .show_message_request(lsp::MessageType::INFO, proposed.question(), Some(items))
+        .await;
+    if !matches!(&picked, Ok(Some(item)) if item.title == yes) {
+        let said = format!("stayed in {}", proposed.from.label());
+        context
+            .client
+            .show_message(lsp::MessageType::INFO, format!("control-room: {said}."))
+            .await;
+        return said;
+    }
+    let args = AdvanceArgs {
+        to: Some(proposed.to.id().to_owned()),
+        skip: proposed.because.is_some(),
+        because: proposed.because.clone(),
+    };
+    let said = match advance(context, args) {
+        Ok(result) if result["moved"] == true => format!("moved to {}", proposed.to.label()),
+        Ok(result) => format!(
+            "not moved: {}",
+            result["refused"].as_str().unwrap_or("the gate is shut")
+        ),
+        Err(error) => format!("not moved: {}", error.message),
+    };
+    context
+        .client
+        .show_message(lsp::MessageType::INFO, format!("control-room: {said}."))
+        .await;
+    said
 }
 
 /// The mode as [`mode::View`].

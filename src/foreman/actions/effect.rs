@@ -30,6 +30,36 @@ pub enum Effect {
     /// A voice tournament to run (it drafts with the model: the front end
     /// runs it with progress and creates its file).
     Tournament(Box<crate::voice::Tournament>),
+    /// A move between modes for the writer to confirm: the front end asks,
+    /// and only their yes moves the project.
+    Move(ProposedMove),
+}
+
+/// A move between modes the Foreman proposes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProposedMove {
+    pub from: crate::kb::mode::Mode,
+    pub to: crate::kb::mode::Mode,
+    /// The writer's reason to pass a shut gate; `None` where none is shut.
+    pub because: Option<String>,
+}
+
+impl ProposedMove {
+    /// The question the writer is asked.
+    pub fn question(&self) -> String {
+        match &self.because {
+            Some(because) => format!(
+                "The Foreman proposes moving the project from {} to {} past a shut gate, for your reason: “{because}”.",
+                self.from.label(),
+                self.to.label()
+            ),
+            None => format!(
+                "The Foreman proposes moving the project from {} to {}.",
+                self.from.label(),
+                self.to.label()
+            ),
+        }
+    }
 }
 
 /// An executed action.
@@ -72,6 +102,8 @@ pub enum ActionError {
         #[source]
         error: PathError,
     },
+    #[error("advance_mode: {0}")]
+    Mode(String),
     #[error("apply_edit: `{0}` is not a file of the manuscript")]
     NotAFile(String),
     #[error("apply_edit: {0} is not a scene; apply_edit revises scenes' prose")]

@@ -35,7 +35,7 @@ pub fn execute(action: &ValidAction, cx: &Context) -> Result<Outcome, ActionErro
     let (summary, effect) = match action.kind {
         ActionKind::QueryNotebook => query_notebook(action, cx)?,
         ActionKind::SaveDecision => save_decision(action, cx)?,
-        ActionKind::WriteTemplate => super::template::write_template(action, cx.workspace)?,
+        ActionKind::WriteTemplate => super::template::write_template(action, cx.workspace, cx.at)?,
         ActionKind::UpdateStatus => super::template::update_status(action, cx.workspace)?,
         ActionKind::GenerateScaffold => super::scaffold::generate(action, cx.workspace)?,
         ActionKind::WriteScene => write_scene(action, cx)?,
@@ -44,12 +44,65 @@ pub fn execute(action: &ValidAction, cx: &Context) -> Result<Outcome, ActionErro
         ActionKind::StartTournament => start_tournament(action, cx)?,
         ActionKind::SelectWinner => select_winner(action, cx)?,
         ActionKind::GenerateBundle => generate_bundle(action, cx)?,
+        ActionKind::AdvanceMode => advance_mode(action, cx)?,
     };
     Ok(Outcome {
         kind: action.kind,
         summary,
         effect,
     })
+}
+
+/// Proposes a move between modes, once the mode module says the move can
+/// be made (back freely; forward through each gate, or past a shut one with
+/// the writer's reason). Nothing moves until the writer confirms.
+fn advance_mode(action: &ValidAction, cx: &Context) -> Result<(String, Effect), ActionError> {
+    use crate::kb::mode::{self, Mode, Move};
+    let to = action
+        .text("to")
+        .and_then(Mode::parse)
+        .ok_or_else(|| ActionError::Mode("`to` names no mode".to_owned()))?;
+    let because = action
+        .text("because")
+        .map(str::trim)
+        .filter(|because| !because.is_empty())
+        .map(str::to_owned);
+    let state = mode::load(cx.root).map_err(|error| ActionError::Mode(error.to_string()))?;
+    if state.mode == to {
+        return Err(ActionError::Mode(format!(
+            "the project is already in {}",
+            to.label()
+        )));
+    }
+    let asked = Move {
+        skip: because.is_some(),
+        because: because.clone(),
+    };
+    let next = mode::advance(cx.workspace, &state, Some(to), &asked, cx.at).map_err(|error| {
+        ActionError::Mode(format!(
+            "{error} (propose it with `because` only when the writer has given their reason)"
+        ))
+    })?;
+    // A reason is kept only where a gate it passes is shut.
+    let skips = next.history[state.history.len()..]
+        .iter()
+        .any(|transition| transition.skipped);
+    let proposed = super::effect::ProposedMove {
+        from: state.mode,
+        to,
+        because: because.filter(|_| skips),
+    };
+    let summary = format!(
+        "proposed moving the project to {}; it moves when you confirm (the editor asks; or `control-room mode set {}`{})",
+        to.label(),
+        to.id(),
+        if proposed.because.is_some() {
+            " --skip --because \"…\""
+        } else {
+            ""
+        }
+    );
+    Ok((summary, Effect::Move(proposed)))
 }
 
 fn query_notebook(action: &ValidAction, cx: &Context) -> Result<(String, Effect), ActionError> {

@@ -1,4 +1,5 @@
-//! The Foreman's eleven actions (§8 of the agent-instruction spec): each
+//! The Foreman's actions (the eleven of §8 of the agent-instruction spec,
+//! and `advance_mode`, which proposes a move between modes): each
 //! with its JSON Schema, the modes that allow it and whether it changes the
 //! manuscript (`prompts/schemas/actions.json`, bundled).
 //!
@@ -39,10 +40,11 @@ pub enum ActionKind {
     WriteScene,
     RunHealthCheck,
     ApplyEdit,
+    AdvanceMode,
 }
 
 impl ActionKind {
-    pub const ALL: [ActionKind; 11] = [
+    pub const ALL: [ActionKind; 12] = [
         ActionKind::QueryNotebook,
         ActionKind::SaveDecision,
         ActionKind::WriteTemplate,
@@ -54,6 +56,7 @@ impl ActionKind {
         ActionKind::WriteScene,
         ActionKind::RunHealthCheck,
         ActionKind::ApplyEdit,
+        ActionKind::AdvanceMode,
     ];
 
     pub fn id(self) -> &'static str {
@@ -69,6 +72,7 @@ impl ActionKind {
             ActionKind::WriteScene => "write_scene",
             ActionKind::RunHealthCheck => "run_health_check",
             ActionKind::ApplyEdit => "apply_edit",
+            ActionKind::AdvanceMode => "advance_mode",
         }
     }
 

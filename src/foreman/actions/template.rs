@@ -3,7 +3,9 @@
 //! gets its text replaced under its heading, a part it lacks is added under
 //! a heading of its own, and everything else of the writer's stays as it is.
 //! A placeholder is refused (a beat sheet has no "TBD" beats), and so is
-//! `complete` for a template that still misses a part.
+//! `complete` for a template that still misses a part. A part the writer
+//! had written is never lost: their text is kept under the new one, in a
+//! comment that says when it was replaced, and the action says so.
 
 use serde_json::Value;
 
@@ -52,6 +54,7 @@ fn render(value: &Value) -> Option<String> {
 pub(super) fn write_template(
     action: &ValidAction,
     workspace: &Workspace,
+    at: &str,
 ) -> Result<(String, Effect), ActionError> {
     let kind = kind_of(action);
     let content = action
@@ -81,8 +84,13 @@ pub(super) fn write_template(
         .as_deref()
         .map_or_else(|| skeleton(kind), str::to_owned);
     let paths = &workspace.config().paths;
+    let mut kept = Vec::new();
     for (part, body) in &parts {
-        text = set_part(&path, paths, &text, part, body);
+        let replaced;
+        (text, replaced) = set_part(&path, paths, &text, part, body, at);
+        if replaced {
+            kept.push(part.key);
+        }
     }
     if let Some(status) = action.text("status") {
         text = set_field(
@@ -101,9 +109,17 @@ pub(super) fn write_template(
     if let Some(problem) = complete_but_missing(&path, paths, &text, kind) {
         return Err(problem);
     }
+    let kept = if kept.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "; your earlier text of {} is kept beneath the new, in a comment",
+            kept.join(", ")
+        )
+    };
     Ok((
         format!(
-            "wrote {} of the {} ({path})",
+            "wrote {} of the {} ({path}){kept}",
             written.join(", "),
             kind.title()
         ),
@@ -169,8 +185,17 @@ fn skeleton(kind: BibleKind) -> String {
 }
 
 /// `text` with `part` written as `body`: under its heading if it has one
-/// (up to the next heading), else as a new section at the end.
-fn set_part(path: &str, paths: &PathsConfig, text: &str, part: &PartSpec, body: &str) -> String {
+/// (up to the next heading), else as a new section at the end; and whether
+/// it replaced the writer's own text there, which is kept beneath `body`
+/// in a comment dated `at`.
+fn set_part(
+    path: &str,
+    paths: &PathsConfig,
+    text: &str,
+    part: &PartSpec,
+    body: &str,
+    at: &str,
+) -> (String, bool) {
     let file = SourceFile::parse(path.into(), text.into(), paths);
     let existing = file.bible().and_then(|bible| {
         let section = bible
@@ -195,15 +220,26 @@ fn set_part(path: &str, paths: &PathsConfig, text: &str, part: &PartSpec, body: 
                 .map(|block| block.range.start)
                 .min()
                 .unwrap_or(text.len());
-            apply_edits(
-                text,
-                &[(TextRange::new(line_end, next), format!("\n{body}\n\n"))],
+            let old = text[line_end..next].trim();
+            let writers = !old.is_empty() && !bible::is_placeholder(old) && old != body.trim();
+            let new = if writers {
+                // "-->" inside would end the comment early.
+                let old = old.replace("-->", "--&gt;");
+                format!(
+                    "\n{body}\n\n<!-- The Foreman replaced this part on {at}; your text was:\n\n{old}\n-->\n\n"
+                )
+            } else {
+                format!("\n{body}\n\n")
+            };
+            (
+                apply_edits(text, &[(TextRange::new(line_end, next), new)]),
+                writers,
             )
         }
         None => {
             let mut out = text.trim_end().to_owned();
             out.push_str(&format!("\n\n## {}\n\n{body}\n", part.title));
-            out
+            (out, false)
         }
     }
 }

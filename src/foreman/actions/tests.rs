@@ -94,6 +94,13 @@ const CASES: &[(&str, &str, &str, Mode, Mode)] = &[
         Mode::Editor,
         Mode::Director,
     ),
+    (
+        "<action type=\"advance_mode\"><to>voice_calibration</to><because>I want to hear voices first.</because></action>",
+        "<action type=\"advance_mode\"><to>drafting</to></action>",
+        "/to",
+        Mode::Architect,
+        Mode::Architect,
+    ),
 ];
 
 #[test]
@@ -229,7 +236,27 @@ fn write_template_replaces_the_parts_it_names_and_keeps_the_rest_and_refuses_pla
             .contains("Duty and the pride that hides inside it."),
         "the other part stays"
     );
-    assert!(!change.after.contains("What we guard alone we lose"));
+    // The writer's own statement is not lost: kept beneath, and said so.
+    assert!(
+        change.after.contains("Pride guards nothing.\n\n<!-- The Foreman replaced this part on 2026-11-26T18:00:00Z; your text was:\n\nWhat we guard alone we lose"),
+        "{}",
+        change.after
+    );
+    assert!(
+        outcome
+            .summary
+            .contains("your earlier text of theme_statement is kept beneath the new, in a comment"),
+        "{}",
+        outcome.summary
+    );
+    // Written again with the same words, nothing more is kept.
+    let file = crate::index::SourceFile::parse(
+        "Story/Bible/theme.md".into(),
+        change.after.clone().into(),
+        &workspace.config().paths,
+    );
+    let bible = file.bible().expect("still a template");
+    assert!(bible.gaps().is_empty(), "{:?}", bible.gaps());
 
     let refused = run(
         &workspace,
@@ -497,4 +524,72 @@ fn the_voice_actions_start_a_tournament_pick_its_winner_and_write_the_bundle() {
         gold.after
     );
     assert!(gold.after.contains("## Why it works\n\nIt sings."));
+}
+
+#[test]
+fn advance_mode_proposes_a_move_the_gate_allows_and_refuses_one_it_does_not_without_the_writers_reason()
+ {
+    let (_dir, workspace) = example();
+    // The example's Story Bible is complete: the gate out of ARCHITECT is
+    // open.
+    let open = run(
+        &workspace,
+        "<action type=\"advance_mode\"><to>voice_calibration</to></action>",
+        Mode::Architect,
+    )
+    .unwrap();
+    assert_eq!(
+        open.effect,
+        Effect::Move(super::effect::ProposedMove {
+            from: Mode::Architect,
+            to: Mode::VoiceCalibration,
+            because: None,
+        })
+    );
+    assert!(
+        open.summary.starts_with(
+            "proposed moving the project to VOICE_CALIBRATION; it moves when you confirm"
+        ),
+        "{}",
+        open.summary
+    );
+    // Its voice is not locked: past that gate only with the writer's reason.
+    let refused = run(
+        &workspace,
+        "<action type=\"advance_mode\"><to>director</to></action>",
+        Mode::Architect,
+    )
+    .unwrap_err();
+    assert!(
+        refused
+            .to_string()
+            .starts_with("advance_mode: the gate out of VOICE_CALIBRATION is shut"),
+        "{refused}"
+    );
+    let skipped = run(
+        &workspace,
+        "<action type=\"advance_mode\"><to>director</to><because>I will find the voice as I draft.</because></action>",
+        Mode::Architect,
+    )
+    .unwrap();
+    assert_eq!(
+        skipped.effect,
+        Effect::Move(super::effect::ProposedMove {
+            from: Mode::Architect,
+            to: Mode::Director,
+            because: Some("I will find the voice as I draft.".into()),
+        })
+    );
+    // Proposing moves nothing.
+    assert_eq!(
+        crate::kb::mode::load(workspace.root()).unwrap().mode,
+        Mode::Architect
+    );
+    let same = run(
+        &workspace,
+        "<action type=\"advance_mode\"><to>architect</to></action>",
+        Mode::Architect,
+    )
+    .unwrap_err();
+    assert!(same.to_string().contains("already in ARCHITECT"), "{same}");
 }
