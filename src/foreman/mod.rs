@@ -4,7 +4,8 @@
 //!
 //! ## Parts
 //!
-//! `foreman/` the Foreman: `contract` what its reply may be (a message and actions, no
+//! `foreman/` the Foreman: `state` what it sees of the gate out of the mode (what it still
+//! needs, the tournaments, the drafted scenes and their health); `contract` what its reply may be (a message and actions, no
 //! prose for a file, no move it did not make); `desk` the conversation file (`Notes/foreman.md`) read into turns
 //! and history; `turn` one turn (the prompt framed by the project's mode with its history and
 //! allowed actions, the reply, each action validated and carried out with a signed receipt,
@@ -20,6 +21,7 @@ pub mod actions;
 pub mod chief;
 pub mod contract;
 pub mod desk;
+pub mod state;
 pub mod turn;
 
 pub use crate::kb::mode::{self, Gate, Mode, ModeError, ModeState, Move};

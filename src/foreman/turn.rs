@@ -212,6 +212,11 @@ impl Desk<'_> {
         } = *asked;
         let target = self.model.target("foreman");
         let args = Map::new();
+        // The mode this turn works in, with the project's history.
+        let project = crate::kb::mode::ModeState {
+            mode,
+            ..self.prompts.mode.clone().unwrap_or_default()
+        };
         let assembly = self.prompts.build(
             crate::runs::prompts::PromptStep {
                 step_id: "foreman",
@@ -229,6 +234,11 @@ impl Desk<'_> {
                             name: "actions",
                             text: action_list(mode),
                             kind: SlotKind::Artifact,
+                        },
+                        SlotText {
+                            name: "gate",
+                            text: super::state::gate_block(workspace, &project),
+                            kind: SlotKind::Pointer,
                         },
                         SlotText {
                             name: "message",

@@ -27,7 +27,7 @@ mod trim;
 mod work_order;
 
 /// `text` with the characters XML gives a meaning escaped.
-fn escape(text: &str) -> String {
+pub fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {

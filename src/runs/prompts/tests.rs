@@ -392,6 +392,11 @@ fn foreman(turns: usize, tier: &str, window: Option<u32>) -> Assembly {
                 "- save_decision (category, key, value)",
                 SlotKind::Artifact,
             ),
+            slot(
+                "gate",
+                "<gate mode=\"ARCHITECT\" open=\"false\" done_pct=\"75\" leads_to=\"VOICE_CALIBRATION\">\n  <needs>no World Rules (Story/Bible/world-rules.md)</needs>\n</gate>",
+                SlotKind::Pointer,
+            ),
             slot("message", "What next?", SlotKind::Artifact),
         ],
         None,
@@ -473,6 +478,12 @@ fn the_foreman_is_given_its_own_identity_process_map_and_protocol_at_every_tier_
                 "{tier}: no {wanted:?} in\n{system}"
             );
         }
+        // What the gate still needs, by name, at every tier.
+        let user = &assembly.messages.last().unwrap().content;
+        assert!(
+            user.contains("<needs>no World Rules (Story/Bible/world-rules.md)</needs>"),
+            "{tier}: {user}"
+        );
         // How to remind a writer who skips a phase.
         assert!(
             system.contains("skip") && system.contains("risk"),

@@ -1,7 +1,8 @@
 //! The session state's `<work_order>` (§6.1 and §6.5 of the agent-instruction
 //! spec): where each Story Bible template stands, its parts done and missing.
-//! In full in ARCHITECT and VOICE_CALIBRATION, one summary line in DIRECTOR,
-//! none in EDITOR.
+//! In full in ARCHITECT, whose gate it is; one summary line in
+//! VOICE_CALIBRATION and DIRECTOR (the gate out of those is the voice's and
+//! the draft's), none in EDITOR.
 
 use std::fmt::Write as _;
 
@@ -20,7 +21,7 @@ pub(super) fn work_order(
     let templates =
         BibleKind::ALL.map(|kind| (kind, catalog.bible(kind).and_then(|file| file.bible())));
     match mode {
-        Some(Mode::Architect | Mode::VoiceCalibration) => {
+        Some(Mode::Architect) => {
             out.push_str("  <work_order>\n");
             for (kind, bible) in templates {
                 let Some(bible) = bible else {
@@ -61,7 +62,7 @@ pub(super) fn work_order(
             }
             out.push_str("  </work_order>\n");
         }
-        Some(Mode::Director) => {
+        Some(Mode::VoiceCalibration | Mode::Director) => {
             let complete = templates
                 .iter()
                 .filter(|(_, bible)| bible.is_some_and(|bible| bible.is_complete()))
