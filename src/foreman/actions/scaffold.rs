@@ -4,9 +4,16 @@
 //! and drafting reads: the beat (the outline's, and the beat sheet's), the
 //! goal and the conflict (the Foreman's, or questions for the writer), the
 //! cast and where each stands, the place and the time, the callbacks (each
-//! character's last scene before this one) and the foreshadowing (what the
-//! outline says comes next), and the length. An existing scaffold is the
-//! writer's: it is never replaced.
+//! character's last scene before this one, and the threads still open: the
+//! tracked objects and who holds them, the wounds not yet healed, the
+//! secrets and who knows them) and the foreshadowing (the outline's next
+//! scene and the beat sheet's next beats), and the length.
+//!
+//! A scene not written yet lists nobody and sets no place: its cast is then
+//! who its outline line and the beat sheet's beats name (matched to cards),
+//! its place and time what the scenes around it say. A part with nothing to
+//! say says what the writer can add. An existing scaffold is the writer's:
+//! it is never replaced.
 
 use std::fmt::Write as _;
 
@@ -112,7 +119,8 @@ pub(super) fn generate(
         out,
         "\n## Goal\n\n{goal}\n\n## Conflict\n\n{conflict}\n\n## Cast\n\n"
     );
-    let people = cast(&mut out, workspace, scene);
+    let planned = named_in_plan(workspace, entry, id);
+    let people = cast(&mut out, workspace, scene, &planned);
     let mut place = Vec::new();
     if let Some(scene) = scene {
         place.extend(
@@ -124,16 +132,13 @@ pub(super) fn generate(
         place.extend(scene.date.as_ref().map(|date| date.text.clone()));
         place.extend(scene.time.as_ref().map(|time| time.text.clone()));
     }
-    let _ = write!(
-        out,
-        "\n## Place and time\n\n{}\n\n## Callbacks\n\n",
-        if place.is_empty() {
-            "(not set)".to_owned()
-        } else {
-            place.join(" · ")
-        }
-    );
-    callbacks_and_foreshadowing(&mut out, workspace, &people, position);
+    let place = if place.is_empty() {
+        around(workspace, position, &planned)
+    } else {
+        place.join(" · ")
+    };
+    let _ = write!(out, "\n## Place and time\n\n{place}\n\n## Callbacks\n\n");
+    callbacks_and_foreshadowing(&mut out, workspace, &people, position, id);
     let target = scene
         .and_then(|scene| scene.words_target)
         .or(workspace.config().targets.scene);
@@ -152,18 +157,96 @@ pub(super) fn generate(
     ))
 }
 
+/// The cards the scene's plan names: its outline line and sub-beats, and
+/// the text of the beat sheet's beats that name it, first named first.
+struct Planned {
+    characters: Vec<String>,
+    places: Vec<String>,
+}
+
+fn named_in_plan(workspace: &Workspace, entry: &crate::index::OutlineEntry, id: &str) -> Planned {
+    let catalog = workspace.catalog();
+    let mut text = entry.beat.clone();
+    for beat in &entry.sub_beats {
+        text.push('\n');
+        text.push_str(beat);
+    }
+    if let Some(bible) = catalog
+        .bible(crate::index::BibleKind::BeatSheet)
+        .and_then(|file| file.bible())
+    {
+        for (number, _) in bible.beats_naming(id) {
+            if let Some(section) = bible.parts[number - 1].section {
+                text.push('\n');
+                text.push_str(&bible.sections[section].text);
+            }
+        }
+    }
+    let mut planned = Planned {
+        characters: Vec::new(),
+        places: Vec::new(),
+    };
+    for path in catalog.matcher().find_in(&text) {
+        let Some(card) = workspace.file(&path).and_then(|file| file.card()) else {
+            continue;
+        };
+        let name = card.display_name().to_owned();
+        match card.kind {
+            CardKind::Character => planned.characters.push(name),
+            CardKind::Location => planned.places.push(name),
+            _ => {}
+        }
+    }
+    planned
+}
+
+/// Where and when the scenes around position `at` of the outline are, for a
+/// scene that does not say; and the places its plan names.
+fn around(workspace: &Workspace, at: usize, planned: &Planned) -> String {
+    let catalog = workspace.catalog();
+    let Some(outline) = catalog.outline().and_then(|file| file.outline()) else {
+        return "(not set: give the scene a `location:` and a `date:`)".to_owned();
+    };
+    let entries = &outline.entries;
+    let placed = |entry: &crate::index::OutlineEntry| {
+        let scene = catalog.scene(&entry.scene_id)?.scene()?;
+        let parts: Vec<String> = scene
+            .location
+            .iter()
+            .chain(&scene.date)
+            .chain(&scene.time)
+            .map(|part| part.text.clone())
+            .collect();
+        (!parts.is_empty()).then(|| format!("{}: {}", entry.scene_id, parts.join(" · ")))
+    };
+    let mut lines = Vec::new();
+    if !planned.places.is_empty() {
+        lines.push(format!("- The plan names {}.", planned.places.join(", ")));
+    }
+    if let Some(before) = entries[..at].iter().rev().find_map(placed) {
+        lines.push(format!("- The scene before, {before}."));
+    }
+    if let Some(after) = entries[at + 1..].iter().find_map(placed) {
+        lines.push(format!("- The scene after, {after}."));
+    }
+    lines.push("(not set: give the scene a `location:`, a `date:` and a `time:`)".to_owned());
+    lines.join("\n")
+}
+
 /// Writes the cast, each once with where they stand, to `out`; returns
-/// their names (the cards', where they have one).
+/// their names (the cards', where they have one). A scene that lists
+/// nobody gets those its plan names.
 fn cast(
     out: &mut String,
     workspace: &Workspace,
     scene: Option<&crate::index::Scene>,
+    planned: &Planned,
 ) -> Vec<String> {
     let catalog = workspace.catalog();
     let pov = scene
         .and_then(|scene| scene.pov.as_ref())
         .map(|pov| pov.text.clone());
-    let cast: Vec<String> = scene
+    let listed: Vec<String> = scene
         .map(|scene| {
             scene
                 .pov
@@ -173,6 +256,12 @@ fn cast(
                 .collect()
         })
         .unwrap_or_default();
+    let from_plan = listed.is_empty() && !planned.characters.is_empty();
+    let cast = if from_plan {
+        planned.characters.clone()
+    } else {
+        listed
+    };
     let mut seen = Vec::new();
     // The cast once each, by their cards' names.
     let mut people: Vec<String> = Vec::new();
@@ -218,19 +307,27 @@ fn cast(
         out.push_str(&line);
         out.push('\n');
     }
-    if cast.is_empty() {
-        out.push_str("(the scene lists nobody yet: who is in it?)\n");
+    if from_plan {
+        out.push_str(
+            "(named by the outline and the beat sheet: list who is in the scene in its `characters:`, and its point of view in `pov:`)\n",
+        );
+    } else if cast.is_empty() {
+        out.push_str(
+            "(the scene lists nobody yet, and its outline line names no card: who is in it, and through whose eyes?)\n",
+        );
     }
     people
 }
 
 /// Writes the callbacks (each earlier scene that last had someone of the
-/// cast) and the foreshadowing (the entry's sub-beats, the next entry).
+/// cast, and the threads still open) and the foreshadowing (the entry's
+/// sub-beats, the next entry, the beat sheet's next beats).
 fn callbacks_and_foreshadowing(
     out: &mut String,
     workspace: &Workspace,
     people: &[String],
     position: usize,
+    id: &str,
 ) {
     let catalog = workspace.catalog();
     let Some(outline) = catalog.outline().and_then(|file| file.outline()) else {
@@ -273,10 +370,18 @@ fn callbacks_and_foreshadowing(
         })
         .collect();
     out.push_str(&if callbacks.is_empty() {
-        "(none: nobody here was in an earlier scene)\n".to_owned()
+        "(none: nobody here was in an earlier scene; what from earlier could this scene pick up?)\n"
+            .to_owned()
     } else {
         callbacks.join("\n") + "\n"
     });
+    let threads = open_threads(workspace, &entries[..position], people);
+    if !threads.is_empty() {
+        out.push_str("\nOpen threads:\n");
+        for thread in threads {
+            let _ = writeln!(out, "- {thread}");
+        }
+    }
     out.push_str("\n## Foreshadowing\n\n");
     let mut ahead: Vec<String> = entry
         .sub_beats
@@ -286,11 +391,178 @@ fn callbacks_and_foreshadowing(
     if let Some(next) = entries.get(position + 1) {
         ahead.push(format!("- Next, {}: {}", next.scene_id, next.beat));
     }
+    ahead.extend(next_beats(workspace, entries, position, id));
     out.push_str(&if ahead.is_empty() {
-        "(the last scene of the outline)\n".to_owned()
+        "(the last scene of the outline, and no beat of the beat sheet comes after it: what should the ending leave the reader with?)\n".to_owned()
     } else {
         ahead.join("\n") + "\n"
     });
+}
+
+/// The most threads a scaffold lists.
+const THREADS: usize = 8;
+
+/// The threads still open after `before` (the outline's scenes before this
+/// one, in order): each tracked object and who holds it, each wound not yet
+/// healed, each secret and who knows it; those of `people` where there are
+/// any (a secret, whoever knows it).
+fn open_threads(
+    workspace: &Workspace,
+    before: &[crate::index::OutlineEntry],
+    people: &[String],
+) -> Vec<String> {
+    use crate::index::tracks::{Gone, Tracked};
+    let catalog = workspace.catalog();
+    let mut objects: Vec<(String, String, String)> = Vec::new();
+    let mut wounds: Vec<(String, String, String, Option<usize>)> = Vec::new();
+    let mut secrets: Vec<(String, Vec<String>, String)> = Vec::new();
+    for (at, entry) in before.iter().enumerate() {
+        let Some(scene) = catalog.scene(&entry.scene_id).and_then(|file| file.scene()) else {
+            continue;
+        };
+        for track in &scene.tracks {
+            match &track.tracked {
+                Tracked::Object { name, holder, gone } => {
+                    let state = match (holder, gone) {
+                        (_, Some(Gone::Lost)) => "lost".to_owned(),
+                        (_, Some(Gone::Destroyed)) => "destroyed".to_owned(),
+                        (_, Some(Gone::LeftAt(place))) => format!("left at {place}"),
+                        (Some(holder), None) => format!("held by {}", holder.text),
+                        (None, None) => "in play".to_owned(),
+                    };
+                    objects.retain(|(object, _, _)| *object != name.text);
+                    objects.push((name.text.clone(), state, entry.scene_id.clone()));
+                }
+                Tracked::Wound {
+                    part,
+                    character,
+                    heals,
+                    healed,
+                } => {
+                    wounds.retain(|(who, what, _, _)| {
+                        !(same_character(workspace, who, &character.text) && *what == part.text)
+                    });
+                    if !healed {
+                        let until = heals.map(|heals| at + heals as usize);
+                        wounds.push((
+                            character.text.clone(),
+                            part.text.clone(),
+                            entry.scene_id.clone(),
+                            until,
+                        ));
+                    }
+                }
+                Tracked::Secret { name, known_by, .. } => {
+                    let known: Vec<String> = known_by.iter().map(|who| who.text.clone()).collect();
+                    match secrets
+                        .iter_mut()
+                        .find(|(secret, _, _)| *secret == name.text)
+                    {
+                        Some((_, knowers, _)) => {
+                            for who in known {
+                                if !knowers.contains(&who) {
+                                    knowers.push(who);
+                                }
+                            }
+                        }
+                        None => secrets.push((name.text.clone(), known, entry.scene_id.clone())),
+                    }
+                }
+            }
+        }
+    }
+    let here = before.len();
+    let ours = |name: &str| {
+        people.is_empty()
+            || people
+                .iter()
+                .any(|person| same_character(workspace, person, name))
+    };
+    let mut threads: Vec<String> = Vec::new();
+    for (object, state, since) in &objects {
+        let holder = state.strip_prefix("held by ");
+        if holder.is_none_or(ours) {
+            threads.push(format!("{object}: {state} (since {since})"));
+        }
+    }
+    for (who, part, since, until) in &wounds {
+        if until.is_none_or(|until| until >= here) && ours(who) {
+            threads.push(format!(
+                "{who}'s wound, {part} (since {since}): not healed yet"
+            ));
+        }
+    }
+    for (secret, knowers, since) in &secrets {
+        let unaware: Vec<&String> = people
+            .iter()
+            .filter(|person| {
+                !knowers
+                    .iter()
+                    .any(|who| same_character(workspace, who, person))
+            })
+            .collect();
+        let mut line = format!(
+            "the secret “{secret}” (since {since}): known by {}",
+            if knowers.is_empty() {
+                "nobody yet".to_owned()
+            } else {
+                knowers.join(", ")
+            }
+        );
+        if !unaware.is_empty() && !people.is_empty() {
+            let names: Vec<&str> = unaware.iter().map(|name| name.as_str()).collect();
+            let _ = write!(line, "; not by {}", names.join(", "));
+        }
+        threads.push(line);
+    }
+    threads.truncate(THREADS);
+    threads
+}
+
+/// The beat sheet's next two beats after this scene's: after the last beat
+/// that names it, or else the first beats whose scenes come later.
+fn next_beats(
+    workspace: &Workspace,
+    entries: &[crate::index::OutlineEntry],
+    position: usize,
+    id: &str,
+) -> Vec<String> {
+    let Some(bible) = workspace
+        .catalog()
+        .bible(crate::index::BibleKind::BeatSheet)
+        .and_then(|file| file.bible())
+    else {
+        return Vec::new();
+    };
+    let place_of = |scene: &str| entries.iter().position(|entry| entry.scene_id == scene);
+    let own = bible.beats_naming(id).map(|(number, _)| number).max();
+    let mut ahead = Vec::new();
+    for (at, part) in bible.parts.iter().enumerate() {
+        let number = at + 1;
+        let Some(section) = part.section.map(|section| &bible.sections[section]) else {
+            continue;
+        };
+        let later = match own {
+            Some(own) => number > own,
+            None => section
+                .scene_ids
+                .iter()
+                .filter_map(|scene| place_of(&scene.text))
+                .min()
+                .is_some_and(|at| at > position),
+        };
+        if later && !section.text.trim().is_empty() {
+            ahead.push(format!(
+                "- Beat sheet, {}: {}",
+                part.spec.title,
+                crate::text::clip(section.text.trim(), 200)
+            ));
+        }
+        if ahead.len() == 2 {
+            break;
+        }
+    }
+    ahead
 }
 
 /// Whether two names are the same character.

@@ -593,3 +593,89 @@ fn advance_mode_proposes_a_move_the_gate_allows_and_refuses_one_it_does_not_with
     .unwrap_err();
     assert!(same.to_string().contains("already in ARCHITECT"), "{same}");
 }
+
+#[test]
+fn a_scaffold_of_an_unwritten_scene_takes_its_cast_from_the_plan_its_place_from_its_neighbours_and_its_open_threads_from_the_scenes_before()
+ {
+    let (dir, _) = example();
+    let root = dir.path();
+    // An earlier scene tracks a key, a wound and a secret.
+    let high_tide = root.join("Story/Scenes/SCN-the-high-tide.md");
+    let text = std::fs::read_to_string(&high_tide).unwrap();
+    let text = text.replacen(
+        "words: 450\n",
+        "words: 450\ntracks:\n  - object: the brass key\n    given_to: Kael\n  - wound: left arm\n    character: Iria\n  - secret: Ysolde barred the gate\n    words: [barred]\n    known_by: [Ysolde]\n",
+        1,
+    );
+    std::fs::write(&high_tide, text).unwrap();
+    // A scene the outline plans and nobody wrote, between two that are.
+    let outline = root.join("Story/SCN-outline.md");
+    let text = std::fs::read_to_string(&outline).unwrap().replacen(
+        "- SCN-the-reckoning:",
+        "- SCN-the-crossing: Kael and Iria cross the flats at low water.\n- SCN-the-reckoning:",
+        1,
+    );
+    std::fs::write(&outline, text).unwrap();
+    let workspace = Workspace::load(root);
+    let outcome = run(
+        &workspace,
+        "<action type=\"generate_scaffold\"><scene_id>SCN-the-crossing</scene_id></action>",
+        Mode::Director,
+    )
+    .unwrap();
+    let scaffold = &changed(&outcome).after;
+    // The cast the outline line names, matched to their cards.
+    assert!(
+        scaffold.contains("## Cast\n\n- Kael Maren: alive."),
+        "{scaffold}"
+    );
+    assert!(scaffold.contains("\n- Iria Vell: alive."), "{scaffold}");
+    assert!(
+        scaffold.contains("(named by the outline and the beat sheet: list who is in the scene"),
+        "{scaffold}"
+    );
+    assert!(
+        !scaffold.contains("the scene lists nobody yet"),
+        "{scaffold}"
+    );
+    // The place the plan names, and where the scenes around it are.
+    assert!(
+        scaffold.contains("- The plan names The Glass Flats."),
+        "{scaffold}"
+    );
+    assert!(
+        scaffold.contains("- The scene before, SCN-the-high-tide: The Salt Fortress · 1203-04-16."),
+        "{scaffold}"
+    );
+    assert!(!scaffold.contains("\n(not set)\n"), "{scaffold}");
+    // Each cast member's last scene, and the threads still open.
+    assert!(
+        scaffold.contains("- SCN-the-high-tide (Kael Maren, Iria Vell):"),
+        "{scaffold}"
+    );
+    assert!(
+        scaffold.contains("Open threads:\n- the brass key: held by Kael (since SCN-the-high-tide)"),
+        "{scaffold}"
+    );
+    assert!(
+        scaffold.contains("- Iria's wound, left arm (since SCN-the-high-tide): not healed yet"),
+        "{scaffold}"
+    );
+    assert!(
+        scaffold.contains("- the secret “Ysolde barred the gate” (since SCN-the-high-tide): known by Ysolde; not by Kael Maren, Iria Vell"),
+        "{scaffold}"
+    );
+    // What comes next: the outline's next scene and the beat sheet's beat.
+    assert!(
+        scaffold.contains("- Next, SCN-the-reckoning:"),
+        "{scaffold}"
+    );
+    assert!(
+        scaffold.contains("- Beat sheet, Final Image:"),
+        "{scaffold}"
+    );
+    assert!(
+        !scaffold.contains("(the last scene of the outline"),
+        "{scaffold}"
+    );
+}
