@@ -24,10 +24,15 @@ fn cli(root: &Path, args: &[&str]) -> Output {
 }
 
 fn configure(root: &Path, server_url: &str) {
+    configure_with(root, server_url, "[health]\nmodel_scenes = 1\n");
+}
+
+/// The settings of [`configure`], with `more` after them.
+fn configure_with(root: &Path, server_url: &str, more: &str) {
     std::fs::write(
         root.join("control-room.toml"),
         format!(
-            "[llm]\nprovider = \"openai\"\nbase_url = \"{server_url}\"\nmodel = \"llama3.1:8b\"\napi_key_env = \"FAKE_PROVIDER_KEY\"\nmax_retries = 1\ntier = \"medium\"\n"
+            "[llm]\nprovider = \"openai\"\nbase_url = \"{server_url}\"\nmodel = \"llama3.1:8b\"\napi_key_env = \"FAKE_PROVIDER_KEY\"\nmax_retries = 1\ntier = \"medium\"\n{more}"
         ),
     )
     .unwrap();
@@ -132,6 +137,20 @@ fn a_scene_read_by_a_model_is_scored_and_the_writers_override_outlives_later_run
     assert_eq!(finding["at"], format!("{GATE}:12"), "{finding}");
     assert_eq!(check(&read, "B1")["score"], 100);
     assert_eq!(check(&read, "C2")["score"], 50);
+    // By default one scene of six scores nothing: a check needs three
+    // judged scenes, and says so; its findings stay.
+    configure_with(root, &server.url, "");
+    let one = check(&report(root), "A3");
+    assert_eq!(one["score"], Value::Null, "{one}");
+    assert!(
+        one["summary"]
+            .as_str()
+            .unwrap()
+            .ends_with("; not scored until 3 scenes are judged (2 more)"),
+        "{one}"
+    );
+    assert_eq!(one["findings"].as_array().unwrap().len(), 1, "{one}");
+    configure(root, &server.url);
     // The timeline's claim is also an agent's finding, shown at its quote.
     let listed = cli(root, &["findings"]);
     let listed = String::from_utf8(listed.stdout).unwrap();

@@ -3,8 +3,11 @@
 //! (`stats::beats`), give or take `[health] beat_tolerance` (5) points. A
 //! beat outside is information at its heading in the beat sheet (a warning
 //! once the sheet says `status: complete`), with its first scene beside it.
-//! While outline scenes are unwritten the shares would still move, so
-//! nothing is judged.
+//! While outline scenes are unwritten, a partial draft is judged against
+//! an estimate of the whole book: the scenes not written yet counted at the
+//! written ones' mean length, and only the beats whose scenes all stand
+//! before the first unwritten scene (where the words before them are known).
+//! The summary says how many scenes the estimate rests on.
 
 use super::{CheckResult, Finding, Shape};
 use crate::checks::{Code, Related, Severity};
@@ -26,14 +29,12 @@ pub(super) fn check(workspace: &Workspace, shape: &Shape, settings: &HealthConfi
         result.summary = "not judged: the beat sheet could not be read".into();
         return result;
     };
-    if shape.unwritten > 0 {
-        result.summary = format!(
-            "not judged: {} outline scene{} not written yet, so the beats' shares would move",
-            shape.unwritten,
-            if shape.unwritten == 1 { " is" } else { "s are" }
-        );
-        return result;
-    }
+    let partial = shape.unwritten > 0;
+    let beats = if partial {
+        estimated(shape, beats)
+    } else {
+        beats
+    };
     // As `story-bible`: a warning once the writer says the sheet is complete.
     let severity = if bible.status() == BibleStatus::Complete {
         Severity::Warning
@@ -89,14 +90,72 @@ pub(super) fn check(workspace: &Workspace, shape: &Shape, settings: &HealthConfi
         });
     }
     result.score = CheckResult::score_of(good, placed.len());
-    result.summary = if placed.is_empty() {
-        "not judged: no beat names a scene of the outline yet".into()
-    } else {
-        format!(
+    let written = shape.scenes.len();
+    let of = written + shape.unwritten;
+    result.summary = match (placed.is_empty(), partial) {
+        (true, false) => "not judged: no beat names a scene of the outline yet".into(),
+        (true, true) => format!(
+            "not judged yet: {written} of {of} outline scenes are written, and no beat names a scene before the first unwritten one"
+        ),
+        (false, false) => format!(
             "{good} of {} placed beats land within their share (±{} points)",
             placed.len(),
             settings.beat_tolerance
-        )
+        ),
+        (false, true) => format!(
+            "{good} of {} beats so far land within their share (±{} points), against an estimate of the whole book: {written} of {of} outline scenes written, the rest counted at their mean length",
+            placed.len(),
+            settings.beat_tolerance
+        ),
     };
     result
+}
+
+/// The beats' places in a partial draft, as shares of an estimate of the
+/// whole book (the unwritten scenes at the written ones' mean length); a
+/// beat with a scene at or after the first unwritten one has no place yet.
+fn estimated(
+    shape: &Shape,
+    beats: Vec<crate::stats::beats::BeatPlace>,
+) -> Vec<crate::stats::beats::BeatPlace> {
+    let words: Vec<usize> = shape
+        .scenes
+        .iter()
+        .map(|scene| scene.measures.words)
+        .collect();
+    let written: usize = words.iter().sum();
+    let mean = written as f64 / words.len().max(1) as f64;
+    let total = written as f64 + mean * shape.unwritten as f64;
+    // The written scenes before the first gap, with the words before each.
+    let known = shape
+        .scenes
+        .iter()
+        .position(|scene| scene.after_gap)
+        .unwrap_or(shape.scenes.len());
+    let mut before = 0;
+    let places: Vec<(&str, usize, usize)> = shape.scenes[..known]
+        .iter()
+        .map(|scene| {
+            let start = before;
+            before += scene.measures.words;
+            (scene.id.as_str(), start, before)
+        })
+        .collect();
+    let share = |words: usize| 100.0 * words as f64 / total;
+    beats
+        .into_iter()
+        .map(|mut beat| {
+            let named: Vec<&(&str, usize, usize)> = places
+                .iter()
+                .filter(|(id, ..)| beat.scenes.iter().any(|scene| scene == id))
+                .collect();
+            let all_known = !named.is_empty() && named.len() == beat.scenes.len();
+            beat.actual = (all_known && total > 0.0).then(|| {
+                let start = named.iter().map(|(_, start, _)| *start).min().unwrap_or(0);
+                let end = named.iter().map(|(.., end)| *end).max().unwrap_or(0);
+                (share(start), share(end))
+            });
+            beat
+        })
+        .collect()
 }

@@ -144,6 +144,8 @@ pub(crate) struct Shape {
 pub struct Health {
     /// The mean of the judged checks' scores.
     pub score: Option<u8>,
+    /// How many of the checks judged the book (the score is theirs alone).
+    pub judged: usize,
     pub scenes: usize,
     pub words: usize,
     pub checks: Vec<CheckResult>,
@@ -193,7 +195,7 @@ impl Health {
     ) -> Health {
         let shape = Shape::read(workspace, measures, key);
         let settings = &workspace.config().health;
-        let [timeline, flaw, theme] = model::results(&shape, readings, settings.model_gap as usize);
+        let [timeline, flaw, theme] = model::results(&shape, readings, settings);
         let checks = vec![
             pacing::check(&shape, settings),
             beats::check(workspace, &shape, settings),
@@ -205,6 +207,7 @@ impl Health {
         ];
         let judged: Vec<u8> = checks.iter().filter_map(|check| check.score).collect();
         Health {
+            judged: judged.len(),
             score: (!judged.is_empty()).then(|| {
                 (judged.iter().map(|&s| f64::from(s)).sum::<f64>() / judged.len() as f64).round()
                     as u8
@@ -223,6 +226,22 @@ impl Health {
                     tension: scene.measures.tension,
                 })
                 .collect(),
+        }
+    }
+
+    /// The score as the writer reads it, saying how many checks it rests
+    /// on: "71 of 100, from the 2 of 7 checks that judged".
+    pub fn headline(&self) -> String {
+        match self.score {
+            Some(score) => format!(
+                "{score} of 100, from the {} of {} checks that judged",
+                self.judged,
+                self.checks.len()
+            ),
+            None => format!(
+                "not judged: none of the {} checks could judge the book yet",
+                self.checks.len()
+            ),
         }
     }
 

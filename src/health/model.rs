@@ -107,13 +107,28 @@ pub struct Reading {
 
 /// The three checks' results from `readings` (the latest of each check and
 /// scene, the writer's overrides applied) over the book's scenes.
-pub(super) fn results(shape: &Shape, readings: &[Reading], gap: usize) -> [CheckResult; 3] {
+pub(super) fn results(
+    shape: &Shape,
+    readings: &[Reading],
+    settings: &crate::index::config::HealthConfig,
+) -> [CheckResult; 3] {
+    let gap = settings.model_gap as usize;
+    let needed = match settings.model_scenes {
+        0 => scenes_to_judge(shape.scenes.len()),
+        given => given as usize,
+    };
     // A run is two scenes at least, whatever a broken setting says.
     let gap = gap.max(2);
-    ModelCheck::ALL.map(|check| result(shape, readings, check, gap))
+    ModelCheck::ALL.map(|check| result(shape, readings, check, gap, needed))
 }
 
-fn result(shape: &Shape, readings: &[Reading], check: ModelCheck, gap: usize) -> CheckResult {
+fn result(
+    shape: &Shape,
+    readings: &[Reading],
+    check: ModelCheck,
+    gap: usize,
+    needed: usize,
+) -> CheckResult {
     let mut result = CheckResult {
         id: check.id(),
         name: check.name(),
@@ -168,6 +183,15 @@ fn result(shape: &Shape, readings: &[Reading], check: ModelCheck, gap: usize) ->
         ModelCheck::Flaw => flaw(&mut result, &judged, gap),
         ModelCheck::Theme => theme(&mut result, &judged, gap),
     }
+    // A score from a scene or two would speak for the whole book: the check
+    // scores once enough of it is judged, and says how many more it needs.
+    if judged.len() < needed {
+        result.score = None;
+        summary.push_str(&format!(
+            "; not scored until {needed} scenes are judged ({} more)",
+            needed - judged.len()
+        ));
+    }
     // The writer's readings, each at its scene's heading with the reason.
     for (scene, reading) in &read {
         if let Some(why) = &reading.why {
@@ -190,6 +214,12 @@ fn result(shape: &Shape, readings: &[Reading], check: ModelCheck, gap: usize) ->
     }
     result.summary = summary;
     result
+}
+
+/// How many judged scenes a model-read check needs before it scores a book
+/// of `scenes`: a quarter of them, at least three (all of a shorter book).
+pub(super) fn scenes_to_judge(scenes: usize) -> usize {
+    scenes.div_ceil(4).max(3).min(scenes)
 }
 
 type Judged<'a> = [&'a (&'a super::Placed, &'a Reading)];

@@ -35,13 +35,11 @@ pub fn json(workspace: &Workspace, health: &Health) -> Value {
 /// The report as the writer reads it.
 pub fn text(workspace: &Workspace, health: &Health) -> String {
     let mut out = String::new();
-    let score = health.score.map_or_else(
-        || "not judged".to_owned(),
-        |score| format!("{score} of 100"),
-    );
     out.push_str(&format!(
-        "The story's health: {score} ({} scenes, {} words)\n",
-        health.scenes, health.words
+        "The story's health: {} ({} scenes, {} words)\n",
+        health.headline(),
+        health.scenes,
+        health.words
     ));
     for check in &health.checks {
         let score = match (check.score, check.method) {

@@ -232,6 +232,10 @@ pub struct HealthConfig {
     /// leave the protagonist's flaw unchallenged, or the theme unanswered,
     /// make a finding.
     pub model_gap: u32,
+    /// A3, B1 and C2: how many judged scenes a check needs before it scores
+    /// the book; 0, the default, is a quarter of the written scenes, at
+    /// least three.
+    pub model_scenes: u32,
 }
 
 impl Default for HealthConfig {
@@ -242,6 +246,7 @@ impl Default for HealthConfig {
             cast_gap: 40.0,
             motif_gap: 40.0,
             model_gap: 5,
+            model_scenes: 0,
         }
     }
 }

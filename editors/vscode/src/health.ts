@@ -42,6 +42,8 @@ export interface HealthCheck {
 /** What `controlRoom.health` answers. */
 export interface HealthReport {
   score: number | null;
+  /** How many of the checks judged the book: the score is theirs alone. */
+  judged: number;
   scenes: number;
   words: number;
   checks: HealthCheck[];
@@ -60,7 +62,12 @@ export async function showHealth(controlRoom: ControlRoom): Promise<HealthReport
 
 /** The report as Markdown: a heading per check, its findings as a list. */
 export function markdown(report: HealthReport): string {
-  const lines = [`# The story's health: ${report.score ?? 'not judged'}${report.score === null ? '' : ' of 100'}`, ''];
+  const judged = `${report.judged} of ${report.checks.length} checks`;
+  const headline =
+    report.score === null
+      ? `not judged: none of the ${report.checks.length} checks could judge the book yet`
+      : `${report.score} of 100, from the ${judged} that judged`;
+  const lines = [`# The story's health: ${headline}`, ''];
   lines.push(`${report.scenes} scenes, ${report.words} words.`, '');
   for (const check of report.checks) {
     const score = check.score ?? (check.method === 'model' ? 'not read' : 'not judged');

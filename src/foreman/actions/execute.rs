@@ -448,10 +448,7 @@ fn health_scores(health: &crate::health::Health) -> String {
         .collect();
     format!(
         "the story's health: {} ({})",
-        health.score.map_or_else(
-            || "not judged".to_owned(),
-            |score| format!("{score} of 100")
-        ),
+        health.headline(),
         scores.join(", ")
     )
 }
