@@ -566,6 +566,40 @@ fn a_contract_broken_three_times_stops_the_step_with_stop_hook() {
             .unwrap()
             .contains(&format!("runs resume {run_id}"))
     );
+    // What the model wrote each time is kept in the run's folder, and the
+    // failure and the report say where; the manuscript holds none of it.
+    let folder = format!(".control-room/runs/{run_id}/attempts");
+    assert!(
+        shown.contains(&format!(
+            "What the model wrote each time is kept in {folder}/"
+        )),
+        "{shown}"
+    );
+    for attempt in 1..=3 {
+        let kept = std::fs::read_to_string(root.join(format!("{folder}/continuity.{attempt}.md")))
+            .unwrap_or_else(|error| panic!("attempt {attempt}: {error}"));
+        assert!(
+            kept.starts_with(&format!(
+                "<!-- Attempt {attempt} of step `continuity` in run {run_id}: not used, because "
+            )) && kept.contains("I would rather not answer in JSON."),
+            "{kept}"
+        );
+    }
+    let report =
+        std::fs::read_to_string(root.join(format!(".control-room/runs/{run_id}/report.md")))
+            .unwrap();
+    assert!(
+        report.contains(&format!("{folder}/continuity.1.md")),
+        "the report links the attempts: {report}"
+    );
+    for file in every_file(&root.join("Story")) {
+        let content = std::fs::read_to_string(&file).unwrap_or_default();
+        assert!(
+            !content.contains("I would rather not"),
+            "{}",
+            file.display()
+        );
+    }
 }
 
 #[test]

@@ -75,6 +75,7 @@ pub fn conclude(
             result_slot: result_step.map(|step| step.output_slot.as_str()),
             agent_receipts: &receipts,
             dod_issue: dod_issue.as_deref(),
+            attempts: &super::kept_attempts(root, &manifest.run_id),
         },
         &mut run_findings,
     );
@@ -105,6 +106,7 @@ pub fn conclude_failed(root: &Path, recipe: Option<&Recipe>, manifest: &RunManif
             result_slot: None,
             agent_receipts: &[],
             dod_issue: None,
+            attempts: &super::kept_attempts(root, &manifest.run_id),
         },
         &mut empty,
     );

@@ -41,6 +41,33 @@ pub struct ReportInput<'a> {
     pub agent_receipts: &'a [(String, String, String)],
     /// Whether `.control-room/issues/DOD-{runId}.md` exists.
     pub dod_issue: Option<&'a str>,
+    /// The replies that broke their contract, kept in the run's folder
+    /// (workspace-relative paths, in order).
+    pub attempts: &'a [String],
+}
+
+/// The kept attempts of run `run_id` (see the runner's `keep_attempt`),
+/// workspace-relative, in the order they were made.
+pub fn kept_attempts(root: &Path, run_id: &str) -> Vec<String> {
+    let folder = format!("{}/{run_id}/attempts", crate::runs::store::RUNS_DIR);
+    let Ok(entries) = std::fs::read_dir(root.join(&folder)) else {
+        return Vec::new();
+    };
+    let mut names: Vec<String> = entries
+        .filter_map(Result::ok)
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".md"))
+        .collect();
+    // `draft.2.md` before `draft.10.md`.
+    names.sort_by_key(|name| {
+        let stem = name.trim_end_matches(".md");
+        let (step, number) = stem.rsplit_once('.').unwrap_or((stem, "0"));
+        (step.to_owned(), number.parse::<u32>().unwrap_or(0))
+    });
+    names
+        .into_iter()
+        .map(|name| format!("{folder}/{name}"))
+        .collect()
 }
 
 /// The workspace-relative path of a run's report.
@@ -160,6 +187,7 @@ pub fn render(input: &ReportInput, findings: &mut RunFindings) -> String {
     edits::section(&mut out, input.delivery);
     outputs_section(&mut out, input, findings);
     dropped_section(&mut out, findings);
+    attempts_section(&mut out, input);
     steps_section(&mut out, input);
     out.0.join("\n") + "\n"
 }
@@ -299,6 +327,25 @@ fn dropped_section(out: &mut Lines, findings: &RunFindings) {
             one_line(&dropped.message),
             dropped.reason
         ));
+    }
+}
+
+/// What the model wrote in the replies that broke their contract: kept for
+/// the writer to read, never written into the manuscript.
+fn attempts_section(out: &mut Lines, input: &ReportInput) {
+    if input.attempts.is_empty() {
+        return;
+    }
+    out.push(String::new());
+    out.push("## What the model wrote that was not used".to_owned());
+    out.push(String::new());
+    out.push(
+        "Each reply that broke its contract, as the model wrote it; none reached the manuscript."
+            .to_owned(),
+    );
+    out.push(String::new());
+    for path in input.attempts {
+        out.push(format!("- {}", link(path)));
     }
 }
 

@@ -113,6 +113,7 @@ fn the_report_links_results_receipts_and_notes_each_findings_line() {
             result_slot: Some("draft"),
             agent_receipts: &receipts,
             dod_issue: None,
+            attempts: &[],
         },
         &mut findings,
     );

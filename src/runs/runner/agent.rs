@@ -349,10 +349,11 @@ impl Agents<'_> {
                     });
                 }
                 Err(Violation::Contract(message)) if attempts <= CONTRACT_RETRIES => {
+                    let kept = self.keep_attempt(run_id, &step.step_id, attempts, &message, &reply);
                     retried.push(Check {
                         check: format!("attempt_{attempts}"),
                         passed: false,
-                        detail: message.clone(),
+                        detail: format!("{message}{kept}"),
                     });
                     // A runaway reply is not sent back whole: its start
                     // shows the model what it did at a fraction of the room.
@@ -364,23 +365,32 @@ impl Agents<'_> {
                     messages.push(Message::user(stricter_prompt(&message, json, attempts + 1)));
                 }
                 Err(violation) => {
+                    // A reply that reaches for a path it must not is not
+                    // kept anywhere: what it holds goes nowhere.
+                    let kept = match &violation {
+                        Violation::Contract(message) => {
+                            self.keep_attempt(run_id, &step.step_id, attempts, message, &reply)
+                        }
+                        Violation::Path(_) => String::new(),
+                    };
                     let message = match &violation {
                         Violation::Contract(message) => format!(
-                            "the reply broke its contract {attempts} times; the last time: {message}{}",
+                            "the reply broke its contract {attempts} times; the last time: {message}{}. What the model wrote each time is kept in {}/",
                             if reply.cut_off {
                                 " (for you: raise max_tokens under [llm] in control-room.toml, or ask for less)"
                             } else {
                                 ""
-                            }
+                            },
+                            attempts_folder(run_id)
                         ),
-                        Violation::Path(message) => message.clone(),
+                        Violation::Path(message) => format!("{message}{kept}"),
                     };
                     // Every reply that broke its contract has its
                     // `attempt_N` check, the last one too.
                     checks.push(Check {
                         check: format!("attempt_{attempts}"),
                         passed: false,
-                        detail: violation.message().to_owned(),
+                        detail: format!("{}{kept}", violation.message()),
                     });
                     return Ok(Asked::Broken {
                         message,
@@ -516,6 +526,50 @@ pub(super) fn agent_packet(
 }
 
 /// The message that asks again after a reply broke its contract.
+/// Where a run's broken attempts are kept, relative to the root.
+fn attempts_folder(run_id: &str) -> String {
+    format!("{}/{run_id}/attempts", crate::runs::store::RUNS_DIR)
+}
+
+impl Agents<'_> {
+    /// Keeps what the model wrote in a reply that broke its contract, in
+    /// the run's folder (never in the manuscript), so the writer can read
+    /// it; answers " (kept in PATH)", or nothing when it could not be kept.
+    fn keep_attempt(
+        &self,
+        run_id: &str,
+        step_id: &str,
+        attempt: u32,
+        why: &str,
+        reply: &ModelReply,
+    ) -> String {
+        let name: String = step_id
+            .chars()
+            .map(|c| {
+                if c.is_alphanumeric() || c == '-' || c == '_' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        let relative = format!("{}/{name}.{attempt}.md", attempts_folder(run_id));
+        let path = self.workspace.root().join(&relative);
+        let text = format!(
+            "<!-- Attempt {attempt} of step `{step_id}` in run {run_id}: not used, because {why}. What the model wrote follows, as it wrote it. -->\n\n{}\n",
+            reply.text
+        );
+        let kept = path
+            .parent()
+            .map_or(Ok(()), std::fs::create_dir_all)
+            .and_then(|()| self.disk.write_atomic(&path, text.as_bytes()));
+        match kept {
+            Ok(()) => format!(" (kept in {relative})"),
+            Err(_) => String::new(),
+        }
+    }
+}
+
 fn stricter_prompt(error: &str, json: bool, attempt: u32) -> String {
     let total = CONTRACT_RETRIES + 1;
     let shape = if json {
