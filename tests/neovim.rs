@@ -168,6 +168,90 @@ fn vim_lsp_enable_starts_the_server_from_the_plugins_lsp_config() {
     assert_eq!(report["inlay_hints_enabled"], false);
 }
 
+/// A tournament of two versions long enough to pick, written into the
+/// manuscript at `root`; answers its file, relative to the root.
+fn a_tournament(root: &Path) -> String {
+    use control_room::voice::tournament::{Entry, Version, measure};
+    use control_room::voice::{Contestant, TestPassage, Tournament};
+    let workspace = control_room::index::Workspace::load(root);
+    let tournament = Tournament::new(
+        TestPassage::Scene {
+            id: "SCN-the-gate".into(),
+        },
+        vec![
+            Contestant::parse("sparse").unwrap(),
+            Contestant::parse("lyrical").unwrap(),
+        ],
+        None,
+    )
+    .unwrap();
+    let versions = [
+        "The gate held. Nobody came. The lamps shook in the wind. ".repeat(16),
+        "The gate held as the old sea-wall holds, long after anyone remembers who built it, and the wind came in off the flats like a hand laid on the stones. ".repeat(6),
+    ];
+    let entries: Vec<Entry> = tournament
+        .contestants
+        .iter()
+        .zip(versions)
+        .map(|(contestant, text)| Entry {
+            contestant: contestant.clone(),
+            outcome: Ok(Version {
+                traits: measure(&text),
+                text,
+                served_by: "fake/m".into(),
+                attempts: 1,
+                elapsed_ms: 1,
+            }),
+        })
+        .collect();
+    let path = tournament.path(&workspace).to_string();
+    std::fs::create_dir_all(root.join(&path).parent().unwrap()).unwrap();
+    std::fs::write(
+        root.join(&path),
+        control_room::voice::file::render(&tournament, "the gate", &entries),
+    )
+    .unwrap();
+    path
+}
+
+#[test]
+fn neovim_shows_the_voices_lenses_and_picks_locks_and_unlocks_the_voice() {
+    let Some(nvim) = neovim_or_skip() else {
+        return;
+    };
+    let (_dir, root) = example_copy();
+    let tournament = a_tournament(&root);
+    let mut command = Command::new(&nvim);
+    command
+        .env("CONTROL_ROOM_TEST_ROOT", &root)
+        .env("CONTROL_ROOM_TEST_BIN", env!("CARGO_BIN_EXE_control-room"))
+        .env("CONTROL_ROOM_TEST_TOURNAMENT", &tournament);
+    let report = run_script(
+        command,
+        &repository().join("editors/neovim"),
+        "voice.lua",
+        &root,
+    );
+    let lenses = strings(&report["lenses"]);
+    assert!(
+        lenses
+            .iter()
+            .filter(|title| **title == "Pick this voice")
+            .count()
+            == 2
+            && lenses.contains(&"Why does this work?"),
+        "{lenses:?}"
+    );
+    let gold = report["gold"].as_str().unwrap();
+    assert!(
+        gold.contains("contestant: \"lyrical\"") && gold.contains("It keeps the long line."),
+        "{gold}"
+    );
+    assert_eq!(report["locked"], true);
+    assert_eq!(report["unlock_lens"], true);
+    assert_eq!(report["unlocked"], true);
+}
+
 #[test]
 fn the_plugin_checks_fixes_drafts_and_reports_in_a_real_neovim() {
     let Some(nvim) = neovim_or_skip() else {

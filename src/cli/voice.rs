@@ -232,9 +232,24 @@ pub fn generate(dir: &Path, summary: Option<&str>) -> anyhow::Result<i32> {
 
 /// `voice lock`.
 pub fn lock(dir: &Path) -> anyhow::Result<i32> {
+    lock_or_unlock(dir, bundle::lock)
+}
+
+/// `voice unlock`.
+pub fn unlock(dir: &Path) -> anyhow::Result<i32> {
+    lock_or_unlock(dir, bundle::unlock)
+}
+
+fn lock_or_unlock(
+    dir: &Path,
+    how: fn(
+        &Workspace,
+    )
+        -> Result<(String, crate::runs::output::changes::Change), crate::voice::VoiceError>,
+) -> anyhow::Result<i32> {
     let root = workspace_root(dir)?;
     let workspace = Workspace::load(&root);
-    match bundle::lock(&workspace) {
+    match how(&workspace) {
         Ok((said, change)) => {
             println!("{said}");
             Ok(if write(&root, &[change]) { 0 } else { 1 })
@@ -415,6 +430,8 @@ pub enum VoiceCommand {
     },
     /// Lock the voice (`locked: true` in the gold standard).
     Lock,
+    /// Unlock the voice (`locked: false`), so another version may be picked.
+    Unlock,
     /// Every scene's voice measured against the gold standard.
     Report {
         #[arg(long)]
@@ -462,6 +479,7 @@ pub fn dispatch(dir: &Path, command: VoiceCommand) -> anyhow::Result<i32> {
         } => cross(dir, &tournament, &lead, &other, words, &model),
         VoiceCommand::Bundle { summary } => generate(dir, summary.as_deref()),
         VoiceCommand::Lock => lock(dir),
+        VoiceCommand::Unlock => unlock(dir),
         VoiceCommand::Report { json } => report(dir, json),
     }
 }

@@ -19,6 +19,9 @@ use super::model::{FieldProblem, Fields};
 pub const GOLD_STANDARD: &str = "gold-standard.md";
 /// The `type:` that makes any file the gold standard.
 pub const GOLD_TYPE: &str = "voice-gold-standard";
+/// The fewest words of a gold standard's passage: fewer measure no voice
+/// (a pick is refused; `voice-drift` does not measure against it).
+pub const GOLD_MIN_WORDS: usize = 150;
 
 /// What the gold standard says.
 #[derive(Clone, Debug, PartialEq)]

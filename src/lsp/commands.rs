@@ -45,6 +45,7 @@ pub const COMMANDS: &[&str] = &[
     voice::VOICE_CROSS,
     voice::VOICE_BUNDLE,
     voice::VOICE_LOCK,
+    voice::VOICE_UNLOCK,
 ];
 
 /// Whether `command` reads the manuscript (routes, runs, plans, remembers),
@@ -172,6 +173,7 @@ pub async fn execute(
             voice::bundle(context, args).await.map(Some)
         }
         voice::VOICE_LOCK => voice::lock_voice(context).await.map(Some),
+        voice::VOICE_UNLOCK => voice::unlock_voice(context).await.map(Some),
         mode::ADVANCE_MODE => {
             let args = argument(mode::ADVANCE_MODE, arguments)?;
             mode::advance(context, args).map(Some)

@@ -5,7 +5,8 @@
 //! `controlRoom.voice.pick` (the gold standard and the bundle, as edits),
 //! `controlRoom.voice.why` (the model's account inserted under the version,
 //! at the version of the file it read), `controlRoom.voice.cross` (round
-//! two), `controlRoom.voice.bundle` and `controlRoom.voice.lock`. The code
+//! two), `controlRoom.voice.bundle`, `controlRoom.voice.lock` and
+//! `controlRoom.voice.unlock`. The code
 //! lenses of a tournament file and of the gold standard call them.
 
 use std::sync::Arc;
@@ -32,6 +33,7 @@ pub const VOICE_WHY: &str = "controlRoom.voice.why";
 pub const VOICE_CROSS: &str = "controlRoom.voice.cross";
 pub const VOICE_BUNDLE: &str = "controlRoom.voice.bundle";
 pub const VOICE_LOCK: &str = "controlRoom.voice.lock";
+pub const VOICE_UNLOCK: &str = "controlRoom.voice.unlock";
 
 /// What `controlRoom.voice.tournament` takes: the passage as a selection
 /// (`uri` and `range`), a `scene` of the outline, or `text`; the
@@ -288,6 +290,16 @@ pub async fn lock_voice(context: &Context) -> Result<Value, RpcError> {
     let (said, change) = bundle::lock(&workspace).map_err(|error| refused(VOICE_LOCK, error))?;
     let failed = apply(context, &[change]).await;
     Ok(json!({"locked": failed.is_empty(), "said": said, "failed": failed}))
+}
+
+/// "Unlock the voice": `locked: false`, so that another version may be
+/// picked.
+pub async fn unlock_voice(context: &Context) -> Result<Value, RpcError> {
+    let workspace = lock(&context.session).workspace.clone();
+    let (said, change) =
+        bundle::unlock(&workspace).map_err(|error| refused(VOICE_UNLOCK, error))?;
+    let failed = apply(context, &[change]).await;
+    Ok(json!({"unlocked": failed.is_empty(), "said": said, "failed": failed}))
 }
 
 /// "Bring the bundle up to date".

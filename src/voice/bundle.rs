@@ -81,6 +81,15 @@ pub fn select_winner(
     {
         return Err(VoiceError::Locked(gold_path.to_string()));
     }
+    let words = version.text.split_whitespace().count();
+    if words < crate::index::voice::GOLD_MIN_WORDS {
+        return Err(VoiceError::TooShort {
+            number: version.number,
+            label: format!("{} of {}", version.label, file.id),
+            words,
+            needed: crate::index::voice::GOLD_MIN_WORDS,
+        });
+    }
     let traits = super::tournament::measure(&version.text);
     let mut out = format!(
         "---\ntype: {GOLD_TYPE}\nlocked: false\ntournament: {}\ncontestant: {}\n---\n\n",
@@ -276,6 +285,30 @@ fn phase_evolution(workspace: &Workspace, traits: &VoiceTraits, summary: &str) -
     out
 }
 
+/// `locked: false` in the gold standard: the writer may pick another.
+pub fn unlock(workspace: &Workspace) -> Result<(String, Change), VoiceError> {
+    let Some((gold_file, gold)) = workspace.catalog().voice_gold() else {
+        return Err(VoiceError::NoGoldStandard {
+            path: workspace.config().paths.voice_file(GOLD_STANDARD),
+            to_lock: false,
+        });
+    };
+    if !gold.locked {
+        return Err(VoiceError::NotLocked(gold_file.path.to_string()));
+    }
+    Ok((
+        format!(
+            "unlocked the voice ({}): a tournament's version may be picked again",
+            gold_file.path
+        ),
+        Change {
+            path: gold_file.path.clone(),
+            before: Some(gold_file.text.clone()),
+            after: set_field(&gold_file.text, "locked", "false"),
+        },
+    ))
+}
+
 /// `locked: true` in the gold standard.
 pub fn lock(workspace: &Workspace) -> Result<(String, Change), VoiceError> {
     let Some((gold_file, gold)) = workspace.catalog().voice_gold() else {
@@ -325,7 +358,19 @@ mod tests {
     use super::super::{Contestant, TestPassage, Tournament};
     use super::*;
 
-    const SPARSE: &str = "The gate held. Iria waited on the wall. Nobody came up the road.";
+    /// A version long enough to measure a voice by (150 words and more).
+    const SPARSE: &str = "The gate held. Iria waited on the wall. Nobody came up the road. \
+        The wind came off the flats. The lamps shook. She counted the stones below her, \
+        one to nine, and then again. Salt on her lips. Salt on the rail. The tide lay out \
+        past the last marker, flat and grey, and did not move. She did not move either. \
+        Behind her the fortress slept, or pretended to. A door banged once in the yard. \
+        Nobody went to shut it. She thought of Tomas and did not let herself go on thinking. \
+        The road stayed empty. The sky went from black to the colour of old iron. A gull \
+        came in low over the water and turned away. She watched it go. Her hands were cold. \
+        She put them under her arms and kept watching. Somewhere a bell began, far off, \
+        and stopped. She waited for it to start again. It did not. The gate held. Nobody \
+        came. She stayed on the wall until the light was full and the flats were white and \
+        bright and empty.";
 
     /// The example in a temporary folder with a tournament of two written.
     fn with_tournament() -> (tempfile::TempDir, Workspace, String) {
@@ -401,7 +446,7 @@ mod tests {
         let workspace = write(&workspace, &changes);
         let (_, gold) = workspace.catalog().voice_gold().expect("a gold standard");
         assert!(!gold.locked);
-        assert_eq!(gold.traits.words, 13);
+        assert_eq!(gold.traits.words, 179);
         assert_eq!(gold.tournament.as_deref(), Some(id.as_str()));
         // A version that failed has nothing to pick.
         let failed = select_winner(&workspace, &id, "2", None).unwrap_err();
@@ -437,5 +482,36 @@ mod tests {
         let workspace = write(&workspace, &changes);
         let (_, gold) = workspace.catalog().voice_gold().unwrap();
         assert_eq!(gold.summary_or_measured(), "Plain, close, cold.");
+    }
+}
+
+#[cfg(test)]
+mod lock_tests {
+    use super::*;
+
+    #[test]
+    fn unlock_undoes_a_lock_and_says_when_there_is_nothing_to_undo() {
+        let (dir, workspace) = crate::index::test_support::example_copy();
+        let refused = unlock(&workspace).unwrap_err();
+        assert!(
+            refused.to_string().starts_with("there is no gold standard"),
+            "{refused}"
+        );
+        let gold = dir.path().join("Compendium/Voice/gold-standard.md");
+        std::fs::write(
+            &gold,
+            "---\ntype: voice-gold-standard\nlocked: true\n---\n\n# Voice gold standard\n\n## Passage\n\nThe gate held.\n",
+        )
+        .unwrap();
+        let workspace = Workspace::load(dir.path());
+        let (said, change) = unlock(&workspace).unwrap();
+        assert!(
+            said.starts_with("unlocked the voice (Compendium/Voice/gold-standard.md)"),
+            "{said}"
+        );
+        assert!(change.after.contains("locked: false"), "{}", change.after);
+        std::fs::write(&gold, &change.after).unwrap();
+        let workspace = Workspace::load(dir.path());
+        assert!(matches!(unlock(&workspace), Err(VoiceError::NotLocked(_))));
     }
 }

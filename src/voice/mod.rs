@@ -50,10 +50,24 @@ pub enum VoiceError {
     NotATournament(String),
     #[error(transparent)]
     NoSuchVersion(#[from] file::NoSuchVersion),
-    #[error("the voice is locked ({0} says `locked: true`): unlock it to pick another")]
+    #[error(
+        "the voice is locked ({0} says `locked: true`): unlock it to pick another (`control-room voice unlock`, or “Unlock the Voice” in the editor)"
+    )]
     Locked(String),
     #[error("the voice is already locked ({0})")]
     AlreadyLocked(String),
+    #[error("the voice is not locked ({0})")]
+    NotLocked(String),
+    /// A version too short to measure a voice by.
+    #[error(
+        "version {number}. {label} has {words} words; a gold standard needs at least {needed} for its sentence rhythm, dialogue and imagery to be measured (fewer make every scene seem to drift): run a tournament with more words, or cross this version with another"
+    )]
+    TooShort {
+        number: usize,
+        label: String,
+        words: usize,
+        needed: usize,
+    },
     /// There is no gold standard (its path) to build on or to lock.
     #[error("there is no gold standard ({path}){}", if *.to_lock { " to lock" } else { ": pick a tournament's winner first" })]
     NoGoldStandard { path: String, to_lock: bool },

@@ -92,6 +92,7 @@ export function activate(context: vscode.ExtensionContext): ControlRoomApi {
     foremanCommand(FOREMAN_COMMANDS.advanceMode, (argument) => advanceMode(instance, argument, mode)),
     foremanCommand(VOICE_COMMANDS.tournament, (argument) => voiceTournament(instance, argument)),
     foremanCommand(VOICE_COMMANDS.lock, () => lockVoice(instance)),
+    foremanCommand(VOICE_COMMANDS.unlock, () => lockVoice(instance, true)),
     ...charts.map(({ kind, panel }) => foremanCommand(CHART_COMMANDS[kind], (argument) => panel.show(argument))),
     foremanCommand(HEALTH_COMMAND, () => showHealth(instance)),
     foremanCommand(OVERRIDE_COMMAND, (argument) => overrideHealth(instance, argument as HealthOverride | undefined)),

@@ -15,12 +15,14 @@ import type { ControlRoom } from './controlRoom';
 export const VOICE_SERVER = {
   tournament: 'controlRoom.voice.tournament',
   lock: 'controlRoom.voice.lock',
+  unlock: 'controlRoom.voice.unlock',
 } as const;
 
 /** The palette's commands for the voice. */
 export const VOICE_COMMANDS = {
   tournament: 'control-room.voiceTournament',
   lock: 'control-room.lockVoice',
+  unlock: 'control-room.unlockVoice',
 } as const;
 
 /** What `controlRoom.voice.tournament` answers. */
@@ -69,9 +71,9 @@ export async function voiceTournament(controlRoom: ControlRoom, argument: unknow
   return controlRoom.serverCommand<TournamentStarted>(VOICE_SERVER.tournament, given);
 }
 
-/** Locks the voice: the gold standard's `locked: true`. */
-export async function lockVoice(controlRoom: ControlRoom): Promise<unknown> {
-  const answer = await controlRoom.serverCommand<{ said?: string }>(VOICE_SERVER.lock, {});
+/** Locks the voice (the gold standard's `locked: true`), or unlocks it. */
+export async function lockVoice(controlRoom: ControlRoom, unlock = false): Promise<unknown> {
+  const answer = await controlRoom.serverCommand<{ said?: string }>(unlock ? VOICE_SERVER.unlock : VOICE_SERVER.lock, {});
   if (answer?.said !== undefined) {
     void vscode.window.showInformationMessage(`Control Room: ${answer.said}`);
   }

@@ -495,9 +495,12 @@ fn the_voice_actions_start_a_tournament_pick_its_winner_and_write_the_bundle() {
         .map(|contestant| crate::voice::tournament::Entry {
             contestant: contestant.clone(),
             outcome: Ok(crate::voice::tournament::Version {
+                // Long enough to measure a voice by.
                 text: format!(
-                    "The gate held in the {} voice. Nobody came.",
-                    contestant.label
+                    "The gate held in the {} voice. Nobody came. {}",
+                    contestant.label,
+                    "The wind came off the flats and the lamps shook in their brackets. "
+                        .repeat(12)
                 ),
                 served_by: "fake/m".into(),
                 traits: Default::default(),
@@ -677,5 +680,53 @@ fn a_scaffold_of_an_unwritten_scene_takes_its_cast_from_the_plan_its_place_from_
     assert!(
         !scaffold.contains("(the last scene of the outline"),
         "{scaffold}"
+    );
+}
+
+#[test]
+fn select_winner_refuses_a_version_too_short_to_measure_a_voice_by() {
+    let (dir, workspace) = example();
+    let tournament = crate::voice::Tournament::new(
+        crate::voice::TestPassage::Scene {
+            id: "SCN-the-gate".into(),
+        },
+        vec![
+            crate::voice::Contestant::parse("sparse").unwrap(),
+            crate::voice::Contestant::parse("lyrical").unwrap(),
+        ],
+        None,
+    )
+    .unwrap();
+    let entries: Vec<_> = tournament
+        .contestants
+        .iter()
+        .map(|contestant| crate::voice::tournament::Entry {
+            contestant: contestant.clone(),
+            outcome: Ok(crate::voice::tournament::Version {
+                text: "The gate held. Nobody came up the road that night.".into(),
+                served_by: "fake/m".into(),
+                traits: Default::default(),
+                attempts: 1,
+                elapsed_ms: 10,
+            }),
+        })
+        .collect();
+    let path = tournament.path(&workspace);
+    std::fs::create_dir_all(dir.path().join(&*path).parent().unwrap()).unwrap();
+    std::fs::write(
+        dir.path().join(&*path),
+        crate::voice::file::render(&tournament, "the gate", &entries),
+    )
+    .unwrap();
+    let workspace = Workspace::load(dir.path());
+    let xml = format!(
+        "<action type=\"select_winner\"><tournament_id>{}</tournament_id><contestant>1</contestant></action>",
+        tournament.id
+    );
+    let refused = run(&workspace, &xml, Mode::VoiceCalibration).unwrap_err();
+    let said = refused.to_string();
+    assert!(
+        said.contains("has 10 words; a gold standard needs at least 150"),
+        "{said}"
     );
 }

@@ -42,6 +42,9 @@ M.defaults = {
   --- view's age at its heading; each outline entry's day; each line of
   --- dialogue's speaker) in its buffers; Neovim 0.10 and later.
   inlay_hints = true,
+  --- Show the server's code lenses (the voice's Pick, Why, Cross, Lock and
+  --- Unlock, the outline's Draft scene…); `:ControlRoomLens` runs one.
+  code_lenses = true,
   --- Called with (client, bufnr) when the server attaches to a buffer.
   on_attach = nil,
 }
@@ -276,6 +279,38 @@ end
 --- Whether this Neovim can show inlay hints (0.10 and later).
 function M.inlay_hints_supported()
   return vim.fn.has("nvim-0.10") == 1 and vim.lsp.inlay_hint ~= nil and vim.lsp.inlay_hint.enable ~= nil
+end
+
+-- Shows the server's code lenses (the voice's Pick, Why, Cross and Lock,
+-- the outline's Draft scene…) in each buffer it attaches to, refreshed as
+-- the buffer changes, unless `code_lenses` is false; `:ControlRoomLens`
+-- runs the one on the cursor's line.
+local function enable_code_lenses(group)
+  vim.api.nvim_create_autocmd("LspAttach", {
+    group = group,
+    callback = function(event)
+      if M.options.code_lenses == false then
+        return
+      end
+      local client = vim.lsp.get_client_by_id(event.data.client_id)
+      if client == nil or client.name ~= M.name then
+        return
+      end
+      if not (client.server_capabilities or {}).codeLensProvider then
+        return
+      end
+      local bufnr = event.buf
+      local function refresh()
+        vim.lsp.codelens.refresh({ bufnr = bufnr })
+      end
+      refresh()
+      vim.api.nvim_create_autocmd({ "BufEnter", "InsertLeave", "BufWritePost", "TextChanged" }, {
+        group = group,
+        buffer = bufnr,
+        callback = refresh,
+      })
+    end,
+  })
 end
 
 -- Turns inlay hints on for each buffer the server attaches to, however it
@@ -699,6 +734,102 @@ function M.voice_tournament(contestants, first_line, last_line, callback)
   end, bufnr)
 end
 
+--- The tournament a voice command means: `given` (an id, `T-…`, or a
+--- tournament file's path), else the current buffer when it is one.
+local function tournament_of(given)
+  if given ~= nil and given ~= "" then
+    return given
+  end
+  local name = vim.api.nvim_buf_get_name(0)
+  if name:match("/tournaments/[^/]+%.md$") then
+    local client = M.client()
+    local root = client and (client.root_dir or (client.config and client.config.root_dir))
+    if root ~= nil and name:sub(1, #root + 1) == root .. "/" then
+      return name:sub(#root + 2)
+    end
+    return name
+  end
+  return nil
+end
+
+--- A version by number (`2`) or label (`lyrical`), as the server takes it.
+local function version_of(text)
+  return tonumber(text) or text
+end
+
+--- `:ControlRoomVoicePick [TOURNAMENT] VERSION [-- WHY]`: makes the
+--- version the gold standard and writes the bundle around it.
+function M.voice_pick(tournament, version, why, callback)
+  local argument = { tournament = tournament_of(tournament), version = version_of(version) }
+  if argument.tournament == nil then
+    notify("name a tournament (T-…), or run this in a tournament's file", vim.log.levels.WARN)
+    return
+  end
+  if why ~= nil and why ~= "" then
+    argument.why = why
+  end
+  M.execute("controlRoom.voice.pick", argument, function(answer)
+    notify(answer and answer.said and table.concat(answer.said, "; ") or "picked")
+    if callback then
+      callback(answer)
+    end
+  end)
+end
+
+--- `:ControlRoomVoiceWhy [TOURNAMENT] VERSION`: the model's account of why
+--- the version works, under it in the tournament's file.
+function M.voice_why(tournament, version, callback)
+  local argument = { tournament = tournament_of(tournament), version = version_of(version) }
+  if argument.tournament == nil then
+    notify("name a tournament (T-…), or run this in a tournament's file", vim.log.levels.WARN)
+    return
+  end
+  M.execute("controlRoom.voice.why", argument, function(answer)
+    notify("the model is saying why version " .. tostring(version) .. " works")
+    if callback then
+      callback(answer)
+    end
+  end)
+end
+
+--- `:ControlRoomVoiceCross [TOURNAMENT] LEAD OTHER`: round two, the lead
+--- version crossed with the other in three shares.
+function M.voice_cross(tournament, lead, other, callback)
+  local argument = {
+    tournament = tournament_of(tournament),
+    version = version_of(lead),
+    other = version_of(other),
+  }
+  if argument.tournament == nil then
+    notify("name a tournament (T-…), or run this in a tournament's file", vim.log.levels.WARN)
+    return
+  end
+  M.execute("controlRoom.voice.cross", argument, function(answer)
+    notify(("crossing %s with %s"):format(tostring(lead), tostring(other)))
+    if callback then
+      callback(answer)
+    end
+  end)
+end
+
+--- `:ControlRoomVoiceLock` and `:ControlRoomVoiceUnlock`: the gold
+--- standard's `locked:`.
+function M.voice_lock(unlock, callback)
+  local command = unlock and "controlRoom.voice.unlock" or "controlRoom.voice.lock"
+  M.execute(command, {}, function(answer)
+    notify(answer and answer.said or (unlock and "unlocked" or "locked"))
+    if callback then
+      callback(answer)
+    end
+  end)
+end
+
+--- `:ControlRoomLens`: runs the code lens on the cursor's line (Pick this
+--- voice, Why does this work?, Lock this voice, Draft scene…).
+function M.run_lens()
+  vim.lsp.codelens.run()
+end
+
 --- A chart as SVG (`presence`: who is in which scene; `timeline`: story
 --- dates against the telling; `beats`: the beat sheet against the
 --- manuscript; `run RUN`: a run's steps in time), written to
@@ -810,6 +941,44 @@ local function create_commands()
     range = true,
     desc = "control-room: draft the lines given (or this scene) in several voices side by side (contestants comma-separated)",
   })
+  -- [TOURNAMENT] VERSION… [-- WHY]: the tournament may be left out in
+  -- its own file.
+  local function voice_words(args)
+    local said, why = args:match("^(.-)%s+%-%-%s+(.*)$")
+    local words = vim.split(vim.trim(said or args), "%s+", { trimempty = true })
+    return words, why
+  end
+  local function with_tournament(words, versions)
+    if #words > versions then
+      return words[1], vim.list_slice(words, 2)
+    end
+    return nil, words
+  end
+  command("ControlRoomVoicePick", function(opts)
+    local words, why = voice_words(opts.args)
+    local tournament, rest = with_tournament(words, 1)
+    M.voice_pick(tournament, rest[1], why)
+  end, {
+    nargs = "+",
+    desc = "control-room: make a tournament's version the gold standard ([TOURNAMENT] VERSION [-- WHY])",
+  })
+  command("ControlRoomVoiceWhy", function(opts)
+    local tournament, rest = with_tournament(voice_words(opts.args), 1)
+    M.voice_why(tournament, rest[1])
+  end, { nargs = "+", desc = "control-room: ask why a tournament's version works ([TOURNAMENT] VERSION)" })
+  command("ControlRoomVoiceCross", function(opts)
+    local tournament, rest = with_tournament(voice_words(opts.args), 2)
+    M.voice_cross(tournament, rest[1], rest[2])
+  end, { nargs = "+", desc = "control-room: cross two versions of a tournament ([TOURNAMENT] LEAD OTHER)" })
+  command("ControlRoomVoiceLock", function()
+    M.voice_lock(false)
+  end, { desc = "control-room: lock the voice (the gold standard's locked: true)" })
+  command("ControlRoomVoiceUnlock", function()
+    M.voice_lock(true)
+  end, { desc = "control-room: unlock the voice, so another version may be picked" })
+  command("ControlRoomLens", function()
+    M.run_lens()
+  end, { desc = "control-room: run the code lens on the cursor's line" })
   command("ControlRoomChart", function(opts)
     M.chart(opts.args)
   end, {
@@ -874,6 +1043,7 @@ function M.setup(options)
   create_commands()
   track_progress(group)
   enable_inlay_hints(group)
+  enable_code_lenses(group)
   link_highlights()
   -- A colorscheme clears the links; they come back unless it made its own.
   vim.api.nvim_create_autocmd("ColorScheme", { group = group, callback = link_highlights })

@@ -114,22 +114,27 @@ fn line_lens(
 
 /// On a tournament's versions and on the gold standard.
 fn voice_lenses(snapshot: &Snapshot, file: &crate::index::SourceFile) -> Vec<lsp::CodeLens> {
-    use crate::lsp::voice::{VOICE_BUNDLE, VOICE_CROSS, VOICE_LOCK, VOICE_PICK, VOICE_WHY};
+    use crate::lsp::voice::{
+        VOICE_BUNDLE, VOICE_CROSS, VOICE_LOCK, VOICE_PICK, VOICE_UNLOCK, VOICE_WHY,
+    };
     use crate::voice::file::TournamentFile;
     if let Some(gold) = file.voice_gold() {
         let at = range(file, file.head_range(), snapshot.encoding);
         let mut lenses = Vec::new();
-        if !gold.locked {
-            lenses.push(lsp::CodeLens {
-                range: at,
-                command: Some(lsp::Command {
-                    title: "Lock this voice".to_owned(),
-                    command: VOICE_LOCK.to_owned(),
-                    arguments: None,
-                }),
-                data: None,
-            });
-        }
+        let (title, command) = if gold.locked {
+            ("Unlock this voice", VOICE_UNLOCK)
+        } else {
+            ("Lock this voice", VOICE_LOCK)
+        };
+        lenses.push(lsp::CodeLens {
+            range: at,
+            command: Some(lsp::Command {
+                title: title.to_owned(),
+                command: command.to_owned(),
+                arguments: None,
+            }),
+            data: None,
+        });
         lenses.push(lsp::CodeLens {
             range: at,
             command: Some(lsp::Command {
