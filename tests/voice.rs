@@ -406,3 +406,66 @@ fn the_foreman_starts_a_tournament_from_the_desk_and_a_scaffold_reaches_the_draf
     assert!(preview.contains("<active_scaffold scaffold_id=\\\"SCN-the-reckoning\\\">"));
     assert!(preview.contains("he hands back the keys"));
 }
+
+/// A tournament's contestants are drafted at once on a server on this
+/// machine that says it writes several replies at once (llama.cpp's slots),
+/// and one after the other on one that does not say.
+#[test]
+fn a_tournament_drafts_its_contestants_at_once_where_the_local_server_has_the_slots() {
+    let delay = std::time::Duration::from_millis(600);
+    for slots in [3, 0] {
+        let dir = support::example_copy("voice-slots");
+        let root = dir.path();
+        let server = FakeModelServer::start();
+        server.slots(slots);
+        for at in 1..=3 {
+            server.on(
+                &step_marker(&format!("tournament-{at}"), "writer"),
+                vec![Answer::Delayed(delay, Box::new(Answer::text(SPARSE)))],
+            );
+        }
+        std::fs::write(
+            root.join("control-room.toml"),
+            format!(
+                "[llm]\nprovider = \"openai\"\nbase_url = \"{}\"\nmodel = \"llama3.1:8b\"\nmax_retries = 0\n",
+                server.url
+            ),
+        )
+        .unwrap();
+        let output = support::control_room(
+            root,
+            &[
+                "voice",
+                "tournament",
+                "--text",
+                "Iria opens the gate at night for a stranger.",
+                "--contestants",
+                "sparse",
+                "lyrical",
+                "close",
+            ],
+        );
+        assert!(output.status.success(), "{}", support::output_text(&output));
+        let mut arrived: Vec<std::time::Instant> = server
+            .received()
+            .iter()
+            .filter(|request| request.path.ends_with("/chat/completions"))
+            .map(|request| request.at)
+            .collect();
+        arrived.sort();
+        assert_eq!(arrived.len(), 3);
+        let spread = arrived[2] - arrived[0];
+        println!("{slots} slots: the three contestants were asked within {spread:?}");
+        if slots == 3 {
+            assert!(
+                spread < delay / 2,
+                "three slots, yet asked {spread:?} apart"
+            );
+        } else {
+            assert!(
+                spread >= delay * 2,
+                "one at a time, yet asked {spread:?} apart"
+            );
+        }
+    }
+}

@@ -301,6 +301,31 @@ impl Endpoint {
         }
     }
 
+    /// How many replies the server writes at once, where it says: llama.cpp's
+    /// server answers `GET /props` with its `total_slots` (its `--parallel`).
+    /// `None` from a server that does not say (llama-cpp-python, Ollama,
+    /// whose parallel setting lives in its environment).
+    pub async fn slots(&self) -> Option<usize> {
+        if self.config.provider != Provider::OpenAi {
+            return None;
+        }
+        let base = self.config.base_url.trim_end_matches('/');
+        let root = base.strip_suffix("/v1").unwrap_or(base);
+        let response = self
+            .http
+            .get(format!("{root}/props"))
+            .timeout(Duration::from_secs(2))
+            .send()
+            .await
+            .ok()
+            .filter(|response| response.status().is_success())?;
+        let props = response.json::<serde_json::Value>().await.ok()?;
+        props["total_slots"]
+            .as_u64()
+            .and_then(|slots| usize::try_from(slots).ok())
+            .filter(|slots| *slots >= 1)
+    }
+
     /// How this endpoint sends a JSON step's schema now.
     pub fn structured_output(&self) -> StructuredOutput {
         *self
@@ -498,9 +523,21 @@ pub struct HttpModel {
     default: Endpoint,
     agents: BTreeMap<String, Endpoint>,
     /// Calls in flight per server (by base URL): a server on this machine
-    /// serves one reply at a time, so it gets one call at a time, and a
-    /// call's timeout starts only when it is sent, not while it waits.
-    servers: BTreeMap<String, Arc<tokio::sync::Semaphore>>,
+    /// serves one reply at a time unless it says otherwise, so it gets one
+    /// call at a time, and a call's timeout starts only when it is sent, not
+    /// while it waits.
+    servers: BTreeMap<String, Arc<ServerQueue>>,
+}
+
+/// One server's calls in flight: as many at once as `[llm] concurrency`
+/// says, else four for a hosted server, and for one on this machine as many
+/// as it says it serves (llama.cpp's slots, asked once), else one.
+struct ServerQueue {
+    permits: tokio::sync::Semaphore,
+    /// Whether to ask the server how many it serves (a local server with no
+    /// configured concurrency).
+    ask: bool,
+    asked: tokio::sync::OnceCell<()>,
 }
 
 /// How many calls a server is sent at once unless `[llm] concurrency` says:
@@ -535,10 +572,21 @@ impl HttpModel {
             .unwrap_or(&self.default);
         let server = self.servers.get(&endpoint.config().base_url).cloned();
         Box::pin(async move {
+            if let Some(server) = server.as_ref().filter(|server| server.ask) {
+                server
+                    .asked
+                    .get_or_init(|| async {
+                        if let Some(slots) = endpoint.slots().await {
+                            server.permits.add_permits(slots.saturating_sub(1));
+                        }
+                    })
+                    .await;
+            }
             // Dropping the future while it waits gives the place up.
             let _permit = match &server {
                 Some(server) => Some(
                     server
+                        .permits
                         .acquire()
                         .await
                         .map_err(|_| ModelError::failed("the model's call queue was closed"))?,
@@ -636,7 +684,11 @@ pub fn connect(
                     let at_once = endpoint
                         .concurrency
                         .map_or_else(|| calls_at_once(&endpoint.base_url), |n| n as usize);
-                    Arc::new(tokio::sync::Semaphore::new(at_once))
+                    Arc::new(ServerQueue {
+                        permits: tokio::sync::Semaphore::new(at_once),
+                        ask: endpoint.concurrency.is_none() && at_once == 1,
+                        asked: tokio::sync::OnceCell::new(),
+                    })
                 });
             }
             Arc::new(HttpModel {

@@ -95,6 +95,9 @@ struct Shared {
     chars_per_token: Mutex<Option<f64>>,
     /// Whether `GET /api/version` answers as Ollama's does.
     ollama: std::sync::atomic::AtomicBool,
+    /// The slots `GET /props` says the server has (as llama.cpp's server
+    /// does); 0 for none, when that address is not found.
+    slots: AtomicUsize,
     /// The prompts asked so far, for the prefix cache the usage figures say.
     prompts: Mutex<Vec<String>>,
 }
@@ -179,6 +182,7 @@ impl FakeModelServer {
             .route("/api/chat", post(answer))
             .route("/api/tags", get(tags))
             .route("/api/version", get(version))
+            .route("/props", get(props))
             .with_state(shared.clone());
         let listener = runtime
             .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
@@ -215,6 +219,12 @@ impl FakeModelServer {
     /// does behind its OpenAI-compatible `/v1`.
     pub fn pose_as_ollama(&self) {
         self.shared.ollama.store(true, Ordering::SeqCst);
+    }
+
+    /// Makes the server say it writes `slots` replies at once (`GET
+    /// /props`, as llama.cpp's server started with `--parallel`).
+    pub fn slots(&self, slots: usize) {
+        self.shared.slots.store(slots, Ordering::SeqCst);
     }
 
     pub fn received(&self) -> Vec<Received> {
@@ -262,6 +272,14 @@ async fn version(state: State<Arc<Shared>>) -> Response {
         axum::Json(json!({"version": "0.12.6"})).into_response()
     } else {
         StatusCode::NOT_FOUND.into_response()
+    }
+}
+
+/// `GET /props`, answered only by a server given slots.
+async fn props(state: State<Arc<Shared>>) -> Response {
+    match state.0.slots.load(Ordering::SeqCst) {
+        0 => StatusCode::NOT_FOUND.into_response(),
+        slots => axum::Json(json!({"total_slots": slots})).into_response(),
     }
 }
 
