@@ -83,8 +83,8 @@ fn pride_and_prejudices_presence_chart_rasterised_shows_each_cell_in_its_colour(
     // The picture: each kind of cell in its colour where the SVG puts it
     // (the command draws twice the SVG's size), the page white elsewhere.
     for (title, colour) in [
-        ("Fitzwilliam Darcy in SCN-chapter-34: speaks", "#3f6fa8"),
-        ("Elizabeth Bennet in SCN-chapter-34: speaks", "#3f6fa8"),
+        ("Fitzwilliam Darcy in SCN-chapter-34: speaks", "#e69f00"),
+        ("Elizabeth Bennet in SCN-chapter-34: speaks", "#e69f00"),
     ] {
         let (_, x, y, _) = cells
             .iter()
@@ -98,9 +98,9 @@ fn pride_and_prejudices_presence_chart_rasterised_shows_each_cell_in_its_colour(
         );
     }
     let kinds = [
-        ("point-of-view", "#1f3a5f"),
-        ("present", "#8fb3dc"),
-        ("only-mentioned", "#dde8f4"),
+        ("point-of-view", "#0072b2"),
+        ("present", "#009e73"),
+        ("only-mentioned", "#56b4e9"),
     ];
     for (class, colour) in kinds {
         if let Some((_, x, y, title)) = cells.iter().find(|(c, ..)| c == &format!("cell {class}")) {

@@ -47,7 +47,7 @@ pub(super) fn check(workspace: &Workspace, shape: &Shape, settings: &HealthConfi
         let (Some((start, end)), Some(off)) = (beat.actual, beat.off_by()) else {
             continue;
         };
-        if off <= settings.beat_tolerance {
+        if !beat.is_off(settings.beat_tolerance) {
             good += 1;
             continue;
         }
@@ -109,6 +109,22 @@ pub(super) fn check(workspace: &Workspace, shape: &Shape, settings: &HealthConfi
         ),
     };
     result
+}
+
+/// The beats' places as A2 judges them, for the beat chart: over the
+/// whole book, or, while outline scenes are unwritten, over the estimate of
+/// [`estimated`]; and whether it is that estimate. `None` without a beat
+/// sheet.
+pub fn places(workspace: &Workspace) -> Option<(Vec<crate::stats::beats::BeatPlace>, bool)> {
+    let beats = crate::stats::beats::beat_places(workspace)?;
+    let shape = Shape::read(workspace, &mut super::Measures::default(), &|file| {
+        crate::checks::dependency_key(workspace, file)
+    });
+    Some(if shape.unwritten > 0 {
+        (estimated(&shape, beats), true)
+    } else {
+        (beats, false)
+    })
 }
 
 /// The beats' places in a partial draft, as shares of an estimate of the

@@ -20,7 +20,7 @@
 //! a [`Measures`] memo, so after an edit only the edited scene is measured
 //! again; the checks themselves are sums over the scenes' measures.
 
-mod beats;
+pub mod beats;
 mod cast;
 mod layering;
 pub mod measure;

@@ -26,6 +26,13 @@ pub struct BeatPlace {
 }
 
 impl BeatPlace {
+    /// Whether the beat lands more than `tolerance` points outside its
+    /// expected share: the one rule the health report and the beat chart
+    /// both judge by (`[health] beat_tolerance`).
+    pub fn is_off(&self, tolerance: f64) -> bool {
+        self.off_by().is_some_and(|off| off > tolerance)
+    }
+
     /// How far the beat lands outside its expected share, in points of
     /// percent (0 inside it); `None` without a place.
     pub fn off_by(&self) -> Option<f64> {

@@ -128,12 +128,14 @@ pub fn draw(
             })
         }
         ChartKind::Beats => {
-            let beats =
-                crate::stats::beats::beat_places(workspace).ok_or(ChartError::NoBeatSheet)?;
+            let (beats, partial) =
+                crate::health::beats::places(workspace).ok_or(ChartError::NoBeatSheet)?;
+            let tolerance = workspace.config().health.beat_tolerance;
             let placed = beats.iter().filter(|beat| beat.actual.is_some()).count();
+            let off = beats.iter().filter(|beat| beat.is_off(tolerance)).count();
             Ok(Drawn {
-                svg: beats::svg(&beats, &title),
-                figures: json!({"beats": beats.len(), "placed": placed}),
+                svg: beats::svg(&beats, &title, tolerance, partial),
+                figures: json!({"beats": beats.len(), "placed": placed, "off": off, "estimated": partial}),
                 title,
             })
         }
@@ -149,6 +151,67 @@ pub fn draw(
             })
         }
     }
+}
+
+/// Colours told apart by readers with any kind of colour blindness (the
+/// Okabe–Ito palette), strongest first.
+pub(crate) const BLUE: &str = "#0072b2";
+pub(crate) const ORANGE: &str = "#e69f00";
+pub(crate) const GREEN: &str = "#009e73";
+pub(crate) const SKY: &str = "#56b4e9";
+pub(crate) const VERMILION: &str = "#d55e00";
+pub(crate) const GREY: &str = "#bbbbbb";
+
+/// The width a legend of `items` takes in one row.
+fn legend_width(items: &[(&str, &str)]) -> usize {
+    items
+        .iter()
+        .map(|(_, label)| 14 + 4 + label.chars().count() * 6 + 18)
+        .sum()
+}
+
+/// `document` with a legend at (`x`, `y`): a swatch and its label for each
+/// of `items` (colour, label), in one row.
+fn legend(
+    mut document: svg::Document,
+    x: usize,
+    y: usize,
+    items: &[(&str, &str)],
+) -> svg::Document {
+    use svg::node::element::{Rectangle, Text};
+    let mut at = x;
+    for (colour, label) in items {
+        document = document
+            .add(
+                Rectangle::new()
+                    .set("class", "legend")
+                    .set("x", at)
+                    .set("y", y)
+                    .set("width", 12)
+                    .set("height", 12)
+                    .set("fill", *colour),
+            )
+            .add(
+                Text::new(*label)
+                    .set("class", "legend")
+                    .set("x", at + 16)
+                    .set("y", y + 10),
+            );
+        at += 14 + 4 + label.chars().count() * 6 + 18;
+    }
+    document
+}
+
+/// `document` with an axis's label centred at (`x`, `y`).
+fn axis_label(document: svg::Document, x: usize, y: usize, label: &str) -> svg::Document {
+    document.add(
+        svg::node::element::Text::new(label)
+            .set("class", "axis")
+            .set("x", x)
+            .set("y", y)
+            .set("text-anchor", "middle")
+            .set("fill", "#555555"),
+    )
 }
 
 /// A chart's canvas: the document with its title, shown and as a tooltip.

@@ -114,9 +114,18 @@ const TOP: usize = 50;
 
 fn colour(kind: &str) -> &'static str {
     match kind {
-        "tool" => "#8fb3dc",
-        "agent" => "#1f3a5f",
-        _ => "#b3261e",
+        "tool" => super::SKY,
+        "agent" => super::BLUE,
+        _ => super::VERMILION,
+    }
+}
+
+/// A time as the axis writes it: `850 ms`, `12.5 s`, `3 min 5 s`.
+fn time(ms: i64) -> String {
+    match ms {
+        ms if ms < 1000 => format!("{ms} ms"),
+        ms if ms < 60_000 => format!("{:.1} s", ms as f64 / 1000.0),
+        ms => format!("{} min {} s", ms / 60_000, (ms % 60_000) / 1000),
     }
 }
 
@@ -130,17 +139,45 @@ pub fn svg(chart: &RunChart) -> String {
         .unwrap_or(0)
         .max(1);
     let x_of = |ms: i64| LEFT + (ms.clamp(0, end) as f64 / end as f64 * WIDTH as f64) as usize;
-    let height = TOP + chart.steps.len() * ROW + 40;
-    let mut document = super::canvas(LEFT + WIDTH + 120, height, &chart.title).add(
-        Text::new(if end < 1000 {
-            format!("{end} ms")
-        } else {
-            format!("{:.1} s", end as f64 / 1000.0)
-        })
-        .set("x", LEFT + WIDTH)
-        .set("y", TOP - 10)
-        .set("text-anchor", "end"),
+    let rows = chart.steps.len() * ROW;
+    let height = TOP + rows + 80;
+    let items = [
+        (super::SKY, "a tool"),
+        (super::BLUE, "an agent (a model)"),
+        (super::VERMILION, "a step that stopped"),
+    ];
+    let mut document = super::canvas(
+        (LEFT + WIDTH + 120).max(super::legend_width(&items) + 16),
+        height,
+        &chart.title,
     );
+    // The time axis: the run's start, its quarters, its end.
+    for quarter in 0..=4 {
+        let ms = end * quarter / 4;
+        let x = x_of(ms);
+        document = document
+            .add(
+                svg::node::element::Line::new()
+                    .set("x1", x)
+                    .set("y1", TOP - 6)
+                    .set("x2", x)
+                    .set("y2", TOP + rows)
+                    .set("stroke", "#dddddd"),
+            )
+            .add(
+                Text::new(time(ms))
+                    .set("x", x)
+                    .set("y", TOP - 10)
+                    .set("text-anchor", "middle"),
+            );
+    }
+    document = super::axis_label(
+        document,
+        LEFT + WIDTH / 2,
+        TOP + rows + 18,
+        "time since the run started; a step's bar from when it began to when it ended",
+    );
+    document = super::legend(document, 8, TOP + rows + 34, &items);
     for (row, step) in chart.steps.iter().enumerate() {
         let y = TOP + row * ROW;
         let seconds = (step.end_ms - step.start_ms) as f64 / 1000.0;
