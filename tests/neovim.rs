@@ -314,10 +314,16 @@ fn the_plugin_checks_fixes_drafts_and_reports_in_a_real_neovim() {
             "ControlRoomDraftScene",
             "ControlRoomHealth",
             "ControlRoomHealthOverride",
+            "ControlRoomLens",
             "ControlRoomMode",
             "ControlRoomOutline",
             "ControlRoomRuns",
-            "ControlRoomVoiceTournament"
+            "ControlRoomVoiceCross",
+            "ControlRoomVoiceLock",
+            "ControlRoomVoicePick",
+            "ControlRoomVoiceTournament",
+            "ControlRoomVoiceUnlock",
+            "ControlRoomVoiceWhy",
         ]
     );
     assert_eq!(

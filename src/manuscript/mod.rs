@@ -6,11 +6,13 @@
 //! once every file is written, and a target that already holds anything is
 //! refused. Nothing the writer wrote is ever overwritten.
 
+pub mod book;
 pub mod cast;
 pub mod import;
 pub mod new;
 mod rtf;
 pub mod scrivener;
+pub mod source;
 
 use std::path::{Path, PathBuf};
 

@@ -16,7 +16,8 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 use roxmltree::{Document, Node};
 
-use super::import::{Chapter, ImportError, Scene, rtf_to_markdown};
+use super::book::{Chapter, Scene, scenes_of};
+use super::source::{ImportError, rtf_to_markdown};
 
 /// A Scrivener project, read.
 pub struct Project {
@@ -223,7 +224,7 @@ fn document_scenes(data: &Path, item: Node, title: &str) -> Result<Vec<Scene>, I
             .filter(|synopsis| !synopsis.is_empty()),
         Err(_) => None,
     };
-    let parts = super::import::scenes_of(&text);
+    let parts = scenes_of(&text);
     if parts.is_empty() {
         let planned = item.attribute("Type") != Some("Folder")
             && item.attribute("Type") != Some("DraftFolder");
