@@ -42,7 +42,15 @@ const STEPS = {
 
 /** The voice tournament's two contestants. */
 const TOURNAMENT_REPLIES = {
-  'tournament-1': 'The bar held. Iria set her shoulder to it. It did not move. She tried again, and the wood groaned at last.',
+  'tournament-1':
+    'The bar held. Iria set her shoulder to it. It did not move. She tried again, and the wood groaned at last. ' +
+    'She hauled the wicket open a hand\'s width. The wind came through first, then the smell of the road. ' +
+    'Nobody was there. She looked along the wall. No lamp in the keep. Good. She waited. The tide was turning ' +
+    'out on the flats; she could hear it. A gull cried once and went quiet. Her hands were cold. She put them ' +
+    'in her sleeves and kept watching the dark. Then a shape came up the road, slow, a man with a pack, and ' +
+    'behind him nothing. She did not call out. He stopped at the gate. He said her name. She let him in. ' +
+    'She dropped the bar back. The sound went through the stones and into the ground, and she stood there ' +
+    'until it had gone, and then a little longer, because the night was not done with her yet.',
   'tournament-2': 'The bar lay across the gate like the arm of an old sleeper, and Iria leaned into it as into a wind off the flats.',
 };
 
@@ -136,6 +144,12 @@ const server = createServer((request, response) => {
       }
       appendFileSync(requestsLog, JSON.stringify({ ...entry, tokenizer: true, model, answered: true }) + '\n');
       send(response, 200, { count: Math.ceil([...String(input ?? '')].length / 4) });
+      return;
+    }
+    if (request.method === 'GET' && request.url === '/props') {
+      // How many replies it writes at once, as llama.cpp's server says: one.
+      appendFileSync(requestsLog, JSON.stringify({ ...entry, props: true, answered: true }) + '\n');
+      send(response, 200, { total_slots: 1 });
       return;
     }
     if (request.method !== 'POST' || request.url !== '/v1/chat/completions') {
