@@ -489,31 +489,13 @@ fn the_voice_actions_start_a_tournament_pick_its_winner_and_write_the_bundle() {
         refused.to_string().contains("no gold standard"),
         "{refused}"
     );
-    let entries: Vec<crate::voice::tournament::Entry> = tournament
-        .contestants
-        .iter()
-        .map(|contestant| crate::voice::tournament::Entry {
-            contestant: contestant.clone(),
-            outcome: Ok(crate::voice::tournament::Version {
-                // Long enough to measure a voice by.
-                text: format!(
-                    "The gate held in the {} voice. Nobody came. {}",
-                    contestant.label,
-                    "The wind came off the flats and the lamps shook in their brackets. "
-                        .repeat(12)
-                ),
-                served_by: "fake/m".into(),
-                traits: Default::default(),
-                attempts: 1,
-                elapsed_ms: 10,
-            }),
-        })
-        .collect();
-    let path = tournament.path(&workspace);
-    let file = crate::voice::file::render(tournament, "the gate", &entries);
-    std::fs::create_dir_all(dir.path().join(&*path).parent().unwrap()).unwrap();
-    std::fs::write(dir.path().join(&*path), file).unwrap();
-    let workspace = Workspace::load(dir.path());
+    // Long enough to measure a voice by.
+    let workspace = write_tournament(dir.path(), &workspace, tournament, |label| {
+        format!(
+            "The gate held in the {label} voice. Nobody came. {}",
+            "The wind came off the flats and the lamps shook in their brackets. ".repeat(12)
+        )
+    });
     let xml = format!(
         "<action type=\"select_winner\"><tournament_id>{}</tournament_id><contestant>2</contestant><why>It sings.</why></action>",
         tournament.id
@@ -697,28 +679,9 @@ fn select_winner_refuses_a_version_too_short_to_measure_a_voice_by() {
         None,
     )
     .unwrap();
-    let entries: Vec<_> = tournament
-        .contestants
-        .iter()
-        .map(|contestant| crate::voice::tournament::Entry {
-            contestant: contestant.clone(),
-            outcome: Ok(crate::voice::tournament::Version {
-                text: "The gate held. Nobody came up the road that night.".into(),
-                served_by: "fake/m".into(),
-                traits: Default::default(),
-                attempts: 1,
-                elapsed_ms: 10,
-            }),
-        })
-        .collect();
-    let path = tournament.path(&workspace);
-    std::fs::create_dir_all(dir.path().join(&*path).parent().unwrap()).unwrap();
-    std::fs::write(
-        dir.path().join(&*path),
-        crate::voice::file::render(&tournament, "the gate", &entries),
-    )
-    .unwrap();
-    let workspace = Workspace::load(dir.path());
+    let workspace = write_tournament(dir.path(), &workspace, &tournament, |_| {
+        "The gate held. Nobody came up the road that night.".to_owned()
+    });
     let xml = format!(
         "<action type=\"select_winner\"><tournament_id>{}</tournament_id><contestant>1</contestant></action>",
         tournament.id
@@ -729,4 +692,37 @@ fn select_winner_refuses_a_version_too_short_to_measure_a_voice_by() {
         said.contains("has 10 words; a gold standard needs at least 150"),
         "{said}"
     );
+}
+
+/// Writes `tournament`'s file into the manuscript at `root`, each
+/// contestant's version the text `version` gives its label; answers the
+/// workspace as it is then.
+fn write_tournament(
+    root: &std::path::Path,
+    workspace: &Workspace,
+    tournament: &crate::voice::Tournament,
+    version: impl Fn(&str) -> String,
+) -> Workspace {
+    let entries: Vec<crate::voice::tournament::Entry> = tournament
+        .contestants
+        .iter()
+        .map(|contestant| crate::voice::tournament::Entry {
+            contestant: contestant.clone(),
+            outcome: Ok(crate::voice::tournament::Version {
+                text: version(&contestant.label),
+                served_by: "fake/m".into(),
+                traits: Default::default(),
+                attempts: 1,
+                elapsed_ms: 10,
+            }),
+        })
+        .collect();
+    let path = root.join(&*tournament.path(workspace));
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(
+        path,
+        crate::voice::file::render(tournament, "the gate", &entries),
+    )
+    .unwrap();
+    Workspace::load(root)
 }

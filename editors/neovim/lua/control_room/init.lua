@@ -281,62 +281,56 @@ function M.inlay_hints_supported()
   return vim.fn.has("nvim-0.10") == 1 and vim.lsp.inlay_hint ~= nil and vim.lsp.inlay_hint.enable ~= nil
 end
 
+-- Calls `attached(bufnr, client)` for each buffer this plugin's server
+-- attaches to (however it was started: the plugin, `vim.lsp.enable` or
+-- nvim-lspconfig) when the server offers `capability` and the option
+-- `option` is not false.
+local function on_our_attach(group, option, capability, attached)
+  vim.api.nvim_create_autocmd("LspAttach", {
+    group = group,
+    callback = function(event)
+      if M.options[option] == false then
+        return
+      end
+      local client = vim.lsp.get_client_by_id(event.data.client_id)
+      if client == nil or client.name ~= M.name then
+        return
+      end
+      if not (client.server_capabilities or {})[capability] then
+        return
+      end
+      attached(event.buf, client)
+    end,
+  })
+end
+
 -- Shows the server's code lenses (the voice's Pick, Why, Cross and Lock,
 -- the outline's Draft scene…) in each buffer it attaches to, refreshed as
 -- the buffer changes, unless `code_lenses` is false; `:ControlRoomLens`
 -- runs the one on the cursor's line.
 local function enable_code_lenses(group)
-  vim.api.nvim_create_autocmd("LspAttach", {
-    group = group,
-    callback = function(event)
-      if M.options.code_lenses == false then
-        return
-      end
-      local client = vim.lsp.get_client_by_id(event.data.client_id)
-      if client == nil or client.name ~= M.name then
-        return
-      end
-      if not (client.server_capabilities or {}).codeLensProvider then
-        return
-      end
-      local bufnr = event.buf
-      local function refresh()
-        vim.lsp.codelens.refresh({ bufnr = bufnr })
-      end
-      refresh()
-      vim.api.nvim_create_autocmd({ "BufEnter", "InsertLeave", "BufWritePost", "TextChanged" }, {
-        group = group,
-        buffer = bufnr,
-        callback = refresh,
-      })
-    end,
-  })
+  on_our_attach(group, "code_lenses", "codeLensProvider", function(bufnr)
+    local function refresh()
+      vim.lsp.codelens.refresh({ bufnr = bufnr })
+    end
+    refresh()
+    vim.api.nvim_create_autocmd({ "BufEnter", "InsertLeave", "BufWritePost", "TextChanged" }, {
+      group = group,
+      buffer = bufnr,
+      callback = refresh,
+    })
+  end)
 end
 
--- Turns inlay hints on for each buffer the server attaches to, however it
--- was started (the plugin, `vim.lsp.enable` or nvim-lspconfig), when the
+-- Turns inlay hints on for each buffer the server attaches to when the
 -- server offers them and `inlay_hints` is not false.
 local function enable_inlay_hints(group)
   if not M.inlay_hints_supported() then
     return
   end
-  vim.api.nvim_create_autocmd("LspAttach", {
-    group = group,
-    callback = function(event)
-      if M.options.inlay_hints == false then
-        return
-      end
-      local client = vim.lsp.get_client_by_id(event.data.client_id)
-      if client == nil or client.name ~= M.name then
-        return
-      end
-      local capabilities = client.server_capabilities or {}
-      if not capabilities.inlayHintProvider then
-        return
-      end
-      vim.lsp.inlay_hint.enable(true, { bufnr = event.buf })
-    end,
-  })
+  on_our_attach(group, "inlay_hints", "inlayHintProvider", function(bufnr)
+    vim.lsp.inlay_hint.enable(true, { bufnr = bufnr })
+  end)
 end
 
 --- `:ControlRoomDraftScene [SCN-id]`: drafts the scene named, else the one
