@@ -209,6 +209,7 @@ fn foreman_prompt(c: &mut Criterion) {
         history: &history,
         message: "What next?",
         follow_up: &[],
+        gate: "<gate mode=\"DIRECTOR\" open=\"false\" done_pct=\"85\">\n  <needs>SCN-the-reckoning is not drafted</needs>\n</gate>",
     };
     let mut group = c.benchmark_group("foreman");
     group.bench_function("prompt_50_turns_200_decisions", |bench| {

@@ -43,13 +43,16 @@ pub struct Desk<'a> {
 }
 
 /// What the model is asked in a round: the conversation before the
-/// writer's message, the message, and what followed it in this turn (the
-/// model's earlier reply and the system's report on it).
+/// writer's message, the message, what followed it in this turn (the
+/// model's earlier reply and the system's report on it), and the gate out
+/// of the mode as the Foreman sees it ([`super::state::gate_block`], read
+/// once a turn).
 #[derive(Clone, Copy)]
 pub struct Asked<'a> {
     pub history: &'a [Message],
     pub message: &'a str,
     pub follow_up: &'a [Message],
+    pub gate: &'a str,
 }
 
 /// What a turn said and did.
@@ -152,11 +155,17 @@ impl Desk<'_> {
         // The rounds after the first: the model's reply, then the system's
         // report on it.
         let mut follow_up: Vec<Message> = Vec::new();
+        let project = crate::kb::mode::ModeState {
+            mode,
+            ..self.prompts.mode.clone().unwrap_or_default()
+        };
+        let gate = super::state::gate_block(&workspace, &project);
         loop {
             let asked = Asked {
                 history,
                 message,
                 follow_up: &follow_up,
+                gate: &gate,
             };
             let request = self.request(&workspace, turn, reply.rounds, &asked, mode)?;
             let answer = self.model.ask(&request, listener).await?;
@@ -209,14 +218,11 @@ impl Desk<'_> {
             history,
             message,
             follow_up,
+            gate,
         } = *asked;
         let target = self.model.target("foreman");
         let args = Map::new();
-        // The mode this turn works in, with the project's history.
-        let project = crate::kb::mode::ModeState {
-            mode,
-            ..self.prompts.mode.clone().unwrap_or_default()
-        };
+
         let assembly = self.prompts.build(
             crate::runs::prompts::PromptStep {
                 step_id: "foreman",
@@ -237,7 +243,7 @@ impl Desk<'_> {
                         },
                         SlotText {
                             name: "gate",
-                            text: super::state::gate_block(workspace, &project),
+                            text: gate.to_owned(),
                             kind: SlotKind::Pointer,
                         },
                         SlotText {
