@@ -121,8 +121,9 @@ pub fn unshield(text: &str) -> String {
         };
         let after = &rest[start + OPEN.len()..];
         let digits = after.len() - after.trim_start_matches(|c: char| c.is_ascii_digit()).len();
-        let unit = after[..digits].parse::<u16>().ok();
-        match unit.filter(|_| after[digits..].starts_with(CLOSE)) {
+        // A number past a UTF-16 unit (a broken file's) is no character.
+        let unit = after[..digits].parse::<u16>().unwrap_or(0xfffd);
+        match (digits > 0 && after[digits..].starts_with(CLOSE)).then_some(unit) {
             Some(unit) => {
                 if start > 0 {
                     flush(&mut units, &mut out);
@@ -174,5 +175,7 @@ mod tests {
         assert_eq!(round_trip("One.\\\nTwo."), "One.\\par\nTwo.");
         // A control word before an escape keeps its end.
         assert_eq!(round_trip(r"\par\u8220?Hi"), "\\par “Hi");
+        // A number no character has becomes the replacement character.
+        assert_eq!(round_trip(r"\uc0\u99999 x"), "\\uc0 \u{fffd}x");
     }
 }
