@@ -171,10 +171,7 @@ fn named_in_plan(workspace: &Workspace, entry: &crate::index::OutlineEntry, id: 
         text.push('\n');
         text.push_str(beat);
     }
-    if let Some(bible) = catalog
-        .bible(crate::index::BibleKind::BeatSheet)
-        .and_then(|file| file.bible())
-    {
+    if let Some(bible) = beat_sheet(workspace) {
         for (number, _) in bible.beats_naming(id) {
             if let Some(section) = bible.parts[number - 1].section {
                 text.push('\n');
@@ -527,11 +524,7 @@ fn next_beats(
     position: usize,
     id: &str,
 ) -> Vec<String> {
-    let Some(bible) = workspace
-        .catalog()
-        .bible(crate::index::BibleKind::BeatSheet)
-        .and_then(|file| file.bible())
-    else {
+    let Some(bible) = beat_sheet(workspace) else {
         return Vec::new();
     };
     let place_of = |scene: &str| entries.iter().position(|entry| entry.scene_id == scene);
@@ -577,13 +570,17 @@ fn same_character(workspace: &Workspace, a: &str, b: &str) -> bool {
     }
 }
 
-/// The beat sheet's beats that name scene `id`.
-pub(super) fn beat_sheet_beats(workspace: &Workspace, id: &str) -> Vec<String> {
-    let Some(bible) = workspace
+/// The beat sheet, read, if the manuscript has one.
+fn beat_sheet(workspace: &Workspace) -> Option<&crate::index::bible::Bible> {
+    workspace
         .catalog()
         .bible(crate::index::BibleKind::BeatSheet)
         .and_then(|file| file.bible())
-    else {
+}
+
+/// The beat sheet's beats that name scene `id`.
+pub(super) fn beat_sheet_beats(workspace: &Workspace, id: &str) -> Vec<String> {
+    let Some(bible) = beat_sheet(workspace) else {
         return Vec::new();
     };
     bible

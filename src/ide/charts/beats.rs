@@ -7,7 +7,7 @@
 //! (a partial draft's over its estimate of the whole book), so the two
 //! always agree. A legend says what each mark is.
 
-use svg::node::element::{Line, Rectangle, Text, Title};
+use svg::node::element::{Rectangle, Text, Title};
 
 use super::{BLUE, GREY, VERMILION};
 use crate::stats::beats::BeatPlace;
@@ -36,22 +36,13 @@ pub fn svg(beats: &[BeatPlace], title: &str, tolerance: f64, partial: bool) -> S
         &title,
     );
     for percent in [0.0, 25.0, 50.0, 75.0, 100.0] {
-        let x = x_of(percent);
-        document = document
-            .add(
-                Line::new()
-                    .set("x1", x)
-                    .set("y1", TOP - 6)
-                    .set("x2", x)
-                    .set("y2", TOP + rows)
-                    .set("stroke", "#dddddd"),
-            )
-            .add(
-                Text::new(format!("{percent:.0}%"))
-                    .set("x", x)
-                    .set("y", TOP - 10)
-                    .set("text-anchor", "middle"),
-            );
+        document = super::tick(
+            document,
+            x_of(percent),
+            TOP,
+            TOP + rows,
+            &format!("{percent:.0}%"),
+        );
     }
     let axis = if partial {
         "share of the book's words (an estimate: the scenes not written yet counted at the written ones' mean length)"

@@ -202,6 +202,33 @@ fn legend(
     document
 }
 
+/// `document` with a tick at `x`: a grey line from `top` to `bottom`, its
+/// `label` above it.
+fn tick(
+    document: svg::Document,
+    x: usize,
+    top: usize,
+    bottom: usize,
+    label: &str,
+) -> svg::Document {
+    use svg::node::element::{Line, Text};
+    document
+        .add(
+            Line::new()
+                .set("x1", x)
+                .set("y1", top - 6)
+                .set("x2", x)
+                .set("y2", bottom)
+                .set("stroke", "#dddddd"),
+        )
+        .add(
+            Text::new(label)
+                .set("x", x)
+                .set("y", top - 10)
+                .set("text-anchor", "middle"),
+        )
+}
+
 /// `document` with an axis's label centred at (`x`, `y`).
 fn axis_label(document: svg::Document, x: usize, y: usize, label: &str) -> svg::Document {
     document.add(

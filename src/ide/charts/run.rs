@@ -154,22 +154,7 @@ pub fn svg(chart: &RunChart) -> String {
     // The time axis: the run's start, its quarters, its end.
     for quarter in 0..=4 {
         let ms = end * quarter / 4;
-        let x = x_of(ms);
-        document = document
-            .add(
-                svg::node::element::Line::new()
-                    .set("x1", x)
-                    .set("y1", TOP - 6)
-                    .set("x2", x)
-                    .set("y2", TOP + rows)
-                    .set("stroke", "#dddddd"),
-            )
-            .add(
-                Text::new(time(ms))
-                    .set("x", x)
-                    .set("y", TOP - 10)
-                    .set("text-anchor", "middle"),
-            );
+        document = super::tick(document, x_of(ms), TOP, TOP + rows, &time(ms));
     }
     document = super::axis_label(
         document,
