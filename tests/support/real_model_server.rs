@@ -103,60 +103,69 @@ impl RealModelServer {
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         let dir = tempfile::tempdir().unwrap();
         let log = dir.path().join("server.log");
-        let port = TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
-        let child = Command::new(python())
-            .args(["-m", "llama_cpp.server", "--model"])
-            .arg(model_file().unwrap())
-            .args([
-                "--model_alias",
-                MODEL,
-                "--n_ctx",
-                CONTEXT,
-                "--host",
-                "127.0.0.1",
-            ])
-            .args(["--port", &port.to_string()])
-            .args(["--n_threads", &threads.to_string()])
-            .stdout(std::fs::File::create(&log).unwrap())
-            .stderr(std::fs::File::create(dir.path().join("server.err")).unwrap())
-            .spawn()
-            .unwrap_or_else(|error| panic!("cannot start {}: {error}", python()));
+        let port = free_port();
         let mut server = RealModelServer {
             url: format!("http://127.0.0.1:{port}/v1"),
-            child,
+            child: spawn(&log, port),
             log,
             _dir: dir,
             _turn: turn,
         };
-        server.wait_until_serving();
-        Some(server)
+        // The port was free when it was picked; another test's server may
+        // take it before this one binds it. The server then exits, and is
+        // started again on another port.
+        let mut tries = 1;
+        loop {
+            match server.wait_until_serving() {
+                Ok(()) => return Some(server),
+                Err(why) if tries < 3 => {
+                    eprintln!(
+                        "{test}: the model server did not start ({why}); again on another port"
+                    );
+                    tries += 1;
+                    let _ = server.child.kill();
+                    let _ = server.child.wait();
+                    let port = free_port();
+                    server.url = format!("http://127.0.0.1:{port}/v1");
+                    server.child = spawn(&server.log, port);
+                }
+                Err(why) => panic!("{test}: {why}"),
+            }
+        }
     }
 
-    fn wait_until_serving(&mut self) {
-        let deadline = Instant::now() + Duration::from_secs(120);
-        let address = self
-            .url
-            .trim_start_matches("http://")
+    /// The server's port, from its URL.
+    fn port(&self) -> u16 {
+        self.url
+            .trim_start_matches("http://127.0.0.1:")
             .trim_end_matches("/v1")
-            .to_owned();
+            .parse()
+            .unwrap_or_default()
+    }
+
+    /// Waits until this server answers `GET /v1/models` with its model's
+    /// name (not another test's server on a reused port); why not, when it
+    /// exits or does not answer within 120 s.
+    fn wait_until_serving(&mut self) -> Result<(), String> {
+        let deadline = Instant::now() + Duration::from_secs(120);
+        let address = format!("127.0.0.1:{}", self.port());
         while Instant::now() < deadline {
             if let Ok(Some(status)) = self.child.try_wait() {
-                panic!("the model server exited ({status}): {}", self.output());
+                return Err(format!(
+                    "the model server exited ({status}): {}",
+                    self.output()
+                ));
             }
-            if models_answer(&address) {
-                return;
+            if models_answer(&address) && self.child.try_wait().is_ok_and(|exited| exited.is_none())
+            {
+                return Ok(());
             }
             std::thread::sleep(Duration::from_millis(250));
         }
-        panic!(
+        Err(format!(
             "the model server did not answer within 120 s: {}",
             self.output()
-        );
+        ))
     }
 
     /// What the server wrote, for a failing test's message.
@@ -199,11 +208,46 @@ fn models_answer(address: &str) -> bool {
     }
     let mut reply = String::new();
     let _ = stream.read_to_string(&mut reply);
-    reply.starts_with("HTTP/1.1 200")
+    reply.starts_with("HTTP/1.1 200") && reply.contains(MODEL)
+}
+
+/// A port free now, for the server to bind.
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// The server on `port`, writing to `log` and beside it.
+fn spawn(log: &Path, port: u16) -> Child {
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+    Command::new(python())
+        .args(["-m", "llama_cpp.server", "--model"])
+        .arg(model_file().unwrap())
+        .args([
+            "--model_alias",
+            MODEL,
+            "--n_ctx",
+            CONTEXT,
+            "--host",
+            "127.0.0.1",
+        ])
+        .args(["--port", &port.to_string()])
+        .args(["--n_threads", &threads.to_string()])
+        .stdout(std::fs::File::create(log).unwrap())
+        .stderr(std::fs::File::create(log.with_file_name("server.err")).unwrap())
+        .spawn()
+        .unwrap_or_else(|error| panic!("cannot start {}: {error}", python()))
 }
 
 impl Drop for RealModelServer {
     fn drop(&mut self) {
+        // A failing test shows what the server said: a crash, a refusal.
+        if std::thread::panicking() {
+            eprintln!("the model server's last lines:\n{}", self.output());
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
