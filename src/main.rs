@@ -57,8 +57,8 @@ enum Command {
         /// Also fail (exit 1) on warnings.
         #[arg(long, value_enum)]
         deny: Option<Deny>,
-        /// Check the grammar of every scene too (about 20 µs a word), whatever
-        /// `[language] grammar` says.
+        /// Check the grammar of every scene, even where `[language] grammar`
+        /// is "off" (by default `check` checks it unless it is).
         #[arg(long)]
         grammar: bool,
     },
@@ -621,14 +621,22 @@ fn runs_command(dir: &std::path::Path, command: RunsCommand) -> anyhow::Result<i
 fn check(dir: PathBuf, format: Format, deny: Option<Deny>, grammar: bool) -> anyhow::Result<i32> {
     let root = control_room::cli::workspace_root(&dir)?;
     let mut workspace = Workspace::load(&root);
-    if grammar {
+    // `check` has no open scene: grammar on is grammar everywhere, each
+    // paragraph from the memo of earlier runs, harper loaded on the first
+    // one it does not hold.
+    let proofread = grammar
+        || workspace.config().language.grammar != control_room::index::config::GrammarScope::Off;
+    if proofread {
         workspace.proofread_everything();
-    }
-    // Grammar everywhere needs harper; "open" has no open scene here.
-    if workspace.config().language.grammar == control_room::index::config::GrammarScope::All {
-        control_room::language::grammar::warm_up(&workspace);
+        control_room::language::saved::load(&root);
+        control_room::language::grammar::lint_on_demand();
     }
     let diagnostics = control_room::health::check_workspace(&workspace);
+    if proofread {
+        // The memo only saves time: a folder that cannot be written is
+        // checked afresh next time.
+        let _ = control_room::language::saved::save(&root);
+    }
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     match format {

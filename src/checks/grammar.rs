@@ -4,13 +4,14 @@
 //! a speaker's licence: fragments, stammers and interruptions are not
 //! errors there, so only a wrong word (a typo, an eggcorn, a malapropism) is
 //! reported inside quotation marks. Checked where `[language] grammar` says
-//! (off by default; `"open"`, the scenes open in the editor; `control-room
-//! check --grammar` checks them all), each paragraph linted once for its
-//! text, once harper is loaded (`language::grammar::warm_up`).
+//! (by default `"open"`: the scenes open in the editor, and every scene in
+//! `control-room check`; `"off"`: nowhere), each paragraph linted once for
+//! its text and kept between runs (`language::saved`); until harper is
+//! loaded (`language::grammar::warm_up`), only what that memo holds.
 
 use super::{Code, Diagnostic, FileEdit, Fix, FixKind, LazyProse, Severity};
 use crate::index::{SourceFile, Workspace};
-use crate::language::grammar::lint_paragraph;
+use crate::language::grammar::{cached, lint_paragraph};
 use crate::language::rules::Rules;
 use crate::syntax::BlockKind;
 use crate::text::TextRange;
@@ -21,12 +22,10 @@ pub(super) fn check(
     prose: &LazyProse,
     diagnostics: &mut Vec<Diagnostic>,
 ) {
-    if file.scene().is_none()
-        || !workspace.proofreads(&file.path)
-        || !crate::language::grammar::is_ready()
-    {
+    if file.scene().is_none() || !workspace.proofreads(&file.path) {
         return;
     }
+    let ready = crate::language::grammar::is_ready();
     let language = &workspace.config().language;
     let rules = Rules::new(&language.rules, workspace.editor_rules());
     let text = &*file.text;
@@ -37,7 +36,16 @@ pub(super) fn check(
         .filter(|block| block.kind == BlockKind::Paragraph)
     {
         let masked = masked_prose(text, block.range, syntax.prose_in(block.range));
-        for lint in lint_paragraph(&masked, &rules, language.dialect).iter() {
+        // Until harper is loaded, what the memo holds.
+        let found = if ready {
+            lint_paragraph(&masked, &rules, language.dialect)
+        } else {
+            match cached(&masked, &rules, language.dialect) {
+                Some(found) => found,
+                None => continue,
+            }
+        };
+        for lint in found.iter() {
             let range = lint.range.shifted(block.range.start);
             if !lint.wrong_word && in_dialogue(prose, range) {
                 continue;

@@ -186,7 +186,6 @@ impl IndexCache {
         root: &Path,
         files: impl Iterator<Item = &'a SourceFile>,
     ) -> std::io::Result<()> {
-        use std::io::Write;
         let Some(build) = build_id() else {
             return Ok(());
         };
@@ -213,26 +212,37 @@ impl IndexCache {
             entries,
         };
         let bytes = postcard::to_stdvec(&saved).map_err(std::io::Error::other)?;
-        IndexCache::prepare(root)?;
-        let path = root.join(CACHE_FILE);
-        let folder = path.parent().expect("the cache file is in a folder");
-        // Like any build cache, never committed with the manuscript.
-        let ignore = folder.join(".gitignore");
-        if !ignore.exists() {
-            std::fs::write(ignore, "# The index's cache, rebuilt when missing.\n*\n")?;
-        }
-        let mut temporary = tempfile::NamedTempFile::new_in(folder)?;
-        temporary.write_all(&bytes)?;
-        temporary.as_file().sync_data()?;
-        temporary.persist(&path).map_err(|error| error.error)?;
-        Ok(())
+        write_in_cache_folder(root, CACHE_FILE, &bytes)
     }
+}
+
+/// Writes `bytes` to `relative` (a file of the cache's folder) under
+/// `root` atomically, the folder made with its `.gitignore` when missing:
+/// like any build cache, never committed with the manuscript.
+pub(crate) fn write_in_cache_folder(
+    root: &Path,
+    relative: &str,
+    bytes: &[u8],
+) -> std::io::Result<()> {
+    use std::io::Write;
+    IndexCache::prepare(root)?;
+    let path = root.join(relative);
+    let folder = path.parent().expect("a cache file is in a folder");
+    let ignore = folder.join(".gitignore");
+    if !ignore.exists() {
+        std::fs::write(ignore, "# The index's cache, rebuilt when missing.\n*\n")?;
+    }
+    let mut temporary = tempfile::NamedTempFile::new_in(folder)?;
+    temporary.write_all(bytes)?;
+    temporary.as_file().sync_data()?;
+    temporary.persist(&path).map_err(|error| error.error)?;
+    Ok(())
 }
 
 /// This build's identity: its version and the executable's size and time,
 /// so that a rebuild never reads an older build's cache. None when the
 /// executable cannot be found: then nothing is cached.
-fn build_id() -> Option<&'static str> {
+pub(crate) fn build_id() -> Option<&'static str> {
     static BUILD: OnceLock<Option<String>> = OnceLock::new();
     BUILD
         .get_or_init(|| {

@@ -7,15 +7,20 @@
 //! of a paragraph depend only on its text, the rules and the dialect, so
 //! they are kept under those (up to [`MEMO_CAPACITY`] paragraphs): an edit
 //! lints the paragraph it touched, and a scene opened again lints nothing.
+//! The memo is saved beside the index's cache ([`super::saved`]), so a
+//! manuscript checked before is checked again without loading harper at
+//! all; harper loads on the first paragraph the memo does not hold.
 
 use std::hash::{Hash, Hasher};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use harper_core::linting::{LintGroup, LintKind, Suggestion};
+use harper_core::linting::{FlatConfig, LintGroup, LintKind, Suggestion};
 use harper_core::{Dialect as HarperDialect, Document};
 use rustc_hash::{FxHashMap, FxHasher};
+use sha2::{Digest, Sha256};
 
+use super::licence::is_licensed;
 use super::rules::Rules;
 use crate::index::config::Dialect;
 use crate::text::TextRange;
@@ -43,12 +48,25 @@ pub struct Replacement {
     pub text: String,
 }
 
-type Findings = Arc<[GrammarLint]>;
+pub type Findings = Arc<[GrammarLint]>;
+
+/// A paragraph's place in the memo: 128 bits of the SHA-256 of its text
+/// (the memo outlives the process), and the hash of the rules and dialect.
+pub(crate) type MemoKey = (u128, u64);
+
+/// A paragraph's findings, and whether this process has asked for them
+/// (only those are saved: a paragraph since rewritten drops out).
+pub(crate) struct Memoised {
+    pub findings: Findings,
+    pub asked: bool,
+}
 
 struct Proofreader {
     /// Built groups, with the dialect and rules they are set for.
     pool: Mutex<Vec<(Dialect, u64, LintGroup)>>,
-    memo: Mutex<FxHashMap<(u64, u64), Findings>>,
+    memo: Mutex<FxHashMap<MemoKey, Memoised>>,
+    /// Paragraphs linted by harper since the process started.
+    linted: AtomicUsize,
 }
 
 fn proofreader() -> &'static Proofreader {
@@ -56,18 +74,28 @@ fn proofreader() -> &'static Proofreader {
     PROOFREADER.get_or_init(|| Proofreader {
         pool: Mutex::new(Vec::new()),
         memo: Mutex::new(FxHashMap::default()),
+        linted: AtomicUsize::new(0),
     })
 }
 
-/// Set once harper's dictionary is loaded and a rule group built.
+/// Set once harper's dictionary is loaded and a rule group built, or when
+/// the caller may wait for it ([`lint_on_demand`]).
 static READY: AtomicBool = AtomicBool::new(false);
 
-/// Whether grammar can lint without first loading harper (about a second):
-/// until then the `grammar` check says nothing, so that the first
-/// diagnostics of an opened scene wait for nobody, and the language server
-/// publishes again once [`warm_up`] is done.
+/// Whether grammar can lint a paragraph the memo does not hold without
+/// first loading harper (about a second): until then the `grammar` check
+/// reports only what the memo holds, so that the first diagnostics of an
+/// opened scene wait for nobody, and the language server publishes again
+/// once [`warm_up`] is done.
 pub fn is_ready() -> bool {
     READY.load(Ordering::Acquire)
+}
+
+/// Lets the checks load harper themselves, on the first paragraph the memo
+/// does not hold: for `check`, which waits for its answer anyway and needs
+/// no harper at all when the memo holds every paragraph.
+pub fn lint_on_demand() {
+    READY.store(true, Ordering::Release);
 }
 
 /// Loads harper's dictionary and builds a rule group for the workspace's
@@ -79,7 +107,10 @@ pub fn warm_up(workspace: &crate::index::Workspace) -> bool {
         return false;
     }
     let rules = Rules::new(&language.rules, workspace.editor_rules());
-    lint_paragraph("The words are ready.", &rules, language.dialect);
+    let settings = settings(&rules, language.dialect);
+    let proofreader = proofreader();
+    let group = take_group(proofreader, &rules, language.dialect, settings);
+    lock(&proofreader.pool).push((language.dialect, settings, group));
     READY.store(true, Ordering::Release);
     true
 }
@@ -94,32 +125,88 @@ fn harper_dialect(dialect: Dialect) -> HarperDialect {
     }
 }
 
-/// What harper's rules in force find in `text`, one paragraph's prose
-/// (anything else in it blanked with spaces, so offsets are the file's).
-pub fn lint_paragraph(text: &str, rules: &Rules, dialect: Dialect) -> Findings {
-    let settings = {
-        let mut hasher = FxHasher::default();
-        (rules.fingerprint(), dialect).hash(&mut hasher);
-        hasher.finish()
+/// What the memo holds for `text` under these rules and dialect, without
+/// harper.
+pub fn cached(text: &str, rules: &Rules, dialect: Dialect) -> Option<Findings> {
+    let key = memo_key(text, rules, dialect);
+    let mut memo = lock(&proofreader().memo);
+    let memoised = memo.get_mut(&key)?;
+    // Saved findings are read as untrusted: each must fit the paragraph.
+    let fits = |range: TextRange| {
+        range.end <= text.len()
+            && text.is_char_boundary(range.start)
+            && text.is_char_boundary(range.end)
     };
-    let key = {
-        let mut hasher = FxHasher::default();
-        text.hash(&mut hasher);
-        (hasher.finish(), settings)
-    };
-    let proofreader = proofreader();
-    if let Some(found) = lock(&proofreader.memo).get(&key) {
-        return found.clone();
+    let sound = memoised.findings.iter().all(|lint| {
+        fits(lint.range)
+            && lint
+                .replacements
+                .iter()
+                .all(|replacement| fits(replacement.range))
+    });
+    if !sound {
+        memo.remove(&key);
+        return None;
     }
+    memoised.asked = true;
+    Some(memoised.findings.clone())
+}
+
+/// What harper's rules in force find in `text`, one paragraph's prose
+/// (anything else in it blanked with spaces, so offsets are the file's):
+/// from the memo, or linted (loading harper the first time).
+pub fn lint_paragraph(text: &str, rules: &Rules, dialect: Dialect) -> Findings {
+    if let Some(found) = cached(text, rules, dialect) {
+        return found;
+    }
+    let settings = settings(rules, dialect);
+    let proofreader = proofreader();
     let mut group = take_group(proofreader, rules, dialect, settings);
     let found: Findings = lint_with(&mut group, text).into();
     lock(&proofreader.pool).push((dialect, settings, group));
-    let mut memo = lock(&proofreader.memo);
+    proofreader.linted.fetch_add(1, Ordering::Relaxed);
+    remember(text_hash(text), settings, found.clone(), true);
+    found
+}
+
+/// Puts findings in the memo, which starts again once full.
+pub(crate) fn remember(text: u128, settings: u64, findings: Findings, asked: bool) {
+    let mut memo = lock(&proofreader().memo);
     if memo.len() >= MEMO_CAPACITY {
         memo.clear();
     }
-    memo.insert(key, found.clone());
-    found
+    memo.insert((text, settings), Memoised { findings, asked });
+}
+
+/// The memo's paragraphs asked for in this process, for saving.
+pub(crate) fn asked() -> Vec<(MemoKey, Findings)> {
+    lock(&proofreader().memo)
+        .iter()
+        .filter(|(_, memoised)| memoised.asked)
+        .map(|(key, memoised)| (*key, memoised.findings.clone()))
+        .collect()
+}
+
+/// How many paragraphs harper has linted in this process.
+pub fn linted() -> usize {
+    proofreader().linted.load(Ordering::Relaxed)
+}
+
+/// Where the findings of `text` under these rules and dialect are kept.
+pub(crate) fn memo_key(text: &str, rules: &Rules, dialect: Dialect) -> MemoKey {
+    (text_hash(text), settings(rules, dialect))
+}
+
+fn text_hash(text: &str) -> u128 {
+    let digest = Sha256::digest(text.as_bytes());
+    u128::from_le_bytes(digest[..16].try_into().expect("SHA-256 has 32 bytes"))
+}
+
+/// The hash of the rules in force and the dialect.
+fn settings(rules: &Rules, dialect: Dialect) -> u64 {
+    let mut hasher = FxHasher::default();
+    (rules.fingerprint(), dialect).hash(&mut hasher);
+    hasher.finish()
 }
 
 /// A group set for `rules` and `dialect`: one from the pool, set again if
@@ -148,12 +235,15 @@ fn take_group(
     }
 }
 
+/// The group with only the rules in force in its configuration: harper
+/// hashes the configuration for each chunk it lints, and looks each rule up
+/// in it, so the 900 rules a novel never wants are left out of it.
 fn configured(mut group: LintGroup, rules: &Rules) -> LintGroup {
-    let names: Vec<String> = group.iter_keys().map(str::to_owned).collect();
-    for name in names {
-        let on = rules.is_on(&name);
-        group.config.set_rule_enabled(name, on);
+    let mut config = FlatConfig::default();
+    for name in group.iter_keys().filter(|name| rules.is_on(name)) {
+        config.set_rule_enabled(name, true);
     }
+    group.config = config;
     group
 }
 
@@ -170,7 +260,14 @@ fn lint_with(group: &mut LintGroup, text: &str) -> Vec<GrammarLint> {
     for (rule, lints) in group.organized_lints(&document) {
         for lint in lints {
             let range = TextRange::new(byte(lint.span.start), byte(lint.span.end));
-            if range.is_empty() || is_licensed(&rule, range.slice(text), &text[range.end..]) {
+            if range.is_empty()
+                || is_licensed(
+                    &rule,
+                    &text[..range.start],
+                    range.slice(text),
+                    &text[range.end..],
+                )
+            {
                 continue;
             }
             let replacements = lint
@@ -209,20 +306,6 @@ fn lint_with(group: &mut LintGroup, text: &str) -> Vec<GrammarLint> {
     }
     found.sort_by_key(|lint| (lint.range.start, lint.range.end));
     found
-}
-
-/// English that a rule mistakes for an error: "She had had enough", "that
-/// that", the possessive before a gerund ("on their being joined", "its
-/// being a degradation"), "the good will of", "ought of civility".
-fn is_licensed(rule: &str, found: &str, after: &str) -> bool {
-    let first = found.split_whitespace().next().unwrap_or_default();
-    let is = |word: &str| first.eq_ignore_ascii_case(word);
-    match rule {
-        "RepeatedWords" => is("had") || is("that"),
-        "TheirToTheyre" | "ItsContraction" => after.trim_start().starts_with("being"),
-        "ModalOf" => is("will") || is("ought"),
-        _ => false,
-    }
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {

@@ -142,7 +142,14 @@ impl Indexer {
         tokio::task::spawn_blocking(crate::prose::warm_up);
         let grammar = {
             let workspace = workspace.clone();
-            tokio::task::spawn_blocking(move || crate::language::grammar::warm_up(&workspace))
+            tokio::task::spawn_blocking(move || {
+                // Grammar's memo of the last start first: what it holds is
+                // published before harper is loaded.
+                if workspace.config().language.grammar != crate::index::config::GrammarScope::Off {
+                    crate::language::saved::load(workspace.root());
+                }
+                crate::language::grammar::warm_up(&workspace)
+            })
         };
         // The cards and the outline are read while the client is asked to
         // show the progress.

@@ -1,5 +1,5 @@
-//! `shutdown`: the story's graph's memo is saved for the next start; runs
-//! in flight keep their files whole.
+//! `shutdown`: the story's graph's memo and grammar's are saved for the
+//! next start; runs in flight keep their files whole.
 
 use tower_lsp_server::jsonrpc::Result as RpcResult;
 
@@ -17,6 +17,8 @@ pub(crate) async fn shutdown(server: &Server) -> RpcResult<()> {
     if let Some((graph, root)) = kept {
         // A cache: a failure costs the next start a cold build, nothing else.
         let saved = tokio::task::spawn_blocking(move || {
+            // Grammar's memo only saves time, like the index's cache.
+            let _ = crate::language::saved::save(&root);
             graph.save(&crate::storage::Disk::default(), &root)
         })
         .await;
