@@ -32,7 +32,8 @@
 //!   what the one before left under `.control-room/` (default 5): their first
 //!   diagnostics while indexing, index ready and CPU are printed apart. Each
 //!   cold start begins without `.control-room/`.
-//! - `CONTROL_ROOM_BENCH_GRAMMAR=open`: grammar on in the open scenes;
+//! - `CONTROL_ROOM_BENCH_GRAMMAR=off`: grammar off (by default it is on in
+//!   the open scenes; `all`: everywhere);
 //!   `CONTROL_ROOM_BENCH_HEALTH=off`: the story's health's diagnostics off.
 //! - `CONTROL_ROOM_BENCH_REFERENCES`: references asked at each start
 //!   (default 20); 0 measures the start's peak without them.

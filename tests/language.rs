@@ -124,8 +124,16 @@ fn spelling_and_grammar_find_what_is_planted_and_spare_the_canon_and_dialogue() 
         (21, "spelling".into(), "Wehn".into()),
     ];
     assert_eq!(found, expected);
-    // Without --grammar, `check` reads spelling only (grammar is for the
-    // scenes open in the editor by default).
+    // Grammar is on by default: `check` reads it without --grammar, the
+    // second time from the memo it saved.
+    assert!(root.join(".control-room/index/grammar.bin").is_file());
+    assert_eq!(language_diagnostics(&check(&root, false), SCENE), expected);
+    // Turned off, `check` reads spelling only.
+    std::fs::write(
+        root.join("control-room.toml"),
+        "[language]\nwords = [\"kethra\"]\ngrammar = \"off\"\n",
+    )
+    .unwrap();
     let found = language_diagnostics(&check(&root, false), SCENE);
     let spelling: Vec<_> = expected
         .iter()

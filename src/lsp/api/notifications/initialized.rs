@@ -253,12 +253,14 @@ impl Indexer {
             };
             progress.finish_with_message(message).await;
         }
+        // One pass over the whole manuscript, once harper is loaded too (it
+        // loads beside the index; the open scenes were published without
+        // it): a second pass for grammar alone would race the writer's
+        // changes with an older snapshot.
+        let _ = grammar.await;
         self.publish(self.support.diagnostic_refresh).await;
         // And so did the pass over the whole manuscript.
         crate::lsp::memory::give_back();
-        if grammar.await.unwrap_or(false) {
-            self.publish(self.support.diagnostic_refresh).await;
-        }
     }
 }
 
