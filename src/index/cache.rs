@@ -204,14 +204,7 @@ impl IndexCache {
             })
             .collect();
         drop(hashes);
-        let entries = postcard::to_stdvec(&entries).map_err(std::io::Error::other)?;
-        let saved = Saved {
-            format: FORMAT,
-            build: build.to_owned(),
-            checksum: Sha256::digest(&entries).into(),
-            entries,
-        };
-        let bytes = postcard::to_stdvec(&saved).map_err(std::io::Error::other)?;
+        let bytes = seal(FORMAT, build, &entries)?;
         write_in_cache_folder(root, CACHE_FILE, &bytes)
     }
 }
@@ -263,8 +256,31 @@ pub(crate) fn build_id() -> Option<&'static str> {
 }
 
 fn decode(bytes: &[u8], build: &str) -> Option<Vec<Entry>> {
+    unseal(bytes, FORMAT, build)
+}
+
+/// A cache file's bytes: `entries` under a header of their format, the
+/// build that wrote them and their SHA-256.
+pub(crate) fn seal(format: u32, build: &str, entries: &impl Serialize) -> std::io::Result<Vec<u8>> {
+    let entries = postcard::to_stdvec(entries).map_err(std::io::Error::other)?;
+    let saved = Saved {
+        format,
+        build: build.to_owned(),
+        checksum: Sha256::digest(&entries).into(),
+        entries,
+    };
+    postcard::to_stdvec(&saved).map_err(std::io::Error::other)
+}
+
+/// The entries of a cache file [`seal`] wrote, when they are of `format`,
+/// from this `build`, and whole; `None` otherwise.
+pub(crate) fn unseal<T: serde::de::DeserializeOwned>(
+    bytes: &[u8],
+    format: u32,
+    build: &str,
+) -> Option<T> {
     let saved: Saved = postcard::from_bytes(bytes).ok()?;
-    if saved.format != FORMAT || saved.build != build {
+    if saved.format != format || saved.build != build {
         return None;
     }
     let checksum: Digest256 = Sha256::digest(&saved.entries).into();

@@ -14,10 +14,9 @@
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
 use super::grammar::{self, GrammarLint, Replacement};
-use crate::index::cache::{build_id, write_in_cache_folder};
+use crate::index::cache::{build_id, seal, unseal, write_in_cache_folder};
 use crate::text::TextRange;
 
 /// Where the memo lives, relative to the manuscript root.
@@ -25,15 +24,6 @@ pub const MEMO_FILE: &str = ".control-room/index/grammar.bin";
 
 /// Bumped whenever what is saved, or how it is read, changes.
 const FORMAT: u32 = 1;
-
-#[derive(Serialize, Deserialize)]
-struct Saved {
-    format: u32,
-    build: String,
-    checksum: [u8; 32],
-    /// The postcard of `Vec<Paragraph>`.
-    entries: Vec<u8>,
-}
 
 #[derive(Serialize, Deserialize)]
 struct Paragraph {
@@ -56,7 +46,7 @@ struct SavedLint {
 pub fn load(root: &Path) -> usize {
     let Some(paragraphs) = build_id().and_then(|build| {
         let bytes = std::fs::read(root.join(MEMO_FILE)).ok()?;
-        decode(&bytes, build)
+        unseal::<Vec<Paragraph>>(&bytes, FORMAT, build)
     }) else {
         return 0;
     };
@@ -86,28 +76,8 @@ pub fn save(root: &Path) -> std::io::Result<bool> {
             lints: findings.iter().map(keep).collect(),
         })
         .collect();
-    let entries = postcard::to_stdvec(&paragraphs).map_err(std::io::Error::other)?;
-    let saved = Saved {
-        format: FORMAT,
-        build: build.to_owned(),
-        checksum: Sha256::digest(&entries).into(),
-        entries,
-    };
-    let bytes = postcard::to_stdvec(&saved).map_err(std::io::Error::other)?;
-    write_in_cache_folder(root, MEMO_FILE, &bytes)?;
+    write_in_cache_folder(root, MEMO_FILE, &seal(FORMAT, build, &paragraphs)?)?;
     Ok(true)
-}
-
-fn decode(bytes: &[u8], build: &str) -> Option<Vec<Paragraph>> {
-    let saved: Saved = postcard::from_bytes(bytes).ok()?;
-    if saved.format != FORMAT || saved.build != build {
-        return None;
-    }
-    let checksum: [u8; 32] = Sha256::digest(&saved.entries).into();
-    if checksum != saved.checksum {
-        return None;
-    }
-    postcard::from_bytes(&saved.entries).ok()
 }
 
 fn span(range: TextRange) -> (u32, u32) {
@@ -178,14 +148,7 @@ mod tests {
                 replacements: vec![(range, "x".to_owned())],
             }],
         }];
-        let entries = postcard::to_stdvec(&paragraphs).unwrap();
-        let saved = Saved {
-            format: FORMAT,
-            build: build_id().unwrap().to_owned(),
-            checksum: Sha256::digest(&entries).into(),
-            entries,
-        };
-        let bytes = postcard::to_stdvec(&saved).unwrap();
+        let bytes = seal(FORMAT, build_id().unwrap(), &paragraphs).unwrap();
         write_in_cache_folder(root, MEMO_FILE, &bytes).unwrap();
         bytes
     }
