@@ -128,7 +128,11 @@ fn harper_dialect(dialect: Dialect) -> HarperDialect {
 /// What the memo holds for `text` under these rules and dialect, without
 /// harper.
 pub fn cached(text: &str, rules: &Rules, dialect: Dialect) -> Option<Findings> {
-    let key = memo_key(text, rules, dialect);
+    look_up(memo_key(text, rules, dialect), text)
+}
+
+/// The memo's findings for `text` kept under `key`, when they fit it.
+fn look_up(key: MemoKey, text: &str) -> Option<Findings> {
     let mut memo = lock(&proofreader().memo);
     let memoised = memo.get_mut(&key)?;
     // Saved findings are read as untrusted: each must fit the paragraph.
@@ -156,16 +160,17 @@ pub fn cached(text: &str, rules: &Rules, dialect: Dialect) -> Option<Findings> {
 /// (anything else in it blanked with spaces, so offsets are the file's):
 /// from the memo, or linted (loading harper the first time).
 pub fn lint_paragraph(text: &str, rules: &Rules, dialect: Dialect) -> Findings {
-    if let Some(found) = cached(text, rules, dialect) {
+    let key = memo_key(text, rules, dialect);
+    if let Some(found) = look_up(key, text) {
         return found;
     }
-    let settings = settings(rules, dialect);
+    let (text_hash, settings) = key;
     let proofreader = proofreader();
     let mut group = take_group(proofreader, rules, dialect, settings);
     let found: Findings = lint_with(&mut group, text).into();
     lock(&proofreader.pool).push((dialect, settings, group));
     proofreader.linted.fetch_add(1, Ordering::Relaxed);
-    remember(text_hash(text), settings, found.clone(), true);
+    remember(text_hash, settings, found.clone(), true);
     found
 }
 
