@@ -557,7 +557,7 @@ fn has_speech_tag(text: &str, prose: &Prose, tokens: std::ops::Range<usize>) -> 
                 .skip_while(|token| token.is_punct(text, ','))
                 .take(4)
                 .take_while(|token| token.is_word())
-                .any(|token| speech::is_speech_verb(token.text(text)))
+                .any(|token| crate::prose::verbs::is_speech_verb(token.text(text)))
     })
 }
 

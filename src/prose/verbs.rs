@@ -4,6 +4,9 @@
 //! "-ed", "-ing", a doubled last consonant, "y" to "ies"/"ied", a dropped
 //! "e" before "-ing"); irregular ones come from [`IRREGULAR`]. A form no
 //! verb has ("swinged") costs a set entry and nothing else.
+//!
+//! The verbs of speech are one such set ([`is_speech_verb`]): the checks'
+//! dialogue attribution and the cast an import proposes read the same.
 
 use rustc_hash::FxHashSet;
 
@@ -88,6 +91,105 @@ impl Verbs {
         }
         self.forms.contains(word)
     }
+}
+
+/// Verbs of speech, by lemma; [`is_speech_verb`] reads any of their forms
+/// ("say, says, said, saying"; "cry, cries, cried"; "snap, snapped").
+const SPEECH_LEMMAS: &[&str] = &[
+    "add",
+    "admit",
+    "agree",
+    "announce",
+    "answer",
+    "ask",
+    "assent",
+    "assure",
+    "bawl",
+    "beg",
+    "begin",
+    "bellow",
+    "blurt",
+    "boom",
+    "breathe",
+    "call",
+    "chuckle",
+    "concede",
+    "confess",
+    "continue",
+    "correct",
+    "croak",
+    "cry",
+    "declare",
+    "demand",
+    "drawl",
+    "enquire",
+    "exclaim",
+    "explain",
+    "falter",
+    "gasp",
+    "giggle",
+    "groan",
+    "growl",
+    "grumble",
+    "grunt",
+    "hiss",
+    "inquire",
+    "insist",
+    "interpose",
+    "interrupt",
+    "jeer",
+    "laugh",
+    "mumble",
+    "murmur",
+    "mutter",
+    "object",
+    "observe",
+    "offer",
+    "persist",
+    "plead",
+    "promise",
+    "protest",
+    "pursue",
+    "query",
+    "question",
+    "rejoin",
+    "remark",
+    "repeat",
+    "reply",
+    "resume",
+    "retort",
+    "return",
+    "roar",
+    "say",
+    "scream",
+    "shout",
+    "shriek",
+    "sigh",
+    "sing",
+    "snap",
+    "snarl",
+    "sneer",
+    "sob",
+    "speak",
+    "stammer",
+    "stutter",
+    "suggest",
+    "tell",
+    "urge",
+    "venture",
+    "wail",
+    "warn",
+    "whimper",
+    "whine",
+    "whisper",
+    "yell",
+];
+
+/// Whether `word` is a form of a verb of speech.
+pub fn is_speech_verb(word: &str) -> bool {
+    static SPEECH: std::sync::LazyLock<Verbs> =
+        std::sync::LazyLock::new(|| Verbs::of(SPEECH_LEMMAS));
+    SPEECH.contains(word)
 }
 
 #[cfg(test)]

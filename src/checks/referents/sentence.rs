@@ -178,7 +178,7 @@ impl SentenceReading<'_> {
         ) {
             first = words.next()?;
         }
-        if crate::checks::speech::is_speech_verb(&self.lower(first)) {
+        if crate::prose::verbs::is_speech_verb(&self.lower(first)) {
             return words.next();
         }
         Some(first)

@@ -33,6 +33,7 @@ use self::names::{
     ABBREVIATED, Casing, PARTICLES, Run, SAINT, TITLES, Word, one_space, runs, tokenize,
 };
 use crate::index::gender::{self, Gender};
+use crate::prose::verbs::is_speech_verb;
 
 /// A person or a place.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -56,30 +57,6 @@ pub struct Proposed {
 
 /// The fewest times a name must occur to be proposed.
 const RECURRING: u32 = 3;
-
-/// Verbs of a speech tag: "said Elizabeth", "Jane replied".
-const SPEECH: &[&str] = &[
-    "said",
-    "says",
-    "replied",
-    "cried",
-    "asked",
-    "answered",
-    "exclaimed",
-    "returned",
-    "continued",
-    "observed",
-    "added",
-    "whispered",
-    "shouted",
-    "called",
-    "repeated",
-    "murmured",
-    "muttered",
-    "remarked",
-    "rejoined",
-    "resumed",
-];
 
 /// Words before a place's name: "at Longbourn", "to Meryton".
 const TOWARDS: &[&str] = &[
@@ -211,11 +188,11 @@ impl Forms {
         form.count += 1;
         let lower = |word: &Word| word.text(text).to_lowercase();
         let spoken_before = previous.is_some_and(|word| {
-            SPEECH.contains(&lower(word).as_str()) && text[word.end..start].trim().is_empty()
+            is_speech_verb(&lower(word)) && text[word.end..start].trim().is_empty()
         });
         let spoken_after = next.is_some_and(|word| {
             !end_word.possessive
-                && SPEECH.contains(&lower(word).as_str())
+                && is_speech_verb(&lower(word))
                 && text[end_word.end..word.start].trim().is_empty()
         });
         if spoken_before || spoken_after {
