@@ -47,9 +47,10 @@ fn write_scene(root: &Path) -> std::path::PathBuf {
 }
 
 #[test]
-fn grammar_is_off_by_default_and_spelling_on() {
+fn grammar_is_on_by_default_in_an_open_scene_and_spelling_too() {
     let (_dir, root) = example_copy();
     let scene = write_scene(&root);
+    // The configuration says nothing of grammar.
     std::fs::write(
         root.join("control-room.toml"),
         "[language]\nwords = [\"kethra\"]\n",
@@ -60,15 +61,15 @@ fn grammar_is_off_by_default_and_spelling_on() {
     client.initialize(&root, json!({}));
     client.open(&scene, 1);
     let published = client.diagnostics_for(&scene_uri, |list| {
-        list.iter().any(|d| d["code"] == "spelling")
+        list.iter().any(|d| d["code"] == "grammar")
     });
-    let grammar = published["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|d| d["code"] == "grammar")
-        .count();
-    assert_eq!(grammar, 0, "{published:#}");
+    let list = published["diagnostics"].as_array().unwrap();
+    let grammar = list.iter().filter(|d| d["code"] == "grammar").count();
+    assert_eq!(grammar, 2, "{published:#}");
+    assert!(
+        list.iter().any(|d| d["code"] == "spelling"),
+        "{published:#}"
+    );
     client.shutdown();
 }
 

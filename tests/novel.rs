@@ -41,9 +41,8 @@ const GRAMMAR_BUDGET: usize = 3;
 /// grammar off unless `extra` asks for it: the budgets of the other codes
 /// do not wait for harper (grammar's own are measured with `--grammar`).
 fn check_report(root: &Path, extra: &[&str]) -> Value {
-    let config = root.join("control-room.toml");
-    if !config.exists() {
-        std::fs::write(&config, "[language]\ngrammar = \"off\"\n").unwrap();
+    if !root.join("control-room.toml").exists() {
+        support::grammar_off(root);
     }
     let output = Command::new(env!("CARGO_BIN_EXE_control-room"))
         .arg("check")

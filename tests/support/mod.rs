@@ -282,6 +282,22 @@ pub fn agent_receipt(root: &Path, run_id: &str, step: &str) -> serde_json::Value
         .unwrap_or_else(|| panic!("no receipt for {step}"))
 }
 
+/// Turns grammar off in the manuscript at `root`'s configuration, for a
+/// test of other codes on a whole novel: harper would read every paragraph
+/// of it first (minutes in a debug build), for findings the test ignores.
+pub fn grammar_off(root: &Path) {
+    let config = root.join("control-room.toml");
+    let mut text = fs::read_to_string(&config).unwrap_or_default();
+    assert!(
+        !text.lines().any(|line| line.trim() == "[language]"),
+        "{} has a [language] table already: set its grammar there",
+        config.display()
+    );
+    text.push_str("\n[language]\ngrammar = \"off\"\n");
+    fs::write(&config, text)
+        .unwrap_or_else(|error| panic!("cannot write {}: {error}", config.display()));
+}
+
 /// Runs the real binary with `args` on the manuscript at `root`.
 pub fn control_room(root: &Path, args: &[&str]) -> std::process::Output {
     std::process::Command::new(env!("CARGO_BIN_EXE_control-room"))
