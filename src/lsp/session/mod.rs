@@ -121,6 +121,9 @@ pub struct Session {
     /// The documents that keep their syntax tree, the one opened or
     /// changed last first (at most [`TREES_KEPT`]).
     trees: VecDeque<FilePath>,
+    /// Files read again from disk (or found deleted) while the initial index
+    /// runs: newer than what the index may have read of them before.
+    read_while_indexing: HashSet<FilePath>,
 }
 
 /// How many open documents keep their syntax tree for the next edit: the
@@ -172,6 +175,7 @@ impl Session {
             words_at_start: None,
             semantic_tokens_refresh: Refresh::default(),
             inlay_hints_refresh: Refresh::default(),
+            read_while_indexing: HashSet::new(),
         }
     }
 
@@ -191,6 +195,7 @@ impl Session {
     /// Marks the initial index finished, and the words the session starts from.
     pub fn finish_indexing(&mut self) {
         self.indexed = true;
+        self.read_while_indexing = HashSet::new();
         self.words_at_start
             .get_or_insert_with(|| crate::stats::scene_words(&self.workspace));
     }
@@ -384,6 +389,9 @@ impl Session {
             self.recipes = None;
             return;
         }
+        if !self.indexed {
+            self.read_while_indexing.insert(path.clone());
+        }
         let absolute = self.workspace.absolute_path(path);
         if absolute.is_file() {
             let file = SourceFile::read(
@@ -397,11 +405,16 @@ impl Session {
         }
     }
 
-    /// Inserts files read by the initial index, without clobbering open documents.
+    /// Inserts files read by the initial index, without clobbering open
+    /// documents or files read again since a change on disk (the index may
+    /// have read them before it).
     pub fn insert_indexed(&mut self, files: Vec<SourceFile>) {
         let files: Vec<SourceFile> = files
             .into_iter()
-            .filter(|file| !self.documents.contains_key(&file.path))
+            .filter(|file| {
+                !self.documents.contains_key(&file.path)
+                    && !self.read_while_indexing.contains(&file.path)
+            })
             .collect();
         self.workspace.insert_files(files);
     }

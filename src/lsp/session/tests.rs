@@ -1,5 +1,6 @@
 //! The session's tests: trees kept for the documents written in, an opened
-//! document sharing its indexed file, locations converted across files.
+//! document sharing its indexed file, files changed on disk while the
+//! index runs, locations converted across files.
 
 use tower_lsp_server::ls_types::Range;
 
@@ -114,6 +115,38 @@ fn a_document_opened_as_the_index_read_it_shares_the_indexed_file() {
         !opened.catalogued && !opened.syntax.blocks.is_empty(),
         "parsed"
     );
+}
+
+#[test]
+fn a_file_changed_on_disk_while_indexing_is_not_replaced_by_the_index_s_older_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenes = dir.path().join("Story/Scenes");
+    std::fs::create_dir_all(&scenes).unwrap();
+    let mut session = Session::new(dir.path(), PositionEncoding::Utf16);
+    let paths = session.workspace.config().paths.clone();
+    let changed = FilePath::from("Story/Scenes/SCN-gate.md");
+    let deleted = FilePath::from("Story/Scenes/SCN-dream.md");
+    let old = |id: &str| format!("---\nid: {id}\npov: Iria\n---\n\nThe gate.\n");
+    // The index reads both files, then another program changes one and
+    // deletes the other, and the editor's watcher says so.
+    let read_by_the_index = vec![
+        SourceFile::parse(changed.clone(), old("SCN-gate").into(), &paths),
+        SourceFile::parse(deleted.clone(), old("SCN-dream").into(), &paths),
+    ];
+    let new = "---\nid: SCN-gate\npov: Marit\n---\n\nThe gate.\n";
+    std::fs::write(scenes.join("SCN-gate.md"), new).unwrap();
+    session.reload_from_disk(&changed);
+    session.reload_from_disk(&deleted);
+    // The index's batch comes in after.
+    session.insert_indexed(read_by_the_index);
+    assert_eq!(&*session.workspace.file(&changed).unwrap().text, new);
+    assert!(session.workspace.file(&deleted).is_none());
+
+    // Once the index is done, its later reads are the files' own.
+    session.finish_indexing();
+    let again = SourceFile::parse(deleted.clone(), old("SCN-dream").into(), &paths);
+    session.insert_indexed(vec![again]);
+    assert!(session.workspace.file(&deleted).is_some());
 }
 
 #[test]
