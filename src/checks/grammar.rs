@@ -7,7 +7,8 @@
 //! (by default `"open"`: the scenes open in the editor, and every scene in
 //! `control-room check`; `"off"`: nowhere), each paragraph linted once for
 //! its text and kept between runs (`language::saved`); until harper is
-//! loaded (`language::grammar::warm_up`), only what that memo holds.
+//! loaded, only what that memo holds (a paragraph it lacks asks for harper:
+//! `language::grammar::load_if_wanted`).
 
 use super::{Code, Diagnostic, FileEdit, Fix, FixKind, LazyProse, Severity};
 use crate::index::{SourceFile, Workspace};
@@ -42,7 +43,10 @@ pub(super) fn check(
         } else {
             match cached(&masked, &rules, language.dialect) {
                 Some(found) => found,
-                None => continue,
+                None => {
+                    crate::language::grammar::note_unlinted();
+                    continue;
+                }
             }
         };
         for lint in found.iter() {

@@ -9,7 +9,8 @@
 //! lints the paragraph it touched, and a scene opened again lints nothing.
 //! The memo is saved beside the index's cache ([`super::saved`]), so a
 //! manuscript checked before is checked again without loading harper at
-//! all; harper loads on the first paragraph the memo does not hold.
+//! all; harper loads on the first paragraph the memo does not hold (in the
+//! language server, in the background: [`load_if_wanted`]).
 
 use std::hash::{Hash, Hasher};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -86,9 +87,41 @@ static READY: AtomicBool = AtomicBool::new(false);
 /// first loading harper (about a second): until then the `grammar` check
 /// reports only what the memo holds, so that the first diagnostics of an
 /// opened scene wait for nobody, and the language server publishes again
-/// once [`warm_up`] is done.
+/// once [`load_if_wanted`] has loaded harper.
 pub fn is_ready() -> bool {
     READY.load(Ordering::Acquire)
+}
+
+/// Set when a check left a paragraph unlinted because the memo did not hold
+/// it and harper was not loaded: harper is wanted ([`load_if_wanted`]).
+static WANTED: AtomicBool = AtomicBool::new(false);
+
+/// Set while one caller loads harper for [`load_if_wanted`].
+static LOADING: AtomicBool = AtomicBool::new(false);
+
+/// Says that a paragraph went unlinted for want of harper.
+pub(crate) fn note_unlinted() {
+    WANTED.store(true, Ordering::Release);
+}
+
+/// Whether a check left a paragraph unlinted for want of harper, and harper
+/// is still not loaded.
+pub fn wanted() -> bool {
+    WANTED.load(Ordering::Acquire) && !is_ready()
+}
+
+/// Loads harper ([`warm_up`]) when a check left a paragraph unlinted for
+/// want of it and no other caller is loading it: the language server loads
+/// harper only once an open scene holds a paragraph its memo lacks, so a
+/// manuscript opened to be read, whose paragraphs the memo holds, never
+/// loads it. Whether it loaded harper: the caller then checks again.
+pub fn load_if_wanted(workspace: &crate::index::Workspace) -> bool {
+    if !wanted() || LOADING.swap(true, Ordering::AcqRel) {
+        return false;
+    }
+    let loaded = warm_up(workspace);
+    LOADING.store(false, Ordering::Release);
+    loaded
 }
 
 /// Lets the checks load harper themselves, on the first paragraph the memo

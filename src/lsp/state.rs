@@ -216,8 +216,58 @@ impl Server {
             if scheduled.load(Ordering::SeqCst) != this {
                 return;
             }
-            publish_diagnostics(client, session, diagnostics, mode, refresh).await;
+            publish_diagnostics(
+                client.clone(),
+                session.clone(),
+                diagnostics.clone(),
+                mode,
+                refresh,
+            )
+            .await;
+            load_grammar_then_publish(client, session, diagnostics, mode, refresh).await;
         });
+    }
+
+    /// After a pulled document's diagnostics: harper loads, and the client
+    /// is asked to pull again, when they left a paragraph unlinted for want
+    /// of it.
+    pub(crate) fn load_grammar_when_wanted(&self) {
+        if !crate::language::grammar::wanted() {
+            return;
+        }
+        let Some(session) = self.session.get().cloned() else {
+            return;
+        };
+        tokio::spawn(load_grammar_then_publish(
+            self.client.clone(),
+            session,
+            self.diagnostics.clone(),
+            self.mode(),
+            self.support().diagnostic_refresh,
+        ));
+    }
+}
+
+/// Loads harper when a check left a paragraph of an open scene unlinted for
+/// want of it (see `language::grammar::load_if_wanted`), then publishes
+/// again: a pass asked for now takes the newest snapshot, so it can only
+/// add the grammar the last one lacked.
+async fn load_grammar_then_publish(
+    client: Client,
+    session: Arc<Mutex<Session>>,
+    diagnostics: Arc<Mutex<DiagnosticsCache>>,
+    mode: DiagnosticsMode,
+    refresh: bool,
+) {
+    if !crate::language::grammar::wanted() {
+        return;
+    }
+    let workspace = lock(&session).workspace.clone();
+    let loaded =
+        tokio::task::spawn_blocking(move || crate::language::grammar::load_if_wanted(&workspace))
+            .await;
+    if matches!(loaded, Ok(true)) {
+        publish_diagnostics(client, session, diagnostics, mode, refresh).await;
     }
 }
 
@@ -232,13 +282,8 @@ enum Pause {
 impl Server {
     pub(crate) async fn reload_workspace(&self) {
         self.read_workspace_again().await;
-        // Grammar turned on: harper loads (once) before the next publish.
-        if let Some(session) = self.session.get() {
-            let workspace = lock(session).workspace.clone();
-            let _ =
-                tokio::task::spawn_blocking(move || crate::language::grammar::warm_up(&workspace))
-                    .await;
-        }
+        // Grammar turned on, or other rules: harper loads when the pass
+        // meets a paragraph the memo lacks.
         self.schedule_diagnostics();
     }
 

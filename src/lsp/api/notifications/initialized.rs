@@ -140,15 +140,14 @@ impl Indexer {
         // What the checks load on first use is loaded beside the index, and
         // harper too when grammar is on; its findings follow.
         tokio::task::spawn_blocking(crate::prose::warm_up);
-        let grammar = {
+        // Grammar's memo of the last start, before anything is published:
+        // harper loads only for a paragraph of an open scene it lacks.
+        let memo = {
             let workspace = workspace.clone();
             tokio::task::spawn_blocking(move || {
-                // Grammar's memo of the last start first: what it holds is
-                // published before harper is loaded.
                 if workspace.config().language.grammar != crate::index::config::GrammarScope::Off {
                     crate::language::saved::load(workspace.root());
                 }
-                crate::language::grammar::warm_up(&workspace)
             })
         };
         // The cards and the outline are read while the client is asked to
@@ -166,6 +165,7 @@ impl Indexer {
         if let Ok(store) = findings.await {
             *lock(&lock(&session).findings) = store;
         }
+        let _ = memo.await;
         let Ok((priority_files, rest, cache)) = priority.await else {
             if let Some(progress) = progress {
                 progress.finish_with_message("indexing failed").await;
@@ -253,11 +253,14 @@ impl Indexer {
             };
             progress.finish_with_message(message).await;
         }
-        // One pass over the whole manuscript, once harper is loaded too (it
-        // loads beside the index; the open scenes were published without
-        // it): a second pass for grammar alone would race the writer's
-        // changes with an older snapshot.
-        let _ = grammar.await;
+        // One pass over the whole manuscript, with harper loaded first when
+        // an open scene's paragraph went unlinted for want of it: a second
+        // pass for grammar alone would race the writer's changes.
+        let workspace = lock(&session).workspace.clone();
+        let _ = tokio::task::spawn_blocking(move || {
+            crate::language::grammar::load_if_wanted(&workspace)
+        })
+        .await;
         self.publish(self.support.diagnostic_refresh).await;
         // And so did the pass over the whole manuscript.
         crate::lsp::memory::give_back();

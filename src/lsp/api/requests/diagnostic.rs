@@ -19,7 +19,7 @@ pub(crate) async fn diagnostic(
     }
     let cache = server.diagnostics.clone();
     let indexed = server.session().is_some_and(|session| session.indexed);
-    server
+    let report = server
         .query("diagnostic", move |snapshot| {
             let items = match path_for(&snapshot.workspace, &params.text_document.uri) {
                 Some(path) => assemble::document(&cache, snapshot, &path, indexed),
@@ -35,5 +35,7 @@ pub(crate) async fn diagnostic(
                 },
             ))
         })
-        .await
+        .await;
+    server.load_grammar_when_wanted();
+    report
 }
