@@ -73,6 +73,50 @@ fn grammar_is_on_by_default_in_an_open_scene_and_spelling_too() {
     client.shutdown();
 }
 
+/// A scene reopened to be read, its paragraphs all in grammar's memo, gets
+/// its grammar without harper being loaded (its dictionary alone is some
+/// 130 MB); a paragraph typed afresh loads it, and its grammar follows.
+#[test]
+fn a_scene_reopened_from_grammars_memo_loads_no_harper_until_a_new_paragraph_is_typed() {
+    let (_dir, root) = example_copy();
+    let scene = write_scene(&root);
+    let scene_uri = uri(&scene);
+    let progress = json!({"window": {"workDoneProgress": true}});
+    let grammar = |list: &[Value]| list.iter().filter(|d| d["code"] == "grammar").count();
+    // The first start lints the scene with harper; the memo is saved at
+    // shutdown.
+    let mut client = Client::spawn(&[]);
+    client.initialize(&root, progress.clone());
+    client.open(&scene, 1);
+    client.diagnostics_for(&scene_uri, |list| grammar(list) == 2);
+    client.wait_for_index();
+    let with_harper = client.peak_memory();
+    client.shutdown();
+
+    let mut client = Client::spawn(&[]);
+    client.initialize(&root, progress);
+    let text = client.open(&scene, 1);
+    client.diagnostics_for(&scene_uri, |list| grammar(list) == 2);
+    client.wait_for_index();
+    let from_memo = client.peak_memory();
+    assert!(
+        from_memo + 64 * 1024 * 1024 < with_harper,
+        "peak {from_memo} bytes read from the memo against {with_harper} with harper"
+    );
+
+    // A new paragraph with a doubled word: harper loads, and finds it.
+    let end = json!({"line": text.lines().count(), "character": 0});
+    client.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": scene_uri, "version": 2},
+               "contentChanges": [{"range": {"start": end, "end": end},
+                                   "text": "\nThe gulls cried over the the harbour.\n"}]}),
+    );
+    let typed = client.diagnostics_for(&scene_uri, |list| grammar(list) == 3);
+    assert_eq!(typed["version"], 2);
+    client.shutdown();
+}
+
 /// `(line, code, text)` of each spelling and grammar diagnostic of the scene.
 fn language_diagnostics(report: &Value, text: &str) -> Vec<(u64, String, String)> {
     let lines: Vec<&str> = text.lines().collect();

@@ -1125,23 +1125,6 @@ fn a_byte_order_mark_in_did_open_text_keeps_the_front_matter_diagnostics() {
     client.shutdown();
 }
 
-/// The server's peak memory so far (`VmHWM`), in bytes.
-fn peak_memory(client: &Client) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{}/status", client.pid())).unwrap();
-    let line = status
-        .lines()
-        .find(|line| line.starts_with("VmHWM:"))
-        .expect("the kernel reports the peak resident set");
-    let kilobytes: u64 = line
-        .trim_start_matches("VmHWM:")
-        .trim()
-        .trim_end_matches("kB")
-        .trim()
-        .parse()
-        .unwrap();
-    kilobytes * 1024
-}
-
 /// A scene of seven megabytes opened in the editor used to be parsed whole,
 /// at open and at every keystroke: 2.4 GB and seconds a keystroke. Now its
 /// text is kept unchecked (its front matter is still read), with an
@@ -1226,7 +1209,7 @@ fn a_document_of_seven_megabytes_opened_in_the_editor_is_kept_unchecked_in_bound
         "{published:#?}"
     );
     // The old server peaked above a gigabyte here; the text costs a few copies of itself.
-    let peak = peak_memory(&client);
+    let peak = client.peak_memory();
     assert!(peak < 500 << 20, "peak memory {} MB", peak >> 20);
     client.shutdown();
 }
