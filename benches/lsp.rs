@@ -14,6 +14,7 @@
 //! | `20 scenes opened → all diagnosed` | 20 `didOpen`s at once → a `publishDiagnostics` for each | |
 //! | `peak memory, 20 scenes open` | the server's `VmHWM` once they are diagnosed | ≤ 64 MB |
 //! | `peak memory over a start` | the server's `VmHWM` at the start's end, after the references (the index, the pass over the whole manuscript, the twenty scenes: the peak a writer's machine meets) | |
+//! | `warm: peak memory, …` | the same two on the warm starts, whose grammar memo holds the open scenes (harper is not loaded) | |
 //! | `references of the protagonist` | `textDocument/references` at his name in prose, to the answer parsed by this client's reading thread (the count of results is printed) | |
 //! | `references: the answer read` | the same, to the answer's last byte read, before this client parses it (the server's part) | ≤ 50 ms |
 //! | `references: handed to the waiting thread` | the same, to the answer in the hands of the thread that asked (this client's own costs added: the hand-over between its threads, the copy it keeps of each message) | |
@@ -568,5 +569,15 @@ fn main() {
     println!(
         "| peak memory over a start (median VmHWM at its end) | {start_peak} | | {} | |",
         figures.start_peak_kb.len()
+    );
+    println!(
+        "| warm: peak memory, 20 scenes open | {} | | {} | |",
+        median_mb(&warm.peak_kb),
+        warm.peak_kb.len()
+    );
+    println!(
+        "| warm: peak memory over a start | {} | | {} | |",
+        median_mb(&warm.start_peak_kb),
+        warm.start_peak_kb.len()
     );
 }
