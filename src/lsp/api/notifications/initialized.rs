@@ -137,8 +137,7 @@ impl Indexer {
     async fn run(self) {
         let session = self.session.clone();
         let workspace = lock(&session).workspace.clone();
-        // What the checks load on first use is loaded beside the index, and
-        // harper too when grammar is on; its findings follow.
+        // What the checks load on first use is loaded beside the index.
         tokio::task::spawn_blocking(crate::prose::warm_up);
         // Grammar's memo of the last start, before anything is published:
         // harper loads only for a paragraph of an open scene it lacks.
