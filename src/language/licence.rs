@@ -5,12 +5,13 @@
 //! only the one it was found in.
 //!
 //! - "She had had enough", "that that", "etc. etc.", "to like you you
-//!   have": a word meant twice, or a pronoun either side of a clause's edge.
+//!   have": a word meant twice, or a pronoun either side of a clause's edge;
+//!   "burst in in a state": a verb's particle, then a preposition.
 //! - A possessive before a gerund: "on their being joined", "their going
 //!   was deferred", "its being a degradation".
 //! - "their two selves": a possessive before a numeral and its noun.
-//! - "You two", "you gentlemen", "You Creoles!": `you` before the people it
-//!   names, not `your`.
+//! - "You two", "you gentlemen", "You Creoles!", "you and May": `you`
+//!   before the people it names or a conjunction, not `your`.
 //! - "an hour", "an honour", "an urchin": an article before a vowel sound.
 //! - "too short", "too light and": `too` of excess degree before an
 //!   adjective or adverb; "next to", "due to": `to` of a preposition.
@@ -21,6 +22,8 @@
 //!   phrase of `of`; "A goat hopped up": a hop; "Everything he did showed
 //!   it": `did` ends a relative clause.
 //! - "the good will of", "ought of civility": a noun, not a modal.
+//! - "the danger that", "a letter that": a noun in -er after its
+//!   determiner, not a comparative wanting `than`.
 
 /// Whether harper's `rule`, finding `found` between `before` and `after`
 /// (the paragraph's text on either side), mistakes right English for an
@@ -38,6 +41,7 @@ pub fn is_licensed(rule: &str, before: &str, found: &str, after: &str) -> bool {
                 || ["you", "it", "her", "him", "them", "us"]
                     .iter()
                     .any(|word| is(word))
+                || (PARTICLES.iter().any(|word| is(word)) && is_verb_of_motion(previous))
         }
         "TheirToTheyre" => {
             is_possessive_gerund(previous, next(0), next(1))
@@ -49,11 +53,14 @@ pub fn is_licensed(rule: &str, before: &str, found: &str, after: &str) -> bool {
                 || is_plural_people(next(0))
                 || is_subject(next(0))
                 || matches!(next(0), "today" | "tomorrow" | "tonight" | "now" | "then")
+                || matches!(next(0), "and" | "or" | "nor")
         }
         // A name is never a comparative ("said to Archer that", "the more
         // Archer considered it"), nor a numeral a count ("a little Ten
         // Minutes"); "some twenty years" is an approximation.
-        "ThatThan" => is_name(last_raw_word(before)),
+        // A noun in -er after its determiner ("the danger that", "a letter
+        // that") is no comparative.
+        "ThatThan" => is_name(last_raw_word(before)) || follows_a_determiner(before),
         "MoreBetter" => is_name(
             found
                 .split_whitespace()
@@ -104,6 +111,30 @@ pub fn is_licensed(rule: &str, before: &str, found: &str, after: &str) -> bool {
         "ModalOf" => is("will") || is("ought"),
         _ => false,
     }
+}
+
+/// Whether `word` is a verb a particle may follow before a preposition of
+/// its own ("burst in in a state", "came up up the stairs"): a verb in
+/// harper's dictionary, not a form of `be` or `have` ("was in in time" is a
+/// slip).
+fn is_verb_of_motion(word: &str) -> bool {
+    use harper_core::spell::Dictionary;
+    !FINITE.contains(&word)
+        && !matches!(word, "be" | "been" | "am" | "have" | "having" | "being")
+        && super::speller::curated()
+            .get_word_metadata_str(word)
+            .is_some_and(|metadata| metadata.is_verb())
+}
+
+/// Whether the clause's last word before the finding follows a determiner:
+/// "the danger", "a letter", "his manner" (a noun, then).
+fn follows_a_determiner(before: &str) -> bool {
+    let clause = before.rsplit(['.', '!', '?', ';']).next().unwrap_or(before);
+    let words: Vec<String> = words(clause).collect();
+    words
+        .len()
+        .checked_sub(2)
+        .is_some_and(|at| is_determiner(&words[at]))
 }
 
 /// Particles a hop goes with: "hopped up", "hopping off".
@@ -409,6 +440,22 @@ mod tests {
             "She opened the the door.",
             "the the"
         ));
+        // A verb's particle, then a preposition of its own.
+        assert!(licensed(
+            "RepeatedWords",
+            "the door was flung open, and Helen burst in in a state of",
+            "in in"
+        ));
+        assert!(!licensed(
+            "RepeatedWords",
+            "She was in in time for dinner.",
+            "in in"
+        ));
+        assert!(!licensed(
+            "RepeatedWords",
+            "He walked to to the gate.",
+            "to to"
+        ));
     }
 
     #[test]
@@ -419,6 +466,11 @@ mod tests {
             "that"
         ));
         assert!(!licensed("ThatThan", "She is taller that him.", "that"));
+        assert!(licensed(
+            "ThatThan",
+            "It is the danger a girl runs, the danger that a young woman",
+            "that"
+        ));
         assert!(licensed(
             "MoreBetter",
             "the more Archer considered it",
@@ -469,6 +521,11 @@ mod tests {
             "you"
         ));
         assert!(licensed("PossessiveYour", "You Creoles! I have", "You"));
+        assert!(licensed(
+            "PossessiveYour",
+            "I had no idea you and May had arrived!",
+            "you"
+        ));
         assert!(!licensed("PossessiveYour", "I took you book.", "you"));
     }
 
