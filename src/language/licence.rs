@@ -14,7 +14,8 @@
 //!   before the people it names or a conjunction, not `your`.
 //! - "an hour", "an honour", "an urchin": an article before a vowel sound.
 //! - "too short", "too light and": `too` of excess degree before an
-//!   adjective or adverb; "next to", "due to": `to` of a preposition.
+//!   adjective or adverb; "next to", "due to", "fallen to normal", "from
+//!   Tory to Radical", "to-night": `to` of a preposition.
 //! - "as if he would have answered", "as though it were": a manner, a
 //!   subjunctive, not a counterfactual or `where`.
 //! - "let down the bar": `let` the verb (only `lets` is ever `let's`).
@@ -35,6 +36,12 @@ pub fn is_licensed(rule: &str, before: &str, found: &str, after: &str) -> bool {
     let next = |at: usize| next.get(at).map_or("", String::as_str);
     let previous = last_word(before);
     let previous = previous.as_deref().unwrap_or("");
+    // The first part of a hyphenated word ("to-night", "to-day"), which
+    // harper reads as a word of its own.
+    let hyphenated = after.starts_with('-') && !after.starts_with("--");
+    if hyphenated && matches!(rule, "ToTo" | "RepeatedWords" | "ToTwoToo" | "TooTo") {
+        return true;
+    }
     match rule {
         "RepeatedWords" => {
             ["had", "that", "etc", "is"].iter().any(|word| is(word))
@@ -105,6 +112,8 @@ pub fn is_licensed(rule: &str, before: &str, found: &str, after: &str) -> bool {
                     || (is_subject(next(0)) && next(0) != "it" && next(0) != "you")))
                 || (is("to")
                     && (COMPOUND_PREPOSITIONS.contains(&previous)
+                        || is_verb_of_motion(previous)
+                        || clause_has(before, &[&["from"]])
                         || next(0) == "already"
                         || (next(0).len() > 4 && next(0).ends_with("ly"))))
         }
@@ -676,6 +685,11 @@ mod tests {
             // A possessive whose noun a verb follows; a dated article.
             ("TheirToTheyre", "and their look was hard", "their", true),
             ("AnA", "They dined at an hotel", "an", true),
+            // `to` a preposition: after a verb, ending a range, in "to-night".
+            ("ToTwoToo", "Her fever had fallen to normal.", "to", true),
+            ("ToTwoToo", "turning him from Tory to Radical", "to", true),
+            ("ToTo", "as was sent to to-day.", "to to", true),
+            ("ToTwoToo", "It was to late to go.", "to", false),
         ];
         for (rule, text, found, right) in cases {
             assert_eq!(licensed(rule, text, found), right, "{rule}: {text}");
