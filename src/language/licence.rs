@@ -112,7 +112,7 @@ pub fn is_licensed(rule: &str, before: &str, found: &str, after: &str) -> bool {
                     || (is_subject(next(0)) && next(0) != "it" && next(0) != "you")))
                 || (is("to")
                     && (COMPOUND_PREPOSITIONS.contains(&previous)
-                        || is_verb_of_motion(previous)
+                        || (is_verb_of_motion(previous) && !is_linking_verb(previous))
                         || clause_has(before, &[&["from"]])
                         || next(0) == "already"
                         || (next(0).len() > 4 && next(0).ends_with("ly"))))
@@ -142,6 +142,22 @@ fn is_verb_of_motion(word: &str) -> bool {
         && super::speller::curated()
             .get_word_metadata_str(word)
             .is_some_and(|metadata| metadata.is_verb())
+}
+
+/// Verbs an adjective completes ("feel too tired", "looks too big"): after
+/// them `to` before an adjective is the slip for `too`.
+fn is_linking_verb(word: &str) -> bool {
+    const LINKING: &[&str] = &[
+        "feel", "look", "seem", "sound", "appear", "become", "grow", "remain", "stay", "taste",
+        "smell", "prove", "get", "keep", "turn",
+    ];
+    LINKING.iter().any(|verb| {
+        word.strip_prefix(verb)
+            .is_some_and(|ending| matches!(ending, "" | "s" | "ed" | "ing"))
+    }) || matches!(
+        word,
+        "felt" | "became" | "grew" | "grown" | "got" | "kept" | "smelt"
+    )
 }
 
 /// Whether the clause's last word before the finding follows a determiner:
@@ -690,6 +706,8 @@ mod tests {
             ("ToTwoToo", "turning him from Tory to Radical", "to", true),
             ("ToTo", "as was sent to to-day.", "to to", true),
             ("ToTwoToo", "It was to late to go.", "to", false),
+            ("ToTwoToo", "I feel to tired to go on.", "to", false),
+            ("ToTwoToo", "The box looked to heavy for her.", "to", false),
         ];
         for (rule, text, found, right) in cases {
             assert_eq!(licensed(rule, text, found), right, "{rule}: {text}");
