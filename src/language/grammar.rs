@@ -116,11 +116,22 @@ pub fn wanted() -> bool {
 /// manuscript opened to be read, whose paragraphs the memo holds, never
 /// loads it. Whether it loaded harper: the caller then checks again.
 pub fn load_if_wanted(workspace: &crate::index::Workspace) -> bool {
+    /// Lets the next caller load, however this one ends (a panic included).
+    struct Loading;
+    impl Drop for Loading {
+        fn drop(&mut self) {
+            LOADING.store(false, Ordering::Release);
+        }
+    }
     if !wanted() || LOADING.swap(true, Ordering::AcqRel) {
         return false;
     }
+    let _loading = Loading;
     let loaded = warm_up(workspace);
-    LOADING.store(false, Ordering::Release);
+    if !loaded {
+        // Grammar was turned off meanwhile: nothing waits for harper.
+        WANTED.store(false, Ordering::Release);
+    }
     loaded
 }
 
