@@ -108,7 +108,7 @@ impl IndexCache {
         let entries = build_id()
             .and_then(|build| {
                 let bytes = std::fs::read(root.join(CACHE_FILE)).ok()?;
-                decode(&bytes, build)
+                unseal::<Vec<Entry>>(&bytes, FORMAT, build)
             })
             .unwrap_or_default();
         IndexCache {
@@ -253,10 +253,6 @@ pub(crate) fn build_id() -> Option<&'static str> {
             ))
         })
         .as_deref()
-}
-
-fn decode(bytes: &[u8], build: &str) -> Option<Vec<Entry>> {
-    unseal(bytes, FORMAT, build)
 }
 
 /// A cache file's bytes: `entries` under a header of their format, the
